@@ -3,12 +3,16 @@ module github.com/hybridrag/hybridrag
 go 1.26.0
 
 require (
+	github.com/jackc/pgx/v5 v5.12.0
+	golang.org/x/text v0.43.0
+)
+
+require (
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/openai/openai-go/v3 v3.96.0 // indirect
 	github.com/pgvector/pgvector-go v0.3.0 // indirect
@@ -22,6 +26,5 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
 )

@@ -1,0 +1,155 @@
+package storage
+
+import (
+	"math"
+	"regexp"
+	"strings"
+)
+
+// FilterField names what a Filter compares.
+type FilterField string
+
+// Filterable fields. Category applies to items and FAQs, Manufacturer and
+// Tag to items, Source to documents, and Metadata to items and documents.
+const (
+	FieldCategory     FilterField = "category"
+	FieldManufacturer FilterField = "manufacturer"
+	FieldTag          FilterField = "tag"
+	FieldSource       FilterField = "source"
+	FieldMetadata     FilterField = "metadata"
+)
+
+// Filter restricts a search to owners whose field equals Value. Comparison is
+// on normalized text (case and accents ignored, see lexical.Normalize). For
+// FieldTag the owner matches when any tag equals Value; for FieldMetadata,
+// Key names the metadata entry and must be in the store's allowlist.
+//
+// Filters are always sent to the database as bound parameters; a Filter is
+// safe to build from untrusted input such as an LLM tool call.
+type Filter struct {
+	Field FilterField
+	Key   string
+	Value string
+}
+
+var metadataKeyRE = regexp.MustCompile(`^[a-z0-9_][a-z0-9_.-]{0,63}$`)
+
+// ValidateFilters checks filters against the owner kind and the metadata key
+// allowlist. It returns an error wrapping ErrInvalidFilter naming the first
+// bad filter.
+func ValidateFilters(kind OwnerKind, filters []Filter, allowedMetadataKeys []string) error {
+	for i, f := range filters {
+		bad := func(reason string) error {
+			return &ValidationError{Field: "filters[" + itoa(i) + "]", Reason: reason, Err: ErrInvalidFilter}
+		}
+		switch f.Field {
+		case FieldCategory:
+			if kind == KindDocument {
+				return bad("category does not apply to documents")
+			}
+		case FieldManufacturer, FieldTag:
+			if kind != KindItem {
+				return bad(string(f.Field) + " applies to catalog items only")
+			}
+		case FieldSource:
+			if kind != KindDocument {
+				return bad("source applies to documents only")
+			}
+		case FieldMetadata:
+			if kind == KindFAQ {
+				return bad("metadata does not apply to FAQs")
+			}
+			if !metadataKeyRE.MatchString(f.Key) {
+				return bad("metadata key " + quote(f.Key) + " is not a valid key")
+			}
+			allowed := false
+			for _, k := range allowedMetadataKeys {
+				if k == f.Key {
+					allowed = true
+					break
+				}
+			}
+			if !allowed {
+				return bad("metadata key " + quote(f.Key) + " is not in the allowlist")
+			}
+		default:
+			return bad("unknown field " + quote(string(f.Field)))
+		}
+		if len(f.Value) > 256 {
+			return bad("value longer than 256 bytes")
+		}
+	}
+	return nil
+}
+
+// LexicalQuery asks a store for lexical candidates with the seeds'
+// semantics: a term matches a field when the normalized field contains the
+// normalized term as a substring (%, _, \ and quotes are literal); terms and
+// fields are ORed; only active records are returned; records are ranked by
+// the number of distinct terms matched, then by CreatedAt descending, then by
+// ID ascending.
+type LexicalQuery struct {
+	// Terms are matched after lexical.Normalize; empty terms are ignored.
+	Terms []string
+	// Limit caps the number of candidates; values < 1 mean DefaultLimit.
+	Limit   int
+	Filters []Filter
+}
+
+// LexicalCandidate is one record returned by a lexical query.
+type LexicalCandidate[T any] struct {
+	Record T
+	// TermsMatched is the number of distinct query terms found in any field.
+	TermsMatched int
+}
+
+// VectorQuery asks a store for the chunks nearest to a query vector.
+//
+// Distance is the negative inner product (pgvector's <#>): smaller is
+// closer, -1 is identical for unit vectors. Chunks with Distance >
+// MaxDistance are dropped; use NoThreshold to keep everything.
+type VectorQuery struct {
+	Kind   OwnerKind
+	Vector []float32
+	// Limit caps the number of chunks; values < 1 mean DefaultLimit.
+	Limit       int
+	MaxDistance float64
+	Filters     []Filter
+}
+
+// NoThreshold is a MaxDistance that keeps every chunk.
+var NoThreshold = math.Inf(1)
+
+// DefaultLimit is the limit used when a query's Limit is below 1.
+const DefaultLimit = 10
+
+// MaxLimit is the largest limit a store honours; larger limits are clamped.
+const MaxLimit = 1000
+
+// ClampLimit maps limit into [1, MaxLimit], with DefaultLimit for values < 1.
+func ClampLimit(limit int) int {
+	switch {
+	case limit < 1:
+		return DefaultLimit
+	case limit > MaxLimit:
+		return MaxLimit
+	}
+	return limit
+}
+
+// ChunkMatch is one chunk returned by a vector query, without its embedding.
+type ChunkMatch struct {
+	Chunk    Chunk
+	Distance float64
+}
+
+// Page selects a slice of a listing ordered by ID.
+type Page struct {
+	// After returns records whose ID sorts after it; empty starts at the
+	// beginning.
+	After string
+	// Limit caps the page; values < 1 mean DefaultLimit.
+	Limit int
+}
+
+func normalizeKey(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

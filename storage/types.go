@@ -1,0 +1,165 @@
+package storage
+
+import (
+	"time"
+)
+
+// Status is the life-cycle state of a catalog item. Only active items are
+// returned by searches.
+type Status string
+
+// Catalog item states. The interchange format spells them in Portuguese
+// ("ativo", "inativo"); ParseStatus accepts both spellings.
+const (
+	StatusActive   Status = "active"
+	StatusInactive Status = "inactive"
+)
+
+// ParseStatus maps "active"/"ativo" (and the empty string) to StatusActive and
+// "inactive"/"inativo" to StatusInactive, ignoring case and surrounding space.
+// Anything else is an error wrapping ErrInvalidRecord.
+func ParseStatus(s string) (Status, error) {
+	switch normalizeKey(s) {
+	case "", "active", "ativo":
+		return StatusActive, nil
+	case "inactive", "inativo":
+		return StatusInactive, nil
+	}
+	return "", &ValidationError{Field: "status", Reason: "want active|inactive (ativo|inativo), got " + quote(s), Err: ErrInvalidRecord}
+}
+
+// CatalogItem is one product or service of the catalog.
+type CatalogItem struct {
+	ID           string
+	Name         string
+	Description  string
+	Category     string
+	Manufacturer string
+	Tags         []string
+	// Price is nil when unknown.
+	Price    *float64
+	Status   Status
+	Metadata map[string]string
+	// Files are the texts attached to the item (labels, leaflets, notes).
+	// Their text is searchable like the item's own fields.
+	Files []CatalogFile
+	// CreatedAt and UpdatedAt are set by the store when zero.
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Active reports whether the item is visible to searches.
+func (it *CatalogItem) Active() bool { return it.Status != StatusInactive }
+
+// CatalogFile is a text attached to a catalog item.
+type CatalogFile struct {
+	ItemID string
+	Name   string
+	Text   string
+}
+
+// FAQ is a question with its curated answer.
+type FAQ struct {
+	ID       string
+	Question string
+	Answer   string
+	Category string
+	Keywords []string
+	// Priority orders FAQs of equal relevance; higher first.
+	Priority int
+	// Inactive FAQs are kept but never returned by searches. The zero value
+	// of a FAQ is inactive only if Inactive is set; see Active.
+	Inactive  bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Active reports whether the FAQ is visible to searches.
+func (f *FAQ) Active() bool { return !f.Inactive }
+
+// Document is a free-text document (manual, statute, article) split into
+// chunks for retrieval.
+type Document struct {
+	ID     string
+	Source string
+	Title  string
+	// Content is the full text of the document.
+	Content string
+	// ContentHash is the hex SHA-256 of Content; stores fill it when empty.
+	ContentHash string
+	Metadata    map[string]string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// OwnerKind says which kind of record a chunk belongs to.
+type OwnerKind string
+
+// Owner kinds.
+const (
+	KindItem     OwnerKind = "item"
+	KindFAQ      OwnerKind = "faq"
+	KindDocument OwnerKind = "document"
+)
+
+// Valid reports whether k is one of the known owner kinds.
+func (k OwnerKind) Valid() bool {
+	return k == KindItem || k == KindFAQ || k == KindDocument
+}
+
+// ChunkSource says which part of its owner a chunk was cut from.
+type ChunkSource string
+
+// Chunk sources.
+const (
+	SourceItem     ChunkSource = "item"     // the catalog item's own fields
+	SourceFile     ChunkSource = "file"     // a file attached to a catalog item
+	SourceNote     ChunkSource = "note"     // a free note about a catalog item
+	SourceQuestion ChunkSource = "question" // a FAQ question
+	SourceAnswer   ChunkSource = "answer"   // a FAQ answer (or question + answer)
+	SourceDoc      ChunkSource = "doc"      // a part of a document
+)
+
+// OwnerRef names the record a chunk belongs to.
+type OwnerRef struct {
+	Kind OwnerKind
+	ID   string
+}
+
+// Chunk is a piece of an owner's text with its embedding.
+type Chunk struct {
+	Owner  OwnerRef
+	Source ChunkSource
+	// Seq orders the chunks of one owner, from 0.
+	Seq     int
+	Content string
+	// ContentHash is the hex SHA-256 of the text that was embedded; stores
+	// fill it from Content when empty.
+	ContentHash string
+	// Embedding may be nil, in which case the chunk is kept but never
+	// returned by vector search. Otherwise its length must equal the store's
+	// dimensions and every element must be finite.
+	Embedding []float32
+	Metadata  map[string]string
+}
+
+// ChunkRef identifies a stored chunk without its text or embedding; it is
+// what ingestion compares to skip unchanged content.
+type ChunkRef struct {
+	Owner       OwnerRef
+	Source      ChunkSource
+	Seq         int
+	ContentHash string
+	// HasEmbedding reports whether the stored chunk has a vector.
+	HasEmbedding bool
+}
+
+// Counts are the number of rows a tenant holds.
+type Counts struct {
+	Items     int
+	FAQs      int
+	Documents int
+	Chunks    int
+	// Embedded counts chunks that have an embedding.
+	Embedded int
+}

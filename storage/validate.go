@@ -1,0 +1,324 @@
+package storage
+
+import (
+	"crypto/sha256"
+	"errors"
+	"encoding/hex"
+	"math"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/lexical"
+)
+
+// MaxIDLength is the longest record ID accepted, in bytes.
+const MaxIDLength = 256
+
+var tenantRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
+
+// ValidateTenant checks a tenant ID: 1 to 64 characters of letters, digits,
+// '_', '.', ':' and '-', starting with a letter or digit.
+func ValidateTenant(tenant string) error {
+	if !tenantRE.MatchString(tenant) {
+		return &ValidationError{Field: "tenant", Reason: "want 1-64 of [A-Za-z0-9_.:-], got " + quote(tenant), Err: ErrInvalidTenant}
+	}
+	return nil
+}
+
+// ContentHash returns the hex SHA-256 of s, the hash stores and ingestion
+// use to detect unchanged text.
+func ContentHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func validateID(owner OwnerRef) error {
+	switch {
+	case owner.ID == "" || strings.TrimSpace(owner.ID) == "":
+		return &ValidationError{Owner: owner, Field: "id", Reason: "empty", Err: ErrInvalidRecord}
+	case len(owner.ID) > MaxIDLength:
+		return &ValidationError{Owner: owner, Field: "id", Reason: "longer than 256 bytes", Err: ErrInvalidRecord}
+	case !utf8.ValidString(owner.ID):
+		return &ValidationError{Owner: owner, Field: "id", Reason: "not valid UTF-8", Err: ErrInvalidRecord}
+	case strings.ContainsRune(owner.ID, 0):
+		return &ValidationError{Owner: owner, Field: "id", Reason: "contains NUL", Err: ErrInvalidRecord}
+	}
+	return nil
+}
+
+// ValidateOwnerRef checks that ref has a known kind and a valid ID.
+func ValidateOwnerRef(ref OwnerRef) error {
+	if !ref.Kind.Valid() {
+		return &ValidationError{Owner: ref, Field: "kind", Reason: "want item|faq|document", Err: ErrInvalidRecord}
+	}
+	return validateID(ref)
+}
+
+// ValidateVector checks an embedding against the store's dimensions and
+// rejects NaN and ±Inf. A nil vector is valid (the chunk is not searchable by
+// vector).
+func ValidateVector(v []float32, dims int) error {
+	if v == nil {
+		return nil
+	}
+	if len(v) != dims {
+		return &ValidationError{Field: "embedding", Reason: "length " + itoa(len(v)) + ", want " + itoa(dims), Err: ErrDimensionMismatch}
+	}
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return &ValidationError{Field: "embedding[" + itoa(i) + "]", Reason: "not finite", Err: ErrInvalidVector}
+		}
+	}
+	return nil
+}
+
+// ValidateQueryVector checks a query vector: non-empty, of the store's
+// dimensions, all finite.
+func ValidateQueryVector(v []float32, dims int) error {
+	if len(v) == 0 {
+		return &ValidationError{Field: "vector", Reason: "empty", Err: ErrDimensionMismatch}
+	}
+	return ValidateVector(v, dims)
+}
+
+// ValidateChunks checks the chunks that will replace owner's chunks: the
+// owner reference, every chunk's owner (empty means owner), source, the
+// uniqueness of (source, seq) and every embedding.
+func ValidateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
+	if err := ValidateOwnerRef(owner); err != nil {
+		return err
+	}
+	type key struct {
+		src ChunkSource
+		seq int
+	}
+	seen := make(map[key]bool, len(chunks))
+	for i := range chunks {
+		c := &chunks[i]
+		if c.Owner != (OwnerRef{}) && c.Owner != owner {
+			return &ValidationError{Owner: owner, Field: "chunks[" + itoa(i) + "].owner", Reason: "belongs to another owner", Err: ErrInvalidRecord}
+		}
+		if c.Source == "" {
+			return &ValidationError{Owner: owner, Field: "chunks[" + itoa(i) + "].source", Reason: "empty", Err: ErrInvalidRecord}
+		}
+		if c.Seq < 0 {
+			return &ValidationError{Owner: owner, Field: "chunks[" + itoa(i) + "].seq", Reason: "negative", Err: ErrInvalidRecord}
+		}
+		k := key{c.Source, c.Seq}
+		if seen[k] {
+			return &ValidationError{Owner: owner, Field: "chunks[" + itoa(i) + "]", Reason: "duplicate source and seq", Err: ErrInvalidRecord}
+		}
+		seen[k] = true
+		if err := ValidateVector(c.Embedding, dims); err != nil {
+			var ve *ValidationError
+			if errors.As(err, &ve) {
+				ve.Owner = owner
+				ve.Field = "chunks[" + itoa(i) + "]." + ve.Field
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// PrepareChunks returns a copy of chunks with Owner set to owner and empty
+// ContentHash filled from Content. Call it after ValidateChunks.
+func PrepareChunks(owner OwnerRef, chunks []Chunk) []Chunk {
+	out := make([]Chunk, len(chunks))
+	for i, c := range chunks {
+		c.Owner = owner
+		if c.ContentHash == "" {
+			c.ContentHash = ContentHash(c.Content)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// ValidateBatch checks every record, chunk and deletion of b against dims,
+// so that a store can reject the batch before writing anything.
+func ValidateBatch(b *Batch, dims int) error {
+	for i := range b.Items {
+		it := &b.Items[i]
+		if err := validateID(OwnerRef{KindItem, it.ID}); err != nil {
+			return err
+		}
+		if it.Status != "" && it.Status != StatusActive && it.Status != StatusInactive {
+			return &ValidationError{Owner: OwnerRef{KindItem, it.ID}, Field: "status", Reason: "want active|inactive", Err: ErrInvalidRecord}
+		}
+		if it.Price != nil && (math.IsNaN(*it.Price) || math.IsInf(*it.Price, 0) || *it.Price < 0) {
+			return &ValidationError{Owner: OwnerRef{KindItem, it.ID}, Field: "price", Reason: "want a finite number >= 0", Err: ErrInvalidRecord}
+		}
+		for j, f := range it.Files {
+			if f.ItemID != "" && f.ItemID != it.ID {
+				return &ValidationError{Owner: OwnerRef{KindItem, it.ID}, Field: "files[" + itoa(j) + "].item_id", Reason: "belongs to another item", Err: ErrInvalidRecord}
+			}
+		}
+	}
+	for i := range b.FAQs {
+		if err := validateID(OwnerRef{KindFAQ, b.FAQs[i].ID}); err != nil {
+			return err
+		}
+	}
+	for i := range b.Documents {
+		if err := validateID(OwnerRef{KindDocument, b.Documents[i].ID}); err != nil {
+			return err
+		}
+	}
+	for _, oc := range b.Chunks {
+		if err := ValidateChunks(oc.Owner, oc.Chunks, dims); err != nil {
+			return err
+		}
+	}
+	for _, d := range b.Deletes {
+		if err := ValidateOwnerRef(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ItemSearchText is the normalized text lexical search matches for an item:
+// name, description, category, manufacturer, each tag and each file's name
+// and text, normalized with lexical.Normalize and joined by "\n". Normalized
+// terms never contain "\n", so a term cannot match across two fields.
+func ItemSearchText(it *CatalogItem) string {
+	parts := []string{it.Name, it.Description, it.Category, it.Manufacturer}
+	parts = append(parts, it.Tags...)
+	for _, f := range it.Files {
+		parts = append(parts, f.Name, f.Text)
+	}
+	return joinNormalized(parts)
+}
+
+// FAQSearchText is the normalized text lexical search matches for a FAQ:
+// question, answer, category and keywords.
+func FAQSearchText(f *FAQ) string {
+	parts := []string{f.Question, f.Answer, f.Category}
+	parts = append(parts, f.Keywords...)
+	return joinNormalized(parts)
+}
+
+// DocumentSearchText is the normalized text lexical search matches for a
+// document: title and content.
+func DocumentSearchText(d *Document) string {
+	return joinNormalized([]string{d.Title, d.Content})
+}
+
+func joinNormalized(parts []string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		n := lexical.Normalize(p)
+		if n == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+// NormalizeTerms normalizes, trims and dedupes lexical query terms, dropping
+// empty ones, preserving order.
+func NormalizeTerms(terms []string) []string {
+	out := make([]string, 0, len(terms))
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		n := lexical.Normalize(t)
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out
+}
+
+// FilterValues are the normalized values of an owner that filters compare.
+type FilterValues struct {
+	Category     string
+	Manufacturer string
+	Tags         []string
+	Source       string
+	Metadata     map[string]string
+}
+
+// ItemFilterValues returns the normalized filterable values of an item.
+func ItemFilterValues(it *CatalogItem) FilterValues {
+	tags := make([]string, len(it.Tags))
+	for i, t := range it.Tags {
+		tags[i] = lexical.Normalize(t)
+	}
+	return FilterValues{
+		Category:     lexical.Normalize(it.Category),
+		Manufacturer: lexical.Normalize(it.Manufacturer),
+		Tags:         tags,
+		Metadata:     normalizeMap(it.Metadata),
+	}
+}
+
+// FAQFilterValues returns the normalized filterable values of a FAQ.
+func FAQFilterValues(f *FAQ) FilterValues {
+	return FilterValues{Category: lexical.Normalize(f.Category)}
+}
+
+// DocumentFilterValues returns the normalized filterable values of a
+// document.
+func DocumentFilterValues(d *Document) FilterValues {
+	return FilterValues{Source: lexical.Normalize(d.Source), Metadata: normalizeMap(d.Metadata)}
+}
+
+func normalizeMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = lexical.Normalize(v)
+	}
+	return out
+}
+
+// Match reports whether v satisfies every filter (validated beforehand).
+// Filter values are normalized before comparison.
+func (v *FilterValues) Match(filters []Filter) bool {
+	for _, f := range filters {
+		want := lexical.Normalize(f.Value)
+		switch f.Field {
+		case FieldCategory:
+			if v.Category != want {
+				return false
+			}
+		case FieldManufacturer:
+			if v.Manufacturer != want {
+				return false
+			}
+		case FieldSource:
+			if v.Source != want {
+				return false
+			}
+		case FieldTag:
+			found := false
+			for _, t := range v.Tags {
+				if t == want {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		case FieldMetadata:
+			got, ok := v.Metadata[f.Key]
+			if !ok || got != want {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
