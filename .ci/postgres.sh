@@ -7,7 +7,8 @@
 #   .ci/postgres.sh stop    stop the server this script started.
 #   .ci/postgres.sh dsn     print the DSN.
 #
-# Environment: HYBRIDRAG_PGDATA (default /tmp/hybridrag-pg), HYBRIDRAG_PGPORT (default 55432).
+# Environment: HYBRIDRAG_PGDATA (default /tmp/hybridrag-pg), HYBRIDRAG_PGPORT (default 55432),
+# HYBRIDRAG_PG_FRESH=1 drops and recreates the test database (CI does this).
 # pgvector is not packaged for Debian 12, so it is built from Debian's own source package
 # (suite trixie, pgvector 0.8.x) against postgresql-server-dev-15.
 set -euo pipefail
@@ -108,6 +109,9 @@ start() {
     as_postgres "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDATA/server.log" -w -t 60 start >&2
   fi
   local psql=("$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -v ON_ERROR_STOP=1 -q)
+  if [ "${HYBRIDRAG_PG_FRESH:-0}" = 1 ]; then
+    "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >&2
+  fi
   if ! "${psql[@]}" -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$DB'" | grep -q 1; then
     "${psql[@]}" -d postgres -c "CREATE DATABASE $DB" >&2
   fi

@@ -1,0 +1,38 @@
+// Package hybridrag is an embeddable Go library for hybrid catalog RAG: a chat
+// assistant that answers from a company's own catalog, FAQs and documents.
+//
+// This root package holds no code; the library is a set of composable
+// packages:
+//
+//   - lexical: accent-insensitive normalization, Portuguese-aware
+//     tokenization and stemming, synonym tables, and the field-weighted
+//     lexicalScore with typed Signals. Standard library + golang.org/x/text.
+//   - vector: the Embedder interface, vector math, exact top-k, chunk-to-owner
+//     aggregation, a query-embedding cache and an offline hash embedder.
+//   - merge: fusion of lexical and vector rankings (simple, weighted, RRF,
+//     relative score), pure and explainable.
+//   - scoring: the combined score, confidence levels and ranking metrics.
+//   - storage: domain records and the small store interfaces, with
+//     storage/memory (embedded default), storage/postgres (pgx + pgvector)
+//     and storage/storagetest (the conformance suite both pass).
+//   - llm: provider-agnostic chat ports and the tool loop, with llm/openai
+//     (any OpenAI-compatible API) and llm/llmtest (scripted fakes).
+//   - rag: the product — Searcher, Indexer and the chat Pipeline.
+//
+// Data flows from loaders through chunking, hashing and batched embedding into
+// a tenant-scoped store; a query runs lexical and vector candidates
+// concurrently, aggregates chunks per owner, fuses the lists and explains
+// every hit.
+//
+// A short example, lexical scoring alone (no model needed):
+//
+//	s := lexical.NewScorer(lexical.ScorerOptions{})
+//	q := s.Prepare("fungicida para videira")
+//	score, signals := q.Score(lexical.AgronomyRecord{
+//		Name: "Fungiprot 250 EC", Category: "Fungicida", Tags: []string{"Uva"},
+//	})
+//	fmt.Println(score, signals.Pair)
+//
+// See README.md for the quickstart and the examples directory for runnable
+// programs.
+package hybridrag
