@@ -1,0 +1,231 @@
+package rag
+
+import (
+	"errors"
+	"time"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/merge"
+	"github.com/hybridrag/hybridrag/rag/rerank"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+// Errors returned by the Searcher. Store errors are returned wrapped as they
+// come.
+var (
+	// ErrEmptyQuery: the query text is empty or white space; nothing was
+	// searched.
+	ErrEmptyQuery = errors.New("rag: empty query")
+	// ErrInvalidQuery: a query field has an impossible value (unknown mode,
+	// fusion method, leg or aggregation mode, or an invalid filter).
+	ErrInvalidQuery = errors.New("rag: invalid query")
+)
+
+// Mode selects the seeds' two search modes (HYBRID_SEARCH_ENHANCED).
+type Mode string
+
+// Search modes.
+const (
+	// ModeSimple keeps the store's lexical order (terms matched, newest
+	// first) and merges vector hits first, then lexical ones (seed 000
+	// §4.7, simple).
+	ModeSimple Mode = "simple"
+	// ModeEnhanced fetches more lexical candidates, scores every candidate
+	// with lexicalScore and fuses the two lists with the query's fusion
+	// method.
+	ModeEnhanced Mode = "enhanced"
+)
+
+// Legs selects which retrieval legs run.
+type Legs string
+
+// Leg selections.
+const (
+	// LegsHybrid runs lexical and vector retrieval (the default).
+	LegsHybrid Legs = "hybrid"
+	// LegsLexical runs lexical retrieval only; no embedding is computed.
+	LegsLexical Legs = "lexical"
+	// LegsVector runs vector retrieval only.
+	LegsVector Legs = "vector"
+)
+
+// Source says which legs found a hit.
+type Source string
+
+// Hit sources.
+const (
+	SourceLexical Source = "lexical"
+	SourceVector  Source = "vector"
+	SourceBoth    Source = "both"
+)
+
+// FallbackReason says why a search ran without its vector leg.
+type FallbackReason string
+
+// Fallback reasons, as named by the seeds.
+const (
+	// FallbackNone: the vector leg ran (or was not asked for).
+	FallbackNone FallbackReason = ""
+	// FallbackEmbeddingDisabled: the Searcher has no Embedder.
+	FallbackEmbeddingDisabled FallbackReason = "embedding-disabled"
+	// FallbackEmbeddingFailed: the query embedding failed or timed out.
+	FallbackEmbeddingFailed FallbackReason = "embedding-generation-failed"
+	// FallbackVectorQueryError: the store's vector search failed.
+	FallbackVectorQueryError FallbackReason = "vector-query-error"
+)
+
+// Query is one search request. The zero value of every field but Text
+// means the Searcher's configured default; pointer fields distinguish "unset"
+// from a meaningful zero.
+type Query struct {
+	// Text is what the user asked. Required.
+	Text string
+	// Context is recent conversation text. SearchFAQs appends it to Text
+	// (up to MaxFAQQueryChars in all, seed 000 §4.8); catalog and document
+	// searches ignore it, as the seeds do.
+	Context string
+	// Limit is the number of hits wanted, clamped to [1, MaxLimit].
+	Limit int
+	// Filters restrict the owners searched (both legs).
+	Filters []storage.Filter
+	// Mode is simple or enhanced.
+	Mode Mode
+	// Legs restricts retrieval to one leg; the default is both.
+	Legs Legs
+	// Fusion is the fusion method of enhanced mode: weighted (the seeds'
+	// computeCombinedScore), rrf or relative.
+	Fusion merge.Method
+	// Weights override the fusion weights. For rrf and relative only
+	// Vector and Lexical are used, as list weights.
+	Weights *FusionWeights
+	// VectorThreshold keeps chunks with distance <= the threshold
+	// (pgvector <#>; default -0.5). math.Inf(1) keeps all.
+	VectorThreshold *float64
+	// CandidateMultiplier and CandidateMax size the candidate pools:
+	// min(Limit × multiplier, max), and never less than Limit.
+	CandidateMultiplier, CandidateMax int
+	// ChunksPerOwner is how many chunks of an owner make its snippet.
+	ChunksPerOwner int
+	// SnippetMaxChars caps the snippet, in characters.
+	SnippetMaxChars int
+	// Aggregate is how chunk similarities combine into an owner score.
+	Aggregate *vector.AggregateMode
+	// Rerank turns the reranking stage on (true) or off (false); nil
+	// means the Searcher's default.
+	Rerank *bool
+}
+
+// FusionWeights are the weights of the fused score. Zero fields mean the
+// defaults (vector 6, lexical 4, pair 4, rank bonuses 1); negative fields
+// turn a component off.
+type FusionWeights struct {
+	Vector, Lexical, Pair, VectorRank, LexicalRank float64
+}
+
+// Hit is one search result.
+type Hit[T any] struct {
+	// ID is the record's ID.
+	ID string
+	// Record is the item, FAQ or document.
+	Record T
+	// Source says which legs found the hit.
+	Source Source
+	// Score is the fused score (0 in simple mode, which ranks by position),
+	// or the reranked score when reranking ran.
+	Score float64
+	// Lexical is the lexical evidence; nil when the lexical leg did not
+	// return the hit and it was not scored.
+	Lexical *LexicalEvidence
+	// Vector is the vector evidence; nil when the vector leg did not
+	// return the hit.
+	Vector *VectorEvidence
+	// Snippet is the best matching text: the aggregated chunks for vector
+	// hits, the start of the record's main text otherwise.
+	Snippet string
+	// Explanation says how Score was computed.
+	Explanation merge.Explanation
+	// Rerank explains the reranked score, when reranking ran.
+	Rerank *rerank.Result
+}
+
+// LexicalEvidence is what the lexical leg knows about a hit.
+type LexicalEvidence struct {
+	// Rank is the 1-based position in the lexical list; 0 when the hit
+	// came from the vector leg only (and was scored for consistency).
+	Rank int
+	// TermsMatched is the store's base rank: distinct terms matched.
+	TermsMatched int
+	// Score is the lexicalScore (enhanced mode).
+	Score float64
+	// Signals explain Score (enhanced mode).
+	Signals *lexical.Signals
+}
+
+// VectorEvidence is what the vector leg knows about a hit.
+type VectorEvidence struct {
+	// Rank is the 1-based position in the aggregated vector list.
+	Rank int
+	// Distance is the best chunk's distance (negative inner product).
+	Distance float64
+	// Similarity is the aggregated similarity used for fusion.
+	Similarity float64
+	// Chunks is the number of matching chunks of the owner.
+	Chunks int
+}
+
+// QueryAnalysis is how the query was understood.
+type QueryAnalysis struct {
+	// Text is the query as searched (for FAQs, with the context appended).
+	Text string
+	// Tokens are the query tokens; Terms are the tokens plus the canonical
+	// terms of the synonyms used, as sent to the lexical leg.
+	Tokens, Terms []string
+	// Fallback reports that no token survived and the whole normalized
+	// query is the only term.
+	Fallback bool
+	// Synonyms are the synonym mentions that added a term.
+	Synonyms []lexical.Mention
+	// Mentions are all cultures, treatments and generics the query names.
+	Mentions []lexical.Mention
+}
+
+// Timings are the durations of a search's stages. Lexical and Embed+Vector
+// run concurrently, so Total is less than their sum.
+type Timings struct {
+	Lexical time.Duration `json:"lexical"`
+	Embed   time.Duration `json:"embed"`
+	Vector  time.Duration `json:"vector"`
+	Fetch   time.Duration `json:"fetch"`
+	Merge   time.Duration `json:"merge"`
+	Rerank  time.Duration `json:"rerank"`
+	Total   time.Duration `json:"total"`
+}
+
+// Result is the answer to one search.
+type Result[T any] struct {
+	// Hits are the results, best first.
+	Hits []Hit[T]
+	// Query is how the query was analyzed.
+	Query QueryAnalysis
+	// Mode, Legs and Fusion are the settings actually used.
+	Mode   Mode
+	Legs   Legs
+	Fusion merge.Method
+	// Limit is the clamped limit.
+	Limit int
+	// LexicalCount and VectorCount are the number of distinct owners each
+	// leg returned, before fusion.
+	LexicalCount, VectorCount int
+	// EmbeddingUsed reports that the vector leg ran.
+	EmbeddingUsed bool
+	// FallbackReason says why the vector leg did not run.
+	FallbackReason FallbackReason
+	// VectorError is the error behind FallbackReason, for logs; it is never
+	// returned as the search's error.
+	VectorError error
+	// RerankError is the reranker's error; the fused order was kept.
+	RerankError error
+	// Timings are per stage.
+	Timings Timings
+}

@@ -1,0 +1,809 @@
+package rag
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/merge"
+	"github.com/hybridrag/hybridrag/rag/rerank"
+	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+// Defaults of the Searcher (seed 000 §4, §8; seed 001 §3).
+const (
+	DefaultLimit               = 5
+	DefaultMaxLimit            = 50
+	DefaultVectorThreshold     = -0.5
+	DefaultCandidateMultiplier = 6
+	DefaultCandidateMax        = 200
+	DefaultEmbedTimeout        = 2 * time.Second
+	DefaultMaxFAQQueryChars    = 1200
+	DefaultMaxQueryChars       = 2000
+	// DefaultFileFieldWeight is the lexicalScore weight of an item's
+	// attached file text. The seeds' lexicalScore ignores files (their SQL
+	// never searched them either); real catalogs keep pests and doses
+	// there, so hybridrag scores them with a low weight.
+	DefaultFileFieldWeight = 1.0
+)
+
+// SearchStore is what the Searcher needs from a store: lexical candidates,
+// vector search over chunks and record fetches. storage.Store satisfies it.
+type SearchStore interface {
+	SearchItems(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error)
+	SearchFAQs(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error)
+	SearchDocuments(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.Document], error)
+	SearchChunks(ctx context.Context, q storage.VectorQuery) ([]storage.ChunkMatch, error)
+	GetItems(ctx context.Context, ids []string) ([]storage.CatalogItem, error)
+	GetFAQs(ctx context.Context, ids []string) ([]storage.FAQ, error)
+	GetDocuments(ctx context.Context, ids []string) ([]storage.Document, error)
+}
+
+// SearcherOptions configures a Searcher. The zero value gives the seeds'
+// defaults, with enhanced mode and weighted fusion.
+type SearcherOptions struct {
+	// DefaultLimit is used when a query's Limit is < 1 (default 5).
+	DefaultLimit int
+	// MaxLimit clamps every query's Limit (default 50).
+	MaxLimit int
+	// Mode is the default search mode (default ModeEnhanced).
+	Mode Mode
+	// Fusion is the default fusion method of enhanced mode (default
+	// weighted, the seeds' computeCombinedScore).
+	Fusion merge.Method
+	// CatalogWeights, FAQWeights and DocumentWeights are the default
+	// fusion weights per kind (zero fields: vector 6, lexical 4, pair 4).
+	CatalogWeights, FAQWeights, DocumentWeights FusionWeights
+	// CatalogThreshold, FAQThreshold and DocumentThreshold are the
+	// default vector thresholds (nil: -0.5).
+	CatalogThreshold, FAQThreshold, DocumentThreshold *float64
+	// CandidateMultiplier and CandidateMax size candidate pools (6, 200).
+	CandidateMultiplier, CandidateMax int
+	// ChunksPerOwner (1) and SnippetMaxChars (800) shape snippets.
+	ChunksPerOwner, SnippetMaxChars int
+	// Aggregate is the chunk aggregation mode (default max).
+	Aggregate vector.AggregateMode
+	// EmbedTimeout bounds the query embedding (default 2 s). On timeout
+	// the search returns lexical results with FallbackEmbeddingFailed.
+	EmbedTimeout time.Duration
+	// MaxQueryChars truncates over-long query text (default 2000).
+	MaxQueryChars int
+	// MaxFAQQueryChars bounds query + context for FAQs (default 1200).
+	MaxFAQQueryChars int
+	// Scorer scores catalog items; nil means lexical.NewScorer with the
+	// agronomy fields plus the file text at DefaultFileFieldWeight.
+	Scorer *lexical.Scorer
+	// FAQScorer and DocumentScorer score FAQs and documents; nil means
+	// question 3.5 / keywords 4 / category 2 / answer 2.5 and title 3.5 /
+	// source 1.5 / content 2.5 with the same tokenizer and synonyms.
+	FAQScorer, DocumentScorer *lexical.Scorer
+	// Reranker, when set, reranks fused hits of queries with Rerank on.
+	Reranker rerank.Reranker
+	// RerankByDefault turns reranking on for queries that leave Rerank nil.
+	RerankByDefault bool
+	// RerankOptions are the reranking window and cut (seed: 20 → 5, min
+	// 0.5); the final cut is never above the query's limit.
+	RerankOptions rerank.Options
+}
+
+// Searcher runs hybrid searches over a tenant-scoped store. It is safe for
+// concurrent use; its configuration is fixed at construction.
+type Searcher struct {
+	store    SearchStore
+	embedder vector.Embedder
+	opts     SearcherOptions
+	catalog  *lexical.Scorer
+	faq      *lexical.Scorer
+	doc      *lexical.Scorer
+}
+
+// NewSearcher returns a Searcher over store. embedder may be nil, in which
+// case every search is lexical with FallbackEmbeddingDisabled. NewSearcher
+// does no I/O.
+func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptions) *Searcher {
+	o := opts
+	if o.DefaultLimit < 1 {
+		o.DefaultLimit = DefaultLimit
+	}
+	if o.MaxLimit < 1 {
+		o.MaxLimit = DefaultMaxLimit
+	}
+	o.DefaultLimit = min(o.DefaultLimit, o.MaxLimit)
+	if o.Mode == "" {
+		o.Mode = ModeEnhanced
+	}
+	if o.Fusion == "" {
+		o.Fusion = merge.MethodWeighted
+	}
+	if o.CandidateMultiplier < 1 {
+		o.CandidateMultiplier = DefaultCandidateMultiplier
+	}
+	if o.CandidateMax < 1 {
+		o.CandidateMax = DefaultCandidateMax
+	}
+	if o.ChunksPerOwner < 1 {
+		o.ChunksPerOwner = vector.DefaultChunksPerOwner
+	}
+	if o.SnippetMaxChars < 1 {
+		o.SnippetMaxChars = vector.DefaultSnippetMaxChars
+	}
+	if o.EmbedTimeout <= 0 {
+		o.EmbedTimeout = DefaultEmbedTimeout
+	}
+	if o.MaxQueryChars < 1 {
+		o.MaxQueryChars = DefaultMaxQueryChars
+	}
+	if o.MaxFAQQueryChars < 1 {
+		o.MaxFAQQueryChars = DefaultMaxFAQQueryChars
+	}
+	s := &Searcher{store: store, embedder: embedder, opts: o}
+	s.catalog = o.Scorer
+	if s.catalog == nil {
+		s.catalog = lexical.NewScorer(lexical.ScorerOptions{Fields: CatalogFields(DefaultFileFieldWeight)})
+	}
+	s.faq = o.FAQScorer
+	if s.faq == nil {
+		s.faq = lexical.NewScorer(lexical.ScorerOptions{Fields: FAQFields()})
+	}
+	s.doc = o.DocumentScorer
+	if s.doc == nil {
+		s.doc = lexical.NewScorer(lexical.ScorerOptions{Fields: DocumentFields()})
+	}
+	return s
+}
+
+// Field names used by the Searcher's default scorers beyond the agronomy
+// ones of package lexical.
+const (
+	FieldFiles    = "files"
+	FieldQuestion = "question"
+	FieldAnswer   = "answer"
+	FieldKeywords = "keywords"
+	FieldTitle    = "title"
+	FieldContent  = "content"
+	FieldSource   = "source"
+)
+
+// CatalogFields returns the seeds' catalog field weights plus the attached
+// file text at fileWeight (0 leaves files out, as the seeds did).
+func CatalogFields(fileWeight float64) []lexical.FieldSpec {
+	f := lexical.AgronomyFields()
+	if fileWeight > 0 {
+		f = append(f, lexical.FieldSpec{Name: FieldFiles, Weight: fileWeight})
+	}
+	return f
+}
+
+// FAQFields returns the default FAQ field weights.
+func FAQFields() []lexical.FieldSpec {
+	return []lexical.FieldSpec{
+		{Name: FieldQuestion, Weight: 3.5},
+		{Name: FieldKeywords, Weight: 4, Tags: true},
+		{Name: lexical.FieldCategory, Weight: 2},
+		{Name: FieldAnswer, Weight: 2.5},
+	}
+}
+
+// DocumentFields returns the default document field weights.
+func DocumentFields() []lexical.FieldSpec {
+	return []lexical.FieldSpec{
+		{Name: FieldTitle, Weight: 3.5},
+		{Name: FieldSource, Weight: 1.5},
+		{Name: FieldContent, Weight: 2.5},
+	}
+}
+
+// Options returns the Searcher's effective configuration.
+func (s *Searcher) Options() SearcherOptions { return s.opts }
+
+// Embedder returns the query embedder, or nil.
+func (s *Searcher) Embedder() vector.Embedder { return s.embedder }
+
+// itemRecord adapts a catalog item to lexical.Record.
+type itemRecord struct{ it *storage.CatalogItem }
+
+func (r itemRecord) NumFields() int { return 4 + len(r.it.Tags) + len(r.it.Files) }
+func (r itemRecord) Field(i int) lexical.Field {
+	switch i {
+	case 0:
+		return lexical.Field{Name: lexical.FieldName, Text: r.it.Name}
+	case 1:
+		return lexical.Field{Name: lexical.FieldDescription, Text: r.it.Description}
+	case 2:
+		return lexical.Field{Name: lexical.FieldCategory, Text: r.it.Category}
+	case 3:
+		return lexical.Field{Name: lexical.FieldManufacturer, Text: r.it.Manufacturer}
+	}
+	i -= 4
+	if i < len(r.it.Tags) {
+		return lexical.Field{Name: lexical.FieldTags, Text: r.it.Tags[i]}
+	}
+	i -= len(r.it.Tags)
+	if i < len(r.it.Files) {
+		return lexical.Field{Name: FieldFiles, Text: r.it.Files[i].Text}
+	}
+	return lexical.Field{}
+}
+
+type faqRecord struct{ f *storage.FAQ }
+
+func (r faqRecord) NumFields() int { return 3 + len(r.f.Keywords) }
+func (r faqRecord) Field(i int) lexical.Field {
+	switch i {
+	case 0:
+		return lexical.Field{Name: FieldQuestion, Text: r.f.Question}
+	case 1:
+		return lexical.Field{Name: FieldAnswer, Text: r.f.Answer}
+	case 2:
+		return lexical.Field{Name: lexical.FieldCategory, Text: r.f.Category}
+	}
+	if i -= 3; i < len(r.f.Keywords) {
+		return lexical.Field{Name: FieldKeywords, Text: r.f.Keywords[i]}
+	}
+	return lexical.Field{}
+}
+
+type docRecord struct{ d *storage.Document }
+
+func (r docRecord) NumFields() int { return 3 }
+func (r docRecord) Field(i int) lexical.Field {
+	switch i {
+	case 0:
+		return lexical.Field{Name: FieldTitle, Text: r.d.Title}
+	case 1:
+		return lexical.Field{Name: FieldSource, Text: r.d.Source}
+	case 2:
+		return lexical.Field{Name: FieldContent, Text: r.d.Content}
+	}
+	return lexical.Field{}
+}
+
+// kindOps binds the generic search to one record type.
+type kindOps[T any] struct {
+	kind      storage.OwnerKind
+	scorer    *lexical.Scorer
+	weights   FusionWeights
+	threshold *float64
+	lexSearch func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[T], error)
+	get       func(context.Context, []string) ([]T, error)
+	id        func(*T) string
+	record    func(*T) lexical.Record
+	title     func(*T) string
+	text      func(*T) string
+}
+
+func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
+	return kindOps[storage.CatalogItem]{
+		kind: storage.KindItem, scorer: s.catalog, weights: s.opts.CatalogWeights, threshold: s.opts.CatalogThreshold,
+		lexSearch: s.store.SearchItems, get: s.store.GetItems,
+		id:     func(it *storage.CatalogItem) string { return it.ID },
+		record: func(it *storage.CatalogItem) lexical.Record { return itemRecord{it} },
+		title:  func(it *storage.CatalogItem) string { return it.Name },
+		text:   func(it *storage.CatalogItem) string { return it.Description },
+	}
+}
+
+func (s *Searcher) faqOps() kindOps[storage.FAQ] {
+	return kindOps[storage.FAQ]{
+		kind: storage.KindFAQ, scorer: s.faq, weights: s.opts.FAQWeights, threshold: s.opts.FAQThreshold,
+		lexSearch: s.store.SearchFAQs, get: s.store.GetFAQs,
+		id:     func(f *storage.FAQ) string { return f.ID },
+		record: func(f *storage.FAQ) lexical.Record { return faqRecord{f} },
+		title:  func(f *storage.FAQ) string { return f.Question },
+		text:   func(f *storage.FAQ) string { return f.Answer },
+	}
+}
+
+func (s *Searcher) docOps() kindOps[storage.Document] {
+	return kindOps[storage.Document]{
+		kind: storage.KindDocument, scorer: s.doc, weights: s.opts.DocumentWeights, threshold: s.opts.DocumentThreshold,
+		lexSearch: s.store.SearchDocuments, get: s.store.GetDocuments,
+		id:     func(d *storage.Document) string { return d.ID },
+		record: func(d *storage.Document) lexical.Record { return docRecord{d} },
+		title:  func(d *storage.Document) string { return d.Title },
+		text:   func(d *storage.Document) string { return d.Content },
+	}
+}
+
+// SearchCatalog runs a hybrid search over active catalog items.
+func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.CatalogItem], error) {
+	return search(ctx, s, q, s.itemOps(), q.Text)
+}
+
+// SearchFAQs runs a hybrid search over active FAQs; q.Context is appended
+// to the query text up to MaxFAQQueryChars.
+func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ], error) {
+	if strings.TrimSpace(strings.ToValidUTF8(q.Text, "")) == "" {
+		return nil, ErrEmptyQuery
+	}
+	return search(ctx, s, q, s.faqOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxFAQQueryChars))
+}
+
+// SearchDocuments runs a hybrid search over documents.
+func (s *Searcher) SearchDocuments(ctx context.Context, q Query) (*Result[storage.Document], error) {
+	return search(ctx, s, q, s.docOps(), q.Text)
+}
+
+// CombineQueryWithContext appends context to query, separated by a space,
+// and cuts the result to maxChars characters (the seeds'
+// combineQueryWithContext). The query itself is kept whole when it alone
+// fits; context is cut first.
+func CombineQueryWithContext(query, context string, maxChars int) string {
+	query = strings.TrimSpace(query)
+	context = strings.TrimSpace(context)
+	if maxChars < 1 {
+		maxChars = DefaultMaxFAQQueryChars
+	}
+	query = truncateRunes(query, maxChars)
+	if context == "" {
+		return query
+	}
+	room := maxChars - utf8.RuneCountInString(query) - 1
+	if room <= 0 {
+		return query
+	}
+	return query + " " + truncateRunes(context, room)
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return strings.TrimSpace(s[:j])
+		}
+		i++
+	}
+	return s
+}
+
+// settings are a query's effective parameters.
+type settings struct {
+	limit, lexCands, vecCands int
+	mode                      Mode
+	legs                      Legs
+	fusion                    merge.Method
+	weights                   scoring.Weights
+	threshold                 float64
+	agg                       vector.AggregateOptions
+	rerank                    bool
+}
+
+func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
+	var st settings
+	st.limit = q.Limit
+	if st.limit < 1 {
+		st.limit = s.opts.DefaultLimit
+	}
+	st.limit = min(st.limit, s.opts.MaxLimit)
+	st.mode = cmp.Or(q.Mode, s.opts.Mode)
+	if st.mode != ModeSimple && st.mode != ModeEnhanced {
+		return st, fmt.Errorf("%w: mode %q (want simple|enhanced)", ErrInvalidQuery, q.Mode)
+	}
+	st.legs = cmp.Or(q.Legs, LegsHybrid)
+	if st.legs != LegsHybrid && st.legs != LegsLexical && st.legs != LegsVector {
+		return st, fmt.Errorf("%w: legs %q (want hybrid|lexical|vector)", ErrInvalidQuery, q.Legs)
+	}
+	st.fusion = cmp.Or(q.Fusion, s.opts.Fusion)
+	switch st.fusion {
+	case merge.MethodWeighted, merge.MethodRRF, merge.MethodRelative, merge.MethodSimple:
+	default:
+		return st, fmt.Errorf("%w: fusion %q (want weighted|rrf|relative|simple)", ErrInvalidQuery, q.Fusion)
+	}
+	if st.mode == ModeSimple {
+		st.fusion = merge.MethodSimple
+	}
+	mult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.CandidateMultiplier)
+	cmax := cmp.Or(max(q.CandidateMax, 0), s.opts.CandidateMax)
+	pool := max(st.limit, min(st.limit*mult, cmax))
+	st.vecCands = pool
+	st.lexCands = st.limit
+	if st.mode == ModeEnhanced {
+		st.lexCands = pool
+	}
+	fw := ops.weights
+	if q.Weights != nil {
+		fw = *q.Weights
+	}
+	st.weights = scoring.Weights{Vector: fw.Vector, Lexical: fw.Lexical, Pair: fw.Pair, VectorRank: fw.VectorRank, LexicalRank: fw.LexicalRank}
+	st.threshold = DefaultVectorThreshold
+	if ops.threshold != nil {
+		st.threshold = *ops.threshold
+	}
+	if q.VectorThreshold != nil {
+		st.threshold = *q.VectorThreshold
+	}
+	if math.IsNaN(st.threshold) {
+		return st, fmt.Errorf("%w: vector threshold is NaN", ErrInvalidQuery)
+	}
+	st.agg = vector.AggregateOptions{
+		Mode:            s.opts.Aggregate,
+		ChunksPerOwner:  cmp.Or(max(q.ChunksPerOwner, 0), s.opts.ChunksPerOwner),
+		SnippetMaxChars: cmp.Or(max(q.SnippetMaxChars, 0), s.opts.SnippetMaxChars),
+	}
+	if q.Aggregate != nil {
+		st.agg.Mode = *q.Aggregate
+	}
+	switch st.agg.Mode {
+	case vector.AggregateMax, vector.AggregateSum, vector.AggregateTopKMean:
+	default:
+		return st, fmt.Errorf("%w: aggregate mode %v", ErrInvalidQuery, st.agg.Mode)
+	}
+	st.rerank = s.opts.RerankByDefault
+	if q.Rerank != nil {
+		st.rerank = *q.Rerank
+	}
+	st.rerank = st.rerank && s.opts.Reranker != nil
+	return st, nil
+}
+
+type fusionDefaults struct {
+	weights   FusionWeights
+	threshold *float64
+}
+
+// lexLeg is the lexical leg's outcome.
+type lexLeg[T any] struct {
+	cands []storage.LexicalCandidate[T]
+	err   error
+	took  time.Duration
+}
+
+// vecLeg is the vector leg's outcome.
+type vecLeg struct {
+	owners    []vector.OwnerHit
+	reason    FallbackReason
+	err       error
+	used      bool
+	embedTook time.Duration
+	took      time.Duration
+}
+
+func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], text string) (*Result[T], error) {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	if strings.TrimSpace(text) == "" {
+		return nil, ErrEmptyQuery
+	}
+	text = truncateRunes(strings.TrimSpace(text), s.opts.MaxQueryChars)
+	st, err := s.resolve(&q, fusionDefaults{ops.weights, ops.threshold})
+	if err != nil {
+		return nil, err
+	}
+	if err := validateFilters(ops.kind, q.Filters); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidQuery, err)
+	}
+
+	pq := ops.scorer.Prepare(text)
+	res := &Result[T]{
+		Query: QueryAnalysis{
+			Text: text, Tokens: pq.Tokens(), Terms: pq.Terms(), Fallback: pq.Fallback(),
+			Synonyms: pq.Expansions(), Mentions: pq.Mentions(),
+		},
+		Mode: st.mode, Legs: st.legs, Fusion: st.fusion, Limit: st.limit,
+	}
+
+	var (
+		wg  sync.WaitGroup
+		lex lexLeg[T]
+		vec vecLeg
+	)
+	if st.legs != LegsVector {
+		wg.Go(func() {
+			t := time.Now()
+			lex.cands, lex.err = ops.lexSearch(ctx, storage.LexicalQuery{Terms: res.Query.Terms, Limit: st.lexCands, Filters: q.Filters})
+			lex.took = time.Since(t)
+		})
+	}
+	if st.legs != LegsLexical {
+		wg.Go(func() { vec = s.vectorLeg(ctx, ops.kind, text, &st, q.Filters) })
+	}
+	wg.Wait()
+	res.Timings.Lexical, res.Timings.Embed, res.Timings.Vector = lex.took, vec.embedTook, vec.took
+	if lex.err != nil {
+		return nil, fmt.Errorf("rag: lexical search: %w", lex.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.EmbeddingUsed, res.FallbackReason, res.VectorError = vec.used, vec.reason, vec.err
+	res.LexicalCount, res.VectorCount = len(lex.cands), len(vec.owners)
+
+	// Records: lexical candidates carry theirs; vector-only owners are
+	// fetched in one call.
+	t := time.Now()
+	records := make(map[string]*T, len(lex.cands)+len(vec.owners))
+	for i := range lex.cands {
+		records[ops.id(&lex.cands[i].Record)] = &lex.cands[i].Record
+	}
+	var missing []string
+	for _, o := range vec.owners {
+		if _, ok := records[o.OwnerID]; !ok {
+			missing = append(missing, o.OwnerID)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := ops.get(ctx, missing)
+		if err != nil {
+			return nil, fmt.Errorf("rag: fetch vector hits: %w", err)
+		}
+		for i := range got {
+			records[ops.id(&got[i])] = &got[i]
+		}
+	}
+	res.Timings.Fetch = time.Since(t)
+
+	t = time.Now()
+	res.Hits = fuse(&st, ops, pq, lex.cands, vec.owners, records)
+	res.Timings.Merge = time.Since(t)
+
+	if st.rerank && len(res.Hits) > 0 {
+		t = time.Now()
+		res.Hits, res.RerankError = rerankHits(ctx, s, text, res.Hits, ops, st.limit)
+		res.Timings.Rerank = time.Since(t)
+	}
+	if len(res.Hits) > st.limit {
+		res.Hits = res.Hits[:st.limit]
+	}
+	res.Timings.Total = time.Since(start)
+	return res, nil
+}
+
+// validateFilters checks the filters the Searcher can judge; metadata
+// keys are checked by the store against its allowlist.
+func validateFilters(kind storage.OwnerKind, filters []storage.Filter) error {
+	var own []storage.Filter
+	for _, f := range filters {
+		if f.Field != storage.FieldMetadata {
+			own = append(own, f)
+		}
+	}
+	return storage.ValidateFilters(kind, own, nil)
+}
+
+// vectorLeg embeds the query (bounded by EmbedTimeout, even when the
+// embedder ignores its context) and searches chunks. Every failure becomes
+// a fallback reason, never an error of the search.
+func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text string, st *settings, filters []storage.Filter) vecLeg {
+	var v vecLeg
+	if s.embedder == nil {
+		v.reason = FallbackEmbeddingDisabled
+		return v
+	}
+	t := time.Now()
+	vec, err := s.embedQuery(ctx, text)
+	v.embedTook = time.Since(t)
+	if err != nil {
+		v.reason, v.err = FallbackEmbeddingFailed, err
+		return v
+	}
+	t = time.Now()
+	matches, err := s.store.SearchChunks(ctx, storage.VectorQuery{
+		Kind: kind, Vector: vec, Limit: st.vecCands, MaxDistance: st.threshold, Filters: filters,
+	})
+	v.took = time.Since(t)
+	if err != nil {
+		v.reason, v.err = FallbackVectorQueryError, err
+		return v
+	}
+	v.used = true
+	cm := make([]vector.ChunkMatch, len(matches))
+	for i, m := range matches {
+		cm[i] = vector.ChunkMatch{OwnerID: m.Chunk.Owner.ID, Content: m.Chunk.Content, Distance: float32(m.Distance), Seq: m.Chunk.Seq}
+	}
+	v.owners = vector.Aggregate(cm, st.agg)
+	return v
+}
+
+func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.EmbedTimeout)
+	defer cancel()
+	type out struct {
+		v   [][]float32
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- out{err: fmt.Errorf("rag: embedder panicked: %v", r)}
+			}
+		}()
+		v, err := s.embedder.Embed(ctx, []string{text})
+		ch <- out{v, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return nil, o.err
+		}
+		if len(o.v) != 1 || len(o.v[0]) == 0 {
+			return nil, fmt.Errorf("rag: embedder returned %d vectors for 1 text", len(o.v))
+		}
+		return o.v[0], nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("rag: query embedding: %w", ctx.Err())
+	}
+}
+
+// fuse merges the legs into hits, best first.
+func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCands []storage.LexicalCandidate[T], owners []vector.OwnerHit, records map[string]*T) []Hit[T] {
+	enhanced := st.mode == ModeEnhanced
+
+	// Lexical list: the store's order in simple mode, lexicalScore order
+	// (stable on the store's order) in enhanced mode.
+	type lexEntry struct {
+		id      string
+		matched int
+		score   float64
+		signals *lexical.Signals
+	}
+	lexList := make([]lexEntry, 0, len(lexCands))
+	for i := range lexCands {
+		e := lexEntry{id: ops.id(&lexCands[i].Record), matched: lexCands[i].TermsMatched}
+		if enhanced {
+			sc, sig := pq.Score(ops.record(&lexCands[i].Record))
+			e.score, e.signals = sc, &sig
+		} else {
+			e.score = float64(e.matched)
+		}
+		lexList = append(lexList, e)
+	}
+	if enhanced {
+		slices.SortStableFunc(lexList, func(a, b lexEntry) int { return cmp.Compare(b.score, a.score) })
+	}
+	lexByID := make(map[string]int, len(lexList))
+	for i, e := range lexList {
+		lexByID[e.id] = i
+	}
+	vecByID := make(map[string]int, len(owners))
+	for i, o := range owners {
+		vecByID[o.OwnerID] = i
+	}
+
+	// Vector-only hits get a lexicalScore too in enhanced mode (seed 000
+	// §4.7), so ranking is consistent.
+	extra := map[string]lexical.Signals{}
+	scoreOf := func(id string) (float64, bool) {
+		if sig, ok := extra[id]; ok {
+			return sig.Score, sig.Pair
+		}
+		rec := records[id]
+		if rec == nil {
+			return 0, false
+		}
+		sc, sig := pq.Score(ops.record(rec))
+		extra[id] = sig
+		return sc, sig.Pair
+	}
+
+	vHits := make([]merge.Hit, 0, len(owners))
+	for _, o := range owners {
+		if records[o.OwnerID] == nil {
+			continue // deleted between the legs
+		}
+		vHits = append(vHits, merge.Hit{ID: o.OwnerID, Score: o.Score})
+	}
+	lHits := make([]merge.Hit, len(lexList))
+	for i, e := range lexList {
+		lHits[i] = merge.Hit{ID: e.id, Score: e.score}
+	}
+
+	var fused []merge.Fused
+	switch st.fusion {
+	case merge.MethodSimple:
+		fused = merge.Simple(vHits, lHits, st.limit)
+	case merge.MethodWeighted:
+		wl := make([]merge.LexicalHit, len(lexList))
+		for i, e := range lexList {
+			wl[i] = merge.LexicalHit{ID: e.id, Score: e.score, Pair: e.signals != nil && e.signals.Pair}
+		}
+		fused = merge.Weighted(vHits, wl, merge.WeightedOptions{Weights: st.weights, LexicalFor: func(id string) (float64, bool) { return scoreOf(id) }})
+	case merge.MethodRRF, merge.MethodRelative:
+		w := st.weights.Resolve()
+		lists := []merge.List{
+			{Name: merge.ListVector, Weight: nonZeroWeight(w.Vector), Hits: vHits},
+			{Name: merge.ListLexical, Weight: nonZeroWeight(w.Lexical), Hits: lHits},
+		}
+		if st.fusion == merge.MethodRRF {
+			fused = merge.RRF(lists, merge.RRFOptions{})
+		} else {
+			fused = merge.RelativeScore(lists, merge.RelativeOptions{})
+		}
+	}
+
+	hits := make([]Hit[T], 0, len(fused))
+	for _, f := range fused {
+		rec := records[f.ID]
+		if rec == nil {
+			continue
+		}
+		h := Hit[T]{ID: f.ID, Record: *rec, Score: f.Score, Explanation: f.Explanation}
+		li, inLex := lexByID[f.ID]
+		vi, inVec := vecByID[f.ID]
+		switch {
+		case inLex && inVec:
+			h.Source = SourceBoth
+		case inVec:
+			h.Source = SourceVector
+		default:
+			h.Source = SourceLexical
+		}
+		if inLex {
+			e := lexList[li]
+			h.Lexical = &LexicalEvidence{Rank: li + 1, TermsMatched: e.matched, Score: e.score, Signals: e.signals}
+		} else if sig, ok := extra[f.ID]; ok {
+			h.Lexical = &LexicalEvidence{Score: sig.Score, Signals: &sig}
+		}
+		if inVec {
+			o := owners[vi]
+			h.Vector = &VectorEvidence{Rank: vi + 1, Distance: float64(o.Distance), Similarity: o.Score, Chunks: o.Matched}
+			h.Snippet = o.Snippet
+		}
+		if h.Snippet == "" {
+			h.Snippet = vector.Truncate(strings.TrimSpace(ops.text(rec)), st.agg.SnippetMaxChars)
+		}
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// nonZeroWeight maps a resolved weight of 0 (component off) to merge's
+// "negative means 0" convention, since merge reads 0 as 1.
+func nonZeroWeight(w float64) float64 {
+	if w == 0 {
+		return -1
+	}
+	return w
+}
+
+// rerankHits reorders hits by the Searcher's reranker. On error the fused
+// order is kept and the error returned for the Result.
+func rerankHits[T any](ctx context.Context, s *Searcher, query string, hits []Hit[T], ops kindOps[T], limit int) ([]Hit[T], error) {
+	cands := make([]rerank.Candidate, len(hits))
+	for i := range hits {
+		content := hits[i].Snippet
+		if content == "" {
+			content = ops.text(&hits[i].Record)
+		}
+		cands[i] = rerank.Candidate{ID: hits[i].ID, Title: ops.title(&hits[i].Record), Content: content, Score: hits[i].Score}
+	}
+	opts := s.opts.RerankOptions
+	if opts.Final == 0 {
+		opts.Final = rerank.DefaultFinal
+	}
+	if opts.Final < 0 || opts.Final > limit {
+		opts.Final = limit
+	}
+	results, err := rerank.Apply(ctx, s.opts.Reranker, query, cands, opts)
+	if err != nil {
+		return hits, fmt.Errorf("rag: rerank: %w", err)
+	}
+	out := make([]Hit[T], 0, len(results))
+	for _, r := range results {
+		if r.Index < 0 || r.Index >= len(hits) {
+			return hits, errors.New("rag: rerank: result index out of range")
+		}
+		h := hits[r.Index]
+		h.Score = r.Score
+		rr := r
+		h.Rerank = &rr
+		out = append(out, h)
+	}
+	return out, nil
+}

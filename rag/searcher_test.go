@@ -1,0 +1,435 @@
+package rag_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hybridrag/hybridrag/merge"
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/rerank"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+var (
+	fixtureOnce  sync.Once
+	fixtureStore rag.SearchStore
+	fixtureEmb   vector.Embedder
+)
+
+// fixture indexes testdata once per test binary.
+func fixture(t *testing.T) (rag.SearchStore, vector.Embedder) {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		s, e := indexedMemory(t)
+		fixtureStore, fixtureEmb = s, e
+	})
+	if fixtureStore == nil {
+		t.Fatal("fixture failed to build")
+	}
+	return fixtureStore, fixtureEmb
+}
+
+func TestSearchCatalogFindsGrapeFungicides(t *testing.T) {
+	store, emb := fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para videira", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.EmbeddingUsed || res.FallbackReason != rag.FallbackNone {
+		t.Fatalf("embedding used = %v, fallback %q, vector err %v", res.EmbeddingUsed, res.FallbackReason, res.VectorError)
+	}
+	if len(res.Hits) != 5 {
+		t.Fatalf("got %d hits, want 5: %v", len(res.Hits), hitIDs(res.Hits))
+	}
+	// videira → uva is a synonym: the canonical culture must be searched.
+	if !slices.Contains(res.Query.Terms, "uva") {
+		t.Errorf("terms %v lack the synonym expansion uva", res.Query.Terms)
+	}
+	for _, h := range res.Hits {
+		it := h.Record
+		if !strings.Contains(strings.ToLower(it.Category), "fungicida") || !slices.Contains(it.Tags, "Uva") {
+			t.Errorf("hit %s %q (%s, %v) is not a grape fungicide", h.ID, it.Name, it.Category, it.Tags)
+		}
+		if it.Status == storage.StatusInactive {
+			t.Errorf("inactive item %s returned", h.ID)
+		}
+		if h.Explanation.Method != merge.MethodWeighted || h.Explanation.Combined == nil {
+			t.Errorf("hit %s lacks a weighted explanation: %+v", h.ID, h.Explanation)
+		}
+		if h.Lexical == nil || h.Lexical.Signals == nil {
+			t.Errorf("hit %s lacks lexical signals", h.ID)
+		} else if !h.Lexical.Signals.Pair {
+			t.Errorf("hit %s: culture+treatment pair not detected: %+v", h.ID, h.Lexical.Signals)
+		}
+		if h.Snippet == "" {
+			t.Errorf("hit %s has no snippet", h.ID)
+		}
+	}
+	for i := 1; i < len(res.Hits); i++ {
+		if res.Hits[i].Score > res.Hits[i-1].Score {
+			t.Errorf("hits not sorted by score at %d: %v > %v", i, res.Hits[i].Score, res.Hits[i-1].Score)
+		}
+	}
+	if res.Timings.Total <= 0 {
+		t.Error("no total timing")
+	}
+}
+
+func TestSearchModesAndFusions(t *testing.T) {
+	store, emb := fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		q      rag.Query
+		method merge.Method
+	}{
+		{"simple", rag.Query{Mode: rag.ModeSimple}, merge.MethodSimple},
+		{"weighted", rag.Query{Fusion: merge.MethodWeighted}, merge.MethodWeighted},
+		{"rrf", rag.Query{Fusion: merge.MethodRRF}, merge.MethodRRF},
+		{"relative", rag.Query{Fusion: merge.MethodRelative}, merge.MethodRelative},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.q
+			q.Text, q.Limit = "inseticida para lagarta no milho", 8
+			res, err := s.SearchCatalog(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Fusion != tc.method || len(res.Hits) == 0 {
+				t.Fatalf("fusion %q, %d hits", res.Fusion, len(res.Hits))
+			}
+			for _, h := range res.Hits {
+				if h.Explanation.Method != tc.method {
+					t.Errorf("hit %s explained by %q", h.ID, h.Explanation.Method)
+				}
+				want := rag.SourceLexical
+				switch {
+				case h.Vector != nil && h.Lexical != nil && h.Lexical.Rank > 0:
+					want = rag.SourceBoth
+				case h.Vector != nil:
+					want = rag.SourceVector
+				}
+				if h.Source != want {
+					t.Errorf("hit %s source %q, evidence says %q", h.ID, h.Source, want)
+				}
+			}
+			if tc.method == merge.MethodSimple {
+				// Simple: every vector hit precedes every lexical-only hit.
+				seenLexOnly := false
+				for _, h := range res.Hits {
+					if h.Source == rag.SourceLexical {
+						seenLexOnly = true
+					} else if seenLexOnly {
+						t.Errorf("vector hit %s after a lexical-only hit", h.ID)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSearchLegs(t *testing.T) {
+	store, emb := fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	ctx := context.Background()
+	lex, err := s.SearchCatalog(ctx, rag.Query{Text: "herbicida para cana", Legs: rag.LegsLexical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lex.EmbeddingUsed || lex.VectorCount != 0 || lex.LexicalCount == 0 {
+		t.Errorf("lexical leg: embedding used %v, counts vec %d lex %d", lex.EmbeddingUsed, lex.VectorCount, lex.LexicalCount)
+	}
+	vec, err := s.SearchCatalog(ctx, rag.Query{Text: "herbicida para cana", Legs: rag.LegsVector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !vec.EmbeddingUsed || vec.LexicalCount != 0 || vec.VectorCount == 0 {
+		t.Errorf("vector leg: embedding used %v, counts vec %d lex %d", vec.EmbeddingUsed, vec.VectorCount, vec.LexicalCount)
+	}
+	for _, h := range vec.Hits {
+		if h.Source != rag.SourceVector {
+			t.Errorf("vector-only search returned %s from %q", h.ID, h.Source)
+		}
+	}
+}
+
+func TestSearchBadInput(t *testing.T) {
+	store, emb := fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	ctx := context.Background()
+	for _, text := range []string{"", "   ", "\t\n"} {
+		if _, err := s.SearchCatalog(ctx, rag.Query{Text: text}); !errors.Is(err, rag.ErrEmptyQuery) {
+			t.Errorf("SearchCatalog(%q) error %v, want ErrEmptyQuery", text, err)
+		}
+		if _, err := s.SearchFAQs(ctx, rag.Query{Text: text, Context: "frete"}); !errors.Is(err, rag.ErrEmptyQuery) {
+			t.Errorf("SearchFAQs(%q) error %v, want ErrEmptyQuery", text, err)
+		}
+	}
+	for name, q := range map[string]rag.Query{
+		"mode":      {Text: "x", Mode: "fancy"},
+		"legs":      {Text: "x", Legs: "both"},
+		"fusion":    {Text: "x", Fusion: "borda"},
+		"threshold": {Text: "x", VectorThreshold: ptr(math.NaN())},
+		"filter":    {Text: "x", Filters: []storage.Filter{{Field: "price", Value: "1"}}},
+	} {
+		if _, err := s.SearchCatalog(ctx, q); !errors.Is(err, rag.ErrInvalidQuery) {
+			t.Errorf("%s: error %v, want ErrInvalidQuery", name, err)
+		}
+	}
+	// Limits are clamped, never rejected.
+	for _, tc := range []struct{ in, want int }{{-5, rag.DefaultLimit}, {0, rag.DefaultLimit}, {1, 1}, {10_000, rag.DefaultMaxLimit}} {
+		res, err := s.SearchCatalog(ctx, rag.Query{Text: "fungicida", Limit: tc.in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Limit != tc.want || len(res.Hits) > tc.want {
+			t.Errorf("limit %d: clamped to %d with %d hits, want %d", tc.in, res.Limit, len(res.Hits), tc.want)
+		}
+	}
+	// Wildcards and invalid UTF-8 are text, not syntax.
+	for _, text := range []string{"100%", "fixa_max", `a\b`, "'; DROP TABLE items; --", "caf\xc3", strings.Repeat("fungicida ", 2000)} {
+		if _, err := s.SearchCatalog(ctx, rag.Query{Text: text}); err != nil {
+			t.Errorf("SearchCatalog(%.40q): %v", text, err)
+		}
+	}
+	// A query with no token falls back to its whole normalized text, which
+	// the store must match literally: "%" and "_" are not wildcards.
+	for _, text := range []string{"%", "_", "%%"} {
+		res, err := s.SearchCatalog(ctx, rag.Query{Text: text, Legs: rag.LegsLexical, Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Query.Fallback {
+			t.Errorf("%q: expected the fallback term, got tokens %v", text, res.Query.Tokens)
+		}
+		for _, h := range res.Hits {
+			if !strings.Contains(storage.ItemSearchText(&h.Record), text) {
+				t.Errorf("%q matched %s %q, which does not contain it", text, h.ID, h.Record.Name)
+			}
+		}
+		if text != "%%" && len(res.Hits) == 0 {
+			t.Errorf("%q matched nothing; testdata has names with it", text)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Fault injection: every vector failure still answers lexically, with the
+// seeds' fallback reasons.
+func TestSearchFallbacks(t *testing.T) {
+	store, emb := fixture(t)
+	ctx := context.Background()
+	q := rag.Query{Text: "fungicida para videira", Limit: 5}
+	lexOnly, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: q.Text, Limit: 5, Legs: rag.LegsLexical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hang := vector.EmbedderFunc{Dims: testDims, Fn: func(ctx context.Context, _ []string) ([][]float32, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	deaf := vector.EmbedderFunc{Dims: testDims, Fn: func(context.Context, []string) ([][]float32, error) {
+		time.Sleep(2 * time.Second) // ignores its context
+		return nil, errors.New("late")
+	}}
+	failing := vector.EmbedderFunc{Dims: testDims, Fn: func(context.Context, []string) ([][]float32, error) {
+		return nil, errors.New("embedding service down")
+	}}
+	for _, tc := range []struct {
+		name   string
+		store  rag.SearchStore
+		emb    vector.Embedder
+		reason rag.FallbackReason
+	}{
+		{"no embedder", store, nil, rag.FallbackEmbeddingDisabled},
+		{"embedder error", store, failing, rag.FallbackEmbeddingFailed},
+		{"embedder hangs past the timeout", store, hang, rag.FallbackEmbeddingFailed},
+		{"embedder ignores its context", store, deaf, rag.FallbackEmbeddingFailed},
+		{"vector store error", failingVectorStore{store}, emb, rag.FallbackVectorQueryError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := rag.NewSearcher(tc.store, tc.emb, rag.SearcherOptions{EmbedTimeout: 100 * time.Millisecond})
+			start := time.Now()
+			res, err := s.SearchCatalog(ctx, q)
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.FallbackReason != tc.reason || res.EmbeddingUsed {
+				t.Errorf("fallback %q (used %v), want %q", res.FallbackReason, res.EmbeddingUsed, tc.reason)
+			}
+			if tc.reason != rag.FallbackEmbeddingDisabled && res.VectorError == nil {
+				t.Error("VectorError not set")
+			}
+			if took > time.Second {
+				t.Errorf("search took %v with a 100ms embed timeout", took)
+			}
+			if got, want := hitIDs(res.Hits), hitIDs(lexOnly.Hits); !slices.Equal(got, want) {
+				t.Errorf("fallback hits %v, lexical-only hits %v", got, want)
+			}
+		})
+	}
+}
+
+func TestSearchCancelled(t *testing.T) {
+	store, emb := fixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: "fungicida"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+func TestSearchFAQsUsesContext(t *testing.T) {
+	store, emb := fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	res, err := s.SearchFAQs(context.Background(), rag.Query{Text: "e quanto tempo demora?", Context: "entrega frete prazo", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Query.Text, "frete") {
+		t.Errorf("effective query %q lacks the context", res.Query.Text)
+	}
+	if len(res.Hits) == 0 {
+		t.Fatal("no FAQ hits")
+	}
+	top := strings.ToLower(res.Hits[0].Record.Question + " " + res.Hits[0].Record.Answer)
+	if !strings.Contains(top, "entrega") && !strings.Contains(top, "frete") {
+		t.Errorf("top FAQ %q is not about delivery", res.Hits[0].Record.Question)
+	}
+	long := strings.Repeat("palavra ", 400)
+	res, err = s.SearchFAQs(context.Background(), rag.Query{Text: "frete", Context: long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len([]rune(res.Query.Text)); n > rag.DefaultMaxFAQQueryChars {
+		t.Errorf("FAQ query of %d chars, want <= %d", n, rag.DefaultMaxFAQQueryChars)
+	}
+}
+
+func TestSearchDocuments(t *testing.T) {
+	store, emb := fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	res, err := s.SearchDocuments(context.Background(), rag.Query{Text: "como controlar buva resistente", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 {
+		t.Fatal("no document hits")
+	}
+	if !strings.Contains(strings.ToLower(res.Hits[0].Record.Title), "daninha") {
+		t.Errorf("top document %q, want the weed-management one", res.Hits[0].Record.Title)
+	}
+}
+
+func TestSearchRerank(t *testing.T) {
+	store, emb := fixture(t)
+	kw, err := rerank.NewKeyword(rerank.KeywordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Reranker: kw})
+	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para uva", Limit: 10, Rerank: ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RerankError != nil {
+		t.Fatal(res.RerankError)
+	}
+	if len(res.Hits) == 0 || len(res.Hits) > rerank.DefaultFinal {
+		t.Fatalf("%d reranked hits, want 1..%d", len(res.Hits), rerank.DefaultFinal)
+	}
+	for _, h := range res.Hits {
+		if h.Rerank == nil || h.Score < rerank.DefaultMinScore {
+			t.Errorf("hit %s: rerank %+v score %v", h.ID, h.Rerank, h.Score)
+		}
+	}
+	// A failing reranker keeps the fused order.
+	bad := rerank.Func(func(context.Context, string, []rerank.Candidate) ([]rerank.Result, error) {
+		return nil, errors.New("reranker down")
+	})
+	s = rag.NewSearcher(store, emb, rag.SearcherOptions{Reranker: bad, RerankByDefault: true})
+	res, err = s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para uva", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RerankError == nil || len(res.Hits) != 10 {
+		t.Errorf("rerank error %v with %d hits", res.RerankError, len(res.Hits))
+	}
+}
+
+func TestSearchFilters(t *testing.T) {
+	store, emb := fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	res, err := s.SearchCatalog(context.Background(), rag.Query{
+		Text: "fungicida", Limit: 20,
+		Filters: []storage.Filter{{Field: storage.FieldTag, Value: "uva"}, {Field: storage.FieldManufacturer, Value: "agrovale"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 {
+		t.Fatal("no hits")
+	}
+	for _, h := range res.Hits {
+		if !slices.Contains(h.Record.Tags, "Uva") || !strings.EqualFold(h.Record.Manufacturer, "AgroVale") {
+			t.Errorf("hit %s (%s, %v) escapes the filters", h.ID, h.Record.Manufacturer, h.Record.Tags)
+		}
+	}
+}
+
+// Repeated searches give the same ranking (deterministic ties), also under
+// concurrent use.
+func TestSearchDeterministic(t *testing.T) {
+	store, emb := fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	ctx := context.Background()
+	first, err := s.SearchCatalog(ctx, rag.Query{Text: "adubo foliar", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := hitIDs(first.Hits)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			res, err := s.SearchCatalog(ctx, rag.Query{Text: "adubo foliar", Limit: 10})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if got := hitIDs(res.Hits); !slices.Equal(got, want) {
+				t.Errorf("ranking changed: %v vs %v", got, want)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestCombineQueryWithContext(t *testing.T) {
+	for _, tc := range []struct {
+		q, c string
+		max  int
+		want string
+	}{
+		{"frete", "", 20, "frete"},
+		{"frete", "entrega rápida", 100, "frete entrega rápida"},
+		{"frete", "entrega rápida", 12, "frete entreg"},
+		{"  frete  ", "  ", 100, "frete"},
+		{"ação ação", "x", 4, "ação"},
+	} {
+		if got := rag.CombineQueryWithContext(tc.q, tc.c, tc.max); got != tc.want {
+			t.Errorf("CombineQueryWithContext(%q, %q, %d) = %q, want %q", tc.q, tc.c, tc.max, got, tc.want)
+		}
+	}
+}
