@@ -2,8 +2,8 @@ package storage
 
 import (
 	"crypto/sha256"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"math"
 	"regexp"
 	"strings"

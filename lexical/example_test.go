@@ -1,0 +1,139 @@
+package lexical_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hybridrag/hybridrag/lexical"
+)
+
+func ExampleNormalize() {
+	fmt.Println(lexical.Normalize("Café"))
+	fmt.Println(lexical.Normalize("Cafe\u0301")) // NFD, as AGROFIT ships it
+	fmt.Println(lexical.Normalize("  Herbicida 2,4-D para CANA-DE-AÇÚCAR "))
+	// Output:
+	// cafe
+	// cafe
+	// herbicida 2,4-d para cana-de-acucar
+}
+
+func ExampleTokens() {
+	fmt.Printf("%q\n", lexical.Tokens("Qual o melhor fungicida para videira?"))
+	fmt.Printf("%q\n", lexical.Tokens("Herbicida 2,4-D em cana-de-açúcar"))
+	fmt.Printf("%q\n", lexical.Tokens("o que é isso?")) // only stopwords: fallback
+	// Output:
+	// ["melhor" "fungicida" "videira"]
+	// ["herbicida" "2,4-d" "cana-de-acucar" "cana" "acucar"]
+	// ["o que e isso?"]
+}
+
+func ExampleTokenizer() {
+	tok := lexical.Tokenizer{
+		Compounds: lexical.PartsOnly,
+		Stopwords: lexical.DefaultStopwords().With("produto"),
+		Filters:   []lexical.TokenFilter{lexical.StemFilter{}},
+	}
+	fmt.Printf("%q\n", tok.Tokens("Produto para pulgões e lagartas na cana-de-açúcar"))
+	// Output:
+	// ["pulg" "lagarta" "cana" "acucar"]
+}
+
+func ExampleStem() {
+	for _, w := range []string{"fungicidas", "lagartas", "culturas", "pulgões", "pulgão", "pastagens"} {
+		fmt.Println(w, "→", lexical.Stem(lexical.Normalize(w)))
+	}
+	// Output:
+	// fungicidas → fungicida
+	// lagartas → lagarta
+	// culturas → cultura
+	// pulgões → pulg
+	// pulgão → pulg
+	// pastagens → pastage
+}
+
+func ExampleSynonyms_Detect() {
+	for _, m := range lexical.DefaultSynonyms().Detect("Como tirar erva daninha do cafezal?") {
+		fmt.Printf("%s: %q → %s\n", m.Category, m.Text, m.Canonical)
+	}
+	// Output:
+	// treatment: "erva daninha" → herbicida
+	// culture: "cafezal" → café
+}
+
+func ExampleSynonyms_Expand() {
+	query := "fungo na videira"
+	terms, used := lexical.DefaultSynonyms().Expand(query, lexical.Tokens(query))
+	fmt.Printf("%q\n", terms)
+	for _, m := range used {
+		fmt.Printf("%s → %s\n", m.Text, m.Term)
+	}
+	// Output:
+	// ["fungo" "videira" "fungicida" "uva"]
+	// fungo → fungicida
+	// videira → uva
+}
+
+func ExampleSynonyms_Merge() {
+	// A store that sells garden products adds its own words on top of the
+	// default table: "praga de jardim" becomes an insecticide query and
+	// "gramado" a crop.
+	own, err := lexical.LoadSynonyms(strings.NewReader(`{
+		"culture":   {"grama": ["gramado", "jardim"]},
+		"treatment": {"inseticida": ["praga de jardim"]}
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	table := lexical.DefaultSynonyms().Merge(own)
+	for _, m := range table.Detect("veneno para praga de jardim no gramado") {
+		fmt.Printf("%s: %q → %s\n", m.Category, m.Text, m.Canonical)
+	}
+	// Output:
+	// generic: "veneno" → defensivo
+	// treatment: "praga de jardim" → inseticida
+	// culture: "gramado" → grama
+}
+
+func ExampleScorer() {
+	scorer := lexical.NewScorer(lexical.ScorerOptions{}) // the seeds' lexicalScore
+	q := scorer.Prepare("fungicida para videira")
+	item := lexical.AgronomyRecord{
+		Name:        "Vinhedo Protect 250 SC",
+		Description: "Fungicida sistêmico para míldio da videira",
+		Category:    "Fungicida",
+		Tags:        []string{"Uva", "Tomate"},
+	}
+	score, sig := q.Score(&item)
+	fmt.Println("score:", score)
+	for _, m := range sig.Matched {
+		fmt.Println(" ", m.Term, m.Fields, m.Synonym)
+	}
+	fmt.Println("cultures:", sig.Cultures, "treatments:", sig.Treatments, "pair:", sig.Pair)
+	fmt.Printf("%+v\n", sig.Breakdown)
+	// Output:
+	// score: 22.5
+	//   fungicida [description category] false
+	//   videira [description] false
+	//   uva [tags] true
+	// cultures: [uva] treatments: [fungicida] pair: true
+	// {Fields:11 Matches:1.5 Culture:2 Treatment:2 Pair:5 CultureInTag:1}
+}
+
+func ExampleDocument() {
+	// Any schema: FAQs scored on question and answer, with no synonyms.
+	scorer := lexical.NewScorer(lexical.ScorerOptions{
+		Fields:   []lexical.FieldSpec{{Name: "question", Weight: 3}, {Name: "answer", Weight: 1}},
+		Synonyms: &lexical.Synonyms{},
+	})
+	q := scorer.Prepare("prazo de entrega da declaração")
+	faq := lexical.Document{
+		{Name: "question", Text: "Qual o prazo para entregar a declaração?"},
+		{Name: "answer", Text: "O prazo termina em 31 de maio."},
+	}
+	// prazo: question + answer + match = 3 + 1 + 0.5
+	// entrega (inside "entregar"), declaracao: question + match = 3.5 each
+	fmt.Println(q.ScoreOnly(faq))
+	// Output:
+	// 11.5
+}

@@ -1,0 +1,62 @@
+package lexical
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestMatcherMatchesReference scores seeded records with the compiled
+// matcher and with the reference path (strings.Contains per term, word
+// scan per field) and wants identical Signals.
+func TestMatcherMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var queries []string
+	queries = append(queries, benchQueries...)
+	queries = append(queries, "mato no tomate", "uva chuva", "erva daninha em canaviais", "o que é isso?", "ácaro-rajado no morangueiro", "фунгицид для винограда", "農薬 uva")
+	for range 60 {
+		ws := make([]string, 1+rng.IntN(6))
+		for i := range ws {
+			ws[i] = benchVocabulary[rng.IntN(len(benchVocabulary))]
+		}
+		queries = append(queries, strings.Join(ws, " "))
+	}
+	recs := append(benchRecords(60, true), benchRecords(60, false)...)
+	recs = append(recs, AgronomyRecord{Name: "Фунгицид", Description: "фунгицид для винограда (uva) 農薬", Tags: []string{"Uva", "農薬"}})
+	for _, mode := range []MatchMode{MatchSubstring, MatchWordPrefix} {
+		for _, stem := range []bool{false, true} {
+			opts := ScorerOptions{Match: mode}
+			if stem {
+				opts.Tokenizer.Filters = []TokenFilter{StemFilter{}}
+			}
+			s := NewScorer(opts)
+			for _, query := range queries {
+				q := s.Prepare(query)
+				if q.ac == nil {
+					t.Fatalf("no matcher compiled for %q", query)
+				}
+				ref := *q
+				ref.ac = nil
+				for i := range recs {
+					gotScore, got := q.Score(&recs[i])
+					wantScore, want := ref.Score(&recs[i])
+					if gotScore != wantScore || !reflect.DeepEqual(got, want) {
+						t.Fatalf("mode %v stem %v query %q record %d:\nmatcher   %v %+v\nreference %v %+v", mode, stem, query, i, gotScore, got, wantScore, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMatcherFallsBackOnLongPatterns(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 500) // one 5000-byte fallback term
+	q := NewScorer(ScorerOptions{}).Prepare(long)
+	if q.ac != nil {
+		t.Fatal("a matcher was compiled for a 5000-byte pattern")
+	}
+	if got := q.ScoreOnly(Document{{Name: FieldName, Text: "x " + long}}); got != 3.5+0.5 {
+		t.Errorf("score = %v", got)
+	}
+}

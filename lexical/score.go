@@ -1,0 +1,750 @@
+package lexical
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// Field names of an [AgronomyRecord] and of [AgronomyFields].
+const (
+	FieldName         = "name"
+	FieldDescription  = "description"
+	FieldCategory     = "category"
+	FieldManufacturer = "manufacturer"
+	FieldTags         = "tags"
+)
+
+// maxFields and maxTerms bound the per-record bookkeeping, which lives in
+// fixed-size arrays so scoring does not allocate.
+const (
+	maxFields = 64
+	maxTerms  = 64
+)
+
+// FieldSpec declares one named text field a [Scorer] looks at.
+type FieldSpec struct {
+	// Name identifies the field; a [Field] whose Name is not declared is
+	// ignored.
+	Name string
+	// Weight is added to the score for each query term found in the field.
+	Weight float64
+	// Tags marks a field holding tags: a culture of the query found in it
+	// earns the CultureInTag bonus.
+	Tags bool
+}
+
+// AgronomyFields returns the field set of the seeds' catalog (seed 000 §6):
+// name 3.5, description 2.5, category 2, manufacturer 1.5, tags 4. The
+// result is a new slice on every call.
+func AgronomyFields() []FieldSpec {
+	return []FieldSpec{
+		{Name: FieldName, Weight: 3.5},
+		{Name: FieldDescription, Weight: 2.5},
+		{Name: FieldCategory, Weight: 2},
+		{Name: FieldManufacturer, Weight: 1.5},
+		{Name: FieldTags, Weight: 4, Tags: true},
+	}
+}
+
+// Field is one named text field of a record. Text may be raw; it is
+// folded by [Normalize] while scoring, which costs nothing more than a scan
+// when it is already normalized ASCII (store it normalized to score
+// without allocating).
+type Field struct {
+	Name string
+	Text string
+}
+
+// Record is anything with named text fields: an item, a FAQ, a document.
+// A field name may repeat (one [Field] per tag); a term found in several
+// fields of one name earns that name's weight once.
+type Record interface {
+	// NumFields returns the number of fields.
+	NumFields() int
+	// Field returns field i, 0 <= i < NumFields().
+	Field(i int) Field
+}
+
+// Document is a [Record] given as a list of fields, for any schema:
+//
+//	lexical.Document{{Name: "question", Text: q}, {Name: "answer", Text: a}}
+type Document []Field
+
+// NumFields returns len(d).
+func (d Document) NumFields() int { return len(d) }
+
+// Field returns d[i].
+func (d Document) Field(i int) Field { return d[i] }
+
+// AgronomyRecord is a [Record] with the fields of the seeds' catalog item,
+// named as in [AgronomyFields]; each tag is one "tags" field.
+type AgronomyRecord struct {
+	Name         string
+	Description  string
+	Category     string
+	Manufacturer string
+	Tags         []string
+}
+
+// NumFields returns 4 plus the number of tags.
+func (r AgronomyRecord) NumFields() int { return 4 + len(r.Tags) }
+
+// Field returns name, description, category, manufacturer and then one
+// field per tag; an index out of range yields the zero Field.
+func (r AgronomyRecord) Field(i int) Field {
+	switch i {
+	case 0:
+		return Field{Name: FieldName, Text: r.Name}
+	case 1:
+		return Field{Name: FieldDescription, Text: r.Description}
+	case 2:
+		return Field{Name: FieldCategory, Text: r.Category}
+	case 3:
+		return Field{Name: FieldManufacturer, Text: r.Manufacturer}
+	}
+	if i -= 4; i >= 0 && i < len(r.Tags) {
+		return Field{Name: FieldTags, Text: r.Tags[i]}
+	}
+	return Field{}
+}
+
+// Weights are the bonuses of the seeds' lexicalScore. The zero Weights
+// stands for [DefaultWeights]; any other value is used as given, so start
+// from DefaultWeights() to change one bonus (and set it to 0 to turn it
+// off).
+type Weights struct {
+	// Match is added for each query term found in at least one field.
+	Match float64
+	// Culture is added when at least one culture of the query is found
+	// in the record.
+	Culture float64
+	// Treatment is added when at least one treatment of the query is
+	// found in the record.
+	Treatment float64
+	// Pair is added when both a culture and a treatment are.
+	Pair float64
+	// CultureInTag is added when a culture of the query is found in a
+	// Tags field.
+	CultureInTag float64
+}
+
+// DefaultWeights returns the seeds' bonuses: Match 0.5, Culture 2,
+// Treatment 2, Pair 5, CultureInTag 1.
+func DefaultWeights() Weights {
+	return Weights{Match: 0.5, Culture: 2, Treatment: 2, Pair: 5, CultureInTag: 1}
+}
+
+// MatchMode says when a query term matches a field's normalized text.
+type MatchMode uint8
+
+const (
+	// MatchSubstring matches a term anywhere in the text, like the seeds'
+	// ILIKE '%term%': "uva" matches "uvas" and also "chuva". This is the
+	// default.
+	MatchSubstring MatchMode = iota
+	// MatchWordPrefix matches a term only at the start of a word: "uva"
+	// matches "uvas" but not "chuva".
+	MatchWordPrefix
+)
+
+// String returns the mode's name.
+func (m MatchMode) String() string {
+	switch m {
+	case MatchSubstring:
+		return "substring"
+	case MatchWordPrefix:
+		return "word-prefix"
+	}
+	return fmt.Sprintf("MatchMode(%d)", uint8(m))
+}
+
+// ScorerOptions configures a [Scorer]. The zero value gives the seeds'
+// lexicalScore over the agronomy catalog: [AgronomyFields],
+// [DefaultWeights], the default [Tokenizer], [DefaultSynonyms] and
+// substring matching.
+type ScorerOptions struct {
+	// Fields declares the fields looked at and their weights; nil means
+	// AgronomyFields(). At most 64 fields are used.
+	Fields []FieldSpec
+	// Weights are the bonuses; the zero value means DefaultWeights().
+	Weights Weights
+	// Tokenizer extracts query tokens; its Filters (for example
+	// StemFilter) also apply to the terms added by synonym expansion.
+	Tokenizer Tokenizer
+	// Synonyms expands the query and detects cultures and treatments; nil
+	// means DefaultSynonyms(). Use &Synonyms{} for none.
+	Synonyms *Synonyms
+	// Match says how a term matches a field; the zero value is the seeds'
+	// substring match.
+	Match MatchMode
+	// IDF, when set, weights each query term: the term's field weights
+	// and its Match bonus are multiplied by IDF(term). It is called once
+	// per term by Prepare, never while scoring. A negative or non-finite
+	// result counts as 0. nil means weight 1 for every term (the seeds'
+	// behaviour).
+	IDF func(term string) float64
+}
+
+// Validate reports options NewScorer would have to correct: a field with
+// an empty or repeated name, more than 64 fields, a negative or non-finite
+// weight, or an unknown match mode. The error wraps [ErrInvalidOptions].
+func (o ScorerOptions) Validate() error {
+	var errs []string
+	seen := make(map[string]bool)
+	if len(o.Fields) > maxFields {
+		errs = append(errs, fmt.Sprintf("%d fields, at most %d", len(o.Fields), maxFields))
+	}
+	for i, f := range o.Fields {
+		switch {
+		case f.Name == "":
+			errs = append(errs, fmt.Sprintf("field %d has no name", i))
+		case seen[f.Name]:
+			errs = append(errs, fmt.Sprintf("field %q declared twice", f.Name))
+		}
+		seen[f.Name] = true
+		if !validWeight(f.Weight) {
+			errs = append(errs, fmt.Sprintf("field %q has weight %v", f.Name, f.Weight))
+		}
+	}
+	w := o.Weights
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"Match", w.Match}, {"Culture", w.Culture}, {"Treatment", w.Treatment}, {"Pair", w.Pair}, {"CultureInTag", w.CultureInTag}} {
+		if !validWeight(c.v) {
+			errs = append(errs, fmt.Sprintf("weight %s is %v", c.name, c.v))
+		}
+	}
+	if o.Match > MatchWordPrefix {
+		errs = append(errs, "unknown match mode "+o.Match.String())
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %s", ErrInvalidOptions, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func validWeight(w float64) bool { return w >= 0 && !math.IsInf(w, 0) }
+
+// Scorer computes the seeds' lexicalScore (seed 000 §6) of records
+// against a query. Scoring is done in two steps: [Scorer.Prepare] analyzes
+// the query once (tokens, synonym expansion, cultures and treatments) and
+// the returned [PreparedQuery] scores any number of records.
+//
+// The score of a record is the sum of:
+//
+//   - for each query term (the tokens, then the canonical terms added by
+//     synonym expansion) and each declared field name whose normalized
+//     text contains it: that field's weight (a term found in name and tags
+//     earns 3.5 + 4; a term found in two tags earns 4 once);
+//   - for each query term found in at least one field: Weights.Match;
+//   - Weights.Culture if a culture of the query is found in the record,
+//     Weights.Treatment if a treatment of the query is, and Weights.Pair
+//     if both are (the seeds' hasCultureTreatmentPair);
+//   - Weights.CultureInTag if a culture of the query is found in a Tags
+//     field.
+//
+// With an IDF hook each term's share of the first two items is multiplied
+// by its IDF. A culture or treatment counts only when the query names it
+// (through its canonical term or any variant, "videira" for "uva") and the
+// record mentions it (again through any variant, matched on whole stemmed
+// words, so "mato" is not found in "tomate" nor "uva" in "chuva"). Where
+// seed 000 is silent these choices are ours: bonuses are query-driven, so
+// a record about grapes earns no culture bonus for a query that names no
+// crop.
+//
+// A Scorer is immutable and safe for concurrent use.
+type Scorer struct {
+	specs   []FieldSpec
+	weights Weights
+	tok     Tokenizer
+	syn     *Synonyms
+	match   MatchMode
+	idf     func(string) float64
+}
+
+// NewScorer returns a Scorer for opts; see [ScorerOptions] for the
+// defaults. It never fails: a field with an empty or repeated name, fields
+// beyond the 64th and negative or non-finite weights are dropped (a weight
+// becomes 0), an unknown match mode is substring. Call
+// [ScorerOptions.Validate] first to reject such options instead.
+func NewScorer(opts ScorerOptions) *Scorer {
+	s := &Scorer{weights: opts.Weights, tok: opts.Tokenizer, syn: opts.Synonyms, match: opts.Match, idf: opts.IDF}
+	fields := opts.Fields
+	if fields == nil {
+		fields = AgronomyFields()
+	}
+	for _, f := range fields {
+		if f.Name == "" || len(s.specs) == maxFields || slices.ContainsFunc(s.specs, func(g FieldSpec) bool { return g.Name == f.Name }) {
+			continue
+		}
+		f.Weight = sanitizeWeight(f.Weight)
+		s.specs = append(s.specs, f)
+	}
+	if s.weights == (Weights{}) {
+		s.weights = DefaultWeights()
+	}
+	w := &s.weights
+	for _, p := range []*float64{&w.Match, &w.Culture, &w.Treatment, &w.Pair, &w.CultureInTag} {
+		*p = sanitizeWeight(*p)
+	}
+	if s.syn == nil {
+		s.syn = DefaultSynonyms()
+	}
+	if s.match > MatchWordPrefix {
+		s.match = MatchSubstring
+	}
+	return s
+}
+
+func sanitizeWeight(w float64) float64 {
+	if !validWeight(w) {
+		return 0
+	}
+	return w
+}
+
+// Fields returns the fields the Scorer looks at, after NewScorer's
+// corrections. The result is a copy.
+func (s *Scorer) Fields() []FieldSpec { return slices.Clone(s.specs) }
+
+// Weights returns the bonuses in effect.
+func (s *Scorer) Weights() Weights { return s.weights }
+
+// Tokenizer returns the query tokenizer.
+func (s *Scorer) Tokenizer() Tokenizer { return s.tok }
+
+// Synonyms returns the synonym table in effect.
+func (s *Scorer) Synonyms() *Synonyms { return s.syn }
+
+// PreparedQuery is a query analyzed once by [Scorer.Prepare], ready to
+// score records. It is immutable and safe for concurrent use.
+type PreparedQuery struct {
+	s          *Scorer
+	query      string
+	tokens     []string
+	fallback   bool
+	terms      []queryTerm
+	mentions   []Mention
+	expansions []Mention
+	groups     []detectGroup
+	det        *detector
+	// ac matches terms and groups in one pass; nil when the patterns are
+	// too long, then the reference path (strings.Contains and det) runs.
+	ac *matcher
+}
+
+type queryTerm struct {
+	text    string
+	idf     float64
+	synonym bool
+}
+
+// detectGroup is a culture or treatment the query names.
+type detectGroup struct {
+	cat       Category
+	canonical string
+}
+
+// detector finds the query's cultures and treatments in record text in
+// one pass over its words: a word is stemmed and looked up only when its
+// first three bytes may start some phrase (a hashed bitset says so).
+type detector struct {
+	prefixes [prefixBits / 64]uint64
+	byFirst  map[string][]groupPhrase
+}
+
+const prefixBits = 4096
+
+type groupPhrase struct {
+	group int
+	words []string // stemmed; words[0] is the key in byFirst
+}
+
+// prefixKey hashes the first three bytes of w into the detector's bitset.
+// A stem is a prefix of its word and, when shorter than three bytes, the
+// whole word (Stem never leaves fewer than three), so a word and its stem
+// share the key.
+func prefixKey(w string) uint32 {
+	var b0, b1, b2 uint32
+	switch len(w) {
+	case 0:
+		return 0
+	case 1:
+		b0, b1, b2 = uint32(w[0]), 256, 257
+	case 2:
+		b0, b1, b2 = uint32(w[0]), uint32(w[1]), 256
+	default:
+		b0, b1, b2 = uint32(w[0]), uint32(w[1]), uint32(w[2])
+	}
+	return (b0*0x9E3779B1 + b1*0x85EBCA77 + b2*0xC2B2AE3D) >> (32 - 12)
+}
+
+func (d *detector) add(group int, p phrase) {
+	k := prefixKey(p.words[0])
+	d.prefixes[k/64] |= 1 << (k % 64)
+	d.byFirst[p.words[0]] = append(d.byFirst[p.words[0]], groupPhrase{group: group, words: p.words})
+}
+
+// scan marks in state the groups found in the normalized text; tags says
+// the text is a Tags field.
+func (d *detector) scan(text string, groups []detectGroup, state []uint8, tags bool) {
+	for i := 0; i < len(text); {
+		start, end := nextWord(text, i)
+		if start < 0 {
+			return
+		}
+		i = end
+		if k := prefixKey(text[start:end]); d.prefixes[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		markGroups(text, start, d.byFirst[Stem(text[start:end])], groups, state, tags)
+	}
+}
+
+// Prepare analyzes query: tokens (with the Scorer's Tokenizer), cultures,
+// treatments and generic terms it names (with the Scorer's Synonyms), and
+// the query terms: the tokens followed by the canonical terms of the
+// synonyms found that are not tokens already, passed through the
+// Tokenizer's Filters. At most 64 terms are kept.
+func (s *Scorer) Prepare(query string) *PreparedQuery {
+	tokens, fallback := s.tok.Analyze(query)
+	q := &PreparedQuery{s: s, query: query, tokens: tokens, fallback: fallback}
+	q.mentions = s.syn.Detect(query)
+	terms := slices.Clone(tokens)
+	for _, m := range q.mentions {
+		added := false
+		expanded := []string{m.Term}
+		for _, f := range s.tok.Filters {
+			if f != nil {
+				expanded = f.Filter(expanded)
+			}
+		}
+		for _, t := range expanded {
+			if t != "" && !slices.Contains(terms, t) {
+				terms = append(terms, t)
+				added = true
+			}
+		}
+		if added {
+			q.expansions = append(q.expansions, m)
+		}
+		if m.Category == CategoryCulture || m.Category == CategoryTreatment {
+			if e := s.syn.entry(m.Category, m.Term); e != nil && len(q.groups) < maxTerms {
+				if q.det == nil {
+					q.det = &detector{byFirst: make(map[string][]groupPhrase)}
+				}
+				for _, p := range e.phrases {
+					q.det.add(len(q.groups), p)
+				}
+				q.groups = append(q.groups, detectGroup{cat: e.cat, canonical: e.canonical})
+			}
+		}
+	}
+	if len(terms) > maxTerms {
+		terms = terms[:maxTerms]
+	}
+	q.terms = make([]queryTerm, len(terms))
+	for i, t := range terms {
+		w := 1.0
+		if s.idf != nil {
+			if w = s.idf(t); !validWeight(w) {
+				w = 0
+			}
+		}
+		q.terms[i] = queryTerm{text: t, idf: w, synonym: i >= len(tokens)}
+	}
+	q.ac = newMatcher(q.terms, q.det)
+	return q
+}
+
+// Query returns the query as given to Prepare.
+func (q *PreparedQuery) Query() string { return q.query }
+
+// Tokens returns the query tokens (a copy).
+func (q *PreparedQuery) Tokens() []string { return slices.Clone(q.tokens) }
+
+// Fallback reports whether the tokens are the tokenizer's fallback: the
+// whole normalized query, because no token survived.
+func (q *PreparedQuery) Fallback() bool { return q.fallback }
+
+// Terms returns the terms records are matched against: the tokens, then
+// the synonym expansions (a copy).
+func (q *PreparedQuery) Terms() []string {
+	out := make([]string, len(q.terms))
+	for i, t := range q.terms {
+		out[i] = t.text
+	}
+	return out
+}
+
+// Mentions returns every canonical term the query names, in order of
+// appearance (a copy).
+func (q *PreparedQuery) Mentions() []Mention { return slices.Clone(q.mentions) }
+
+// Expansions returns the mentions that added a term to the query: the
+// synonyms used (a copy).
+func (q *PreparedQuery) Expansions() []Mention { return slices.Clone(q.expansions) }
+
+// Signals explain a record's score (the seeds' lexicalSignals). Tokens and
+// Synonyms are shared by every Signals of one PreparedQuery: treat them as
+// read-only.
+type Signals struct {
+	// Score is the record's lexical score, Breakdown.Total().
+	Score float64 `json:"score"`
+	// Tokens are the query tokens.
+	Tokens []string `json:"tokens"`
+	// Fallback reports that Tokens is the whole normalized query.
+	Fallback bool `json:"fallback,omitempty"`
+	// Synonyms are the query's synonyms that added a term.
+	Synonyms []Mention `json:"synonyms,omitempty"`
+	// Matched lists the query terms found in the record, in query order,
+	// with the fields each was found in.
+	Matched []TermMatch `json:"matched,omitempty"`
+	// Cultures are the query's cultures found in the record (canonical
+	// terms as written in the synonym table).
+	Cultures []string `json:"cultures,omitempty"`
+	// Treatments are the query's treatments found in the record.
+	Treatments []string `json:"treatments,omitempty"`
+	// CultureInTag reports a culture found in a Tags field.
+	CultureInTag bool `json:"culture_in_tag"`
+	// Pair reports both a culture and a treatment found (the seeds'
+	// hasCultureTreatmentPair).
+	Pair bool `json:"pair"`
+	// Breakdown splits Score into its components.
+	Breakdown Breakdown `json:"breakdown"`
+}
+
+// TermMatch is one query term found in a record.
+type TermMatch struct {
+	// Term is the normalized query term.
+	Term string `json:"term"`
+	// Fields are the names of the fields it was found in, in the order of
+	// the Scorer's fields.
+	Fields []string `json:"fields"`
+	// Synonym reports a term added by synonym expansion.
+	Synonym bool `json:"synonym,omitempty"`
+	// IDF is the term's weight: 1 unless an IDF hook is set.
+	IDF float64 `json:"idf"`
+}
+
+// Breakdown splits a score into the components of the seeds'
+// lexicalScore.
+type Breakdown struct {
+	// Fields is the sum of the field weights of the matched terms.
+	Fields float64 `json:"fields"`
+	// Matches is the Match bonus times the number of matched terms.
+	Matches float64 `json:"matches"`
+	// Culture, Treatment, Pair and CultureInTag are the bonuses earned.
+	Culture      float64 `json:"culture"`
+	Treatment    float64 `json:"treatment"`
+	Pair         float64 `json:"pair"`
+	CultureInTag float64 `json:"culture_in_tag"`
+}
+
+// Total returns the sum of the components.
+func (b Breakdown) Total() float64 {
+	return b.Fields + b.Matches + b.Culture + b.Treatment + b.Pair + b.CultureInTag
+}
+
+// Score returns the lexical score of rec and the signals explaining it.
+// Pass a pointer (for example &items[i]) to avoid copying the record into
+// the interface.
+func (q *PreparedQuery) Score(rec Record) (float64, Signals) {
+	var sig Signals
+	score := q.eval(rec, &sig)
+	return score, sig
+}
+
+// ScoreOnly returns the same score as Score without building Signals and
+// without allocating when the record's text is already normalized ASCII:
+// use it to rank many candidates and call Score for the hits you show.
+func (q *PreparedQuery) ScoreOnly(rec Record) float64 {
+	return q.eval(rec, nil)
+}
+
+const (
+	groupFound uint8 = 1 << iota
+	groupInTag
+)
+
+func (q *PreparedQuery) eval(rec Record, sig *Signals) float64 {
+	if rec == nil {
+		return q.finish(nil, nil, sig)
+	}
+	var termMask [maxTerms]uint64
+	var groupState [maxTerms]uint8
+	s := q.s
+	for i, n := 0, rec.NumFields(); i < n; i++ {
+		f := rec.Field(i)
+		si := s.specIndex(f.Name)
+		if si < 0 {
+			continue
+		}
+		text := Normalize(f.Text)
+		if text == "" {
+			continue
+		}
+		bit := uint64(1) << si
+		tags := s.specs[si].Tags
+		if q.ac != nil {
+			q.ac.scan(text, s.match == MatchWordPrefix, termMask[:len(q.terms)], bit, q.groups, groupState[:len(q.groups)], tags)
+			continue
+		}
+		for ti := range q.terms {
+			if termMask[ti]&bit == 0 && s.contains(text, q.terms[ti].text) {
+				termMask[ti] |= bit
+			}
+		}
+		if q.det != nil {
+			q.det.scan(text, q.groups, groupState[:len(q.groups)], tags)
+		}
+	}
+	return q.finish(termMask[:len(q.terms)], groupState[:len(q.groups)], sig)
+}
+
+func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, sig *Signals) float64 {
+	s := q.s
+	var b Breakdown
+	matched, fieldRefs := 0, 0
+	for ti, m := range termMask {
+		if m == 0 {
+			continue
+		}
+		matched++
+		fieldRefs += bits.OnesCount64(m)
+		var w float64
+		for ; m != 0; m &= m - 1 {
+			w += s.specs[bits.TrailingZeros64(m)].Weight
+		}
+		idf := q.terms[ti].idf
+		b.Fields += idf * w
+		b.Matches += idf * s.weights.Match
+	}
+	cultures, treatments, inTag := 0, 0, false
+	for gi, st := range groupState {
+		if st&groupFound == 0 {
+			continue
+		}
+		if q.groups[gi].cat == CategoryCulture {
+			cultures++
+			inTag = inTag || st&groupInTag != 0
+		} else {
+			treatments++
+		}
+	}
+	if cultures > 0 {
+		b.Culture = s.weights.Culture
+	}
+	if treatments > 0 {
+		b.Treatment = s.weights.Treatment
+	}
+	if cultures > 0 && treatments > 0 {
+		b.Pair = s.weights.Pair
+	}
+	if inTag {
+		b.CultureInTag = s.weights.CultureInTag
+	}
+	total := b.Total()
+	if sig == nil {
+		return total
+	}
+	*sig = Signals{
+		Score:        total,
+		Tokens:       q.tokens,
+		Fallback:     q.fallback,
+		Synonyms:     q.expansions,
+		Matched:      make([]TermMatch, 0, matched),
+		CultureInTag: inTag,
+		Pair:         cultures > 0 && treatments > 0,
+		Breakdown:    b,
+	}
+	names := make([]string, 0, fieldRefs)
+	for ti, m := range termMask {
+		if m == 0 {
+			continue
+		}
+		start := len(names)
+		for ; m != 0; m &= m - 1 {
+			names = append(names, s.specs[bits.TrailingZeros64(m)].Name)
+		}
+		t := q.terms[ti]
+		sig.Matched = append(sig.Matched, TermMatch{Term: t.text, Fields: names[start:len(names):len(names)], Synonym: t.synonym, IDF: t.idf})
+	}
+	if cultures+treatments > 0 {
+		found := make([]string, 0, cultures+treatments)
+		for gi, st := range groupState {
+			if st&groupFound != 0 && q.groups[gi].cat == CategoryCulture {
+				found = append(found, q.groups[gi].canonical)
+			}
+		}
+		for gi, st := range groupState {
+			if st&groupFound != 0 && q.groups[gi].cat == CategoryTreatment {
+				found = append(found, q.groups[gi].canonical)
+			}
+		}
+		if cultures > 0 {
+			sig.Cultures = found[:cultures:cultures]
+		}
+		if treatments > 0 {
+			sig.Treatments = found[cultures:]
+		}
+	}
+	return total
+}
+
+// specIndex returns the index of the field spec named name, or -1.
+func (s *Scorer) specIndex(name string) int {
+	for i := range s.specs {
+		if s.specs[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// contains reports whether term matches the normalized text under the
+// Scorer's MatchMode.
+func (s *Scorer) contains(text, term string) bool {
+	if s.match != MatchWordPrefix {
+		return strings.Contains(text, term)
+	}
+	if term == "" {
+		return true
+	}
+	first, _ := decodeRune(term, 0)
+	for from := 0; ; {
+		i := strings.Index(text[from:], term)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if !isWordRune(first) || isWordStart(text, i) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// wordsAt reports whether the words of text starting at i have the given
+// stems.
+func wordsAt(text string, i int, words []string) bool {
+	for k, w := range words {
+		if k > 0 {
+			start, _ := nextWord(text, i)
+			if start < 0 {
+				return false
+			}
+			i = start
+		}
+		end := wordEnd(text, i)
+		if Stem(text[i:end]) != w {
+			return false
+		}
+		i = end
+	}
+	return true
+}

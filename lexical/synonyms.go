@@ -1,0 +1,555 @@
+package lexical
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Category groups canonical terms by the role they play in scoring.
+type Category string
+
+// The synonym categories of the seeds' lexicalScore.
+const (
+	// CategoryCulture holds crops ("uva", "café"): a query culture found in
+	// a record earns the culture bonus, and the pair bonus with a
+	// treatment.
+	CategoryCulture Category = "culture"
+	// CategoryTreatment holds product classes ("fungicida", "herbicida")
+	// reached from the problem a user names ("míldio", "mato").
+	CategoryTreatment Category = "treatment"
+	// CategoryGeneric holds everything else worth expanding ("adubo" →
+	// "fertilizante"); it adds query terms but no bonus.
+	CategoryGeneric Category = "generic"
+)
+
+var categories = [...]Category{CategoryCulture, CategoryTreatment, CategoryGeneric}
+
+func (c Category) rank() int {
+	for i, k := range categories {
+		if k == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// SynonymEntry is one canonical term of a [Synonyms] table with the
+// variants that stand for it. It is the programmatic form of one key of
+// the JSON schema (see [ParseSynonyms]).
+type SynonymEntry struct {
+	// Category is the entry's category.
+	Category Category `json:"category"`
+	// Canonical is the term variants map to, as it should be displayed
+	// ("café"); it is matched in [Normalize] form ("cafe").
+	Canonical string `json:"canonical"`
+	// Variants are the words and phrases that stand for Canonical
+	// ("cafeeiro", "cafezal", "pé de café").
+	Variants []string `json:"variants,omitempty"`
+}
+
+// Mention is a canonical term found in a text through itself or one of its
+// variants.
+type Mention struct {
+	// Category is the category of the canonical term.
+	Category Category `json:"category"`
+	// Canonical is the canonical term as written in the table ("café").
+	Canonical string `json:"canonical"`
+	// Term is Canonical in Normalize form ("cafe"): the term a query is
+	// expanded with.
+	Term string `json:"term"`
+	// Text is the normalized text that matched ("cafezais").
+	Text string `json:"text"`
+}
+
+// Synonyms is an immutable synonym table: canonical terms per
+// [Category], each with its variants. Matching is done on normalized,
+// stemmed words (see [Stem]), so a variant also matches its plural and
+// gender forms and the same words with other accents, case, spacing or
+// hyphens: "pulgão" matches "Pulgões", "erva daninha" matches "ervas
+// daninhas", "cana de açúcar" matches "cana-de-açúcar". Multi-word variants
+// match consecutive words; the longest variant wins at each position.
+//
+// A variant (after normalization and stemming) belongs to at most one
+// canonical term per category; it may appear in several categories.
+//
+// The zero value and nil are empty tables. A Synonyms is never modified
+// after construction and is safe for concurrent use; [Synonyms.Merge]
+// returns a new table.
+type Synonyms struct {
+	entries []synEntry
+	// index maps the first word of every phrase to the phrases starting
+	// with it, longest first.
+	index map[string][]phraseRef
+}
+
+type synEntry struct {
+	cat       Category
+	canonical string
+	term      string
+	variants  []string
+	// phrases[0] is the canonical term itself.
+	phrases []phrase
+}
+
+type phrase struct {
+	words []string // stemmed, normalized words
+	key   string   // words joined by one space
+}
+
+type phraseRef struct {
+	entry, phrase int
+}
+
+//go:embed synonyms_ptbr.json
+var defaultSynonymsJSON []byte
+
+var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
+	return ParseSynonyms(defaultSynonymsJSON)
+})
+
+// DefaultSynonyms returns the embedded pt-BR agronomy table: about fifty
+// crops with their everyday names (videira → uva, cafezal → café,
+// canavial → cana-de-açúcar, laranja → citros, pasto → pastagem, ...),
+// the pesticide classes reached from the problem a grower names (míldio,
+// ferrugem → fungicida; mato, erva daninha, capim → herbicida; lagarta,
+// percevejo, pulgão → inseticida; ácaro → acaricida; nematoide →
+// nematicida; cupim → cupinicida; formiga → formicida; lesma →
+// moluscicida; bactéria → bactericida) and generic terms (adubo, nutrição
+// foliar → fertilizante; calcário → corretivo; espalhante → adjuvante).
+// The same table is returned on every call. The source is
+// synonyms_ptbr.json in this package; start from it, or Merge a table of
+// your own over it.
+func DefaultSynonyms() *Synonyms {
+	s, err := defaultSynonyms()
+	if err != nil {
+		// The embedded table is validated by the package tests; an
+		// empty table is the only safe answer if it were ever broken.
+		return &Synonyms{}
+	}
+	return s
+}
+
+// synonymsJSON is the JSON schema of a synonym table.
+type synonymsJSON struct {
+	Culture   map[string][]string `json:"culture,omitempty"`
+	Treatment map[string][]string `json:"treatment,omitempty"`
+	Generic   map[string][]string `json:"generic,omitempty"`
+}
+
+// ParseSynonyms parses a synonym table from JSON. The schema is one object
+// with up to three keys, one per [Category]; each maps a canonical term to
+// the list of its variants:
+//
+//	{
+//	  "culture":   {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
+//	  "treatment": {"fungicida": ["fungo", "doença fúngica", "míldio"]},
+//	  "generic":   {"fertilizante": ["adubo", "nutrição foliar"]}
+//	}
+//
+// Terms may carry accents, capitals and several words; they are matched in
+// [Normalize] form, word by word, stemmed. Unknown keys, an empty term and
+// a variant claimed by two canonical terms of one category are errors
+// wrapping [ErrInvalidSynonyms]. Two canonical spellings that normalize to
+// the same term ("café", "cafe") are one entry.
+func ParseSynonyms(data []byte) (*Synonyms, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var raw synonymsJSON
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSynonyms, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: trailing data after the JSON object", ErrInvalidSynonyms)
+	}
+	var entries []SynonymEntry
+	for _, c := range []struct {
+		cat Category
+		m   map[string][]string
+	}{{CategoryCulture, raw.Culture}, {CategoryTreatment, raw.Treatment}, {CategoryGeneric, raw.Generic}} {
+		for _, canonical := range slices.Sorted(maps.Keys(c.m)) {
+			entries = append(entries, SynonymEntry{Category: c.cat, Canonical: canonical, Variants: c.m[canonical]})
+		}
+	}
+	return NewSynonyms(entries)
+}
+
+// LoadSynonyms reads a JSON synonym table from r; see [ParseSynonyms] for
+// the schema.
+func LoadSynonyms(r io.Reader) (*Synonyms, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("lexical: reading synonym table: %w", err)
+	}
+	return ParseSynonyms(data)
+}
+
+// NewSynonyms builds a table from entries. Entries with the same category
+// and canonical term are combined. It fails, wrapping
+// [ErrInvalidSynonyms], on an unknown category, a term with no word in it,
+// or a variant claimed by two canonical terms of one category.
+func NewSynonyms(entries []SynonymEntry) (*Synonyms, error) {
+	b := newSynBuilder()
+	for _, e := range entries {
+		if err := b.add(e, false); err != nil {
+			return nil, err
+		}
+	}
+	return b.build(), nil
+}
+
+// Merge returns a new table holding s and then each of others in order;
+// s and others are not modified. Later tables extend and override
+// earlier ones: the variants of a canonical term present in several
+// tables are united, the later display form of a canonical term wins, and
+// a variant that a later table gives to another canonical term of the same
+// category moves there. When a later table lists an earlier canonical term
+// as a variant of another, the earlier entry is folded into it with all
+// its variants. Nil tables are skipped.
+func (s *Synonyms) Merge(others ...*Synonyms) *Synonyms {
+	b := newSynBuilder()
+	for _, t := range append([]*Synonyms{s}, others...) {
+		for _, e := range t.Entries() {
+			// Entries of a built table are valid, so add cannot fail.
+			_ = b.add(e, true)
+		}
+	}
+	return b.build()
+}
+
+// Entries returns the table's entries, ordered by category (culture,
+// treatment, generic) and then by normalized canonical term. The result is
+// a copy.
+func (s *Synonyms) Entries() []SynonymEntry {
+	if s.Len() == 0 {
+		return nil
+	}
+	out := make([]SynonymEntry, len(s.entries))
+	for i, e := range s.entries {
+		out[i] = SynonymEntry{Category: e.cat, Canonical: e.canonical, Variants: slices.Clone(e.variants)}
+	}
+	return out
+}
+
+// Len returns the number of canonical terms in the table.
+func (s *Synonyms) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.entries)
+}
+
+// Canonicals returns the canonical terms of category c as written in the
+// table, ordered by normalized term.
+func (s *Synonyms) Canonicals(c Category) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, e := range s.entries {
+		if e.cat == c {
+			out = append(out, e.canonical)
+		}
+	}
+	return out
+}
+
+// MarshalJSON encodes the table in the schema [ParseSynonyms] reads.
+func (s *Synonyms) MarshalJSON() ([]byte, error) {
+	var raw synonymsJSON
+	if s != nil {
+		for _, e := range s.entries {
+			var m *map[string][]string
+			switch e.cat {
+			case CategoryCulture:
+				m = &raw.Culture
+			case CategoryTreatment:
+				m = &raw.Treatment
+			default:
+				m = &raw.Generic
+			}
+			if *m == nil {
+				*m = make(map[string][]string)
+			}
+			v := e.variants
+			if v == nil {
+				v = []string{}
+			}
+			(*m)[e.canonical] = v
+		}
+	}
+	return json.Marshal(raw)
+}
+
+// Lookup returns the canonical term (as written in the table) that text
+// stands for in category c: text must be the canonical term or one of its
+// variants as a whole, in any case, accent, number or gender form.
+func (s *Synonyms) Lookup(c Category, text string) (canonical string, ok bool) {
+	if s == nil {
+		return "", false
+	}
+	words := phraseWords(Normalize(text), nil)
+	if len(words) == 0 {
+		return "", false
+	}
+	key := strings.Join(words, " ")
+	for _, ref := range s.index[words[0]] {
+		e := &s.entries[ref.entry]
+		if e.cat == c && e.phrases[ref.phrase].key == key {
+			return e.canonical, true
+		}
+	}
+	return "", false
+}
+
+// Detect returns the canonical terms mentioned in text, in the order they
+// first appear, each once. At each word the longest matching phrase wins
+// and its words are consumed, so "batata doce" is the crop "batata-doce",
+// not "batata", and "ervas daninhas" is only "herbicida". A phrase that is
+// a variant in several categories yields one mention per category.
+func (s *Synonyms) Detect(text string) []Mention {
+	if s.Len() == 0 {
+		return nil
+	}
+	norm := Normalize(text)
+	type span struct{ start, end int }
+	var spans []span
+	var stems []string
+	for i := 0; ; {
+		start, end := nextWord(norm, i)
+		if start < 0 {
+			break
+		}
+		spans = append(spans, span{start, end})
+		stems = append(stems, Stem(norm[start:end]))
+		i = end
+	}
+	var out []Mention
+	seen := make(map[*synEntry]bool)
+	for i := 0; i < len(stems); {
+		// The longest phrase starting here wins; phrases of other
+		// categories count only when they cover the same words.
+		longest := 0
+		for _, ref := range s.index[stems[i]] {
+			p := s.entries[ref.entry].phrases[ref.phrase]
+			if len(p.words) > longest && len(p.words) <= len(stems)-i && slices.Equal(p.words, stems[i:i+len(p.words)]) {
+				longest = len(p.words)
+			}
+		}
+		if longest == 0 {
+			i++
+			continue
+		}
+		var catDone [len(categories)]bool
+		for _, ref := range s.index[stems[i]] {
+			e := &s.entries[ref.entry]
+			p := e.phrases[ref.phrase]
+			r := e.cat.rank()
+			if catDone[r] || len(p.words) != longest || !slices.Equal(p.words, stems[i:i+longest]) {
+				continue
+			}
+			catDone[r] = true
+			if !seen[e] {
+				seen[e] = true
+				out = append(out, Mention{
+					Category:  e.cat,
+					Canonical: e.canonical,
+					Term:      e.term,
+					Text:      norm[spans[i].start:spans[i+longest-1].end],
+				})
+			}
+		}
+		i += longest
+	}
+	return out
+}
+
+// Expand returns tokens followed by the normalized canonical term of each
+// term [Synonyms.Detect] finds in query that is not already among them,
+// and the mentions that added a term (the synonyms used). tokens is not
+// modified. Query "fungo na videira" with tokens [fungo videira] expands
+// to [fungo videira fungicida uva].
+func (s *Synonyms) Expand(query string, tokens []string) (terms []string, used []Mention) {
+	terms = slices.Clone(tokens)
+	for _, m := range s.Detect(query) {
+		if !slices.Contains(terms, m.Term) {
+			terms = append(terms, m.Term)
+			used = append(used, m)
+		}
+	}
+	return terms, used
+}
+
+// entry returns the entry of category c whose normalized canonical term is
+// term, or nil.
+func (s *Synonyms) entry(c Category, term string) *synEntry {
+	if s == nil {
+		return nil
+	}
+	for i := range s.entries {
+		if e := &s.entries[i]; e.cat == c && e.term == term {
+			return e
+		}
+	}
+	return nil
+}
+
+// phraseWords appends to dst the stemmed words of the normalized text s.
+func phraseWords(s string, dst []string) []string {
+	for i := 0; ; {
+		start, end := nextWord(s, i)
+		if start < 0 {
+			return dst
+		}
+		dst = append(dst, Stem(s[start:end]))
+		i = end
+	}
+}
+
+// phraseKey is the identity of a term inside a category: its stemmed,
+// normalized words joined by one space ("" when it has no word).
+func phraseKey(text string) string {
+	return strings.Join(phraseWords(Normalize(text), nil), " ")
+}
+
+// synBuilder assembles tables; it keeps the invariant that a phrase key
+// belongs to one canonical term per category.
+type synBuilder struct {
+	entries map[catKey]*buildEntry // by (category, term)
+	owner   map[catKey]*buildEntry // by (category, phrase key)
+}
+
+type catKey struct {
+	cat Category
+	s   string
+}
+
+type buildEntry struct {
+	cat       Category
+	canonical string
+	term      string
+	key       string
+	variants  []buildVariant
+}
+
+type buildVariant struct {
+	text, key string
+}
+
+func newSynBuilder() *synBuilder {
+	return &synBuilder{entries: make(map[catKey]*buildEntry), owner: make(map[catKey]*buildEntry)}
+}
+
+// add inserts e. With override, a key owned by another canonical term
+// moves to e's term; without it, that is an error.
+func (b *synBuilder) add(e SynonymEntry, override bool) error {
+	if e.Category.rank() < 0 {
+		return fmt.Errorf("%w: unknown category %q (want culture, treatment or generic)", ErrInvalidSynonyms, e.Category)
+	}
+	term := Normalize(e.Canonical)
+	key := phraseKey(term)
+	if key == "" {
+		return fmt.Errorf("%w: %s: canonical term %q has no word", ErrInvalidSynonyms, e.Category, e.Canonical)
+	}
+	ent := b.entries[catKey{e.Category, term}]
+	if ent == nil {
+		ent = &buildEntry{cat: e.Category, canonical: e.Canonical, term: term, key: key}
+		if err := b.claim(ent, key, e.Canonical, override); err != nil {
+			return err
+		}
+		b.entries[catKey{e.Category, term}] = ent
+	} else if override {
+		ent.canonical = e.Canonical
+	}
+	for _, v := range e.Variants {
+		vk := phraseKey(v)
+		if vk == "" {
+			return fmt.Errorf("%w: %s: variant %q of %q has no word", ErrInvalidSynonyms, e.Category, v, e.Canonical)
+		}
+		if vk == ent.key || b.owner[catKey{e.Category, vk}] == ent {
+			continue
+		}
+		if err := b.claim(ent, vk, v, override); err != nil {
+			return err
+		}
+		ent.variants = append(ent.variants, buildVariant{text: v, key: vk})
+	}
+	return nil
+}
+
+// claim makes ent the owner of key, taking it from its previous owner when
+// override is set.
+func (b *synBuilder) claim(ent *buildEntry, key, text string, override bool) error {
+	ck := catKey{ent.cat, key}
+	prev := b.owner[ck]
+	if prev != nil && prev != ent {
+		if !override {
+			return fmt.Errorf("%w: %s: %q of %q is already a variant of %q", ErrInvalidSynonyms, ent.cat, text, ent.canonical, prev.canonical)
+		}
+		if key == prev.key {
+			b.fold(prev, ent)
+		} else {
+			prev.variants = slices.DeleteFunc(prev.variants, func(v buildVariant) bool { return v.key == key })
+		}
+	}
+	b.owner[ck] = ent
+	return nil
+}
+
+// fold moves every phrase of from into into and deletes from.
+func (b *synBuilder) fold(from, into *buildEntry) {
+	delete(b.entries, catKey{from.cat, from.term})
+	for _, v := range append([]buildVariant{{text: from.canonical, key: from.key}}, from.variants...) {
+		if v.key == into.key {
+			continue
+		}
+		b.owner[catKey{into.cat, v.key}] = into
+		if !slices.ContainsFunc(into.variants, func(w buildVariant) bool { return w.key == v.key }) {
+			into.variants = append(into.variants, v)
+		}
+	}
+}
+
+func (b *synBuilder) build() *Synonyms {
+	list := make([]*buildEntry, 0, len(b.entries))
+	for _, e := range b.entries {
+		list = append(list, e)
+	}
+	slices.SortFunc(list, func(x, y *buildEntry) int {
+		if d := x.cat.rank() - y.cat.rank(); d != 0 {
+			return d
+		}
+		return strings.Compare(x.term, y.term)
+	})
+	s := &Synonyms{entries: make([]synEntry, len(list)), index: make(map[string][]phraseRef)}
+	for i, be := range list {
+		e := synEntry{cat: be.cat, canonical: be.canonical, term: be.term}
+		e.phrases = append(e.phrases, newPhrase(be.term))
+		for _, v := range be.variants {
+			e.variants = append(e.variants, v.text)
+			e.phrases = append(e.phrases, newPhrase(Normalize(v.text)))
+		}
+		s.entries[i] = e
+		for j, p := range e.phrases {
+			s.index[p.words[0]] = append(s.index[p.words[0]], phraseRef{entry: i, phrase: j})
+		}
+	}
+	for first, refs := range s.index {
+		slices.SortStableFunc(refs, func(x, y phraseRef) int {
+			return len(s.entries[y.entry].phrases[y.phrase].words) - len(s.entries[x.entry].phrases[x.phrase].words)
+		})
+		s.index[first] = refs
+	}
+	return s
+}
+
+func newPhrase(norm string) phrase {
+	words := phraseWords(norm, nil)
+	return phrase{words: words, key: strings.Join(words, " ")}
+}

@@ -1,0 +1,346 @@
+package lexical
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestDefaultSynonymsLoads(t *testing.T) {
+	s, err := ParseSynonyms(defaultSynonymsJSON)
+	if err != nil {
+		t.Fatalf("embedded table: %v", err)
+	}
+	if n := len(s.Canonicals(CategoryCulture)); n < 25 {
+		t.Errorf("default table has %d cultures, want at least 25", n)
+	}
+	for _, c := range []Category{CategoryTreatment, CategoryGeneric} {
+		if len(s.Canonicals(c)) == 0 {
+			t.Errorf("default table has no %s", c)
+		}
+	}
+	if DefaultSynonyms() != DefaultSynonyms() {
+		t.Error("DefaultSynonyms must return the shared table")
+	}
+}
+
+func TestDefaultSynonymsLookup(t *testing.T) {
+	tests := []struct {
+		cat  Category
+		in   string
+		want string
+	}{
+		{CategoryCulture, "videira", "uva"},
+		{CategoryCulture, "Videiras", "uva"},
+		{CategoryCulture, "cafeeiro", "café"},
+		{CategoryCulture, "cafezal", "café"},
+		{CategoryCulture, "cafezais", "café"},
+		{CategoryCulture, "CAFÉ", "café"},
+		{CategoryCulture, "milharal", "milho"},
+		{CategoryCulture, "canavial", "cana-de-açúcar"},
+		{CategoryCulture, "cana", "cana-de-açúcar"},
+		{CategoryCulture, "cana de açúcar", "cana-de-açúcar"},
+		{CategoryCulture, "laranja", "citros"},
+		{CategoryCulture, "limão", "citros"},
+		{CategoryCulture, "algodoeiro", "algodão"},
+		{CategoryCulture, "tomateiro", "tomate"},
+		{CategoryCulture, "pasto", "pastagem"},
+		{CategoryCulture, "Pastagens", "pastagem"},
+		{CategoryCulture, "soja", "soja"},
+		{CategoryCulture, "feijoeiro", "feijão"},
+		{CategoryCulture, "arroz", "arroz"},
+		{CategoryCulture, "trigo", "trigo"},
+		{CategoryCulture, "batata", "batata"},
+		{CategoryCulture, "eucalipto", "eucalipto"},
+		{CategoryCulture, "bananeira", "banana"},
+		{CategoryCulture, "macieira", "maçã"},
+		{CategoryCulture, "Pessego", "pêssego"},
+		{CategoryTreatment, "fungo", "fungicida"},
+		{CategoryTreatment, "doença fúngica", "fungicida"},
+		{CategoryTreatment, "doenças fúngicas", "fungicida"},
+		{CategoryTreatment, "míldio", "fungicida"},
+		{CategoryTreatment, "oídio", "fungicida"},
+		{CategoryTreatment, "ferrugem", "fungicida"},
+		{CategoryTreatment, "mato", "herbicida"},
+		{CategoryTreatment, "erva daninha", "herbicida"},
+		{CategoryTreatment, "plantas daninhas", "herbicida"},
+		{CategoryTreatment, "capim", "herbicida"},
+		{CategoryTreatment, "inseto", "inseticida"},
+		{CategoryTreatment, "lagartas", "inseticida"},
+		{CategoryTreatment, "percevejo", "inseticida"},
+		{CategoryTreatment, "pulgões", "inseticida"},
+		{CategoryTreatment, "ácaro", "acaricida"},
+		{CategoryTreatment, "nematoide", "nematicida"},
+		{CategoryTreatment, "cupim", "cupinicida"},
+		{CategoryTreatment, "formiga", "formicida"},
+		{CategoryTreatment, "lesma", "moluscicida"},
+		{CategoryGeneric, "adubo", "fertilizante"},
+		{CategoryGeneric, "nutrição foliar", "fertilizante"},
+		{CategoryGeneric, "fertilizantes", "fertilizante"},
+	}
+	s := DefaultSynonyms()
+	for _, tt := range tests {
+		t.Run(string(tt.cat)+"/"+tt.in, func(t *testing.T) {
+			got, ok := s.Lookup(tt.cat, tt.in)
+			if !ok || got != tt.want {
+				t.Errorf("Lookup(%s, %q) = %q, %v; want %q", tt.cat, tt.in, got, ok, tt.want)
+			}
+		})
+	}
+	if got, ok := s.Lookup(CategoryCulture, "fungicida"); ok {
+		t.Errorf("Lookup(culture, fungicida) = %q, want none", got)
+	}
+	if got, ok := s.Lookup(CategoryTreatment, "   "); ok {
+		t.Errorf("Lookup of blank = %q, want none", got)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // category/canonical/text
+	}{
+		{"lay words", "fungo na videira", []string{"treatment/fungicida/fungo", "culture/uva/videira"}},
+		{"multi-word variant", "como acabar com erva daninha no cafezal", []string{"treatment/herbicida/erva daninha", "culture/café/cafezal"}},
+		{"plural multi-word", "Doenças fúngicas em canaviais", []string{"treatment/fungicida/doencas fungicas", "culture/cana-de-açúcar/canaviais"}},
+		{"hyphen or space", "herbicida para cana-de-açúcar", []string{"treatment/herbicida/herbicida", "culture/cana-de-açúcar/cana-de-acucar"}},
+		{"longest match wins", "batata doce e batata", []string{"culture/batata-doce/batata doce", "culture/batata/batata"}},
+		{"longest across categories", "ervas daninhas", []string{"treatment/herbicida/ervas daninhas"}},
+		{"each canonical once", "uva, videira e parreira", []string{"culture/uva/uva"}},
+		{"generic", "adubo foliar para soja", []string{"generic/fertilizante/adubo foliar", "culture/soja/soja"}},
+		{"whole words only", "chuva no tomate", []string{"culture/tomate/tomate"}},
+		{"nothing", "qual o preço?", nil},
+		{"empty", "", nil},
+	}
+	s := DefaultSynonyms()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, m := range s.Detect(tt.in) {
+				got = append(got, string(m.Category)+"/"+m.Canonical+"/"+m.Text)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Detect(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	s := DefaultSynonyms()
+	tokens := []string{"fungo", "videira"}
+	terms, used := s.Expand("fungo na videira", tokens)
+	if want := []string{"fungo", "videira", "fungicida", "uva"}; !slices.Equal(terms, want) {
+		t.Errorf("terms = %q, want %q", terms, want)
+	}
+	if len(used) != 2 || used[0].Canonical != "fungicida" || used[1].Canonical != "uva" {
+		t.Errorf("used = %+v", used)
+	}
+	if !slices.Equal(tokens, []string{"fungo", "videira"}) {
+		t.Error("Expand modified its input")
+	}
+	terms, used = s.Expand("fungicida para uva", []string{"fungicida", "uva"})
+	if len(used) != 0 || len(terms) != 2 {
+		t.Errorf("canonical terms already present must not expand: %q %+v", terms, used)
+	}
+}
+
+func TestParseSynonyms(t *testing.T) {
+	tests := []struct {
+		name    string
+		json    string
+		wantErr string
+	}{
+		{"valid", `{"culture":{"Uva":["videira"]},"treatment":{"fungicida":["fungo"]},"generic":{}}`, ""},
+		{"empty object", `{}`, ""},
+		{"same spelling twice merges", `{"culture":{"café":["cafezal"],"cafe":["cafeeiro"]}}`, ""},
+		{"variant in two categories", `{"culture":{"pastagem":["capim"]},"treatment":{"herbicida":["capim"]}}`, ""},
+		{"bad json", `{"culture":`, "unexpected EOF"},
+		{"unknown key", `{"cultures":{"uva":[]}}`, "unknown field"},
+		{"trailing data", `{} {}`, "trailing data"},
+		{"empty canonical", `{"culture":{" - ":["x"]}}`, "has no word"},
+		{"empty variant", `{"culture":{"uva":["!!"]}}`, "has no word"},
+		{"conflicting variant", `{"culture":{"uva":["parreira"],"maçã":["parreiras"]}}`, "already a variant"},
+		{"canonical is another's variant", `{"culture":{"uva":["vinha"],"vinha":[]}}`, "already a variant"},
+		{"wrong type", `{"culture":{"uva":"videira"}}`, "cannot unmarshal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseSynonyms([]byte(tt.json))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("want error containing %q", tt.wantErr)
+			}
+			if !errors.Is(err, ErrInvalidSynonyms) {
+				t.Errorf("error %v does not wrap ErrInvalidSynonyms", err)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error %q does not contain %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestNewSynonymsUnknownCategory(t *testing.T) {
+	_, err := NewSynonyms([]SynonymEntry{{Category: "pest", Canonical: "x"}})
+	if !errors.Is(err, ErrInvalidSynonyms) {
+		t.Fatalf("err = %v, want ErrInvalidSynonyms", err)
+	}
+}
+
+func TestLoadSynonymsReadError(t *testing.T) {
+	_, err := LoadSynonyms(errReader{})
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("err = %v", err)
+	}
+	s, err := LoadSynonyms(strings.NewReader(`{"culture":{"uva":["videira"]}}`))
+	if err != nil || s.Len() != 1 {
+		t.Fatalf("LoadSynonyms = %v, %v", s, err)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("boom") }
+
+func TestSynonymsJSONRoundTrip(t *testing.T) {
+	s := DefaultSynonyms()
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseSynonyms(data)
+	if err != nil {
+		t.Fatalf("re-parse: %v", err)
+	}
+	if got, want := back.Entries(), s.Entries(); !slices.EqualFunc(got, want, entryEqual) {
+		t.Errorf("round trip changed the table")
+	}
+	data, err = json.Marshal(&Synonyms{})
+	if err != nil || string(data) != "{}" {
+		t.Errorf("empty table marshals to %s, %v", data, err)
+	}
+}
+
+func entryEqual(a, b SynonymEntry) bool {
+	return a.Category == b.Category && a.Canonical == b.Canonical && slices.Equal(a.Variants, b.Variants)
+}
+
+func TestMerge(t *testing.T) {
+	base := mustParse(t, `{"culture":{"uva":["videira","parreira"],"citros":["laranja","limão"]},"treatment":{"fungicida":["fungo"]}}`)
+	over := mustParse(t, `{"culture":{"Uva":["vinhedo"],"laranja":["laranjeira"],"kiwi":["kiwizeiro"]},"treatment":{"herbicida":["fungo"]}}`)
+	m := base.Merge(over, nil)
+
+	tests := []struct {
+		cat     Category
+		in      string
+		want    string
+		wantHit bool
+	}{
+		{CategoryCulture, "videira", "Uva", true},     // kept, display form overridden
+		{CategoryCulture, "vinhedo", "Uva", true},     // extended
+		{CategoryCulture, "laranja", "laranja", true}, // moved to the later canonical
+		{CategoryCulture, "laranjeira", "laranja", true},
+		{CategoryCulture, "limão", "citros", true},
+		{CategoryCulture, "kiwizeiro", "kiwi", true},    // added
+		{CategoryTreatment, "fungo", "herbicida", true}, // overridden
+		{CategoryTreatment, "fungicida", "fungicida", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := m.Lookup(tt.cat, tt.in)
+			if ok != tt.wantHit || got != tt.want {
+				t.Errorf("Lookup(%s, %q) = %q, %v; want %q, %v", tt.cat, tt.in, got, ok, tt.want, tt.wantHit)
+			}
+		})
+	}
+	// The inputs are untouched.
+	if got, _ := base.Lookup(CategoryCulture, "laranja"); got != "citros" {
+		t.Errorf("Merge modified its receiver: laranja → %q", got)
+	}
+	if got, _ := base.Lookup(CategoryTreatment, "fungo"); got != "fungicida" {
+		t.Errorf("Merge modified its receiver: fungo → %q", got)
+	}
+}
+
+func TestMergeFoldsCanonicalListedAsVariant(t *testing.T) {
+	base := mustParse(t, `{"culture":{"laranja":["laranjeira"],"citros":["limão"]}}`)
+	over := mustParse(t, `{"culture":{"citros":["laranja"]}}`)
+	m := base.Merge(over)
+	if m.Len() != 1 {
+		t.Fatalf("want laranja folded into citros, got %+v", m.Entries())
+	}
+	for _, w := range []string{"laranja", "laranjeira", "limão", "citros"} {
+		if got, _ := m.Lookup(CategoryCulture, w); got != "citros" {
+			t.Errorf("Lookup(%q) = %q, want citros", w, got)
+		}
+	}
+}
+
+func TestZeroAndNilSynonyms(t *testing.T) {
+	var nilTable *Synonyms
+	zero := &Synonyms{}
+	for name, s := range map[string]*Synonyms{"nil": nilTable, "zero": zero} {
+		t.Run(name, func(t *testing.T) {
+			if s.Len() != 0 || s.Detect("uva") != nil || s.Entries() != nil || s.Canonicals(CategoryCulture) != nil {
+				t.Error("empty table must find nothing")
+			}
+			if _, ok := s.Lookup(CategoryCulture, "uva"); ok {
+				t.Error("Lookup on empty table")
+			}
+			terms, used := s.Expand("uva", []string{"uva"})
+			if !slices.Equal(terms, []string{"uva"}) || used != nil {
+				t.Errorf("Expand = %q, %v", terms, used)
+			}
+			if m := s.Merge(DefaultSynonyms()); m.Len() != DefaultSynonyms().Len() {
+				t.Errorf("Merge onto empty table: %d entries", m.Len())
+			}
+		})
+	}
+}
+
+func TestEntriesIsACopy(t *testing.T) {
+	s := mustParse(t, `{"culture":{"uva":["videira"]}}`)
+	e := s.Entries()
+	e[0].Variants[0] = "x"
+	if got, ok := s.Lookup(CategoryCulture, "videira"); !ok || got != "uva" {
+		t.Error("modifying Entries changed the table")
+	}
+}
+
+func TestSynonymsConcurrentUse(t *testing.T) {
+	s := DefaultSynonyms()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				if len(s.Detect("fungo na videira e mato no cafezal")) != 4 {
+					t.Error("Detect result changed under concurrency")
+					return
+				}
+				if i == 0 {
+					_ = s.Merge(s)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func mustParse(t *testing.T, js string) *Synonyms {
+	t.Helper()
+	s, err := ParseSynonyms([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

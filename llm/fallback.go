@@ -1,0 +1,212 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net"
+)
+
+// FallbackModel answers with Fallback when Primary fails in a way another
+// model may not (seed 003 §2.3 "fallback automático se provider falhar", §10).
+// Retries of the same provider belong to the provider's client (openai-go's
+// option.WithMaxRetries); FallbackModel runs after those are exhausted.
+//
+// A FallbackModel is immutable and safe for concurrent use if its models are.
+type FallbackModel struct {
+	// Primary is tried first.
+	Primary ChatModel
+	// Fallback is tried when Primary fails and ShouldFallback says so.
+	Fallback ChatModel
+	// ShouldFallback decides from Primary's error; nil means
+	// DefaultShouldFallback.
+	ShouldFallback func(error) bool
+}
+
+// WithFallback returns a model that tries primary, then fallback on
+// retryable errors, 5xx statuses, transport failures and invalid responses.
+func WithFallback(primary, fallback ChatModel) *FallbackModel {
+	return &FallbackModel{Primary: primary, Fallback: fallback}
+}
+
+// DefaultShouldFallback reports errors worth trying another model for: those
+// IsRetryable accepts (429, 5xx, transport), any 5xx status, and
+// ErrInvalidResponse. Client errors (400, 401, 403, 404) and context errors
+// are not.
+func DefaultShouldFallback(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return IsRetryable(err) || StatusCode(err) >= 500 || errors.Is(err, ErrInvalidResponse)
+}
+
+func (m *FallbackModel) should(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if m.ShouldFallback != nil {
+		return m.ShouldFallback(err)
+	}
+	return DefaultShouldFallback(err)
+}
+
+// Complete implements ChatModel. When both models fail, the error wraps both
+// errors.
+func (m *FallbackModel) Complete(ctx context.Context, req Request) (Response, error) {
+	resp, err := m.Primary.Complete(ctx, req)
+	if err == nil || !m.should(ctx, err) {
+		return resp, err
+	}
+	resp, ferr := m.Fallback.Complete(ctx, req)
+	if ferr != nil {
+		return Response{}, fmt.Errorf("llm: primary model failed (%w); fallback model failed: %w", err, ferr)
+	}
+	return resp, nil
+}
+
+// Stream implements ChatModel. The fallback takes over only when the primary
+// stream fails before yielding any event; after that the error is returned,
+// since the caller has already seen part of an answer.
+func (m *FallbackModel) Stream(ctx context.Context, req Request) iter.Seq2[StreamEvent, error] {
+	return func(yield func(StreamEvent, error) bool) {
+		started := false
+		for ev, err := range m.Primary.Stream(ctx, req) {
+			if err == nil {
+				started = true
+				if !yield(ev, nil) {
+					return
+				}
+				continue
+			}
+			if started || !m.should(ctx, err) {
+				yield(StreamEvent{}, err)
+				return
+			}
+			for fev, ferr := range m.Fallback.Stream(ctx, req) {
+				if ferr != nil {
+					ferr = fmt.Errorf("llm: primary model failed (%w); fallback model failed: %w", err, ferr)
+				}
+				if !yield(fev, ferr) || ferr != nil {
+					return
+				}
+			}
+			return
+		}
+	}
+}
+
+// DefaultEmptyAnswerMessage is the seed's fallback for an empty answer (seed
+// 003 §10.4.2).
+const DefaultEmptyAnswerMessage = "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?"
+
+// EmptyAnswerModel maps an empty final answer (blank text and no tool calls)
+// to Message, marking the Response as Substituted, or to ErrEmptyAnswer when
+// Message is empty.
+//
+// An EmptyAnswerModel is immutable and safe for concurrent use if Model is.
+type EmptyAnswerModel struct {
+	// Model produces the answers.
+	Model ChatModel
+	// Message replaces an empty answer; "" returns ErrEmptyAnswer instead.
+	Message string
+}
+
+// WithEmptyAnswerFallback wraps model so that an empty answer becomes message
+// (or ErrEmptyAnswer when message is ""). Use DefaultEmptyAnswerMessage for
+// the seed's text.
+func WithEmptyAnswerFallback(model ChatModel, message string) *EmptyAnswerModel {
+	return &EmptyAnswerModel{Model: model, Message: message}
+}
+
+func isEmptyAnswer(r Response) bool {
+	return isBlank(r.Message.Content) && len(r.Message.ToolCalls) == 0
+}
+
+// Complete implements ChatModel.
+func (m *EmptyAnswerModel) Complete(ctx context.Context, req Request) (Response, error) {
+	resp, err := m.Model.Complete(ctx, req)
+	if err != nil || !isEmptyAnswer(resp) {
+		return resp, err
+	}
+	if m.Message == "" {
+		return resp, fmt.Errorf("%w (finish reason %q)", ErrEmptyAnswer, resp.FinishReason)
+	}
+	resp.Message.Content, resp.Substituted = m.Message, true
+	return resp, nil
+}
+
+// Stream implements ChatModel. For an empty answer, Message is yielded as one
+// text delta before the StreamDone event.
+func (m *EmptyAnswerModel) Stream(ctx context.Context, req Request) iter.Seq2[StreamEvent, error] {
+	return func(yield func(StreamEvent, error) bool) {
+		for ev, err := range m.Model.Stream(ctx, req) {
+			if err == nil && ev.Kind == StreamDone && ev.Response != nil && isEmptyAnswer(*ev.Response) {
+				if m.Message == "" {
+					yield(StreamEvent{}, fmt.Errorf("%w (finish reason %q)", ErrEmptyAnswer, ev.Response.FinishReason))
+					return
+				}
+				if !yield(StreamEvent{Kind: StreamTextDelta, Text: m.Message}, nil) {
+					return
+				}
+				resp := *ev.Response
+				resp.Message = resp.Message.clone()
+				resp.Message.Content, resp.Substituted = m.Message, true
+				ev.Response = &resp
+			}
+			if !yield(ev, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// FallbackMessages are the user-facing texts for model failures (seed 003
+// §10.1 and §10.4.2). The zero value has no texts; use
+// DefaultFallbackMessages for the seed's pt-BR ones.
+type FallbackMessages struct {
+	// Timeout is for deadlines and network timeouts.
+	Timeout string
+	// RateLimit is for HTTP 429.
+	RateLimit string
+	// Unavailable is for 502/503/504 and transport failures.
+	Unavailable string
+	// Empty is for ErrEmptyAnswer.
+	Empty string
+	// Error is for everything else.
+	Error string
+}
+
+// DefaultFallbackMessages returns the seed's pt-BR messages.
+func DefaultFallbackMessages() FallbackMessages {
+	return FallbackMessages{
+		Timeout:     "Desculpa, estou demorando para responder. Pode tentar novamente?",
+		RateLimit:   "Estou recebendo muitas mensagens agora. Aguarda um pouquinho?",
+		Unavailable: "Estou temporariamente indisponível. Volto em breve!",
+		Empty:       DefaultEmptyAnswerMessage,
+		Error:       "Ops, algo deu errado do meu lado. Tenta de novo?",
+	}
+}
+
+// For returns the message for err ("" for a nil error).
+func (m FallbackMessages) For(err error) string {
+	if err == nil {
+		return ""
+	}
+	var netErr net.Error
+	var apiErr *APIError
+	switch {
+	case errors.Is(err, ErrEmptyAnswer):
+		return m.Empty
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return m.Timeout
+	case errors.As(err, &apiErr):
+		switch s := apiErr.StatusCode; {
+		case s == 429:
+			return m.RateLimit
+		case s == 0 || s == 502 || s == 503 || s == 504:
+			return m.Unavailable
+		}
+	}
+	return m.Error
+}

@@ -1,0 +1,252 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/llm/llmtest"
+)
+
+func apiErr(status int) *llm.APIError {
+	return &llm.APIError{Provider: "test", StatusCode: status, Retryable: llm.RetryableStatus(status)}
+}
+
+func TestFallbackModelComplete(t *testing.T) {
+	tests := []struct {
+		name         string
+		primaryErr   error
+		wantFallback bool
+	}{
+		{"500", apiErr(500), true},
+		{"503", apiErr(503), true},
+		{"429", apiErr(429), true},
+		{"transport", &llm.APIError{Provider: "test", Retryable: true}, true},
+		{"invalid response", fmt.Errorf("x: %w", llm.ErrInvalidResponse), true},
+		{"400", apiErr(400), false},
+		{"401", apiErr(401), false},
+		{"plain error", errors.New("bug"), false},
+		{"deadline", context.DeadlineExceeded, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			primary := llmtest.NewModel(llmtest.Fail(tt.primaryErr))
+			fallback := llmtest.NewModel(llmtest.Text("do reserva"))
+			resp, err := llm.WithFallback(primary, fallback).Complete(context.Background(), userReq("x"))
+			if tt.wantFallback {
+				if err != nil || resp.Text() != "do reserva" {
+					t.Errorf("got %q, %v; want the fallback's answer", resp.Text(), err)
+				}
+			} else if !errors.Is(err, tt.primaryErr) || fallback.Calls() != 0 {
+				t.Errorf("err = %v, fallback calls %d; want the primary error and no fallback", err, fallback.Calls())
+			}
+		})
+	}
+	t.Run("both fail", func(t *testing.T) {
+		e1, e2 := apiErr(500), apiErr(503)
+		_, err := llm.WithFallback(llmtest.NewModel(llmtest.Fail(e1)), llmtest.NewModel(llmtest.Fail(e2))).Complete(context.Background(), userReq("x"))
+		if !errors.Is(err, e1) || !errors.Is(err, e2) {
+			t.Errorf("err = %v, want both errors in the chain", err)
+		}
+	})
+	t.Run("custom policy", func(t *testing.T) {
+		m := llm.WithFallback(llmtest.NewModel(llmtest.Fail(apiErr(401))), llmtest.NewModel(llmtest.Text("ok")))
+		m.ShouldFallback = func(error) bool { return true }
+		if resp, err := m.Complete(context.Background(), userReq("x")); err != nil || resp.Text() != "ok" {
+			t.Errorf("got %q, %v", resp.Text(), err)
+		}
+	})
+	t.Run("primary succeeds", func(t *testing.T) {
+		fallback := llmtest.NewModel()
+		resp, err := llm.WithFallback(llmtest.NewModel(llmtest.Text("principal")), fallback).Complete(context.Background(), userReq("x"))
+		if err != nil || resp.Text() != "principal" || fallback.Calls() != 0 {
+			t.Errorf("got %q, %v", resp.Text(), err)
+		}
+	})
+}
+
+func collectText(t *testing.T, m llm.ChatModel) (string, error) {
+	t.Helper()
+	var b strings.Builder
+	_, err := llm.Collect(m.Stream(context.Background(), userReq("x")), func(s string) { b.WriteString(s) })
+	return b.String(), err
+}
+
+func TestFallbackModelStream(t *testing.T) {
+	t.Run("fails before any event", func(t *testing.T) {
+		m := llm.WithFallback(llmtest.NewModel(llmtest.Fail(apiErr(502))), llmtest.NewModel(llmtest.Step{Response: llmtest.Text("ab").Response, Chunks: []string{"a", "b"}}))
+		text, err := collectText(t, m)
+		if err != nil || text != "ab" {
+			t.Errorf("got %q, %v", text, err)
+		}
+	})
+	t.Run("fails midway", func(t *testing.T) {
+		boom := apiErr(502)
+		fallback := llmtest.NewModel(llmtest.Text("never"))
+		m := llm.WithFallback(llmtest.NewModel(llmtest.Step{Chunks: []string{"Temos "}, Err: boom}), fallback)
+		text, err := collectText(t, m)
+		if !errors.Is(err, boom) || text != "Temos " || fallback.Calls() != 0 {
+			t.Errorf("got %q, %v, fallback calls %d", text, err, fallback.Calls())
+		}
+	})
+	t.Run("both fail", func(t *testing.T) {
+		e1, e2 := apiErr(500), apiErr(500)
+		_, err := collectText(t, llm.WithFallback(llmtest.NewModel(llmtest.Fail(e1)), llmtest.NewModel(llmtest.Fail(e2))))
+		if !errors.Is(err, e1) || !errors.Is(err, e2) {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestEmptyAnswerModel(t *testing.T) {
+	t.Run("complete substitutes", func(t *testing.T) {
+		m := llm.WithEmptyAnswerFallback(llmtest.NewModel(llmtest.Text("  \n")), llm.DefaultEmptyAnswerMessage)
+		resp, err := m.Complete(context.Background(), userReq("x"))
+		if err != nil || resp.Text() != llm.DefaultEmptyAnswerMessage || !resp.Substituted {
+			t.Errorf("got %+v, %v", resp, err)
+		}
+	})
+	t.Run("complete error without message", func(t *testing.T) {
+		_, err := llm.WithEmptyAnswerFallback(llmtest.NewModel(llmtest.Text("")), "").Complete(context.Background(), userReq("x"))
+		if !errors.Is(err, llm.ErrEmptyAnswer) {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("tool calls are not empty", func(t *testing.T) {
+		resp, err := llm.WithEmptyAnswerFallback(llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("c", "t", "{}"))), "fb").Complete(context.Background(), userReq("x"))
+		if err != nil || resp.Substituted || len(resp.ToolCalls()) != 1 {
+			t.Errorf("got %+v, %v", resp, err)
+		}
+	})
+	t.Run("non-empty passes", func(t *testing.T) {
+		resp, _ := llm.WithEmptyAnswerFallback(llmtest.NewModel(llmtest.Text("oi")), "fb").Complete(context.Background(), userReq("x"))
+		if resp.Text() != "oi" || resp.Substituted {
+			t.Errorf("got %+v", resp)
+		}
+	})
+	t.Run("stream substitutes", func(t *testing.T) {
+		m := llm.WithEmptyAnswerFallback(llmtest.NewModel(llmtest.Text("")), "fb")
+		var deltas []string
+		resp, err := llm.Collect(m.Stream(context.Background(), userReq("x")), func(s string) { deltas = append(deltas, s) })
+		if err != nil || resp.Text() != "fb" || !resp.Substituted || !cmp.Equal(deltas, []string{"fb"}) {
+			t.Errorf("got %+v %q, %v", resp, deltas, err)
+		}
+	})
+	t.Run("stream error without message", func(t *testing.T) {
+		_, err := llm.Collect(llm.WithEmptyAnswerFallback(llmtest.NewModel(llmtest.Text("")), "").Stream(context.Background(), userReq("x")), nil)
+		if !errors.Is(err, llm.ErrEmptyAnswer) {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+var _ net.Error = timeoutErr{}
+
+func TestFallbackMessagesFor(t *testing.T) {
+	m := llm.DefaultFallbackMessages()
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"empty", fmt.Errorf("x: %w", llm.ErrEmptyAnswer), m.Empty},
+		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), m.Timeout},
+		{"net timeout", &net.OpError{Op: "read", Err: timeoutErr{}}, m.Timeout},
+		{"429", apiErr(429), m.RateLimit},
+		{"503", apiErr(503), m.Unavailable},
+		{"transport", &llm.APIError{Retryable: true}, m.Unavailable},
+		{"500", apiErr(500), m.Error},
+		{"401", apiErr(401), m.Error},
+		{"other", errors.New("x"), m.Error},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := m.For(tt.err); got != tt.want {
+				t.Errorf("For(%v) = %q, want %q", tt.err, got, tt.want)
+			}
+		})
+	}
+	if m.RateLimit != "Estou recebendo muitas mensagens agora. Aguarda um pouquinho?" {
+		t.Errorf("seed text changed: %q", m.RateLimit)
+	}
+}
+
+func TestIsRetryableAndStatusCode(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    error
+		want   bool
+		status int
+	}{
+		{"nil", nil, false, 0},
+		{"429 wrapped", fmt.Errorf("op: %w", apiErr(429)), true, 429},
+		{"500", apiErr(500), true, 500},
+		{"408", apiErr(408), true, 408},
+		{"404", apiErr(404), false, 404},
+		{"net timeout", &net.OpError{Op: "dial", Err: timeoutErr{}}, true, 0},
+		{"canceled", context.Canceled, false, 0},
+		{"plain", errors.New("x"), false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := llm.IsRetryable(tt.err); got != tt.want {
+				t.Errorf("IsRetryable = %v, want %v", got, tt.want)
+			}
+			if got := llm.StatusCode(tt.err); got != tt.status {
+				t.Errorf("StatusCode = %d, want %d", got, tt.status)
+			}
+		})
+	}
+}
+
+func TestAPIErrorText(t *testing.T) {
+	tests := []struct {
+		err  *llm.APIError
+		want string
+	}{
+		{&llm.APIError{Provider: "openai", StatusCode: 429, Code: "rate_limit_exceeded", Message: "Rate limit reached"}, "llm: openai API error 429 (rate_limit_exceeded): Rate limit reached"},
+		{&llm.APIError{Provider: "openai", Message: "connection refused"}, "llm: openai transport error: connection refused"},
+		{&llm.APIError{StatusCode: 500}, "llm: API error 500"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+	inner := errors.New("inner")
+	if !errors.Is(&llm.APIError{Err: inner}, inner) {
+		t.Error("Unwrap")
+	}
+}
+
+func TestRedactSecrets(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Incorrect API key provided: sk-proj-abcDEF123456789xyz. You can find your API key at https://platform.openai.com/account/api-keys.",
+			"Incorrect API key provided: [REDACTED]. You can find your API key at https://platform.openai.com/account/api-keys."},
+		{"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc", "Authorization: Bearer [REDACTED]"},
+		{"bad key sk-or-v1-0123456789abcdef", "bad key [REDACTED]"},
+		{`{"api_key": "abcdef0123456789"}`, `{"api_key": "[REDACTED]"}`},
+		{"Rate limit reached for gpt-4o-mini in organization org-123 on tokens per min", "Rate limit reached for gpt-4o-mini in organization org-123 on tokens per min"},
+		{"ask-me-anything", "ask-me-anything"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := llm.RedactSecrets(tt.in); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,168 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+)
+
+// ToolDefinition is what a model sees of a tool (seed 003 §2.3, §6.2).
+type ToolDefinition struct {
+	// Name identifies the tool: letters, digits, '_' and '-', at most 64.
+	Name string `json:"name"`
+	// Description tells the model when and how to use the tool.
+	Description string `json:"description,omitempty"`
+	// Parameters is a JSON Schema object for the arguments. Nil means an
+	// object with no properties.
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+	// InputExamples are example argument objects (seed 003 §2.4: 2-4
+	// examples raise tool-call accuracy). Each must satisfy Parameters.
+	// Providers without native support get them appended to the
+	// description.
+	InputExamples []json.RawMessage `json:"input_examples,omitempty"`
+	// Strict asks the provider to enforce Parameters exactly (OpenAI strict
+	// function calling).
+	Strict bool `json:"strict,omitempty"`
+}
+
+// ToolHandler executes a tool call. args has already been validated against
+// the tool's schema (an empty argument string arrives as "{}"). The returned
+// string is sent to the model as the tool result, typically JSON. A non-nil
+// error is reported to the model as a failed call, not to the caller of
+// RunTools. Handlers must honor ctx.
+type ToolHandler func(ctx context.Context, args json.RawMessage) (string, error)
+
+// Tool is a tool definition plus how to run it.
+//
+// A Tool is a plain value; RunTools never modifies it. Handlers may be called
+// concurrently for parallel tool calls.
+type Tool struct {
+	// Name, Description, Parameters, InputExamples and Strict are the
+	// model-facing definition; see ToolDefinition.
+	Name          string
+	Description   string
+	Parameters    json.RawMessage
+	InputExamples []json.RawMessage
+	Strict        bool
+
+	// RequiresConfirmation makes RunTools stop before executing a call of
+	// this tool and return a PendingConfirmation (seed 003 §9). Use it for
+	// tools that write or delete.
+	RequiresConfirmation bool
+
+	// Summarize renders the human-readable question shown to the user for a
+	// pending confirmation, e.g. "Registrar peso: 82 kg em 2026-01-20?".
+	// Nil uses a generic pt-BR summary listing the arguments.
+	Summarize func(args json.RawMessage) string
+
+	// Handler runs the tool. Required.
+	Handler ToolHandler
+}
+
+// Definition returns the model-facing part of t.
+func (t Tool) Definition() ToolDefinition {
+	return ToolDefinition{
+		Name:          t.Name,
+		Description:   t.Description,
+		Parameters:    t.Parameters,
+		InputExamples: t.InputExamples,
+		Strict:        t.Strict,
+	}
+}
+
+// Definitions returns the model-facing definitions of tools, in order.
+func Definitions(tools []Tool) []ToolDefinition {
+	out := make([]ToolDefinition, len(tools))
+	for i, t := range tools {
+		out[i] = t.Definition()
+	}
+	return out
+}
+
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func validateToolName(name string) error {
+	if !toolNamePattern.MatchString(name) {
+		return fmt.Errorf("%w: name %q must be 1-64 letters, digits, '_' or '-'", ErrInvalidTool, name)
+	}
+	return nil
+}
+
+// ValidateTools checks tools before they are offered to a model: valid and
+// unique names, a non-nil handler, a compilable schema whose top level is an
+// object, and input examples that satisfy the schema. Errors wrap
+// ErrInvalidTool (and ErrInvalidSchema for schema problems).
+func ValidateTools(tools []Tool) error {
+	_, err := compileTools(tools)
+	return err
+}
+
+// compiledTool is a Tool with its schema compiled, used by the loop.
+type compiledTool struct {
+	Tool
+	schema *Schema
+}
+
+func compileTools(tools []Tool) (map[string]*compiledTool, error) {
+	out := make(map[string]*compiledTool, len(tools))
+	for _, t := range tools {
+		if err := validateToolName(t.Name); err != nil {
+			return nil, err
+		}
+		if _, dup := out[t.Name]; dup {
+			return nil, fmt.Errorf("%w: duplicate tool name %q", ErrInvalidTool, t.Name)
+		}
+		if t.Handler == nil {
+			return nil, fmt.Errorf("%w: tool %q has no handler", ErrInvalidTool, t.Name)
+		}
+		params := bytes.TrimSpace(t.Parameters)
+		if len(params) > 0 && params[0] != '{' {
+			return nil, fmt.Errorf("%w: tool %q: parameters must be a JSON schema object", ErrInvalidTool, t.Name)
+		}
+		s, err := CompileSchema(params)
+		if err != nil {
+			return nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, t.Name, err)
+		}
+		for i, ex := range t.InputExamples {
+			if err := s.Validate(ex); err != nil {
+				return nil, fmt.Errorf("%w: tool %q: input example %d: %w", ErrInvalidTool, t.Name, i, err)
+			}
+		}
+		out[t.Name] = &compiledTool{Tool: t, schema: s}
+	}
+	return out, nil
+}
+
+// TypedHandler adapts a typed function to a ToolHandler: the arguments are
+// decoded into In with encoding/json, and Out is encoded as JSON (a string Out
+// is returned as is).
+//
+//	search := llm.TypedHandler(func(ctx context.Context, in struct {
+//		Query string `json:"query"`
+//	}) ([]Hit, error) {
+//		return searcher.Search(ctx, in.Query)
+//	})
+func TypedHandler[In, Out any](fn func(ctx context.Context, in In) (Out, error)) ToolHandler {
+	return func(ctx context.Context, args json.RawMessage) (string, error) {
+		var in In
+		if len(bytes.TrimSpace(args)) > 0 {
+			if err := json.Unmarshal(args, &in); err != nil {
+				return "", fmt.Errorf("decode arguments: %w", err)
+			}
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return "", err
+		}
+		if s, ok := any(out).(string); ok {
+			return s, nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return "", fmt.Errorf("encode result: %w", err)
+		}
+		return string(b), nil
+	}
+}

@@ -1,0 +1,329 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// CSVMapping says which CSV columns hold which catalog item fields. Each
+// field names the header of its column; an empty field means the first
+// column whose header is one of the defaults listed next to it, compared
+// ignoring case, accents, and ' ', '-' or '.' versus '_'. Only ID and Name
+// are required. The zero value uses the defaults throughout.
+type CSVMapping struct {
+	ID           string // id, codigo, cod, code, sku
+	Name         string // name, nome, produto, product, titulo, title
+	Description  string // description, descricao, desc
+	Category     string // category, categoria
+	Manufacturer string // manufacturer, fabricante, marca, brand, empresa
+	Tags         string // tags, tag, etiquetas
+	Price        string // price, preco, valor, value
+	Status       string // status, situacao
+	// FileName and FileText, when present, become one attached file.
+	FileName string // file_name, filename, arquivo, nome_arquivo
+	FileText string // file_text, arquivo_texto, texto, text, conteudo, content
+	// Comma is the field delimiter; 0 detects ',', ';' or tab from the
+	// header line.
+	Comma rune
+	// TagSeparators split the tags cell; empty means ";|".
+	TagSeparators string
+	// IgnoreExtraColumns drops columns no field maps to. By default they go
+	// into Metadata under their header.
+	IgnoreExtraColumns bool
+}
+
+// FAQCSVMapping says which CSV columns hold which FAQ fields, like
+// CSVMapping. Question and Answer are required. Without an ID column (or
+// with an empty cell) a FAQ's ID is derived from its question (see
+// ReadFAQsJSONL).
+type FAQCSVMapping struct {
+	ID       string // id, codigo, cod, code
+	Question string // question, pergunta
+	Answer   string // answer, resposta
+	Category string // category, categoria
+	Keywords string // keywords, palavras_chave, tags
+	Priority string // priority, prioridade
+	Active   string // active, ativo, ativa, status
+	// Comma is the field delimiter; 0 detects it.
+	Comma rune
+	// KeywordSeparators split the keywords cell; empty means ";|".
+	KeywordSeparators string
+}
+
+// column is one mapped field of a CSV file.
+type column struct {
+	field    string // our field name, for errors
+	explicit string
+	defaults []string
+	required bool
+}
+
+// csvFile is an open CSV file with its header resolved.
+type csvFile struct {
+	r      *csv.Reader
+	header []string
+	idx    map[string]int // field -> column index
+	used   []bool         // column is mapped
+}
+
+func headerKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '.':
+			return '_'
+		}
+		return r
+	}, lexical.Normalize(s))
+}
+
+// openCSV reads the header of r and resolves cols. A header error is a
+// RecordError on line 1.
+func openCSV(r io.Reader, comma rune, cols []column, c cleaner) (*csvFile, *RecordError, error) {
+	br := bufio.NewReader(r)
+	first, err := br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return nil, nil, err
+	}
+	first = strings.TrimPrefix(first, "\ufeff")
+	if strings.TrimSpace(first) == "" {
+		return nil, &RecordError{Line: 1, Index: -1, Err: fmt.Errorf("%w: no header line", ErrMissingColumn)}, nil
+	}
+	if comma == 0 {
+		comma = detectComma(first)
+	}
+	cr := csv.NewReader(io.MultiReader(strings.NewReader(first), br))
+	cr.Comma = comma
+	header, err := cr.Read()
+	if err != nil {
+		return nil, &RecordError{Line: 1, Index: -1, Err: fmt.Errorf("%w: header: %v", ErrSyntax, err)}, nil
+	}
+	for i := range header {
+		header[i] = c.field(header[i])
+	}
+	f := &csvFile{r: cr, header: header, idx: make(map[string]int), used: make([]bool, len(header))}
+	keys := make([]string, len(header))
+	for i, h := range header {
+		keys[i] = headerKey(h)
+	}
+	find := func(name string) int {
+		k := headerKey(name)
+		for i, hk := range keys {
+			if hk == k && !f.used[i] {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, col := range cols {
+		i := -1
+		if col.explicit != "" {
+			if i = find(col.explicit); i < 0 {
+				return nil, &RecordError{Line: 1, Index: -1, Field: col.field, Err: fmt.Errorf("%w: no column %q for %s in header %q", ErrMissingColumn, col.explicit, col.field, header)}, nil
+			}
+		} else {
+			for _, d := range col.defaults {
+				if i = find(d); i >= 0 {
+					break
+				}
+			}
+		}
+		if i < 0 {
+			if col.required {
+				return nil, &RecordError{Line: 1, Index: -1, Field: col.field, Err: fmt.Errorf("%w: no column for %s (one of %q) in header %q", ErrMissingColumn, col.field, col.defaults, header)}, nil
+			}
+			continue
+		}
+		f.idx[col.field] = i
+		f.used[i] = true
+	}
+	return f, nil, nil
+}
+
+// detectComma picks the most frequent of ',', ';' and tab outside quotes.
+func detectComma(line string) rune {
+	counts := map[rune]int{}
+	inQuote := false
+	for _, r := range line {
+		switch {
+		case r == '"':
+			inQuote = !inQuote
+		case !inQuote && (r == ',' || r == ';' || r == '\t'):
+			counts[r]++
+		}
+	}
+	best := ','
+	for _, r := range []rune{';', '\t'} {
+		if counts[r] > counts[best] {
+			best = r
+		}
+	}
+	return best
+}
+
+// each calls fn for every record after the header, with the record's line.
+// Malformed rows become record errors; it returns a fatal error.
+func (f *csvFile) each(ctx context.Context, c *collector, fn func(rec []string, line int) *RecordError) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := f.r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		var rerr *RecordError
+		if err != nil {
+			var pe *csv.ParseError
+			if !errors.As(err, &pe) {
+				return fmt.Errorf("load: %s: %w", c.file, err)
+			}
+			if errors.Is(pe.Err, csv.ErrFieldCount) {
+				rerr = &RecordError{Line: pe.StartLine, Index: -1, Err: fmt.Errorf("%w: %d fields, want %d as in the header", ErrSyntax, len(rec), len(f.header))}
+			} else {
+				rerr = &RecordError{Line: pe.StartLine, Index: -1, Err: fmt.Errorf("%w: %v", ErrSyntax, pe.Err)}
+			}
+		} else {
+			line, _ := f.r.FieldPos(0)
+			if blank(rec) {
+				continue
+			}
+			rerr = fn(rec, line)
+		}
+		if rerr != nil && !c.add(rerr) {
+			return nil
+		}
+	}
+}
+
+func blank(rec []string) bool {
+	for _, s := range rec {
+		if strings.TrimSpace(s) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// get returns the cleaned cell of field, or "" when unmapped.
+func (f *csvFile) get(rec []string, field string, c cleaner) string {
+	i, ok := f.idx[field]
+	if !ok {
+		return ""
+	}
+	return c.field(rec[i])
+}
+
+func defaultString(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// ReadCatalogCSV reads catalog items from CSV with a header row, mapped to
+// fields by opts.CatalogCSV (see CSVMapping). The delimiter is detected
+// from the header unless set. Tags are one cell separated by ';' or '|';
+// status accepts ativo/inativo and active/inactive (empty is active).
+// Prices may be written "1.234,56" (pt-BR) or "1234.56" / "1,234.56" (en),
+// with an optional "R$" or "$": when both '.' and ',' occur the last one is
+// the decimal separator, a lone ',' is decimal, several '.' alone are
+// thousands separators, and an empty cell is no price. Rows with a wrong
+// number of cells are record errors naming their line; the other rows
+// still load.
+func ReadCatalogCSV(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
+	o := opts.orDefault()
+	cl := cleaner{o.KeepUnicodeForm}
+	c := &collector{file: name, stop: o.StopOnError}
+	m := o.CatalogCSV
+	cols := []column{
+		{"id", m.ID, []string{"id", "codigo", "cod", "code", "sku"}, true},
+		{"name", m.Name, []string{"name", "nome", "produto", "product", "titulo", "title"}, true},
+		{"description", m.Description, []string{"description", "descricao", "desc"}, false},
+		{"category", m.Category, []string{"category", "categoria"}, false},
+		{"manufacturer", m.Manufacturer, []string{"manufacturer", "fabricante", "marca", "brand", "empresa"}, false},
+		{"tags", m.Tags, []string{"tags", "tag", "etiquetas"}, false},
+		{"price", m.Price, []string{"price", "preco", "valor", "value"}, false},
+		{"status", m.Status, []string{"status", "situacao"}, false},
+		{"file_name", m.FileName, []string{"file_name", "filename", "arquivo", "nome_arquivo"}, false},
+		{"file_text", m.FileText, []string{"file_text", "arquivo_texto", "texto", "text", "conteudo", "content"}, false},
+	}
+	f, rerr, err := openCSV(r, m.Comma, cols, cl)
+	if err != nil {
+		return nil, fmt.Errorf("load: %s: %w", name, err)
+	}
+	if rerr != nil {
+		c.add(rerr)
+		return nil, c.result(nil)
+	}
+	seps := defaultString(m.TagSeparators, tagSeparators)
+	var items []storage.CatalogItem
+	seen := map[string]int{}
+	err = f.each(ctx, c, func(rec []string, line int) *RecordError {
+		it, ferr := f.item(rec, cl, seps, m.IgnoreExtraColumns)
+		if ferr != nil {
+			return &RecordError{Line: line, Index: -1, ID: it.ID, Field: ferr.field, Err: ferr.err}
+		}
+		if first, dup := seen[it.ID]; dup {
+			return &RecordError{Line: line, Index: -1, ID: it.ID, Field: "id", Err: fmt.Errorf("%w: first seen at line %d", ErrDuplicateID, first)}
+		}
+		seen[it.ID] = line
+		items = append(items, it)
+		return nil
+	})
+	return items, c.result(err)
+}
+
+func (f *csvFile) item(rec []string, c cleaner, seps string, ignoreExtra bool) (storage.CatalogItem, *fieldError) {
+	it := storage.CatalogItem{
+		ID:           f.get(rec, "id", c),
+		Name:         f.get(rec, "name", c),
+		Description:  f.get(rec, "description", c),
+		Category:     f.get(rec, "category", c),
+		Manufacturer: f.get(rec, "manufacturer", c),
+		Tags:         splitList(f.get(rec, "tags", c), seps),
+	}
+	if ferr := checkID(it.ID); ferr != nil {
+		return it, ferr
+	}
+	if it.Name == "" {
+		return it, invalid("name", "empty")
+	}
+	st, err := storage.ParseStatus(f.get(rec, "status", c))
+	if err != nil {
+		return it, &fieldError{"status", err}
+	}
+	it.Status = st
+	var ferr *fieldError
+	if it.Price, ferr = parsePrice("price", f.get(rec, "price", c)); ferr != nil {
+		return it, ferr
+	}
+	if text := f.get(rec, "file_text", c); text != "" {
+		fname := f.get(rec, "file_name", c)
+		if fname == "" {
+			fname = f.header[f.idx["file_text"]]
+		}
+		it.Files = []storage.CatalogFile{{ItemID: it.ID, Name: fname, Text: text}}
+	}
+	if !ignoreExtra {
+		for i, h := range f.header {
+			if f.used[i] || h == "" {
+				continue
+			}
+			if v := c.field(rec[i]); v != "" {
+				if it.Metadata == nil {
+					it.Metadata = map[string]string{}
+				}
+				it.Metadata[h] = v
+			}
+		}
+	}
+	return it, nil
+}

@@ -1,0 +1,50 @@
+// Package load reads catalog items, FAQs and documents from files into
+// hybridrag's storage types, ready for the Indexer.
+//
+// Formats:
+//
+//   - Catalog items: JSONL in the interchange format of shared/data (see
+//     ReadCatalogJSONL), a JSON array of the same objects, or CSV with a
+//     header whose columns are mapped by CSVMapping (English and Portuguese
+//     header names by default; prices as "1.234,56" or "1234.56").
+//   - FAQs: JSONL ({"id","question","answer","category","keywords",
+//     "priority","active"}) or CSV (FAQCSVMapping).
+//   - Documents: JSONL records ({"id","title","content","source",
+//     "metadata"}), or one document per file: Markdown (headings found with
+//     goldmark), plain text, and Word .docx (the OOXML zip read with
+//     archive/zip and encoding/xml, heading styles kept). Markdown and .docx
+//     documents come with their Sections (heading level and path, byte
+//     offsets into Content) for chunk.Structural. LoadDocumentsDir walks a
+//     directory, choosing the loader by extension.
+//
+// Text is repaired on the way in: invalid UTF-8 becomes U+FFFD, a UTF-8 BOM
+// is dropped, NUL bytes are removed, line ends become "\n" in documents,
+// and text is put in Unicode NFC unless Options.KeepUnicodeForm is set.
+// JSONL lines may be up to Options.MaxLineBytes long (64 MiB by default),
+// far beyond bufio.Scanner's 64 KiB.
+//
+// # Errors
+//
+// A loader run does not stop at a bad record: it returns the records that
+// loaded together with an error that holds a RecordErrors list, one
+// *RecordError per bad record naming its file, its line (JSONL line, CSV
+// record line, line where a JSON array element starts, plus its index) and,
+// when known, the record ID and field. Get the list with
+//
+//	var bad load.RecordErrors
+//	if errors.As(err, &bad) { for _, e := range bad { ... } }
+//
+// Each RecordError wraps a sentinel: ErrSyntax (not JSON/CSV),
+// ErrLineTooLong, ErrDuplicateID, ErrMissingColumn, ErrInvalidDocx,
+// ErrUnsupportedFormat, ErrFileTooLarge, storage.ErrInvalidRecord (a missing
+// or invalid field), or a *DuplicateDocumentError (ErrDuplicateDocument)
+// when a document's content has the same SHA-256 as an earlier one's.
+// Options.StopOnError stops at the first bad record instead. I/O failures
+// and context cancellation end the run; they are returned joined with the
+// record errors so far.
+//
+// # Concurrency
+//
+// Loaders keep no state between calls and may run concurrently; Options is
+// only read.
+package load

@@ -1,0 +1,360 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/hybridrag/hybridrag/rag/chunk"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// Document is a loaded document with the structure the structural splitter
+// needs.
+type Document struct {
+	storage.Document
+	// Sections are the heading sections of Content, for
+	// chunk.Structural.Split: one per Markdown heading or Word heading
+	// paragraph, with its level and heading path. Nil for plain text, JSONL
+	// records and documents without headings.
+	Sections []chunk.Section
+	// File is the file the document came from: the name given to the
+	// loader, or the path relative to the walked directory.
+	File string
+	// Line is the JSONL line of the record, or 0 for one-document files.
+	Line int
+}
+
+// Document formats recorded in Metadata["format"] for files.
+const (
+	FormatMarkdown = "markdown"
+	FormatText     = "text"
+	FormatDocx     = "docx"
+)
+
+// documentExts maps the extensions of one-document files to their format.
+var documentExts = map[string]string{
+	".md": FormatMarkdown, ".markdown": FormatMarkdown,
+	".txt": FormatText, ".text": FormatText,
+	".docx": FormatDocx,
+}
+
+// ReadDocumentsJSONL reads documents in the interchange format, one JSON
+// object a line:
+//
+//	{"id","title","content","source","metadata"?}
+//
+// id and content are required; title defaults to the id. ContentHash is
+// filled with storage.ContentHash(Content). Documents with the same content
+// as an earlier one are dropped and reported as record errors wrapping a
+// *DuplicateDocumentError, unless Options.KeepDuplicateDocuments is set.
+func ReadDocumentsJSONL(ctx context.Context, r io.Reader, name string, opts *Options) ([]Document, error) {
+	o := opts.orDefault()
+	c := &collector{file: name, stop: o.StopOnError}
+	docs, err := readDocumentsJSONL(ctx, r, o, c)
+	if err == nil && !o.KeepDuplicateDocuments {
+		docs = dedupeInto(docs, c)
+	}
+	return docs, c.result(err)
+}
+
+// readDocumentsJSONL reads the records of one JSONL file named c.file into
+// documents, adding record errors to c; it returns fatal errors only.
+func readDocumentsJSONL(ctx context.Context, r io.Reader, o *Options, c *collector) ([]Document, error) {
+	cl := cleaner{o.KeepUnicodeForm}
+	var docs []Document
+	seen := map[string]int{}
+	err := readJSONL(ctx, r, o, c, func(obj object, line int) *RecordError {
+		d, ferr := decodeDocument(obj, cl)
+		if ferr != nil {
+			return &RecordError{Line: line, Index: -1, ID: d.ID, Field: ferr.field, Err: ferr.err}
+		}
+		if first, dup := seen[d.ID]; dup {
+			return &RecordError{Line: line, Index: -1, ID: d.ID, Field: "id", Err: fmt.Errorf("%w: first seen at line %d", ErrDuplicateID, first)}
+		}
+		seen[d.ID] = line
+		docs = append(docs, Document{Document: d, File: c.file, Line: line})
+		return nil
+	})
+	return docs, err
+}
+
+func decodeDocument(obj object, c cleaner) (storage.Document, *fieldError) {
+	var d storage.Document
+	var ferr *fieldError
+	str := func(key string) string {
+		if ferr != nil {
+			return ""
+		}
+		var s string
+		s, ferr = obj.str(key)
+		return s
+	}
+	d.ID = c.field(str("id"))
+	d.Title = c.field(str("title"))
+	d.Content = c.document([]byte(str("content")))
+	d.Source = c.field(str("source"))
+	if ferr != nil {
+		return d, ferr
+	}
+	if ferr = checkID(d.ID); ferr != nil {
+		return d, ferr
+	}
+	if strings.TrimSpace(d.Content) == "" {
+		return d, invalid("content", "empty")
+	}
+	if d.Title == "" {
+		d.Title = d.ID
+	}
+	if d.Metadata, ferr = obj.strMap("metadata", c); ferr != nil {
+		return d, ferr
+	}
+	d.ContentHash = storage.ContentHash(d.Content)
+	return d, nil
+}
+
+// ParseDocument parses one document file held in data. name is its path
+// (slash-separated, relative to the collection); the extension selects the
+// format (.md/.markdown, .txt/.text, .docx). The document's ID and Source
+// are name, unless Markdown front matter sets "id" or "source"; its Title is
+// the first heading (or front-matter "title"), else the file name without
+// extension; Metadata["format"] records the format. Errors come as a
+// *RecordError naming the file, wrapping ErrUnsupportedFormat,
+// ErrInvalidDocx, ErrFileTooLarge or storage.ErrInvalidRecord (empty
+// content).
+func ParseDocument(name string, data []byte, opts *Options) (Document, error) {
+	o := opts.orDefault()
+	cl := cleaner{o.KeepUnicodeForm}
+	fail := func(field string, err error) (Document, error) {
+		return Document{}, &RecordError{File: name, Index: -1, ID: name, Field: field, Err: err}
+	}
+	format, ok := documentExts[ext(name)]
+	if !ok {
+		return fail("", fmt.Errorf("%w: %q (want .md, .txt or .docx)", ErrUnsupportedFormat, path.Ext(name)))
+	}
+	if int64(len(data)) > o.MaxFileBytes {
+		return fail("", fmt.Errorf("%w: %d bytes, limit %d", ErrFileTooLarge, len(data), o.MaxFileBytes))
+	}
+	d := Document{File: name}
+	d.ID, d.Source = name, name
+	var meta map[string]string
+	switch format {
+	case FormatMarkdown:
+		var title string
+		d.Content, d.Sections, title, meta = parseMarkdown(cl.document(data))
+		d.Title = title
+	case FormatText:
+		d.Content = cl.document(data)
+	case FormatDocx:
+		content, sections, title, err := parseDocx(data, o.MaxFileBytes, cl)
+		if err != nil {
+			return fail("", err)
+		}
+		d.Content, d.Sections, d.Title = content, sections, title
+	}
+	if strings.TrimSpace(d.Content) == "" {
+		return fail("content", fmt.Errorf("%w: empty", storage.ErrInvalidRecord))
+	}
+	d.Metadata = map[string]string{"format": format}
+	for k, v := range meta {
+		switch k {
+		case "id":
+			d.ID = v
+		case "title":
+			d.Title = v
+		case "source":
+			d.Source = v
+		default:
+			d.Metadata[k] = v
+		}
+	}
+	if d.Title == "" {
+		base := path.Base(name)
+		d.Title = strings.TrimSuffix(base, path.Ext(base))
+	}
+	if ferr := checkID(d.ID); ferr != nil {
+		return fail(ferr.field, ferr.err)
+	}
+	d.ContentHash = storage.ContentHash(d.Content)
+	return d, nil
+}
+
+// LoadDocuments loads documents from path: a directory (LoadDocumentsDir),
+// a .jsonl/.ndjson file of records (ReadDocumentsJSONL), or one document
+// file (ParseDocument, with the file's base name as its ID).
+func LoadDocuments(ctx context.Context, p string, opts *Options) ([]Document, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("load: documents: %w", err)
+	}
+	if st.IsDir() {
+		return LoadDocumentsDir(ctx, p, opts)
+	}
+	return LoadDocumentsFS(ctx, os.DirFS(filepath.Dir(p)), opts, filepath.Base(p))
+}
+
+// LoadDocumentsDir loads every document file under dir, recursively, in
+// lexical order: Markdown, text and .docx files become one document each,
+// with their path relative to dir (slash-separated) as ID; .jsonl and
+// .ndjson files hold document records. Hidden files and directories (name
+// starting with '.'), Office lock files ("~$...") and other extensions are
+// skipped. A file that fails is a RecordError naming it; the other files
+// still load. Duplicate contents are handled as in ReadDocumentsJSONL,
+// across all files.
+func LoadDocumentsDir(ctx context.Context, dir string, opts *Options) ([]Document, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("load: documents: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("load: documents: %s is not a directory", dir)
+	}
+	return LoadDocumentsFS(ctx, os.DirFS(dir), opts)
+}
+
+// LoadDocumentsFS is LoadDocumentsDir over any file system (testing/fstest,
+// embed.FS, ...). With names, only those files (slash paths) are loaded;
+// without, the whole tree from ".".
+func LoadDocumentsFS(ctx context.Context, fsys fs.FS, opts *Options, names ...string) ([]Document, error) {
+	o := opts.orDefault()
+	c := &collector{stop: o.StopOnError}
+	if len(names) == 0 {
+		err := fs.WalkDir(fsys, ".", func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				if p == "." {
+					return err
+				}
+				if !c.add(&RecordError{File: p, Index: -1, Err: err}) {
+					return fs.SkipAll
+				}
+				return nil
+			}
+			base := de.Name()
+			if p != "." && (strings.HasPrefix(base, ".") || strings.HasPrefix(base, "~$")) {
+				if de.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if de.IsDir() {
+				return nil
+			}
+			e := ext(base)
+			if _, ok := documentExts[e]; ok || e == ".jsonl" || e == ".ndjson" {
+				names = append(names, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("load: documents: %w", err)
+		}
+	}
+	var docs []Document
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return docs, c.result(err)
+		}
+		if len(c.errs) > 0 && c.stop {
+			break
+		}
+		more, err := loadDocumentFile(ctx, fsys, name, o, c)
+		if err != nil {
+			return docs, c.result(err)
+		}
+		docs = append(docs, more...)
+	}
+	if !o.KeepDuplicateDocuments && !(c.stop && len(c.errs) > 0) {
+		docs = dedupeInto(docs, c)
+	}
+	return docs, c.result(nil)
+}
+
+// loadDocumentFile loads one file into documents, adding record errors to
+// c; it returns only fatal errors (cancellation).
+func loadDocumentFile(ctx context.Context, fsys fs.FS, name string, o *Options, c *collector) ([]Document, error) {
+	if e := ext(name); e == ".jsonl" || e == ".ndjson" {
+		f, err := fsys.Open(name)
+		if err != nil {
+			c.add(&RecordError{File: name, Index: -1, Err: err})
+			return nil, nil
+		}
+		defer f.Close()
+		c.file = name
+		docs, err := readDocumentsJSONL(ctx, f, o, c)
+		if err != nil && ctx.Err() == nil {
+			// An I/O error ends this file, not the run.
+			c.add(&RecordError{File: name, Index: -1, Err: err})
+			err = nil
+		}
+		return docs, err
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		c.add(&RecordError{File: name, Index: -1, Err: err})
+		return nil, nil
+	}
+	data, err := readAllLimit(f, o.MaxFileBytes)
+	f.Close()
+	if err != nil {
+		c.add(&RecordError{File: name, Index: -1, Err: err})
+		return nil, nil
+	}
+	d, err := ParseDocument(name, data, o)
+	if err != nil {
+		var re *RecordError
+		if !errors.As(err, &re) {
+			re = &RecordError{File: name, Index: -1, Err: err}
+		}
+		c.add(re)
+		return nil, nil
+	}
+	return []Document{d}, nil
+}
+
+// Dedupe drops every document whose content hash (storage.ContentHash of
+// Content) equals that of an earlier document, keeping the first, and
+// returns one *DuplicateDocumentError per dropped document. Empty
+// ContentHash fields are computed. docs is not modified.
+func Dedupe(docs []Document) ([]Document, []*DuplicateDocumentError) {
+	out := make([]Document, 0, len(docs))
+	var dups []*DuplicateDocumentError
+	first := make(map[string]int, len(docs)) // hash -> index in out
+	for _, d := range docs {
+		if d.ContentHash == "" {
+			d.ContentHash = storage.ContentHash(d.Content)
+		}
+		if i, ok := first[d.ContentHash]; ok {
+			dups = append(dups, &DuplicateDocumentError{
+				ExistingID: out[i].ID, ExistingTitle: out[i].Title,
+				NewID: d.ID, Path: d.File, Hash: d.ContentHash,
+			})
+			continue
+		}
+		first[d.ContentHash] = len(out)
+		out = append(out, d)
+	}
+	return out, dups
+}
+
+// dedupeInto runs Dedupe and records each duplicate in c.
+func dedupeInto(docs []Document, c *collector) []Document {
+	out, dups := Dedupe(docs)
+	if len(dups) == 0 {
+		return out
+	}
+	// Line of each dropped document, to name it in the error.
+	lines := map[string]int{}
+	for _, d := range docs {
+		if _, ok := lines[d.File+"\x00"+d.ID]; !ok {
+			lines[d.File+"\x00"+d.ID] = d.Line
+		}
+	}
+	for _, dup := range dups {
+		c.add(&RecordError{File: dup.Path, Line: lines[dup.Path+"\x00"+dup.NewID], Index: -1, ID: dup.NewID, Err: dup})
+	}
+	return out
+}

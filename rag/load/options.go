@@ -1,0 +1,51 @@
+package load
+
+// Limits applied when Options leaves them zero.
+const (
+	// DefaultMaxLineBytes bounds one JSONL line (a catalog item with its
+	// attached file texts can be far longer than bufio.Scanner's 64 KiB).
+	DefaultMaxLineBytes = 64 << 20
+	// DefaultMaxFileBytes bounds a file read whole: a JSON array, a
+	// Markdown or text document, and each part of a .docx once unzipped.
+	DefaultMaxFileBytes = 256 << 20
+)
+
+// Options tunes the loaders. A nil *Options means the defaults.
+type Options struct {
+	// StopOnError stops a run at the first bad record instead of
+	// collecting every one.
+	StopOnError bool
+	// MaxLineBytes bounds one JSONL line; 0 means DefaultMaxLineBytes. A
+	// longer line is a RecordError wrapping ErrLineTooLong; the next lines
+	// still load.
+	MaxLineBytes int
+	// MaxFileBytes bounds a file read whole; 0 means DefaultMaxFileBytes.
+	MaxFileBytes int64
+	// CatalogCSV maps CSV columns to catalog item fields.
+	CatalogCSV CSVMapping
+	// FAQCSV maps CSV columns to FAQ fields.
+	FAQCSV FAQCSVMapping
+	// KeepDuplicateDocuments keeps documents whose content equals an
+	// earlier document's instead of reporting them as
+	// DuplicateDocumentError record errors.
+	KeepDuplicateDocuments bool
+	// KeepUnicodeForm keeps text in its Unicode normalization form. By
+	// default text is converted to NFC, so "café" written with a combining
+	// accent (as in the AGROFIT data) is stored like "café" typed on a
+	// keyboard.
+	KeepUnicodeForm bool
+}
+
+func (o *Options) orDefault() *Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.MaxLineBytes <= 0 {
+		out.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if out.MaxFileBytes <= 0 {
+		out.MaxFileBytes = DefaultMaxFileBytes
+	}
+	return &out
+}

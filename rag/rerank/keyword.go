@@ -1,0 +1,468 @@
+package rerank
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/lexical"
+)
+
+// KeywordWeights are the relative weights of the three components of a
+// [Keyword] score. They are divided by their sum, so only their ratios
+// matter and the score stays in [0, 1]. The zero value means
+// [DefaultKeywordWeights].
+type KeywordWeights struct {
+	// Original weighs the original retrieval score, normalized to [0, 1].
+	Original float64
+	// Content weighs the fraction of query terms found in the content.
+	Content float64
+	// Title weighs the fraction of query terms found in the title.
+	Title float64
+}
+
+// DefaultKeywordWeights returns the seed's fallback weights: 60% original
+// score, 25% content overlap, 15% title overlap.
+func DefaultKeywordWeights() KeywordWeights {
+	return KeywordWeights{Original: 0.60, Content: 0.25, Title: 0.15}
+}
+
+func (w KeywordWeights) validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Original", w.Original}, {"Content", w.Content}, {"Title", w.Title}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("%w: keyword weight %s = %v, want a finite number >= 0", ErrInvalidOptions, f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// OriginalScale says how a [Keyword] reranker brings the candidates'
+// original scores to [0, 1].
+type OriginalScale uint8
+
+const (
+	// ScaleMinMax maps each score s to (s - min) / (max - min) over the
+	// candidates of the call, so the best gets 1 and the worst 0; when
+	// all scores are equal every candidate gets 1. Fits scores on any
+	// scale (fused scores, RRF sums, BM25). This is the default.
+	ScaleMinMax OriginalScale = iota
+	// ScaleUnit takes scores as already in [0, 1] (a cosine similarity,
+	// a probability) and clamps them to it. Unlike ScaleMinMax it keeps
+	// absolute levels: a weak best hit stays weak.
+	ScaleUnit
+)
+
+// String returns the scale's name.
+func (s OriginalScale) String() string {
+	switch s {
+	case ScaleMinMax:
+		return "min-max"
+	case ScaleUnit:
+		return "unit"
+	}
+	return "OriginalScale(" + strconv.Itoa(int(s)) + ")"
+}
+
+// KeywordOptions configure [NewKeyword]. The zero value gives the seed's
+// offline fallback.
+type KeywordOptions struct {
+	// Weights of the components; the zero value means
+	// DefaultKeywordWeights (0.60, 0.25, 0.15). A negative, NaN or
+	// infinite weight is invalid. To drop a component give it 0 and the
+	// others a positive weight.
+	Weights KeywordWeights
+	// Scale brings original scores to [0, 1]; the zero value is
+	// ScaleMinMax.
+	Scale OriginalScale
+	// Tokenizer extracts the query terms; nil means the default
+	// lexical.Tokenizer (pt-BR and English stopwords, at most 8 tokens)
+	// with lexical.StemFilter. Titles and contents are split by a copy
+	// with no token cap, so both sides share one definition of a term.
+	Tokenizer *lexical.Tokenizer
+}
+
+// Keyword is the offline reranker of the seed, for when no reranking
+// model is configured. A candidate's score is
+//
+//	0.60 × original + 0.25 × content overlap + 0.15 × title overlap
+//
+// where original is the candidate's retrieval score brought to [0, 1]
+// (min-max over the candidates by default, see [OriginalScale]), and an
+// overlap is the fraction of query terms that occur in the text. Query
+// terms are the query's [lexical.Tokenizer] tokens (normalized, accents
+// removed, stopwords dropped, stemmed with [lexical.Stem]); a term occurs
+// in a text when the text's tokens, produced the same way, include it, so
+// "uvas" in the query finds "Uva" in a title and "pulgões" finds
+// "pulgão". When no query token survives the stopword and length filters
+// (a query such as "o que é"), the whole normalized query is the one
+// term and occurs when the normalized text holds it as a phrase between
+// word boundaries. The weights are configurable; see [KeywordOptions].
+//
+// With the default min-max scale and weights the weakest candidate of a
+// call gets 0 for the original component and can reach at most 0.40, so
+// [Apply]'s default MinScore of 0.5 always drops it, and a candidate
+// needs some term overlap to pass unless it is near the top of the
+// original ranking. When the original scores are already similarities in
+// [0, 1], [ScaleUnit] keeps their absolute level instead.
+//
+// Keyword is immutable and safe for concurrent use.
+type Keyword struct {
+	weights KeywordWeights // effective, summing to 1
+	scale   OriginalScale
+	query   lexical.Tokenizer
+	text    lexical.Tokenizer
+}
+
+var _ Reranker = (*Keyword)(nil)
+
+// NewKeyword returns a keyword reranker. It returns [ErrInvalidOptions]
+// for a negative, NaN or infinite weight or an unknown scale.
+func NewKeyword(opts KeywordOptions) (*Keyword, error) {
+	w := opts.Weights
+	if w == (KeywordWeights{}) {
+		w = DefaultKeywordWeights()
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	sum := w.Original + w.Content + w.Title
+	if sum == 0 || math.IsInf(sum, 0) {
+		return nil, fmt.Errorf("%w: keyword weights sum to %v", ErrInvalidOptions, sum)
+	}
+	if opts.Scale > ScaleUnit {
+		return nil, fmt.Errorf("%w: unknown %v", ErrInvalidOptions, opts.Scale)
+	}
+	k := &Keyword{
+		weights: KeywordWeights{Original: w.Original / sum, Content: w.Content / sum, Title: w.Title / sum},
+		scale:   opts.Scale,
+	}
+	if opts.Tokenizer != nil {
+		k.query = *opts.Tokenizer
+	} else {
+		k.query = lexical.Tokenizer{Filters: []lexical.TokenFilter{lexical.StemFilter{}}}
+	}
+	k.text = k.query
+	k.text.MaxTokens = -1
+	return k, nil
+}
+
+// Weights returns the effective weights, divided by their sum.
+func (k *Keyword) Weights() KeywordWeights { return k.weights }
+
+// Component is one weighted part of a [Keyword] score.
+type Component struct {
+	// Value is the component in [0, 1]: the normalized original score or
+	// an overlap fraction.
+	Value float64
+	// Weight is the effective weight (the weights sum to 1).
+	Weight float64
+	// Contribution is Weight × Value, its share of the score.
+	Contribution float64
+}
+
+func component(v, w float64) Component {
+	return Component{Value: v, Weight: w, Contribution: v * w}
+}
+
+// KeywordExplanation holds the components of a [Keyword] score; the score
+// is the sum of the three contributions.
+type KeywordExplanation struct {
+	// Original is the original retrieval score brought to [0, 1].
+	Original Component
+	// Content is the fraction of Terms found in the content.
+	Content Component
+	// Title is the fraction of Terms found in the title.
+	Title Component
+	// Scale is how the original score was brought to [0, 1].
+	Scale OriginalScale
+	// Terms are the query terms (normalized and, by default, stemmed).
+	// The slice is shared by the results of one call: do not modify it.
+	Terms []string
+	// Phrase reports that no query token survived, so Terms holds the
+	// whole normalized query, matched as a phrase.
+	Phrase bool
+	// ContentMatched are the Terms found in the content, in query order.
+	ContentMatched []string
+	// TitleMatched are the Terms found in the title, in query order.
+	TitleMatched []string
+}
+
+// String formats the explanation as a sum, for debugging tools:
+//
+//	0.60×1.000 (original) + 0.25×0.500 (content: fungicida) + 0.15×1.000 (title: fungicida uva)
+func (e KeywordExplanation) String() string {
+	var b strings.Builder
+	part := func(c Component, name string, matched []string) {
+		fmt.Fprintf(&b, "%.2f×%.3f (%s", c.Weight, c.Value, name)
+		if len(matched) > 0 {
+			b.WriteString(": ")
+			b.WriteString(strings.Join(matched, " "))
+		}
+		b.WriteString(")")
+	}
+	part(e.Original, "original", nil)
+	b.WriteString(" + ")
+	part(e.Content, "content", e.ContentMatched)
+	b.WriteString(" + ")
+	part(e.Title, "title", e.TitleMatched)
+	return b.String()
+}
+
+// Rerank scores every candidate and returns one result per candidate,
+// best first, equal scores by index. It returns [ErrEmptyQuery] when the
+// query normalizes to nothing and ctx's error when ctx is done.
+func (k *Keyword) Rerank(ctx context.Context, query string, cands []Candidate) ([]Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("rerank: %w", err)
+	}
+	terms, phrase := k.query.Analyze(query)
+	if len(terms) == 0 {
+		return nil, ErrEmptyQuery
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	scale := k.originals(cands)
+	m := newMatcher(terms, phrase, k.text)
+	out := make([]Result, len(cands))
+	for i, c := range cands {
+		if i&255 == 255 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("rerank: %w", err)
+			}
+		}
+		contentHit, contentMatched := m.match(c.Content)
+		titleHit, titleMatched := m.match(c.Title)
+		e := &KeywordExplanation{
+			Original:       component(scale(c.Score), k.weights.Original),
+			Content:        component(contentHit, k.weights.Content),
+			Title:          component(titleHit, k.weights.Title),
+			Scale:          k.scale,
+			Terms:          terms,
+			Phrase:         phrase,
+			ContentMatched: contentMatched,
+			TitleMatched:   titleMatched,
+		}
+		score := min(1, max(0, e.Original.Contribution+e.Content.Contribution+e.Title.Contribution))
+		out[i] = Result{
+			ID:          c.ID,
+			Index:       i,
+			Score:       score,
+			Original:    c.Score,
+			Explanation: Explanation{Method: MethodKeyword, Raw: score, Keyword: e},
+		}
+	}
+	sortResults(out)
+	return out, nil
+}
+
+// originals returns the function that brings an original score to
+// [0, 1]. NaN maps to 0; under min-max +Inf maps to 1 and -Inf to 0, and
+// the finite range alone sets min and max.
+func (k *Keyword) originals(cands []Candidate) func(float64) float64 {
+	if k.scale == ScaleUnit {
+		return func(s float64) float64 {
+			if math.IsNaN(s) {
+				return 0
+			}
+			return min(1, max(0, s))
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range cands {
+		if !math.IsNaN(c.Score) && !math.IsInf(c.Score, 0) {
+			lo, hi = min(lo, c.Score), max(hi, c.Score)
+		}
+	}
+	return func(s float64) float64 {
+		switch {
+		case math.IsNaN(s) || math.IsInf(s, -1):
+			return 0
+		case math.IsInf(s, 1) || !(hi > lo):
+			return 1
+		}
+		return min(1, max(0, (s-lo)/(hi-lo)))
+	}
+}
+
+// matcher finds query terms in texts.
+type matcher struct {
+	terms  []string
+	phrase bool
+	index  map[string]int // term → position, for long term lists
+	tok    lexical.Tokenizer
+	// local reports that the tokenizer's filters only stem, so a text's
+	// tokens can be found field by field; see matchFields.
+	local bool
+}
+
+func newMatcher(terms []string, phrase bool, tok lexical.Tokenizer) *matcher {
+	m := &matcher{terms: terms, phrase: phrase, tok: tok, local: onlyStemFilters(tok)}
+	if len(terms) > 16 {
+		m.index = make(map[string]int, len(terms))
+		for i, t := range terms {
+			m.index[t] = i
+		}
+	}
+	return m
+}
+
+// match returns the fraction of terms found in text and the terms found,
+// in query order (nil when none).
+func (m *matcher) match(text string) (float64, []string) {
+	norm := lexical.Normalize(text)
+	if norm == "" {
+		return 0, nil
+	}
+	if m.phrase {
+		if containsPhrase(norm, m.terms[0]) {
+			return 1, m.terms[:1:1]
+		}
+		return 0, nil
+	}
+	var small [16]bool
+	found := small[:0]
+	if len(m.terms) <= len(small) {
+		found = small[:len(m.terms)]
+	} else {
+		found = make([]bool, len(m.terms))
+	}
+	var n int
+	if m.local {
+		n = m.matchFields(norm, found)
+	} else {
+		n = m.matchAll(norm, found)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	matched := make([]string, 0, n)
+	for j, ok := range found {
+		if ok {
+			matched = append(matched, m.terms[j])
+		}
+	}
+	return float64(n) / float64(len(m.terms)), matched
+}
+
+// matchAll tokenizes the whole normalized text (Normalize is idempotent
+// and returns normalized ASCII as is, so the tokenizer's own pass is
+// cheap), marks the terms found and returns how many.
+func (m *matcher) matchAll(norm string, found []bool) int {
+	n := 0
+	for _, tok := range m.tok.Tokens(norm) {
+		n += m.mark(tok, found)
+		if n == len(m.terms) {
+			break
+		}
+	}
+	return n
+}
+
+// matchFields gives matchAll's answer while tokenizing only the fields
+// (space-separated runs of the normalized text) that hold a term as a
+// substring. It relies on three facts: a token never spans a space (the
+// splitter joins only across hyphens and digit separators), so the
+// tokens of a text are the tokens of its fields; the splitter emits
+// substrings of the text and Stem returns a prefix of its input, so a
+// term equal to a token occurs in that token's field; and a field is
+// tokenized like the whole text. A field whose every word is dropped
+// yields nothing here (its fallback token is ignored), where the whole
+// text would only fall back when all of it is dropped.
+func (m *matcher) matchFields(norm string, found []bool) int {
+	n := 0
+	for j, t := range m.terms {
+		for from := 0; !found[j] && from < len(norm); {
+			i := strings.Index(norm[from:], t)
+			if i < 0 {
+				break
+			}
+			i += from
+			start := strings.LastIndexByte(norm[:i], ' ') + 1
+			end := len(norm)
+			if k := strings.IndexByte(norm[i:], ' '); k >= 0 {
+				end = i + k
+			}
+			if toks, fallback := m.tok.Analyze(norm[start:end]); !fallback {
+				for _, tok := range toks {
+					n += m.mark(tok, found)
+				}
+			}
+			from = end
+		}
+		if n == len(m.terms) {
+			break
+		}
+	}
+	return n
+}
+
+// mark sets found for tok's term and reports 1 when it was not set yet.
+func (m *matcher) mark(tok string, found []bool) int {
+	if j := m.find(tok); j >= 0 && !found[j] {
+		found[j] = true
+		return 1
+	}
+	return 0
+}
+
+// onlyStemFilters reports whether tok's filters only stem, token by
+// token, so that matchFields applies.
+func onlyStemFilters(tok lexical.Tokenizer) bool {
+	for _, f := range tok.Filters {
+		switch f.(type) {
+		case nil, lexical.StemFilter, *lexical.StemFilter:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (m *matcher) find(tok string) int {
+	if m.index != nil {
+		if j, ok := m.index[tok]; ok {
+			return j
+		}
+		return -1
+	}
+	for j, t := range m.terms {
+		if t == tok {
+			return j
+		}
+	}
+	return -1
+}
+
+// containsPhrase reports whether phrase occurs in text with a word
+// boundary (start, end, or a rune that is not a letter or digit) on each
+// side. Both must be in lexical.Normalize form.
+func containsPhrase(text, phrase string) bool {
+	if phrase == "" {
+		return false
+	}
+	for i := 0; i+len(phrase) <= len(text); {
+		j := strings.Index(text[i:], phrase)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(phrase)
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if (start == 0 || !isWord(before)) && (end == len(text) || !isWord(after)) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(text[start:])
+		i = start + size
+	}
+	return false
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

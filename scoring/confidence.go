@@ -1,0 +1,138 @@
+package scoring
+
+import (
+	"fmt"
+	"math"
+)
+
+// Level is the confidence of a retrieval, from seed 002's ConfiancaLevel.
+// Levels are ordered: LevelNone < LevelLow < LevelMedium < LevelHigh.
+type Level int
+
+// Confidence levels.
+const (
+	// LevelNone: no results or average similarity below the low threshold;
+	// the prompt should not be augmented (seed 002's SEM_RAG).
+	LevelNone Level = iota
+	// LevelLow: average similarity >= 0.60 (BAIXA).
+	LevelLow
+	// LevelMedium: average similarity >= 0.70 (MEDIA).
+	LevelMedium
+	// LevelHigh: average similarity >= 0.85 (ALTA).
+	LevelHigh
+)
+
+// Seed 002 thresholds on the average similarity.
+const (
+	DefaultHighThreshold   = 0.85
+	DefaultMediumThreshold = 0.70
+	DefaultLowThreshold    = 0.60
+)
+
+// String returns "none", "low", "medium" or "high".
+func (l Level) String() string {
+	switch l {
+	case LevelNone:
+		return "none"
+	case LevelLow:
+		return "low"
+	case LevelMedium:
+		return "medium"
+	case LevelHigh:
+		return "high"
+	}
+	return fmt.Sprintf("Level(%d)", int(l))
+}
+
+// MarshalText encodes the level as its String, for JSON.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText parses the names printed by String.
+func (l *Level) UnmarshalText(b []byte) error {
+	for _, c := range []Level{LevelNone, LevelLow, LevelMedium, LevelHigh} {
+		if string(b) == c.String() {
+			*l = c
+			return nil
+		}
+	}
+	return fmt.Errorf("scoring: unknown confidence level %q", b)
+}
+
+// Message returns seed 002's pt-BR message for the level, without the
+// seed's emoji and with "documentos jurídicos" made domain-neutral
+// ("documentos"):
+//
+//	high:   [ALTA CONFIANÇA] Resposta baseada em documentos verificados
+//	medium: [MÉDIA CONFIANÇA] Resposta parcialmente baseada em documentos
+//	low:    [BAIXA CONFIANÇA] Informações limitadas encontradas
+//	none:   [SEM RAG] Não encontrei informações específicas nos documentos
+func (l Level) Message() string {
+	switch l {
+	case LevelHigh:
+		return "[ALTA CONFIANÇA] Resposta baseada em documentos verificados"
+	case LevelMedium:
+		return "[MÉDIA CONFIANÇA] Resposta parcialmente baseada em documentos"
+	case LevelLow:
+		return "[BAIXA CONFIANÇA] Informações limitadas encontradas"
+	}
+	return "[SEM RAG] Não encontrei informações específicas nos documentos"
+}
+
+// Augment reports whether retrieved context should be added to the prompt
+// (seed 002's should_use_rag): every level but LevelNone.
+func (l Level) Augment() bool { return l > LevelNone }
+
+// Thresholds are the minimum average similarities of each level. A zero
+// field means the seed default; the zero value is the seed's
+// configuration. Thresholds are expected in decreasing order
+// High >= Medium >= Low.
+type Thresholds struct {
+	High, Medium, Low float64
+}
+
+// Level returns the highest level whose threshold avg reaches; NaN gives
+// LevelNone.
+func (t Thresholds) Level(avg float64) Level {
+	def := func(v, d float64) float64 {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	switch {
+	case math.IsNaN(avg):
+		return LevelNone
+	case avg >= def(t.High, DefaultHighThreshold):
+		return LevelHigh
+	case avg >= def(t.Medium, DefaultMediumThreshold):
+		return LevelMedium
+	case avg >= def(t.Low, DefaultLowThreshold):
+		return LevelLow
+	}
+	return LevelNone
+}
+
+// Confidence returns the level of an average similarity with the seed's
+// thresholds: high >= 0.85, medium >= 0.70, low >= 0.60, else none.
+func Confidence(avgSimilarity float64) Level { return Thresholds{}.Level(avgSimilarity) }
+
+// ConfidenceOf averages similarities (one per retrieved chunk) and returns
+// the level; no similarities give LevelNone.
+func ConfidenceOf(similarities []float64) Level {
+	if len(similarities) == 0 {
+		return LevelNone
+	}
+	return Confidence(Mean(similarities))
+}
+
+// Mean returns the arithmetic mean of xs, or NaN when xs is empty.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}

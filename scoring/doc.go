@@ -1,0 +1,35 @@
+// Package scoring holds the numeric judgements of hybrid search: the
+// combined score of the reference agronomy store (computeCombinedScore,
+// seed 000 §4.7), the confidence level of a retrieval (seed 002) and, for
+// evaluation, ranking metrics.
+//
+// # Combined score
+//
+// [CombinedScore] adds five weighted components, each in [0, 1] before its
+// weight: the vector similarity, the lexical score normalized by the best
+// lexical score among the candidates, the culture+treatment pair flag, and
+// a bonus for the hit's rank in the vector list and in the lexical list.
+// The seed's weights (vector 6, lexical 4, pair 4) are the defaults; every
+// weight is configurable and the result explains every component.
+//
+// # Confidence
+//
+// [Confidence] maps the average similarity of the retrieved chunks to a
+// [Level] (high ≥ 0.85, medium ≥ 0.70, low ≥ 0.60, else none) with the
+// seed's pt-BR messages; level none means "do not augment the prompt".
+//
+// # Ranking metrics
+//
+// [NDCG] (gain = grade, log2 discount, ideal ranking from all judged
+// documents), [Recall] (grade >= 1 is relevant), [MRR] and [Precision], each
+// at a cut-off k, measure one query's ranking against its judgements; the
+// evaluator averages them over a query set.
+//
+// # Errors and concurrency
+//
+// Everything here is a pure function of its arguments: no errors (bad
+// numbers such as NaN are documented per function), no state, safe for
+// concurrent use. Inputs are never modified.
+//
+// The package imports only the standard library.
+package scoring

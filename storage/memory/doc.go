@@ -1,0 +1,78 @@
+// Package memory is hybridrag's embedded store: everything in RAM, no
+// database, safe for concurrent use, with optional snapshots to a file. It
+// implements storage.Store and passes storage/storagetest, so it returns
+// the same candidates in the same order as storage/postgres.
+//
+//	db := memory.New(memory.Options{Dimensions: 1536, AllowedMetadataKeys: []string{"crop"}})
+//	st, err := db.Tenant("acme") // a storage.Store confined to tenant "acme"
+//
+// # Tenancy
+//
+// A DB holds any number of tenants; DB.Tenant scopes it to one. Each tenant
+// has its own records, indexes, slabs and lock, so tenants never see each
+// other's data and writes to one never wait for another.
+//
+// # Layout
+//
+// Records are deep-copied in and out: callers never share a slice or map
+// with the store. Each record keeps its normalized search text
+// (storage.ItemSearchText and friends) and normalized filter values,
+// computed once on write.
+//
+// The embeddings of each tenant and owner kind live in one contiguous
+// []float32 slab, one row per embedded chunk. Replacing or deleting chunks
+// puts their rows on a free list that later writes reuse; when free rows
+// outnumber live ones (and there are at least 1024), the slab is compacted
+// in place, so memory and scan time stay proportional to live chunks.
+//
+// # Search
+//
+// Lexical search scans the kind's records (in parallel above 4096 records)
+// with the storage.LexicalQuery semantics: plain substring matches of the
+// normalized terms in the normalized search text, ranked by distinct terms
+// matched, then CreatedAt descending, then ID.
+//
+// Vector search is exact: every embedded chunk of an active owner that
+// passes the filters is scored against the query by an unrolled kernel
+// that scores four rows per pass, one goroutine per CPU
+// (runtime.GOMAXPROCS) over disjoint ranges of the slab, each keeping a
+// bounded heap of the best Limit hits, merged at the end. Ties are broken by
+// owner ID, source and Seq, so results do not depend on the number of CPUs
+// or on where rows sit in the slab.
+//
+// # Persistence
+//
+// DB.Save writes a versioned binary snapshot (magic, version, a gob stream
+// with embeddings packed as little-endian float32 bytes, and a CRC-32C);
+// Load reads it back, checking the dimensions. SaveFile writes to a
+// temporary file and renames it over the target, so a crash never leaves a
+// half-written snapshot; LoadFile reads one.
+//
+// # Limits
+//
+// Everything lives in RAM. A 1536-dimension embedding takes 6 KiB in the
+// slab (plus about 100 bytes of bookkeeping and the chunk's text), so
+// 100 000 chunks need about 620 MB, and a snapshot is about as large.
+// Vector search reads the whole slab of the kind on every query: its cost
+// is linear in the number of embedded chunks and bound by memory bandwidth
+// and scalar multiply-add throughput. See the package benchmarks for
+// figures; beyond a few hundred thousand chunks, or when several processes
+// must share the data, use storage/postgres with HNSW.
+//
+// # Errors
+//
+// Methods return the storage sentinels (storage.ErrNotFound,
+// storage.ErrDimensionMismatch, storage.ErrInvalidVector,
+// storage.ErrInvalidRecord, storage.ErrInvalidFilter,
+// storage.ErrInvalidTenant) wrapped with context, validation failures as
+// *storage.ValidationError, and ctx.Err() wrapped when the context is done.
+// Load returns ErrCorruptSnapshot or ErrSnapshotVersion. A rejected write
+// writes nothing.
+//
+// # Concurrency
+//
+// DB and Store are safe for concurrent use. Each tenant has a
+// sync.RWMutex: reads share it, and every write (a whole storage.Batch
+// included) is validated and prepared outside the lock and then applied
+// under it, so a reader sees either none or all of a write.
+package memory

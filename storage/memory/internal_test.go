@@ -1,0 +1,274 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+func TestKernelsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 7, 8, 9, 16, 33, 1536} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			q := make([]float32, n)
+			rows := make([][]float32, 4)
+			for i := range q {
+				q[i] = r.Float32()*2 - 1
+			}
+			for k := range rows {
+				rows[k] = make([]float32, n)
+				for i := range rows[k] {
+					rows[k][i] = r.Float32()*2 - 1
+				}
+			}
+			a, b, c, d := dot4(q, rows[0], rows[1], rows[2], rows[3])
+			for k, got := range []float32{a, b, c, d} {
+				// Bitwise equal to the single-row kernel: a row's score must
+				// not depend on its neighbours.
+				if one := dot1(q, rows[k]); one != got {
+					t.Errorf("row %d: dot4 %v != dot1 %v", k, got, one)
+				}
+				var want float64
+				for i := range q {
+					want += float64(q[i]) * float64(rows[k][i])
+				}
+				if math.Abs(float64(got)-want) > 1e-5*float64(n) {
+					t.Errorf("row %d: got %v, want %v", k, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestTopK(t *testing.T) {
+	less := func(a, b int) bool { return a < b }
+	for _, k := range []int{1, 3, 10, 100} {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(k), 9))
+			vals := r.Perm(50)
+			h := newTopK(k, less)
+			for _, v := range vals {
+				h.push(v)
+			}
+			want := slices.Sorted(slices.Values(vals))[:min(k, 50)]
+			if got := h.sorted(); !slices.Equal(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestSlabReuseAndCompaction replaces and deletes many chunks and checks
+// that rows are reused, the slab is compacted once mostly free, and every
+// chunk still scores and reads back correctly.
+func TestSlabReuseAndCompaction(t *testing.T) {
+	ctx := context.Background()
+	db := New(Options{Dimensions: 4})
+	st, err := db.Tenant("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000
+	items := make([]storage.CatalogItem, n)
+	for i := range items {
+		items[i] = storage.CatalogItem{ID: fmt.Sprintf("i%05d", i)}
+	}
+	if err := st.UpsertItems(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	emb := func(i, version int) []float32 { return []float32{float32(i), float32(version), 1, 0} }
+	for version := range 2 {
+		var b storage.Batch
+		for i, it := range items {
+			b.Chunks = append(b.Chunks, storage.OwnerChunks{
+				Owner:  storage.OwnerRef{Kind: storage.KindItem, ID: it.ID},
+				Chunks: []storage.Chunk{{Source: storage.SourceItem, Content: "x", Embedding: emb(i, version)}},
+			})
+		}
+		if err := st.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kd := st.t.kind(storage.KindItem)
+	// The second replace freed n rows before allocating n: all reused.
+	if len(kd.rows) != n || kd.live != n || len(kd.free) != 0 {
+		t.Fatalf("after replace: rows %d, live %d, free %d; want %d, %d, 0", len(kd.rows), kd.live, len(kd.free), n, n)
+	}
+	// Delete all but every tenth item: free rows outnumber live ones and the
+	// slab is compacted.
+	for i, it := range items {
+		if i%10 != 0 {
+			if err := st.DeleteItem(ctx, it.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if kd.live != n/10 || len(kd.rows) >= n || len(kd.slab) != len(kd.rows)*4 {
+		t.Fatalf("after deletes: rows %d, live %d, free %d, slab %d", len(kd.rows), kd.live, len(kd.free), len(kd.slab))
+	}
+	for r, m := range kd.rows {
+		if m.o != nil && m.o.chunks[m.idx].row != int32(r) {
+			t.Fatalf("row %d points at chunk with row %d", r, m.o.chunks[m.idx].row)
+		}
+	}
+	for i := 0; i < n; i += 10 {
+		cs, err := st.Chunks(ctx, storage.OwnerRef{Kind: storage.KindItem, ID: items[i].ID})
+		if err != nil || len(cs) != 1 || !slices.Equal(cs[0].Embedding, emb(i, 1)) {
+			t.Fatalf("item %d after compaction: %v, %v", i, cs, err)
+		}
+	}
+	got, err := st.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindItem, Vector: []float32{1, 0, 0, 0}, MaxDistance: storage.NoThreshold, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range got {
+		ids = append(ids, m.Chunk.Owner.ID)
+	}
+	if want := []string{"i02990", "i02980", "i02970"}; !slices.Equal(ids, want) {
+		t.Errorf("top 3 after compaction = %v, want %v", ids, want)
+	}
+	c, err := st.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (storage.Counts{Items: n / 10, Chunks: n / 10, Embedded: n / 10}); c != want {
+		t.Errorf("Counts = %+v, want %+v", c, want)
+	}
+}
+
+// TestShardedScanMatchesSingle checks that the parallel scans return the
+// same results as a brute-force reference, across shard boundaries.
+func TestShardedScanMatchesSingle(t *testing.T) {
+	ctx := context.Background()
+	const dims, n = 16, 9000
+	db := New(Options{Dimensions: dims})
+	st, _ := db.Tenant("t")
+	r := rand.New(rand.NewPCG(3, 4))
+	var b storage.Batch
+	vecs := make([][]float32, n)
+	for i := range n {
+		id := fmt.Sprintf("i%05d", i)
+		v := make([]float32, dims)
+		for j := range v {
+			// Quantized values make many exact ties, exercising tie-breaks.
+			v[j] = float32(r.IntN(5)) / 4
+		}
+		vecs[i] = v
+		status := storage.StatusActive
+		if i%7 == 0 {
+			status = storage.StatusInactive
+		}
+		b.Items = append(b.Items, storage.CatalogItem{ID: id, Name: fmt.Sprintf("termo%d", i%13), Status: status, CreatedAt: at(i % 50)})
+		b.Chunks = append(b.Chunks, storage.OwnerChunks{Owner: storage.OwnerRef{Kind: storage.KindItem, ID: id},
+			Chunks: []storage.Chunk{{Source: storage.SourceItem, Content: id, Embedding: v}}})
+	}
+	if err := st.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	q := make([]float32, dims)
+	for j := range q {
+		q[j] = float32(r.IntN(5)) / 4
+	}
+	type ref struct {
+		id   string
+		dist float64
+	}
+	var all []ref
+	for i, v := range vecs {
+		if i%7 == 0 {
+			continue
+		}
+		all = append(all, ref{fmt.Sprintf("i%05d", i), float64(-dot1(q, v))})
+	}
+	slices.SortFunc(all, func(a, b ref) int {
+		if a.dist != b.dist {
+			if a.dist < b.dist {
+				return -1
+			}
+			return 1
+		}
+		if a.id < b.id {
+			return -1
+		}
+		return 1
+	})
+	got, err := st.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindItem, Vector: q, MaxDistance: storage.NoThreshold, Limit: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range got {
+		if m.Chunk.Owner.ID != all[i].id || m.Distance != all[i].dist {
+			t.Fatalf("hit %d = %s %v, want %s %v", i, m.Chunk.Owner.ID, m.Distance, all[i].id, all[i].dist)
+		}
+	}
+	lex, err := st.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"termo3", "termo"}, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every active item matches "termo"; those named termo3 match both
+	// terms and come first.
+	want := 0
+	for i := range n {
+		if i%7 != 0 && i%13 == 3 {
+			want++
+		}
+	}
+	if len(lex) != 1000 || lex[want-1].TermsMatched != 2 || lex[want].TermsMatched != 1 {
+		t.Fatalf("lexical: %d hits, want 1000 with the first %d matching both terms", len(lex), want)
+	}
+	for i := 1; i < len(lex); i++ {
+		a, b := lex[i-1].Record, lex[i].Record
+		if lex[i-1].TermsMatched != lex[i].TermsMatched {
+			continue
+		}
+		if a.CreatedAt.Before(b.CreatedAt) || (a.CreatedAt.Equal(b.CreatedAt) && a.ID > b.ID) {
+			t.Fatalf("lexical order broken at %d: %s %v then %s %v", i, a.ID, a.CreatedAt, b.ID, b.CreatedAt)
+		}
+	}
+}
+
+var base = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func at(h int) time.Time { return base.Add(time.Duration(h) * time.Hour) }
+
+// TestSignatureNoFalseNegatives checks the trigram prefilter against
+// strings.Contains on real-looking text: it may let non-matches through but
+// must never reject a match.
+func TestSignatureNoFalseNegatives(t *testing.T) {
+	texts := []string{
+		"",
+		"ab",
+		"abc",
+		"fungicida cuprico\ncontrole de ferrugem na soja\nbula.txt\naplicar 0,5 l/ha em 100% da area",
+		strings.Repeat("lagarta-do-cartucho spodoptera frugiperda milho ", 400),
+	}
+	terms := []string{"", "a", "ab", "abc", "bcd", "soja", "ferrugem na", "100%", "0,5 l", "\nbula", "frugiperda milho lagarta", "milhos", "xyz", "cartucho spodoptera"}
+	for _, text := range texts {
+		sig := makeSignature(text)
+		for _, term := range terms {
+			if strings.Contains(text, term) && !sig.mayContain(termTrigrams(term)) {
+				t.Errorf("text %.30q: signature rejects contained term %q", text, term)
+			}
+		}
+		// Substrings at every position and length are never rejected.
+		for i := 0; i < len(text) && i < 300; i += 7 {
+			for n := 1; n <= 12 && i+n <= len(text); n++ {
+				if sub := text[i : i+n]; !sig.mayContain(termTrigrams(sub)) {
+					t.Fatalf("signature rejects substring %q", sub)
+				}
+			}
+		}
+	}
+	// And it does filter: a long absent term is rejected by a short text.
+	if sig := makeSignature("controle de ferrugem"); sig.mayContain(termTrigrams("nematoides")) {
+		t.Error("signature of a short text accepts an absent 10-letter term")
+	}
+}

@@ -1,0 +1,324 @@
+package memory
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// Scans are split into one shard per available CPU once they are large
+// enough for the goroutines to pay off.
+const (
+	minLexicalShard = 4096 // records
+	minVectorShard  = 1024 // rows
+	ctxCheckEvery   = 4096 // rows or records between cancellation checks
+)
+
+// shards splits n units into at most procs ranges of at least minPer
+// units (one range when n is smaller) and runs fn on each, concurrently
+// when there are several. It returns the number of ranges.
+func shards(n, procs, minPer int, fn func(shard, lo, hi int)) int {
+	k := min(procs, max(1, n/minPer))
+	if k <= 1 {
+		fn(0, 0, n)
+		return 1
+	}
+	var wg sync.WaitGroup
+	for s := range k {
+		lo, hi := s*n/k, (s+1)*n/k
+		wg.Go(func() { fn(s, lo, hi) })
+	}
+	wg.Wait()
+	return k
+}
+
+// normalizeFilters returns filters with normalized values, so that
+// FilterValues.Match compares them without allocating.
+func normalizeFilters(filters []storage.Filter) []storage.Filter {
+	if len(filters) == 0 {
+		return nil
+	}
+	out := make([]storage.Filter, len(filters))
+	for i, f := range filters {
+		f.Value = lexical.Normalize(f.Value)
+		out[i] = f
+	}
+	return out
+}
+
+type lexHit struct {
+	o *owner
+	n int
+}
+
+// betterLex orders lexical hits: more distinct terms, then newer, then
+// smaller ID.
+func betterLex(a, b lexHit) bool {
+	if a.n != b.n {
+		return a.n > b.n
+	}
+	if !a.o.created.Equal(b.o.created) {
+		return a.o.created.After(b.o.created)
+	}
+	return a.o.id < b.o.id
+}
+
+func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind, q storage.LexicalQuery, out func(*owner) T) ([]storage.LexicalCandidate[T], error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.ValidateFilters(kind, q.Filters, s.db.allowed); err != nil {
+		return nil, wrap(err)
+	}
+	terms := storage.NormalizeTerms(q.Terms)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	filters := normalizeFilters(q.Filters)
+	limit := storage.ClampLimit(q.Limit)
+	grams := make([][]uint32, len(terms))
+	for i, t := range terms {
+		grams[i] = termTrigrams(t)
+	}
+
+	s.t.mu.RLock()
+	defer s.t.mu.RUnlock()
+	list := s.t.kind(kind).list
+	procs := runtime.GOMAXPROCS(0)
+	heaps := make([]*topK[lexHit], procs)
+	errs := make([]error, procs)
+	n := shards(len(list), procs, minLexicalShard, func(shard, lo, hi int) {
+		h := newTopK(limit, betterLex)
+		heaps[shard] = h
+		for i, o := range list[lo:hi] {
+			if i%ctxCheckEvery == ctxCheckEvery-1 && ctx.Err() != nil {
+				errs[shard] = ctxErr(ctx)
+				return
+			}
+			if !o.active || (filters != nil && !o.fv.Match(filters)) {
+				continue
+			}
+			m := 0
+			for j, t := range terms {
+				if o.sig.mayContain(grams[j]) && strings.Contains(o.search, t) {
+					m++
+				}
+			}
+			if m > 0 {
+				h.push(lexHit{o, m})
+			}
+		}
+	})
+	all := heaps[0]
+	for i := 1; i < n; i++ {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, hit := range heaps[i].h {
+			all.push(hit)
+		}
+	}
+	if errs[0] != nil {
+		return nil, errs[0]
+	}
+	hits := all.sorted()
+	res := make([]storage.LexicalCandidate[T], len(hits))
+	for i, h := range hits {
+		res[i] = storage.LexicalCandidate[T]{Record: out(h.o), TermsMatched: h.n}
+	}
+	return res, nil
+}
+
+// SearchItems returns lexical candidates among active items; see
+// storage.LexicalQuery for the semantics. A query without non-empty terms
+// returns no candidates.
+func (s *Store) SearchItems(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
+	return searchLexical(ctx, s, storage.KindItem, q, itemOut)
+}
+
+// SearchFAQs returns lexical candidates among active FAQs.
+func (s *Store) SearchFAQs(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
+	return searchLexical(ctx, s, storage.KindFAQ, q, faqOut)
+}
+
+// SearchDocuments returns lexical candidates among documents.
+func (s *Store) SearchDocuments(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.Document], error) {
+	return searchLexical(ctx, s, storage.KindDocument, q, docOut)
+}
+
+type vecHit struct {
+	score float32 // inner product; distance is -score
+	row   int32
+}
+
+// vecBetter orders vector hits by distance, then owner ID, source and seq.
+// rows must not change while it is in use (the caller holds the read lock).
+func vecBetter(rows []rowMeta) func(a, b vecHit) bool {
+	return func(a, b vecHit) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		ma, mb := rows[a.row], rows[b.row]
+		if ma.o != mb.o {
+			return ma.o.id < mb.o.id
+		}
+		return compareChunkKey(&ma.o.chunks[ma.idx].c, &mb.o.chunks[mb.idx].c) < 0
+	}
+}
+
+// SearchChunks returns the chunks of active owners of q.Kind nearest to
+// q.Vector by inner-product distance, closest first, ties broken by owner
+// ID, source and Seq. The search is exact: every embedded chunk passing the
+// filters is scored, by one goroutine per CPU over the kind's contiguous
+// slab.
+func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]storage.ChunkMatch, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if !q.Kind.Valid() {
+		return nil, wrap(&storage.ValidationError{Field: "kind", Reason: "want item|faq|document, got " + string(q.Kind), Err: storage.ErrInvalidRecord})
+	}
+	if err := storage.ValidateQueryVector(q.Vector, s.db.dims); err != nil {
+		return nil, wrap(err)
+	}
+	if err := storage.ValidateFilters(q.Kind, q.Filters, s.db.allowed); err != nil {
+		return nil, wrap(err)
+	}
+	filters := normalizeFilters(q.Filters)
+	limit := storage.ClampLimit(q.Limit)
+	// Keep distance <= MaxDistance, i.e. score >= -MaxDistance, compared in
+	// float64 exactly as the distance is reported.
+	maxDist := q.MaxDistance
+	vec := q.Vector
+
+	s.t.mu.RLock()
+	defer s.t.mu.RUnlock()
+	kd := s.t.kind(q.Kind)
+	rows := kd.rows
+	better := vecBetter(rows)
+	procs := runtime.GOMAXPROCS(0)
+	heaps := make([]*topK[vecHit], procs)
+	errs := make([]error, procs)
+	n := shards(len(rows), procs, minVectorShard, func(shard, lo, hi int) {
+		h := newTopK(limit, better)
+		heaps[shard] = h
+		emit := func(score float32, r int32) {
+			if float64(-score) <= maxDist {
+				h.push(vecHit{score, r})
+			}
+		}
+		var buf [4]int32
+		nb := 0
+		for r := lo; r < hi; r++ {
+			if (r-lo)%ctxCheckEvery == ctxCheckEvery-1 && ctx.Err() != nil {
+				errs[shard] = ctxErr(ctx)
+				return
+			}
+			m := rows[r]
+			if !m.active || (filters != nil && !m.o.fv.Match(filters)) {
+				continue
+			}
+			buf[nb] = int32(r)
+			nb++
+			if nb == 4 {
+				s0, s1, s2, s3 := dot4(vec, kd.vec(buf[0]), kd.vec(buf[1]), kd.vec(buf[2]), kd.vec(buf[3]))
+				emit(s0, buf[0])
+				emit(s1, buf[1])
+				emit(s2, buf[2])
+				emit(s3, buf[3])
+				nb = 0
+			}
+		}
+		for _, r := range buf[:nb] {
+			emit(dot1(vec, kd.vec(r)), r)
+		}
+	})
+	all := heaps[0]
+	for i := 1; i < n; i++ {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, hit := range heaps[i].h {
+			all.push(hit)
+		}
+	}
+	if errs[0] != nil {
+		return nil, errs[0]
+	}
+	hits := all.sorted()
+	res := make([]storage.ChunkMatch, len(hits))
+	for i, h := range hits {
+		m := rows[h.row]
+		res[i] = storage.ChunkMatch{Chunk: kd.chunkCopy(m.o, int(m.idx), false), Distance: float64(-h.score)}
+	}
+	return res, nil
+}
+
+// ChunkRefs lists the stored chunks of the given owners (every owner of the
+// kind when ownerIDs is nil), ordered by owner ID, source and Seq. Unknown
+// owners are skipped.
+func (s *Store) ChunkRefs(ctx context.Context, kind storage.OwnerKind, ownerIDs []string) ([]storage.ChunkRef, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if !kind.Valid() {
+		return nil, wrap(&storage.ValidationError{Field: "kind", Reason: "want item|faq|document, got " + string(kind), Err: storage.ErrInvalidRecord})
+	}
+	s.t.mu.RLock()
+	defer s.t.mu.RUnlock()
+	kd := s.t.kind(kind)
+	var owners []*owner
+	if ownerIDs == nil {
+		owners = append(owners, kd.list...)
+	} else {
+		seen := make(map[string]bool, len(ownerIDs))
+		for _, id := range ownerIDs {
+			if o, ok := kd.owners[id]; ok && !seen[id] {
+				seen[id] = true
+				owners = append(owners, o)
+			}
+		}
+	}
+	sortOwners(owners)
+	var refs []storage.ChunkRef
+	for _, o := range owners {
+		for _, c := range o.chunks {
+			refs = append(refs, storage.ChunkRef{
+				Owner:        c.c.Owner,
+				Source:       c.c.Source,
+				Seq:          c.c.Seq,
+				ContentHash:  c.c.ContentHash,
+				HasEmbedding: c.row >= 0,
+			})
+		}
+	}
+	return refs, nil
+}
+
+// Chunks returns the chunks of one owner with their embeddings, ordered by
+// source and Seq; none (and no error) when the owner has no chunks or does
+// not exist.
+func (s *Store) Chunks(ctx context.Context, ref storage.OwnerRef) ([]storage.Chunk, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.ValidateOwnerRef(ref); err != nil {
+		return nil, wrap(err)
+	}
+	s.t.mu.RLock()
+	defer s.t.mu.RUnlock()
+	kd := s.t.kind(ref.Kind)
+	o, ok := kd.owners[ref.ID]
+	if !ok || len(o.chunks) == 0 {
+		return nil, nil
+	}
+	out := make([]storage.Chunk, len(o.chunks))
+	for i := range o.chunks {
+		out[i] = kd.chunkCopy(o, i, true)
+	}
+	return out, nil
+}

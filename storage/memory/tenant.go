@@ -1,0 +1,255 @@
+package memory
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// tenant holds one tenant's records. mu guards everything below it.
+type tenant struct {
+	mu    sync.RWMutex
+	kinds [3]*kindData // indexed by kindIndex
+	// docHash maps a document content hash to the IDs holding it.
+	docHash map[string]map[string]struct{}
+}
+
+func newTenant(dims int) *tenant {
+	t := &tenant{docHash: make(map[string]map[string]struct{})}
+	for i, k := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
+		t.kinds[i] = &kindData{kind: k, dims: dims, owners: make(map[string]*owner)}
+	}
+	return t
+}
+
+func kindIndex(k storage.OwnerKind) int {
+	switch k {
+	case storage.KindItem:
+		return 0
+	case storage.KindFAQ:
+		return 1
+	default:
+		return 2
+	}
+}
+
+func (t *tenant) kind(k storage.OwnerKind) *kindData { return t.kinds[kindIndex(k)] }
+
+func (t *tenant) empty() bool {
+	for _, kd := range t.kinds {
+		if len(kd.owners) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// owner is a stored record (item, FAQ or document) with what searches need
+// precomputed, and its chunks. Exactly one of item, faq and doc is set.
+type owner struct {
+	id  string
+	pos int // index in kindData.list
+
+	active  bool
+	created time.Time
+	search  string // normalized search text (storage.*SearchText)
+	sig     signature
+	fv      storage.FilterValues
+
+	item *storage.CatalogItem
+	faq  *storage.FAQ
+	doc  *storage.Document
+
+	// chunks are sorted by source then seq.
+	chunks []chunkRec
+}
+
+// chunkRec is a stored chunk. The embedding lives in the kind's slab at row
+// (-1: no embedding); c.Embedding is always nil.
+type chunkRec struct {
+	c   storage.Chunk
+	row int32
+}
+
+// rowMeta says which chunk occupies a slab row; o is nil for a free row.
+// active mirrors o.active so that scans skip inactive owners without
+// dereferencing o.
+type rowMeta struct {
+	o      *owner
+	idx    int32 // index in o.chunks
+	active bool
+}
+
+// kindData holds the owners of one kind and the embeddings of their chunks.
+//
+// Embeddings live in one contiguous slab: row r is slab[r*dims:(r+1)*dims].
+// Replacing or deleting chunks frees their rows onto a free list, which
+// later insertions reuse; when free rows outnumber live ones (and there are
+// at least minCompact of them), the slab is compacted so that scans and
+// memory stay proportional to the live rows.
+type kindData struct {
+	kind   storage.OwnerKind
+	dims   int
+	owners map[string]*owner
+	list   []*owner // dense, for lexical scans; owner.pos indexes it
+
+	slab   []float32
+	rows   []rowMeta
+	free   []int32
+	chunks int // stored chunks, with or without embedding
+	live   int // rows in use
+}
+
+const minCompact = 1024
+
+// put inserts or replaces an owner's record. o carries the new record; if
+// an owner with the same ID exists its chunks are kept and its identity
+// (pointer) is preserved so slab rows stay valid.
+func (kd *kindData) put(o *owner) *owner {
+	if old, ok := kd.owners[o.id]; ok {
+		if old.active != o.active {
+			for _, c := range old.chunks {
+				if c.row >= 0 {
+					kd.rows[c.row].active = o.active
+				}
+			}
+		}
+		old.active, old.created, old.search, old.sig, old.fv = o.active, o.created, o.search, o.sig, o.fv
+		old.item, old.faq, old.doc = o.item, o.faq, o.doc
+		return old
+	}
+	o.pos = len(kd.list)
+	kd.list = append(kd.list, o)
+	kd.owners[o.id] = o
+	return o
+}
+
+// remove deletes an owner and frees its chunks. It reports whether the
+// owner existed.
+func (kd *kindData) remove(id string) (*owner, bool) {
+	o, ok := kd.owners[id]
+	if !ok {
+		return nil, false
+	}
+	kd.dropChunks(o)
+	delete(kd.owners, id)
+	last := kd.list[len(kd.list)-1]
+	kd.list[o.pos] = last
+	last.pos = o.pos
+	kd.list[len(kd.list)-1] = nil
+	kd.list = kd.list[:len(kd.list)-1]
+	kd.maybeCompact()
+	return o, true
+}
+
+// dropChunks frees the slab rows of o's chunks and forgets them.
+func (kd *kindData) dropChunks(o *owner) {
+	for _, c := range o.chunks {
+		if c.row >= 0 {
+			kd.rows[c.row] = rowMeta{}
+			kd.free = append(kd.free, c.row)
+			kd.live--
+		}
+	}
+	kd.chunks -= len(o.chunks)
+	o.chunks = nil
+}
+
+// replaceChunks swaps o's chunks for chunks (validated, prepared, sorted,
+// with metadata the store owns), copying each embedding into the slab: the
+// chunks' Embedding slices are not retained.
+func (kd *kindData) replaceChunks(o *owner, chunks []storage.Chunk) {
+	kd.dropChunks(o)
+	recs := make([]chunkRec, len(chunks))
+	for i := range chunks {
+		c := chunks[i]
+		emb := c.Embedding
+		c.Embedding = nil
+		recs[i] = chunkRec{c: c, row: -1}
+		if emb != nil {
+			r := kd.allocRow()
+			copy(kd.slab[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
+			kd.rows[r] = rowMeta{o: o, idx: int32(i), active: o.active}
+			recs[i].row = r
+			kd.live++
+		}
+	}
+	o.chunks = recs
+	kd.chunks += len(recs)
+	kd.maybeCompact()
+}
+
+func (kd *kindData) allocRow() int32 {
+	if n := len(kd.free); n > 0 {
+		r := kd.free[n-1]
+		kd.free = kd.free[:n-1]
+		return r
+	}
+	r := int32(len(kd.rows))
+	kd.rows = append(kd.rows, rowMeta{})
+	kd.slab = slices.Grow(kd.slab, kd.dims)[:len(kd.slab)+kd.dims]
+	return r
+}
+
+func (kd *kindData) maybeCompact() {
+	if len(kd.free) >= minCompact && len(kd.free) > kd.live {
+		kd.compact()
+	}
+}
+
+// compact moves live rows down over free ones, preserving their order,
+// and releases the tail of the slab.
+func (kd *kindData) compact() {
+	w := 0
+	for r, m := range kd.rows {
+		if m.o == nil {
+			continue
+		}
+		if w != r {
+			copy(kd.slab[w*kd.dims:(w+1)*kd.dims], kd.slab[r*kd.dims:(r+1)*kd.dims])
+			kd.rows[w] = m
+			m.o.chunks[m.idx].row = int32(w)
+		}
+		w++
+	}
+	clear(kd.rows[w:])
+	kd.rows = kd.rows[:w]
+	kd.slab = kd.slab[:w*kd.dims]
+	if cap(kd.slab) > 2*len(kd.slab)+kd.dims*minCompact {
+		kd.slab = slices.Clip(slices.Clone(kd.slab))
+		kd.rows = slices.Clip(slices.Clone(kd.rows))
+	}
+	kd.free = kd.free[:0]
+}
+
+// vec returns the embedding stored at row r (aliasing the slab).
+func (kd *kindData) vec(r int32) []float32 {
+	return kd.slab[int(r)*kd.dims : (int(r)+1)*kd.dims : (int(r)+1)*kd.dims]
+}
+
+// chunkCopy returns a deep copy of o.chunks[i], with its embedding when
+// withEmbedding is set.
+func (kd *kindData) chunkCopy(o *owner, i int, withEmbedding bool) storage.Chunk {
+	cr := o.chunks[i]
+	c := cr.c
+	c.Metadata = maps.Clone(c.Metadata)
+	if withEmbedding && cr.row >= 0 {
+		c.Embedding = slices.Clone(kd.vec(cr.row))
+	}
+	return c
+}
+
+func compareChunkKey(a, b *storage.Chunk) int {
+	if c := cmp.Compare(a.Source, b.Source); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Seq, b.Seq)
+}
+
+func sortOwners(owners []*owner) {
+	slices.SortFunc(owners, func(a, b *owner) int { return cmp.Compare(a.id, b.id) })
+}

@@ -1,0 +1,528 @@
+package postgres_test
+
+// Benchmarks on seeded data: AGROFIT catalog items (../shared/data) replicated
+// to 10k or 100k items, each with one chunk whose embedding is the
+// hash-embedded item text (not uniform random vectors: HNSW recall on random
+// vectors is meaningless, DESIGN §12). Data is bulk-loaded with COPY into a
+// schema named after the size and dimensions (hrbench_<n>_<dims>), indexes
+// are built after loading, and the schema is kept between runs so that the
+// 100k HNSW build (minutes) is paid once; set HYBRIDRAG_BENCH_RESET=1 to
+// rebuild it. The 100k sizes run only with HYBRIDRAG_BENCH_LARGE=1.
+//
+//	HYBRIDRAG_BENCH_LARGE=1 go test ./storage/postgres -run '^$' -bench . -benchtime 200x
+//
+// Every benchmark reports p50_ms and p95_ms over its iterations; vector
+// benchmarks on the HNSW index also report recall@10 against exact search.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/postgres"
+)
+
+const benchTenant = "bench"
+
+// catalogPath finds the AGROFIT catalog beside the checkout (CI and the
+// project's machines keep ../shared next to it).
+func catalogPath(tb testing.TB) string {
+	tb.Helper()
+	for _, p := range []string{
+		os.Getenv("HYBRIDRAG_AGROFIT_CATALOG"),
+		"../../../shared/data/agrofit/catalog.jsonl",
+		"/work/shared/data/agrofit/catalog.jsonl",
+	} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	tb.Skip("AGROFIT catalog not found; set HYBRIDRAG_AGROFIT_CATALOG to shared/data/agrofit/catalog.jsonl")
+	return ""
+}
+
+var (
+	catalogOnce  sync.Once
+	catalogItems []storage.CatalogItem
+	catalogErr   error
+)
+
+func loadCatalog(tb testing.TB) []storage.CatalogItem {
+	tb.Helper()
+	path := catalogPath(tb)
+	catalogOnce.Do(func() {
+		f, err := os.Open(filepath.Clean(path))
+		if err != nil {
+			catalogErr = err
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var rec struct {
+				ID, Name, Description, Category, Manufacturer, Status string
+				Tags                                                  []string
+				Price                                                 *float64
+				Metadata                                              map[string]string
+				Files                                                 []struct{ Name, Text string }
+			}
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				catalogErr = err
+				return
+			}
+			st, err := storage.ParseStatus(rec.Status)
+			if err != nil {
+				catalogErr = err
+				return
+			}
+			it := storage.CatalogItem{ID: rec.ID, Name: rec.Name, Description: rec.Description, Category: rec.Category,
+				Manufacturer: rec.Manufacturer, Tags: rec.Tags, Price: rec.Price, Status: st, Metadata: rec.Metadata}
+			for _, fl := range rec.Files {
+				it.Files = append(it.Files, storage.CatalogFile{ItemID: rec.ID, Name: fl.Name, Text: fl.Text})
+			}
+			catalogItems = append(catalogItems, it)
+		}
+		catalogErr = sc.Err()
+	})
+	if catalogErr != nil {
+		tb.Fatalf("load catalog: %v", catalogErr)
+	}
+	return catalogItems
+}
+
+// words splits normalized text into words of letters and digits.
+func words(s string) []string {
+	return strings.FieldsFunc(lexical.Normalize(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// hashEmbed is a deterministic bag-of-words embedding (feature hashing of
+// words and word pairs with signed buckets, unit length): texts sharing
+// words get close vectors, like a real text embedding for this purpose.
+func hashEmbed(text string, dims int) []float32 {
+	v := make([]float32, dims)
+	ws := words(text)
+	add := func(tok string, w float32) {
+		h := fnv.New64a()
+		h.Write([]byte(tok))
+		x := h.Sum64()
+		if x>>63 == 1 {
+			w = -w
+		}
+		v[x%uint64(dims)] += w
+	}
+	for i, w := range ws {
+		add(w, 1)
+		if i > 0 {
+			add(ws[i-1]+" "+w, 0.5)
+		}
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		v[0] = 1
+		return v
+	}
+	inv := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+// benchItem returns the i-th item of the replicated catalog: replica r of
+// catalog item j gets a new ID, a variant name and three extra words drawn
+// from the catalog vocabulary, so replicas are near but not equal.
+func benchItem(cat []storage.CatalogItem, vocab []string, i int) storage.CatalogItem {
+	j, r := i%len(cat), i/len(cat)
+	rng := rand.New(rand.NewPCG(uint64(i), 7))
+	it := cat[j]
+	it.ID = fmt.Sprintf("%s-r%03d", it.ID, r)
+	if r > 0 {
+		extra := []string{vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))]}
+		it.Name = fmt.Sprintf("%s lote %d", it.Name, r)
+		it.Description += " " + strings.Join(extra, " ")
+	}
+	if rng.IntN(20) == 0 {
+		it.Status = storage.StatusInactive
+	}
+	it.CreatedAt = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.IntN(2*365*24*3600)) * time.Second)
+	it.UpdatedAt = it.CreatedAt
+	files := make([]storage.CatalogFile, len(it.Files))
+	for k, f := range it.Files {
+		files[k] = storage.CatalogFile{ItemID: it.ID, Name: f.Name, Text: f.Text}
+	}
+	it.Files = files
+	return it
+}
+
+func vocabulary(cat []storage.CatalogItem) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range cat {
+		for _, w := range words(storage.ItemSearchText(&cat[i])) {
+			if len(w) >= 4 && !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// benchDB is a seeded schema.
+type benchDB struct {
+	pool  *pgxpool.Pool
+	hnsw  *postgres.Store
+	exact *postgres.Store
+	n     int
+	dims  int
+	cat   []storage.CatalogItem
+	vocab []string
+}
+
+var (
+	benchMu  sync.Mutex
+	benchDBs = map[string]*benchDB{}
+)
+
+func benchSizes(b *testing.B) []int {
+	if os.Getenv("HYBRIDRAG_BENCH_LARGE") == "1" {
+		return []int{10_000, 100_000}
+	}
+	return []int{10_000}
+}
+
+func benchDims() int {
+	if d, err := strconv.Atoi(os.Getenv("HYBRIDRAG_BENCH_DIMS")); err == nil && d > 0 {
+		return d
+	}
+	return 1536
+}
+
+// openBench returns the schema for n items of dims, seeding it when needed.
+func openBench(b *testing.B, n, dims int) *benchDB {
+	b.Helper()
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	key := fmt.Sprint(n, dims)
+	if bd := benchDBs[key]; bd != nil {
+		return bd
+	}
+	dsn := testDSN(b)
+	cat := loadCatalog(b)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	postgres.ConfigurePool(cfg)
+	ctx := context.Background()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	schema := fmt.Sprintf("hrbench_%d_%d", n, dims)
+	db := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: dims})
+	exact := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: dims, ExactSearch: true})
+	if os.Getenv("HYBRIDRAG_BENCH_RESET") == "1" {
+		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := db.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	hs, _ := db.Tenant(benchTenant)
+	es, _ := exact.Tenant(benchTenant)
+	bd := &benchDB{pool: pool, hnsw: hs, exact: es, n: n, dims: dims, cat: cat, vocab: vocabulary(cat)}
+	c, err := hs.Counts(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if c.Items != n || c.Embedded != n {
+		if c.Items != 0 {
+			if _, err := pool.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+				b.Fatal(err)
+			}
+			if err := db.Migrate(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		start := time.Now()
+		if err := bd.seed(ctx, schema); err != nil {
+			b.Fatalf("seed %s: %v", schema, err)
+		}
+		b.Logf("seeded %s (%d items × %d dims) in %v", schema, n, dims, time.Since(start).Round(time.Second))
+	}
+	benchDBs[key] = bd
+	return bd
+}
+
+// seed bulk-loads the schema: COPY without the search indexes, then builds
+// them (HNSW and trigram GIN) once, with a large maintenance_work_mem.
+func (bd *benchDB) seed(ctx context.Context, schema string) error {
+	conn, err := bd.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	q := pgx.Identifier{schema}.Sanitize()
+	for _, sql := range []string{
+		"DROP INDEX IF EXISTS " + q + ".item_chunks_embedding_hnsw",
+		"DROP INDEX IF EXISTS " + q + ".items_search_trgm",
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return err
+		}
+	}
+	const per = 2000
+	for lo := 0; lo < bd.n; lo += per {
+		hi := min(lo+per, bd.n)
+		items := make([]storage.CatalogItem, hi-lo)
+		vecs := make([][]float32, hi-lo)
+		var wg sync.WaitGroup
+		workers := runtime.GOMAXPROCS(0)
+		for w := range workers {
+			wg.Go(func() {
+				for k := w; k < len(items); k += workers {
+					items[k] = benchItem(bd.cat, bd.vocab, lo+k)
+					vecs[k] = hashEmbed(storage.ItemSearchText(&items[k]), bd.dims)
+				}
+			})
+		}
+		wg.Wait()
+		var itemRows, fileRows, chunkRows [][]any
+		for k := range items {
+			it := &items[k]
+			fv := storage.ItemFilterValues(it)
+			meta := it.Metadata
+			if meta == nil {
+				meta = map[string]string{}
+			}
+			fvMeta := fv.Metadata
+			if fvMeta == nil {
+				fvMeta = map[string]string{}
+			}
+			tags := it.Tags
+			if tags == nil {
+				tags = []string{}
+			}
+			itemRows = append(itemRows, []any{benchTenant, it.ID, it.Name, it.Description, it.Category, it.Manufacturer,
+				tags, it.Price, it.Active(), meta, storage.ItemSearchText(it), fv.Category, fv.Manufacturer,
+				fv.Tags, fvMeta, it.CreatedAt, it.UpdatedAt})
+			for s, f := range it.Files {
+				fileRows = append(fileRows, []any{benchTenant, it.ID, int32(s), f.Name, f.Text})
+			}
+			content := it.Name + "\n" + it.Description
+			chunkRows = append(chunkRows, []any{benchTenant, it.ID, "item", int32(0), content, storage.ContentHash(content),
+				pgvector.NewVector(vecs[k]), map[string]string{}})
+		}
+		err := pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{schema, "items"}, []string{"tenant_id", "id", "name", "description",
+				"category", "manufacturer", "tags", "price", "active", "metadata", "search_text", "category_norm",
+				"manufacturer_norm", "tags_norm", "metadata_norm", "created_at", "updated_at"}, pgx.CopyFromRows(itemRows)); err != nil {
+				return fmt.Errorf("copy items: %w", err)
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{schema, "item_files"}, []string{"tenant_id", "item_id", "seq", "name", "body"},
+				pgx.CopyFromRows(fileRows)); err != nil {
+				return fmt.Errorf("copy files: %w", err)
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{schema, "item_chunks"}, []string{"tenant_id", "owner_id", "source", "seq",
+				"content", "content_hash", "embedding", "metadata"}, pgx.CopyFromRows(chunkRows)); err != nil {
+				return fmt.Errorf("copy chunks: %w", err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, sql := range []string{
+		"SET maintenance_work_mem = '4GB'",
+		"SET max_parallel_maintenance_workers = 1",
+		"CREATE INDEX items_search_trgm ON " + q + ".items USING gin (search_text gin_trgm_ops)",
+		"CREATE INDEX item_chunks_embedding_hnsw ON " + q + ".item_chunks USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)",
+		"RESET maintenance_work_mem",
+		"RESET max_parallel_maintenance_workers",
+		"VACUUM ANALYZE " + q + ".items",
+		"VACUUM ANALYZE " + q + ".item_files",
+		"VACUUM ANALYZE " + q + ".item_chunks",
+	} {
+		start := time.Now()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("%s: %w", sql, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			fmt.Fprintf(os.Stderr, "bench seed: %s: %v\n", strings.Fields(sql)[0]+" "+strings.Fields(sql)[1]+" "+strings.Fields(sql)[2], d.Round(100*time.Millisecond))
+		}
+	}
+	return nil
+}
+
+// latencies collects per-operation durations and reports percentiles.
+type latencies []time.Duration
+
+func (l latencies) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	s := slices.Clone(l)
+	slices.Sort(s)
+	pct := func(p float64) float64 {
+		i := int(math.Ceil(p*float64(len(s)))) - 1
+		return float64(s[max(i, 0)]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(pct(0.50), "p50_ms")
+	b.ReportMetric(pct(0.95), "p95_ms")
+}
+
+// lexicalQueries are term lists drawn from the catalog: two or three words
+// of real items, so a mix of rare and common words; commonQueries are the
+// worst case, words in most items.
+func lexicalQueries(bd *benchDB, n int) [][]string {
+	rng := rand.New(rand.NewPCG(11, 12))
+	out := make([][]string, n)
+	for i := range out {
+		it := bd.cat[rng.IntN(len(bd.cat))]
+		ws := words(storage.ItemSearchText(&it))
+		var long []string
+		for _, w := range ws {
+			if len(w) >= 4 {
+				long = append(long, w)
+			}
+		}
+		k := 2 + rng.IntN(2)
+		for range k {
+			out[i] = append(out[i], long[rng.IntN(len(long))])
+		}
+	}
+	return out
+}
+
+var commonQueries = [][]string{
+	{"controle"}, {"culturas"}, {"produto", "classe"}, {"lagarta", "soja"}, {"ferrugem", "cafe"},
+	{"herbicida", "milho"}, {"toxicologica"}, {"ambiente", "perigoso"},
+}
+
+func BenchmarkLexicalItems(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		for _, set := range []string{"mixed", "common"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, set), func(b *testing.B) {
+				bd := openBench(b, n, benchDims())
+				qs := commonQueries
+				if set == "mixed" {
+					qs = lexicalQueries(bd, 200)
+				}
+				ctx := context.Background()
+				// Warm up the plan cache and the buffers.
+				for _, q := range qs[:min(len(qs), 20)] {
+					if _, err := bd.hnsw.SearchItems(ctx, storage.LexicalQuery{Terms: q, Limit: 60}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				lat := make(latencies, 0, b.N)
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					start := time.Now()
+					res, err := bd.hnsw.SearchItems(ctx, storage.LexicalQuery{Terms: qs[i%len(qs)], Limit: 60})
+					lat = append(lat, time.Since(start))
+					if err != nil {
+						b.Fatal(err)
+					}
+					_ = res
+				}
+				lat.report(b)
+			})
+		}
+	}
+}
+
+// vectorQueries embeds words of random catalog items (a name and a few
+// words from its text), like a user question about a product.
+func vectorQueries(bd *benchDB, n int) [][]float32 {
+	rng := rand.New(rand.NewPCG(21, 22))
+	out := make([][]float32, n)
+	for i := range out {
+		it := bd.cat[rng.IntN(len(bd.cat))]
+		ws := words(storage.ItemSearchText(&it))
+		q := []string{it.Name}
+		for range 4 {
+			q = append(q, ws[rng.IntN(len(ws))])
+		}
+		out[i] = hashEmbed(strings.Join(q, " "), bd.dims)
+	}
+	return out
+}
+
+func BenchmarkVectorTop10(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		for _, mode := range []string{"hnsw", "exact"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, mode), func(b *testing.B) {
+				bd := openBench(b, n, benchDims())
+				store := bd.hnsw
+				if mode == "exact" {
+					store = bd.exact
+				}
+				qs := vectorQueries(bd, 100)
+				ctx := context.Background()
+				search := func(s *postgres.Store, v []float32) []storage.ChunkMatch {
+					res, err := s.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindItem, Vector: v, Limit: 10, MaxDistance: storage.NoThreshold})
+					if err != nil {
+						b.Fatal(err)
+					}
+					return res
+				}
+				if mode == "hnsw" {
+					var hits, total int
+					for _, v := range qs {
+						want := matchIDs(search(bd.exact, v))
+						for _, id := range matchIDs(search(bd.hnsw, v)) {
+							if slices.Contains(want, id) {
+								hits++
+							}
+						}
+						total += len(want)
+					}
+					b.ReportMetric(float64(hits)/float64(total), "recall@10")
+				}
+				for _, v := range qs[:10] {
+					search(store, v)
+				}
+				lat := make(latencies, 0, b.N)
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					start := time.Now()
+					search(store, qs[i%len(qs)])
+					lat = append(lat, time.Since(start))
+				}
+				lat.report(b)
+			})
+		}
+	}
+}

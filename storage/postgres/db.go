@@ -1,0 +1,201 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// DB is hybridrag's PostgreSQL + pgvector database: a pgx pool, a schema and
+// the embedding dimensions. It holds any number of tenants; Tenant scopes it
+// to one.
+//
+// New does no I/O. Run Migrate once (at deploy time or at start-up) to
+// create or upgrade the schema; stores check the schema on first use and
+// return storage.ErrSchemaMismatch when it is missing or was created for
+// other dimensions.
+//
+// A DB is safe for concurrent use.
+type DB struct {
+	pool *pgxpool.Pool
+	opts Options
+	err  error // invalid options, returned by every method that does I/O
+	now  func() time.Time
+
+	q  string // quoted schema, e.g. "hybridrag"
+	tb tables
+
+	checked atomic.Bool
+}
+
+// tables holds the schema-qualified, quoted table names.
+type tables struct {
+	items, files, faqs, docs, migrations string
+	chunks                               map[storage.OwnerKind]string
+	owners                               map[storage.OwnerKind]string
+}
+
+// New returns a DB using pool with the given options. It does no I/O: call
+// Migrate to create the schema, Check (or any store method) to verify it.
+// Invalid options are reported by Migrate, Check and Tenant.
+//
+// The pool's connections should have pgvector's types registered (see
+// ConfigurePool); the stores register them on connections that lack them,
+// at the cost of one query per new connection.
+func New(pool *pgxpool.Pool, opts Options) *DB {
+	o, err := opts.withDefaults()
+	db := &DB{pool: pool, opts: o, err: err, now: o.Now}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	if pool == nil && err == nil {
+		db.err = errors.New("postgres: New: nil pool")
+	}
+	q := pgx.Identifier{o.Schema}.Sanitize()
+	db.q = q
+	db.tb = tables{
+		items:      q + ".items",
+		files:      q + ".item_files",
+		faqs:       q + ".faqs",
+		docs:       q + ".documents",
+		migrations: q + ".schema_migrations",
+		chunks: map[storage.OwnerKind]string{
+			storage.KindItem:     q + ".item_chunks",
+			storage.KindFAQ:      q + ".faq_chunks",
+			storage.KindDocument: q + ".document_chunks",
+		},
+		owners: map[storage.OwnerKind]string{
+			storage.KindItem:     q + ".items",
+			storage.KindFAQ:      q + ".faqs",
+			storage.KindDocument: q + ".documents",
+		},
+	}
+	return db
+}
+
+// ConfigurePool makes every connection of a pool built from cfg register
+// pgvector's types (vector, halfvec, sparsevec) when it connects, after any
+// AfterConnect hook already set. Call it before pgxpool.NewWithConfig:
+//
+//	cfg, err := pgxpool.ParseConfig(dsn)
+//	...
+//	postgres.ConfigurePool(cfg)
+//	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+//
+// The vector extension must exist when connections are made (Migrate
+// creates it); otherwise connecting fails.
+func ConfigurePool(cfg *pgxpool.Config) {
+	prev := cfg.AfterConnect
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		if prev != nil {
+			if err := prev(ctx, conn); err != nil {
+				return err
+			}
+		}
+		if err := pgxvec.RegisterTypes(ctx, conn); err != nil {
+			return fmt.Errorf("postgres: register pgvector types: %w", err)
+		}
+		return nil
+	}
+}
+
+// Options returns the options in effect, defaults filled in.
+func (db *DB) Options() Options {
+	o := db.opts
+	o.AllowedMetadataKeys = append([]string(nil), o.AllowedMetadataKeys...)
+	return o
+}
+
+// Dimensions is the embedding length of the database.
+func (db *DB) Dimensions() int { return db.opts.Dimensions }
+
+// Tenant returns the store of one tenant. It does no I/O. The ID must pass
+// storage.ValidateTenant; every query of the returned Store filters on it.
+func (db *DB) Tenant(id string) (*Store, error) {
+	if db.err != nil {
+		return nil, db.err
+	}
+	if err := storage.ValidateTenant(id); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return &Store{db: db, tenant: id}, nil
+}
+
+// Ping checks that the database is reachable and that its schema matches
+// the options (see Check).
+func (db *DB) Ping(ctx context.Context) error {
+	if db.err != nil {
+		return db.err
+	}
+	if err := db.pool.Ping(ctx); err != nil {
+		return wrapErr("ping", err)
+	}
+	return db.Check(ctx)
+}
+
+// Check verifies the schema: every migration known to this version of the
+// package has been applied, none unknown has, and the embedding columns are
+// vector(Options.Dimensions). It returns an error wrapping
+// storage.ErrSchemaMismatch otherwise. Stores run Check once, on first use.
+func (db *DB) Check(ctx context.Context) error {
+	if db.err != nil {
+		return db.err
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return wrapErr("check schema", err)
+	}
+	defer conn.Release()
+	if err := db.check(ctx, conn.Conn()); err != nil {
+		return err
+	}
+	db.checked.Store(true)
+	return nil
+}
+
+// ensure runs Check once per DB, until it succeeds.
+func (db *DB) ensure(ctx context.Context) error {
+	if db.err != nil {
+		return db.err
+	}
+	if db.checked.Load() {
+		return nil
+	}
+	return db.Check(ctx)
+}
+
+// acquire returns a pooled connection with pgvector's types registered.
+func (db *DB) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	if err := db.ensure(ctx); err != nil {
+		return nil, err
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, wrapErr("acquire connection", err)
+	}
+	if _, ok := conn.Conn().TypeMap().TypeForName("vector"); !ok {
+		if err := pgxvec.RegisterTypes(ctx, conn.Conn()); err != nil {
+			conn.Release()
+			return nil, wrapErr("register pgvector types", err)
+		}
+	}
+	return conn, nil
+}
+
+// timestamp returns the current time as stored: UTC, microseconds.
+func (db *DB) timestamp() time.Time { return storedTime(db.now()) }
+
+func storedTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}

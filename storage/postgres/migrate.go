@@ -1,0 +1,286 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migration is one embedded SQL file, NNNN_name.sql, rendered with the
+// schema and dimensions before it runs.
+type migration struct {
+	version int
+	name    string
+	tmpl    *template.Template
+}
+
+// migrationLockKey is the first key of the advisory lock serializing
+// Migrate calls ("hrag"); the second is the schema name's hash.
+const migrationLockKey = 0x68726167
+
+// embeddedMigrations parses the embedded migrations once. The files are part
+// of the package source, so an error is a build defect that every test
+// catches; it is returned by Migrate and Check rather than by a panic.
+var embeddedMigrations = sync.OnceValues(func() ([]migration, error) {
+	return loadMigrations(migrationFS)
+})
+
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, n := range names {
+		base := strings.TrimSuffix(path.Base(n), ".sql")
+		num, label, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 1 {
+			return nil, fmt.Errorf("postgres: migration file %s: want NNNN_name.sql", n)
+		}
+		src, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		t, err := template.New(base).Option("missingkey=error").Parse(string(src))
+		if err != nil {
+			return nil, fmt.Errorf("postgres: migration %s: %w", n, err)
+		}
+		ms = append(ms, migration{version: v, name: label, tmpl: t})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("postgres: two migrations with version %d", ms[i].version)
+		}
+	}
+	return ms, nil
+}
+
+// latestVersion is the version of the newest migration of ms.
+func latestVersion(ms []migration) int {
+	if len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+type chunkTable struct{ Table, Owner string }
+
+// templateData is what migrations are rendered with; every field is
+// produced by this package (the schema is validated and quoted).
+type templateData struct {
+	S           string
+	Dims        int
+	Plain       bool
+	HNSW        bool
+	ChunkTables []chunkTable
+}
+
+func (db *DB) templateData() templateData {
+	d := db.opts.Dimensions
+	return templateData{
+		S:     db.q,
+		Dims:  d,
+		Plain: !db.opts.StorageDefault && d <= maxPlainDimensions,
+		HNSW:  d <= MaxIndexedDimensions,
+		ChunkTables: []chunkTable{
+			{"item_chunks", "items"},
+			{"faq_chunks", "faqs"},
+			{"document_chunks", "documents"},
+		},
+	}
+}
+
+// Migrate creates or upgrades the schema: the vector and pg_trgm
+// extensions (when missing), the schema, its tables and indexes. It applies
+// the embedded migrations not yet recorded in the schema_migrations table,
+// in one transaction under an advisory lock, so concurrent calls (several
+// processes starting at once) are safe and Migrate is idempotent. The
+// embedding columns are created as vector(Options.Dimensions); when the
+// schema already exists with other dimensions, Migrate returns an error
+// wrapping storage.ErrSchemaMismatch and changes nothing.
+//
+// Migrate is the only method that runs DDL. It needs the privileges to
+// create the schema (and the extensions, if they are missing).
+func (db *DB) Migrate(ctx context.Context) error {
+	if db.err != nil {
+		return db.err
+	}
+	migrations, err := embeddedMigrations()
+	if err != nil {
+		return err
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return wrapErr("migrate: acquire connection", err)
+	}
+	defer conn.Release()
+	err = pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", int32(migrationLockKey), db.opts.Schema); err != nil {
+			return wrapErr("migrate: advisory lock", err)
+		}
+		for _, ext := range []string{"vector", "pg_trgm"} {
+			var exists bool
+			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1)", ext).Scan(&exists); err != nil {
+				return wrapErr("migrate: look up extension "+ext, err)
+			}
+			if !exists {
+				if _, err := tx.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+pgx.Identifier{ext}.Sanitize()); err != nil {
+					return wrapErr("migrate: create extension "+ext+" (install it or ask a superuser to create it)", err)
+				}
+			}
+		}
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+db.q); err != nil {
+			return wrapErr("migrate: create schema", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+db.tb.migrations+` (
+			version    integer PRIMARY KEY,
+			name       text NOT NULL,
+			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+			return wrapErr("migrate: create schema_migrations", err)
+		}
+		applied, err := appliedVersions(ctx, tx, db.tb.migrations)
+		if err != nil {
+			return err
+		}
+		latest := latestVersion(migrations)
+		for v := range applied {
+			if v > latest {
+				return fmt.Errorf("postgres: migrate: schema %s has migration %d, newer than this package (%d): %w",
+					db.opts.Schema, v, latest, storage.ErrSchemaMismatch)
+			}
+		}
+		if len(applied) > 0 {
+			// An existing schema must have been created for our dimensions.
+			if err := db.checkDims(ctx, tx); err != nil {
+				return err
+			}
+		}
+		data := db.templateData()
+		for _, m := range migrations {
+			if applied[m.version] {
+				continue
+			}
+			var sql bytes.Buffer
+			if err := m.tmpl.Execute(&sql, data); err != nil {
+				return fmt.Errorf("postgres: migrate: render %04d_%s: %w", m.version, m.name, err)
+			}
+			// No arguments: pgx sends the script with the simple protocol,
+			// which allows several statements.
+			if _, err := tx.Exec(ctx, sql.String()); err != nil {
+				return wrapErr(fmt.Sprintf("migrate: apply %04d_%s", m.version, m.name), err)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO "+db.tb.migrations+" (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+				return wrapErr("migrate: record migration", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return db.Check(ctx)
+}
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func appliedVersions(ctx context.Context, q querier, table string) (map[int]bool, error) {
+	rows, err := q.Query(ctx, "SELECT version FROM "+table)
+	if err != nil {
+		return nil, wrapErr("read schema_migrations", err)
+	}
+	vs, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return nil, wrapErr("read schema_migrations", err)
+	}
+	applied := make(map[int]bool, len(vs))
+	for _, v := range vs {
+		applied[int(v)] = true
+	}
+	return applied, nil
+}
+
+// check verifies the migrations and the embedding dimensions.
+func (db *DB) check(ctx context.Context, q querier) error {
+	migrations, err := embeddedMigrations()
+	if err != nil {
+		return err
+	}
+	var exists bool
+	if err := q.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", db.tb.migrations).Scan(&exists); err != nil {
+		return wrapErr("check schema", err)
+	}
+	if !exists {
+		return fmt.Errorf("postgres: schema %s is not migrated (run Migrate): %w", db.opts.Schema, storage.ErrSchemaMismatch)
+	}
+	applied, err := appliedVersions(ctx, q, db.tb.migrations)
+	if err != nil {
+		return err
+	}
+	latest := latestVersion(migrations)
+	for _, m := range migrations {
+		if !applied[m.version] {
+			return fmt.Errorf("postgres: schema %s lacks migration %04d_%s (run Migrate): %w",
+				db.opts.Schema, m.version, m.name, storage.ErrSchemaMismatch)
+		}
+	}
+	for v := range applied {
+		if v > latest {
+			return fmt.Errorf("postgres: schema %s has migration %d, newer than this package (%d): %w",
+				db.opts.Schema, v, latest, storage.ErrSchemaMismatch)
+		}
+	}
+	return db.checkDims(ctx, q)
+}
+
+// checkDims compares the typmod of every embedding column, which pgvector
+// sets to the declared dimensions, with Options.Dimensions.
+func (db *DB) checkDims(ctx context.Context, q querier) error {
+	rows, err := q.Query(ctx, `
+		SELECT c.relname::text, a.atttypmod
+		FROM pg_attribute a
+		JOIN pg_class c ON c.oid = a.attrelid
+		JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND a.attname = 'embedding' AND NOT a.attisdropped
+		  AND c.relname IN ('item_chunks', 'faq_chunks', 'document_chunks')`, db.opts.Schema)
+	if err != nil {
+		return wrapErr("check embedding dimensions", err)
+	}
+	type col struct {
+		Table string
+		Dims  int32
+	}
+	cols, err := pgx.CollectRows(rows, pgx.RowToStructByPos[col])
+	if err != nil {
+		return wrapErr("check embedding dimensions", err)
+	}
+	if len(cols) != 3 {
+		return fmt.Errorf("postgres: schema %s has %d of the 3 chunk tables: %w", db.opts.Schema, len(cols), storage.ErrSchemaMismatch)
+	}
+	for _, c := range cols {
+		if int(c.Dims) != db.opts.Dimensions {
+			return fmt.Errorf("postgres: schema %s: %s.embedding is vector(%d), Options.Dimensions is %d: %w",
+				db.opts.Schema, c.Table, c.Dims, db.opts.Dimensions, storage.ErrSchemaMismatch)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package postgres
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+)
+
+// IterativeScan is pgvector's hnsw.iterative_scan mode (pgvector ≥ 0.8). With
+// an iterative scan, a filtered HNSW search (tenant, active owner, metadata)
+// keeps walking the graph until it has enough rows, instead of returning
+// fewer than the limit.
+type IterativeScan string
+
+// Iterative scan modes.
+const (
+	// IterativeRelaxed returns rows in approximately ascending distance;
+	// the store re-sorts them, so results are still exactly ordered. It is
+	// the default.
+	IterativeRelaxed IterativeScan = "relaxed_order"
+	// IterativeStrict returns rows in exact distance order (slower).
+	IterativeStrict IterativeScan = "strict_order"
+	// IterativeOff disables iterative scans: a filtered search may then
+	// return fewer rows than the limit.
+	IterativeOff IterativeScan = "off"
+)
+
+// Default option values.
+const (
+	// DefaultDimensions is the embedding length of OpenAI's
+	// text-embedding-3-small.
+	DefaultDimensions = 1536
+	// DefaultSchema is the schema holding hybridrag's tables.
+	DefaultSchema = "hybridrag"
+	// DefaultEfSearch is pgvector's default hnsw.ef_search. Queries with a
+	// larger limit raise it to the limit.
+	DefaultEfSearch = 40
+	// MaxDimensions is the largest vector pgvector stores.
+	MaxDimensions = 16000
+	// MaxIndexedDimensions is the largest vector pgvector's HNSW index
+	// accepts; above it the tables are created without an HNSW index and
+	// vector search is an exact scan.
+	MaxIndexedDimensions = 2000
+	// maxPlainDimensions bounds inline (STORAGE PLAIN) vectors so a chunk
+	// row still fits in an 8 kB page with its keys and TOAST pointers.
+	maxPlainDimensions = 1800
+)
+
+// Options configure a DB. The zero value is valid: 1536 dimensions, schema
+// "hybridrag", no metadata filters, ef_search 40, relaxed iterative scans.
+type Options struct {
+	// Dimensions is the embedding length, fixed when Migrate creates the
+	// tables (vector(N)) and checked against the database by Check.
+	// Zero means DefaultDimensions.
+	Dimensions int
+	// Schema is the PostgreSQL schema holding the tables; Migrate creates
+	// it. It must match [a-z_][a-z0-9_]{0,62}. Empty means DefaultSchema.
+	Schema string
+	// AllowedMetadataKeys are the metadata keys searches may filter on (see
+	// storage.Filter); filters on other keys are rejected with
+	// storage.ErrInvalidFilter.
+	AllowedMetadataKeys []string
+	// EfSearch is hnsw.ef_search, the HNSW candidate list size: larger is
+	// more accurate and slower. Zero means DefaultEfSearch; the store raises
+	// it to the query's limit (pgvector caps it at 1000).
+	EfSearch int
+	// IterativeScan is hnsw.iterative_scan. Empty means IterativeRelaxed.
+	IterativeScan IterativeScan
+	// MaxScanTuples is hnsw.max_scan_tuples, the most tuples an iterative
+	// scan visits. Zero keeps pgvector's default (20 000).
+	MaxScanTuples int
+	// ExactSearch makes vector search bypass the HNSW index: an exact scan
+	// of the tenant's chunks, with exactly the memory store's results.
+	// Useful for small tenants and for measuring recall.
+	ExactSearch bool
+	// StorageDefault keeps pgvector's default (TOASTed, compressed) storage
+	// for embeddings instead of STORAGE PLAIN. It only matters when Migrate
+	// creates the tables. Inline storage makes exact scans about 2.8×
+	// faster at 1536 dimensions; vectors above 1800 dimensions never use it.
+	StorageDefault bool
+	// LexicalWindow bounds the work of a lexical search: for each term, at
+	// most this many of the newest matching rows are considered (plus as
+	// many rows matching every term). Results equal the exhaustive ranking
+	// whenever no term matches more rows, and for queries of one or two
+	// terms whenever the window is at least twice the limit; see
+	// Store.SearchItems. Zero means 4×limit, at least 200; values below the
+	// limit are raised to it; a negative value ranks every matching row
+	// (exact, but slow for common words on large tenants).
+	LexicalWindow int
+	// Now is the clock used for CreatedAt and UpdatedAt; nil means
+	// time.Now. Times are stored in UTC with microsecond precision.
+	Now func() time.Time
+}
+
+var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// withDefaults returns a copy of o with defaults filled in, or an error
+// naming the invalid option.
+func (o Options) withDefaults() (Options, error) {
+	if o.Dimensions == 0 {
+		o.Dimensions = DefaultDimensions
+	}
+	if o.Dimensions < 1 || o.Dimensions > MaxDimensions {
+		return o, fmt.Errorf("postgres: Options.Dimensions %d out of range [1, %d]", o.Dimensions, MaxDimensions)
+	}
+	if o.Schema == "" {
+		o.Schema = DefaultSchema
+	}
+	if !schemaRE.MatchString(o.Schema) {
+		return o, fmt.Errorf("postgres: Options.Schema %q must match %s", o.Schema, schemaRE)
+	}
+	if o.EfSearch == 0 {
+		o.EfSearch = DefaultEfSearch
+	}
+	if o.EfSearch < 1 || o.EfSearch > 1000 {
+		return o, fmt.Errorf("postgres: Options.EfSearch %d out of range [1, 1000]", o.EfSearch)
+	}
+	switch o.IterativeScan {
+	case "":
+		o.IterativeScan = IterativeRelaxed
+	case IterativeRelaxed, IterativeStrict, IterativeOff:
+	default:
+		return o, fmt.Errorf("postgres: Options.IterativeScan %q: want relaxed_order, strict_order or off", o.IterativeScan)
+	}
+	if o.MaxScanTuples < 0 {
+		return o, fmt.Errorf("postgres: Options.MaxScanTuples %d is negative", o.MaxScanTuples)
+	}
+	o.AllowedMetadataKeys = slices.Clone(o.AllowedMetadataKeys)
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}

@@ -1,0 +1,470 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/postgres"
+)
+
+func TestMigrate(t *testing.T) {
+	pool := newPool(t)
+	schema := uniqueSchema(t, pool, "hrt_mig")
+	ctx := testCtx(t)
+
+	t.Run("concurrent first run", func(t *testing.T) {
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = postgres.New(pool, postgres.Options{Schema: schema, Dimensions: 8}).Migrate(ctx)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("Migrate #%d: %v", i, err)
+			}
+		}
+	})
+	t.Run("idempotent", func(t *testing.T) {
+		db := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: 8})
+		for i := range 2 {
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatalf("Migrate #%d: %v", i, err)
+			}
+		}
+		var n, distinct int
+		if err := pool.QueryRow(ctx, "SELECT count(*), count(DISTINCT version) FROM "+schema+".schema_migrations").Scan(&n, &distinct); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 || n != distinct {
+			t.Errorf("schema_migrations has %d rows, %d distinct versions; want each migration once", n, distinct)
+		}
+	})
+	t.Run("creates HNSW and trigram indexes", func(t *testing.T) {
+		rows, err := pool.Query(ctx, "SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname", schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, n)
+		}
+		for _, want := range []string{"item_chunks_embedding_hnsw", "faq_chunks_embedding_hnsw", "document_chunks_embedding_hnsw",
+			"items_search_trgm", "faqs_search_trgm", "documents_search_trgm"} {
+			if !slices.Contains(names, want) {
+				t.Errorf("index %s missing; have %v", want, names)
+			}
+		}
+		var storage string
+		if err := pool.QueryRow(ctx, `SELECT a.attstorage::text FROM pg_attribute a
+			WHERE a.attrelid = $1::regclass AND a.attname = 'embedding'`, schema+".item_chunks").Scan(&storage); err != nil {
+			t.Fatal(err)
+		}
+		if storage != "p" {
+			t.Errorf("embedding storage = %q, want p (PLAIN)", storage)
+		}
+	})
+}
+
+func TestSchemaMismatch(t *testing.T) {
+	pool := newPool(t)
+	ctx := testCtx(t)
+	schema := uniqueSchema(t, pool, "hrt_dim")
+	if err := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: 8}).Migrate(ctx); err != nil {
+		t.Fatalf("Migrate vector(8): %v", err)
+	}
+	db16 := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: 16})
+	store, err := db16.Tenant("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := postgres.New(pool, postgres.Options{Schema: uniqueSchema(t, pool, "hrt_none"), Dimensions: 8})
+	missingStore, err := missing.Tenant("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"Migrate with other dims", func() error { return db16.Migrate(ctx) }},
+		{"Check with other dims", func() error { return db16.Check(ctx) }},
+		{"Ping with other dims", func() error { return db16.Ping(ctx) }},
+		{"store read with other dims", func() error { _, err := store.Counts(ctx); return err }},
+		{"store write with other dims", func() error {
+			return store.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "x"}})
+		}},
+		{"Check before Migrate", func() error { return missing.Check(ctx) }},
+		{"store read before Migrate", func() error { _, err := missingStore.GetItem(ctx, "a"); return err }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.call(); !errors.Is(err, storage.ErrSchemaMismatch) {
+				t.Errorf("err = %v, want ErrSchemaMismatch", err)
+			}
+		})
+	}
+	// Nothing was written through the mismatched store.
+	db8 := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: 8})
+	s8, err := db8.Tenant("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s8.Counts(ctx); err != nil || c != (storage.Counts{}) {
+		t.Errorf("Counts = %+v, %v; want zero", c, err)
+	}
+}
+
+func TestOptionsValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		opts postgres.Options
+	}{
+		{"schema with a quote", postgres.Options{Schema: `a"b`}},
+		{"schema upper case", postgres.Options{Schema: "Hybrid"}},
+		{"negative dimensions", postgres.Options{Dimensions: -1}},
+		{"too many dimensions", postgres.Options{Dimensions: postgres.MaxDimensions + 1}},
+		{"ef_search too large", postgres.Options{EfSearch: 5000}},
+		{"unknown iterative scan", postgres.Options{IterativeScan: "sometimes"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// No pool is needed: the options are rejected before any I/O.
+			db := postgres.New(nil, tc.opts)
+			if _, err := db.Tenant("t"); err == nil {
+				t.Error("Tenant: want an error for invalid options")
+			}
+			if err := db.Migrate(context.Background()); err == nil {
+				t.Error("Migrate: want an error for invalid options")
+			}
+		})
+	}
+	t.Run("defaults", func(t *testing.T) {
+		o := postgres.New(nil, postgres.Options{}).Options()
+		if o.Dimensions != 1536 || o.Schema != "hybridrag" || o.EfSearch != 40 || o.IterativeScan != postgres.IterativeRelaxed {
+			t.Errorf("defaults = %+v", o)
+		}
+	})
+	t.Run("invalid tenant", func(t *testing.T) {
+		// pgxpool.New parses the DSN and connects lazily: no I/O here.
+		pool, err := pgxpool.New(context.Background(), "postgres://nobody@127.0.0.1:1/none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		db := postgres.New(pool, postgres.Options{})
+		if _, err := db.Tenant(""); !errors.Is(err, storage.ErrInvalidTenant) {
+			t.Errorf("Tenant(\"\") err = %v, want ErrInvalidTenant", err)
+		}
+	})
+}
+
+// unit returns v scaled to unit length.
+func unit(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	n = math.Sqrt(n)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / n)
+	}
+	return out
+}
+
+// clustered returns n unit vectors of dims around k seeded centroids.
+func clustered(rng *rand.Rand, n, dims, k int, spread float64) [][]float32 {
+	centroids := make([][]float32, k)
+	for i := range centroids {
+		c := make([]float32, dims)
+		for j := range c {
+			c[j] = float32(rng.NormFloat64())
+		}
+		centroids[i] = unit(c)
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := centroids[rng.IntN(k)]
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = c[j] + float32(spread*rng.NormFloat64()/math.Sqrt(float64(dims)))
+		}
+		out[i] = unit(v)
+	}
+	return out
+}
+
+// seedChunks writes n items, each with one chunk embedded with vecs[i].
+func seedChunks(t testing.TB, s storage.Store, vecs [][]float32, offset, inactiveEvery int) {
+	t.Helper()
+	ctx := testCtx(t)
+	const per = 500
+	for start := 0; start < len(vecs); start += per {
+		var b storage.Batch
+		for i := start; i < min(start+per, len(vecs)); i++ {
+			it := storage.CatalogItem{ID: fmt.Sprintf("item-%05d", offset+i), Name: fmt.Sprintf("produto %d", offset+i)}
+			if inactiveEvery > 0 && i%inactiveEvery == 0 {
+				it.Status = storage.StatusInactive
+			}
+			b.Items = append(b.Items, it)
+			b.Chunks = append(b.Chunks, storage.OwnerChunks{
+				Owner:  storage.OwnerRef{Kind: storage.KindItem, ID: it.ID},
+				Chunks: []storage.Chunk{{Source: storage.SourceItem, Content: it.Name, Embedding: vecs[i]}},
+			})
+		}
+		if err := s.Apply(ctx, b); err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+	}
+}
+
+func matchIDs(ms []storage.ChunkMatch) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.Chunk.Owner.ID
+	}
+	return ids
+}
+
+// TestHNSWAgainstExact compares HNSW with exact search on clustered data
+// shared with other tenants: the iterative scan must still return k rows of
+// the right tenant, ordered, with high recall.
+func TestHNSWAgainstExact(t *testing.T) {
+	const dims = 32
+	db, pool := openDB(t, postgres.Options{Dimensions: dims})
+	exactDB := postgres.New(pool, postgres.Options{Dimensions: dims, Schema: db.Options().Schema, ExactSearch: true})
+	ctx := testCtx(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	vecs := clustered(rng, 3000, dims, 30, 0.6)
+
+	// Tenant "big" holds 2700 vectors (every 10th item inactive); tenant
+	// "small" holds 300: its rows are a tenth of the index.
+	big, _ := db.Tenant("big")
+	small, _ := db.Tenant("small")
+	seedChunks(t, big, vecs[:2700], 0, 10)
+	seedChunks(t, small, vecs[2700:], 2700, 0)
+	exactBig, _ := exactDB.Tenant("big")
+	exactSmall, _ := exactDB.Tenant("small")
+
+	queries := clustered(rand.New(rand.NewPCG(3, 4)), 40, dims, 30, 0.8)
+	for _, tc := range []struct {
+		name         string
+		hnsw, exact  storage.Store
+		minRecall    float64
+		wantInactive bool
+	}{
+		{"big tenant", big, exactBig, 0.9, false},
+		{"small tenant", small, exactSmall, 0.9, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits, total int
+			for _, qv := range queries {
+				q := storage.VectorQuery{Kind: storage.KindItem, Vector: qv, Limit: 10, MaxDistance: storage.NoThreshold}
+				got, err := tc.hnsw.SearchChunks(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := tc.exact.SearchChunks(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 10 || len(want) != 10 {
+					t.Fatalf("len(hnsw) = %d, len(exact) = %d, want 10 each", len(got), len(want))
+				}
+				if !slices.IsSortedFunc(got, func(a, b storage.ChunkMatch) int { return cmpFloat(a.Distance, b.Distance) }) {
+					t.Errorf("HNSW results not sorted by distance: %v", got)
+				}
+				for _, m := range got {
+					n := 0
+					fmt.Sscanf(m.Chunk.Owner.ID, "item-%d", &n)
+					if tc.hnsw == big && n%10 == 0 {
+						t.Errorf("inactive item %s returned", m.Chunk.Owner.ID)
+					}
+					if (tc.hnsw == small) != (n >= 2700) {
+						t.Errorf("tenant %s got another tenant's item %s", tc.name, m.Chunk.Owner.ID)
+					}
+				}
+				wantIDs := matchIDs(want)
+				for _, id := range matchIDs(got) {
+					if slices.Contains(wantIDs, id) {
+						hits++
+					}
+				}
+				total += len(want)
+			}
+			recall := float64(hits) / float64(total)
+			t.Logf("recall@10 = %.3f", recall)
+			if recall < tc.minRecall {
+				t.Errorf("recall@10 = %.3f, want >= %.2f", recall, tc.minRecall)
+			}
+		})
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func TestInvalidText(t *testing.T) {
+	db, _ := openDB(t, postgres.Options{Dimensions: 4})
+	s, _ := db.Tenant("t")
+	ctx := testCtx(t)
+	tests := []struct {
+		name  string
+		batch storage.Batch
+	}{
+		{"NUL in name", storage.Batch{Items: []storage.CatalogItem{{ID: "ok", Name: "fine"}, {ID: "a", Name: "x\x00y"}}}},
+		{"invalid UTF-8 in FAQ answer", storage.Batch{FAQs: []storage.FAQ{{ID: "f", Answer: "caf\xe9"}}}},
+		{"NUL in metadata", storage.Batch{Documents: []storage.Document{{ID: "d", Metadata: map[string]string{"k": "\x00"}}}}},
+		{"NUL in chunk content", storage.Batch{
+			Items:  []storage.CatalogItem{{ID: "c"}},
+			Chunks: []storage.OwnerChunks{{Owner: storage.OwnerRef{Kind: storage.KindItem, ID: "c"}, Chunks: []storage.Chunk{{Source: "item", Content: "\x00"}}}},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.Apply(ctx, tc.batch)
+			if !errors.Is(err, storage.ErrInvalidRecord) {
+				t.Fatalf("Apply err = %v, want ErrInvalidRecord", err)
+			}
+			if c, err := s.Counts(ctx); err != nil || c != (storage.Counts{}) {
+				t.Errorf("Counts = %+v, %v; want nothing written", c, err)
+			}
+		})
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	db, _ := openDB(t, postgres.Options{Dimensions: 4})
+	s, _ := db.Tenant("t")
+	if err := s.UpsertItems(testCtx(t), []storage.CatalogItem{{ID: "a", Name: "abc"}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	_, err := s.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"abc"}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("SearchItems err = %v, want context.Canceled", err)
+	}
+	if err := s.UpsertItems(ctx, []storage.CatalogItem{{ID: "b"}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("UpsertItems err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("cancelled calls took %v", d)
+	}
+}
+
+func TestRoundTripAndSearchSmoke(t *testing.T) {
+	now := time.Date(2025, 1, 2, 3, 4, 5, 6789, time.FixedZone("BRT", -3*3600))
+	db, _ := openDB(t, postgres.Options{Dimensions: 4, AllowedMetadataKeys: []string{"crop"}, Now: func() time.Time { return now }})
+	s, _ := db.Tenant("acme")
+	ctx := testCtx(t)
+	price := 12.5
+	created := time.Date(2024, 3, 1, 12, 0, 0, 123456789, time.UTC)
+	item := storage.CatalogItem{
+		ID: "i1", Name: "Fungicida Ação Total", Description: "Controle de ferrugem 100%_ garantido",
+		Category: "Fungicidas", Manufacturer: "Agro S.A.", Tags: []string{"Soja", "Café"}, Price: &price,
+		Status: storage.StatusActive, Metadata: map[string]string{"crop": "Soja"},
+		Files:     []storage.CatalogFile{{Name: "bula.txt", Text: "Praga: ferrugem asiática"}},
+		CreatedAt: created, UpdatedAt: created,
+	}
+	if err := s.UpsertItems(ctx, []storage.CatalogItem{item}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetItem(ctx, "i1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := item
+	want.CreatedAt = created.Truncate(time.Microsecond)
+	want.UpdatedAt = now.UTC().Truncate(time.Microsecond)
+	want.Files = []storage.CatalogFile{{ItemID: "i1", Name: "bula.txt", Text: "Praga: ferrugem asiática"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("GetItem (-want +got):\n%s", d)
+	}
+	for _, tc := range []struct {
+		terms []string
+		want  int
+	}{
+		{[]string{"ACAO"}, 1},
+		{[]string{"asiatica", "soja", "nada"}, 2},
+		{[]string{"100%_"}, 1},
+		{[]string{"100__"}, 0},
+		{[]string{"%"}, 1},
+		{[]string{"_"}, 1},
+		{[]string{"a_b"}, 0},
+		{[]string{"ferrugem%garantido"}, 0},
+	} {
+		res, err := s.SearchItems(ctx, storage.LexicalQuery{Terms: tc.terms, Filters: []storage.Filter{{Field: storage.FieldMetadata, Key: "crop", Value: "SOJA"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		if len(res) == 1 {
+			n = res[0].TermsMatched
+		}
+		if n != tc.want {
+			t.Errorf("terms %q: matched %d, want %d (%d results)", tc.terms, n, tc.want, len(res))
+		}
+	}
+	if err := s.ReplaceChunks(ctx, storage.OwnerRef{Kind: storage.KindItem, ID: "i1"}, []storage.Chunk{
+		{Source: "item", Seq: 0, Content: "a", Embedding: []float32{1, 0, 0, 0}},
+		{Source: "file", Seq: 0, Content: "b", Embedding: []float32{0.5, 0.5, 0, 0}},
+		{Source: "file", Seq: 1, Content: "c"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindItem, Vector: []float32{1, 0, 0, 0}, MaxDistance: -0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].Distance != -1 || res[1].Distance != -0.5 || res[0].Chunk.Source != "item" {
+		t.Errorf("SearchChunks = %+v", res)
+	}
+	chunks, err := s.Chunks(ctx, storage.OwnerRef{Kind: storage.KindItem, ID: "i1"})
+	if err != nil || len(chunks) != 3 || chunks[1].Embedding != nil || !slices.Equal(chunks[2].Embedding, []float32{1, 0, 0, 0}) {
+		t.Errorf("Chunks = %+v, %v", chunks, err)
+	}
+	c, err := s.Counts(ctx)
+	if err != nil || c != (storage.Counts{Items: 1, Chunks: 3, Embedded: 2}) {
+		t.Errorf("Counts = %+v, %v", c, err)
+	}
+	if err := s.ReplaceChunks(ctx, storage.OwnerRef{Kind: storage.KindFAQ, ID: "nope"}, nil); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("ReplaceChunks(missing) = %v, want ErrNotFound", err)
+	}
+	if err := s.DeleteItem(ctx, "i1"); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.Counts(ctx); c != (storage.Counts{}) {
+		t.Errorf("after delete Counts = %+v", c)
+	}
+	_ = strings.ToLower
+}

@@ -1,0 +1,223 @@
+package vector
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Aggregation defaults, from seed 000 (CATALOG_VECTOR_CHUNKS_PER_ITEM,
+// CATALOG_VECTOR_SNIPPET_MAX_CHARS).
+const (
+	DefaultChunksPerOwner  = 1
+	DefaultSnippetMaxChars = 800
+	DefaultMeanTopK        = 3
+	// SnippetSeparator joins the kept chunks of an owner.
+	SnippetSeparator = " … "
+	// Ellipsis ends a truncated snippet.
+	Ellipsis = "…"
+)
+
+// AggregateMode selects how the chunk similarities of one owner become the
+// owner's score. Similarity is -Distance (the inner product).
+type AggregateMode int
+
+const (
+	// AggregateMax scores an owner by its best chunk (the seeds' behaviour).
+	AggregateMax AggregateMode = iota
+	// AggregateSum adds the similarities of all matched chunks, favouring
+	// owners with much matching text.
+	AggregateSum
+	// AggregateTopKMean averages the MeanTopK best similarities (fewer when
+	// the owner has fewer matched chunks), rewarding owners that match in
+	// several places without letting long documents win by size alone.
+	AggregateTopKMean
+)
+
+// String returns "max", "sum" or "topk-mean".
+func (m AggregateMode) String() string {
+	switch m {
+	case AggregateMax:
+		return "max"
+	case AggregateSum:
+		return "sum"
+	case AggregateTopKMean:
+		return "topk-mean"
+	}
+	return fmt.Sprintf("AggregateMode(%d)", int(m))
+}
+
+// ParseAggregateMode parses the names printed by String. It returns
+// ErrInvalidOptions (wrapped) for any other name.
+func ParseAggregateMode(s string) (AggregateMode, error) {
+	switch s {
+	case "max", "":
+		return AggregateMax, nil
+	case "sum":
+		return AggregateSum, nil
+	case "topk-mean", "top-k-mean", "mean":
+		return AggregateTopKMean, nil
+	}
+	return 0, fmt.Errorf("vector: aggregate mode %q: %w", s, ErrInvalidOptions)
+}
+
+// ChunkMatch is one chunk returned by a vector search.
+type ChunkMatch struct {
+	// OwnerID identifies the item, FAQ or document the chunk belongs to.
+	OwnerID string
+	// Content is the chunk text, used for the snippet.
+	Content string
+	// Distance is the <#> distance to the query: smaller is closer.
+	Distance float32
+	// Seq is the chunk's position within its owner; it breaks ties
+	// between chunks at equal distance.
+	Seq int
+}
+
+// AggregateOptions configures [Aggregate]. The zero value gives the seeds'
+// defaults: mode max, one chunk per owner, snippets of at most 800 runes.
+type AggregateOptions struct {
+	// Mode combines the chunk similarities of an owner.
+	Mode AggregateMode
+	// MeanTopK is the number of best chunks averaged by AggregateTopKMean;
+	// 0 means DefaultMeanTopK (3).
+	MeanTopK int
+	// ChunksPerOwner is how many distinct chunks (best first) are kept as
+	// evidence and joined into the snippet; 0 means 1.
+	ChunksPerOwner int
+	// SnippetMaxChars bounds the snippet in runes, the ellipsis included;
+	// 0 means 800.
+	SnippetMaxChars int
+}
+
+// OwnerHit is one owner after aggregation.
+type OwnerHit struct {
+	// OwnerID identifies the owner.
+	OwnerID string
+	// Score is the aggregated similarity (per Mode); larger is better.
+	Score float64
+	// Distance is the distance of the owner's best chunk.
+	Distance float32
+	// Matched is the number of the owner's chunks in the input.
+	Matched int
+	// Chunks are the kept chunks, best first, with distinct contents.
+	Chunks []ChunkMatch
+	// Snippet is the kept chunk contents, trimmed, joined with
+	// SnippetSeparator and truncated to SnippetMaxChars runes (ending with
+	// Ellipsis when cut).
+	Snippet string
+}
+
+// Aggregate groups chunk matches by owner and returns one hit per owner,
+// best first (by Score, then by Distance, then by OwnerID, so the order is
+// deterministic). Chunks with an empty OwnerID or a NaN distance are
+// ignored. Aggregate does not modify chunks; it returns nil for no input.
+func Aggregate(chunks []ChunkMatch, opts AggregateOptions) []OwnerHit {
+	perOwner := opts.ChunksPerOwner
+	if perOwner <= 0 {
+		perOwner = DefaultChunksPerOwner
+	}
+	maxChars := opts.SnippetMaxChars
+	if maxChars <= 0 {
+		maxChars = DefaultSnippetMaxChars
+	}
+	meanK := opts.MeanTopK
+	if meanK <= 0 {
+		meanK = DefaultMeanTopK
+	}
+
+	groups := make(map[string][]ChunkMatch)
+	var order []string
+	for _, c := range chunks {
+		if c.OwnerID == "" || math.IsNaN(float64(c.Distance)) {
+			continue
+		}
+		g, ok := groups[c.OwnerID]
+		if !ok {
+			order = append(order, c.OwnerID)
+		}
+		groups[c.OwnerID] = append(g, c)
+	}
+	if len(order) == 0 {
+		return nil
+	}
+
+	hits := make([]OwnerHit, 0, len(order))
+	for _, id := range order {
+		g := groups[id] // a private copy: appended from the input
+		slices.SortFunc(g, func(a, b ChunkMatch) int {
+			if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Seq, b.Seq)
+		})
+		h := OwnerHit{OwnerID: id, Distance: g[0].Distance, Matched: len(g)}
+		switch opts.Mode {
+		case AggregateSum:
+			for _, c := range g {
+				h.Score += -float64(c.Distance)
+			}
+		case AggregateTopKMean:
+			n := min(meanK, len(g))
+			for _, c := range g[:n] {
+				h.Score += -float64(c.Distance)
+			}
+			h.Score /= float64(n)
+		default:
+			h.Score = -float64(g[0].Distance)
+		}
+
+		seen := make(map[string]bool, perOwner)
+		parts := make([]string, 0, perOwner)
+		for _, c := range g {
+			if len(h.Chunks) == perOwner {
+				break
+			}
+			text := strings.TrimSpace(c.Content)
+			if seen[text] {
+				continue
+			}
+			seen[text] = true
+			h.Chunks = append(h.Chunks, c)
+			if text != "" {
+				parts = append(parts, text)
+			}
+		}
+		h.Snippet = Truncate(strings.Join(parts, SnippetSeparator), maxChars)
+		hits = append(hits, h)
+	}
+	slices.SortFunc(hits, func(a, b OwnerHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
+			return c
+		}
+		return strings.Compare(a.OwnerID, b.OwnerID)
+	})
+	return hits
+}
+
+// Truncate returns s unchanged when it has at most maxRunes runes, and
+// otherwise its first runes with trailing space removed, followed by
+// Ellipsis, maxRunes runes in all. It never splits a UTF-8 sequence.
+// maxRunes <= 0 returns "".
+func Truncate(s string, maxRunes int) string {
+	if maxRunes <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= maxRunes {
+		return s
+	}
+	keep := maxRunes - 1 // room for the ellipsis
+	i, n := 0, 0
+	for i < len(s) && n < keep {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+	}
+	return strings.TrimRight(s[:i], " \t\n\r") + Ellipsis
+}

@@ -1,0 +1,88 @@
+package vector_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+func ExampleTopK() {
+	// Four unit rows of dimension 2, flat and row-major.
+	matrix := []float32{
+		1, 0, // row 0
+		0.6, 0.8, // row 1
+		0, 1, // row 2
+		-1, 0, // row 3
+	}
+	query := []float32{1, 0}
+	// Keep rows with distance <= -0.5 (similarity >= 0.5), skip row 1.
+	keep := func(row int) bool { return row != 1 }
+	matches, err := vector.TopK(context.Background(), matrix, 2, query, 3, keep, -0.5)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range matches {
+		fmt.Printf("row %d distance %.1f\n", m.Row, m.Distance)
+	}
+	// Output:
+	// row 0 distance -1.0
+}
+
+func ExampleHashEmbedder() {
+	e, err := vector.NewHashEmbedder(vector.HashOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	vecs, err := e.Embed(context.Background(), []string{
+		"fungicida para videira",
+		"Fungicida sistêmico para o míldio da videira",
+		"Herbicida para plantas daninhas na soja",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	grapes, _ := vector.Dot(vecs[0], vecs[1])
+	soy, _ := vector.Dot(vecs[0], vecs[2])
+	fmt.Println(len(vecs[0]), grapes > soy)
+	// Output:
+	// 1536 true
+}
+
+func ExampleCached() {
+	calls := 0
+	slow := vector.EmbedderFunc{Dims: 2, Fn: func(_ context.Context, texts []string) ([][]float32, error) {
+		calls++
+		out := make([][]float32, len(texts))
+		for i := range texts {
+			out[i] = []float32{1, 0}
+		}
+		return out, nil
+	}}
+	c := vector.NewCached(slow, vector.CacheOptions{Model: "demo"})
+	ctx := context.Background()
+	_, _ = c.Embed(ctx, []string{"uva", "soja"})
+	_, _ = c.Embed(ctx, []string{"soja", "milho", "uva"}) // only "milho" is embedded
+	s := c.Stats()
+	fmt.Printf("calls=%d hits=%d misses=%d entries=%d\n", calls, s.Hits, s.Misses, s.Entries)
+	// Output:
+	// calls=2 hits=2 misses=3 entries=3
+}
+
+func ExampleAggregate() {
+	chunks := []vector.ChunkMatch{
+		{OwnerID: "item-1", Content: "Controle de míldio na uva.", Distance: -0.82, Seq: 1},
+		{OwnerID: "item-2", Content: "Herbicida pós-emergente.", Distance: -0.61},
+		{OwnerID: "item-1", Content: "Fungicida sistêmico.", Distance: -0.75},
+	}
+	hits := vector.Aggregate(chunks, vector.AggregateOptions{ChunksPerOwner: 2})
+	for _, h := range hits {
+		fmt.Printf("%s score=%.2f chunks=%d snippet=%q\n", h.OwnerID, h.Score, len(h.Chunks), h.Snippet)
+	}
+	// Output:
+	// item-1 score=0.82 chunks=2 snippet="Controle de míldio na uva. … Fungicida sistêmico."
+	// item-2 score=0.61 chunks=1 snippet="Herbicida pós-emergente."
+}
