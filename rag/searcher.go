@@ -65,7 +65,9 @@ type SearcherOptions struct {
 	// fusion weights per kind (zero fields: vector 6, lexical 4, pair 4).
 	CatalogWeights, FAQWeights, DocumentWeights FusionWeights
 	// CatalogThreshold, FAQThreshold and DocumentThreshold are the
-	// default vector thresholds (nil: -0.5).
+	// default vector thresholds. nil means -0.5 (the seeds'), or the
+	// embedder's own suggestion when it implements
+	// vector.ThresholdSuggester (the hash embedder suggests -0.2).
 	CatalogThreshold, FAQThreshold, DocumentThreshold *float64
 	// CandidateMultiplier and CandidateMax size candidate pools (6, 200).
 	CandidateMultiplier, CandidateMax int
@@ -419,6 +421,9 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	}
 	st.weights = scoring.Weights{Vector: fw.Vector, Lexical: fw.Lexical, Pair: fw.Pair, VectorRank: fw.VectorRank, LexicalRank: fw.LexicalRank}
 	st.threshold = DefaultVectorThreshold
+	if h, ok := s.embedder.(vector.ThresholdSuggester); ok {
+		st.threshold = h.SuggestedThreshold()
+	}
 	if ops.threshold != nil {
 		st.threshold = *ops.threshold
 	}

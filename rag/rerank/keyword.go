@@ -85,6 +85,8 @@ type KeywordOptions struct {
 	// lexical.Tokenizer (pt-BR and English stopwords, at most 8 tokens)
 	// with lexical.StemFilter. Titles and contents are split by a copy
 	// with no token cap, so both sides share one definition of a term.
+	// With filters other than lexical.StemFilter every text is tokenized
+	// in full, which is several times slower than the default.
 	Tokenizer *lexical.Tokenizer
 }
 
@@ -354,10 +356,16 @@ func (m *matcher) match(text string) (float64, []string) {
 
 // matchAll tokenizes the whole normalized text (Normalize is idempotent
 // and returns normalized ASCII as is, so the tokenizer's own pass is
-// cheap), marks the terms found and returns how many.
+// cheap), marks the terms found and returns how many. A text none of
+// whose words survive the filters has no tokens: the tokenizer's
+// fallback (the whole text) is not a token of the text.
 func (m *matcher) matchAll(norm string, found []bool) int {
+	toks, fallback := m.tok.Analyze(norm)
+	if fallback {
+		return 0
+	}
 	n := 0
-	for _, tok := range m.tok.Tokens(norm) {
+	for _, tok := range toks {
 		n += m.mark(tok, found)
 		if n == len(m.terms) {
 			break
@@ -373,9 +381,8 @@ func (m *matcher) matchAll(norm string, found []bool) int {
 // tokens of a text are the tokens of its fields; the splitter emits
 // substrings of the text and Stem returns a prefix of its input, so a
 // term equal to a token occurs in that token's field; and a field is
-// tokenized like the whole text. A field whose every word is dropped
-// yields nothing here (its fallback token is ignored), where the whole
-// text would only fall back when all of it is dropped.
+// tokenized like the whole text. Fallback tokens are ignored on both
+// paths.
 func (m *matcher) matchFields(norm string, found []bool) int {
 	n := 0
 	for j, t := range m.terms {

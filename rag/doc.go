@@ -1,0 +1,48 @@
+// Package rag is the product layer of hybridrag: the Searcher (hybrid
+// search over catalog items, FAQs and documents), the Indexer (chunking,
+// hashing, batched embedding and idempotent, atomic writes) and, built on
+// them, the chat pipeline.
+//
+// # Searching
+//
+// A Searcher runs two legs concurrently (seed 000 §4):
+//
+//   - lexical: the query is tokenized (stopwords dropped, at most 8 tokens)
+//     and expanded with the synonym table ("videira" adds "uva"); the store
+//     returns active records containing any term, ranked by terms matched;
+//     in enhanced mode every candidate is scored with lexicalScore (field
+//     weights, culture/treatment bonuses) and re-sorted;
+//   - vector: the query is embedded (bounded by EmbedTimeout, 2 s by
+//     default), the store returns the nearest chunks within the threshold
+//     (distance <#> <= -0.5), and chunks are aggregated per owner with a
+//     snippet.
+//
+// The lists are fused by the query's method: simple (vector first, then
+// lexical), weighted (the seeds' computeCombinedScore), RRF or relative
+// score; an optional Reranker reorders the head. Every hit carries its
+// evidence (lexical Signals, vector distance) and a typed explanation of its
+// score.
+//
+// Any failure of the vector leg — no embedder, an embedder error or
+// timeout, a store error — yields the lexical results with
+// Result.FallbackReason set to "embedding-disabled",
+// "embedding-generation-failed" or "vector-query-error"; it is never the
+// search's error. An empty query is ErrEmptyQuery; an impossible setting is
+// ErrInvalidQuery; limits are clamped, over-long text truncated and invalid
+// UTF-8 repaired.
+//
+// # Indexing
+//
+// An Indexer turns items (one chunk for the item's own fields, recursive
+// chunks for each attached file), FAQs (the question, then question and
+// answer) and documents (structural chunks keeping the heading path) into
+// chunks, hashes them with SHA-256, embeds only new text in batches (16
+// texts, ~200k tokens, bounded concurrency, retries on retryable errors),
+// and writes each group of owners with their chunks in one transaction.
+// Re-indexing unchanged content makes no embedding call and no write.
+//
+// # Concurrency
+//
+// Searcher and Indexer are safe for concurrent use. They never log; timings
+// and counts are returned as data.
+package rag

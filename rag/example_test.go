@@ -1,0 +1,68 @@
+package rag_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/memory"
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+func price(v float64) *float64 { return &v }
+
+// A catalog indexed into the memory store with the offline hash embedder,
+// then searched: "videira" finds grape products through the synonym table.
+func ExampleSearcher_SearchCatalog() {
+	ctx := context.Background()
+	db := memory.New(memory.Options{Dimensions: 256})
+	store, _ := db.Tenant("demo")
+	emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 256})
+
+	items := []storage.CatalogItem{
+		{ID: "f1", Name: "Oidiex 250 EC", Category: "Fungicida", Manufacturer: "AgroVale", Tags: []string{"Uva", "Maçã"},
+			Description: "Fungicida sistêmico para oídio.", Price: price(98.5)},
+		{ID: "h1", Name: "Glifovale 480 SL", Category: "Herbicida", Manufacturer: "AgroVale", Tags: []string{"Soja"},
+			Description: "Herbicida não seletivo para plantas daninhas."},
+		{ID: "f2", Name: "Fungiprot 250 SC", Category: "Fungicida", Tags: []string{"Soja", "Milho"},
+			Description: "Fungicida para ferrugem-asiática."},
+	}
+	ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
+	stats, err := ix.IndexItems(ctx, items)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("indexed:", stats.Items, "items,", stats.Embedded, "chunks embedded")
+
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	res, err := s.SearchCatalog(ctx, rag.Query{Text: "fungicida para videira", Limit: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("terms:", res.Query.Terms)
+	top := res.Hits[0]
+	fmt.Println("top:", top.ID, top.Record.Name, "| pair:", top.Lexical.Signals.Pair)
+	// Output:
+	// indexed: 3 items, 3 chunks embedded
+	// terms: [fungicida videira uva]
+	// top: f1 Oidiex 250 EC | pair: true
+}
+
+// Without an embedder every search is lexical, and says so.
+func ExampleSearcher_fallback() {
+	ctx := context.Background()
+	db := memory.New(memory.Options{Dimensions: 8})
+	store, _ := db.Tenant("demo")
+	_ = store.UpsertFAQs(ctx, []storage.FAQ{
+		{ID: "faq-1", Question: "Qual o prazo de entrega?", Answer: "Até 5 dias úteis nas capitais."},
+		{ID: "faq-2", Question: "Aceitam Pix?", Answer: "Sim, Pix, boleto e cartão."},
+	})
+	s := rag.NewSearcher(store, nil, rag.SearcherOptions{})
+	res, _ := s.SearchFAQs(ctx, rag.Query{Text: "prazo de entrega"})
+	fmt.Println(res.FallbackReason, len(res.Hits), res.Hits[0].ID)
+	// Output:
+	// embedding-disabled 1 faq-1
+}
