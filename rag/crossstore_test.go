@@ -1,0 +1,115 @@
+package rag_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hybridrag/hybridrag/merge"
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/storage/postgres"
+)
+
+// openPostgres returns a migrated, tenant-scoped Postgres store in a fresh
+// schema, or skips when HYBRIDRAG_TEST_DATABASE_URL is unset.
+func openPostgres(t *testing.T, dims int, exact bool) *postgres.Store {
+	t.Helper()
+	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
+	if dsn == "" {
+		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset; run .ci/postgres.sh start and export its DSN to run Postgres tests")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	postgres.ConfigurePool(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("HYBRIDRAG_TEST_DATABASE_URL is set but unusable: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "rag_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+	})
+	db := postgres.New(pool, postgres.Options{Dimensions: dims, Schema: schema, ExactSearch: exact,
+		AllowedMetadataKeys: []string{"ingrediente_ativo", "formulacao"}})
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	store, err := db.Tenant("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
+}
+
+// TestSameRankingMemoryAndPostgres indexes testdata into both stores with
+// the same embedder and checks every fusion method ranks identically.
+func TestSameRankingMemoryAndPostgres(t *testing.T) {
+	pg := openPostgres(t, testDims, true)
+	ctx := context.Background()
+	emb := hashEmbedder(t)
+	if _, err := rag.NewIndexer(pg, emb, rag.IndexerOptions{}).Reindex(ctx, testdataSources(t)); err != nil {
+		t.Fatalf("index into postgres: %v", err)
+	}
+	mem, _ := fixture(t)
+	sm := rag.NewSearcher(mem, emb, rag.SearcherOptions{})
+	sp := rag.NewSearcher(pg, emb, rag.SearcherOptions{})
+	for _, method := range []merge.Method{merge.MethodWeighted, merge.MethodRRF, merge.MethodRelative, merge.MethodSimple} {
+		for _, q := range append(slices.Clone(goldenQueries), "Adjuvante Óleo 100% Vegetal", "fixa_max") {
+			query := rag.Query{Text: q, Limit: 10, Fusion: method}
+			if method == merge.MethodSimple {
+				query.Mode = rag.ModeSimple
+			}
+			rm, err := sm.SearchCatalog(ctx, query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rp, err := sp.SearchCatalog(ctx, query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rp.EmbeddingUsed {
+				t.Fatalf("postgres vector leg failed: %v", rp.VectorError)
+			}
+			if got, want := hitIDs(rp.Hits), hitIDs(rm.Hits); !slices.Equal(got, want) {
+				t.Errorf("%s %q: postgres %v, memory %v", method, q, got, want)
+				continue
+			}
+			for i := range rm.Hits {
+				if rm.Hits[i].Source != rp.Hits[i].Source {
+					t.Errorf("%s %q: hit %s source memory %q postgres %q", method, q, rm.Hits[i].ID, rm.Hits[i].Source, rp.Hits[i].Source)
+				}
+			}
+		}
+	}
+	for _, q := range []string{"prazo de entrega", "receituário agronômico", "devolução de embalagens vazias"} {
+		rm, err := sm.SearchFAQs(ctx, rag.Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp, err := sp.SearchFAQs(ctx, rag.Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := hitIDs(rp.Hits), hitIDs(rm.Hits); !slices.Equal(got, want) {
+			t.Errorf("FAQ %q: postgres %v, memory %v", q, got, want)
+		}
+	}
+}
