@@ -172,6 +172,10 @@ type VectorEvidence struct {
 	Similarity float64
 	// Chunks is the number of matching chunks of the owner.
 	Chunks int
+	// Source and Metadata are those of the owner's best chunk (for
+	// documents, Metadata["heading_path"] locates it for citations).
+	Source   storage.ChunkSource
+	Metadata map[string]string
 }
 
 // QueryAnalysis is how the query was understood.

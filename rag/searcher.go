@@ -469,6 +469,7 @@ type lexLeg[T any] struct {
 // vecLeg is the vector leg's outcome.
 type vecLeg struct {
 	owners    []vector.OwnerHit
+	chunks    map[string][]storage.Chunk // by owner ID
 	reason    FallbackReason
 	err       error
 	used      bool
@@ -554,7 +555,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	res.Timings.Fetch = time.Since(t)
 
 	t = time.Now()
-	res.Hits = fuse(&st, ops, pq, lex.cands, vec.owners, records)
+	res.Hits = fuse(&st, ops, pq, lex.cands, vec.owners, vec.chunks, records)
 	res.Timings.Merge = time.Since(t)
 
 	if st.rerank && len(res.Hits) > 0 {
@@ -608,7 +609,9 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 	}
 	v.used = true
 	cm := make([]vector.ChunkMatch, len(matches))
+	v.chunks = make(map[string][]storage.Chunk, len(matches))
 	for i, m := range matches {
+		v.chunks[m.Chunk.Owner.ID] = append(v.chunks[m.Chunk.Owner.ID], m.Chunk)
 		cm[i] = vector.ChunkMatch{OwnerID: m.Chunk.Owner.ID, Content: m.Chunk.Content, Distance: float32(m.Distance), Seq: m.Chunk.Seq}
 	}
 	v.owners = vector.Aggregate(cm, st.agg)
@@ -647,7 +650,7 @@ func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, erro
 }
 
 // fuse merges the legs into hits, best first.
-func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCands []storage.LexicalCandidate[T], owners []vector.OwnerHit, records map[string]*T) []Hit[T] {
+func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCands []storage.LexicalCandidate[T], owners []vector.OwnerHit, chunks map[string][]storage.Chunk, records map[string]*T) []Hit[T] {
 	enhanced := st.mode == ModeEnhanced
 
 	// Lexical list: the store's order in simple mode, lexicalScore order
@@ -758,6 +761,14 @@ func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCan
 		if inVec {
 			o := owners[vi]
 			h.Vector = &VectorEvidence{Rank: vi + 1, Distance: float64(o.Distance), Similarity: o.Score, Chunks: o.Matched}
+			if len(o.Chunks) > 0 {
+				for _, c := range chunks[o.OwnerID] {
+					if c.Seq == o.Chunks[0].Seq && c.Content == o.Chunks[0].Content {
+						h.Vector.Source, h.Vector.Metadata = c.Source, c.Metadata
+						break
+					}
+				}
+			}
 			h.Snippet = o.Snippet
 		}
 		if h.Snippet == "" {

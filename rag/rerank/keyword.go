@@ -290,7 +290,8 @@ func (k *Keyword) originals(cands []Candidate) func(float64) float64 {
 		case math.IsInf(s, 1) || !(hi > lo):
 			return 1
 		}
-		return min(1, max(0, (s-lo)/(hi-lo)))
+		// Halves keep the differences finite across the whole float range.
+		return min(1, max(0, (s/2-lo/2)/(hi/2-lo/2)))
 	}
 }
 

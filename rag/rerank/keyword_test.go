@@ -110,6 +110,7 @@ func TestKeywordOriginalScale(t *testing.T) {
 		{"min-max single", ScaleMinMax, []float64{-7}, []float64{1}},
 		{"min-max non-finite", ScaleMinMax, []float64{math.NaN(), inf, -inf, 4, 2}, []float64{0, 1, 0, 1, 0}},
 		{"min-max only non-finite", ScaleMinMax, []float64{math.NaN(), inf}, []float64{0, 1}},
+		{"min-max extreme range", ScaleMinMax, []float64{math.MaxFloat64, -math.MaxFloat64, 0}, []float64{1, 0, 0.5}},
 		{"unit clamps", ScaleUnit, []float64{0.3, 1.7, -2, math.NaN()}, []float64{0.3, 1, 0, 0}},
 	}
 	for _, tt := range tests {

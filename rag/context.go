@@ -1,0 +1,204 @@
+package rag
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/rag/chunk"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+// The seeds' pt-BR context sentences (seed 000 §5).
+const (
+	NoFAQText      = "Nenhuma FAQ relevante encontrada."
+	NoDocumentText = "Nenhum documento relevante encontrado."
+	// ContextPreamble opens the consolidated context.
+	ContextPreamble = "Contexto consolidado (use-o para responder; não mencione esta seção ao usuário):"
+	// QuestionPrefix introduces the user's question after the context.
+	QuestionPrefix = "Pergunta do usuário: "
+	// NoPriceText stands for a missing price.
+	NoPriceText = "preço indisponível"
+	// HitSeparator joins hits within a section.
+	HitSeparator = " || "
+	// ContextSnippetChars caps each hit's snippet in the context.
+	ContextSnippetChars = 400
+)
+
+// NoCatalogText is the seeds' empty catalog sentence for query.
+func NoCatalogText(query string) string {
+	return fmt.Sprintf("Nenhum item do catálogo encontrado para %q.", query)
+}
+
+// FormatFAQContext is the seeds' faqContext: "Q: … | A: …" joined by
+// " || ", or NoFAQText.
+func FormatFAQContext(hits []Hit[storage.FAQ]) string {
+	if len(hits) == 0 {
+		return NoFAQText
+	}
+	parts := make([]string, len(hits))
+	for i, h := range hits {
+		parts[i] = "Q: " + oneLine(h.Record.Question) + " | A: " + oneLine(h.Record.Answer)
+	}
+	return strings.Join(parts, HitSeparator)
+}
+
+// FAQSection is the FAQ context section: "FAQs relevantes (N): …".
+func FAQSection(hits []Hit[storage.FAQ]) string {
+	return fmt.Sprintf("FAQs relevantes (%d): %s", len(hits), FormatFAQContext(hits))
+}
+
+// FormatPrice writes a price the Brazilian way ("R$ 1.234,56"), or
+// NoPriceText when p is nil.
+func FormatPrice(p *float64) string {
+	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
+		return NoPriceText
+	}
+	cents := int64(math.Round(*p * 100))
+	neg := cents < 0
+	if neg {
+		cents = -cents
+	}
+	intPart := strconv.FormatInt(cents/100, 10)
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte('.')
+		}
+		b.WriteRune(r)
+	}
+	s := fmt.Sprintf("R$ %s,%02d", b.String(), cents%100)
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// SourceLabel is the seeds' "Fonte" of a hit: lexical, vetorial or
+// vetorial+lexical.
+func SourceLabel(s Source) string {
+	switch s {
+	case SourceVector:
+		return "vetorial"
+	case SourceBoth:
+		return "vetorial+lexical"
+	}
+	return "lexical"
+}
+
+// FormatCatalogHit is the seeds' formatCatalogHit: name, category,
+// manufacturer, price, tags, source, scores and snippet of hit i (0-based).
+func FormatCatalogHit(h Hit[storage.CatalogItem], i int) string {
+	it := &h.Record
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d. %s", i+1, oneLine(it.Name))
+	if it.Category != "" {
+		fmt.Fprintf(&b, " | Categoria: %s", oneLine(it.Category))
+	}
+	if it.Manufacturer != "" {
+		fmt.Fprintf(&b, " | Fabricante: %s", oneLine(it.Manufacturer))
+	}
+	fmt.Fprintf(&b, " | Preço: %s", FormatPrice(it.Price))
+	if len(it.Tags) > 0 {
+		fmt.Fprintf(&b, " | Tags: %s", oneLine(strings.Join(it.Tags, ", ")))
+	}
+	fmt.Fprintf(&b, " | Fonte: %s", SourceLabel(h.Source))
+	var scores []string
+	if h.Vector != nil {
+		scores = append(scores, fmt.Sprintf("vec:%.3f", h.Vector.Similarity))
+	}
+	if h.Lexical != nil && h.Lexical.Score > 0 {
+		scores = append(scores, fmt.Sprintf("lex:%.2f", h.Lexical.Score))
+	}
+	if len(scores) > 0 {
+		fmt.Fprintf(&b, " | Score: %s", strings.Join(scores, " "))
+	}
+	snippet := h.Snippet
+	if snippet == "" {
+		snippet = it.Description
+	}
+	if snippet = oneLine(snippet); snippet != "" {
+		fmt.Fprintf(&b, " | Snippet: %s", vector.Truncate(snippet, ContextSnippetChars))
+	}
+	return b.String()
+}
+
+// CatalogPayload is the seeds' buildCatalogPayload: a header naming the
+// query and the hits joined by " || ", or NoCatalogText.
+func CatalogPayload(query string, hits []Hit[storage.CatalogItem]) string {
+	if len(hits) == 0 {
+		return NoCatalogText(query)
+	}
+	parts := make([]string, len(hits))
+	for i, h := range hits {
+		parts[i] = FormatCatalogHit(h, i)
+	}
+	return fmt.Sprintf("Busca híbrida no catálogo para %q (%d itens): %s", query, len(hits), strings.Join(parts, HitSeparator))
+}
+
+// DocumentCitation is "title › heading path" of a document hit, from its
+// best chunk's metadata.
+func DocumentCitation(h *Hit[storage.Document]) string {
+	if h.Vector != nil {
+		if p := h.Vector.Metadata[MetaHeadingPath]; p != "" {
+			if h.Record.Title != "" && !strings.HasPrefix(p, h.Record.Title) {
+				return h.Record.Title + chunk.HeadingSeparator + p
+			}
+			return p
+		}
+	}
+	return h.Record.Title
+}
+
+// DocumentSection is the documents context section: "Documentos
+// relevantes (N): [1] citation: snippet || …", or NoDocumentText.
+func DocumentSection(hits []Hit[storage.Document]) string {
+	if len(hits) == 0 {
+		return NoDocumentText
+	}
+	parts := make([]string, len(hits))
+	for i := range hits {
+		snippet := hits[i].Snippet
+		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(oneLine(snippet), ContextSnippetChars))
+	}
+	return fmt.Sprintf("Documentos relevantes (%d): %s", len(hits), strings.Join(parts, HitSeparator))
+}
+
+// HistorySection renders the recent history: "Histórico recente:" then
+// one "Usuário: …" or "Assistente: …" line per turn.
+func HistorySection(history []Turn) string {
+	var b strings.Builder
+	b.WriteString("Histórico recente:")
+	for _, t := range history {
+		switch t.Role {
+		case llm.RoleUser:
+			b.WriteString("\nUsuário: ")
+		case llm.RoleAssistant:
+			b.WriteString("\nAssistente: ")
+		default:
+			continue
+		}
+		b.WriteString(oneLine(t.Content))
+	}
+	return b.String()
+}
+
+// BuildContext joins the sections into the answer payload (seed 000 §5.2):
+// the preamble, the sections separated by blank lines, and the question.
+func BuildContext(sections []ContextSection, message string) string {
+	parts := make([]string, 0, len(sections)+2)
+	parts = append(parts, ContextPreamble)
+	for _, s := range sections {
+		parts = append(parts, s.Text)
+	}
+	parts = append(parts, QuestionPrefix+message)
+	return strings.Join(parts, "\n\n")
+}
+
+// oneLine collapses white space so a record cannot break the "||" layout.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

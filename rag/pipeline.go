@@ -1,0 +1,502 @@
+package rag
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// Pipeline defaults (seed 000 §2, §8).
+const (
+	DefaultHistoryLimit    = 6
+	DefaultMaxMessageChars = 2000
+	DefaultMaxTurnChars    = 1000
+	DefaultFAQContextTurns = 2
+	DefaultSummarizeAfter  = 6
+	DefaultAuditPreview    = 800
+	// DefaultFallbackMessage is the answer when the model fails or
+	// answers nothing.
+	DefaultFallbackMessage = "Desculpe, não consegui responder agora. Tente novamente em instantes ou fale com um atendente."
+)
+
+// Tool names of the pipeline's searches, as the seeds log them.
+const (
+	ToolSearchFAQs      = "searchFaqs"
+	ToolSearchCatalog   = "searchCatalog"
+	ToolSearchDocuments = "searchDocuments"
+)
+
+// PipelineOptions configures a Pipeline. The zero value gives the seeds'
+// defaults.
+type PipelineOptions struct {
+	// Summarizer, when set, condenses histories longer than SummarizeAfter
+	// turns before classification.
+	Summarizer Summarizer
+	// SummarizeAfter is the history length that triggers the summary
+	// (default 6).
+	SummarizeAfter int
+	// UseCatalogQuery searches the catalog with the summary's
+	// CatalogQuery when there is one (CATALOG_QUERY_KEYWORDS_ENABLED).
+	UseCatalogQuery bool
+	// HistoryLimit is how many recent turns enter the context
+	// (CHAT_HISTORY_CONTEXT_LIMIT, default 6).
+	HistoryLimit int
+	// MaxMessageChars truncates the message (default 2000); MaxTurnChars
+	// truncates each history turn (default 1000).
+	MaxMessageChars, MaxTurnChars int
+	// FAQContextTurns is how many recent user turns are appended to the
+	// FAQ query as context (default 2).
+	FAQContextTurns int
+	// Limit is the number of hits per search (default: the Searcher's).
+	Limit int
+	// FallbackMessage answers when the answerer fails or returns nothing;
+	// empty means DefaultFallbackMessage. Set NoFallback to return the
+	// error instead.
+	FallbackMessage string
+	NoFallback      bool
+	// Logger receives the audit records (tool, arguments, result count,
+	// payload preview); nil logs nothing.
+	Logger *slog.Logger
+	// AuditPreviewChars caps the logged payload (default 800).
+	AuditPreviewChars int
+	// Confidence maps the average similarity to a level (zero value: the
+	// seeds' 0.85 / 0.70 / 0.60).
+	Confidence scoring.Thresholds
+}
+
+// Pipeline answers chat turns from the catalog, FAQs and documents: it
+// summarizes long histories, classifies the intent, plans and runs the
+// searches, builds the context and asks the Answerer (seed 000 §2). It is
+// safe for concurrent use.
+type Pipeline struct {
+	searcher   *Searcher
+	classifier Classifier
+	answerer   Answerer
+	opts       PipelineOptions
+}
+
+// NewPipeline wires a Pipeline. searcher, classifier and answerer are
+// required; NewPipeline returns an error naming a missing one. It does no
+// I/O.
+func NewPipeline(searcher *Searcher, classifier Classifier, answerer Answerer, opts PipelineOptions) (*Pipeline, error) {
+	switch {
+	case searcher == nil:
+		return nil, errors.New("rag: NewPipeline: nil Searcher")
+	case classifier == nil:
+		return nil, errors.New("rag: NewPipeline: nil Classifier")
+	case answerer == nil:
+		return nil, errors.New("rag: NewPipeline: nil Answerer")
+	}
+	o := opts
+	o.SummarizeAfter = cmp.Or(max(o.SummarizeAfter, 0), DefaultSummarizeAfter)
+	o.HistoryLimit = cmp.Or(max(o.HistoryLimit, 0), DefaultHistoryLimit)
+	o.MaxMessageChars = cmp.Or(max(o.MaxMessageChars, 0), DefaultMaxMessageChars)
+	o.MaxTurnChars = cmp.Or(max(o.MaxTurnChars, 0), DefaultMaxTurnChars)
+	o.FAQContextTurns = cmp.Or(max(o.FAQContextTurns, 0), DefaultFAQContextTurns)
+	o.FallbackMessage = cmp.Or(o.FallbackMessage, DefaultFallbackMessage)
+	o.AuditPreviewChars = cmp.Or(max(o.AuditPreviewChars, 0), DefaultAuditPreview)
+	return &Pipeline{searcher: searcher, classifier: classifier, answerer: answerer, opts: o}, nil
+}
+
+// Searcher returns the pipeline's Searcher.
+func (p *Pipeline) Searcher() *Searcher { return p.searcher }
+
+// Chat answers one turn.
+func (p *Pipeline) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+	return p.run(ctx, req, nil)
+}
+
+// ChatStream answers one turn like Chat and reports its progress to emit:
+// intent, each tool call and its hits, answer tokens (streamed when the
+// Answerer is a StreamAnswerer), then done — or error. emit is called from
+// the calling goroutine, in order; it must not block for long.
+func (p *Pipeline) ChatStream(ctx context.Context, req ChatRequest, emit func(Event)) (*ChatResponse, error) {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	resp, err := p.run(ctx, req, emit)
+	if err != nil {
+		emit(Event{Kind: EventError, Error: err.Error()})
+		return nil, err
+	}
+	emit(Event{Kind: EventDone, Response: resp})
+	return resp, nil
+}
+
+// prepared is a validated request.
+type prepared struct {
+	message string
+	history []Turn
+}
+
+func (p *Pipeline) prepare(req ChatRequest) (prepared, error) {
+	msg := strings.TrimSpace(strings.ToValidUTF8(req.Message, "\uFFFD"))
+	if msg == "" {
+		return prepared{}, ErrEmptyMessage
+	}
+	pr := prepared{message: truncateRunes(msg, p.opts.MaxMessageChars)}
+	var hist []Turn
+	for _, t := range req.History {
+		if t.Role != llm.RoleUser && t.Role != llm.RoleAssistant {
+			continue
+		}
+		c := strings.TrimSpace(strings.ToValidUTF8(t.Content, "\uFFFD"))
+		if c == "" {
+			continue
+		}
+		hist = append(hist, Turn{Role: t.Role, Content: truncateRunes(c, p.opts.MaxTurnChars)})
+	}
+	if len(hist) > p.opts.HistoryLimit {
+		pr.history = hist[len(hist)-p.opts.HistoryLimit:]
+	} else {
+		pr.history = hist
+	}
+	if len(hist) > p.opts.SummarizeAfter {
+		pr.history = hist // the summarizer sees the whole (bounded) history
+	}
+	return pr, nil
+}
+
+func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (*ChatResponse, error) {
+	start := time.Now()
+	pr, err := p.prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	resp := &ChatResponse{}
+	dbg := &resp.Debug
+	recent := pr.history
+	if len(recent) > p.opts.HistoryLimit {
+		recent = recent[len(recent)-p.opts.HistoryLimit:]
+	}
+
+	// 1. Optional summary of a long history.
+	var summary Summary
+	if p.opts.Summarizer != nil && len(pr.history) > p.opts.SummarizeAfter {
+		t := time.Now()
+		s, err := p.opts.Summarizer.Summarize(ctx, pr.history)
+		dbg.Timings.Summarize = time.Since(t)
+		call := ModelCall{Step: "summarize", Duration: dbg.Timings.Summarize}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			call.Error = err.Error()
+			dbg.Errors = append(dbg.Errors, "summary: "+err.Error())
+		} else {
+			summary = s
+			resp.Summary = &s
+		}
+		dbg.ModelCalls = append(dbg.ModelCalls, call)
+	}
+
+	// 2. Intent.
+	t := time.Now()
+	cls, err := p.classifier.Classify(ctx, ClassifyRequest{Message: pr.message, Summary: summary.Text, History: recent})
+	dbg.Timings.Classify = time.Since(t)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		dbg.Errors = append(dbg.Errors, "classify: "+err.Error())
+		cls = Classification{Intent: IntentOther, Reason: "classifier failed: every search runs"}
+	}
+	if !cls.Intent.Valid() {
+		cls.Intent = IntentOther
+	}
+	dbg.ModelCalls = append(dbg.ModelCalls, ModelCall{Step: "classify", Model: cls.Model, Duration: dbg.Timings.Classify})
+	resp.Intent = cls
+	if emit != nil {
+		c := cls
+		emit(Event{Kind: EventIntent, Intent: &c})
+	}
+
+	// 3. Plan and run the searches.
+	plan := PlanSearches(cls.Intent)
+	dbg.Plan = plan
+	catalogQuery := pr.message
+	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
+		catalogQuery = strings.TrimSpace(summary.CatalogQuery)
+	}
+	dbg.CatalogQuery = catalogQuery
+	faqContext := recentUserText(recent, p.opts.FAQContextTurns)
+	dbg.FAQQuery = CombineQueryWithContext(pr.message, faqContext, p.searcher.opts.MaxFAQQueryChars)
+
+	t = time.Now()
+	sr := p.runSearches(ctx, plan, pr.message, catalogQuery, faqContext, emit)
+	dbg.Timings.Search = time.Since(t)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
+	dbg.SearchTimings = sr.timings
+	dbg.FallbackReason = sr.fallback
+	dbg.Errors = append(dbg.Errors, sr.errors...)
+
+	// 4. Context.
+	var sections []ContextSection
+	if len(recent) > 0 {
+		sections = append(sections, ContextSection{Name: "history", Text: HistorySection(recent)})
+	}
+	if summary.Text != "" {
+		sections = append(sections, ContextSection{Name: "summary", Text: "Resumo da conversa: " + oneLine(summary.Text)})
+	}
+	if plan.FAQ {
+		sections = append(sections, ContextSection{Name: "faqs", Text: FAQSection(sr.faqs)})
+	}
+	if plan.Catalog {
+		sections = append(sections, ContextSection{Name: "catalog", Text: CatalogPayload(catalogQuery, sr.catalog)})
+	}
+	if plan.Documents {
+		sections = append(sections, ContextSection{Name: "documents", Text: DocumentSection(sr.docs)})
+	}
+	contextText := BuildContext(sections, pr.message)
+	dbg.Context = contextText
+	resp.Sources = citations(sr)
+	resp.Confidence = p.opts.Confidence.Level(sr.avgSimilarity())
+	resp.ConfidenceText = resp.Confidence.Message()
+
+	// 5. Answer.
+	areq := AnswerRequest{
+		Message: pr.message, Intent: cls.Intent, History: recent, Summary: summary.Text,
+		Context: contextText, Sections: sections, Catalog: sr.catalog, FAQs: sr.faqs, Documents: sr.docs,
+		Confidence: resp.Confidence,
+	}
+	t = time.Now()
+	var ans Answer
+	if sa, ok := p.answerer.(StreamAnswerer); ok && emit != nil {
+		ans, err = sa.StreamAnswer(ctx, areq, func(tok string) { emit(Event{Kind: EventToken, Token: tok}) })
+	} else {
+		ans, err = p.answerer.Answer(ctx, areq)
+		if err == nil && emit != nil && ans.Text != "" {
+			emit(Event{Kind: EventToken, Token: ans.Text})
+		}
+	}
+	dbg.Timings.Answer = time.Since(t)
+	call := ModelCall{Step: "answer", Model: ans.Model, Duration: dbg.Timings.Answer, Usage: ans.Usage}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		call.Error = err.Error()
+	}
+	dbg.ModelCalls = append(dbg.ModelCalls, call)
+	switch {
+	case err != nil && p.opts.NoFallback:
+		return nil, fmt.Errorf("%w: %w", ErrNoAnswer, err)
+	case err != nil || strings.TrimSpace(ans.Text) == "":
+		if err != nil {
+			dbg.Errors = append(dbg.Errors, "answer: "+err.Error())
+		}
+		ans.Text = p.opts.FallbackMessage
+		dbg.AnswerFallback = true
+		if emit != nil {
+			emit(Event{Kind: EventToken, Token: ans.Text})
+		}
+	}
+	resp.Answer = ans.Text
+	dbg.Timings.Total = time.Since(start)
+	return resp, nil
+}
+
+// recentUserText joins the last n user turns, oldest first.
+func recentUserText(history []Turn, n int) string {
+	var parts []string
+	for i := len(history) - 1; i >= 0 && len(parts) < n; i-- {
+		if history[i].Role == llm.RoleUser {
+			parts = append(parts, history[i].Content)
+		}
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, " ")
+}
+
+// searchResults are the outcome of a turn's searches.
+type searchResults struct {
+	catalog  []Hit[storage.CatalogItem]
+	faqs     []Hit[storage.FAQ]
+	docs     []Hit[storage.Document]
+	timings  map[string]Timings
+	fallback FallbackReason
+	errors   []string
+	sims     []float64
+}
+
+func (r *searchResults) avgSimilarity() float64 {
+	return scoring.Mean(r.sims)
+}
+
+// runSearches runs the planned searches concurrently. A failed search is
+// reported in errors and yields no hits; the turn goes on.
+func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQuery, faqContext string, emit func(Event)) *searchResults {
+	res := &searchResults{timings: map[string]Timings{}}
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	type call struct {
+		tool, query string
+	}
+	var calls []call
+	if plan.FAQ {
+		calls = append(calls, call{ToolSearchFAQs, CombineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)})
+	}
+	if plan.Catalog {
+		calls = append(calls, call{ToolSearchCatalog, catalogQuery})
+	}
+	if plan.Documents {
+		calls = append(calls, call{ToolSearchDocuments, message})
+	}
+	if emit != nil {
+		for _, c := range calls {
+			emit(Event{Kind: EventToolCall, Tool: c.tool, Query: c.query})
+		}
+	}
+	limit := p.opts.Limit
+	record := func(tool string, query string, n int, payload string, tm Timings, fb FallbackReason, err error, cites []Citation, sims []float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		res.timings[tool] = tm
+		if fb != FallbackNone && res.fallback == FallbackNone {
+			res.fallback = fb
+		}
+		if err != nil {
+			res.errors = append(res.errors, tool+": "+err.Error())
+		}
+		res.sims = append(res.sims, sims...)
+		p.audit(ctx, tool, query, limit, n, payload)
+	}
+	hitsEvents := make([]Event, 0, len(calls))
+	var evMu sync.Mutex
+	addEvent := func(e Event) {
+		evMu.Lock()
+		hitsEvents = append(hitsEvents, e)
+		evMu.Unlock()
+	}
+	if plan.FAQ {
+		wg.Go(func() {
+			r, err := p.searcher.SearchFAQs(ctx, Query{Text: message, Context: faqContext, Limit: limit})
+			var tm Timings
+			var fb FallbackReason
+			if r != nil {
+				res.faqs, tm, fb = r.Hits, r.Timings, r.FallbackReason
+			}
+			cites := faqCitations(res.faqs)
+			record(ToolSearchFAQs, CombineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars), len(res.faqs), FormatFAQContext(res.faqs), tm, fb, err, cites, topSims(res.faqs))
+			addEvent(Event{Kind: EventHits, Tool: ToolSearchFAQs, Sources: cites})
+		})
+	}
+	if plan.Catalog {
+		wg.Go(func() {
+			r, err := p.searcher.SearchCatalog(ctx, Query{Text: catalogQuery, Limit: limit})
+			var tm Timings
+			var fb FallbackReason
+			if r != nil {
+				res.catalog, tm, fb = r.Hits, r.Timings, r.FallbackReason
+			}
+			cites := catalogCitations(res.catalog)
+			record(ToolSearchCatalog, catalogQuery, len(res.catalog), CatalogPayload(catalogQuery, res.catalog), tm, fb, err, cites, topSims(res.catalog))
+			addEvent(Event{Kind: EventHits, Tool: ToolSearchCatalog, Sources: cites})
+		})
+	}
+	if plan.Documents {
+		wg.Go(func() {
+			r, err := p.searcher.SearchDocuments(ctx, Query{Text: message, Limit: limit})
+			var tm Timings
+			var fb FallbackReason
+			if r != nil {
+				res.docs, tm, fb = r.Hits, r.Timings, r.FallbackReason
+			}
+			cites := documentCitations(res.docs)
+			record(ToolSearchDocuments, message, len(res.docs), DocumentSection(res.docs), tm, fb, err, cites, topSims(res.docs))
+			addEvent(Event{Kind: EventHits, Tool: ToolSearchDocuments, Sources: cites})
+		})
+	}
+	wg.Wait()
+	if emit != nil {
+		// Hits events in plan order, from the calling goroutine.
+		for _, c := range calls {
+			for _, e := range hitsEvents {
+				if e.Tool == c.tool {
+					emit(e)
+				}
+			}
+		}
+	}
+	return res
+}
+
+// topSims are the vector similarities of the top hits, for confidence.
+func topSims[T any](hits []Hit[T]) []float64 {
+	var out []float64
+	for i, h := range hits {
+		if i == 3 {
+			break
+		}
+		if h.Vector != nil {
+			out = append(out, h.Vector.Similarity)
+		}
+	}
+	return out
+}
+
+func catalogCitations(hits []Hit[storage.CatalogItem]) []Citation {
+	out := make([]Citation, len(hits))
+	for i, h := range hits {
+		out[i] = Citation{Kind: storage.KindItem, ID: h.ID, Title: h.Record.Name, Score: h.Score}
+	}
+	return out
+}
+
+func faqCitations(hits []Hit[storage.FAQ]) []Citation {
+	out := make([]Citation, len(hits))
+	for i, h := range hits {
+		out[i] = Citation{Kind: storage.KindFAQ, ID: h.ID, Title: h.Record.Question, Score: h.Score}
+	}
+	return out
+}
+
+func documentCitations(hits []Hit[storage.Document]) []Citation {
+	out := make([]Citation, len(hits))
+	for i := range hits {
+		out[i] = Citation{Kind: storage.KindDocument, ID: hits[i].ID, Title: DocumentCitation(&hits[i]), Score: hits[i].Score}
+	}
+	return out
+}
+
+func citations(r *searchResults) []Citation {
+	out := faqCitations(r.faqs)
+	out = append(out, catalogCitations(r.catalog)...)
+	return append(out, documentCitations(r.docs)...)
+}
+
+// audit is the seeds' logToolPayload: tool name, arguments JSON, result
+// count and a payload preview, through the configured logger only.
+func (p *Pipeline) audit(ctx context.Context, tool, query string, limit, count int, payload string) {
+	if p.opts.Logger == nil {
+		return
+	}
+	args, _ := json.Marshal(map[string]any{"query": query, "limit": limit})
+	preview := payload
+	if utf8.RuneCountInString(preview) > p.opts.AuditPreviewChars {
+		preview = truncateRunes(preview, p.opts.AuditPreviewChars-1) + "…"
+	}
+	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "rag tool payload",
+		slog.String("tool", tool),
+		slog.String("arguments", string(args)),
+		slog.Int("results", count),
+		slog.String("payload", preview))
+}

@@ -1,0 +1,276 @@
+package rag
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// Errors of the chat pipeline.
+var (
+	// ErrEmptyMessage: the chat message is empty or white space.
+	ErrEmptyMessage = errors.New("rag: empty message")
+	// ErrNoAnswer: the answerer failed and no fallback message is
+	// configured.
+	ErrNoAnswer = errors.New("rag: no answer")
+)
+
+// Intent is what the user wants, as decided by a Classifier.
+type Intent string
+
+// Intents. planSearches maps each to the searches it runs (PlanSearches).
+const (
+	// IntentCatalog: a product question ("tem fungicida para uva?").
+	IntentCatalog Intent = "catalog"
+	// IntentSupport: a question about the store (delivery, payment,
+	// returns, account) answered by FAQs and documents.
+	IntentSupport Intent = "support"
+	// IntentAgronomy: a technical question (pests, doses, application)
+	// answered by FAQs, documents and the catalog.
+	IntentAgronomy Intent = "agronomy"
+	// IntentSmallTalk: greetings and thanks; no search.
+	IntentSmallTalk Intent = "smalltalk"
+	// IntentOther: anything else; every search runs.
+	IntentOther Intent = "other"
+)
+
+// Valid reports whether i is one of the known intents.
+func (i Intent) Valid() bool {
+	switch i {
+	case IntentCatalog, IntentSupport, IntentAgronomy, IntentSmallTalk, IntentOther:
+		return true
+	}
+	return false
+}
+
+// Plan says which searches a chat turn runs (the seeds' planSearches).
+type Plan struct {
+	FAQ       bool `json:"faq"`
+	Catalog   bool `json:"catalog"`
+	Documents bool `json:"documents"`
+}
+
+// Any reports whether the plan runs a search.
+func (p Plan) Any() bool { return p.FAQ || p.Catalog || p.Documents }
+
+// PlanSearches maps an intent to its searches: catalog questions search
+// the catalog and FAQs; support questions FAQs and documents; agronomy
+// questions all three; small talk none; anything else all three.
+func PlanSearches(intent Intent) Plan {
+	switch intent {
+	case IntentCatalog:
+		return Plan{Catalog: true, FAQ: true}
+	case IntentSupport:
+		return Plan{FAQ: true, Documents: true}
+	case IntentAgronomy:
+		return Plan{FAQ: true, Documents: true, Catalog: true}
+	case IntentSmallTalk:
+		return Plan{}
+	}
+	return Plan{FAQ: true, Documents: true, Catalog: true}
+}
+
+// Turn is one message of the conversation history.
+type Turn struct {
+	// Role is "user" or "assistant"; other roles are ignored.
+	Role llm.Role `json:"role"`
+	// Content is the message text.
+	Content string `json:"content"`
+}
+
+// ChatRequest is one user turn.
+type ChatRequest struct {
+	// Message is the user's message. Required.
+	Message string `json:"message"`
+	// History is the conversation so far, oldest first.
+	History []Turn `json:"history,omitempty"`
+	// Limit is the number of hits per search (default: the Searcher's).
+	Limit int `json:"limit,omitempty"`
+}
+
+// Classification is a Classifier's verdict.
+type Classification struct {
+	Intent Intent `json:"intent"`
+	// Confidence is in [0, 1].
+	Confidence float64 `json:"confidence"`
+	// Reason explains the verdict, for debugging.
+	Reason string `json:"reason,omitempty"`
+	// Model is the model that classified ("keyword" for the offline one).
+	Model string `json:"model,omitempty"`
+}
+
+// ClassifyRequest is what a Classifier sees.
+type ClassifyRequest struct {
+	Message string
+	// Summary is the history summary, when a Summarizer ran.
+	Summary string
+	// History is the recent history (at most HistoryLimit turns).
+	History []Turn
+}
+
+// Classifier decides a message's intent. Implementations must be safe for
+// concurrent use.
+type Classifier interface {
+	Classify(ctx context.Context, req ClassifyRequest) (Classification, error)
+}
+
+// Summary is a Summarizer's output.
+type Summary struct {
+	// Text summarizes the conversation.
+	Text string `json:"summary"`
+	// CatalogQuery is keywords for the catalog search, when the
+	// conversation is about products; may be empty.
+	CatalogQuery string `json:"catalog_query,omitempty"`
+}
+
+// Summarizer condenses a long history (seed 000 §2 step 2).
+type Summarizer interface {
+	Summarize(ctx context.Context, history []Turn) (Summary, error)
+}
+
+// AnswerRequest is everything an Answerer needs.
+type AnswerRequest struct {
+	Message string
+	Intent  Intent
+	History []Turn
+	Summary string
+	// Context is the consolidated context text (seed 000 §5.2): history,
+	// summary, FAQ, catalog and document sections.
+	Context string
+	// Sections are the context sections, in order.
+	Sections   []ContextSection
+	Catalog    []Hit[storage.CatalogItem]
+	FAQs       []Hit[storage.FAQ]
+	Documents  []Hit[storage.Document]
+	Confidence scoring.Level
+}
+
+// Answer is an Answerer's reply.
+type Answer struct {
+	Text  string
+	Model string
+	Usage llm.Usage
+}
+
+// Answerer writes the reply. Implementations must be safe for concurrent
+// use.
+type Answerer interface {
+	Answer(ctx context.Context, req AnswerRequest) (Answer, error)
+}
+
+// StreamAnswerer is an Answerer that can stream its reply; the pipeline's
+// streaming variant uses it when available. onToken receives text pieces
+// in order; the returned Answer holds the whole text.
+type StreamAnswerer interface {
+	Answerer
+	StreamAnswer(ctx context.Context, req AnswerRequest, onToken func(string)) (Answer, error)
+}
+
+// ContextSection is one titled block of the answer context.
+type ContextSection struct {
+	// Name is "history", "summary", "faqs", "catalog" or "documents".
+	Name string `json:"name"`
+	// Text is the section as given to the model.
+	Text string `json:"text"`
+}
+
+// Citation is a record an answer may cite.
+type Citation struct {
+	// Kind is item, faq or document.
+	Kind storage.OwnerKind `json:"kind"`
+	ID   string            `json:"id"`
+	// Title is the item name, FAQ question or document title (with the
+	// heading path for documents: "Título › Seção").
+	Title string `json:"title"`
+	// Score is the hit's fused score.
+	Score float64 `json:"score"`
+}
+
+// ModelCall records one model call of a turn.
+type ModelCall struct {
+	// Step is "summarize", "classify", "answer" or "tools".
+	Step     string        `json:"step"`
+	Model    string        `json:"model,omitempty"`
+	Duration time.Duration `json:"duration"`
+	Usage    llm.Usage     `json:"usage"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// PipelineTimings are per-stage durations of a turn.
+type PipelineTimings struct {
+	Summarize time.Duration `json:"summarize"`
+	Classify  time.Duration `json:"classify"`
+	Search    time.Duration `json:"search"`
+	Answer    time.Duration `json:"answer"`
+	Total     time.Duration `json:"total"`
+}
+
+// Debug explains a turn.
+type Debug struct {
+	Plan           Plan            `json:"plan"`
+	CatalogQuery   string          `json:"catalog_query,omitempty"`
+	FAQQuery       string          `json:"faq_query,omitempty"`
+	Timings        PipelineTimings `json:"timings"`
+	ModelCalls     []ModelCall     `json:"model_calls,omitempty"`
+	FallbackReason FallbackReason  `json:"fallback_reason,omitempty"`
+	// SearchTimings are the Searcher's timings per search ("faqs",
+	// "catalog", "documents").
+	SearchTimings map[string]Timings `json:"search_timings,omitempty"`
+	// Context is the full context given to the answerer.
+	Context string `json:"context,omitempty"`
+	// Errors are non-fatal problems (a failed summary, a failed search).
+	Errors []string `json:"errors,omitempty"`
+	// AnswerFallback reports that the answer is the configured fallback
+	// message.
+	AnswerFallback bool `json:"answer_fallback,omitempty"`
+}
+
+// ChatResponse is the result of one turn.
+type ChatResponse struct {
+	Answer         string                     `json:"answer"`
+	Intent         Classification             `json:"intent"`
+	Catalog        []Hit[storage.CatalogItem] `json:"-"`
+	FAQs           []Hit[storage.FAQ]         `json:"-"`
+	Documents      []Hit[storage.Document]    `json:"-"`
+	Sources        []Citation                 `json:"sources"`
+	Confidence     scoring.Level              `json:"confidence"`
+	ConfidenceText string                     `json:"confidence_text,omitempty"`
+	Summary        *Summary                   `json:"summary,omitempty"`
+	Debug          Debug                      `json:"debug"`
+}
+
+// EventKind names a streaming event.
+type EventKind string
+
+// Streaming event kinds, in the order they occur.
+const (
+	EventIntent   EventKind = "intent"    // the classification
+	EventToolCall EventKind = "tool_call" // a search about to run
+	EventHits     EventKind = "hits"      // a search's results
+	EventToken    EventKind = "token"     // a piece of the answer
+	EventDone     EventKind = "done"      // the whole response
+	EventError    EventKind = "error"     // the turn failed
+)
+
+// Event is one streaming event. Only the fields of its kind are set.
+type Event struct {
+	Kind EventKind `json:"kind"`
+	// Intent (EventIntent).
+	Intent *Classification `json:"intent,omitempty"`
+	// Tool is "searchFaqs", "searchCatalog" or "searchDocuments"
+	// (EventToolCall, EventHits); Query its query text.
+	Tool  string `json:"tool,omitempty"`
+	Query string `json:"query,omitempty"`
+	// Sources are a search's hits (EventHits).
+	Sources []Citation `json:"sources,omitempty"`
+	// Token is answer text (EventToken).
+	Token string `json:"token,omitempty"`
+	// Response is the final response (EventDone).
+	Response *ChatResponse `json:"response,omitempty"`
+	// Error describes the failure (EventError).
+	Error string `json:"error,omitempty"`
+}
