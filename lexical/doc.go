@@ -1,6 +1,94 @@
 // Package lexical is the model-free half of hybrid search: accent-insensitive
-// normalization, Portuguese-aware tokenization, synonym tables and the
-// field-weighted lexicalScore of the reference agronomy store.
+// normalization, Portuguese-aware tokenization and stemming, synonym tables
+// and the field-weighted lexicalScore of the reference agronomy store
+// (seed 000 §6). It imports the standard library and golang.org/x/text only.
 //
-// It imports the standard library and golang.org/x/text only.
+// # Normalization
+//
+// [Normalize] is the one definition of "same text" used on both sides:
+// lower case, Unicode NFD with combining marks dropped (so "Café" in NFC,
+// "Cafe\u0301" in NFD and "cafe" are equal), invisible format characters
+// dropped, white space collapsed, invalid UTF-8 repaired. It is idempotent
+// and returns already normalized ASCII without allocating, so stores should
+// keep a normalized copy of their text (storage does) and scoring stays
+// cheap.
+//
+// # Tokenization
+//
+// [Tokens] is the seeds' extractSearchTokens; a [Tokenizer] configures it.
+// Text is normalized and split on every rune that is not a letter, digit or
+// mark, with two exceptions decided for catalog search:
+//
+//   - A hyphen between letters joins a compound. By default the compound
+//     and its parts are both emitted: "cana-de-açúcar" → "cana-de-acucar",
+//     "cana", "acucar" (the stopword "de" is dropped). The parts give
+//     recall, the compound gives a record holding the exact compound a
+//     higher score than one with the words scattered. [CompoundsOnly] and
+//     [PartsOnly] select one side.
+//   - A compound holding a digit is one token and is never split, and a
+//     comma or period between digits joins a number: "2,4-D" → "2,4-d",
+//     "10-10-10" and "0,5" stay whole, so the herbicide and NPK formulas
+//     remain findable.
+//
+// Then stopwords (embedded pt-BR and English lists, [DefaultStopwords]) and
+// tokens shorter than 2 runes are dropped, optional [TokenFilter]s run (the
+// analyzer shape of bleve, without its global registry), duplicates are
+// removed keeping the first, at most 8 tokens are kept, and when nothing
+// survives the whole normalized text becomes the only token.
+//
+// # Stemming
+//
+// [Stem] is a light Portuguese stemmer (plural and gender endings, in the
+// spirit of RSLP): "fungicidas" → "fungicida", "pulgões" and "pulgão" →
+// "pulg". It only removes suffixes, so a stem is a prefix of every form it
+// comes from; with the seeds' substring matching, stemming the query
+// ([StemFilter]) is therefore enough to match every inflection in stored
+// text, which needs no stemming. It is off by default.
+//
+// # Synonyms
+//
+// A [Synonyms] table maps variants to canonical terms in three categories:
+// culture (crops), treatment (product classes) and generic. Matching is on
+// normalized, stemmed whole words, multi-word variants included ("erva
+// daninha", "doença fúngica"), longest first. [DefaultSynonyms] is an
+// embedded pt-BR agronomy table (synonyms_ptbr.json). Tables are loaded
+// from JSON, one object per category mapping a canonical term to its
+// variants:
+//
+//	{
+//	  "culture":   {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
+//	  "treatment": {"fungicida": ["fungo", "doença fúngica", "míldio"]},
+//	  "generic":   {"fertilizante": ["adubo", "nutrição foliar"]}
+//	}
+//
+// and combined with [Synonyms.Merge], where later tables extend and
+// override earlier ones.
+//
+// # Scoring
+//
+// A [Scorer] computes the seeds' lexicalScore for any record with named
+// text fields ([Record], [Document], [AgronomyRecord]): per query term, the
+// weights of the fields that contain it (name 3.5, description 2.5,
+// category 2, manufacturer 1.5, tags 4 by default) plus 0.5, then +2 for a
+// culture of the query found in the record, +2 for a treatment, +5 for
+// both, +1 for the culture found in a tag. [Scorer.Prepare] analyzes the
+// query once; [PreparedQuery.Score] returns the score with typed
+// [Signals] explaining it, and [PreparedQuery.ScoreOnly] the score alone
+// without allocating. All weights, the match mode and an optional IDF hook
+// are in [ScorerOptions].
+//
+// # Errors
+//
+// Parsing and building synonym tables fail with errors wrapping
+// [ErrInvalidSynonyms]; [ScorerOptions.Validate] with errors wrapping
+// [ErrInvalidOptions]. Nothing else in the package returns errors or
+// panics: bad input is repaired (invalid UTF-8) or ignored (unknown field
+// names).
+//
+// # Concurrency
+//
+// Every function is safe for concurrent use. [StopwordSet], [Synonyms],
+// [Scorer] and [PreparedQuery] are immutable after construction and may be
+// shared between goroutines; [Tokenizer] is a value and is safe to share
+// when its Filters are.
 package lexical

@@ -81,33 +81,34 @@ func newMatcher(terms []queryTerm, det *detector) *matcher {
 			}
 		}
 	}
-	// Trie.
+	// Trie, then failure links breadth first, completing the transitions
+	// into a DFA. next holds state numbers until the last step turns them
+	// into premultiplied offsets in place.
 	nc := m.nclass
-	const none = -1
-	next := make([]int32, (total+1)*nc) // at most one state per pattern byte
+	if (total+1)*nc >= 1<<15 {
+		return nil // offsets<<1 would not fit uint16
+	}
+	const none = 0xFFFF
+	next := make([]uint16, (total+1)*nc) // at most one state per pattern byte
 	for i := range next {
 		next[i] = none
 	}
 	m.out = make([][]int32, 1, total+1)
 	for s, id := range ids {
-		state := int32(0)
+		state := 0
 		for i := 0; i < len(s); i++ {
 			c := int(m.classOf[s[i]])
-			if next[int(state)*nc+c] == none {
-				next[int(state)*nc+c] = int32(len(m.out))
+			if next[state*nc+c] == none {
+				next[state*nc+c] = uint16(len(m.out))
 				m.out = append(m.out, nil)
 			}
-			state = next[int(state)*nc+c]
+			state = int(next[state*nc+c])
 		}
 		m.out[state] = append(m.out[state], int32(id))
 	}
 	next = next[:len(m.out)*nc]
-	if len(next) >= 1<<15 {
-		return nil // offsets<<1 would not fit uint16
-	}
-	// Failure links, breadth first, completing the transitions into a DFA.
-	fail := make([]int32, len(m.out))
-	queue := make([]int32, 0, len(m.out))
+	fail := make([]uint16, len(m.out))
+	queue := make([]uint16, 0, len(m.out))
 	for c := range nc {
 		if t := next[c]; t == none {
 			next[c] = 0
@@ -116,29 +117,30 @@ func newMatcher(terms []queryTerm, det *detector) *matcher {
 		}
 	}
 	for len(queue) > 0 {
-		s := queue[0]
+		s := int(queue[0])
 		queue = queue[1:]
-		if f := fail[s]; len(m.out[f]) > 0 {
+		f := int(fail[s])
+		if len(m.out[f]) > 0 {
 			m.out[s] = append(m.out[s], m.out[f]...)
 		}
 		for c := range nc {
-			t := next[int(s)*nc+c]
+			t := next[s*nc+c]
 			if t == none {
-				next[int(s)*nc+c] = next[int(fail[s])*nc+c]
+				next[s*nc+c] = next[f*nc+c]
 				continue
 			}
-			fail[t] = next[int(fail[s])*nc+c]
+			fail[t] = next[f*nc+c]
 			queue = append(queue, t)
 		}
 	}
-	m.trans = make([]uint16, len(next))
 	for i, t := range next {
-		v := uint16(t) * uint16(nc) << 1
+		v := t * uint16(nc) << 1
 		if len(m.out[t]) > 0 {
 			v |= 1
 		}
-		m.trans[i] = v
+		next[i] = v
 	}
+	m.trans = next
 	return m
 }
 

@@ -15,14 +15,14 @@ func TestMatcherMatchesReference(t *testing.T) {
 	var queries []string
 	queries = append(queries, benchQueries...)
 	queries = append(queries, "mato no tomate", "uva chuva", "erva daninha em canaviais", "o que é isso?", "ácaro-rajado no morangueiro", "фунгицид для винограда", "農薬 uva")
-	for range 60 {
+	for range 20 {
 		ws := make([]string, 1+rng.IntN(6))
 		for i := range ws {
 			ws[i] = benchVocabulary[rng.IntN(len(benchVocabulary))]
 		}
 		queries = append(queries, strings.Join(ws, " "))
 	}
-	recs := append(benchRecords(60, true), benchRecords(60, false)...)
+	recs := append(benchRecords(25, true), benchRecords(25, false)...)
 	recs = append(recs, AgronomyRecord{Name: "Фунгицид", Description: "фунгицид для винограда (uva) 農薬", Tags: []string{"Uva", "農薬"}})
 	for _, mode := range []MatchMode{MatchSubstring, MatchWordPrefix} {
 		for _, stem := range []bool{false, true} {

@@ -54,7 +54,9 @@ func AgronomyFields() []FieldSpec {
 // when it is already normalized ASCII (store it normalized to score
 // without allocating).
 type Field struct {
+	// Name is matched against the Scorer's FieldSpec names.
 	Name string
+	// Text is the field's content, raw or normalized.
 	Text string
 }
 
@@ -82,11 +84,11 @@ func (d Document) Field(i int) Field { return d[i] }
 // AgronomyRecord is a [Record] with the fields of the seeds' catalog item,
 // named as in [AgronomyFields]; each tag is one "tags" field.
 type AgronomyRecord struct {
-	Name         string
-	Description  string
-	Category     string
-	Manufacturer string
-	Tags         []string
+	Name         string   // field "name"
+	Description  string   // field "description"
+	Category     string   // field "category"
+	Manufacturer string   // field "manufacturer"
+	Tags         []string // one "tags" field per tag
 }
 
 // NumFields returns 4 plus the number of tags.
@@ -538,10 +540,13 @@ type Breakdown struct {
 	Fields float64 `json:"fields"`
 	// Matches is the Match bonus times the number of matched terms.
 	Matches float64 `json:"matches"`
-	// Culture, Treatment, Pair and CultureInTag are the bonuses earned.
-	Culture      float64 `json:"culture"`
-	Treatment    float64 `json:"treatment"`
-	Pair         float64 `json:"pair"`
+	// Culture is the culture bonus earned, or 0.
+	Culture float64 `json:"culture"`
+	// Treatment is the treatment bonus earned, or 0.
+	Treatment float64 `json:"treatment"`
+	// Pair is the culture+treatment bonus earned, or 0.
+	Pair float64 `json:"pair"`
+	// CultureInTag is the culture-in-tag bonus earned, or 0.
 	CultureInTag float64 `json:"culture_in_tag"`
 }
 
@@ -559,9 +564,10 @@ func (q *PreparedQuery) Score(rec Record) (float64, Signals) {
 	return score, sig
 }
 
-// ScoreOnly returns the same score as Score without building Signals and
-// without allocating when the record's text is already normalized ASCII:
-// use it to rank many candidates and call Score for the hits you show.
+// ScoreOnly returns the same score as Score without building Signals. It
+// does not allocate when rec is a pointer (for example &items[i]) and the
+// record's text is already normalized ASCII: use it to rank many
+// candidates and call Score for the hits you show.
 func (q *PreparedQuery) ScoreOnly(rec Record) float64 {
 	return q.eval(rec, nil)
 }

@@ -5,6 +5,8 @@ import "strings"
 // Stem returns a light Portuguese stem of token, which must be in
 // [Normalize] form (lower case, no accents): plural and gender endings are
 // removed in the spirit of the RSLP stemmer's plural and feminine steps.
+// Examples, written with their accents (Stem sees "pulgoes", not
+// "pulgões"):
 //
 //	fungicidas → fungicida    culturas  → cultura    uvas      → uva
 //	flores     → flor         raízes    → raiz       sementes  → semente
