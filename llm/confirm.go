@@ -79,7 +79,9 @@ func Confirm() Decision { return Decision{Kind: DecisionConfirm} }
 func Reject(reason string) Decision { return Decision{Kind: DecisionReject, Reason: reason} }
 
 // Correct returns a DecisionCorrect with a merge patch for the arguments.
-func Correct(patch json.RawMessage) Decision { return Decision{Kind: DecisionCorrect, Arguments: patch} }
+func Correct(patch json.RawMessage) Decision {
+	return Decision{Kind: DecisionCorrect, Arguments: patch}
+}
 
 // ResumeConfirmation resolves pending with decision and continues the tool
 // loop (seed 003 §9.3-§9.4):

@@ -111,6 +111,9 @@ func TestConfirmationFlow(t *testing.T) {
 			if got := sent[len(sent)-2].ToolCalls[0].Arguments; got != tt.wantCallArg {
 				t.Errorf("call arguments in transcript %s, want %s", got, tt.wantCallArg)
 			}
+			if got := p.Request.Messages[len(p.Request.Messages)-1].ToolCalls[0].Arguments; got != weightArgs {
+				t.Errorf("ResumeConfirmation modified the pending confirmation: %s", got)
+			}
 			if n := res2.Iterations[len(res2.Iterations)-1].Number; n != 2 {
 				t.Errorf("iteration numbering continues: last = %d, want 2", n)
 			}

@@ -469,6 +469,12 @@ func TestRunToolsRejectsBadInput(t *testing.T) {
 		{"no messages", llm.Request{}, []llm.Tool{good}, llm.ErrInvalidRequest},
 		{"forced tool not offered", llm.Request{Messages: userReq("x").Messages, ToolChoice: llm.ForceTool("nope")}, []llm.Tool{good}, llm.ErrInvalidRequest},
 	}
+	if err := llm.ValidateTools([]llm.Tool{good}); err != nil {
+		t.Errorf("ValidateTools(good) = %v", err)
+	}
+	if err := llm.ValidateTools([]llm.Tool{badExample}); !errors.Is(err, llm.ErrInvalidTool) || !strings.Contains(err.Error(), "input example 0") {
+		t.Errorf("ValidateTools(bad example) = %v", err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			model := llmtest.NewModel(llmtest.Text("x"))

@@ -289,8 +289,3 @@ func StreamResponse(resp Response) iter.Seq2[StreamEvent, error] {
 		yield(StreamEvent{Kind: StreamDone, Response: &r}, nil)
 	}
 }
-
-// streamError returns a stream that yields only err.
-func streamError(err error) iter.Seq2[StreamEvent, error] {
-	return func(yield func(StreamEvent, error) bool) { yield(StreamEvent{}, err) }
-}

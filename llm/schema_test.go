@@ -94,6 +94,7 @@ func TestSchemaCombinatorsAndNesting(t *testing.T) {
 			"all":  {"allOf": [{"type": "number"}, {"maximum": 5}]},
 			"meta": {"type": "object", "additionalProperties": {"type": "string"}},
 			"never": false,
+			"point": {"enum": [{"x": 1, "tags": [2]}]},
 			"options": {"type": "array", "minItems": 1, "items": {
 				"type": "object", "required": ["title"],
 				"properties": {"title": {"type": "string"}, "pros": {"type": "array", "items": {"type": "string"}}}
@@ -117,6 +118,8 @@ func TestSchemaCombinatorsAndNesting(t *testing.T) {
 		{"nested array of objects", `{"options":[{"title":"Aceitar","pros":["salário"]},{"pros":[1]}]}`,
 			`$.options[1]: missing required property "title"; $.options[1].pros[0]: must be string (got number)`},
 		{"minItems", `{"options":[]}`, "$.options: must have at least 1 items (got 0)"},
+		{"object enum matches numerically", `{"point":{"x":1.0,"tags":[2]}}`, ""},
+		{"object enum mismatch", `{"point":{"x":2,"tags":[2]}}`, `$.point: must be one of [{"tags":[2],"x":1}] (got {"tags":[2],"x":2})`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

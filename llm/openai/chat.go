@@ -281,11 +281,14 @@ var emptyParameters = shared.FunctionParameters{"type": "object", "properties": 
 func (m *Model) tool(t llm.ToolDefinition) (oai.ChatCompletionToolUnionParam, error) {
 	fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: emptyParameters}
 	if len(bytes.TrimSpace(t.Parameters)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(t.Parameters))
-		dec.UseNumber() // keep numbers as written
-		var params shared.FunctionParameters
-		if err := dec.Decode(&params); err != nil || params == nil {
+		// Top-level keys with raw values: the schema is sent exactly as written.
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(t.Parameters, &raw); err != nil || raw == nil {
 			return oai.ChatCompletionToolUnionParam{}, fmt.Errorf("openai: %w: %w: tool %q: parameters must be a JSON object", llm.ErrInvalidRequest, llm.ErrInvalidTool, t.Name)
+		}
+		params := make(shared.FunctionParameters, len(raw))
+		for k, v := range raw {
+			params[k] = v
 		}
 		fd.Parameters = params
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
+	"strings"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -74,7 +76,8 @@ func mapError(op string, err error) error {
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
+	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.HasPrefix(err.Error(), "error parsing response json") {
 		return fmt.Errorf("openai: %s: %w: %w", op, llm.ErrInvalidResponse, err)
 	}
 	return fmt.Errorf("openai: %s: %w", op, err)
