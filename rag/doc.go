@@ -41,8 +41,42 @@
 // and writes each group of owners with their chunks in one transaction.
 // Re-indexing unchanged content makes no embedding call and no write.
 //
+// # Chat on models
+//
+// The Pipeline's Classifier, Summarizer and Answerer have implementations on
+// the llm.ChatModel port: LLMClassifier (structured output {intent,
+// confidence, reason} at temperature 0, a fallback model, optionally the
+// offline KeywordClassifier last), LLMSummarizer ({summary, catalog_query})
+// and LLMAnswerer (system prompt, history as messages, the consolidated
+// context; streaming; an empty answer is an error so the fallback message
+// applies). Their prompts are text/template files embedded from prompts/,
+// in pt-BR by default or English (Language), pinned by golden tests.
+//
+// Pipeline.ChatAgentic is the agentic mode (seed 003 §6): the model gets
+// searchCatalog (with category, manufacturer and tag filters mapped to
+// storage.Filter, never SQL), searchFaqs and searchDocuments as tools, each
+// returning the seeds' pt-BR payload, and loops through llm.RunTools for at
+// most 5 model calls; past that the turn ends with the fallback message or,
+// with NoFallback, an error wrapping ErrNoAnswer and
+// *llm.MaxIterationsExceededError. ChatAgenticStream emits the same events
+// as ChatStream.
+//
+// Assist suggests the missing description, category, price and tags of a
+// catalog item (seed 000 §3.4), validating each suggestion (price range,
+// known categories, tags) and never overwriting a filled field.
+//
+// # Configuration
+//
+// Config gathers every knob, with the seeds' defaults (DefaultConfig).
+// ConfigFromEnv reads the seeds' variable names through the getenv it is
+// given — the library never reads the environment itself — and reports
+// every invalid value as an *EnvError naming the variable. Config maps to
+// SearcherOptions, PipelineOptions, IndexerOptions and the LLM components'
+// options; API keys are Secret values that never print, log or marshal.
+//
 // # Concurrency
 //
-// Searcher and Indexer are safe for concurrent use. They never log; timings
-// and counts are returned as data.
+// Searcher, Indexer, Pipeline and the LLM components are safe for
+// concurrent use (the LLM components when their models are). They never
+// log unless given a *slog.Logger; timings and counts are returned as data.
 package rag

@@ -227,6 +227,9 @@ type Debug struct {
 	// AnswerFallback reports that the answer is the configured fallback
 	// message.
 	AnswerFallback bool `json:"answer_fallback,omitempty"`
+	// ToolCalls are the tool calls of an agentic turn (ChatAgentic), in
+	// the order the model asked for them.
+	ToolCalls []ToolCallRecord `json:"tool_calls,omitempty"`
 }
 
 // ChatResponse is the result of one turn.

@@ -18,7 +18,9 @@
 //     and vLLM ([Flavor]). Server scores are mapped to [0, 1]; logits go
 //     through the logistic function ([ScoreMapping]).
 //
-// [Func] adapts any function, for example an LLM-based reranker.
+// A third, [LLM], asks a chat model (the llm.ChatModel port) for a
+// relevance score per candidate with structured output. [Func] adapts any
+// other function.
 //
 // Typical use, falling back to the keyword reranker when the model fails:
 //
@@ -43,15 +45,17 @@
 // [*APIError] for a non-2xx answer (StatusCode, a truncated Body without
 // the API key, Retryable, RetryAfter), wraps [ErrInvalidResponse] for a
 // malformed or inconsistent 2xx answer, and wraps the context's error
-// when it ends first. Apply returns a reranker's error as is; the caller
+// when it ends first. [LLM] wraps [ErrInvalidResponse] for an answer that
+// is not the requested JSON or holds a bad index or score, and returns the
+// model's errors (llm.APIError, context errors) wrapped. Apply returns a reranker's error as is; the caller
 // (rag.Searcher) decides whether to fall back.
 //
 // # Concurrency
 //
-// [Keyword] and [HTTP] are immutable after construction and safe for
-// concurrent use; Apply is safe for concurrent use when its Reranker is.
+// [Keyword], [HTTP] and [LLM] are immutable after construction and safe
+// for concurrent use (LLM when its model is); Apply is safe for concurrent use when its Reranker is.
 // Inputs are never modified.
 //
-// The package imports the standard library and the project's lexical
-// package only.
+// The package imports the standard library and the project's lexical and
+// llm packages only.
 package rerank

@@ -1,0 +1,551 @@
+package rag
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// MaxToolLimit is the largest "limit" a model may pass to a search tool.
+const MaxToolLimit = 20
+
+// AgenticOptions configures ChatAgentic and ChatAgenticStream. The zero
+// value offers the three search tools, allows llm.DefaultMaxIterations (5)
+// model calls and uses pt-BR prompts.
+type AgenticOptions struct {
+	// Model is the model name sent with each request
+	// (OPENROUTER_MODEL_ANSWER); "" leaves the ChatModel's default.
+	Model string
+	// MaxIterations is the most model calls of a turn (default 5, seed 003
+	// §6.8). A model still asking for tools after that ends the turn with
+	// *llm.MaxIterationsExceededError, or the fallback message.
+	MaxIterations int
+	// Tools names the search tools offered (ToolSearchCatalog,
+	// ToolSearchFAQs, ToolSearchDocuments); nil offers all three.
+	Tools []string
+	// Language selects the system prompt and tool descriptions (default
+	// pt-BR). Tool results keep the seeds' pt-BR payload formats.
+	Language Language
+	// SystemPrompt replaces the built-in instructions.
+	SystemPrompt string
+	// Temperature is the sampling temperature; nil is the provider's
+	// default.
+	Temperature *float64
+	// MaxTokens caps each model answer; 0 is the provider's default.
+	MaxTokens int
+	// ToolTimeout bounds each search; 0 means only ctx bounds it.
+	ToolTimeout time.Duration
+	// MaxParallelTools bounds the searches of one turn running at once;
+	// 0 means llm.DefaultMaxParallelTools.
+	MaxParallelTools int
+}
+
+// ToolCallRecord is one tool call of an agentic turn, for Debug.ToolCalls.
+type ToolCallRecord struct {
+	// Iteration is the model call that asked for the tool (from 1).
+	Iteration int `json:"iteration"`
+	// ID, Name and Arguments are the call as the model made it.
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	// Status is the outcome: ok, failed, invalid_arguments, unknown_tool.
+	Status llm.ToolStatus `json:"status"`
+	// Results is the number of hits returned to the model.
+	Results int `json:"results"`
+	// Duration is the search's run time.
+	Duration time.Duration `json:"duration"`
+	// Error is the failure, as logged (the model gets a shorter text).
+	Error string `json:"error,omitempty"`
+}
+
+// Schemas of the search tools: no SQL reaches the store, filters become
+// storage.Filter values sent as bound parameters.
+var (
+	catalogToolSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "minLength": 1, "maxLength": 500},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 20},
+    "category": {"type": "string", "maxLength": 256},
+    "manufacturer": {"type": "string", "maxLength": 256},
+    "tag": {"type": "string", "maxLength": 256}
+  },
+  "required": ["query"],
+  "additionalProperties": false
+}`)
+	searchToolSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "minLength": 1, "maxLength": 500},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 20}
+  },
+  "required": ["query"],
+  "additionalProperties": false
+}`)
+	catalogToolExamples = []json.RawMessage{
+		json.RawMessage(`{"query":"fungicida para uva","limit":5}`),
+		json.RawMessage(`{"query":"herbicida pós-emergente","category":"Herbicida","tag":"Soja"}`),
+	}
+	faqToolExamples      = []json.RawMessage{json.RawMessage(`{"query":"prazo de entrega"}`)}
+	documentToolExamples = []json.RawMessage{json.RawMessage(`{"query":"intervalo de segurança fungicida","limit":3}`)}
+)
+
+// toolArgs are the arguments of the search tools.
+type toolArgs struct {
+	Query        string `json:"query"`
+	Limit        int    `json:"limit"`
+	Category     string `json:"category"`
+	Manufacturer string `json:"manufacturer"`
+	Tag          string `json:"tag"`
+}
+
+// Errors of agentic searches as the model sees them.
+var (
+	errToolEmptyQuery = errors.New("the query is empty: say what to search for")
+	errToolFailed     = errors.New("the search failed; try again later or answer without it")
+)
+
+// ChatAgentic answers one turn in agentic mode (seed 003 §6): model gets
+// searchCatalog, searchFaqs and searchDocuments as function tools over the
+// Pipeline's Searcher and calls them until it answers, at most
+// opts.MaxIterations model calls. There is no classification, summary or
+// planned search: the model decides.
+//
+// Each tool returns the seeds' pt-BR payload (CatalogPayload, FAQSection,
+// DocumentSection), is audited like the planned searches, and adds its hits
+// to the response. Invalid arguments, an empty query and search failures
+// go back to the model as error results (storage details are not shown to
+// it). The response carries the hits, sources, confidence and Debug with a
+// ModelCall per iteration ("tools" or "answer") and every tool call.
+//
+// When the loop ends without an answer — *llm.MaxIterationsExceededError,
+// a model error, an empty answer — the answer is the Pipeline's fallback
+// message with Debug.AnswerFallback set, or, with PipelineOptions.NoFallback,
+// an error wrapping ErrNoAnswer and the cause (errors.As finds the
+// *llm.MaxIterationsExceededError). A done ctx returns ctx.Err().
+func (p *Pipeline) ChatAgentic(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions) (*ChatResponse, error) {
+	return p.runAgentic(ctx, req, model, opts, nil)
+}
+
+// ChatAgenticStream is ChatAgentic reporting progress to emit: a tool_call
+// event when the model asks for a search, a hits event when it has run,
+// token events as the model writes (text written before a tool call
+// included), then done — or error. emit is called from the calling
+// goroutine, in order; it must not block for long.
+func (p *Pipeline) ChatAgenticStream(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions, emit func(Event)) (*ChatResponse, error) {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	resp, err := p.runAgentic(ctx, req, model, opts, emit)
+	if err != nil {
+		emit(Event{Kind: EventError, Error: err.Error()})
+		return nil, err
+	}
+	emit(Event{Kind: EventDone, Response: resp})
+	return resp, nil
+}
+
+// agenticPromptData is the data of the agentic template.
+type agenticPromptData struct {
+	Catalog, FAQs, Documents bool
+	MaxIterations            int
+}
+
+// toolOutcome is what one search tool call produced.
+type toolOutcome struct {
+	catalog []Hit[storage.CatalogItem]
+	faqs    []Hit[storage.FAQ]
+	docs    []Hit[storage.Document]
+	query   string
+	count   int
+	cites   []Citation
+	sims    []float64
+	timings Timings
+	reason  FallbackReason
+	took    time.Duration
+	err     error
+}
+
+// agentRun collects the outcomes of one agentic turn's tool calls, keyed
+// by tool name and arguments (identical calls give identical results).
+type agentRun struct {
+	p     *Pipeline
+	limit int
+	mu    sync.Mutex
+	out   map[string]*toolOutcome
+}
+
+func toolKey(name, args string) string {
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	return name + "\x00" + args
+}
+
+func (r *agentRun) outcome(name, args string) *toolOutcome {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.out[toolKey(name, args)]
+}
+
+func (r *agentRun) store(name string, args json.RawMessage, o *toolOutcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.out[toolKey(name, string(args))] = o
+}
+
+// searchTool runs one search for a tool call and renders its payload.
+func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.RawMessage,
+	search func(context.Context, Query) (*Result[T], error), filters func(toolArgs) []storage.Filter,
+	set func(*toolOutcome, []Hit[T]), payload func(string, []Hit[T]) (model, audit string), cites func([]Hit[T]) []Citation,
+) (string, error) {
+	var a toolArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return "", fmt.Errorf("invalid arguments: %w", err)
+	}
+	o := &toolOutcome{query: strings.TrimSpace(a.Query)}
+	defer r.store(name, args, o)
+	if o.query == "" {
+		o.err = errToolEmptyQuery
+		return "", errToolEmptyQuery
+	}
+	limit := r.limit
+	if a.Limit > 0 {
+		limit = min(a.Limit, MaxToolLimit)
+	}
+	q := Query{Text: o.query, Limit: limit}
+	if filters != nil {
+		q.Filters = filters(a)
+	}
+	start := time.Now()
+	res, err := search(ctx, q)
+	o.took = time.Since(start)
+	if err != nil {
+		o.err = err
+		switch {
+		case ctx.Err() != nil:
+			return "", ctx.Err()
+		case errors.Is(err, ErrEmptyQuery):
+			return "", errToolEmptyQuery
+		case errors.Is(err, ErrInvalidQuery):
+			return "", err
+		}
+		return "", errToolFailed
+	}
+	set(o, res.Hits)
+	o.count, o.cites, o.sims = len(res.Hits), cites(res.Hits), topSims(res.Hits)
+	o.timings, o.reason = res.Timings, res.FallbackReason
+	text, audited := payload(o.query, res.Hits)
+	var compact bytes.Buffer
+	if json.Compact(&compact, args) != nil {
+		compact.Reset()
+		compact.Write(args)
+	}
+	logToolPayload(ctx, r.p.opts.Logger, r.p.opts.AuditPreviewChars, name, compact.String(), o.count, audited)
+	return text, nil
+}
+
+// catalogFilters maps the catalog tool's filter arguments to store filters.
+func catalogFilters(a toolArgs) []storage.Filter {
+	var fs []storage.Filter
+	for _, f := range []struct {
+		field storage.FilterField
+		value string
+	}{{storage.FieldCategory, a.Category}, {storage.FieldManufacturer, a.Manufacturer}, {storage.FieldTag, a.Tag}} {
+		if v := strings.TrimSpace(f.value); v != "" {
+			fs = append(fs, storage.Filter{Field: f.field, Value: v})
+		}
+	}
+	return fs
+}
+
+// tools returns the search tools offered to the model.
+func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
+	s := r.p.searcher
+	var tools []llm.Tool
+	add := func(name, prompt string, schema json.RawMessage, examples []json.RawMessage, h llm.ToolHandler) error {
+		desc, err := renderPrompt(prompt, lang, nil)
+		if err != nil {
+			return err
+		}
+		tools = append(tools, llm.Tool{Name: name, Description: desc, Parameters: schema, InputExamples: examples, Handler: h})
+		return nil
+	}
+	if enabled.Catalog {
+		err := add(ToolSearchCatalog, promptToolCatalog, catalogToolSchema, catalogToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
+			return searchTool(ctx, r, ToolSearchCatalog, args, s.SearchCatalog, catalogFilters,
+				func(o *toolOutcome, h []Hit[storage.CatalogItem]) { o.catalog = h },
+				func(q string, h []Hit[storage.CatalogItem]) (string, string) {
+					p := CatalogPayload(q, h)
+					return p, p
+				}, catalogCitations)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if enabled.FAQ {
+		err := add(ToolSearchFAQs, promptToolFAQs, searchToolSchema, faqToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
+			return searchTool(ctx, r, ToolSearchFAQs, args, s.SearchFAQs, nil,
+				func(o *toolOutcome, h []Hit[storage.FAQ]) { o.faqs = h },
+				func(_ string, h []Hit[storage.FAQ]) (string, string) { return FAQSection(h), FormatFAQContext(h) },
+				faqCitations)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if enabled.Documents {
+		err := add(ToolSearchDocuments, promptToolDocuments, searchToolSchema, documentToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
+			return searchTool(ctx, r, ToolSearchDocuments, args, s.SearchDocuments, nil,
+				func(o *toolOutcome, h []Hit[storage.Document]) { o.docs = h },
+				func(_ string, h []Hit[storage.Document]) (string, string) {
+					p := DocumentSection(h)
+					return p, p
+				}, documentCitations)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return tools, nil
+}
+
+// agentTools resolves AgenticOptions.Tools.
+func agentTools(names []string) (Plan, error) {
+	if names == nil {
+		return Plan{FAQ: true, Catalog: true, Documents: true}, nil
+	}
+	var p Plan
+	for _, n := range names {
+		switch n {
+		case ToolSearchCatalog:
+			p.Catalog = true
+		case ToolSearchFAQs:
+			p.FAQ = true
+		case ToolSearchDocuments:
+			p.Documents = true
+		default:
+			return p, fmt.Errorf("rag: agentic: unknown tool %q (want %s, %s or %s)", n, ToolSearchCatalog, ToolSearchFAQs, ToolSearchDocuments)
+		}
+	}
+	if !p.Any() {
+		return p, errors.New("rag: agentic: no tool offered")
+	}
+	return p, nil
+}
+
+// toolQuery extracts the query argument of a call, for events.
+func toolQuery(args string) string {
+	var a struct {
+		Query string `json:"query"`
+	}
+	_ = json.Unmarshal([]byte(args), &a) // best effort: invalid arguments have no query
+	return strings.TrimSpace(a.Query)
+}
+
+func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions, emit func(Event)) (*ChatResponse, error) {
+	start := time.Now()
+	if model == nil {
+		return nil, errors.New("rag: agentic: nil model")
+	}
+	pr, err := p.prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	enabled, err := agentTools(opts.Tools)
+	if err != nil {
+		return nil, err
+	}
+	lang, err := resolveLanguage(opts.Language)
+	if err != nil {
+		return nil, err
+	}
+	maxIter := cmp.Or(max(opts.MaxIterations, 0), llm.DefaultMaxIterations)
+	system := opts.SystemPrompt
+	if strings.TrimSpace(system) == "" {
+		system, err = renderPrompt(promptAgentic, lang, agenticPromptData{
+			Catalog: enabled.Catalog, FAQs: enabled.FAQ, Documents: enabled.Documents, MaxIterations: maxIter,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	run := &agentRun{p: p, limit: cmp.Or(max(req.Limit, 0), p.opts.Limit), out: map[string]*toolOutcome{}}
+	tools, err := run.tools(lang, enabled)
+	if err != nil {
+		return nil, err
+	}
+	recent := pr.history
+	if len(recent) > p.opts.HistoryLimit {
+		recent = recent[len(recent)-p.opts.HistoryLimit:]
+	}
+	msgs := []llm.Message{llm.SystemMessage(system)}
+	for _, t := range recent {
+		msgs = append(msgs, llm.Message{Role: t.Role, Content: t.Content})
+	}
+	msgs = append(msgs, llm.UserMessage(pr.message))
+
+	runOpts := &llm.RunOptions{
+		MaxIterations: maxIter, MaxParallelTools: opts.MaxParallelTools, ToolTimeout: opts.ToolTimeout,
+		Stream: emit != nil,
+	}
+	if emit != nil {
+		runOpts.OnEvent = func(ev llm.Event) {
+			switch ev.Kind {
+			case llm.EventTextDelta:
+				emit(Event{Kind: EventToken, Token: ev.Text})
+			case llm.EventModelResponse:
+				if ev.Iteration >= maxIter {
+					return // the loop stops; these calls never run
+				}
+				for _, c := range ev.Response.Message.ToolCalls {
+					emit(Event{Kind: EventToolCall, Tool: c.Name, Query: toolQuery(c.Arguments)})
+				}
+			case llm.EventToolResult:
+				e := Event{Kind: EventHits, Tool: ev.Tool.Call.Name, Query: toolQuery(ev.Tool.Call.Arguments)}
+				if o := run.outcome(ev.Tool.Call.Name, ev.Tool.Call.Arguments); o != nil {
+					e.Sources = o.cites
+				}
+				emit(e)
+			}
+		}
+	}
+	result, runErr := llm.RunTools(ctx, model, llm.Request{
+		Model: opts.Model, Messages: msgs, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
+	}, tools, runOpts)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if result == nil {
+		return nil, fmt.Errorf("rag: agentic: %w", runErr)
+	}
+
+	resp := &ChatResponse{Intent: Classification{Intent: IntentOther, Reason: "agentic mode: the model chose the searches"}}
+	dbg := &resp.Debug
+	sr := run.collect(result, dbg)
+	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
+	resp.Sources = citations(sr)
+	resp.Confidence = p.opts.Confidence.Level(scoring.Mean(sr.sims))
+	resp.ConfidenceText = resp.Confidence.Message()
+	for _, it := range result.Iterations {
+		step := "answer"
+		if len(it.Response.Message.ToolCalls) > 0 {
+			step = "tools"
+		}
+		dbg.ModelCalls = append(dbg.ModelCalls, ModelCall{
+			Step: step, Model: cmp.Or(it.Response.Model, opts.Model), Duration: it.ModelDuration, Usage: it.Response.Usage,
+		})
+		dbg.Timings.Answer += it.ModelDuration
+	}
+	var maxErr *llm.MaxIterationsExceededError
+	if runErr != nil && !errors.As(runErr, &maxErr) {
+		dbg.ModelCalls = append(dbg.ModelCalls, ModelCall{Step: "answer", Model: opts.Model, Error: runErr.Error()})
+	}
+
+	answer := strings.TrimSpace(result.Response.Message.Content)
+	if runErr == nil && answer == "" {
+		runErr = fmt.Errorf("rag: agentic: %w (finish reason %q)", llm.ErrEmptyAnswer, result.Response.FinishReason)
+	}
+	if runErr != nil {
+		if p.opts.NoFallback {
+			return nil, fmt.Errorf("%w: %w", ErrNoAnswer, runErr)
+		}
+		dbg.Errors = append(dbg.Errors, "answer: "+runErr.Error())
+		answer = p.opts.FallbackMessage
+		dbg.AnswerFallback = true
+		if emit != nil {
+			emit(Event{Kind: EventToken, Token: answer})
+		}
+	}
+	resp.Answer = answer
+	dbg.Timings.Total = time.Since(start)
+	return resp, nil
+}
+
+// collect walks the executed calls in order and gathers their hits
+// (deduplicated by ID, first occurrence kept), the debug records and the
+// context the model received.
+func (r *agentRun) collect(result *llm.RunResult, dbg *Debug) *searchResults {
+	sr := &searchResults{timings: map[string]Timings{}}
+	seen := map[string]bool{}
+	var payloads []string
+	for _, it := range result.Iterations {
+		for _, ex := range it.Tools {
+			rec := ToolCallRecord{
+				Iteration: it.Number, ID: ex.Call.ID, Name: ex.Call.Name, Arguments: ex.Call.Arguments,
+				Status: ex.Status, Duration: ex.Duration,
+			}
+			if ex.Err != nil {
+				rec.Error = ex.Err.Error()
+			}
+			if ex.Status == llm.ToolOK {
+				payloads = append(payloads, ex.Result)
+			}
+			if o := r.outcome(ex.Call.Name, ex.Call.Arguments); o != nil && ex.Status != llm.ToolInvalidArguments && ex.Status != llm.ToolUnknown {
+				rec.Results = o.count
+				if o.err != nil {
+					rec.Error = o.err.Error()
+					dbg.Errors = append(dbg.Errors, ex.Call.Name+": "+o.err.Error())
+				}
+				dbg.Timings.Search += o.took
+				if o.err == nil {
+					r.merge(sr, ex.Call.Name, o, seen, dbg)
+				}
+			}
+			dbg.ToolCalls = append(dbg.ToolCalls, rec)
+		}
+	}
+	dbg.SearchTimings = sr.timings
+	dbg.FallbackReason = sr.fallback
+	dbg.Context = strings.Join(payloads, "\n\n")
+	return sr
+}
+
+// merge adds one successful call's hits to the turn's results.
+func (r *agentRun) merge(sr *searchResults, tool string, o *toolOutcome, seen map[string]bool, dbg *Debug) {
+	if _, ok := sr.timings[tool]; !ok {
+		sr.timings[tool] = o.timings
+	}
+	if o.reason != FallbackNone && sr.fallback == FallbackNone {
+		sr.fallback = o.reason
+	}
+	sr.sims = append(sr.sims, o.sims...)
+	switch tool {
+	case ToolSearchCatalog:
+		dbg.Plan.Catalog = true
+		dbg.CatalogQuery = cmp.Or(dbg.CatalogQuery, o.query)
+		sr.catalog = appendNew(sr.catalog, o.catalog, storage.KindItem, seen)
+	case ToolSearchFAQs:
+		dbg.Plan.FAQ = true
+		dbg.FAQQuery = cmp.Or(dbg.FAQQuery, o.query)
+		sr.faqs = appendNew(sr.faqs, o.faqs, storage.KindFAQ, seen)
+	case ToolSearchDocuments:
+		dbg.Plan.Documents = true
+		sr.docs = appendNew(sr.docs, o.docs, storage.KindDocument, seen)
+	}
+}
+
+// appendNew appends the hits whose kind and ID were not seen yet.
+func appendNew[T any](dst, hits []Hit[T], kind storage.OwnerKind, seen map[string]bool) []Hit[T] {
+	for _, h := range hits {
+		k := string(kind) + "\x00" + h.ID
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		dst = append(dst, h)
+	}
+	return slices.Clip(dst)
+}

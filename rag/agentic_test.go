@@ -1,0 +1,359 @@
+package rag_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/llm/llmtest"
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// toolMessages returns the tool result messages of req.
+func toolMessages(req llm.Request) []llm.Message {
+	var out []llm.Message
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestChatAgenticSearchesThenAnswers(t *testing.T) {
+	var logs bytes.Buffer
+	p := offlinePipeline(t, rag.PipelineOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	m := llmtest.NewModel(
+		llmtest.ToolCalls(llmtest.Call("c1", rag.ToolSearchCatalog, `{"query": "fungicida para videira", "limit": 3}`)).WithUsage(120, 15),
+		llmtest.Text("Para oídio na videira, temos fungicidas no catálogo.").WithUsage(900, 30),
+	)
+	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{
+		Message: "o que vocês têm para oídio na videira?",
+		History: []rag.Turn{{Role: llm.RoleUser, Content: "oi"}, {Role: llm.RoleAssistant, Content: "Olá!"}},
+	}, m, rag.AgenticOptions{Model: "agent-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Answer != "Para oídio na videira, temos fungicidas no catálogo." || resp.Debug.AnswerFallback {
+		t.Errorf("answer %q (fallback %v)", resp.Answer, resp.Debug.AnswerFallback)
+	}
+	if n := len(resp.Catalog); n == 0 || n > 3 {
+		t.Fatalf("%d catalog hits, want 1..3 (the tool's limit)", n)
+	}
+	if len(resp.Sources) != len(resp.Catalog) || resp.Sources[0].ID != resp.Catalog[0].ID {
+		t.Errorf("sources %+v", resp.Sources)
+	}
+	if !resp.Debug.Plan.Catalog || resp.Debug.Plan.FAQ || resp.Debug.CatalogQuery != "fungicida para videira" {
+		t.Errorf("plan %+v, catalog query %q", resp.Debug.Plan, resp.Debug.CatalogQuery)
+	}
+	calls := resp.Debug.ModelCalls
+	if len(calls) != 2 || calls[0].Step != "tools" || calls[1].Step != "answer" || calls[0].Usage.TotalTokens != 135 || calls[1].Usage.TotalTokens != 930 {
+		t.Errorf("model calls %+v", calls)
+	}
+	tc := resp.Debug.ToolCalls
+	if len(tc) != 1 || tc[0].Status != llm.ToolOK || tc[0].Results != len(resp.Catalog) || tc[0].Iteration != 1 || tc[0].ID != "c1" {
+		t.Errorf("tool calls %+v", tc)
+	}
+
+	reqs := m.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	first := reqs[0]
+	var names []string
+	for _, d := range first.Tools {
+		names = append(names, d.Name)
+	}
+	if strings.Join(names, ",") != "searchCatalog,searchFaqs,searchDocuments" || first.Model != "agent-model" {
+		t.Errorf("tools %v, model %q", names, first.Model)
+	}
+	if roles := []llm.Role{first.Messages[0].Role, first.Messages[1].Role, first.Messages[2].Role, first.Messages[3].Role}; !slices.Equal(roles, []llm.Role{llm.RoleSystem, llm.RoleUser, llm.RoleAssistant, llm.RoleUser}) {
+		t.Errorf("roles %v", roles)
+	}
+	results := toolMessages(reqs[1])
+	if len(results) != 1 || results[0].IsError || !strings.HasPrefix(results[0].Content, `Busca híbrida no catálogo para "fungicida para videira" (`) {
+		t.Fatalf("tool results %+v", results)
+	}
+	if resp.Debug.Context != results[0].Content {
+		t.Error("Debug.Context is not what the model received")
+	}
+	if !strings.Contains(logs.String(), `"tool":"searchCatalog"`) || !strings.Contains(logs.String(), `\"limit\":3`) {
+		t.Errorf("audit log: %s", logs.String())
+	}
+}
+
+func TestChatAgenticFiltersAndParallelTools(t *testing.T) {
+	p := offlinePipeline(t, rag.PipelineOptions{})
+	m := llmtest.NewModel(
+		llmtest.ToolCalls(
+			llmtest.Call("a", rag.ToolSearchCatalog, `{"query":"fungicida","category":"FUNGICIDA","tag":"uva","limit":20}`),
+			llmtest.Call("b", rag.ToolSearchFAQs, `{"query":"prazo de entrega"}`),
+			llmtest.Call("c", rag.ToolSearchDocuments, `{"query":"intervalo de segurança"}`),
+		),
+		llmtest.Text("ok"),
+	)
+	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "fungicidas para uva e prazo de entrega"}, m, rag.AgenticOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Catalog) == 0 || len(resp.FAQs) == 0 {
+		t.Fatalf("%d catalog, %d FAQ hits", len(resp.Catalog), len(resp.FAQs))
+	}
+	for _, h := range resp.Catalog {
+		if lexical.Normalize(h.Record.Category) != "fungicida" || !slices.ContainsFunc(h.Record.Tags, func(t string) bool { return lexical.Normalize(t) == "uva" }) {
+			t.Errorf("filtered hit %s: category %q tags %v", h.ID, h.Record.Category, h.Record.Tags)
+		}
+	}
+	if !resp.Debug.Plan.Catalog || !resp.Debug.Plan.FAQ || !resp.Debug.Plan.Documents || len(resp.Debug.ToolCalls) != 3 {
+		t.Errorf("plan %+v, tool calls %d", resp.Debug.Plan, len(resp.Debug.ToolCalls))
+	}
+	// Results go back in call order, whatever order the searches ended in.
+	var ids []string
+	for _, r := range toolMessages(m.Requests()[1]) {
+		ids = append(ids, r.ToolCallID)
+	}
+	if strings.Join(ids, ",") != "a,b,c" {
+		t.Errorf("tool result order %v", ids)
+	}
+	// Sources: FAQs, then catalog, then documents, like planned mode.
+	if resp.Sources[0].Kind != storage.KindFAQ {
+		t.Errorf("first source %+v", resp.Sources[0])
+	}
+}
+
+func TestChatAgenticToolErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		call       llm.ToolCall
+		wantStatus llm.ToolStatus
+		wantResult string // in the error result the model receives
+	}{
+		{"blank query fails the tool", llmtest.Call("x", rag.ToolSearchCatalog, `{"query":"   "}`), llm.ToolFailed, "the query is empty"},
+		{"missing query", llmtest.Call("x", rag.ToolSearchFAQs, `{"limit":3}`), llm.ToolInvalidArguments, "invalid arguments"},
+		{"limit above 20", llmtest.Call("x", rag.ToolSearchCatalog, `{"query":"soja","limit":50}`), llm.ToolInvalidArguments, "invalid arguments"},
+		{"unknown argument", llmtest.Call("x", rag.ToolSearchDocuments, `{"query":"soja","sql":"drop table"}`), llm.ToolInvalidArguments, "invalid arguments"},
+		{"filter on the wrong tool", llmtest.Call("x", rag.ToolSearchFAQs, `{"query":"soja","manufacturer":"AgroVale"}`), llm.ToolInvalidArguments, "invalid arguments"},
+		{"malformed JSON", llmtest.Call("x", rag.ToolSearchCatalog, `{"query":`), llm.ToolInvalidArguments, "invalid arguments"},
+		{"unknown tool", llmtest.Call("x", "searchWeb", `{"query":"soja"}`), llm.ToolUnknown, "unknown tool"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := offlinePipeline(t, rag.PipelineOptions{})
+			m := llmtest.NewModel(llmtest.ToolCalls(tc.call), llmtest.Text("Não consegui buscar agora."))
+			resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Answer != "Não consegui buscar agora." {
+				t.Errorf("answer %q", resp.Answer)
+			}
+			if tcs := resp.Debug.ToolCalls; len(tcs) != 1 || tcs[0].Status != tc.wantStatus || tcs[0].Error == "" {
+				t.Errorf("tool calls %+v", tcs)
+			}
+			res := toolMessages(m.Requests()[1])
+			if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Content, tc.wantResult) {
+				t.Errorf("tool result %+v, want an error with %q", res, tc.wantResult)
+			}
+			if len(resp.Catalog)+len(resp.FAQs)+len(resp.Documents) != 0 {
+				t.Error("a failed call added hits")
+			}
+		})
+	}
+}
+
+// failingLexicalStore fails lexical catalog searches with an error holding
+// a secret.
+type failingLexicalStore struct{ rag.SearchStore }
+
+func (failingLexicalStore) SearchItems(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
+	return nil, errors.New("dial tcp 10.0.0.7:5432: password=hunter2 rejected")
+}
+
+func TestChatAgenticStoreErrorIsHiddenFromModel(t *testing.T) {
+	store, emb := fixture(t)
+	p, _ := rag.NewPipeline(rag.NewSearcher(failingLexicalStore{store}, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{})
+	m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("x", rag.ToolSearchCatalog, `{"query":"soja"}`)), llmtest.Text("ok"))
+	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := toolMessages(m.Requests()[1])
+	if len(res) != 1 || !res[0].IsError || strings.Contains(res[0].Content, "hunter2") || !strings.Contains(res[0].Content, "search failed") {
+		t.Errorf("model saw %+v", res)
+	}
+	if tc := resp.Debug.ToolCalls; len(tc) != 1 || !strings.Contains(tc[0].Error, "hunter2") {
+		t.Errorf("debug lost the real error: %+v", tc)
+	}
+}
+
+func TestChatAgenticIterationLimit(t *testing.T) {
+	loop := func() *llmtest.Model {
+		return llmtest.NewModel(
+			llmtest.ToolCalls(llmtest.Call("1", rag.ToolSearchCatalog, `{"query":"soja"}`)),
+			llmtest.ToolCalls(llmtest.Call("2", rag.ToolSearchCatalog, `{"query":"milho"}`)),
+			llmtest.ToolCalls(llmtest.Call("3", rag.ToolSearchCatalog, `{"query":"café"}`)),
+		)
+	}
+	t.Run("typed error with NoFallback", func(t *testing.T) {
+		p := offlinePipeline(t, rag.PipelineOptions{NoFallback: true})
+		m := loop()
+		_, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{MaxIterations: 3})
+		var maxErr *llm.MaxIterationsExceededError
+		if !errors.As(err, &maxErr) || maxErr.MaxIterations != 3 || !errors.Is(err, rag.ErrNoAnswer) || !errors.Is(err, llm.ErrMaxIterations) {
+			t.Fatalf("error %v, want ErrNoAnswer wrapping *MaxIterationsExceededError(3)", err)
+		}
+		if m.Calls() != 3 {
+			t.Errorf("%d model calls, want 3", m.Calls())
+		}
+	})
+	t.Run("fallback message", func(t *testing.T) {
+		p := offlinePipeline(t, rag.PipelineOptions{})
+		var events []rag.EventKind
+		var toolCalls int
+		resp, err := p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "soja"}, loop(), rag.AgenticOptions{MaxIterations: 3}, func(e rag.Event) {
+			events = append(events, e.Kind)
+			if e.Kind == rag.EventToolCall {
+				toolCalls++
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Answer != rag.DefaultFallbackMessage || !resp.Debug.AnswerFallback || len(resp.Debug.ModelCalls) != 3 {
+			t.Errorf("answer %q fallback %v model calls %d", resp.Answer, resp.Debug.AnswerFallback, len(resp.Debug.ModelCalls))
+		}
+		if len(resp.Debug.ToolCalls) != 2 || toolCalls != 2 {
+			t.Errorf("%d recorded and %d streamed tool calls, want 2 (the third never runs)", len(resp.Debug.ToolCalls), toolCalls)
+		}
+		if !slices.ContainsFunc(resp.Debug.Errors, func(s string) bool { return strings.Contains(s, "max tool loop iterations (3)") }) {
+			t.Errorf("errors %v", resp.Debug.Errors)
+		}
+		if events[len(events)-1] != rag.EventDone || events[len(events)-2] != rag.EventToken {
+			t.Errorf("events %v", events)
+		}
+	})
+	t.Run("default limit is 5", func(t *testing.T) {
+		p := offlinePipeline(t, rag.PipelineOptions{NoFallback: true})
+		m := llmtest.NewModel()
+		for i := range 6 {
+			m.Push(llmtest.ToolCalls(llmtest.Call(string(rune('a'+i)), rag.ToolSearchFAQs, `{"query":"entrega"}`)))
+		}
+		if _, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "entrega"}, m, rag.AgenticOptions{}); !errors.Is(err, llm.ErrMaxIterations) || m.Calls() != 5 {
+			t.Errorf("error %v after %d calls", err, m.Calls())
+		}
+	})
+}
+
+func TestChatAgenticModelFailures(t *testing.T) {
+	apiErr := &llm.APIError{Provider: "test", StatusCode: 500, Message: "boom"}
+	for _, tc := range []struct {
+		name     string
+		steps    []llmtest.Step
+		wantIs   error
+		wantCall int
+	}{
+		{"API error", []llmtest.Step{llmtest.Fail(apiErr)}, nil, 1},
+		{"empty answer", []llmtest.Step{llmtest.Text(" ")}, llm.ErrEmptyAnswer, 1},
+		{"API error after a search", []llmtest.Step{llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"pix"}`)), llmtest.Fail(apiErr)}, nil, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := offlinePipeline(t, rag.PipelineOptions{}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Answer != rag.DefaultFallbackMessage || !resp.Debug.AnswerFallback {
+				t.Errorf("answer %q", resp.Answer)
+			}
+			_, err = offlinePipeline(t, rag.PipelineOptions{NoFallback: true}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
+			if !errors.Is(err, rag.ErrNoAnswer) {
+				t.Fatalf("NoFallback error %v", err)
+			}
+			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+				t.Errorf("error %v, want %v", err, tc.wantIs)
+			}
+			if tc.wantIs == nil && llm.StatusCode(err) != 500 {
+				t.Errorf("error %v lost the API error", err)
+			}
+		})
+	}
+}
+
+func TestChatAgenticCancellation(t *testing.T) {
+	p := offlinePipeline(t, rag.PipelineOptions{})
+	t.Run("model hangs", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		var last rag.Event
+		_, err := p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "soja"}, llmtest.NewModel(llmtest.Hang()), rag.AgenticOptions{}, func(e rag.Event) { last = e })
+		if !errors.Is(err, context.DeadlineExceeded) || last.Kind != rag.EventError {
+			t.Fatalf("error %v, last event %+v", err, last)
+		}
+	})
+	t.Run("cancelled during a tool call", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		m := llmtest.NewModel(
+			llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchCatalog, `{"query":"soja"}`)),
+			llmtest.Text("never"),
+		)
+		_, err := p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{}, func(e rag.Event) {
+			if e.Kind == rag.EventToolCall {
+				cancel()
+			}
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v", err)
+		}
+		if m.Calls() != 1 {
+			t.Errorf("%d model calls after cancellation, want 1", m.Calls())
+		}
+	})
+}
+
+func TestChatAgenticStream(t *testing.T) {
+	p := offlinePipeline(t, rag.PipelineOptions{})
+	answer := llmtest.Text("Entregamos em até 5 dias úteis.")
+	answer.Chunks = []string{"Entregamos ", "em até ", "5 dias úteis."}
+	m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("f", rag.ToolSearchFAQs, `{"query":"prazo de entrega"}`)), answer)
+	var kinds []rag.EventKind
+	var tokens strings.Builder
+	var hits rag.Event
+	resp, err := p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "qual o prazo de entrega?"}, m, rag.AgenticOptions{Tools: []string{rag.ToolSearchFAQs}}, func(e rag.Event) {
+		if len(kinds) == 0 || kinds[len(kinds)-1] != e.Kind {
+			kinds = append(kinds, e.Kind)
+		}
+		switch e.Kind {
+		case rag.EventToken:
+			tokens.WriteString(e.Token)
+		case rag.EventHits:
+			hits = e
+		case rag.EventToolCall:
+			if e.Tool != rag.ToolSearchFAQs || e.Query != "prazo de entrega" {
+				t.Errorf("tool call event %+v", e)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []rag.EventKind{rag.EventToolCall, rag.EventHits, rag.EventToken, rag.EventDone}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("events %v, want %v", kinds, want)
+	}
+	if tokens.String() != resp.Answer || resp.Answer != "Entregamos em até 5 dias úteis." {
+		t.Errorf("tokens %q answer %q", tokens.String(), resp.Answer)
+	}
+	if len(hits.Sources) == 0 || len(hits.Sources) != len(resp.FAQs) || hits.Sources[0].Kind != storage.KindFAQ {
+		t.Errorf("hits event %+v", hits)
+	}
+	if tools := m.Requests()[0].Tools; len(tools) != 1 || tools[0].Name != rag.ToolSearchFAQs {
+		t.Errorf("offered tools %+v", tools)
+	}
+}

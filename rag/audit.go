@@ -1,0 +1,33 @@
+package rag
+
+import (
+	"context"
+	"log/slog"
+	"unicode/utf8"
+)
+
+// ToolCatalogAssist is the tool name under which Assist audits its prompt
+// (seed 000 §3.4).
+const ToolCatalogAssist = "catalog-ai-helper"
+
+// logToolPayload is the seeds' logToolPayload for callers outside the
+// planned pipeline (agentic tools, catalog assist): the same record as
+// Pipeline's audit, with the arguments given as JSON text. Nothing is
+// logged without a logger.
+func logToolPayload(ctx context.Context, logger *slog.Logger, previewChars int, tool, args string, count int, payload string) {
+	if logger == nil {
+		return
+	}
+	if previewChars <= 0 {
+		previewChars = DefaultAuditPreview
+	}
+	preview := payload
+	if utf8.RuneCountInString(preview) > previewChars {
+		preview = truncateRunes(preview, previewChars-1) + "…"
+	}
+	logger.LogAttrs(ctx, slog.LevelInfo, "rag tool payload",
+		slog.String("tool", tool),
+		slog.String("arguments", args),
+		slog.Int("results", count),
+		slog.String("payload", preview))
+}
