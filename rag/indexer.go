@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ const (
 	DefaultEmbedRetries     = 3
 	DefaultRetryBackoff     = time.Second
 	DefaultWriteBatchOwners = 64
+	DefaultWriteConcurrency = 1
 )
 
 // Metadata keys the Indexer sets on chunks.
@@ -77,6 +79,13 @@ type IndexerOptions struct {
 	// WriteBatch is the number of owners written per transaction
 	// (default 64).
 	WriteBatch int
+	// WriteConcurrency is the number of write transactions in flight
+	// (default 1). Even with one, the next group of owners is read and
+	// embedded while the previous one is written. More writers help stores
+	// whose writes are slow (pgvector's HNSW inserts), but groups may then
+	// commit out of input order, so the CreatedAt of new records (which
+	// breaks lexical ties) no longer follows the input order.
+	WriteConcurrency int
 	// FileChunker splits attached files and FAQ answers; nil means the
 	// recursive splitter with 1000 runes / 200 overlap.
 	FileChunker *chunk.Recursive
@@ -84,28 +93,35 @@ type IndexerOptions struct {
 	// structural splitter (500 tokens / 50 overlap / min 100). Documents
 	// without sections use FileChunker.
 	DocumentChunker *chunk.Structural
-	// ReplaceDuplicates lets a document whose content equals another
-	// document's replace it (the old one is deleted). Otherwise the new one
-	// is rejected with a *load.DuplicateDocumentError.
+	// ReplaceDuplicates lets a document whose content equals a stored
+	// document's replace it: the old one is deleted in the same transaction
+	// as the new one is written. Otherwise the new one is skipped and
+	// reported in Stats.Duplicates as a *load.DuplicateDocumentError.
 	ReplaceDuplicates bool
-	// Progress, when set, is called after each written batch. It must not
-	// block for long.
+	// Progress, when set, is called after each group of WriteBatch owners
+	// (written or found unchanged), from the goroutine running the Index
+	// call, with Done growing to Total for each kind. It must not block for
+	// long.
 	Progress func(Progress)
 }
 
 // Stats summarize an indexing run.
 type Stats struct {
 	Items, FAQs, Documents int
-	// Chunks is the number of chunks of the owners seen.
+	// Chunks is the number of chunks of the owners seen (blank chunks are
+	// dropped and not counted).
 	Chunks int
-	// Embedded is the number of texts sent to the embedder.
+	// Embedded is the number of texts the embedder returned vectors for.
+	// Equal texts among the chunks being written are embedded once.
 	Embedded int
-	// Skipped is the number of chunks whose text was unchanged and kept
-	// (or reused) without embedding.
+	// Skipped is the number of chunks not sent to the embedder: kept
+	// unchanged, given the stored vector of a chunk with the same text, or
+	// sharing the vector of an equal text embedded in the same batch. After
+	// a successful run with an embedder, Embedded + Skipped == Chunks.
 	Skipped int
 	// Unchanged is the number of owners left untouched.
 	Unchanged int
-	// Written is the number of owners written.
+	// Written is the number of owners written (record, chunks or both).
 	Written int
 	// Failed is the number of owners not written because of errors.
 	Failed int
@@ -158,6 +174,7 @@ func NewIndexer(store IndexStore, embedder vector.Embedder, opts IndexerOptions)
 		o.RetryBackoff = DefaultRetryBackoff
 	}
 	o.WriteBatch = cmp.Or(max(o.WriteBatch, 0), DefaultWriteBatchOwners)
+	o.WriteConcurrency = cmp.Or(max(o.WriteConcurrency, 0), DefaultWriteConcurrency)
 	if o.FileChunker == nil {
 		o.FileChunker, _ = chunk.NewRecursive(chunk.RecursiveOptions{})
 	}
@@ -251,12 +268,31 @@ func DocumentChunks(d *load.Document, structural *chunk.Structural, recursive *c
 	return out, nil
 }
 
+// indexOps is what the generic indexing loop needs to know about one kind
+// of record.
+type indexOps[T any] struct {
+	kind storage.OwnerKind
+	id   func(*T) string
+	// chunks cuts a record into chunks (without embeddings).
+	chunks func(*T) ([]storage.Chunk, error)
+	// get reads the stored records among ids.
+	get func(context.Context, []string) ([]T, error)
+	// canon is the form compared with the stored record.
+	canon func(*T) any
+	// put adds records to a batch.
+	put func(*storage.Batch, []T)
+	// replaces, when set, names owners deleted in the same transaction as
+	// the record is written (duplicate documents it replaces).
+	replaces func(*T) []storage.OwnerRef
+}
+
 // pending is one owner on its way to the store.
 type pending struct {
 	owner   storage.OwnerRef
 	chunks  []storage.Chunk
-	changed bool // the record differs from the stored one
-	rewrite bool // the chunks differ from the stored ones
+	refs    []storage.ChunkRef // the stored chunks
+	changed bool               // the record differs from the stored one
+	rewrite bool               // the chunks differ from the stored ones
 }
 
 // IndexItems indexes catalog items: unchanged items are skipped without
@@ -267,11 +303,16 @@ type pending struct {
 func (ix *Indexer) IndexItems(ctx context.Context, items []storage.CatalogItem) (Stats, error) {
 	start := time.Now()
 	st := Stats{Items: len(items)}
-	err := runBatches(ctx, ix, storage.KindItem, items, &st,
-		func(it *storage.CatalogItem) string { return it.ID },
-		func(it *storage.CatalogItem) ([]storage.Chunk, error) { return ItemChunks(it, ix.opts.FileChunker), nil },
-		ix.store.GetItems, canonicalItem,
-		func(b *storage.Batch, recs []storage.CatalogItem) { b.Items = recs })
+	err := runBatches(ctx, ix, indexOps[storage.CatalogItem]{
+		kind: storage.KindItem,
+		id:   func(it *storage.CatalogItem) string { return it.ID },
+		chunks: func(it *storage.CatalogItem) ([]storage.Chunk, error) {
+			return ItemChunks(it, ix.opts.FileChunker), nil
+		},
+		get:   ix.store.GetItems,
+		canon: canonicalItem,
+		put:   func(b *storage.Batch, recs []storage.CatalogItem) { b.Items = recs },
+	}, items, &st)
 	st.Duration = time.Since(start)
 	return st, err
 }
@@ -280,53 +321,77 @@ func (ix *Indexer) IndexItems(ctx context.Context, items []storage.CatalogItem) 
 func (ix *Indexer) IndexFAQs(ctx context.Context, faqs []storage.FAQ) (Stats, error) {
 	start := time.Now()
 	st := Stats{FAQs: len(faqs)}
-	err := runBatches(ctx, ix, storage.KindFAQ, faqs, &st,
-		func(f *storage.FAQ) string { return f.ID },
-		func(f *storage.FAQ) ([]storage.Chunk, error) { return FAQChunks(f, ix.opts.FileChunker), nil },
-		ix.store.GetFAQs, canonicalFAQ,
-		func(b *storage.Batch, recs []storage.FAQ) { b.FAQs = recs })
+	err := runBatches(ctx, ix, indexOps[storage.FAQ]{
+		kind:   storage.KindFAQ,
+		id:     func(f *storage.FAQ) string { return f.ID },
+		chunks: func(f *storage.FAQ) ([]storage.Chunk, error) { return FAQChunks(f, ix.opts.FileChunker), nil },
+		get:    ix.store.GetFAQs,
+		canon:  canonicalFAQ,
+		put:    func(b *storage.Batch, recs []storage.FAQ) { b.FAQs = recs },
+	}, faqs, &st)
 	st.Duration = time.Since(start)
 	return st, err
 }
 
 // IndexDocuments indexes documents like IndexItems. A document whose
-// content hash equals another stored document's is rejected with a
-// *load.DuplicateDocumentError in Stats.Duplicates (or replaces it with
-// ReplaceDuplicates).
+// content hash equals that of another document (stored, or earlier in docs)
+// is not indexed and is listed in Stats.Duplicates as a
+// *load.DuplicateDocumentError naming the existing one. With
+// ReplaceDuplicates, a stored duplicate is deleted instead, in the same
+// transaction as the new document is written; duplicates within docs are
+// always reported (the first one wins).
 func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.Document) (Stats, error) {
 	start := time.Now()
 	st := Stats{Documents: len(docs)}
+	defer func() { st.Duration = time.Since(start) }()
+	if err := ix.checkDims(); err != nil {
+		return st, err
+	}
+	// The hash each incoming ID will have once written: a stored document
+	// about to change is no duplicate of its old content.
+	incoming := make(map[string]string, len(docs))
 	keep := make([]load.Document, 0, len(docs))
-	var replaced []storage.OwnerRef
 	for i := range docs {
 		d := docs[i]
 		if d.ContentHash == "" {
 			d.ContentHash = storage.ContentHash(d.Content)
 		}
+		incoming[d.ID] = d.ContentHash
+		keep = append(keep, d)
+	}
+	seen := make(map[string]*load.Document, len(keep)) // first document of each hash in this call
+	replaces := make(map[string][]storage.OwnerRef)
+	out := keep[:0]
+	for i := range keep {
+		d := keep[i]
+		if first, ok := seen[d.ContentHash]; ok && first.ID != d.ID {
+			st.Duplicates = append(st.Duplicates, &load.DuplicateDocumentError{ExistingID: first.ID, ExistingTitle: first.Title, NewID: d.ID, Path: d.File, Hash: d.ContentHash})
+			continue
+		}
 		old, err := ix.store.DocumentByHash(ctx, d.ContentHash)
 		switch {
-		case errors.Is(err, storage.ErrNotFound) || (err == nil && old.ID == d.ID):
+		case errors.Is(err, storage.ErrNotFound):
 		case err != nil:
 			return st, fmt.Errorf("rag: duplicate check for document %q: %w", d.ID, err)
+		case old.ID == d.ID:
+		case incoming[old.ID] != "" && incoming[old.ID] != d.ContentHash:
+			// old is being rewritten with other content by this call.
 		case ix.opts.ReplaceDuplicates:
-			replaced = append(replaced, storage.OwnerRef{Kind: storage.KindDocument, ID: old.ID})
+			replaces[d.ID] = append(replaces[d.ID], storage.OwnerRef{Kind: storage.KindDocument, ID: old.ID})
 		default:
 			st.Duplicates = append(st.Duplicates, &load.DuplicateDocumentError{ExistingID: old.ID, ExistingTitle: old.Title, NewID: d.ID, Path: d.File, Hash: d.ContentHash})
 			continue
 		}
-		keep = append(keep, d)
+		out = append(out, d)
+		seen[d.ContentHash] = &out[len(out)-1]
 	}
-	if len(replaced) > 0 {
-		if err := ix.store.Apply(ctx, storage.Batch{Deletes: replaced}); err != nil {
-			return st, fmt.Errorf("rag: replace duplicate documents: %w", err)
-		}
-	}
-	err := runBatches(ctx, ix, storage.KindDocument, keep, &st,
-		func(d *load.Document) string { return d.ID },
-		func(d *load.Document) ([]storage.Chunk, error) {
+	err := runBatches(ctx, ix, indexOps[load.Document]{
+		kind: storage.KindDocument,
+		id:   func(d *load.Document) string { return d.ID },
+		chunks: func(d *load.Document) ([]storage.Chunk, error) {
 			return DocumentChunks(d, ix.opts.DocumentChunker, ix.opts.FileChunker)
 		},
-		func(ctx context.Context, ids []string) ([]load.Document, error) {
+		get: func(ctx context.Context, ids []string) ([]load.Document, error) {
 			got, err := ix.store.GetDocuments(ctx, ids)
 			out := make([]load.Document, len(got))
 			for i := range got {
@@ -334,14 +399,27 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.Document) (St
 			}
 			return out, err
 		},
-		func(d *load.Document) any { return canonicalDocument(&d.Document) },
-		func(b *storage.Batch, recs []load.Document) {
+		canon: func(d *load.Document) any { return canonicalDocument(&d.Document) },
+		put: func(b *storage.Batch, recs []load.Document) {
 			for i := range recs {
 				b.Documents = append(b.Documents, recs[i].Document)
 			}
-		})
-	st.Duration = time.Since(start)
+		},
+		replaces: func(d *load.Document) []storage.OwnerRef { return replaces[d.ID] },
+	}, out, &st)
 	return st, err
+}
+
+// checkDims reports an embedder whose vectors the store cannot hold, before
+// anything is embedded.
+func (ix *Indexer) checkDims() error {
+	if ix.embedder == nil {
+		return nil
+	}
+	if e, s := ix.embedder.Dimensions(), ix.store.Dimensions(); e != s {
+		return fmt.Errorf("rag: embedder makes %d-dimensional vectors, the store holds %d: %w", e, s, storage.ErrDimensionMismatch)
+	}
+	return nil
 }
 
 // Delete removes owners and their chunks in one transaction.
@@ -378,60 +456,110 @@ func (ix *Indexer) Reindex(ctx context.Context, src Sources) (Stats, error) {
 	return total, err
 }
 
-func runBatches[T any](ctx context.Context, ix *Indexer, kind storage.OwnerKind, recs []T, st *Stats,
-	id func(*T) string, chunksOf func(*T) ([]storage.Chunk, error),
-	get func(context.Context, []string) ([]T, error), canon func(*T) any,
-	put func(*storage.Batch, []T)) error {
+func runBatches[T any](ctx context.Context, ix *Indexer, ops indexOps[T], recs []T, st *Stats) error {
+	if err := ix.checkDims(); err != nil {
+		st.Failed += len(recs)
+		return err
+	}
 	// Dedupe by ID, keeping the last record (a later line wins).
 	last := make(map[string]int, len(recs))
 	for i := range recs {
-		last[id(&recs[i])] = i
+		last[ops.id(&recs[i])] = i
 	}
 	uniq := make([]T, 0, len(last))
 	for i := range recs {
-		if last[id(&recs[i])] == i {
+		if last[ops.id(&recs[i])] == i {
 			uniq = append(uniq, recs[i])
 		}
 	}
-	done := 0
-	for lo := 0; lo < len(uniq); lo += ix.opts.WriteBatch {
+	// Groups are prepared (read, compared, embedded) one after the other
+	// while up to WriteConcurrency earlier groups are being written.
+	type written struct {
+		owners, written int
+		err             error
+	}
+	var (
+		results  = make(chan written, ix.opts.WriteConcurrency)
+		inflight int
+		done     int
+		firstErr error
+	)
+	finish := func(w written) {
+		if w.err != nil {
+			if firstErr == nil {
+				firstErr = w.err
+			}
+			return
+		}
+		done += w.owners
+		st.Written += w.written
+		if ix.opts.Progress != nil {
+			ix.opts.Progress(Progress{Kind: ops.kind, Done: done, Total: len(uniq), Embedded: st.Embedded, Skipped: st.Skipped})
+		}
+	}
+	for lo := 0; lo < len(uniq) && firstErr == nil; lo += ix.opts.WriteBatch {
 		if err := ctx.Err(); err != nil {
-			st.Failed += len(uniq) - lo
-			return err
+			firstErr = err
+			break
 		}
 		group := uniq[lo:min(lo+ix.opts.WriteBatch, len(uniq))]
-		if err := indexGroup(ctx, ix, kind, group, st, id, chunksOf, get, canon, put); err != nil {
-			st.Failed += len(uniq) - lo
-			return err
+		batch, n, err := prepareGroup(ctx, ix, ops, group, st)
+		if err != nil {
+			firstErr = err
+			break
 		}
-		done += len(group)
-		if ix.opts.Progress != nil {
-			ix.opts.Progress(Progress{Kind: kind, Done: done, Total: len(uniq), Embedded: st.Embedded, Skipped: st.Skipped})
+		if batch.Empty() {
+			finish(written{owners: len(group)})
+			continue
 		}
+		for inflight >= ix.opts.WriteConcurrency {
+			finish(<-results)
+			inflight--
+		}
+		if firstErr != nil {
+			break
+		}
+		inflight++
+		go func() {
+			err := ix.store.Apply(ctx, batch)
+			if err != nil {
+				err = fmt.Errorf("rag: write %ss: %w", ops.kind, err)
+			}
+			results <- written{owners: len(group), written: n, err: err}
+		}()
 	}
-	return nil
+	for ; inflight > 0; inflight-- {
+		finish(<-results)
+	}
+	st.Failed += len(uniq) - done
+	return firstErr
 }
 
-func indexGroup[T any](ctx context.Context, ix *Indexer, kind storage.OwnerKind, group []T, st *Stats,
-	id func(*T) string, chunksOf func(*T) ([]storage.Chunk, error),
-	get func(context.Context, []string) ([]T, error), canon func(*T) any,
-	put func(*storage.Batch, []T)) error {
+// prepareGroup prepares the write of one group of owners: it compares each
+// record and its chunks with the stored ones and embeds the chunk texts that
+// have no stored vector. It returns the batch to apply (empty when nothing
+// changed) and the number of owners it writes.
+func prepareGroup[T any](ctx context.Context, ix *Indexer, ops indexOps[T], group []T, st *Stats) (storage.Batch, int, error) {
+	kind := ops.kind
 	ids := make([]string, len(group))
 	for i := range group {
-		ids[i] = id(&group[i])
+		ids[i] = ops.id(&group[i])
 	}
-	stored, err := get(ctx, ids)
+	stored, err := ops.get(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("rag: read stored %ss: %w", kind, err)
+		return storage.Batch{}, 0, fmt.Errorf("rag: read stored %ss: %w", kind, err)
 	}
 	storedCanon := make(map[string][]byte, len(stored))
 	for i := range stored {
-		b, _ := json.Marshal(canon(&stored[i]))
-		storedCanon[id(&stored[i])] = b
+		b, err := json.Marshal(ops.canon(&stored[i]))
+		if err != nil {
+			return storage.Batch{}, 0, fmt.Errorf("rag: compare %s %q: %w", kind, ops.id(&stored[i]), err)
+		}
+		storedCanon[ops.id(&stored[i])] = b
 	}
 	refs, err := ix.store.ChunkRefs(ctx, kind, ids)
 	if err != nil {
-		return fmt.Errorf("rag: read chunk hashes: %w", err)
+		return storage.Batch{}, 0, fmt.Errorf("rag: read chunk hashes: %w", err)
 	}
 	refsByOwner := make(map[string][]storage.ChunkRef, len(ids))
 	for _, r := range refs {
@@ -445,20 +573,29 @@ func indexGroup[T any](ctx context.Context, ix *Indexer, kind storage.OwnerKind,
 	)
 	for i := range group {
 		rec := &group[i]
-		owner := storage.OwnerRef{Kind: kind, ID: id(rec)}
-		chunks, err := chunksOf(rec)
+		owner := storage.OwnerRef{Kind: kind, ID: ops.id(rec)}
+		chunks, err := ops.chunks(rec)
 		if err != nil {
-			return err
+			return storage.Batch{}, 0, err
 		}
+		// Blank chunks are never embedded nor stored.
+		chunks = slices.DeleteFunc(chunks, func(c storage.Chunk) bool { return strings.TrimSpace(c.Content) == "" })
 		for j := range chunks {
 			chunks[j].Owner = owner
 			chunks[j].ContentHash = storage.ContentHash(chunks[j].Content)
 		}
 		st.Chunks += len(chunks)
-		b, _ := json.Marshal(canon(rec))
-		p := &pending{owner: owner, chunks: chunks}
-		p.changed = !bytes.Equal(b, storedCanon[owner.ID])
-		p.rewrite = !sameChunks(chunks, refsByOwner[owner.ID], ix.embedder != nil)
+		b, err := json.Marshal(ops.canon(rec))
+		if err != nil {
+			return storage.Batch{}, 0, fmt.Errorf("rag: compare %s %q: %w", kind, owner.ID, err)
+		}
+		var replaced []storage.OwnerRef
+		if ops.replaces != nil {
+			replaced = ops.replaces(rec)
+		}
+		p := &pending{owner: owner, chunks: chunks, refs: refsByOwner[owner.ID]}
+		p.changed = !bytes.Equal(b, storedCanon[owner.ID]) || len(replaced) > 0
+		p.rewrite = !sameChunks(chunks, p.refs, ix.embedder != nil)
 		if !p.changed && !p.rewrite {
 			st.Unchanged++
 			st.Skipped += len(chunks)
@@ -466,28 +603,23 @@ func indexGroup[T any](ctx context.Context, ix *Indexer, kind storage.OwnerKind,
 		}
 		if p.changed {
 			changed = append(changed, *rec)
+			batch.Deletes = append(batch.Deletes, replaced...)
 		}
-		if p.rewrite {
-			work = append(work, p)
-		} else {
-			st.Skipped += len(chunks)
-		}
+		work = append(work, p)
 	}
-	if len(changed) == 0 && len(work) == 0 {
-		return nil
+	if len(work) == 0 {
+		return batch, 0, nil
 	}
-	if err := ix.embedPending(ctx, work, st); err != nil {
-		return err
+	if err := ix.prepareChunks(ctx, work, st); err != nil {
+		return batch, 0, err
 	}
-	put(&batch, changed)
+	ops.put(&batch, changed)
 	for _, p := range work {
-		batch.Chunks = append(batch.Chunks, storage.OwnerChunks{Owner: p.owner, Chunks: p.chunks})
+		if p.rewrite {
+			batch.Chunks = append(batch.Chunks, storage.OwnerChunks{Owner: p.owner, Chunks: p.chunks})
+		}
 	}
-	if err := ix.store.Apply(ctx, batch); err != nil {
-		return fmt.Errorf("rag: write %ss: %w", kind, err)
-	}
-	st.Written += max(len(changed), len(work))
-	return nil
+	return batch, len(work), nil
 }
 
 // sameChunks reports whether the stored chunks are exactly the wanted
@@ -517,55 +649,140 @@ func sameChunks(want []storage.Chunk, have []storage.ChunkRef, needEmbedding boo
 	return true
 }
 
-// embedPending fills the embeddings of the pending chunks: reused from the
-// stored chunks with the same hash, computed for the rest.
-func (ix *Indexer) embedPending(ctx context.Context, work []*pending, st *Stats) error {
-	if ix.embedder == nil {
-		return nil
+// sameMetadata reports whether every wanted chunk has the metadata of the
+// stored chunk with its source and Seq.
+func sameMetadata(want, have []storage.Chunk) bool {
+	if len(want) != len(have) {
+		return false
 	}
-	var todo []*storage.Chunk
+	type key struct {
+		src storage.ChunkSource
+		seq int
+	}
+	byKey := make(map[key]map[string]string, len(have))
+	for _, c := range have {
+		byKey[key{c.Source, c.Seq}] = c.Metadata
+	}
+	for _, c := range want {
+		md, ok := byKey[key{c.Source, c.Seq}]
+		if !ok || !maps.Equal(md, c.Metadata) {
+			return false
+		}
+	}
+	return true
+}
+
+// reusable reports whether some wanted chunk's text has a stored vector.
+func reusable(want []storage.Chunk, have []storage.ChunkRef) bool {
+	hashes := make(map[string]bool, len(have))
+	for _, r := range have {
+		if r.HasEmbedding {
+			hashes[r.ContentHash] = true
+		}
+	}
+	for _, c := range want {
+		if hashes[c.ContentHash] {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareChunks decides which owners need their chunks rewritten and fills
+// the embeddings of those chunks: reused from the owner's stored chunks
+// with the same hash, shared between chunks of equal text, embedded for
+// the rest. Stored chunks are read only for owners that can reuse a vector
+// or whose record changed with identical chunk texts (their metadata, such
+// as a heading path or file name, may still differ).
+func (ix *Indexer) prepareChunks(ctx context.Context, work []*pending, st *Stats) error {
+	type ref struct {
+		p *pending
+		i int
+	}
+	var (
+		todo   []string       // distinct texts to embed
+		users  [][]ref        // chunks taking each todo vector
+		todoIx map[string]int // content hash -> index in todo
+	)
 	for _, p := range work {
-		old, err := ix.store.Chunks(ctx, p.owner)
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return fmt.Errorf("rag: read stored chunks of %s %q: %w", p.owner.Kind, p.owner.ID, err)
+		var old []storage.Chunk
+		needOld := (p.changed && !p.rewrite) || (p.rewrite && ix.embedder != nil && reusable(p.chunks, p.refs))
+		if needOld {
+			var err error
+			old, err = ix.store.Chunks(ctx, p.owner)
+			if err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return fmt.Errorf("rag: read stored chunks of %s %q: %w", p.owner.Kind, p.owner.ID, err)
+			}
+		}
+		if !p.rewrite {
+			p.rewrite = !sameMetadata(p.chunks, old)
+			if !p.rewrite {
+				st.Skipped += len(p.chunks)
+				continue
+			}
+		}
+		if ix.embedder == nil {
+			continue
 		}
 		byHash := make(map[string][]float32, len(old))
 		for _, c := range old {
-			if c.Embedding != nil {
+			if len(c.Embedding) == ix.embedder.Dimensions() {
 				byHash[c.ContentHash] = c.Embedding
 			}
 		}
 		for i := range p.chunks {
 			c := &p.chunks[i]
-			if v, ok := byHash[c.ContentHash]; ok && len(v) == ix.embedder.Dimensions() {
+			if v, ok := byHash[c.ContentHash]; ok {
 				c.Embedding = v
 				st.Skipped++
 				continue
 			}
-			if strings.TrimSpace(c.Content) == "" {
-				continue // never sent: stored without a vector
+			if todoIx == nil {
+				todoIx = make(map[string]int)
 			}
-			todo = append(todo, c)
+			if k, ok := todoIx[c.ContentHash]; ok {
+				users[k] = append(users[k], ref{p, i})
+				st.Skipped++
+				continue
+			}
+			todoIx[c.ContentHash] = len(todo)
+			todo = append(todo, c.Content)
+			users = append(users, []ref{{p, i}})
 		}
 	}
 	if len(todo) == 0 {
 		return nil
 	}
-	// Cut into requests of at most BatchSize texts and BatchTokens tokens.
-	var batches [][]*storage.Chunk
-	var cur []*storage.Chunk
-	tokens := 0
-	for _, c := range todo {
-		t := chunk.EstimateTokens(c.Content)
-		if len(cur) > 0 && (len(cur) == ix.opts.BatchSize || tokens+t > ix.opts.BatchTokens) {
-			batches = append(batches, cur)
-			cur, tokens = nil, 0
-		}
-		cur = append(cur, c)
-		tokens += t
+	vecs, err := ix.embedAll(ctx, todo, st)
+	if err != nil {
+		return err
 	}
-	batches = append(batches, cur)
+	for k, us := range users {
+		for _, u := range us {
+			u.p.chunks[u.i].Embedding = vecs[k]
+		}
+	}
+	return nil
+}
 
+// embedAll embeds texts in requests of at most BatchSize texts and
+// BatchTokens estimated tokens, Concurrency at a time, and returns the
+// vectors in order. The first failure cancels the other requests.
+func (ix *Indexer) embedAll(ctx context.Context, texts []string, st *Stats) ([][]float32, error) {
+	type span struct{ lo, hi int }
+	var spans []span
+	lo, tokens := 0, 0
+	for i, t := range texts {
+		n := chunk.EstimateTokens(t)
+		if i > lo && (i-lo == ix.opts.BatchSize || tokens+n > ix.opts.BatchTokens) {
+			spans = append(spans, span{lo, i})
+			lo, tokens = i, 0
+		}
+		tokens += n
+	}
+	spans = append(spans, span{lo, len(texts)})
+
+	vecs := make([][]float32, len(texts))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, ix.opts.Concurrency)
@@ -573,8 +790,9 @@ func (ix *Indexer) embedPending(ctx context.Context, work []*pending, st *Stats)
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
+		embedded int
 	)
-	for _, b := range batches {
+	for _, s := range spans {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -584,32 +802,33 @@ func (ix *Indexer) embedPending(ctx context.Context, work []*pending, st *Stats)
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := ix.embedBatch(ctx, b); err != nil {
-				mu.Lock()
+			err := ix.embedBatch(ctx, texts[s.lo:s.hi], vecs[s.lo:s.hi])
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
 				if firstErr == nil {
 					firstErr = err
 					cancel()
 				}
-				mu.Unlock()
+				return
 			}
+			embedded += s.hi - s.lo
 		})
 	}
 	wg.Wait()
+	st.Embedded += embedded
 	if firstErr != nil {
-		return firstErr
+		return nil, firstErr
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	st.Embedded += len(todo)
-	return nil
+	return vecs, nil
 }
 
-func (ix *Indexer) embedBatch(ctx context.Context, b []*storage.Chunk) error {
-	texts := make([]string, len(b))
-	for i, c := range b {
-		texts[i] = c.Content
-	}
+// embedBatch embeds one request into out, retrying retryable errors with
+// exponential backoff.
+func (ix *Indexer) embedBatch(ctx context.Context, texts []string, out [][]float32) error {
 	backoff := ix.opts.RetryBackoff
 	for attempt := 0; ; attempt++ {
 		vecs, err := ix.embedder.Embed(ctx, texts)
@@ -617,9 +836,7 @@ func (ix *Indexer) embedBatch(ctx context.Context, b []*storage.Chunk) error {
 			err = fmt.Errorf("rag: embedder returned %d vectors for %d texts", len(vecs), len(texts))
 		}
 		if err == nil {
-			for i, c := range b {
-				c.Embedding = vecs[i]
-			}
+			copy(out, vecs)
 			return nil
 		}
 		if attempt >= ix.opts.Retries || !llm.IsRetryable(err) || ctx.Err() != nil {

@@ -192,6 +192,9 @@ type QueryAnalysis struct {
 	Synonyms []lexical.Mention
 	// Mentions are all cultures, treatments and generics the query names.
 	Mentions []lexical.Mention
+	// Corrections are the misspelled words replaced before analysis
+	// (typo correction); Text is the corrected query.
+	Corrections []lexical.Correction
 }
 
 // Timings are the durations of a search's stages. Lexical and Embed+Vector

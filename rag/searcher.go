@@ -71,6 +71,14 @@ type SearcherOptions struct {
 	CatalogThreshold, FAQThreshold, DocumentThreshold *float64
 	// CandidateMultiplier and CandidateMax size candidate pools (6, 200).
 	CandidateMultiplier, CandidateMax int
+	// VectorCandidateMultiplier and VectorCandidateMax size the vector
+	// pool alone (CATALOG_VECTOR_CANDIDATE_MULTIPLIER/MAX); 0 means
+	// CandidateMultiplier and CandidateMax. A query's own
+	// CandidateMultiplier and CandidateMax override both pools.
+	VectorCandidateMultiplier, VectorCandidateMax int
+	// FAQLegs is the default Legs of FAQ searches that leave Query.Legs
+	// empty; "" means hybrid. LegsLexical is FAQ_HYBRID_ENABLED=false.
+	FAQLegs Legs
 	// ChunksPerOwner (1) and SnippetMaxChars (800) shape snippets.
 	ChunksPerOwner, SnippetMaxChars int
 	// Aggregate is the chunk aggregation mode (default max).
@@ -82,6 +90,31 @@ type SearcherOptions struct {
 	MaxQueryChars int
 	// MaxFAQQueryChars bounds query + context for FAQs (default 1200).
 	MaxFAQQueryChars int
+	// Vocabularies are the per-kind word statistics behind typo
+	// correction and IDF term weights. nil means each kind's vocabulary is
+	// built from the store on the first search of that kind, when the
+	// store is a RecordLister (memory and Postgres are); see
+	// RefreshVocabularies.
+	Vocabularies *Vocabularies
+	// NoVocabulary turns vocabulary-driven query analysis off: no typo
+	// correction and no IDF weights, as in the seeds.
+	NoVocabulary bool
+	// NoTypoCorrection turns typo correction off: by default a query word
+	// of 5+ letters that no indexed word starts with, and that is neither
+	// a stopword nor in the synonym table, is replaced by the indexed word
+	// within one edit (two from 8 letters) found in the most records
+	// ("fungisida" → "fungicida").
+	NoTypoCorrection bool
+	// NoIDF turns IDF term weights off: by default each query term's field
+	// weights and match bonus are multiplied by its IDF relative to a term
+	// found in one record of ten (lexical.Vocabulary.IDFWeights), unless
+	// the kind's Scorer has an IDF hook of its own.
+	NoIDF bool
+	// IDF shapes the IDF weights (zero value: lexical's defaults).
+	IDF lexical.IDFOptions
+	// CorrectionMinDF is the least number of records a word must appear
+	// in to be a correction (default 2).
+	CorrectionMinDF int
 	// Scorer scores catalog items; nil means lexical.NewScorer with the
 	// agronomy fields plus the file text at DefaultFileFieldWeight.
 	Scorer *lexical.Scorer
@@ -93,6 +126,13 @@ type SearcherOptions struct {
 	Reranker rerank.Reranker
 	// RerankByDefault turns reranking on for queries that leave Rerank nil.
 	RerankByDefault bool
+	// NoVectorExpansion embeds the query as typed. By default the
+	// canonical terms of the synonyms the query used are appended before
+	// embedding ("fungicida para videira" is embedded as "fungicida para
+	// videira uva"), so an embedder that knows no synonyms (the hash
+	// embedder) still meets the catalog's vocabulary; for semantic models
+	// the addition is harmless.
+	NoVectorExpansion bool
 	// RerankOptions are the reranking window and cut (seed: 20 → 5, min
 	// 0.5); the final cut is never above the query's limit.
 	RerankOptions rerank.Options
@@ -107,6 +147,7 @@ type Searcher struct {
 	catalog  *lexical.Scorer
 	faq      *lexical.Scorer
 	doc      *lexical.Scorer
+	lex      lexicons
 }
 
 // NewSearcher returns a Searcher over store. embedder may be nil, in which
@@ -133,6 +174,8 @@ func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptio
 	if o.CandidateMax < 1 {
 		o.CandidateMax = DefaultCandidateMax
 	}
+	o.VectorCandidateMultiplier = max(o.VectorCandidateMultiplier, 0)
+	o.VectorCandidateMax = max(o.VectorCandidateMax, 0)
 	if o.ChunksPerOwner < 1 {
 		o.ChunksPerOwner = vector.DefaultChunksPerOwner
 	}
@@ -144,6 +187,9 @@ func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptio
 	}
 	if o.MaxQueryChars < 1 {
 		o.MaxQueryChars = DefaultMaxQueryChars
+	}
+	if o.CorrectionMinDF < 1 {
+		o.CorrectionMinDF = DefaultCorrectionMinDF
 	}
 	if o.MaxFAQQueryChars < 1 {
 		o.MaxFAQQueryChars = DefaultMaxFAQQueryChars
@@ -323,10 +369,14 @@ func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.
 }
 
 // SearchFAQs runs a hybrid search over active FAQs; q.Context is appended
-// to the query text up to MaxFAQQueryChars.
+// to the query text up to MaxFAQQueryChars. A query without Legs uses
+// SearcherOptions.FAQLegs.
 func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ], error) {
 	if strings.TrimSpace(strings.ToValidUTF8(q.Text, "")) == "" {
 		return nil, ErrEmptyQuery
+	}
+	if q.Legs == "" {
+		q.Legs = s.opts.FAQLegs
 	}
 	return search(ctx, s, q, s.faqOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxFAQQueryChars))
 }
@@ -410,7 +460,9 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	mult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.CandidateMultiplier)
 	cmax := cmp.Or(max(q.CandidateMax, 0), s.opts.CandidateMax)
 	pool := max(st.limit, min(st.limit*mult, cmax))
-	st.vecCands = pool
+	vmult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.VectorCandidateMultiplier, s.opts.CandidateMultiplier)
+	vmax := cmp.Or(max(q.CandidateMax, 0), s.opts.VectorCandidateMax, s.opts.CandidateMax)
+	st.vecCands = max(st.limit, min(st.limit*vmult, vmax))
 	st.lexCands = st.limit
 	if st.mode == ModeEnhanced {
 		st.lexCands = pool
@@ -495,11 +547,13 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 		return nil, fmt.Errorf("%w: %w", ErrInvalidQuery, err)
 	}
 
-	pq := ops.scorer.Prepare(text)
+	lx := s.lexicon(ctx, ops.kind, ops.scorer)
+	text, corrections := s.correctQuery(text, lx)
+	pq := lx.scorer.Prepare(text)
 	res := &Result[T]{
 		Query: QueryAnalysis{
 			Text: text, Tokens: pq.Tokens(), Terms: pq.Terms(), Fallback: pq.Fallback(),
-			Synonyms: pq.Expansions(), Mentions: pq.Mentions(),
+			Synonyms: pq.Expansions(), Mentions: pq.Mentions(), Corrections: corrections,
 		},
 		Mode: st.mode, Legs: st.legs, Fusion: st.fusion, Limit: st.limit,
 	}
@@ -512,12 +566,16 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	if st.legs != LegsVector {
 		wg.Go(func() {
 			t := time.Now()
-			lex.cands, lex.err = ops.lexSearch(ctx, storage.LexicalQuery{Terms: res.Query.Terms, Limit: st.lexCands, Filters: q.Filters})
+			lex.cands, lex.err = ops.lexSearch(ctx, storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters})
 			lex.took = time.Since(t)
 		})
 	}
 	if st.legs != LegsLexical {
-		wg.Go(func() { vec = s.vectorLeg(ctx, ops.kind, text, &st, q.Filters) })
+		vtext := text
+		if !s.opts.NoVectorExpansion {
+			vtext = expandForEmbedding(text, res.Query.Synonyms)
+		}
+		wg.Go(func() { vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters) })
 	}
 	wg.Wait()
 	res.Timings.Lexical, res.Timings.Embed, res.Timings.Vector = lex.took, vec.embedTook, vec.took
@@ -568,6 +626,25 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	}
 	res.Timings.Total = time.Since(start)
 	return res, nil
+}
+
+// expandForEmbedding appends the canonical terms of the synonyms used that
+// the text does not already contain.
+func expandForEmbedding(text string, used []lexical.Mention) string {
+	if len(used) == 0 {
+		return text
+	}
+	norm := " " + lexical.Normalize(text) + " "
+	var b strings.Builder
+	b.WriteString(text)
+	for _, m := range used {
+		if t := lexical.Normalize(m.Term); t != "" && !strings.Contains(norm, " "+t+" ") {
+			b.WriteByte(' ')
+			b.WriteString(m.Term)
+			norm += t + " "
+		}
+	}
+	return b.String()
 }
 
 // validateFilters checks the filters the Searcher can judge; metadata

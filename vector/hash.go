@@ -1,11 +1,9 @@
 package vector
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -129,10 +127,16 @@ func (e *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 // EmbedText returns the unit vector of one text. It is the context-free
 // core of [HashEmbedder.Embed], for tests and fixtures.
 func (e *HashEmbedder) EmbedText(text string) []float32 {
+	return e.embedText(text, addFeatures)
+}
+
+// embedText is EmbedText with the summation of the features as a
+// parameter, so tests can check it against a plain implementation.
+func (e *HashEmbedder) embedText(text string, add func(v []float32, f []feature, fb *featureBuf)) []float32 {
 	norm := lexical.Normalize(text)
 	words := splitWords(norm)
-	fp := featurePool.Get().(*[]feature)
-	f := (*fp)[:0]
+	fb := featurePool.Get().(*featureBuf)
+	f := fb.f[:0]
 	for _, w := range words {
 		if !e.stopword(w) {
 			f = e.addWord(f, w)
@@ -147,26 +151,10 @@ func (e *HashEmbedder) EmbedText(text string) []float32 {
 		f = append(f, feature{featureHash('r', norm), hashWordWeight})
 	}
 
-	// Sorting groups equal features for counting and fixes the order of the
-	// floating-point sums, so colliding features add up identically on
-	// every run.
-	slices.SortFunc(f, func(a, b feature) int { return cmp.Compare(a.hash, b.hash) })
 	v := make([]float32, e.dims)
-	for i := 0; i < len(f); {
-		j := i + 1
-		for j < len(f) && f[j].hash == f[i].hash {
-			j++
-		}
-		h := f[i].hash
-		w := f[i].weight * (1 + math.Log(float64(j-i)))
-		if h>>63 == 1 {
-			w = -w
-		}
-		v[int(h%uint64(e.dims))] += float32(w)
-		i = j
-	}
-	*fp = f
-	featurePool.Put(fp)
+	add(v, f, fb)
+	fb.f = f
+	featurePool.Put(fb)
 
 	if n := norm2(v); n > 0 {
 		inv := 1 / n
@@ -196,7 +184,14 @@ type feature struct {
 	weight float64
 }
 
-var featurePool = sync.Pool{New: func() any { s := make([]feature, 0, 1024); return &s }}
+// featureBuf holds the feature slice of one EmbedText call and the
+// scratch space of its sort, reused through featurePool.
+type featureBuf struct {
+	f, scratch []feature
+	starts     []int32
+}
+
+var featurePool = sync.Pool{New: func() any { return &featureBuf{f: make([]feature, 0, 1024)} }}
 
 func (e *HashEmbedder) addWord(f []feature, w string) []feature {
 	f = append(f,

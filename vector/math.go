@@ -8,8 +8,8 @@ import (
 // Dot returns the inner product of a and b.
 //
 // It returns ErrDimensionMismatch (wrapped) when the lengths differ.
-// The arithmetic runs in float32 with eight independent accumulators, the
-// kernel used by [TopK].
+// The arithmetic runs in float32 with the kernel of [DotRows], so the
+// result is bitwise the one [DotRows] and [TopK] compute for the same row.
 func Dot(a, b []float32) (float32, error) {
 	if len(a) != len(b) {
 		return 0, fmt.Errorf("vector: dot of %d and %d elements: %w", len(a), len(b), ErrDimensionMismatch)
@@ -86,29 +86,11 @@ func norm(v []float32) float64 {
 	return math.Sqrt(s)
 }
 
-// dot is the inner-product kernel: eight independent float32 accumulators
-// let the CPU overlap the multiply-add chains, and re-slicing to a fixed
-// window of eight elements lets the compiler drop the per-element bounds
-// checks. Callers guarantee len(b) >= len(a).
+// dot returns the inner product of a and b[:len(a)] with the kernel of
+// [DotRows] (the same per-row summation order). Callers guarantee
+// len(b) >= len(a).
 func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float32
-	for len(a) >= 8 && len(b) >= 8 {
-		x := a[:8:8]
-		y := b[:8:8]
-		s0 += x[0] * y[0]
-		s1 += x[1] * y[1]
-		s2 += x[2] * y[2]
-		s3 += x[3] * y[3]
-		s4 += x[4] * y[4]
-		s5 += x[5] * y[5]
-		s6 += x[6] * y[6]
-		s7 += x[7] * y[7]
-		a = a[8:]
-		b = b[8:]
-	}
-	for i := range a {
-		s0 += a[i] * b[i]
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+	var s [1]float32
+	dotRows(s[:], b[:len(a)], a)
+	return s[0]
 }

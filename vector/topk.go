@@ -146,33 +146,53 @@ type scan struct {
 	done   <-chan struct{}
 }
 
+// scoreBlock is how many rows run scores per DotRows call at most: large
+// enough to amortize the call, small enough for the scores to stay in L1.
+// cancelCheckRows is a multiple of it.
+const scoreBlock = 64
+
 // run scans rows [lo, hi) into the bounded heap h and returns it, or nil
-// when the scan was cancelled.
+// when the scan was cancelled. Runs of consecutive kept rows are scored
+// together by the DotRows kernel.
 func (s *scan) run(lo, hi int, h topHeap) topHeap {
 	q := s.query
 	dim := s.dim
-	for r := lo; r < hi; r++ {
-		if (r-lo)%cancelCheckRows == 0 {
+	var scores [scoreBlock]float32
+	for b := lo; b < hi; b += scoreBlock {
+		if (b-lo)%cancelCheckRows == 0 {
 			select {
 			case <-s.done:
 				return nil
 			default:
 			}
 		}
-		if s.keep != nil && !s.keep(r) {
-			continue
-		}
-		d := -dot(q, s.matrix[r*dim:r*dim+dim])
-		// NaN fails this test and is dropped.
-		if !(d <= s.max) {
-			continue
-		}
-		m := Match{Row: r, Distance: d}
-		if len(h) < s.k {
-			h.push(m)
-		} else if compareMatch(m, h[0]) < 0 {
-			h[0] = m
-			h.down(0)
+		e := min(b+scoreBlock, hi)
+		for r := b; r < e; {
+			if s.keep != nil && !s.keep(r) {
+				r++
+				continue
+			}
+			end := r + 1
+			for end < e && (s.keep == nil || s.keep(end)) {
+				end++
+			}
+			out := scores[:end-r]
+			dotRows(out, s.matrix[r*dim:end*dim], q)
+			for i, sc := range out {
+				d := -sc
+				// NaN fails this test and is dropped.
+				if !(d <= s.max) {
+					continue
+				}
+				m := Match{Row: r + i, Distance: d}
+				if len(h) < s.k {
+					h.push(m)
+				} else if compareMatch(m, h[0]) < 0 {
+					h[0] = m
+					h.down(0)
+				}
+			}
+			r = end + 1 // row end, if below e, failed keep
 		}
 	}
 	return h

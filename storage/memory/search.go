@@ -8,6 +8,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 // Scans are split into one shard per available CPU once they are large
@@ -198,7 +199,7 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	s.t.mu.RLock()
 	defer s.t.mu.RUnlock()
 	kd := s.t.kind(q.Kind)
-	rows := kd.rows
+	rows, dims := kd.rows, kd.dims
 	better := vecBetter(rows)
 	procs := runtime.GOMAXPROCS(0)
 	heaps := make([]*topK[vecHit], procs)
@@ -211,30 +212,33 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 				h.push(vecHit{score, r})
 			}
 		}
-		var buf [4]int32
-		nb := 0
-		for r := lo; r < hi; r++ {
-			if (r-lo)%ctxCheckEvery == ctxCheckEvery-1 && ctx.Err() != nil {
+		eligible := func(r int) bool {
+			m := &rows[r]
+			return m.active && (filters == nil || m.o.fv.Match(filters))
+		}
+		var scores [scoreBlock]float32
+		for b := lo; b < hi; b += scoreBlock {
+			if b > lo && (b-lo)%ctxCheckEvery == 0 && ctx.Err() != nil {
 				errs[shard] = ctxErr(ctx)
 				return
 			}
-			m := rows[r]
-			if !m.active || (filters != nil && !m.o.fv.Match(filters)) {
-				continue
+			e := min(b+scoreBlock, hi)
+			for r := b; r < e; {
+				if !eligible(r) {
+					r++
+					continue
+				}
+				end := r + 1
+				for end < e && eligible(end) {
+					end++
+				}
+				out := scores[:end-r]
+				vector.DotRows(out, kd.slab[r*dims:end*dims], vec)
+				for i, sc := range out {
+					emit(sc, int32(r+i))
+				}
+				r = end + 1 // row end, if below e, is not eligible
 			}
-			buf[nb] = int32(r)
-			nb++
-			if nb == 4 {
-				s0, s1, s2, s3 := dot4(vec, kd.vec(buf[0]), kd.vec(buf[1]), kd.vec(buf[2]), kd.vec(buf[3]))
-				emit(s0, buf[0])
-				emit(s1, buf[1])
-				emit(s2, buf[2])
-				emit(s3, buf[3])
-				nb = 0
-			}
-		}
-		for _, r := range buf[:nb] {
-			emit(dot1(vec, kd.vec(r)), r)
 		}
 	})
 	all := heaps[0]

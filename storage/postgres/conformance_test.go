@@ -54,8 +54,9 @@ func conformanceOpener(parent *testing.T, pool *pgxpool.Pool, base postgres.Opti
 	}
 }
 
-// TestConformance runs the storage conformance suite against PostgreSQL,
-// once with the HNSW index (the default) and once with exact search.
+// TestConformance runs the storage conformance suite against PostgreSQL:
+// once with the defaults (HNSW index, windowed lexical ranking) and once
+// with exact vector search and the exhaustive lexical ranking.
 func TestConformance(t *testing.T) {
 	pool := newPool(t)
 	for _, tc := range []struct {
@@ -63,7 +64,7 @@ func TestConformance(t *testing.T) {
 		opts postgres.Options
 	}{
 		{"hnsw", postgres.Options{}},
-		{"exact", postgres.Options{ExactSearch: true}},
+		{"exact", postgres.Options{ExactSearch: true, LexicalWindow: -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			storagetest.Run(t, conformanceOpener(t, pool, tc.opts))

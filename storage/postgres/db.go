@@ -90,8 +90,9 @@ func New(pool *pgxpool.Pool, opts Options) *DB {
 //	postgres.ConfigurePool(cfg)
 //	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 //
-// The vector extension must exist when connections are made (Migrate
-// creates it); otherwise connecting fails.
+// Connections made before the vector extension exists (before the first
+// Migrate) skip the registration; the stores register the types on them
+// when they first use them.
 func ConfigurePool(cfg *pgxpool.Config) {
 	prev := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
@@ -99,6 +100,13 @@ func ConfigurePool(cfg *pgxpool.Config) {
 			if err := prev(ctx, conn); err != nil {
 				return err
 			}
+		}
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT to_regtype('vector') IS NOT NULL").Scan(&exists); err != nil {
+			return fmt.Errorf("postgres: look up the vector type: %w", err)
+		}
+		if !exists {
+			return nil
 		}
 		if err := pgxvec.RegisterTypes(ctx, conn); err != nil {
 			return fmt.Errorf("postgres: register pgvector types: %w", err)

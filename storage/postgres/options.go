@@ -84,7 +84,7 @@ type Options struct {
 	// many rows matching every term). Results equal the exhaustive ranking
 	// whenever no term matches more rows, and for queries of one or two
 	// terms whenever the window is at least twice the limit; see
-	// Store.SearchItems. Zero means 4×limit, at least 200; values below the
+	// Store.SearchItems. Zero means 2×limit, at least 100; values below the
 	// limit are raised to it; a negative value ranks every matching row
 	// (exact, but slow for common words on large tenants).
 	LexicalWindow int

@@ -256,18 +256,26 @@ func TestHNSWAgainstExact(t *testing.T) {
 	exactDB := postgres.New(pool, postgres.Options{Dimensions: dims, Schema: db.Options().Schema, ExactSearch: true})
 	ctx := testCtx(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	vecs := clustered(rng, 3000, dims, 30, 0.6)
+	vecs := clustered(rng, 1200, dims, 20, 0.6)
 
-	// Tenant "big" holds 2700 vectors (every 10th item inactive); tenant
-	// "small" holds 300: its rows are a tenth of the index.
+	// Tenant "big" holds 1080 vectors (every 10th item inactive); tenant
+	// "small" holds 120: its rows are a tenth of the index.
 	big, _ := db.Tenant("big")
 	small, _ := db.Tenant("small")
-	seedChunks(t, big, vecs[:2700], 0, 10)
-	seedChunks(t, small, vecs[2700:], 2700, 0)
+	seedChunks(t, big, vecs[:1080], 0, 10)
+	seedChunks(t, small, vecs[1080:], 1080, 0)
 	exactBig, _ := exactDB.Tenant("big")
 	exactSmall, _ := exactDB.Tenant("small")
 
-	queries := clustered(rand.New(rand.NewPCG(3, 4)), 40, dims, 30, 0.8)
+	// Queries are data vectors moved by noise, so they fall in the clusters.
+	var queries [][]float32
+	for range 30 {
+		v := slices.Clone(vecs[rng.IntN(len(vecs))])
+		for j := range v {
+			v[j] += float32(0.5 * rng.NormFloat64() / math.Sqrt(dims))
+		}
+		queries = append(queries, unit(v))
+	}
 	for _, tc := range []struct {
 		name         string
 		hnsw, exact  storage.Store
@@ -301,7 +309,7 @@ func TestHNSWAgainstExact(t *testing.T) {
 					if tc.hnsw == big && n%10 == 0 {
 						t.Errorf("inactive item %s returned", m.Chunk.Owner.ID)
 					}
-					if (tc.hnsw == small) != (n >= 2700) {
+					if (tc.hnsw == small) != (n >= 1080) {
 						t.Errorf("tenant %s got another tenant's item %s", tc.name, m.Chunk.Owner.ID)
 					}
 				}

@@ -52,8 +52,9 @@ func filterSQL(o string, filters []storage.Filter, a *args) string {
 // character, see likeEscape).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// likeEscape is the ESCAPE clause of every LIKE; an E” string means the
-// same whatever standard_conforming_strings is.
+// likeEscape is the ESCAPE clause of every LIKE. The escape string literal
+// is written E'\\', which means one backslash whatever the server's
+// standard_conforming_strings setting is.
 const likeEscape = ` ESCAPE E'\\'`
 
 // activeSQL is the condition selecting searchable owners of a kind
@@ -67,7 +68,9 @@ func activeSQL(kind storage.OwnerKind, o string) string {
 
 // SearchItems returns lexical candidates among active items (name,
 // description, category, manufacturer, tags and file text), ranked by the
-// number of distinct terms matched, then CreatedAt descending, then ID.
+// number of distinct terms matched, then CreatedAt descending, then ID. The
+// work is bounded by Options.LexicalWindow; see the package documentation
+// for when the ranking may differ from the exhaustive one.
 func (s *Store) SearchItems(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
 	return searchLexical(ctx, s, storage.KindItem, q, s.itemCols(), scanItem)
 }
@@ -100,29 +103,46 @@ func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind,
 		return nil, s.db.ensure(ctx)
 	}
 	limit := storage.ClampLimit(q.Limit)
-	sql, a := s.lexicalSQL(kind, cols, terms, q.Filters, limit)
+	sql, a, windowed := s.lexicalSQL(kind, cols, terms, q.Filters, limit)
+	settings := "SET LOCAL jit = off"
+	if windowed {
+		// Every part of the windowed query has an index path (the recency
+		// index, the trigram index, the primary key); a sequential scan is
+		// only ever chosen on a misestimate, and costs a LIKE per row.
+		settings += "; SET LOCAL enable_seqscan = off"
+	}
 	var out []storage.LexicalCandidate[T]
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		// QueryExecModeExec: an unnamed statement, planned with the actual
-		// terms, so that each window picks the trigram index (rare term) or
-		// the newest-first index (common term). A cached generic plan would
-		// pick one of them for every term.
-		rows, err := conn.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, a...)...)
-		if err != nil {
-			return wrapCtx(ctx, "search "+string(kind)+"s", err)
-		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
-			var m int32
-			rec, err := scan(r, &m)
-			return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
+		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
+			// JIT compilation costs 100+ ms on these plans, whose cost
+			// estimates are high but whose real work is bounded.
+			if _, err := tx.Exec(ctx, settings); err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
+			}
+			// QueryExecModeExec: an unnamed statement, planned with the
+			// actual terms, so that each window picks the right index. A
+			// cached generic plan would pick one for every term.
+			rows, err := tx.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, a...)...)
+			if err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s", err)
+			}
+			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
+				var m int32
+				rec, err := scan(r, &m)
+				return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
+			})
+			if err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s", err)
+			}
+			return nil
 		})
-		if err != nil {
-			return wrapCtx(ctx, "search "+string(kind)+"s", err)
-		}
-		return nil
 	})
 	return out, err
 }
+
+// probeFactor is the ratio of a window's probe (the newest rows examined
+// to tell common, medium and rare conditions apart) to the window size.
+const probeFactor = 4
 
 // maxWindowTerms is the most terms the windowed query handles (one bit per
 // term and one for the all-terms window in an integer); queries with more
@@ -138,7 +158,7 @@ func (o *Options) lexicalWindow(limit int) int {
 	case o.LexicalWindow > 0:
 		return max(o.LexicalWindow, limit)
 	}
-	return max(4*limit, 200)
+	return max(2*limit, 100)
 }
 
 // lexicalSQL builds the lexical candidate query.
@@ -153,14 +173,14 @@ func (o *Options) lexicalWindow(limit int) int {
 // exact number of terms matched for the union of those windows (strpos only
 // where a window was cut short) and ranks it. The result equals the
 // exhaustive ranking whenever no term matches more than W rows, and, for
-// one or two terms, whenever W >= 2×limit (the default W is 4×limit, at
-// least 200). With three or more common terms, a row matching several but
+// one or two terms, whenever W >= 2×limit (the default W is 2×limit, at
+// least 100). With three or more common terms, a row matching several but
 // not all of them can be missed when it is older than the W newest matches
 // of each of its terms.
-func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, terms []string, filters []storage.Filter, limit int) (string, args) {
+func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, terms []string, filters []storage.Filter, limit int) (sql string, a args, windowed bool) {
 	owner := s.db.tb.owners[kind]
 	window := s.db.opts.lexicalWindow(limit)
-	a := args{s.tenant, limit}
+	a = args{s.tenant, limit}
 	pats := make([]string, len(terms))
 	for i, t := range terms {
 		pats[i] = a.add("%" + likeEscaper.Replace(t) + "%")
@@ -180,10 +200,11 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, terms []string, 
 		ORDER BY m DESC, i.created_at DESC, i.id
 		LIMIT $2)
 	SELECT ` + cols + `, c.m FROM c JOIN ` + owner + ` i ON i.tenant_id = $1 AND i.id = c.id
-	ORDER BY c.m DESC, c.created_at DESC, c.id`, a
+	ORDER BY c.m DESC, c.created_at DESC, c.id`, a, false
 	}
 
 	w := a.add(window)
+	x := a.add(probeFactor * window)
 	var (
 		b      strings.Builder
 		unions []string
@@ -191,27 +212,61 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, terms []string, 
 		counts []string
 	)
 	b.WriteString("WITH ")
-	win := func(name, cond string) {
-		b.WriteString(name + " AS MATERIALIZED (SELECT i.id, i.created_at FROM " + owner + " i WHERE " + base +
-			" AND " + cond + " ORDER BY i.created_at DESC, i.id LIMIT " + w + "),\n")
+	// A window is the W newest rows matching a condition. The planner
+	// cannot choose how to find them (its LIKE estimates on long text are
+	// often off by 10×, and trigram false positives make the index scan
+	// of a short term far costlier than its matches), so the query
+	// decides from a probe of the P newest rows:
+	//   - the probe holds W matches: the condition is common, done;
+	//   - it holds at least W/16: medium, keep scanning newest first
+	//     (about 16·P rows at most, on average);
+	//   - fewer: rare, take every match from the trigram index and keep
+	//     the W newest.
+	// Scans test terms with strpos, about twice as fast as LIKE; the
+	// trigram index needs LIKE.
+	raws := make([]string, len(terms))
+	for i, t := range terms {
+		raws[i] = a.add(t)
+	}
+	contains := func(col string, idx ...int) string {
+		cs := make([]string, len(idx))
+		for k, i := range idx {
+			cs[k] = "strpos(" + col + ", " + raws[i] + ") > 0"
+		}
+		return strings.Join(cs, " AND ")
+	}
+	medium := a.add(max(window/16, 1))
+	win := func(name, cond string, idx ...int) {
+		n := "(SELECT count(*) FROM " + name + "p)"
+		newest := " ORDER BY i.created_at DESC, i.id LIMIT " + w
+		b.WriteString(name + "p AS MATERIALIZED (SELECT r.id, r.created_at FROM (SELECT i.id, i.created_at, i.search_text FROM " +
+			owner + " i WHERE " + base + " ORDER BY i.created_at DESC, i.id LIMIT " + x + ") r WHERE " +
+			contains("r.search_text", idx...) + " LIMIT " + w + "),\n")
+		b.WriteString(name + " AS MATERIALIZED (SELECT id, created_at FROM " + name + "p WHERE " + n + " >= " + w +
+			"\n UNION ALL (SELECT i.id, i.created_at FROM " + owner + " i WHERE " + base + " AND " + n + " < " + w +
+			" AND " + n + " >= " + medium + " AND " + contains("i.search_text", idx...) + newest + ")" +
+			"\n UNION ALL (SELECT i.id, i.created_at FROM (SELECT i.id, i.created_at FROM " + owner + " i WHERE " + base +
+			" AND " + cond + " AND " + n + " < " + medium + " OFFSET 0) i" + newest + ")),\n")
 	}
 	for i, p := range pats {
 		name := "w" + strconv.Itoa(i)
-		win(name, like(p))
+		win(name, like(p), i)
 		unions = append(unions, "SELECT id, created_at, "+strconv.Itoa(1<<i)+" AS b FROM "+name)
 		counts = append(counts, "(SELECT count(*) FROM "+name+") >= "+w+" AS f"+strconv.Itoa(i))
 		// Matched when the row is in the term's window, or, when the window
 		// was cut short, when the term is in its text.
 		full = append(full, "((u.seen & "+strconv.Itoa(1<<i)+") <> 0 OR (f.f"+strconv.Itoa(i)+
-			" AND strpos(i.search_text, "+a.add("x"+terms[i])+") > 0))::int")
+			" AND "+contains("i.search_text", i)+"))::int")
 	}
 	m := strings.Join(full, " + ")
 	if len(pats) > 1 {
 		likes := make([]string, len(pats))
+		idx := make([]int, len(pats))
 		for i, p := range pats {
 			likes[i] = like(p)
+			idx[i] = i
 		}
-		win("wall", strings.Join(likes, " AND "))
+		win("wall", strings.Join(likes, " AND "), idx...)
 		all := 1 << len(pats)
 		unions = append(unions, "SELECT id, created_at, "+strconv.Itoa(all)+" AS b FROM wall")
 		m = "CASE WHEN (u.seen & " + strconv.Itoa(all) + ") <> 0 THEN " + strconv.Itoa(len(pats)) + " ELSE " + m + " END"
@@ -223,7 +278,7 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, terms []string, 
 		" i ON i.tenant_id = $1 AND i.id = u.id ORDER BY m DESC, u.created_at DESC, u.id LIMIT $2)\n")
 	b.WriteString("SELECT " + cols + ", r.m FROM r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.id" +
 		" ORDER BY r.m DESC, r.created_at DESC, r.id")
-	return b.String(), a
+	return b.String(), a, true
 }
 
 func dropNUL(terms []string) []string {
@@ -269,30 +324,37 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	exact := opts.ExactSearch || opts.Dimensions > MaxIndexedDimensions
 	limit := storage.ClampLimit(q.Limit)
 	inner := limit
-	tieKeys := ""
+	order := "c.embedding <#> $2"
 	if exact {
-		tieKeys = ", c.owner_id, c.source, c.seq"
+		// "+ 0" is not the index's ordering operator, so the planner
+		// cannot use the HNSW index and scans exactly.
+		order = "(c.embedding <#> $2) + 0, c.owner_id, c.source, c.seq"
 	} else {
 		inner = limit + hnswTieSlack
 	}
 	a := args{s.tenant, pgvector.NewVector(q.Vector), inner, q.MaxDistance, limit}
 	owner := s.db.tb.owners[q.Kind]
-	sql := `SELECT c.owner_id, c.source, c.seq, c.content, c.content_hash, c.metadata, c.d FROM (
+	// The CTE is MATERIALIZED so that the outer ORDER BY sorts every row it
+	// returns: with relaxed_order the index returns rows only roughly by
+	// distance, and a subquery would let the planner assume they are sorted
+	// (an incremental sort that stops after the first few).
+	sql := `WITH c AS MATERIALIZED (
 		SELECT c.owner_id, c.source, c.seq, c.content, c.content_hash, c.metadata, c.embedding <#> $2 AS d
 		FROM ` + s.db.tb.chunks[q.Kind] + ` c
 		JOIN ` + owner + ` o ON o.tenant_id = c.tenant_id AND o.id = c.owner_id
 		WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL` + activeSQL(q.Kind, "o") + filterSQL("o", q.Filters, &a) + `
-		ORDER BY c.embedding <#> $2` + tieKeys + `
-		LIMIT $3) c
+		ORDER BY ` + order + `
+		LIMIT $3)
+	SELECT c.owner_id, c.source, c.seq, c.content, c.content_hash, c.metadata, c.d FROM c
 	WHERE c.d <= $4
 	ORDER BY c.d, c.owner_id, c.source, c.seq
 	LIMIT $5`
 
 	setup := &pgx.Batch{}
-	if exact {
-		// Planner settings: keep the HNSW index out of the plan.
-		setup.Queue("SELECT set_config('enable_indexscan', 'off', true)")
-	} else {
+	// JIT compilation would cost more than the search (the HNSW scan's
+	// cost estimate is high at 100k rows).
+	setup.Queue("SELECT set_config('jit', 'off', true)")
+	if !exact {
 		ef := max(opts.EfSearch, inner)
 		if ef > 1000 {
 			ef = 1000

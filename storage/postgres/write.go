@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -67,14 +69,17 @@ func (s *Store) Apply(ctx context.Context, b storage.Batch) error {
 func (s *Store) apply(ctx context.Context, tx pgx.Tx, b *storage.Batch) error {
 	now := s.db.timestamp()
 	if len(b.Items)+len(b.FAQs)+len(b.Documents) > 0 {
+		// Rows are written in ID order (stable, so the last duplicate still
+		// wins): concurrent batches touching the same records then lock
+		// them in the same order and cannot deadlock each other.
 		batch := &pgx.Batch{}
-		for i := range b.Items {
+		for _, i := range idOrder(len(b.Items), func(i int) string { return b.Items[i].ID }) {
 			s.queueItem(batch, &b.Items[i], now)
 		}
-		for i := range b.FAQs {
+		for _, i := range idOrder(len(b.FAQs), func(i int) string { return b.FAQs[i].ID }) {
 			s.queueFAQ(batch, &b.FAQs[i], now)
 		}
-		for i := range b.Documents {
+		for _, i := range idOrder(len(b.Documents), func(i int) string { return b.Documents[i].ID }) {
 			s.queueDoc(batch, &b.Documents[i], now)
 		}
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
@@ -92,6 +97,16 @@ func (s *Store) apply(ctx context.Context, tx pgx.Tx, b *storage.Batch) error {
 		}
 	}
 	return nil
+}
+
+// idOrder returns the indexes 0..n-1 sorted stably by id(i).
+func idOrder(n int, id func(int) string) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(id(a), id(b)) })
+	return idx
 }
 
 // createdAt returns t as stored, or nil (SQL NULL) when t is zero so that

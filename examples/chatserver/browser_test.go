@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+)
+
+// Browser test settings. CI installs Debian's chromium (.ci/browser.sh) and
+// sets HYBRIDRAG_REQUIRE_BROWSER=1 so that a missing browser fails instead
+// of skipping.
+const (
+	chromiumPath      = "/usr/bin/chromium"
+	envRequireBrowser = "HYBRIDRAG_REQUIRE_BROWSER"
+	envScreenshotDir  = "HYBRIDRAG_SCREENSHOT_DIR"
+	browserQuestion   = "tem fungicida para videira?"
+)
+
+// TestBrowserChat drives the chat page in headless Chromium: it types a
+// question, presses Enter, waits for the streamed answer and the debug
+// panel, checks their text, and saves screenshots (desktop and phone
+// widths) to $HYBRIDRAG_SCREENSHOT_DIR (default: a temporary directory).
+func TestBrowserChat(t *testing.T) {
+	required := os.Getenv(envRequireBrowser) == "1"
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if required {
+			t.Fatalf("%s is missing and %s=1: install it with .ci/browser.sh (apt-get install chromium)", chromiumPath, envRequireBrowser)
+		}
+		t.Skipf("skipping the browser test: %s not found (install Debian's chromium, or run .ci/browser.sh; set %s=1 to make this a failure)", chromiumPath, envRequireBrowser)
+	}
+	if testing.Short() && !required {
+		t.Skip("skipping the browser test in -short mode")
+	}
+	shots := os.Getenv(envScreenshotDir)
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// The server, on a loopback port, with the production timeouts.
+	s := newTestServer(t, nil, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := s.httpServer(ln.Addr().String())
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+	})
+	url := "http://" + ln.Addr().String() + "/"
+
+	// The browser.
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1100, 900),
+	)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+
+	// Collect console errors and uncaught exceptions (a CSP violation is
+	// a browser-log error).
+	var (
+		mu       sync.Mutex
+		problems []string
+	)
+	messages := chromedp.Console(bctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() || m.Type == "error" {
+				mu.Lock()
+				problems = append(problems, m.String())
+				mu.Unlock()
+			}
+		}
+	}()
+
+	const (
+		done     = `li.msg.assistant[data-state="done"]`
+		answer   = done + ` .answer`
+		summary  = done + ` details.debug > summary`
+		debugTab = done + ` .debug-body table`
+	)
+	if err := chromedp.Do(bctx,
+		chromedp.EmulateViewport(1100, 900),
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS("#q")),
+		chromedp.SendKeys(chromedp.CSS("#q"), browserQuestion),
+		pressEnter(),
+		chromedp.WaitVisible(chromedp.CSS(answer)),
+	); err != nil {
+		t.Fatalf("ask the question: %v", err)
+	}
+
+	text := browse(t, bctx, chromedp.Text(chromedp.CSS(answer)))
+	for _, want := range []string{"Produtos do catálogo", "Fosetal 800 WG", "receituário"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("answer lacks %q:\n%s", want, text)
+		}
+	}
+	if q := browse(t, bctx, chromedp.Text(chromedp.CSS(`li.msg.user .bubble`))); !strings.Contains(q, browserQuestion) {
+		t.Errorf("user bubble = %q", q)
+	}
+	// Enter sent the question, left no newline behind and kept the focus
+	// in the text box.
+	if v := browse(t, bctx, chromedp.Value(chromedp.CSS("#q"))); v != "" {
+		t.Errorf("text box after sending = %q, want empty", v)
+	}
+	if id := browse(t, bctx, chromedp.Evaluate[string](`document.activeElement.id`)); id != "q" {
+		t.Errorf("focus after the answer is on %q, want the text box", id)
+	}
+	if busy := browse(t, bctx, chromedp.Evaluate[string](`document.querySelector('`+answer+`').getAttribute('aria-busy')`)); busy != "false" {
+		t.Errorf("answer aria-busy = %q after done", busy)
+	}
+
+	// Open the debug panel with the keyboard: focus its summary, press Enter.
+	if err := chromedp.Do(bctx,
+		chromedp.Focus(chromedp.CSS(summary)),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(debugTab)),
+	); err != nil {
+		t.Fatalf("open the debug panel: %v", err)
+	}
+	dbg := browse(t, bctx, chromedp.Text(chromedp.CSS(done+` .debug-body`)))
+	for _, want := range []string{"Intenção", "catalog", "Plano", "catálogo", "fallbackReason", "nenhum", "Tempos (ms)",
+		"searchCatalog", "searchFaqs", "Fosetal 800 WG", "vetorial+lexical", "Score", "Lexical", "Vetorial"} {
+		if !strings.Contains(dbg, want) {
+			t.Errorf("debug panel lacks %q:\n%s", want, dbg)
+		}
+	}
+	if src := browse(t, bctx, chromedp.Text(chromedp.CSS(done+` .sources`))); !strings.Contains(src, "Fosetal 800 WG") {
+		t.Errorf("sources = %q", src)
+	}
+	desktop := browse(t, bctx, chromedp.FullScreenshot(100))
+	saveShot(t, filepath.Join(shots, "chatserver-desktop.png"), desktop)
+
+	// Phone width: nothing wider than the screen.
+	if err := chromedp.Do(bctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)); err != nil {
+		t.Fatal(err)
+	}
+	if overflow := browse(t, bctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`)); overflow {
+		w := browse(t, bctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		t.Errorf("the page is %dpx wide on a 390px phone screen", w)
+	}
+	// What a phone shows with the answer scrolled into view.
+	if err := chromedp.Do(bctx,
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('`+done+`').scrollIntoView({block: "start"})`),
+		chromedp.Sleep(300*time.Millisecond), // smooth scrolling of the page settles
+	); err != nil {
+		t.Fatal(err)
+	}
+	phone := browse(t, bctx, chromedp.CaptureScreenshot())
+	saveShot(t, filepath.Join(shots, "chatserver-phone.png"), phone)
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Errorf("browser console: %s", p)
+	}
+}
+
+// browse runs one action and fails the test on error.
+func browse[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("browser timed out: %v", err)
+		}
+		t.Fatalf("browser: %v", err)
+	}
+	return v
+}
+
+// pressEnter sends the Enter key to the focused element as a real keyboard
+// does when the page handles keydown: rawKeyDown and keyUp, without the
+// char event that would type a line break.
+func pressEnter() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, input.DispatchKeyEventParams{
+				Type: typ, Key: "Enter", Code: "Enter", WindowsVirtualKeyCode: 13, NativeVirtualKeyCode: 13,
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func saveShot(t *testing.T, path string, png []byte) {
+	t.Helper()
+	if len(png) < 8 || string(png[1:4]) != "PNG" {
+		t.Fatalf("screenshot is not a PNG (%d bytes)", len(png))
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", path, len(png))
+}

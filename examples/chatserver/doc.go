@@ -1,0 +1,60 @@
+// Command chatserver is hybridrag's demo: a chat web page and a JSON API
+// over the library's Pipeline and Searcher.
+//
+// Run it from the repository root:
+//
+//	go run ./examples/chatserver            # http://localhost:8080
+//	go run ./examples/chatserver -addr :9000 -testdata ./testdata
+//
+// With no environment it is fully offline: a memory store indexed at start
+// from testdata/ (catalog.jsonl, faqs.jsonl, documents/, documents.jsonl),
+// the hash embedder behind a query-embedding cache, the keyword classifier
+// and the extractive answerer. It logs one line naming the components and
+// how to switch:
+//
+//   - DATABASE_URL: PostgreSQL + pgvector; the schema is migrated on start
+//     and the tenant is seeded from testdata when it is empty.
+//   - OPENAI_API_KEY (with OPENAI_BASE_URL, OPENAI_MODEL, EMBEDDING_MODEL for
+//     other servers and models): OpenAI chat (classifier with keyword
+//     fallback, answerer, history summarizer, catalog assist, agentic mode)
+//     and embeddings.
+//   - OPENROUTER_API_KEY (OPENROUTER_MODEL_ANSWER): chat models through
+//     OpenRouter; embeddings stay offline unless EMBEDDING_MODEL is set.
+//
+// # Endpoints
+//
+//	POST /api/chat            {message, history:[{role,content}], limit?, mode?: planned|agentic}
+//	                          JSON, or Server-Sent Events with "Accept: text/event-stream":
+//	                          intent, tool_call, hits, token…, then done (the JSON response) or error
+//	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
+//	                           fusion?: weighted|rrf|relative|simple, context?}
+//	POST /api/faq/search      the same, kind faq
+//	POST /api/catalog/assist  {name, description?, category?, manufacturer?, price?, tags?, files?}
+//	                          suggestions for the empty fields; 501 without a chat model
+//	GET  /api/stats           components, record counts, embedding-cache stats, uptime
+//	GET  /healthz             200 {"status":"ok"} when the store answers
+//	GET  /                    the chat page (embedded; no build step)
+//
+// Errors are JSON with a stable code: {"error":{"code":"rate_limited",
+// "message":"..."}}. Codes: invalid_json, invalid_field, empty_message,
+// message_too_long, history_too_long, empty_query, query_too_long (400),
+// unauthorized (401), not_found (404), method_not_allowed (405),
+// body_too_large (413), rate_limited (429, with Retry-After), internal
+// (500), not_configured (501), upstream_error (502), canceled and
+// store_unavailable (503), timeout (504).
+//
+// # Hardening
+//
+// Request bodies are limited (-max-body, 64 KiB); messages, history and
+// queries have length limits; /api/ requests are rate limited per client
+// IP with golang.org/x/time/rate (-rate, -burst; -trust-proxy reads
+// X-Forwarded-For); -token or CHAT_TOKEN requires "Authorization: Bearer
+// <token>" on /api/ (the page and /healthz stay open; the page asks for the
+// token); CORS is off unless -cors-origin is set. The server sets
+// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout; SSE streams
+// move their write deadline forward per event with http.ResponseController
+// and send keep-alive comments while a turn is slow (-heartbeat). A client
+// that disconnects cancels its turn. Panics become a 500 JSON error with
+// the stack in the log only. SIGINT and SIGTERM shut down gracefully,
+// ending open streams.
+package main

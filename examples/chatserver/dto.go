@@ -1,0 +1,426 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/merge"
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// The JSON shapes of the API. Field names are snake_case, like the
+// library's own JSON tags and examples/search -json; add fields, never
+// rename them. Durations are milliseconds (float).
+
+// turnJSON is one history message of a chat request.
+type turnJSON struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// chatRequest is the body of POST /api/chat.
+type chatRequest struct {
+	Message string     `json:"message"`
+	History []turnJSON `json:"history"`
+	Limit   int        `json:"limit"`
+	// Mode is planned (default: classify, plan, search, answer) or agentic
+	// (the model calls the search tools itself; needs a chat model).
+	Mode string `json:"mode"`
+}
+
+// searchRequest is the body of POST /api/rag/search and /api/faq/search.
+type searchRequest struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+	// Kind is catalog (default), faq or doc; /api/faq/search forces faq.
+	Kind string `json:"kind"`
+	// Mode picks the retrieval legs: hybrid (default), lexical or vector.
+	Mode string `json:"mode"`
+	// Fusion is weighted (default), rrf, relative or simple (the seeds'
+	// simple mode: vector hits first, no lexicalScore).
+	Fusion string `json:"fusion"`
+	// Context is recent conversation text, appended to FAQ queries.
+	Context string `json:"context"`
+}
+
+// intentJSON is rag.Classification.
+type intentJSON struct {
+	Intent     string  `json:"intent"`
+	Confidence float64 `json:"confidence"`
+	Reason     string  `json:"reason,omitempty"`
+	Model      string  `json:"model,omitempty"`
+}
+
+// hitJSON is one search hit with its evidence.
+type hitJSON struct {
+	Rank int    `json:"rank"`
+	ID   string `json:"id"`
+	// Kind is item, faq or document.
+	Kind string `json:"kind"`
+	// Name (items), Question (FAQs) or Title (documents).
+	Name     string `json:"name,omitempty"`
+	Question string `json:"question,omitempty"`
+	Title    string `json:"title,omitempty"`
+	// Item fields.
+	Category     string   `json:"category,omitempty"`
+	Manufacturer string   `json:"manufacturer,omitempty"`
+	Tags         []string `json:"tags,omitempty"`
+	Price        *float64 `json:"price,omitempty"`
+	// FAQ answer.
+	Answer string `json:"answer,omitempty"`
+	// Document fields: its source (file, URL) and the heading path of the
+	// best passage.
+	DocumentSource string `json:"document_source,omitempty"`
+	HeadingPath    string `json:"heading_path,omitempty"`
+	// Source is the leg(s) that found the hit: lexical, vector or both.
+	Source      string          `json:"source"`
+	Score       float64         `json:"score"`
+	Scores      scoresJSON      `json:"scores"`
+	Snippet     string          `json:"snippet"`
+	Explanation explanationJSON `json:"explanation"`
+}
+
+// scoresJSON are the per-leg scores of a hit; absent legs are omitted.
+type scoresJSON struct {
+	// Lexical is the lexicalScore; LexicalRank the position in the
+	// lexical list (0: scored, not returned by it); TermsMatched the
+	// store's base rank.
+	Lexical      *float64 `json:"lexical,omitempty"`
+	LexicalRank  int      `json:"lexical_rank,omitempty"`
+	TermsMatched int      `json:"terms_matched,omitempty"`
+	// Vector is the aggregated similarity, VectorDistance the best
+	// chunk's distance (negative inner product).
+	Vector         *float64 `json:"vector,omitempty"`
+	VectorDistance *float64 `json:"vector_distance,omitempty"`
+	VectorRank     int      `json:"vector_rank,omitempty"`
+	Chunks         int      `json:"chunks,omitempty"`
+	// Rerank is the reranker's score, when reranking ran.
+	Rerank *float64 `json:"rerank,omitempty"`
+}
+
+// explanationJSON is merge.Explanation plus the lexical signals.
+type explanationJSON struct {
+	Method   string             `json:"method"`
+	Lists    []contributionJSON `json:"lists"`
+	Combined *combinedJSON      `json:"combined,omitempty"`
+	Lexical  *signalsJSON       `json:"lexical,omitempty"`
+}
+
+type contributionJSON struct {
+	List         string  `json:"list"`
+	Rank         int     `json:"rank"`
+	Raw          float64 `json:"raw"`
+	Normalized   float64 `json:"normalized"`
+	Weight       float64 `json:"weight"`
+	Contribution float64 `json:"contribution"`
+}
+
+type combinedJSON struct {
+	Score       float64       `json:"score"`
+	Vector      componentJSON `json:"vector"`
+	Lexical     componentJSON `json:"lexical"`
+	Pair        componentJSON `json:"pair"`
+	VectorRank  componentJSON `json:"vector_rank"`
+	LexicalRank componentJSON `json:"lexical_rank"`
+}
+
+type componentJSON struct {
+	Raw          float64 `json:"raw"`
+	Normalized   float64 `json:"normalized"`
+	Weight       float64 `json:"weight"`
+	Contribution float64 `json:"contribution"`
+}
+
+// signalsJSON is what lexicalScore matched.
+type signalsJSON struct {
+	Matched      []lexical.TermMatch `json:"matched"`
+	Cultures     []string            `json:"cultures,omitempty"`
+	Treatments   []string            `json:"treatments,omitempty"`
+	CultureInTag bool                `json:"culture_in_tag"`
+	Pair         bool                `json:"pair"`
+	Breakdown    lexical.Breakdown   `json:"breakdown"`
+}
+
+// timingsJSON is rag.Timings in milliseconds.
+type timingsJSON struct {
+	Lexical float64 `json:"lexical"`
+	Embed   float64 `json:"embed"`
+	Vector  float64 `json:"vector"`
+	Fetch   float64 `json:"fetch"`
+	Merge   float64 `json:"merge"`
+	Rerank  float64 `json:"rerank"`
+	Total   float64 `json:"total"`
+}
+
+// queryJSON is how a search query was understood.
+type queryJSON struct {
+	Text     string            `json:"text"`
+	Tokens   []string          `json:"tokens"`
+	Terms    []string          `json:"terms"`
+	Fallback bool              `json:"fallback,omitempty"`
+	Synonyms []lexical.Mention `json:"synonyms,omitempty"`
+	Mentions []lexical.Mention `json:"mentions,omitempty"`
+}
+
+// countsJSON are the per-leg candidate counts of a search.
+type countsJSON struct {
+	Lexical int `json:"lexical"`
+	Vector  int `json:"vector"`
+	Hits    int `json:"hits"`
+}
+
+// searchResponse is the body of a search answer.
+type searchResponse struct {
+	Kind           string      `json:"kind"`
+	Query          queryJSON   `json:"query"`
+	Mode           string      `json:"mode"`
+	Fusion         string      `json:"fusion"`
+	Limit          int         `json:"limit"`
+	Counts         countsJSON  `json:"counts"`
+	EmbeddingUsed  bool        `json:"embedding_used"`
+	FallbackReason string      `json:"fallback_reason"`
+	Timings        timingsJSON `json:"timings_ms"`
+	Hits           []hitJSON   `json:"hits"`
+}
+
+// toolJSON is one search a chat turn ran.
+type toolJSON struct {
+	Tool    string       `json:"tool"`
+	Query   string       `json:"query"`
+	Hits    []hitJSON    `json:"hits"`
+	Timings *timingsJSON `json:"timings_ms,omitempty"`
+}
+
+// chatResponse is the body of POST /api/chat and the data of the SSE
+// "done" event.
+type chatResponse struct {
+	Answer         string         `json:"answer"`
+	Intent         intentJSON     `json:"intent"`
+	Plan           rag.Plan       `json:"plan"`
+	Tools          []toolJSON     `json:"tools"`
+	Citations      []rag.Citation `json:"citations"`
+	Confidence     string         `json:"confidence"`
+	ConfidenceText string         `json:"confidence_text,omitempty"`
+	Summary        *rag.Summary   `json:"summary,omitempty"`
+	Debug          debugJSON      `json:"debug"`
+}
+
+// debugJSON is rag.Debug with durations in milliseconds.
+type debugJSON struct {
+	Timings        pipelineTimingsJSON `json:"timings_ms"`
+	FallbackReason string              `json:"fallback_reason"`
+	ModelCalls     []modelCallJSON     `json:"model_calls"`
+	CatalogQuery   string              `json:"catalog_query,omitempty"`
+	FAQQuery       string              `json:"faq_query,omitempty"`
+	Errors         []string            `json:"errors,omitempty"`
+	AnswerFallback bool                `json:"answer_fallback,omitempty"`
+	Context        string              `json:"context,omitempty"`
+	// ToolCalls are the model's tool calls of an agentic turn.
+	ToolCalls []toolCallJSON `json:"tool_calls,omitempty"`
+}
+
+type toolCallJSON struct {
+	Iteration  int     `json:"iteration"`
+	Name       string  `json:"name"`
+	Arguments  string  `json:"arguments"`
+	Status     string  `json:"status"`
+	Results    int     `json:"results"`
+	DurationMS float64 `json:"duration_ms"`
+	Error      string  `json:"error,omitempty"`
+}
+
+type pipelineTimingsJSON struct {
+	Summarize float64 `json:"summarize"`
+	Classify  float64 `json:"classify"`
+	Search    float64 `json:"search"`
+	Answer    float64 `json:"answer"`
+	Total     float64 `json:"total"`
+}
+
+type modelCallJSON struct {
+	Step       string  `json:"step"`
+	Model      string  `json:"model,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+	Usage      any     `json:"usage,omitempty"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// SSE event payloads (see sse.go).
+type toolCallEventJSON struct {
+	Tool  string `json:"tool"`
+	Query string `json:"query"`
+}
+
+type hitsEventJSON struct {
+	Tool    string         `json:"tool"`
+	Count   int            `json:"count"`
+	Sources []rag.Citation `json:"sources"`
+}
+
+type tokenEventJSON struct {
+	Token string `json:"token"`
+}
+
+// recordFields fills the kind-specific fields of a hit.
+type recordFields[T any] func(h *hitJSON, rec *T)
+
+func itemFields(h *hitJSON, it *storage.CatalogItem) {
+	h.Kind, h.Name, h.Category, h.Manufacturer, h.Tags, h.Price = string(storage.KindItem), it.Name, it.Category, it.Manufacturer, it.Tags, it.Price
+}
+
+func faqFields(h *hitJSON, f *storage.FAQ) {
+	h.Kind, h.Question, h.Answer, h.Category = string(storage.KindFAQ), f.Question, f.Answer, f.Category
+}
+
+func docFields(h *hitJSON, d *storage.Document) {
+	h.Kind, h.Title, h.DocumentSource = string(storage.KindDocument), d.Title, d.Source
+}
+
+// toHits converts search hits.
+func toHits[T any](hits []rag.Hit[T], fill recordFields[T]) []hitJSON {
+	out := make([]hitJSON, 0, len(hits))
+	for i := range hits {
+		h := &hits[i]
+		j := hitJSON{Rank: i + 1, ID: h.ID, Source: string(h.Source), Score: h.Score, Snippet: h.Snippet,
+			Explanation: toExplanation(h.Explanation)}
+		fill(&j, &h.Record)
+		if l := h.Lexical; l != nil {
+			score := l.Score
+			j.Scores.Lexical, j.Scores.LexicalRank, j.Scores.TermsMatched = &score, l.Rank, l.TermsMatched
+			if s := l.Signals; s != nil {
+				j.Explanation.Lexical = &signalsJSON{Matched: s.Matched, Cultures: s.Cultures, Treatments: s.Treatments,
+					CultureInTag: s.CultureInTag, Pair: s.Pair, Breakdown: s.Breakdown}
+			}
+		}
+		if v := h.Vector; v != nil {
+			sim, dist := v.Similarity, v.Distance
+			j.Scores.Vector, j.Scores.VectorDistance, j.Scores.VectorRank, j.Scores.Chunks = &sim, &dist, v.Rank, v.Chunks
+			j.HeadingPath = v.Metadata[rag.MetaHeadingPath]
+		}
+		if r := h.Rerank; r != nil {
+			s := r.Score
+			j.Scores.Rerank = &s
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func toExplanation(e merge.Explanation) explanationJSON {
+	out := explanationJSON{Method: string(e.Method), Lists: make([]contributionJSON, 0, len(e.Lists))}
+	for _, c := range e.Lists {
+		out.Lists = append(out.Lists, contributionJSON{List: c.List, Rank: c.Rank, Raw: c.Raw, Normalized: c.Normalized,
+			Weight: c.Weight, Contribution: c.Contribution})
+	}
+	if c := e.Combined; c != nil {
+		comp := func(x scoring.Component) componentJSON {
+			return componentJSON{Raw: x.Raw, Normalized: x.Normalized, Weight: x.Weight, Contribution: x.Contribution}
+		}
+		out.Combined = &combinedJSON{Score: c.Score, Vector: comp(c.Vector), Lexical: comp(c.Lexical), Pair: comp(c.Pair),
+			VectorRank: comp(c.VectorRank), LexicalRank: comp(c.LexicalRank)}
+	}
+	return out
+}
+
+func toTimings(t rag.Timings) timingsJSON {
+	return timingsJSON{Lexical: ms(t.Lexical), Embed: ms(t.Embed), Vector: ms(t.Vector), Fetch: ms(t.Fetch),
+		Merge: ms(t.Merge), Rerank: ms(t.Rerank), Total: ms(t.Total)}
+}
+
+// toSearchResponse converts a search result.
+func toSearchResponse[T any](kind string, r *rag.Result[T], fill recordFields[T]) searchResponse {
+	return searchResponse{
+		Kind: kind,
+		Query: queryJSON{Text: r.Query.Text, Tokens: nonNil(r.Query.Tokens), Terms: nonNil(r.Query.Terms),
+			Fallback: r.Query.Fallback, Synonyms: r.Query.Synonyms, Mentions: r.Query.Mentions},
+		Mode:           string(r.Legs),
+		Fusion:         fusionName(r.Mode, r.Fusion),
+		Limit:          r.Limit,
+		Counts:         countsJSON{Lexical: r.LexicalCount, Vector: r.VectorCount, Hits: len(r.Hits)},
+		EmbeddingUsed:  r.EmbeddingUsed,
+		FallbackReason: string(r.FallbackReason),
+		Timings:        toTimings(r.Timings),
+		Hits:           toHits(r.Hits, fill),
+	}
+}
+
+// fusionName is the fusion actually used: "simple" in the seeds' simple
+// mode, else the enhanced mode's method.
+func fusionName(m rag.Mode, f merge.Method) string {
+	if m == rag.ModeSimple {
+		return string(merge.MethodSimple)
+	}
+	return string(f)
+}
+
+// toChatResponse converts a chat turn; message is the user's message (the
+// document search's query).
+func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
+	d := &r.Debug
+	out := chatResponse{
+		Answer:         r.Answer,
+		Intent:         toIntent(r.Intent),
+		Plan:           d.Plan,
+		Tools:          []toolJSON{},
+		Citations:      r.Sources,
+		Confidence:     r.Confidence.String(),
+		ConfidenceText: r.ConfidenceText,
+		Summary:        r.Summary,
+		Debug: debugJSON{
+			Timings: pipelineTimingsJSON{Summarize: ms(d.Timings.Summarize), Classify: ms(d.Timings.Classify),
+				Search: ms(d.Timings.Search), Answer: ms(d.Timings.Answer), Total: ms(d.Timings.Total)},
+			FallbackReason: string(d.FallbackReason),
+			ModelCalls:     make([]modelCallJSON, 0, len(d.ModelCalls)),
+			CatalogQuery:   d.CatalogQuery,
+			FAQQuery:       d.FAQQuery,
+			Errors:         d.Errors,
+			AnswerFallback: d.AnswerFallback,
+			Context:        d.Context,
+		},
+	}
+	if out.Citations == nil {
+		out.Citations = []rag.Citation{}
+	}
+	for _, c := range d.ToolCalls {
+		out.Debug.ToolCalls = append(out.Debug.ToolCalls, toolCallJSON{Iteration: c.Iteration, Name: c.Name, Arguments: c.Arguments,
+			Status: string(c.Status), Results: c.Results, DurationMS: ms(c.Duration), Error: c.Error})
+	}
+	for _, c := range d.ModelCalls {
+		mc := modelCallJSON{Step: c.Step, Model: c.Model, DurationMS: ms(c.Duration), Error: c.Error}
+		if c.Usage.TotalTokens > 0 {
+			mc.Usage = c.Usage
+		}
+		out.Debug.ModelCalls = append(out.Debug.ModelCalls, mc)
+	}
+	tool := func(name, query string, hits []hitJSON) {
+		t := toolJSON{Tool: name, Query: query, Hits: hits}
+		if tm, ok := d.SearchTimings[name]; ok {
+			j := toTimings(tm)
+			t.Timings = &j
+		}
+		out.Tools = append(out.Tools, t)
+	}
+	if d.Plan.FAQ {
+		tool(rag.ToolSearchFAQs, d.FAQQuery, toHits(r.FAQs, faqFields))
+	}
+	if d.Plan.Catalog {
+		tool(rag.ToolSearchCatalog, d.CatalogQuery, toHits(r.Catalog, itemFields))
+	}
+	if d.Plan.Documents {
+		tool(rag.ToolSearchDocuments, strings.TrimSpace(message), toHits(r.Documents, docFields))
+	}
+	return out
+}
+
+func toIntent(c rag.Classification) intentJSON {
+	return intentJSON{Intent: string(c.Intent), Confidence: c.Confidence, Reason: c.Reason, Model: c.Model}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Error codes of the API. They are stable: clients branch on them; the
+// messages may change.
+const (
+	codeInvalidJSON      = "invalid_json"
+	codeInvalidField     = "invalid_field"
+	codeEmptyMessage     = "empty_message"
+	codeMessageTooLong   = "message_too_long"
+	codeHistoryTooLong   = "history_too_long"
+	codeEmptyQuery       = "empty_query"
+	codeQueryTooLong     = "query_too_long"
+	codeBodyTooLarge     = "body_too_large"
+	codeUnauthorized     = "unauthorized"
+	codeRateLimited      = "rate_limited"
+	codeNotFound         = "not_found"
+	codeMethodNotAllowed = "method_not_allowed"
+	codeNotConfigured    = "not_configured"
+	codeTimeout          = "timeout"
+	codeCanceled         = "canceled"
+	codeUpstream         = "upstream_error"
+	codeStoreUnavailable = "store_unavailable"
+	codeInternal         = "internal"
+)
+
+// apiError is an error with its HTTP status and stable code.
+type apiError struct {
+	Status  int
+	Code    string
+	Message string
+	// RetryAfter, when positive, is sent as the Retry-After header.
+	RetryAfter time.Duration
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+func errorf(status int, code, format string, args ...any) *apiError {
+	return &apiError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// errorBody is the JSON of every error response:
+// {"error":{"code":"rate_limited","message":"..."}}.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// writeError writes e as JSON with its status.
+func writeError(w http.ResponseWriter, e *apiError) {
+	if e.RetryAfter > 0 {
+		secs := int((e.RetryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	}
+	writeJSON(w, e.Status, errorBody{Error: errorDetail{Code: e.Code, Message: e.Message}})
+}
+
+// writeJSON writes v as the JSON response body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"could not encode the response"}}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// decodeJSON reads the request body (already limited by the body-limit
+// middleware) into v: one JSON object, no unknown fields, nothing after it.
+func decodeJSON(r *http.Request, v any) *apiError {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
+			err = errors.New("unexpected data after the JSON object")
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var (
+		tooBig  *http.MaxBytesError
+		syntax  *json.SyntaxError
+		typeErr *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &tooBig):
+		return errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "request body exceeds %d bytes", tooBig.Limit)
+	case errors.Is(err, io.EOF):
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "request body is empty; send a JSON object")
+	case errors.As(err, &syntax):
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "malformed JSON at byte %d", syntax.Offset)
+	case errors.As(err, &typeErr):
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "field %q must be a %s", typeErr.Field, typeErr.Type)
+	}
+	// Unknown fields, trailing data, truncated bodies.
+	return errorf(http.StatusBadRequest, codeInvalidJSON, "invalid JSON body: %s", err.Error())
+}

@@ -1,0 +1,353 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/merge"
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// Search kinds of /api/rag/search.
+const (
+	kindCatalog = "catalog"
+	kindFAQ     = "faq"
+	kindDoc     = "doc"
+)
+
+// handleChat answers POST /api/chat: JSON, or an SSE stream when the
+// client accepts text/event-stream.
+func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
+	var body chatRequest
+	if e := decodeJSON(r, &body); e != nil {
+		writeError(w, e)
+		return
+	}
+	req, agentic, e := s.validateChat(body)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	if wantsSSE(r) {
+		s.streamsServed.Add(1)
+		s.streamChat(w, r, req, agentic)
+		return
+	}
+	s.chats.Add(1)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ChatTimeout)
+	defer cancel()
+	resp, err := s.runChat(ctx, req, agentic, nil)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client is gone
+		}
+		writeError(w, s.chatError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, toChatResponse(resp, req.Message))
+}
+
+// runChat runs one turn, planned or agentic; emit nil means no streaming.
+func (s *server) runChat(ctx context.Context, req rag.ChatRequest, agentic bool, emit func(rag.Event)) (*rag.ChatResponse, error) {
+	switch {
+	case agentic && emit != nil:
+		return s.be.pipeline.ChatAgenticStream(ctx, req, s.be.chat, s.be.agentic, emit)
+	case agentic:
+		return s.be.pipeline.ChatAgentic(ctx, req, s.be.chat, s.be.agentic)
+	case emit != nil:
+		return s.be.pipeline.ChatStream(ctx, req, emit)
+	}
+	return s.be.pipeline.Chat(ctx, req)
+}
+
+// validateChat checks a chat request against the configured limits and
+// reports whether the turn is agentic.
+func (s *server) validateChat(b chatRequest) (rag.ChatRequest, bool, *apiError) {
+	msg := strings.TrimSpace(b.Message)
+	fail := func(e *apiError) (rag.ChatRequest, bool, *apiError) { return rag.ChatRequest{}, false, e }
+	switch {
+	case msg == "":
+		return fail(errorf(http.StatusBadRequest, codeEmptyMessage, "message is empty"))
+	case utf8.RuneCountInString(msg) > s.cfg.MaxMessageChars:
+		return fail(errorf(http.StatusBadRequest, codeMessageTooLong, "message has more than %d characters", s.cfg.MaxMessageChars))
+	case len(b.History) > s.cfg.MaxHistoryTurns:
+		return fail(errorf(http.StatusBadRequest, codeHistoryTooLong, "history has more than %d messages", s.cfg.MaxHistoryTurns))
+	case b.Limit < 0:
+		return fail(errorf(http.StatusBadRequest, codeInvalidField, "limit must not be negative"))
+	}
+	var agentic bool
+	switch strings.ToLower(strings.TrimSpace(b.Mode)) {
+	case "", "planned":
+	case "agentic":
+		if s.be.chat == nil {
+			return fail(errorf(http.StatusNotImplemented, codeNotConfigured,
+				"agentic mode needs a chat model: start the server with OPENAI_API_KEY or OPENROUTER_API_KEY"))
+		}
+		agentic = true
+	default:
+		return fail(errorf(http.StatusBadRequest, codeInvalidField, "mode must be planned or agentic"))
+	}
+	req := rag.ChatRequest{Message: msg, Limit: b.Limit, History: make([]rag.Turn, 0, len(b.History))}
+	for i, t := range b.History {
+		role := llm.Role(strings.ToLower(strings.TrimSpace(t.Role)))
+		if role != llm.RoleUser && role != llm.RoleAssistant {
+			return fail(errorf(http.StatusBadRequest, codeInvalidField, "history[%d].role must be \"user\" or \"assistant\"", i))
+		}
+		if utf8.RuneCountInString(t.Content) > s.cfg.MaxTurnChars {
+			return fail(errorf(http.StatusBadRequest, codeHistoryTooLong, "history[%d].content has more than %d characters", i, s.cfg.MaxTurnChars))
+		}
+		req.History = append(req.History, rag.Turn{Role: role, Content: t.Content})
+	}
+	return req, agentic, nil
+}
+
+// chatError maps a pipeline error to an API error; unexpected errors are
+// logged and reported without detail.
+func (s *server) chatError(err error) *apiError {
+	switch {
+	case errors.Is(err, rag.ErrEmptyMessage):
+		return errorf(http.StatusBadRequest, codeEmptyMessage, "message is empty")
+	case errors.Is(err, context.DeadlineExceeded):
+		return errorf(http.StatusGatewayTimeout, codeTimeout, "the answer took longer than %s", s.cfg.ChatTimeout)
+	case errors.Is(err, context.Canceled):
+		return errorf(http.StatusServiceUnavailable, codeCanceled, "the request was cancelled (server shutting down?)")
+	case errors.Is(err, rag.ErrNoAnswer):
+		s.log.Warn("chat: no answer", "error", err)
+		return errorf(http.StatusBadGateway, codeUpstream, "the model did not answer; try again")
+	}
+	s.log.Error("chat failed", "error", err)
+	return errorf(http.StatusInternalServerError, codeInternal, "internal error")
+}
+
+// wantsSSE reports whether the client asked for an event stream.
+func wantsSSE(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		if strings.Contains(strings.ToLower(v), "text/event-stream") {
+			return true
+		}
+	}
+	return false
+}
+
+// handleSearch answers POST /api/rag/search.
+func (s *server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	s.search(w, r, "")
+}
+
+// handleFAQSearch answers POST /api/faq/search (kind faq).
+func (s *server) handleFAQSearch(w http.ResponseWriter, r *http.Request) {
+	s.search(w, r, kindFAQ)
+}
+
+func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string) {
+	var body searchRequest
+	if e := decodeJSON(r, &body); e != nil {
+		writeError(w, e)
+		return
+	}
+	kind := strings.ToLower(strings.TrimSpace(body.Kind))
+	if forceKind != "" {
+		if kind != "" && kind != forceKind {
+			writeError(w, errorf(http.StatusBadRequest, codeInvalidField, "kind must be %q on this endpoint", forceKind))
+			return
+		}
+		kind = forceKind
+	}
+	q, e := s.searchQuery(body, &kind)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	s.searches.Add(1)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
+	defer cancel()
+	var (
+		resp      searchResponse
+		err       error
+		vectorErr error
+	)
+	switch kind {
+	case kindFAQ:
+		var res *rag.Result[storage.FAQ]
+		if res, err = s.be.searcher.SearchFAQs(ctx, q); err == nil {
+			resp, vectorErr = toSearchResponse(kind, res, faqFields), res.VectorError
+		}
+	case kindDoc:
+		var res *rag.Result[storage.Document]
+		if res, err = s.be.searcher.SearchDocuments(ctx, q); err == nil {
+			resp, vectorErr = toSearchResponse(kind, res, docFields), res.VectorError
+		}
+	default:
+		var res *rag.Result[storage.CatalogItem]
+		if res, err = s.be.searcher.SearchCatalog(ctx, q); err == nil {
+			resp, vectorErr = toSearchResponse(kind, res, itemFields), res.VectorError
+		}
+	}
+	if err != nil {
+		if r.Context().Err() != nil {
+			return
+		}
+		writeError(w, s.searchError(err))
+		return
+	}
+	if vectorErr != nil {
+		s.log.Warn("search: vector leg failed; lexical results only", "kind", kind, "fallback", resp.FallbackReason, "error", vectorErr)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// searchQuery validates a search request and builds the library query;
+// kind is normalized in place.
+func (s *server) searchQuery(b searchRequest, kind *string) (rag.Query, *apiError) {
+	text := strings.TrimSpace(b.Query)
+	switch {
+	case text == "":
+		return rag.Query{}, errorf(http.StatusBadRequest, codeEmptyQuery, "query is empty")
+	case utf8.RuneCountInString(text) > s.cfg.MaxQueryChars:
+		return rag.Query{}, errorf(http.StatusBadRequest, codeQueryTooLong, "query has more than %d characters", s.cfg.MaxQueryChars)
+	case utf8.RuneCountInString(b.Context) > s.cfg.MaxQueryChars:
+		return rag.Query{}, errorf(http.StatusBadRequest, codeQueryTooLong, "context has more than %d characters", s.cfg.MaxQueryChars)
+	case b.Limit < 0:
+		return rag.Query{}, errorf(http.StatusBadRequest, codeInvalidField, "limit must not be negative")
+	}
+	q := rag.Query{Text: text, Context: b.Context, Limit: b.Limit}
+	switch *kind {
+	case "", kindCatalog:
+		*kind = kindCatalog
+	case kindFAQ, "faqs":
+		*kind = kindFAQ
+	case kindDoc, "docs", "document", "documents":
+		*kind = kindDoc
+	default:
+		return q, errorf(http.StatusBadRequest, codeInvalidField, "kind must be catalog, faq or doc")
+	}
+	switch strings.ToLower(strings.TrimSpace(b.Mode)) {
+	case "", string(rag.LegsHybrid):
+		q.Legs = rag.LegsHybrid
+	case string(rag.LegsLexical):
+		q.Legs = rag.LegsLexical
+	case string(rag.LegsVector):
+		q.Legs = rag.LegsVector
+	default:
+		return q, errorf(http.StatusBadRequest, codeInvalidField, "mode must be hybrid, lexical or vector")
+	}
+	switch f := merge.Method(strings.ToLower(strings.TrimSpace(b.Fusion))); f {
+	case "":
+	case merge.MethodSimple:
+		q.Mode = rag.ModeSimple
+	case merge.MethodWeighted, merge.MethodRRF, merge.MethodRelative:
+		q.Mode, q.Fusion = rag.ModeEnhanced, f
+	default:
+		return q, errorf(http.StatusBadRequest, codeInvalidField, "fusion must be weighted, rrf, relative or simple")
+	}
+	return q, nil
+}
+
+// searchError maps a search error to an API error.
+func (s *server) searchError(err error) *apiError {
+	switch {
+	case errors.Is(err, rag.ErrEmptyQuery):
+		return errorf(http.StatusBadRequest, codeEmptyQuery, "query is empty")
+	case errors.Is(err, rag.ErrInvalidQuery):
+		return errorf(http.StatusBadRequest, codeInvalidField, "%s", strings.TrimPrefix(err.Error(), "rag: "))
+	case errors.Is(err, context.DeadlineExceeded):
+		return errorf(http.StatusGatewayTimeout, codeTimeout, "the search took longer than %s", s.cfg.SearchTimeout)
+	}
+	s.log.Error("search failed", "error", err)
+	return errorf(http.StatusInternalServerError, codeInternal, "internal error")
+}
+
+// statsResponse is the body of GET /api/stats.
+type statsResponse struct {
+	Components    components   `json:"components"`
+	Counts        *countsStats `json:"counts"`
+	CountsError   string       `json:"counts_error,omitempty"`
+	Cache         cacheStats   `json:"embedding_cache"`
+	Index         indexInfo    `json:"startup_index"`
+	Requests      requestStats `json:"requests"`
+	StartedAt     time.Time    `json:"started_at"`
+	UptimeSeconds float64      `json:"uptime_seconds"`
+	RateLimit     string       `json:"rate_limit"`
+	Auth          bool         `json:"auth"`
+}
+
+type countsStats struct {
+	Items     int `json:"items"`
+	FAQs      int `json:"faqs"`
+	Documents int `json:"documents"`
+	Chunks    int `json:"chunks"`
+	Embedded  int `json:"embedded"`
+}
+
+type cacheStats struct {
+	Hits      uint64  `json:"hits"`
+	Misses    uint64  `json:"misses"`
+	HitRate   float64 `json:"hit_rate"`
+	Entries   int     `json:"entries"`
+	Evictions uint64  `json:"evictions"`
+}
+
+type requestStats struct {
+	Total        int64 `json:"total"`
+	ServerErrors int64 `json:"server_errors"`
+	RateLimited  int64 `json:"rate_limited"`
+	Chats        int64 `json:"chats"`
+	Streams      int64 `json:"streams"`
+	Searches     int64 `json:"searches"`
+}
+
+// handleStats answers GET /api/stats.
+func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
+	resp := statsResponse{
+		Components: s.be.info,
+		Index:      s.be.index,
+		Requests: requestStats{Total: s.requests.Load(), ServerErrors: s.serverErrors.Load(), RateLimited: s.rateLimited.Load(),
+			Chats: s.chats.Load(), Streams: s.streamsServed.Load(), Searches: s.searches.Load()},
+		StartedAt:     s.started.UTC().Truncate(time.Second),
+		UptimeSeconds: time.Since(s.started).Round(time.Millisecond).Seconds(),
+		RateLimit:     "off",
+		Auth:          s.cfg.Token != "",
+	}
+	if s.limiter != nil {
+		resp.RateLimit = fmt.Sprintf("%g/s per client, burst %d", s.cfg.Rate, s.cfg.Burst)
+	}
+	if s.be.cache != nil {
+		st := s.be.cache.Stats()
+		resp.Cache = cacheStats{Hits: st.Hits, Misses: st.Misses, HitRate: st.HitRate(), Entries: st.Entries, Evictions: st.Evictions}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	if c, err := s.be.store.Counts(ctx); err != nil {
+		s.log.Warn("stats: counts failed", "error", err)
+		resp.CountsError = "the store could not count its records"
+	} else {
+		resp.Counts = &countsStats{Items: c.Items, FAQs: c.FAQs, Documents: c.Documents, Chunks: c.Chunks, Embedded: c.Embedded}
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// handleHealth answers GET /healthz: 200 when the store answers.
+func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use GET"))
+		return
+	}
+	if s.be.ping != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+		defer cancel()
+		if err := s.be.ping(ctx); err != nil {
+			s.log.Warn("health: store unreachable", "error", err)
+			writeError(w, errorf(http.StatusServiceUnavailable, codeStoreUnavailable, "the store does not answer"))
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "store": s.be.info.Store})
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hybridrag/hybridrag/rag"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's log writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestRunServesAndShutsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs syncBuffer
+	ready := make(chan string, 1)
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"-addr", "127.0.0.1:0", "-testdata", testdataDir}, func(string) string { return "" }, &logs, ready)
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case code := <-exit:
+		t.Fatalf("run exited with %d:\n%s", code, logs.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("server not ready")
+	}
+	res, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("healthz: %d", res.StatusCode)
+	}
+
+	// One start-up line naming the components and the switches.
+	var lines []string
+	for l := range strings.Lines(logs.String()) {
+		if strings.Contains(l, "chatserver: http://") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("start-up lines = %q", lines)
+	}
+	for _, want := range []string{"store=memory", "embedder=hash", "classifier=keyword", "answerer=extractive", "DATABASE_URL", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "81 items"} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("start-up line lacks %q: %s", want, lines[0])
+		}
+	}
+
+	cancel()
+	select {
+	case code := <-exit:
+		if code != exitOK {
+			t.Errorf("exit code %d after shutdown:\n%s", code, logs.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no graceful shutdown")
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	empty := func(string) string { return "" }
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown flag", []string{"-nope"}, exitUsage, "not defined"},
+		{"extra argument", []string{"serve"}, exitUsage, "unexpected arguments"},
+		{"bad burst", []string{"-burst", "0"}, exitUsage, "-burst"},
+		{"missing testdata", []string{"-testdata", os.TempDir()}, exitError, "-testdata"},
+		{"help", []string{"-h"}, exitOK, "DATABASE_URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if code := run(context.Background(), tt.args, empty, &out, nil); code != tt.code || !strings.Contains(out.String(), tt.want) {
+				t.Errorf("run(%q) = %d, output %q; want %d containing %q", tt.args, code, out.String(), tt.code, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	env := map[string]string{
+		"CHAT_TOKEN":     " tok ",
+		"DATABASE_URL":   "postgres://x",
+		"OPENAI_API_KEY": "sk-test",
+		"OPENAI_MODEL":   "gpt-test",
+	}
+	cfg, err := parseConfig([]string{"-addr", ":9999", "-rate", "100", "-burst", "7", "-cors-origin", "*"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":9999" || cfg.Rate != 100 || cfg.Burst != 7 || cfg.CORSOrigin != "*" || cfg.Token != "tok" {
+		t.Errorf("flags: %+v", cfg)
+	}
+	if cfg.Env.DatabaseURL != "postgres://x" || cfg.Env.RAG.Providers.OpenAIAPIKey.Value() != "sk-test" || cfg.Env.RAG.Chat.AnswerModel != "gpt-test" {
+		t.Errorf("env: %+v", cfg.Env)
+	}
+	if _, err := parseConfig(nil, func(k string) string {
+		return map[string]string{"CATALOG_VECTOR_WEIGHT": "heavy", "OPENAI_API_KEY": "sk-secret"}[k]
+	}, io.Discard); err == nil || !strings.Contains(err.Error(), "CATALOG_VECTOR_WEIGHT") || strings.Contains(err.Error(), "sk-secret") {
+		t.Errorf("bad knob: %v", err)
+	}
+	cfg, err = parseConfig([]string{"-token", "flag"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil || cfg.Token != "flag" {
+		t.Errorf("-token should win over CHAT_TOKEN: %q %v", cfg.Token, err)
+	}
+	if _, err := parseConfig([]string{"-h"}, nil, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}
+
+func TestFindTestdata(t *testing.T) {
+	if dir, err := findTestdata(""); err != nil || !strings.HasSuffix(dir, "testdata") {
+		t.Errorf("search upwards from the package: %q %v", dir, err)
+	}
+	_, err := findTestdata(t.TempDir())
+	if !errors.Is(err, errTestdataNotFound) {
+		t.Errorf("empty dir: %v", err)
+	}
+	t.Chdir(t.TempDir())
+	_, err = findTestdata("")
+	if !errors.Is(err, errTestdataNotFound) || !strings.Contains(err.Error(), "-testdata") || !strings.Contains(err.Error(), "repository root") {
+		t.Errorf("not found: %v", err)
+	}
+}
+
+func TestOpenModels(t *testing.T) {
+	tests := []struct {
+		name          string
+		env           map[string]string
+		wantChat      bool
+		wantEmbedder  bool
+		wantModelName string
+	}{
+		{"offline", nil, false, false, ""},
+		{"openai", map[string]string{"OPENAI_API_KEY": "sk", "OPENAI_MODEL": "m1"}, true, true, "openai:m1"},
+		{"openrouter", map[string]string{"OPENROUTER_API_KEY": "or"}, true, false, "openrouter:" + defaultOpenRouterModel},
+		{"openrouter chat, openai embeddings", map[string]string{"OPENROUTER_API_KEY": "or", "OPENAI_API_KEY": "sk", "OPENROUTER_MODEL_ANSWER": "x/y"}, true, true, "openrouter:x/y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc, err := rag.ConfigFromEnv(func(k string) string { return tt.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := openModels(rc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (m.chat != nil) != tt.wantChat || (m.embedder != nil) != tt.wantEmbedder || m.chatModel != tt.wantModelName {
+				t.Errorf("chat %v embedder %v model %q", m.chat != nil, m.embedder != nil, m.chatModel)
+			}
+			if (m.pipelineOptions.Summarizer != nil) != tt.wantChat {
+				t.Errorf("summarizer set = %v", m.pipelineOptions.Summarizer != nil)
+			}
+			if m.dims != 1536 {
+				t.Errorf("dims = %d", m.dims)
+			}
+		})
+	}
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// web holds the chat page: plain HTML, CSS and JavaScript, no build step.
+//
+//go:embed web
+var web embed.FS
+
+// Server timeouts. WriteTimeout bounds non-streaming responses; SSE
+// streams move their write deadline forward before every event instead
+// (http.ResponseController), so a long answer is not cut off.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	idleTimeout       = 120 * time.Second
+	maxHeaderBytes    = 16 << 10
+	sseWriteTimeout   = 15 * time.Second
+	healthTimeout     = 2 * time.Second
+)
+
+// contentSecurityPolicy allows the embedded page and nothing else.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// server is the HTTP layer over a backend. It is safe for concurrent use.
+type server struct {
+	cfg     config
+	log     *slog.Logger
+	be      *backend
+	limiter *ipLimiter // nil: no rate limit
+	static  fs.FS
+	started time.Time
+
+	// streams is cancelled when the server shuts down, ending SSE streams
+	// (which graceful shutdown would otherwise wait for).
+	streams     context.Context
+	stopStreams context.CancelFunc
+
+	requests, serverErrors, rateLimited, chats, streamsServed, searches atomic.Int64
+}
+
+// newServer opens the backend cfg selects and returns the server over it.
+func newServer(ctx context.Context, cfg config, log *slog.Logger) (*server, error) {
+	be, err := openBackend(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	return newServerWith(cfg, log, be), nil
+}
+
+// newServerWith returns a server over an opened backend.
+func newServerWith(cfg config, log *slog.Logger, be *backend) *server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	static, err := fs.Sub(web, "web")
+	if err != nil { // cannot happen: the directory is embedded
+		panic(err)
+	}
+	s := &server{cfg: cfg, log: log, be: be, static: static, started: time.Now()}
+	if cfg.Rate > 0 {
+		s.limiter = newIPLimiter(cfg.Rate, cfg.Burst)
+	}
+	s.streams, s.stopStreams = context.WithCancel(context.Background())
+	return s
+}
+
+// close ends open streams and releases the backend.
+func (s *server) close() {
+	s.stopStreams()
+	s.be.close()
+}
+
+// httpServer returns the http.Server serving s on addr.
+func (s *server) httpServer(addr string) *http.Server {
+	hs := &http.Server{
+		Addr:              addr,
+		Handler:           s.routes(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      s.cfg.ChatTimeout + 15*time.Second,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	hs.RegisterOnShutdown(s.stopStreams)
+	return hs
+}
+
+// routes returns the server's handler.
+func (s *server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/chat", s.api(http.MethodPost, s.handleChat))
+	mux.Handle("/api/rag/search", s.api(http.MethodPost, s.handleSearch))
+	mux.Handle("/api/faq/search", s.api(http.MethodPost, s.handleFAQSearch))
+	mux.Handle("/api/catalog/assist", s.api(http.MethodPost, s.handleAssist))
+	mux.Handle("/api/stats", s.api(http.MethodGet, s.handleStats))
+	mux.Handle("/api/", s.cors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errorf(http.StatusNotFound, codeNotFound, "no endpoint %s", r.URL.Path))
+	})))
+	mux.HandleFunc("/healthz", s.handleHealth)
+	mux.Handle("/", s.page())
+	return s.recoverer(s.observe(mux))
+}
+
+// api wraps an API handler: CORS, method check, rate limit, bearer token
+// and body limit, in that order (rate limiting first also slows token
+// guessing).
+func (s *server) api(method string, h http.HandlerFunc) http.Handler {
+	return s.cors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
+			w.Header().Set("Allow", method)
+			writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use %s for %s", method, r.URL.Path))
+			return
+		}
+		if s.limiter != nil {
+			if ok, wait := s.limiter.allow(clientIP(r, s.cfg.TrustProxy)); !ok {
+				s.rateLimited.Add(1)
+				e := errorf(http.StatusTooManyRequests, codeRateLimited, "too many requests; retry later")
+				e.RetryAfter = wait
+				writeError(w, e)
+				return
+			}
+		}
+		if !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="hybridrag"`)
+			writeError(w, errorf(http.StatusUnauthorized, codeUnauthorized, "missing or invalid bearer token"))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		h(w, r)
+	}))
+}
+
+// authorized checks the bearer token, when one is configured.
+func (s *server) authorized(r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return true
+	}
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.cfg.Token)) == 1
+}
+
+// cors adds CORS headers for the configured origin and answers preflight
+// requests. Without -cors-origin it does nothing: browsers then refuse
+// cross-origin calls.
+func (s *server) cors(h http.Handler) http.Handler {
+	if s.cfg.CORSOrigin == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && (s.cfg.CORSOrigin == "*" || origin == s.cfg.CORSOrigin) {
+			hd := w.Header()
+			hd.Set("Access-Control-Allow-Origin", s.cfg.CORSOrigin)
+			hd.Add("Vary", "Origin")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				hd.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				hd.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept")
+				hd.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// page serves the embedded chat page.
+func (s *server) page() http.Handler {
+	files := http.FileServerFS(s.static)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use GET"))
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// recoverer turns a panic into a 500 JSON error; the stack goes to the
+// log, never to the client.
+func (s *server) recoverer(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as documented
+				panic(v)
+			}
+			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			if rec, ok := w.(*statusRecorder); ok && rec.status != 0 {
+				return // headers already sent; nothing sensible to add
+			}
+			writeError(w, errorf(http.StatusInternalServerError, codeInternal, "internal error"))
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// observe sets the common headers, counts requests and 5xx responses, and
+// logs each request with -v.
+func (s *server) observe(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		hd := w.Header()
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("X-Frame-Options", "DENY")
+		rec := &statusRecorder{ResponseWriter: w}
+		s.requests.Add(1)
+		defer func() {
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			if status >= 500 {
+				s.serverErrors.Add(1)
+			}
+			if s.cfg.Verbose {
+				s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", status,
+					"duration", time.Since(start).Round(time.Microsecond), "client", clientIP(r, s.cfg.TrustProxy))
+			}
+		}()
+		h.ServeHTTP(rec, r)
+	})
+}
+
+// statusRecorder remembers the response status. Unwrap lets
+// http.ResponseController reach the connection (flush, deadlines).
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// isCanceled reports a context error.
+func isCanceled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,313 @@
+// Chat page of examples/chatserver: posts to /api/chat with
+// "Accept: text/event-stream" and reads the Server-Sent Events from the
+// fetch body (EventSource cannot POST). No framework, no build step.
+"use strict";
+
+(function () {
+  const MAX_HISTORY = 10;
+  const TOOL_NAMES = {
+    searchFaqs: "Perguntas frequentes",
+    searchCatalog: "Catálogo",
+    searchDocuments: "Documentos",
+  };
+  const KIND_NAMES = { item: "produto", faq: "FAQ", document: "documento" };
+  const SOURCE_NAMES = { lexical: "lexical", vector: "vetorial", both: "vetorial+lexical" };
+
+  const form = document.getElementById("ask");
+  const input = document.getElementById("q");
+  const sendBtn = document.getElementById("send");
+  const stopBtn = document.getElementById("stop");
+  const list = document.getElementById("messages");
+  const status = document.getElementById("status");
+  const tmpl = document.getElementById("assistant-template");
+  const authBox = document.getElementById("auth");
+  const tokenInput = document.getElementById("token");
+
+  const history = [];
+  let controller = null;
+
+  tokenInput.value = sessionStorage.getItem("chat-token") || "";
+  if (tokenInput.value) authBox.hidden = false;
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) {
+      if (c == null) continue;
+      e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+
+  function fmt(n, digits) {
+    if (typeof n !== "number" || !isFinite(n)) return "—";
+    return n.toFixed(digits === undefined ? 2 : digits);
+  }
+
+  function headers() {
+    const h = { "Content-Type": "application/json", Accept: "text/event-stream" };
+    const tok = tokenInput.value.trim();
+    if (tok) h.Authorization = "Bearer " + tok;
+    return h;
+  }
+
+  function scrollToEnd() {
+    window.scrollTo({ top: document.body.scrollHeight, behavior: "smooth" });
+  }
+
+  function addUser(text) {
+    list.append(el("li", { class: "msg user" },
+      el("div", { class: "who", "aria-hidden": "true" }, "Você"),
+      el("div", { class: "bubble" }, el("span", { class: "visually-hidden" }, "Você perguntou: "), text)));
+  }
+
+  function addAssistant() {
+    const li = tmpl.content.firstElementChild.cloneNode(true);
+    list.append(li);
+    return {
+      li,
+      answer: li.querySelector(".answer"),
+      confidence: li.querySelector(".confidence"),
+      sources: li.querySelector(".sources"),
+      sourceList: li.querySelector(".source-list"),
+      debug: li.querySelector(".debug"),
+      debugBody: li.querySelector(".debug-body"),
+      progress: { intent: null, tools: [] },
+    };
+  }
+
+  // Parses an SSE byte stream; calls onEvent(name, data) per event.
+  async function readSSE(body, onEvent) {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+      let i;
+      while ((i = buf.indexOf("\n\n")) >= 0) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        let name = "message";
+        const data = [];
+        for (const line of block.split("\n")) {
+          if (line === "" || line.startsWith(":")) continue; // comment / keep-alive
+          const c = line.indexOf(":");
+          const field = c < 0 ? line : line.slice(0, c);
+          let val = c < 0 ? "" : line.slice(c + 1);
+          if (val.startsWith(" ")) val = val.slice(1);
+          if (field === "event") name = val;
+          else if (field === "data") data.push(val);
+        }
+        if (data.length) onEvent(name, JSON.parse(data.join("\n")));
+      }
+    }
+  }
+
+  function renderSources(view, citations) {
+    view.sourceList.replaceChildren();
+    for (const c of citations || []) {
+      view.sourceList.append(el("li", {},
+        el("span", { class: "kind" }, KIND_NAMES[c.kind] || c.kind), c.title,
+        el("span", { class: "visually-hidden" }, " (" + c.id + ")")));
+    }
+    view.sources.hidden = !(citations && citations.length);
+  }
+
+  function dl(pairs) {
+    const d = el("dl");
+    for (const [k, v] of pairs) d.append(el("dt", {}, k), el("dd", {}, v));
+    return d;
+  }
+
+  function hitTitle(h) {
+    let t = h.name || h.question || h.title || h.id;
+    if (h.heading_path) t += " › " + h.heading_path;
+    return t;
+  }
+
+  function hitsTable(tool) {
+    if (!tool.hits.length) return el("p", { class: "none" }, "Nenhum resultado.");
+    const head = el("tr", {},
+      el("th", { scope: "col", class: "num" }, "#"),
+      el("th", { scope: "col" }, "Resultado"),
+      el("th", { scope: "col" }, "Fonte"),
+      el("th", { scope: "col", class: "num" }, "Score"),
+      el("th", { scope: "col", class: "num" }, "Lexical"),
+      el("th", { scope: "col", class: "num" }, "Vetorial"));
+    const body = el("tbody");
+    for (const h of tool.hits) {
+      body.append(el("tr", {},
+        el("td", { class: "num" }, h.rank),
+        el("td", {}, hitTitle(h)),
+        el("td", {}, SOURCE_NAMES[h.source] || h.source),
+        el("td", { class: "num" }, fmt(h.score)),
+        el("td", { class: "num" }, fmt(h.scores.lexical)),
+        el("td", { class: "num" }, fmt(h.scores.vector, 3))));
+    }
+    return el("div", { class: "table-wrap" },
+      el("table", {}, el("caption", { class: "visually-hidden" }, "Resultados de " + tool.tool), el("thead", {}, head), body));
+  }
+
+  function renderDebug(view, r) {
+    const d = r.debug;
+    const t = d.timings_ms;
+    const plan = [];
+    if (r.plan.faq) plan.push("FAQs");
+    if (r.plan.catalog) plan.push("catálogo");
+    if (r.plan.documents) plan.push("documentos");
+    const body = view.debugBody;
+    body.replaceChildren(dl([
+      ["Intenção", r.intent.intent + " (" + fmt(r.intent.confidence) + ")" + (r.intent.reason ? " — " + r.intent.reason : "")],
+      ["Classificador", r.intent.model || "—"],
+      ["Plano", plan.length ? plan.join(", ") : "nenhuma busca"],
+      ["Confiança", r.confidence],
+      ["fallbackReason", d.fallback_reason || "nenhum (busca vetorial usada)"],
+      ["Tempos (ms)", "classificação " + fmt(t.classify, 1) + " · busca " + fmt(t.search, 1) +
+        " · resposta " + fmt(t.answer, 1) + " · total " + fmt(t.total, 1)],
+      ["Chamadas de modelo", d.model_calls.map((c) => c.step + ":" + (c.model || "?") + " " + fmt(c.duration_ms, 1) + " ms" +
+        (c.error ? " (erro)" : "")).join(" · ") || "—"],
+    ]));
+    for (const tool of r.tools) {
+      const tm = tool.timings_ms;
+      body.append(
+        el("h5", {}, tool.tool + " — " + (TOOL_NAMES[tool.tool] || "") + " (" + tool.hits.length + ")"),
+        el("p", {}, "Consulta: ", el("q", {}, tool.query), tm ? " · " + fmt(tm.total, 1) + " ms" +
+          " (lexical " + fmt(tm.lexical, 1) + ", embedding " + fmt(tm.embed, 1) + ", vetorial " + fmt(tm.vector, 1) + ")" : ""),
+        hitsTable(tool));
+    }
+    if (d.errors && d.errors.length) body.append(el("h5", {}, "Erros"), el("p", {}, d.errors.join("; ")));
+    view.debug.hidden = false;
+  }
+
+  function setBusy(busy) {
+    sendBtn.disabled = busy;
+    stopBtn.hidden = !busy;
+    form.setAttribute("aria-busy", busy ? "true" : "false");
+  }
+
+  function finish(view, state) {
+    view.li.dataset.state = state;
+    view.answer.setAttribute("aria-busy", "false");
+  }
+
+  async function ask(text) {
+    addUser(text);
+    const view = addAssistant();
+    scrollToEnd();
+    status.textContent = "";
+    setBusy(true);
+    controller = new AbortController();
+    let answer = "";
+    let finished = false;
+    try {
+      const res = await fetch("api/chat", {
+        method: "POST",
+        headers: headers(),
+        body: JSON.stringify({ message: text, history: history.slice(-MAX_HISTORY) }),
+        signal: controller.signal,
+      });
+      if (!res.ok) {
+        let msg = "Erro " + res.status;
+        try {
+          const j = await res.json();
+          msg = j.error.message + " (" + j.error.code + ")";
+          if (j.error.code === "unauthorized") {
+            authBox.hidden = false;
+            tokenInput.focus();
+          }
+        } catch (_) { /* not JSON */ }
+        throw new Error(msg);
+      }
+      await readSSE(res.body, (name, data) => {
+        switch (name) {
+          case "intent":
+            view.progress.intent = data;
+            break;
+          case "tool_call":
+          case "hits":
+            view.progress.tools.push(data);
+            break;
+          case "token":
+            answer += data.token;
+            view.answer.textContent = answer;
+            break;
+          case "done":
+            finished = true;
+            answer = data.answer;
+            view.answer.textContent = answer;
+            if (data.confidence_text && data.confidence !== "none") {
+              view.confidence.textContent = data.confidence_text;
+              view.confidence.hidden = false;
+            }
+            renderSources(view, data.citations);
+            renderDebug(view, data);
+            break;
+          case "error":
+            throw new Error(data.error.message + " (" + data.error.code + ")");
+        }
+      });
+      if (!finished) throw new Error("A conexão terminou antes da resposta completa.");
+      finish(view, "done");
+      history.push({ role: "user", content: text }, { role: "assistant", content: answer });
+    } catch (err) {
+      const aborted = err.name === "AbortError";
+      view.answer.textContent = (answer ? answer + "\n\n" : "") + (aborted ? "[interrompido]" : "Não foi possível responder: " + err.message);
+      finish(view, aborted ? "aborted" : "error");
+      status.textContent = aborted ? "Resposta interrompida." : "Erro: " + err.message;
+    } finally {
+      controller = null;
+      setBusy(false);
+      scrollToEnd();
+      input.focus();
+    }
+  }
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text || controller) return;
+    if (tokenInput.value.trim()) sessionStorage.setItem("chat-token", tokenInput.value.trim());
+    input.value = "";
+    ask(text);
+  });
+
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  stopBtn.addEventListener("click", () => {
+    if (controller) controller.abort();
+  });
+
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && controller) controller.abort();
+  });
+
+  for (const b of document.querySelectorAll(".example")) {
+    b.addEventListener("click", () => {
+      input.value = b.textContent;
+      form.requestSubmit();
+    });
+  }
+
+  fetch("api/stats", { headers: headers() })
+    .then((r) => (r.ok ? r.json() : null))
+    .then((s) => {
+      if (!s) return;
+      const c = s.components;
+      document.getElementById("components").textContent =
+        "Componentes: armazenamento " + c.store + " · embeddings " + c.embedder + " · classificador " +
+        c.classifier + " · respostas " + c.answerer;
+    })
+    .catch(() => {});
+
+  input.focus();
+})();

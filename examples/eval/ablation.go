@@ -1,0 +1,67 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag"
+)
+
+// ablation holds the switches that turn the Searcher's tuned components
+// off or reshape them, so that each one's effect can be measured alone.
+type ablation struct {
+	vocab, typo, idf bool
+	idfOpts          lexical.IDFOptions
+	minDF            int
+	stem             bool
+}
+
+func (a *ablation) register(fs *flag.FlagSet) {
+	fs.BoolVar(&a.vocab, "vocab", true, "vocabulary-driven analysis (typo correction and IDF); false is the seeds' behaviour")
+	fs.BoolVar(&a.typo, "typo", true, "typo correction of query words")
+	fs.BoolVar(&a.idf, "idf", true, "IDF weights of query terms")
+	fs.Float64Var(&a.idfOpts.Reference, "idf-ref", 0, "IDF reference document `fraction` (default lexical's 0.1)")
+	fs.Float64Var(&a.idfOpts.Floor, "idf-floor", 0, "IDF weight `floor` (default lexical's 0.1)")
+	fs.Float64Var(&a.idfOpts.Cap, "idf-cap", 0, "IDF weight `cap` (default lexical's 3)")
+	fs.BoolVar(&a.stem, "stem", false, "stem query tokens (lexical.StemFilter) in the default scorers")
+	fs.IntVar(&a.minDF, "min-df", 0, "least `records` a correction must appear in (default rag's 2)")
+}
+
+// searcherOptions returns the Searcher options of the switches.
+func (a ablation) searcherOptions() rag.SearcherOptions {
+	o := rag.SearcherOptions{
+		NoVocabulary: !a.vocab, NoTypoCorrection: !a.typo, NoIDF: !a.idf,
+		IDF: a.idfOpts, CorrectionMinDF: a.minDF,
+	}
+	if a.stem {
+		tok := lexical.Tokenizer{Filters: []lexical.TokenFilter{lexical.StemFilter{}}}
+		o.Scorer = lexical.NewScorer(lexical.ScorerOptions{Fields: rag.CatalogFields(rag.DefaultFileFieldWeight), Tokenizer: tok})
+		o.FAQScorer = lexical.NewScorer(lexical.ScorerOptions{Fields: rag.FAQFields(), Tokenizer: tok})
+		o.DocumentScorer = lexical.NewScorer(lexical.ScorerOptions{Fields: rag.DocumentFields(), Tokenizer: tok})
+	}
+	return o
+}
+
+// describe adds the switches to the -json settings.
+func (a ablation) describe(s map[string]any) {
+	s["vocab"], s["typo"], s["idf"], s["stem"] = a.vocab, a.typo, a.idf, a.stem
+	if a.idfOpts != (lexical.IDFOptions{}) {
+		s["idf_options"] = a.idfOpts
+	}
+	if a.minDF > 0 {
+		s["min_df"] = a.minDF
+	}
+}
+
+// String describes the switches for the text output.
+func (a ablation) String() string {
+	s := fmt.Sprintf("vocab=%t typo=%t idf=%t stem=%t", a.vocab, a.typo, a.idf, a.stem)
+	if a.idfOpts != (lexical.IDFOptions{}) {
+		s += fmt.Sprintf(" idf-ref=%g idf-floor=%g idf-cap=%g", a.idfOpts.Reference, a.idfOpts.Floor, a.idfOpts.Cap)
+	}
+	if a.minDF > 0 {
+		s += fmt.Sprintf(" min-df=%d", a.minDF)
+	}
+	return s
+}

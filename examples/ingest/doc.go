@@ -1,0 +1,40 @@
+// Command ingest loads a catalog, FAQs and documents from files and indexes
+// them with rag.Indexer into a memory snapshot or a PostgreSQL database.
+//
+// Usage:
+//
+//	ingest [-catalog F.jsonl|.json|.csv] [-faqs F.jsonl|.csv] [-docs DIR|F.jsonl]
+//	       (-memfile OUT | -db DSN) [-schema S] [-tenant T]
+//	       [-embedder hash|openai] [-dims N] [-replace-duplicates]
+//	       [-concurrency N] [-progress auto|bar|lines|none]
+//
+// At least one of -catalog, -faqs and -docs is needed, and exactly one of
+// -memfile and -db.
+//
+//   - -memfile loads the snapshot OUT when it exists, so that a second run is
+//     incremental (unchanged records are neither embedded nor written), and
+//     saves it atomically at the end (also after a failure or an interrupt,
+//     keeping what was written). A run that wrote nothing leaves it alone.
+//   - -db connects with pgx, runs the embedded migrations (creating the
+//     schema -schema, "hybridrag" by default, at -dims dimensions) and
+//     indexes into it.
+//
+// -tenant scopes the data ("default" by default, like examples/search).
+// -embedder hash (the default) is the offline vector.HashEmbedder; openai
+// uses OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server) and
+// EMBEDDING_MODEL (default text-embedding-3-small) through llm/openai, with
+// the client's retries. -dims defaults to the snapshot's dimensions, or 1536.
+// Search the result with the same embedder and dimensions.
+//
+// Progress goes to stderr: a progress bar when stderr is a terminal, plain
+// lines otherwise (-progress forces either, or none). Every malformed
+// record is reported as "file:line: ..." on stderr and the good records are
+// still ingested; duplicate documents are reported as warnings. The last
+// line on stdout is the summary:
+//
+//	items=N faqs=N documents=N chunks=N embedded=N skipped=N failed=N duration=…
+//
+// Exit status: 0 on success; 1 when a record was malformed, a file could
+// not be read, or indexing failed (what was written stays written, and a
+// re-run resumes); 2 on a usage error.
+package main

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hybridrag/hybridrag/storage/memory"
+)
+
+var summaryRE = regexp.MustCompile(`^items=(\d+) faqs=(\d+) documents=(\d+) chunks=(\d+) embedded=(\d+) skipped=(\d+) failed=(\d+) duration=\S+\n$`)
+
+// summary parses the summary line of a run.
+func summary(t *testing.T, out string) map[string]int {
+	t.Helper()
+	m := summaryRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("stdout %q is not a summary line", out)
+	}
+	got := map[string]int{}
+	for i, k := range []string{"items", "faqs", "documents", "chunks", "embedded", "skipped", "failed"} {
+		got[k], _ = strconv.Atoi(m[i+1])
+	}
+	return got
+}
+
+func ingest(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestIngestMemfileTwice ingests the repository's testdata into a new
+// snapshot, then again: the second run embeds and writes nothing.
+func TestIngestMemfileTwice(t *testing.T) {
+	snap := filepath.Join(t.TempDir(), "store.snap")
+	args := []string{
+		"-catalog", "../../testdata/catalog.jsonl",
+		"-faqs", "../../testdata/faqs.jsonl",
+		"-docs", "../../testdata/documents",
+		"-memfile", snap, "-dims", "256", "-progress", "lines",
+	}
+	code, out, errOut := ingest(t, args...)
+	if code != exitOK {
+		t.Fatalf("first run: exit %d\n%s", code, errOut)
+	}
+	first := summary(t, out)
+	if first["items"] == 0 || first["faqs"] == 0 || first["documents"] == 0 || first["embedded"] == 0 || first["failed"] != 0 {
+		t.Errorf("first run summary %v", first)
+	}
+	if !strings.Contains(errOut, "ingest: items ") || !strings.Contains(errOut, "ingest: documents ") {
+		t.Errorf("no progress lines on stderr:\n%s", errOut)
+	}
+	db, err := memory.LoadFile(snap, memory.Options{})
+	if err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	st, err := db.Tenant(defaultTenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Items != first["items"] || c.Chunks != first["chunks"] || c.Embedded != c.Chunks || db.Dimensions() != 256 {
+		t.Errorf("snapshot counts %+v (dims %d), summary %v", c, db.Dimensions(), first)
+	}
+	info, err := os.Stat(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// -dims is taken from the snapshot on the second run.
+	args = slicesWithout(args, "-dims", "256")
+	code, out, errOut = ingest(t, args...)
+	if code != exitOK {
+		t.Fatalf("second run: exit %d\n%s", code, errOut)
+	}
+	second := summary(t, out)
+	if second["embedded"] != 0 || second["skipped"] != first["chunks"] || second["chunks"] != first["chunks"] {
+		t.Errorf("second run summary %v, want embedded=0 and every chunk skipped", second)
+	}
+	if info2, err := os.Stat(snap); err != nil || !info2.ModTime().Equal(info.ModTime()) {
+		t.Errorf("an unchanged run rewrote the snapshot (%v)", err)
+	}
+}
+
+func slicesWithout(args []string, flag, value string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == flag && i+1 < len(args) && args[i+1] == value {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// TestIngestMalformedRecords reports every bad record with its file and
+// line, ingests the good ones and exits with status 1.
+func TestIngestMalformedRecords(t *testing.T) {
+	dir := t.TempDir()
+	catalog := filepath.Join(dir, "catalog.jsonl")
+	lines := []string{
+		`{"id":"a","name":"Fungicida A","description":"Para uva."}`,
+		`{"id":"b","name":`,
+		`{"id":"c","name":"Herbicida C","price":"caro"}`,
+		`{"id":"d","name":"Inseticida D","tags":["soja"]}`,
+	}
+	if err := os.WriteFile(catalog, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(dir, "out.snap")
+	code, out, errOut := ingest(t, "-catalog", catalog, "-memfile", snap, "-dims", "64", "-progress", "none")
+	if code != exitError {
+		t.Errorf("exit %d, want %d", code, exitError)
+	}
+	for _, want := range []string{"catalog.jsonl:2:", "catalog.jsonl:3:", "2 malformed record(s)"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if s := summary(t, out); s["items"] != 2 || s["failed"] != 0 {
+		t.Errorf("summary %v, want the 2 good items", s)
+	}
+	if _, err := os.Stat(snap); err != nil {
+		t.Errorf("snapshot not saved: %v", err)
+	}
+}
+
+func TestIngestUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no input", []string{"-memfile", "x"}, "nothing to ingest"},
+		{"no output", []string{"-catalog", "c.jsonl"}, "exactly one of -memfile and -db"},
+		{"both outputs", []string{"-catalog", "c.jsonl", "-memfile", "x", "-db", "postgres://x"}, "exactly one"},
+		{"bad embedder", []string{"-catalog", "c.jsonl", "-memfile", "x", "-embedder", "word2vec"}, "-embedder"},
+		{"bad tenant", []string{"-catalog", "c.jsonl", "-memfile", "x", "-tenant", "a b"}, "-tenant"},
+		{"bad progress", []string{"-catalog", "c.jsonl", "-memfile", "x", "-progress", "fancy"}, "-progress"},
+		{"unknown flag", []string{"-catalgo", "c.jsonl"}, "flag provided but not defined"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := ingest(t, tc.args...)
+			if code != exitUsage || out != "" || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 mentioning %q", code, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestIngestMissingFile(t *testing.T) {
+	code, out, errOut := ingest(t, "-catalog", filepath.Join(t.TempDir(), "none.jsonl"), "-memfile", filepath.Join(t.TempDir(), "x"))
+	if code != exitError || out != "" || !strings.Contains(errOut, "none.jsonl") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

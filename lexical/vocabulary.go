@@ -1,0 +1,406 @@
+package lexical
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// VocabularyBuilder collects the words of a collection, one document at a
+// time, for a [Vocabulary]. The zero value is ready to use. It is not safe
+// for concurrent use.
+type VocabularyBuilder struct {
+	docs int
+	df   map[string]int32
+	seen map[string]struct{}
+}
+
+// Add adds one document: the distinct words of its text (normalized with
+// [Normalize]; split on every rune that is not a letter, digit or mark, so
+// "cana-de-açúcar" gives "cana", "de", "acucar") count once each.
+func (b *VocabularyBuilder) Add(text string) {
+	if b.df == nil {
+		b.df = make(map[string]int32)
+		b.seen = make(map[string]struct{})
+	}
+	b.docs++
+	text = Normalize(text)
+	clear(b.seen)
+	for i := 0; i < len(text); {
+		start, end := nextWord(text, i)
+		if start < 0 {
+			break
+		}
+		i = end
+		w := text[start:end]
+		if _, ok := b.seen[w]; ok {
+			continue
+		}
+		b.seen[w] = struct{}{}
+		if n, ok := b.df[w]; ok {
+			b.df[w] = n + 1
+		} else {
+			b.df[strings.Clone(w)] = 1
+		}
+	}
+}
+
+// Build returns the Vocabulary of the documents added so far. The builder
+// may be used again afterwards; later documents do not change the result.
+func (b *VocabularyBuilder) Build() *Vocabulary {
+	v := &Vocabulary{docs: b.docs, words: make([]string, 0, len(b.df))}
+	for w := range b.df {
+		v.words = append(v.words, w)
+	}
+	slices.Sort(v.words)
+	v.df = make([]int32, len(v.words))
+	v.byLen = make(map[int][]int32)
+	for i, w := range v.words {
+		v.df[i] = b.df[w]
+		if n := utf8.RuneCountInString(w); n >= minCorrectTarget && isLowerASCII(w) {
+			v.byLen[n] = append(v.byLen[n], int32(i))
+		}
+	}
+	return v
+}
+
+// NewVocabulary returns the Vocabulary of docs, one text per document.
+func NewVocabulary(docs []string) *Vocabulary {
+	var b VocabularyBuilder
+	for _, d := range docs {
+		b.Add(d)
+	}
+	return b.Build()
+}
+
+// minCorrectTarget is the shortest word a token is corrected to.
+const minCorrectTarget = 4
+
+// Vocabulary holds the words of a collection and their document
+// frequencies. It answers two questions of query analysis: how rare a
+// query term is ([Vocabulary.IDF], for [ScorerOptions].IDF) and which
+// indexed word a misspelled query token was meant to be
+// ([Vocabulary.Correct]). Both read terms with the prefix semantics of a
+// stemmed query token: a term occurs in a document holding a word that
+// starts with it ("fungicid" occurs wherever "fungicida" or "fungicidas"
+// does).
+//
+// A Vocabulary is immutable and safe for concurrent use; results of
+// Correct are cached (at most a few thousand entries).
+type Vocabulary struct {
+	docs  int
+	words []string // sorted
+	df    []int32  // document frequency of words[i]
+	byLen map[int][]int32
+
+	mu    sync.Mutex
+	cache map[string]correction
+}
+
+type correction struct {
+	word string
+	ok   bool
+}
+
+// Docs returns the number of documents.
+func (v *Vocabulary) Docs() int {
+	if v == nil {
+		return 0
+	}
+	return v.docs
+}
+
+// Len returns the number of distinct words.
+func (v *Vocabulary) Len() int {
+	if v == nil {
+		return 0
+	}
+	return len(v.words)
+}
+
+// prefixRange returns the range of words starting with p.
+func (v *Vocabulary) prefixRange(p string) (lo, hi int) {
+	lo, _ = slices.BinarySearch(v.words, p)
+	hi = lo
+	for hi < len(v.words) && strings.HasPrefix(v.words[hi], p) {
+		hi++
+	}
+	return lo, hi
+}
+
+// Known reports whether some word of the vocabulary starts with the
+// normalized token.
+func (v *Vocabulary) Known(token string) bool {
+	if v == nil {
+		return false
+	}
+	lo, hi := v.prefixRange(Normalize(token))
+	return hi > lo
+}
+
+// DocFreq returns the number of documents in which term occurs: for a
+// one-word term, the documents holding a word that starts with it (the
+// sum of the words' frequencies, at most Docs(): a document holding two
+// such words is counted twice, which changes an IDF little); for a term
+// of several words ("ferrugem asiatica", "cana-de-acucar") the least
+// frequent of its words of two or more letters.
+func (v *Vocabulary) DocFreq(term string) int {
+	if v == nil {
+		return 0
+	}
+	term = Normalize(term)
+	df, words := -1, 0
+	for i := 0; i < len(term); {
+		start, end := nextWord(term, i)
+		if start < 0 {
+			break
+		}
+		i = end
+		w := term[start:end]
+		if len(w) < 2 && words > 0 {
+			continue
+		}
+		words++
+		n := 0
+		lo, hi := v.prefixRange(w)
+		for j := lo; j < hi && n < v.docs; j++ {
+			n += int(v.df[j])
+		}
+		n = min(n, v.docs)
+		if df < 0 || n < df {
+			df = n
+		}
+	}
+	return max(df, 0)
+}
+
+// IDF returns the BM25 inverse document frequency of term,
+// ln(1 + (N − df + 0.5) / (df + 0.5)) with N = Docs() and df =
+// DocFreq(term): about ln(2N) for a term found nowhere, ln 2 for a term in
+// half the documents, near 0 for a term in all of them.
+func (v *Vocabulary) IDF(term string) float64 {
+	n := float64(v.Docs())
+	df := float64(v.DocFreq(term))
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// IDFOptions shape [Vocabulary.IDFWeights].
+type IDFOptions struct {
+	// Reference is the document fraction whose terms weigh 1: rarer terms
+	// weigh more, commoner ones less (default 0.1, a term in one document
+	// of ten).
+	Reference float64
+	// Floor and Cap bound the weight (defaults 0.1 and 3), so that a term
+	// found everywhere still counts a little and a rare one cannot drown
+	// the rest of the score.
+	Floor, Cap float64
+}
+
+// Defaults of IDFOptions.
+const (
+	DefaultIDFReference = 0.1
+	DefaultIDFFloor     = 0.1
+	DefaultIDFCap       = 3
+)
+
+// IDFWeights returns a term weight function for [ScorerOptions].IDF:
+// IDF(term) / IDF of a term in Reference × Docs() documents, clamped to
+// [Floor, Cap]. A nil or empty Vocabulary weighs every term 1.
+func (v *Vocabulary) IDFWeights(opts IDFOptions) func(term string) float64 {
+	if v.Docs() == 0 {
+		return func(string) float64 { return 1 }
+	}
+	ref := opts.Reference
+	if !(ref > 0 && ref < 1) {
+		ref = DefaultIDFReference
+	}
+	floor, capw := opts.Floor, opts.Cap
+	if !(floor > 0) || math.IsInf(floor, 0) {
+		floor = DefaultIDFFloor
+	}
+	if !(capw >= floor) || math.IsInf(capw, 0) {
+		capw = max(DefaultIDFCap, floor)
+	}
+	n := float64(v.docs)
+	refDF := max(ref*n, 1)
+	base := math.Log(1 + (n-refDF+0.5)/(refDF+0.5))
+	if base <= 0 {
+		return func(string) float64 { return 1 }
+	}
+	return func(term string) float64 {
+		return min(max(v.IDF(term)/base, floor), capw)
+	}
+}
+
+// Correction limits: tokens shorter than MinCorrectLength runes are never
+// corrected; from LongTokenLength runes on, two edits are allowed instead
+// of one.
+const (
+	MinCorrectLength = 5
+	LongTokenLength  = 8
+)
+
+// maxCorrectionCache bounds the cache of Correct results.
+const maxCorrectionCache = 4096
+
+// Correct returns the indexed word a misspelled query token most likely
+// stands for. A token is left alone (ok false) when it is shorter than
+// MinCorrectLength runes, holds anything but the letters a-z after
+// [Normalize], or is known (some word starts with it). Otherwise the
+// candidates are the words within one edit (two from LongTokenLength
+// runes on; an edit is an insertion, deletion, substitution or
+// transposition of adjacent letters) found in at least minDF documents;
+// the closest wins, then the most frequent, then the first in
+// alphabetical order. "fungisida" → "fungicida", "insetisida" →
+// "inseticida", "aglodao" → "algodao".
+func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
+	if v == nil || len(v.words) == 0 {
+		return "", false
+	}
+	t := Normalize(token)
+	n := len(t)
+	if n < MinCorrectLength || !isLowerASCII(t) || v.Known(t) {
+		return "", false
+	}
+	key := t + "\x00" + string(rune('0'+min(max(minDF, 0), 9)))
+	v.mu.Lock()
+	c, hit := v.cache[key]
+	v.mu.Unlock()
+	if hit {
+		return c.word, c.ok
+	}
+	maxDist := 1
+	if n >= LongTokenLength {
+		maxDist = 2
+	}
+	best, bestDist, bestDF := "", maxDist+1, int32(0)
+	for l := max(n-maxDist, minCorrectTarget); l <= n+maxDist; l++ {
+		for _, wi := range v.byLen[l] {
+			df := v.df[wi]
+			if int(df) < minDF {
+				continue
+			}
+			w := v.words[wi]
+			d := editDistance(t, w, min(bestDist, maxDist))
+			if d > maxDist {
+				continue
+			}
+			if d < bestDist || (d == bestDist && (df > bestDF || (df == bestDF && w < best))) {
+				best, bestDist, bestDF = w, d, df
+			}
+		}
+	}
+	c = correction{word: best, ok: best != ""}
+	v.mu.Lock()
+	if v.cache == nil || len(v.cache) >= maxCorrectionCache {
+		v.cache = make(map[string]correction)
+	}
+	v.cache[key] = c
+	v.mu.Unlock()
+	return c.word, c.ok
+}
+
+// editDistance returns the optimal string alignment distance of the ASCII
+// strings a and b (Levenshtein plus transpositions of adjacent letters),
+// or limit+1 as soon as it must exceed limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return limit + 1
+	}
+	if a == b {
+		return 0
+	}
+	var buf [3][64]int
+	if len(b)+1 > len(buf[0]) {
+		return limit + 1
+	}
+	prev2, prev, cur := buf[0][:len(b)+1], buf[1][:len(b)+1], buf[2][:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d = min(d, prev2[j-2]+1)
+			}
+			cur[j] = d
+			rowMin = min(rowMin, d)
+		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return min(prev[len(b)], limit+1)
+}
+
+// WithIDF returns a copy of s whose term weights come from idf (see
+// [ScorerOptions].IDF); nil restores weight 1 for every term. s is not
+// modified.
+func (s *Scorer) WithIDF(idf func(term string) float64) *Scorer {
+	c := *s
+	c.idf = idf
+	return &c
+}
+
+// IDF returns the Scorer's term weight function, or nil.
+func (s *Scorer) IDF() func(term string) float64 { return s.idf }
+
+// Correction is a query word replaced by [Vocabulary.CorrectText].
+type Correction struct {
+	// From is the word as typed (normalized), To the indexed word.
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// CorrectText corrects the words of text with [Vocabulary.Correct]: each
+// word for which keep returns false (keep receives the normalized word;
+// nil keeps none) and that Correct changes is replaced in text by its
+// correction; the rest of text is kept as written. It returns text
+// unchanged and no corrections when nothing was corrected.
+func (v *Vocabulary) CorrectText(text string, minDF int, keep func(word string) bool) (string, []Correction) {
+	if v.Len() == 0 {
+		return text, nil
+	}
+	var (
+		b    strings.Builder
+		last int
+		out  []Correction
+	)
+	for i := 0; i < len(text); {
+		start, end := nextWord(text, i)
+		if start < 0 {
+			break
+		}
+		i = end
+		if end-start < MinCorrectLength {
+			continue
+		}
+		w := Normalize(text[start:end])
+		if keep != nil && keep(w) {
+			continue
+		}
+		to, ok := v.Correct(w, minDF)
+		if !ok {
+			continue
+		}
+		b.WriteString(text[last:start])
+		b.WriteString(to)
+		last = end
+		out = append(out, Correction{From: w, To: to})
+	}
+	if len(out) == 0 {
+		return text, nil
+	}
+	b.WriteString(text[last:])
+	return b.String(), out
+}

@@ -1,0 +1,278 @@
+package rag
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// Defaults of the vocabulary-driven query analysis.
+const (
+	// DefaultCorrectionMinDF is the least number of records an indexed
+	// word must appear in to be the correction of a misspelled token.
+	DefaultCorrectionMinDF = 2
+	// vocabularyPage is the page size used to list a store's records.
+	vocabularyPage = 500
+)
+
+// Vocabularies are the word statistics of a store's records, one
+// lexical.Vocabulary per kind, built from the same normalized text the
+// lexical leg matches (storage.ItemSearchText, FAQSearchText,
+// DocumentSearchText). The Searcher uses them for typo correction and IDF
+// term weights. A nil field means "no vocabulary for that kind".
+type Vocabularies struct {
+	Catalog, FAQs, Documents *lexical.Vocabulary
+}
+
+// of returns the vocabulary of kind.
+func (v *Vocabularies) of(kind storage.OwnerKind) *lexical.Vocabulary {
+	if v == nil {
+		return nil
+	}
+	switch kind {
+	case storage.KindItem:
+		return v.Catalog
+	case storage.KindFAQ:
+		return v.FAQs
+	case storage.KindDocument:
+		return v.Documents
+	}
+	return nil
+}
+
+// VocabulariesFromSources builds the vocabularies of records already in
+// memory (for example those just given to Indexer.Reindex); only active
+// items and FAQs count, as only they are searched. It does no I/O.
+func VocabulariesFromSources(src Sources) *Vocabularies {
+	var items, faqs, docs lexical.VocabularyBuilder
+	for i := range src.Items {
+		if src.Items[i].Active() {
+			items.Add(storage.ItemSearchText(&src.Items[i]))
+		}
+	}
+	for i := range src.FAQs {
+		if src.FAQs[i].Active() {
+			faqs.Add(storage.FAQSearchText(&src.FAQs[i]))
+		}
+	}
+	for i := range src.Documents {
+		docs.Add(storage.DocumentSearchText(&src.Documents[i].Document))
+	}
+	return &Vocabularies{Catalog: items.Build(), FAQs: faqs.Build(), Documents: docs.Build()}
+}
+
+// RecordLister pages through a store's records; storage.Store satisfies
+// it (memory and Postgres).
+type RecordLister interface {
+	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
+	ListFAQs(ctx context.Context, page storage.Page) ([]storage.FAQ, error)
+	ListDocuments(ctx context.Context, page storage.Page) ([]storage.Document, error)
+}
+
+// BuildVocabulary lists every record of kind in l and returns its
+// vocabulary (active items and FAQs only).
+func BuildVocabulary(ctx context.Context, l RecordLister, kind storage.OwnerKind) (*lexical.Vocabulary, error) {
+	var b lexical.VocabularyBuilder
+	var err error
+	switch kind {
+	case storage.KindItem:
+		err = listAll(ctx, l.ListItems, func(it *storage.CatalogItem) string { return it.ID }, func(it *storage.CatalogItem) {
+			if it.Active() {
+				b.Add(storage.ItemSearchText(it))
+			}
+		})
+	case storage.KindFAQ:
+		err = listAll(ctx, l.ListFAQs, func(f *storage.FAQ) string { return f.ID }, func(f *storage.FAQ) {
+			if f.Active() {
+				b.Add(storage.FAQSearchText(f))
+			}
+		})
+	case storage.KindDocument:
+		err = listAll(ctx, l.ListDocuments, func(d *storage.Document) string { return d.ID }, func(d *storage.Document) {
+			b.Add(storage.DocumentSearchText(d))
+		})
+	default:
+		return nil, fmt.Errorf("%w: kind %q", ErrInvalidQuery, kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rag: build %s vocabulary: %w", kind, err)
+	}
+	return b.Build(), nil
+}
+
+// BuildVocabularies builds the vocabularies of every kind in l.
+func BuildVocabularies(ctx context.Context, l RecordLister) (*Vocabularies, error) {
+	var v Vocabularies
+	var err error
+	if v.Catalog, err = BuildVocabulary(ctx, l, storage.KindItem); err != nil {
+		return nil, err
+	}
+	if v.FAQs, err = BuildVocabulary(ctx, l, storage.KindFAQ); err != nil {
+		return nil, err
+	}
+	if v.Documents, err = BuildVocabulary(ctx, l, storage.KindDocument); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+func listAll[T any](ctx context.Context, list func(context.Context, storage.Page) ([]T, error), id func(*T) string, add func(*T)) error {
+	page := storage.Page{Limit: vocabularyPage}
+	for {
+		recs, err := list(ctx, page)
+		if err != nil {
+			return err
+		}
+		for i := range recs {
+			add(&recs[i])
+		}
+		if len(recs) < vocabularyPage {
+			return nil
+		}
+		page.After = id(&recs[len(recs)-1])
+	}
+}
+
+// kindLexicon is what the Searcher derived from one kind's vocabulary: the
+// vocabulary and the scorer weighting terms by their IDF.
+type kindLexicon struct {
+	vocab  *lexical.Vocabulary
+	scorer *lexical.Scorer
+}
+
+// lexicons caches the per-kind lexicons; the zero value is empty.
+type lexicons struct {
+	mu    sync.Mutex // serializes builds
+	kinds [3]atomic.Pointer[kindLexicon]
+}
+
+func kindIndex(kind storage.OwnerKind) int {
+	switch kind {
+	case storage.KindFAQ:
+		return 1
+	case storage.KindDocument:
+		return 2
+	}
+	return 0
+}
+
+// lexicon returns the vocabulary and scorer to analyze a query of kind:
+// from SearcherOptions.Vocabularies, or built once from the store when it
+// is a RecordLister (a failed build is retried by the next search), or
+// none (base scorer, no vocabulary).
+func (s *Searcher) lexicon(ctx context.Context, kind storage.OwnerKind, base *lexical.Scorer) *kindLexicon {
+	if s.opts.NoVocabulary {
+		return &kindLexicon{scorer: base}
+	}
+	slot := &s.lex.kinds[kindIndex(kind)]
+	if l := slot.Load(); l != nil {
+		return l
+	}
+	var v *lexical.Vocabulary
+	if s.opts.Vocabularies != nil {
+		v = s.opts.Vocabularies.of(kind)
+	} else if lister, ok := s.store.(RecordLister); ok {
+		s.lex.mu.Lock()
+		defer s.lex.mu.Unlock()
+		if l := slot.Load(); l != nil {
+			return l
+		}
+		built, err := BuildVocabulary(ctx, lister, kind)
+		if err != nil {
+			return &kindLexicon{scorer: base}
+		}
+		v = built
+	}
+	l := s.newLexicon(v, base)
+	slot.Store(l)
+	return l
+}
+
+func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kindLexicon {
+	l := &kindLexicon{vocab: v, scorer: base}
+	if v.Docs() > 0 && !s.opts.NoIDF && base.IDF() == nil {
+		l.scorer = base.WithIDF(v.IDFWeights(s.opts.IDF))
+	}
+	if s.opts.NoTypoCorrection {
+		l.vocab = nil
+	}
+	return l
+}
+
+// RefreshVocabularies drops the vocabularies built from the store, so the
+// next search of each kind rebuilds its own from the records then stored
+// (call it after large catalog changes; a stale vocabulary only weakens
+// typo correction and IDF weights, it never hides a record). With
+// SearcherOptions.Vocabularies set, v (when not nil) replaces them.
+func (s *Searcher) RefreshVocabularies(v *Vocabularies) {
+	s.lex.mu.Lock()
+	defer s.lex.mu.Unlock()
+	if v != nil {
+		s.opts.Vocabularies = v
+	}
+	for i := range s.lex.kinds {
+		s.lex.kinds[i].Store(nil)
+	}
+}
+
+// correctQuery applies typo correction to text with the kind's
+// vocabulary: words that are stopwords or belong to the synonym table are
+// never corrected.
+func (s *Searcher) correctQuery(text string, l *kindLexicon) (string, []lexical.Correction) {
+	if l.vocab == nil {
+		return text, nil
+	}
+	syn := synonymWords(l.scorer.Synonyms())
+	stop := l.scorer.Tokenizer().Stopwords
+	if stop == nil {
+		stop = lexical.DefaultStopwords()
+	}
+	return l.vocab.CorrectText(text, s.opts.CorrectionMinDF, func(w string) bool {
+		return stop.Contains(w) || syn[w]
+	})
+}
+
+var synWordsCache sync.Map // *lexical.Synonyms → map[string]bool
+
+// synonymWords returns the normalized words of every term and variant of
+// syn.
+func synonymWords(syn *lexical.Synonyms) map[string]bool {
+	if syn == nil {
+		return nil
+	}
+	if m, ok := synWordsCache.Load(syn); ok {
+		return m.(map[string]bool)
+	}
+	m := map[string]bool{}
+	tok := lexical.Tokenizer{MinLength: -1, MaxTokens: -1, Stopwords: lexical.NewStopwordSet(), Compounds: lexical.PartsOnly}
+	for _, e := range syn.Entries() {
+		for _, t := range append([]string{e.Canonical}, e.Variants...) {
+			for _, w := range tok.Tokens(t) {
+				m[w] = true
+			}
+		}
+	}
+	synWordsCache.Store(syn, m)
+	return m
+}
+
+// withTypedWords returns terms plus the words as typed of the corrections
+// (when not already there), so that a record holding the typed word
+// itself, added after the vocabulary was built, is still a candidate.
+func withTypedWords(terms []string, corrections []lexical.Correction) []string {
+	if len(corrections) == 0 {
+		return terms
+	}
+	out := slices.Clone(terms)
+	for _, c := range corrections {
+		if !slices.Contains(out, c.From) {
+			out = append(out, c.From)
+		}
+	}
+	return out
+}

@@ -1,0 +1,89 @@
+// Package postgres is hybridrag's PostgreSQL + pgvector store: a
+// storage.Store for any number of tenants on a pgx/v5 pool, with lexical
+// search on text normalized in Go and vector search on pgvector HNSW
+// indexes.
+//
+// # Opening
+//
+// New wraps a ready *pgxpool.Pool and does no I/O. Migrate, an explicit
+// call, creates or upgrades the schema (the only DDL the package runs); Ping
+// and Check verify it. DB.Tenant scopes the database to one tenant:
+//
+//	cfg, err := pgxpool.ParseConfig(dsn)
+//	postgres.ConfigurePool(cfg) // register pgvector's types on connect
+//	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+//	db := postgres.New(pool, postgres.Options{Dimensions: 1536})
+//	err = db.Migrate(ctx)
+//	store, err := db.Tenant("acme") // a storage.Store
+//
+// ConfigurePool is optional: stores register pgvector's types on
+// connections that lack them (one query per new connection).
+//
+// # Schema
+//
+// Migrations are embedded SQL files applied in order, each once, recorded in
+// <schema>.schema_migrations, in one transaction under a PostgreSQL advisory
+// lock, so concurrent Migrate calls are safe. All tables live in
+// Options.Schema ("hybridrag" by default) and carry tenant_id, the first
+// column of every primary key; every statement filters on it. Items (with
+// item_files), FAQs and documents each have a chunk table (item_chunks,
+// faq_chunks, document_chunks) whose rows are deleted with their owner (ON
+// DELETE CASCADE). Embeddings are vector(Options.Dimensions), stored inline
+// (STORAGE PLAIN; exact scans of TOASTed 1536-dimension vectors are about
+// 2.8× slower) and indexed with HNSW (m = 16, ef_construction = 64,
+// vector_ip_ops). pgvector indexes at most 2000 dimensions: beyond that the
+// tables have no HNSW index and vector search is exact. Check compares the
+// columns' dimensions with the options and reports storage.ErrSchemaMismatch
+// when they differ, so a database created for one embedding model is never
+// silently used with another.
+//
+// # Lexical search
+//
+// Each owner row stores its search text, normalized by lexical.Normalize in
+// Go (storage.ItemSearchText and friends), in a search_text column indexed
+// with pg_trgm GIN; no accent folding runs in SQL. A term matches when the
+// text contains it (LIKE '%term%' with '%', '_' and '\' escaped, or strpos),
+// always as a bound parameter. The ranking is the seeds': distinct terms
+// matched, then newest, then ID. To bound the cost of common words (a naive
+// ranking evaluates every matching row), a search considers for each term
+// its Options.LexicalWindow newest matching rows plus the newest rows
+// matching every term, and ranks their union with exact match counts. The
+// result is the exhaustive ranking whenever no term matches more rows than
+// the window, and for one- or two-term queries whenever the window is at
+// least twice the limit, which the default guarantees; a negative
+// LexicalWindow always ranks every matching row.
+//
+// # Vector search
+//
+// SearchChunks orders a kind's chunks by negative inner product (<#>) on the
+// HNSW index, joined to their owners for the tenant, active and metadata
+// filters, in a transaction that sets hnsw.ef_search (at least the limit)
+// and hnsw.iterative_scan (relaxed_order by default) for that query only, so
+// filtered searches still return up to the limit; rows are re-sorted exactly
+// by (distance, owner ID, source, seq) and cut at VectorQuery.MaxDistance.
+// HNSW is approximate; Options.ExactSearch bypasses it (an exact scan with
+// the memory store's results). Distances are computed by pgvector in float32
+// and returned as float64, like the memory store.
+//
+// # Writes
+//
+// Every write is validated completely first (storage.ValidateBatch, plus
+// text PostgreSQL cannot store: invalid UTF-8 and NUL bytes, rejected with
+// storage.ErrInvalidRecord) and then applied in one transaction: records
+// with pipelined statements, chunks with COPY. A failed batch leaves the
+// store as it was. Times are stored in UTC with microsecond precision.
+//
+// # Errors
+//
+// Methods return errors wrapping the storage sentinels (storage.ErrNotFound,
+// storage.ErrSchemaMismatch, storage.ErrInvalidRecord, ...) or
+// *storage.ValidationError, and otherwise the pgx error wrapped with the
+// operation that failed. Messages never contain the DSN. A cancelled or
+// expired context stops the query (pgx cancels it on the server) and the
+// error matches ctx.Err() with errors.Is.
+//
+// # Concurrency
+//
+// DB and Store are safe for concurrent use; each call takes a connection
+// from the pool for its duration.
+package postgres

@@ -1,0 +1,103 @@
+//go:build amd64 && !purego
+
+package vector
+
+// Assembly kernels (dot_amd64.s). Each sets out[i] to the inner product of
+// query and row i of matrix, reading len(out)*len(query) elements of
+// matrix; the caller guarantees that many exist. Rows are scored four per
+// pass (each query load shared by four rows) and the remainder one at a
+// time, with the same per-row summation order either way, so a row's score
+// never depends on its neighbours.
+//
+// dotRowsAVX2 uses 256-bit AVX2 registers and FMA: two accumulators of
+// eight lanes per row, elements [16j, 16j+8) into the first and
+// [16j+8, 16j+16) into the second, a masked load for the last len%8
+// elements, then a fixed horizontal reduction.
+//
+//go:noescape
+func dotRowsAVX2(out, matrix, query []float32)
+
+// dotRowsAVX512 is the AVX-512F variant: two 16-lane accumulators per row,
+// 32 elements per step, opmask loads for the tail.
+//
+//go:noescape
+func dotRowsAVX512(out, matrix, query []float32)
+
+// cpuid executes CPUID with the given leaf and sub-leaf.
+func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
+
+// xgetbv returns XCR0, the register in which the operating system reports
+// which register states it saves on context switches.
+func xgetbv() (eax, edx uint32)
+
+const (
+	kernelGeneric = iota
+	kernelAVX2
+	kernelAVX512
+)
+
+// What the processor supports and the operating system enables, probed
+// once at package initialization.
+var hasAVX2, hasAVX512 = detectCPU()
+
+// kernel is the kernel dotRows calls.
+var kernel = chooseKernel(hasAVX2, hasAVX512)
+
+// dotKernel names the inner-product kernel in use; see [DotKernel].
+var dotKernel = [...]string{kernelGeneric: "generic", kernelAVX2: "avx2-fma", kernelAVX512: "avx512f"}[kernel]
+
+func chooseKernel(avx2, avx512 bool) int {
+	switch {
+	case avx512 && preferAVX512:
+		return kernelAVX512
+	case avx2:
+		return kernelAVX2
+	}
+	return kernelGeneric
+}
+
+// detectCPU reports whether AVX2 with FMA, and AVX-512F, can be used: the
+// processor must report the instructions and the operating system must
+// save the registers they use (XCR0).
+func detectCPU() (avx2, avx512 bool) {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false, false
+	}
+	_, _, ecx1, _ := cpuid(1, 0)
+	const (
+		fma     = 1 << 12
+		osxsave = 1 << 27
+		avx     = 1 << 28
+	)
+	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
+		return false, false
+	}
+	xcr0, _ := xgetbv()
+	const (
+		sseYMM       = 0b110       // XMM and upper YMM state
+		opmaskZMM    = 0b1110_0000 // opmask, upper ZMM0-15, ZMM16-31
+		avx2Leaf7    = 1 << 5      // CPUID.(7,0):EBX
+		avx512fLeaf7 = 1 << 16     // CPUID.(7,0):EBX
+	)
+	if xcr0&sseYMM != sseYMM {
+		return false, false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	avx2 = ebx7&avx2Leaf7 != 0
+	avx512 = avx2 && ebx7&avx512fLeaf7 != 0 && xcr0&opmaskZMM == opmaskZMM
+	return avx2, avx512
+}
+
+// dotRows sets out[i] to the inner product of query and row i of matrix.
+// The caller guarantees len(matrix) >= len(out)*len(query).
+func dotRows(out, matrix, query []float32) {
+	switch kernel {
+	case kernelAVX512:
+		dotRowsAVX512(out, matrix, query)
+	case kernelAVX2:
+		dotRowsAVX2(out, matrix, query)
+	default:
+		dotRowsGeneric(out, matrix, query)
+	}
+}

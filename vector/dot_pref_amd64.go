@@ -1,0 +1,2 @@
+package vector
+const preferAVX512 = true
