@@ -234,7 +234,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	dbg.FAQQuery = CombineQueryWithContext(pr.message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 
 	t = time.Now()
-	sr := p.runSearches(ctx, plan, pr.message, catalogQuery, faqContext, emit)
+	sr := p.runSearches(ctx, plan, pr.message, catalogQuery, faqContext, req.Limit, emit)
 	dbg.Timings.Search = time.Since(t)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -341,7 +341,7 @@ func (r *searchResults) avgSimilarity() float64 {
 
 // runSearches runs the planned searches concurrently. A failed search is
 // reported in errors and yields no hits; the turn goes on.
-func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQuery, faqContext string, emit func(Event)) *searchResults {
+func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQuery, faqContext string, reqLimit int, emit func(Event)) *searchResults {
 	res := &searchResults{timings: map[string]Timings{}}
 	var (
 		mu sync.Mutex
@@ -365,7 +365,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQ
 			emit(Event{Kind: EventToolCall, Tool: c.tool, Query: c.query})
 		}
 	}
-	limit := p.opts.Limit
+	limit := cmp.Or(max(reqLimit, 0), p.opts.Limit)
 	record := func(tool string, query string, n int, payload string, tm Timings, fb FallbackReason, err error, cites []Citation, sims []float64) {
 		mu.Lock()
 		defer mu.Unlock()

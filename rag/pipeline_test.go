@@ -305,3 +305,14 @@ func TestFormatPriceAndSections(t *testing.T) {
 		t.Errorf("empty catalog payload %q", got)
 	}
 }
+
+func TestPipelineRequestLimit(t *testing.T) {
+	p := offlinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "qual a dose para controlar lagarta no milho?", Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Catalog) == 0 || len(resp.Catalog) > 2 || len(resp.FAQs) > 2 || len(resp.Documents) > 2 {
+		t.Errorf("limit 2: %d catalog, %d FAQ, %d document hits", len(resp.Catalog), len(resp.FAQs), len(resp.Documents))
+	}
+}

@@ -325,3 +325,7 @@ func (c *Cached) embed(ctx context.Context, ws []*want) ([][]float32, error) {
 }
 
 func clone(v []float32) []float32 { return append([]float32(nil), v...) }
+
+// Unwrap returns the wrapped embedder, so callers can find its optional
+// capabilities (see SuggestThreshold).
+func (c *Cached) Unwrap() Embedder { return c.inner }

@@ -18,3 +18,20 @@ const HashSuggestedThreshold = -0.2
 
 // SuggestedThreshold returns HashSuggestedThreshold.
 func (e *HashEmbedder) SuggestedThreshold() float64 { return HashSuggestedThreshold }
+
+// SuggestThreshold returns e's suggested threshold, looking through
+// wrappers that expose Unwrap() Embedder (such as Cached); ok is false
+// when no embedder in the chain suggests one.
+func SuggestThreshold(e Embedder) (threshold float64, ok bool) {
+	for range 16 {
+		if s, is := e.(ThresholdSuggester); is {
+			return s.SuggestedThreshold(), true
+		}
+		u, is := e.(interface{ Unwrap() Embedder })
+		if !is {
+			return 0, false
+		}
+		e = u.Unwrap()
+	}
+	return 0, false
+}

@@ -133,7 +133,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 	// Store.
 	var seed bool
 	if dsn := cfg.Env.DatabaseURL; dsn != "" {
-		st, ping, closeDB, empty, err := openPostgres(ctx, dsn, cfg.Tenant, emb.Dimensions())
+		st, ping, closeDB, empty, err := openPostgres(ctx, dsn, cfg.Schema, cfg.Tenant, emb.Dimensions())
 		if err != nil {
 			return nil, err
 		}
@@ -218,7 +218,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 
 // openPostgres connects to dsn, migrates the schema and returns the tenant
 // store; empty reports a store without any record (to be seeded).
-func openPostgres(ctx context.Context, dsn, tenant string, dims int) (st *postgres.Store, ping func(context.Context) error, closeDB func(), empty bool, err error) {
+func openPostgres(ctx context.Context, dsn, schema, tenant string, dims int) (st *postgres.Store, ping func(context.Context) error, closeDB func(), empty bool, err error) {
 	pcfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx errors may echo the DSN; never print it (it may hold a password).
@@ -231,7 +231,7 @@ func openPostgres(ctx context.Context, dsn, tenant string, dims int) (st *postgr
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("postgres: connect: %w", err)
 	}
-	db := postgres.New(pool, postgres.Options{Dimensions: dims})
+	db := postgres.New(pool, postgres.Options{Dimensions: dims, Schema: schema})
 	fail := func(err error) (*postgres.Store, func(context.Context) error, func(), bool, error) {
 		pool.Close()
 		return nil, nil, nil, false, err

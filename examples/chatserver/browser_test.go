@@ -48,20 +48,7 @@ func TestBrowserChat(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The server, on a loopback port, with the production timeouts.
-	s := newTestServer(t, nil, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := s.httpServer(ln.Addr().String())
-	go func() { _ = hs.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(ctx)
-	})
-	url := "http://" + ln.Addr().String() + "/"
+	url := startLoopback(t, nil)
 
 	// The browser.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -183,10 +170,59 @@ func TestBrowserChat(t *testing.T) {
 	saveShot(t, filepath.Join(shots, "chatserver-phone.png"), phone)
 
 	mu.Lock()
-	defer mu.Unlock()
 	for _, p := range problems {
 		t.Errorf("browser console: %s", p)
 	}
+	mu.Unlock()
+
+	// With a bearer token: the first try is refused, the page asks for the
+	// token (focus in its field) and keeps the question; Enter in the
+	// token field sends it again.
+	tokenURL := startLoopback(t, func(c *config) { c.Token = "s3cret" })
+	if err := chromedp.Do(bctx,
+		chromedp.EmulateViewport(1100, 900),
+		chromedp.Navigate(tokenURL),
+		chromedp.WaitVisible(chromedp.CSS("#q")),
+		chromedp.SendKeys(chromedp.CSS("#q"), browserQuestion),
+		pressEnter(),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+	); err != nil {
+		t.Fatalf("token flow: %v", err)
+	}
+	if id := browse(t, bctx, chromedp.Evaluate[string](`document.activeElement.id`)); id != "token" {
+		t.Errorf("after a 401 the focus is on %q, want the token field", id)
+	}
+	if v := browse(t, bctx, chromedp.Value(chromedp.CSS("#q"))); v != browserQuestion {
+		t.Errorf("the question was not kept for the retry: %q", v)
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.SendKeys(chromedp.CSS("#token"), "s3cret\n"),
+		chromedp.WaitVisible(chromedp.CSS(answer)),
+	); err != nil {
+		t.Fatalf("retry with the token: %v", err)
+	}
+	if text := browse(t, bctx, chromedp.Text(chromedp.CSS(answer))); !strings.Contains(text, "Fosetal 800 WG") {
+		t.Errorf("answer with the token: %q", text)
+	}
+}
+
+// startLoopback serves a test server (edit changes its configuration) on
+// 127.0.0.1:0 with the production http.Server settings and returns its URL.
+func startLoopback(t *testing.T, edit func(*config)) string {
+	t.Helper()
+	s := newTestServer(t, edit, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := s.httpServer(ln.Addr().String())
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+	})
+	return "http://" + ln.Addr().String() + "/"
 }
 
 // browse runs one action and fails the test on error.

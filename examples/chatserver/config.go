@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/storage/postgres"
 )
 
 // Defaults of the command-line flags.
@@ -39,6 +40,8 @@ type config struct {
 	Testdata string
 	// Tenant scopes the store (-tenant).
 	Tenant string
+	// Schema is the PostgreSQL schema with DATABASE_URL (-schema).
+	Schema string
 	// Token, when set, is the bearer token every /api/ request must carry
 	// (-token or CHAT_TOKEN).
 	Token string
@@ -104,6 +107,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.Addr, "addr", defaultAddr, "listen address")
 	fs.StringVar(&cfg.Testdata, "testdata", "", "directory with catalog.jsonl, faqs.jsonl, documents/ and documents.jsonl (default: ./testdata, searched upwards)")
 	fs.StringVar(&cfg.Tenant, "tenant", defaultTenant, "tenant of the store")
+	fs.StringVar(&cfg.Schema, "schema", postgres.DefaultSchema, "PostgreSQL schema (with DATABASE_URL)")
 	fs.StringVar(&cfg.Token, "token", "", "bearer token required on /api/ requests (default $CHAT_TOKEN; empty: none)")
 	fs.StringVar(&cfg.CORSOrigin, "cors-origin", "", `origin allowed by CORS ("*" for any; empty: CORS off)`)
 	fs.Float64Var(&cfg.Rate, "rate", defaultRate, "requests per second per client IP on /api/ (<= 0: unlimited)")

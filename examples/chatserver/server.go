@@ -113,7 +113,7 @@ func (s *server) routes() http.Handler {
 	})))
 	mux.HandleFunc("/healthz", s.handleHealth)
 	mux.Handle("/", s.page())
-	return s.recoverer(s.observe(mux))
+	return s.observe(s.recoverer(mux))
 }
 
 // api wraps an API handler: CORS, method check, rate limit, bearer token
@@ -199,7 +199,8 @@ func (s *server) page() http.Handler {
 }
 
 // recoverer turns a panic into a 500 JSON error; the stack goes to the
-// log, never to the client.
+// log, never to the client. It runs inside observe, so w is the
+// statusRecorder and a panic after the headers were sent adds nothing.
 func (s *server) recoverer(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {

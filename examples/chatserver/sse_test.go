@@ -253,3 +253,65 @@ func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 		t.Fatalf("timed out waiting for %s", what)
 	}
 }
+
+// TestSSEOutlivesServerTimeouts runs a stream longer than the server's
+// ReadTimeout and WriteTimeout: the stream must clear the read deadline
+// (or the connection's background read times out and cancels the request)
+// and move the write deadline forward per event.
+func TestSSEOutlivesServerTimeouts(t *testing.T) {
+	ans := newBlockingAnswerer()
+	s := newTestServer(t, func(c *config) { c.Heartbeat = 20 * time.Millisecond }, withPipeline(t, nil, ans, rag.PipelineOptions{}))
+	srv := httptest.NewUnstartedServer(s.routes())
+	srv.Config.ReadTimeout = 100 * time.Millisecond
+	srv.Config.WriteTimeout = 100 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	go func() {
+		<-ans.started
+		time.Sleep(400 * time.Millisecond)
+		close(ans.release)
+	}()
+	req, _ := http.NewRequest("POST", srv.URL+"/api/chat", strings.NewReader(`{"message":"tem fungicida para videira?"}`))
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("stream cut: %v\n%s", err, raw)
+	}
+	events, _ := parseSSE(t, raw)
+	if len(events) == 0 || events[len(events)-1].Name != "done" {
+		t.Fatalf("stream did not reach done:\n%s", raw)
+	}
+	if err := <-ans.ended; err != nil {
+		t.Errorf("answerer ended with %v", err)
+	}
+}
+
+// TestChatOutlivesReadTimeout is the same for a JSON chat turn slower than
+// ReadTimeout.
+func TestChatOutlivesReadTimeout(t *testing.T) {
+	ans := newBlockingAnswerer()
+	s := newTestServer(t, nil, withPipeline(t, nil, ans, rag.PipelineOptions{}))
+	srv := httptest.NewUnstartedServer(s.routes())
+	srv.Config.ReadTimeout = 100 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	go func() {
+		<-ans.started
+		time.Sleep(300 * time.Millisecond)
+		close(ans.release)
+	}()
+	res, err := srv.Client().Post(srv.URL+"/api/chat", "application/json", strings.NewReader(`{"message":"tem fungicida para videira?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !strings.Contains(string(body), "pronto") {
+		t.Fatalf("status %d: %s", res.StatusCode, body)
+	}
+}

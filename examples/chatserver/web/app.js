@@ -204,6 +204,7 @@
     controller = new AbortController();
     let answer = "";
     let finished = false;
+    let needToken = false;
     try {
       const res = await fetch("api/chat", {
         method: "POST",
@@ -216,10 +217,7 @@
         try {
           const j = await res.json();
           msg = j.error.message + " (" + j.error.code + ")";
-          if (j.error.code === "unauthorized") {
-            authBox.hidden = false;
-            tokenInput.focus();
-          }
+          needToken = j.error.code === "unauthorized";
         } catch (_) { /* not JSON */ }
         throw new Error(msg);
       }
@@ -259,11 +257,18 @@
       view.answer.textContent = (answer ? answer + "\n\n" : "") + (aborted ? "[interrompido]" : "Não foi possível responder: " + err.message);
       finish(view, aborted ? "aborted" : "error");
       status.textContent = aborted ? "Resposta interrompida." : "Erro: " + err.message;
+      if (!aborted && !input.value) input.value = text; // let the user retry
     } finally {
       controller = null;
       setBusy(false);
       scrollToEnd();
-      input.focus();
+      if (needToken) {
+        authBox.hidden = false;
+        status.textContent = "Informe o token de acesso e envie de novo.";
+        tokenInput.focus();
+      } else {
+        input.focus();
+      }
     }
   }
 
