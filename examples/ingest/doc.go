@@ -6,7 +6,7 @@
 //	ingest [-catalog F.jsonl|.json|.csv] [-faqs F.jsonl|.csv] [-docs DIR|F.jsonl]
 //	       (-memfile OUT | -db DSN) [-schema S] [-tenant T]
 //	       [-embedder hash|openai] [-dims N] [-replace-duplicates]
-//	       [-concurrency N] [-progress auto|bar|lines|none]
+//	       [-concurrency N] [-write-concurrency N] [-progress auto|bar|lines|none]
 //
 // At least one of -catalog, -faqs and -docs is needed, and exactly one of
 // -memfile and -db.
@@ -25,6 +25,13 @@
 // EMBEDDING_MODEL (default text-embedding-3-small) through llm/openai, with
 // the client's retries. -dims defaults to the snapshot's dimensions, or 1536.
 // Search the result with the same embedder and dimensions.
+//
+// -concurrency is the number of embedding requests in flight (default 2);
+// -write-concurrency the number of write transactions in flight: 2 by
+// default with -db, where pgvector's HNSW index inserts dominate and scale
+// with a second writer, 1 with -memfile. With more than one writer, groups
+// of records may commit out of input order, so their CreatedAt (which
+// breaks ties between equal lexical matches) no longer follows the file.
 //
 // Progress goes to stderr: a progress bar when stderr is a terminal, plain
 // lines otherwise (-progress forces either, or none). Every malformed

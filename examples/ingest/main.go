@@ -47,6 +47,7 @@ type config struct {
 	dims                int
 	replaceDuplicates   bool
 	concurrency         int
+	writeConcurrency    int
 	progress            string
 }
 
@@ -102,6 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	prog := newProgress(cfg.progress, stderr, len(src.Items)+len(src.FAQs)+len(src.Documents))
 	ix := rag.NewIndexer(tgt.store, emb, rag.IndexerOptions{
 		Concurrency:       cfg.concurrency,
+		WriteConcurrency:  cfg.writeConcurrency,
 		Retries:           retries,
 		ReplaceDuplicates: cfg.replaceDuplicates,
 		Progress:          prog.update,
@@ -145,6 +147,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.IntVar(&cfg.dims, "dims", 0, "embedding dimensions (default: the snapshot's, or 1536)")
 	fl.BoolVar(&cfg.replaceDuplicates, "replace-duplicates", false, "let a document replace a stored one with the same content")
 	fl.IntVar(&cfg.concurrency, "concurrency", 0, fmt.Sprintf("embedding requests in flight (default %d)", rag.DefaultEmbedConcurrency))
+	fl.IntVar(&cfg.writeConcurrency, "write-concurrency", 0, "write transactions in flight (default 2 with -db, 1 with -memfile)")
 	fl.StringVar(&cfg.progress, "progress", "auto", "progress display: auto, bar, lines or none")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), "usage: ingest [-catalog F] [-faqs F] [-docs DIR|F.jsonl] (-memfile OUT | -db DSN) [flags]")
@@ -169,6 +172,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, &usageError{fmt.Sprintf("-dims %d: want a positive number", cfg.dims)}
 	case cfg.concurrency < 0:
 		return nil, &usageError{fmt.Sprintf("-concurrency %d: want a positive number", cfg.concurrency)}
+	case cfg.writeConcurrency < 0:
+		return nil, &usageError{fmt.Sprintf("-write-concurrency %d: want a positive number", cfg.writeConcurrency)}
 	case cfg.schema != "" && cfg.db == "":
 		return nil, &usageError{"-schema needs -db"}
 	}
@@ -179,6 +184,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if err := storage.ValidateTenant(cfg.tenant); err != nil {
 		return nil, &usageError{fmt.Sprintf("-tenant: %v", err)}
+	}
+	if cfg.writeConcurrency == 0 {
+		// pgvector's HNSW inserts dominate a Postgres ingest and scale with
+		// a second writer; the memory store gains nothing from one.
+		cfg.writeConcurrency = 1
+		if cfg.db != "" {
+			cfg.writeConcurrency = 2
+		}
 	}
 	return cfg, nil
 }

@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hybridrag/hybridrag/storage/memory"
 )
@@ -164,5 +169,52 @@ func TestIngestMissingFile(t *testing.T) {
 	code, out, errOut := ingest(t, "-catalog", filepath.Join(t.TempDir(), "none.jsonl"), "-memfile", filepath.Join(t.TempDir(), "x"))
 	if code != exitError || out != "" || !strings.Contains(errOut, "none.jsonl") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestIngestPostgres runs the -db path twice into a fresh schema: migrate,
+// index, then an unchanged run that embeds nothing.
+func TestIngestPostgres(t *testing.T) {
+	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
+	if dsn == "" {
+		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset; set it to a pgx DSN to test ingest -db")
+	}
+	schema := fmt.Sprintf("ingest_test_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			t.Errorf("drop schema: %v", err)
+			return
+		}
+		defer pool.Close()
+		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	args := []string{
+		"-catalog", "../../testdata/catalog.jsonl", "-faqs", "../../testdata/faqs.jsonl",
+		"-db", dsn, "-schema", schema, "-tenant", "acme", "-dims", "128", "-progress", "none",
+	}
+	code, out, errOut := ingest(t, args...)
+	if code != exitOK {
+		t.Fatalf("first run: exit %d\n%s", code, errOut)
+	}
+	first := summary(t, out)
+	if first["embedded"] == 0 || first["failed"] != 0 {
+		t.Errorf("first run summary %v", first)
+	}
+	code, out, errOut = ingest(t, args...)
+	if code != exitOK {
+		t.Fatalf("second run: exit %d\n%s", code, errOut)
+	}
+	if second := summary(t, out); second["embedded"] != 0 || second["skipped"] != first["chunks"] {
+		t.Errorf("second run summary %v, want embedded=0", second)
+	}
+	// Other dimensions than the schema's are refused.
+	code, _, errOut = ingest(t, append(args[:len(args)-4:len(args)-4], "-dims", "64", "-progress", "none")...)
+	if code != exitError || !strings.Contains(errOut, "-dims") {
+		t.Errorf("dimension mismatch: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -75,8 +75,8 @@ func (p *progress) update(ev rag.Progress) {
 	switch p.mode {
 	case "bar":
 		if p.bar != nil {
-			p.bar.Describe(fmt.Sprintf("%-9s embedded=%d", kindLabel(ev.Kind), ev.Embedded))
 			_ = p.bar.Set(min(p.offset+ev.Done, p.total))
+			p.bar.Describe(fmt.Sprintf("%-9s embedded=%d", kindLabel(ev.Kind), ev.Embedded))
 		}
 	case "lines":
 		p.line(ev.Done == ev.Total)
