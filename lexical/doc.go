@@ -77,6 +77,20 @@
 // without allocating. All weights, the match mode and an optional IDF hook
 // are in [ScorerOptions].
 //
+// # Vocabulary: typo correction and IDF
+//
+// A [Vocabulary] holds the words of a collection with their document
+// frequencies ([VocabularyBuilder], [NewVocabulary]). [Vocabulary.Correct]
+// maps a misspelled query word to the indexed word within one edit (two
+// from 8 letters) found in the most documents ("fungisida" → "fungicida",
+// "aglodao" → "algodao"), and leaves known words alone;
+// [Vocabulary.CorrectText] applies it to a whole query.
+// [Vocabulary.IDFWeights] turns BM25 inverse document frequencies into a
+// term weight for [ScorerOptions].IDF (1 for a term in one document of
+// ten, more for rarer terms, bounded); [Scorer.WithIDF] returns a scorer
+// using one. Both read terms as word prefixes, the semantics of stemmed
+// query tokens.
+//
 // # Errors
 //
 // Parsing and building synonym tables fail with errors wrapping

@@ -253,7 +253,8 @@ const maxCorrectionCache = 4096
 // runes on; an edit is an insertion, deletion, substitution or
 // transposition of adjacent letters) found in at least minDF documents;
 // the closest wins, then the most frequent, then the first in
-// alphabetical order. "fungisida" → "fungicida", "insetisida" →
+// alphabetical order. A word the token merely extends ("mata" for
+// "matar") is no candidate: such pairs are inflections, not typos. "fungisida" → "fungicida", "insetisida" →
 // "inseticida", "aglodao" → "algodao".
 func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 	if v == nil || len(v.words) == 0 {
@@ -283,6 +284,9 @@ func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 				continue
 			}
 			w := v.words[wi]
+			if strings.HasPrefix(t, w) {
+				continue // an inflection ("matar" of "mata"), not a typo
+			}
 			d := editDistance(t, w, min(bestDist, maxDist))
 			if d > maxDist {
 				continue

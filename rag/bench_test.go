@@ -48,22 +48,35 @@ func agrofitPath(tb testing.TB) string {
 	return p
 }
 
-// fixedEmbedder serves precomputed query vectors.
+// fixedEmbedder serves precomputed query vectors; a text it has not seen
+// (the Searcher may append synonyms) is embedded once during warm-up.
 type fixedEmbedder struct {
-	dims int
-	vecs map[string][]float32
+	dims  int
+	inner vector.Embedder
+	mu    sync.Mutex
+	vecs  map[string][]float32
 }
 
 func (f *fixedEmbedder) Dimensions() int { return f.dims }
 func (f *fixedEmbedder) SuggestedThreshold() float64 {
 	return vector.HashSuggestedThreshold
 }
-func (f *fixedEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (f *fixedEmbedder) SuggestedFusionWeights() (float64, float64) {
+	return vector.HashVectorWeight, vector.HashLexicalWeight
+}
+func (f *fixedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		v, ok := f.vecs[t]
 		if !ok {
-			return nil, fmt.Errorf("no fixed vector for %q", t)
+			vs, err := f.inner.Embed(ctx, []string{t})
+			if err != nil {
+				return nil, fmt.Errorf("embed %q: %w", t, err)
+			}
+			v = vs[0]
+			f.vecs[t] = v
 		}
 		out[i] = v
 	}
@@ -75,7 +88,7 @@ func newFixedEmbedder(tb testing.TB, emb vector.Embedder, queries []string) *fix
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f := &fixedEmbedder{dims: emb.Dimensions(), vecs: map[string][]float32{}}
+	f := &fixedEmbedder{dims: emb.Dimensions(), inner: emb, vecs: map[string][]float32{}}
 	for i, q := range queries {
 		f.vecs[q] = vecs[i]
 	}

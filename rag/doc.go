@@ -17,6 +17,18 @@
 //     (distance <#> <= -0.5), and chunks are aggregated per owner with a
 //     snippet.
 //
+// Before both legs, the query is checked against the kind's vocabulary
+// (built from the store's records on the first search of each kind, or
+// given as SearcherOptions.Vocabularies): a misspelled word no indexed word
+// starts with is corrected to the closest frequent indexed word
+// ("insetisida soja" → "inseticida soja"; Result.Query.Corrections lists
+// the changes, and the word as typed is still searched), and each lexical
+// term is weighted by its IDF, so rare words ("azoxistrobina") outweigh
+// common ones ("produto", "soja"). RefreshVocabularies rebuilds the
+// vocabularies after large catalog changes; NoTypoCorrection, NoIDF and
+// NoVocabulary turn this off. On the project's evaluation sets this lifted
+// AGROFIT typo queries from nDCG@10 0.46 to 0.93 (BENCHMARKS.md).
+//
 // The lists are fused by the query's method: simple (vector first, then
 // lexical), weighted (the seeds' computeCombinedScore), RRF or relative
 // score; an optional Reranker reorders the head. Every hit carries its

@@ -149,6 +149,9 @@ type kindLexicon struct {
 type lexicons struct {
 	mu    sync.Mutex // serializes builds
 	kinds [3]atomic.Pointer[kindLexicon]
+	// given replaces SearcherOptions.Vocabularies after
+	// RefreshVocabularies(v) with v != nil.
+	given atomic.Pointer[Vocabularies]
 }
 
 func kindIndex(kind storage.OwnerKind) int {
@@ -173,9 +176,13 @@ func (s *Searcher) lexicon(ctx context.Context, kind storage.OwnerKind, base *le
 	if l := slot.Load(); l != nil {
 		return l
 	}
+	given := s.lex.given.Load()
+	if given == nil {
+		given = s.opts.Vocabularies
+	}
 	var v *lexical.Vocabulary
-	if s.opts.Vocabularies != nil {
-		v = s.opts.Vocabularies.of(kind)
+	if given != nil {
+		v = given.of(kind)
 	} else if lister, ok := s.store.(RecordLister); ok {
 		s.lex.mu.Lock()
 		defer s.lex.mu.Unlock()
@@ -204,16 +211,18 @@ func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kind
 	return l
 }
 
-// RefreshVocabularies drops the vocabularies built from the store, so the
-// next search of each kind rebuilds its own from the records then stored
-// (call it after large catalog changes; a stale vocabulary only weakens
-// typo correction and IDF weights, it never hides a record). With
-// SearcherOptions.Vocabularies set, v (when not nil) replaces them.
+// RefreshVocabularies drops the vocabularies in use: with v nil, the next
+// search of each kind rebuilds its vocabulary from the records then stored
+// (or uses SearcherOptions.Vocabularies when set); with v not nil, v is
+// used from then on. Call it after large catalog changes: a stale
+// vocabulary only weakens typo correction and IDF weights (the words as
+// typed are still searched), it never hides a record. It is safe to call
+// during searches.
 func (s *Searcher) RefreshVocabularies(v *Vocabularies) {
 	s.lex.mu.Lock()
 	defer s.lex.mu.Unlock()
 	if v != nil {
-		s.opts.Vocabularies = v
+		s.lex.given.Store(v)
 	}
 	for i := range s.lex.kinds {
 		s.lex.kinds[i].Store(nil)

@@ -20,7 +20,11 @@
 // distance <= threshold (seed default -0.5, i.e. similarity >= 0.5).
 // [TopK] is an exact scan over a flat row-major []float32 using one
 // goroutine per CPU, with deterministic tie-breaks by row; the in-memory
-// store builds on it. [Aggregate] turns chunk matches into one hit per
+// store builds on [DotRows], its kernel. [Dot], [DotRows] and [TopK] share
+// one inner-product kernel, chosen at start-up ([DotKernel]): AVX-512F or
+// AVX2+FMA assembly on amd64 processors that have it, portable Go
+// elsewhere or when built with the purego tag. A row's score is bitwise
+// the same through all three, whatever rows are scored with it. [Aggregate] turns chunk matches into one hit per
 // owner (mode max, sum or top-k mean), keeping the best chunks as evidence
 // and as a snippet.
 //

@@ -30,6 +30,12 @@ func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
 // which register states it saves on context switches.
 func xgetbv() (eax, edx uint32)
 
+// preferAVX512 selects the AVX-512 kernel over the AVX2 one when both run.
+// On the Sapphire Rapids machine measured it scored L2-resident rows about
+// 1.3-1.5× faster (BenchmarkDotRows) and tied when the scan streams from
+// memory, where both are bandwidth-bound.
+const preferAVX512 = true
+
 const (
 	kernelGeneric = iota
 	kernelAVX2

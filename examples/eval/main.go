@@ -51,6 +51,7 @@ type config struct {
 	threshold           float64 // NaN: the Searcher's default
 	aggregate           string
 	weights             *rag.FusionWeights
+	candMult, candMax   int
 	ablation            ablation
 }
 
@@ -100,6 +101,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&threshold, "threshold", "", "vector `threshold` (distance <= t; default: the embedder's suggestion)")
 	fs.StringVar(&cfg.aggregate, "aggregate", "", "chunk aggregation `mode`: max|sum|topk-mean (default: the Searcher's)")
 	fs.StringVar(&weights, "weights", "", "fusion `weights` vector,lexical[,pair] (default 6,4,4)")
+	fs.IntVar(&cfg.candMult, "cand-mult", 0, "candidate pool `multiplier` of the limit (default the Searcher's, 6)")
+	fs.IntVar(&cfg.candMax, "cand-max", 0, "candidate pool `maximum` (default the Searcher's, 200)")
 	cfg.ablation.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]\n\nFlags:\n")
@@ -194,6 +197,9 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.ablation.load(); err != nil {
+		return err
+	}
 	ix, err := buildIndex(ctx, cfg, stderr)
 	if err != nil {
 		return err
@@ -218,6 +224,7 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 			t.Aggregate = &m
 		}
 		t.Weights = cfg.weights
+		t.CandidateMultiplier, t.CandidateMax = cfg.candMult, cfg.candMax
 	}
 	opts := eval.Options{K: cfg.k, Configs: configs, Filter: func(q eval.Query) bool {
 		return (cfg.split == "all" || q.Split == cfg.split) && (cfg.qtype == "" || q.Type == cfg.qtype)
@@ -287,6 +294,12 @@ func settings(cfg *config, ix *index) map[string]any {
 	}
 	if cfg.weights != nil {
 		s["weights"] = cfg.weights
+	}
+	if cfg.candMult > 0 {
+		s["cand_mult"] = cfg.candMult
+	}
+	if cfg.candMax > 0 {
+		s["cand_max"] = cfg.candMax
 	}
 	cfg.ablation.describe(s)
 	return s

@@ -11,7 +11,7 @@ import (
 // per configuration, then nDCG@K per query type and per split for every
 // configuration. withLatency adds the latency columns.
 func (r *Report) WriteText(w io.Writer, withLatency bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "k=%d queries=%d", r.K, r.Queries)
 	if len(r.Unjudged) > 0 {
 		fmt.Fprintf(w, " unjudged=%d (skipped)", len(r.Unjudged))
@@ -46,7 +46,7 @@ func (r *Report) WriteText(w io.Writer, withLatency bool) error {
 // columns per configuration.
 func (r *Report) writeBreakdown(w io.Writer, what string, keys []string, get func(*ModeReport, string) Metrics) {
 	fmt.Fprintf(w, "\nnDCG@%d / MRR@%d / zero-result by %s\n", r.K, r.K, what)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var b strings.Builder
 	b.WriteString(what + "\tn\t")
 	for _, name := range r.Order {

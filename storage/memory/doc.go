@@ -33,8 +33,9 @@
 // matched, then CreatedAt descending, then ID.
 //
 // Vector search is exact: every embedded chunk of an active owner that
-// passes the filters is scored against the query by an unrolled kernel
-// that scores four rows per pass, one goroutine per CPU
+// passes the filters is scored against the query by vector.DotRows (an
+// AVX2/AVX-512 kernel on amd64 that scores four rows per pass; portable Go
+// elsewhere and under the purego build tag), one goroutine per CPU
 // (runtime.GOMAXPROCS) over disjoint ranges of the slab, each keeping a
 // bounded heap of the best Limit hits, merged at the end. Ties are broken by
 // owner ID, source and Seq, so results do not depend on the number of CPUs
@@ -54,8 +55,8 @@
 // slab (plus about 100 bytes of bookkeeping and the chunk's text), so
 // 100 000 chunks need about 620 MB, and a snapshot is about as large.
 // Vector search reads the whole slab of the kind on every query: its cost
-// is linear in the number of embedded chunks and bound by memory bandwidth
-// and scalar multiply-add throughput. See the package benchmarks for
+// is linear in the number of embedded chunks and, with the SIMD kernel,
+// bound by memory bandwidth (6 KiB a chunk). See the package benchmarks for
 // figures; beyond a few hundred thousand chunks, or when several processes
 // must share the data, use storage/postgres with HNSW.
 //

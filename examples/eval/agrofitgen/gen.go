@@ -174,12 +174,15 @@ type generator struct {
 	qrels   []eval.Judgement
 	texts   map[string]bool
 	perType map[string]int
+	// Memoized per-crop pest names and ingredient base names.
+	pestNames   map[string]map[string]map[string]int
+	ingredients map[string]int
 }
 
 func newGenerator(items []storage.CatalogItem, seed uint64) *generator {
 	g := &generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), texts: map[string]bool{}, perType: map[string]int{}}
 	for i := range items {
-		if items[i].Status != "" && items[i].Status != "ativo" && items[i].Status != "active" {
+		if !items[i].Active() {
 			continue // inactive items are never relevant
 		}
 		g.items = append(g.items, parseItem(&items[i]))
@@ -303,14 +306,11 @@ func (g *generator) classCropQuery(pairs []classCrop) (string, map[string]int) {
 	return fmt.Sprintf(pick(g.rng, templates), p.class, p.crop.name, prep(p.crop.art)), p.judged
 }
 
-// pestCropQuery asks for a pest on a crop: grade 2 for items targeting the
-// pest (same scientific name, or same common name) registered for the
-// crop, grade 1 for items targeting it registered for all crops.
-func (g *generator) pestCropQuery() (string, map[string]int) {
-	c := pick(g.rng, crops)
-	// Pests targeted by at least one item registered for the crop, by
-	// scientific name (or common name when there is none).
-	names := map[string]map[string]int{} // group → common name → count
+// cropPests returns, for the items registered for c, the count of each
+// common name per pest group (scientific name, or common name when there
+// is none), memoized.
+func (g *generator) cropPests(c crop) map[string]map[string]int {
+	names := map[string]map[string]int{}
 	for i := range g.items {
 		x := &g.items[i]
 		if !x.hasCrop(c.tag) {
@@ -323,6 +323,24 @@ func (g *generator) pestCropQuery() (string, map[string]int) {
 			}
 			names[k][p.display]++
 		}
+	}
+	if g.pestNames == nil {
+		g.pestNames = map[string]map[string]map[string]int{}
+	}
+	g.pestNames[c.tag] = names
+	return names
+}
+
+// pestCropQuery asks for a pest on a crop: grade 2 for items targeting the
+// pest (same scientific name, or same common name) registered for the
+// crop, grade 1 for items targeting it registered for all crops.
+func (g *generator) pestCropQuery() (string, map[string]int) {
+	c := pick(g.rng, crops)
+	// Pests targeted by at least one item registered for the crop, by
+	// scientific name (or common name when there is none).
+	names := g.pestNames[c.tag] // group → common name → count
+	if names == nil {
+		names = g.cropPests(c)
 	}
 	groups := make([]string, 0, len(names))
 	for k := range names {
@@ -367,14 +385,18 @@ func (g *generator) pestCropQuery() (string, map[string]int) {
 
 func (g *generator) ingredientQuery() (string, map[string]int) {
 	// Ingredient base names: the name before a comma, " - " or "-sal".
-	bases := map[string]int{}
-	for i := range g.items {
-		for _, ing := range strings.Split(g.items[i].ingredients, " + ") {
-			b := ingredientBase(ing)
-			if utf8.RuneCountInString(b) >= 6 && !strings.HasSuffix(b, " de") && isLetter(b[0]) {
-				bases[b]++
+	bases := g.ingredients
+	if bases == nil {
+		bases = map[string]int{}
+		for i := range g.items {
+			for _, ing := range strings.Split(g.items[i].ingredients, " + ") {
+				b := ingredientBase(ing)
+				if utf8.RuneCountInString(b) >= 6 && !strings.HasSuffix(b, " de") && isLetter(b[0]) {
+					bases[b]++
+				}
 			}
 		}
+		g.ingredients = bases
 	}
 	list := make([]string, 0, len(bases))
 	for b := range bases {

@@ -1,0 +1,189 @@
+package rag_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// searchOnly hides the store's listing methods: the Searcher cannot build
+// a vocabulary from it.
+type searchOnly struct{ rag.SearchStore }
+
+func TestSearchTypoCorrection(t *testing.T) {
+	store, emb := indexedMemory(t)
+	ctx := context.Background()
+	clean, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: "fungicida para videira", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		store   rag.SearchStore
+		opts    rag.SearcherOptions
+		want    []lexical.Correction
+		text    string
+		sameTop bool
+	}{
+		{
+			name: "default: built from the store", store: store,
+			want: []lexical.Correction{{From: "fungisida", To: "fungicida"}}, text: "fungicida para videira", sameTop: true,
+		},
+		{
+			name: "given vocabularies", store: searchOnly{store},
+			opts: rag.SearcherOptions{Vocabularies: rag.VocabulariesFromSources(testdataSources(t))},
+			want: []lexical.Correction{{From: "fungisida", To: "fungicida"}}, text: "fungicida para videira", sameTop: true,
+		},
+		{name: "store cannot list", store: searchOnly{store}, text: "fungisida para videira"},
+		{name: "NoTypoCorrection", store: store, opts: rag.SearcherOptions{NoTypoCorrection: true}, text: "fungisida para videira"},
+		{name: "NoVocabulary", store: store, opts: rag.SearcherOptions{NoVocabulary: true}, text: "fungisida para videira"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := rag.NewSearcher(tt.store, emb, tt.opts).SearchCatalog(ctx, rag.Query{Text: "fungisida para videira", Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Query.Corrections, tt.want) {
+				t.Errorf("corrections %v, want %v", res.Query.Corrections, tt.want)
+			}
+			if res.Query.Text != tt.text {
+				t.Errorf("searched text %q, want %q", res.Query.Text, tt.text)
+			}
+			if tt.sameTop && (len(res.Hits) == 0 || res.Hits[0].ID != clean.Hits[0].ID) {
+				t.Errorf("top hit %v, want %s as for the correct spelling", hitIDs(res.Hits), clean.Hits[0].ID)
+			}
+		})
+	}
+}
+
+func TestSearchIDFWeights(t *testing.T) {
+	store, emb := indexedMemory(t)
+	ctx := context.Background()
+	weights := func(opts rag.SearcherOptions) map[string]float64 {
+		t.Helper()
+		res, err := rag.NewSearcher(store, emb, opts).SearchCatalog(ctx, rag.Query{Text: "azoxistrobina para soja", Limit: 10, Legs: rag.LegsLexical})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, h := range res.Hits {
+			for _, m := range h.Lexical.Signals.Matched {
+				out[m.Term] = m.IDF
+			}
+		}
+		return out
+	}
+	w := weights(rag.SearcherOptions{})
+	// "soja" tags many items, "azoxistrobina" few: the rare term weighs
+	// more than the common one.
+	if !(w["azoxistrobina"] > w["soja"]) || w["soja"] <= 0 {
+		t.Errorf("IDF weights %v: want azoxistrobina > soja > 0", w)
+	}
+	for _, opts := range []rag.SearcherOptions{{NoIDF: true}, {NoVocabulary: true}} {
+		for term, idf := range weights(opts) {
+			if idf != 1 {
+				t.Errorf("%+v: term %q weighs %v, want 1", opts, term, idf)
+			}
+		}
+	}
+}
+
+func TestRefreshVocabularies(t *testing.T) {
+	store, emb := indexedMemory(t)
+	ctx := context.Background()
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	search := func() []lexical.Correction {
+		t.Helper()
+		res, err := s.SearchCatalog(ctx, rag.Query{Text: "zorevc vinabel", Limit: 3, Legs: rag.LegsLexical})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Query.Corrections
+	}
+	if c := search(); len(c) != 0 {
+		t.Fatalf("corrections before the new item: %v", c)
+	}
+	// Two new items named "Zorvec": one transposition from the query's "zorevc".
+	items := []storage.CatalogItem{
+		{ID: "new-1", Name: "Zorvec Vinabel", Category: "Fungicida", Status: storage.StatusActive},
+		{ID: "new-2", Name: "Zorvec Enicade", Category: "Fungicida", Status: storage.StatusActive},
+	}
+	if _, err := rag.NewIndexer(store, emb, rag.IndexerOptions{}).IndexItems(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	if c := search(); len(c) != 0 {
+		t.Errorf("corrections with the stale vocabulary: %v", c)
+	}
+	s.RefreshVocabularies(nil)
+	if c := search(); !slices.Equal(c, []lexical.Correction{{From: "zorevc", To: "zorvec"}}) {
+		t.Errorf("corrections after RefreshVocabularies: %v", c)
+	}
+}
+
+func TestVocabulariesFromSources(t *testing.T) {
+	src := rag.Sources{
+		Items: []storage.CatalogItem{
+			{ID: "a", Name: "Fungicida Uva", Status: storage.StatusActive},
+			{ID: "b", Name: "Fungicida Soja", Status: storage.StatusInactive}, // not searched, not counted
+		},
+		FAQs: []storage.FAQ{{ID: "f", Question: "Qual o prazo de entrega?", Answer: "Cinco dias."}},
+	}
+	v := rag.VocabulariesFromSources(src)
+	if v.Catalog.Docs() != 1 || v.Catalog.DocFreq("soja") != 0 || v.Catalog.DocFreq("fungicida") != 1 {
+		t.Errorf("catalog vocabulary: docs %d, df(soja) %d, df(fungicida) %d", v.Catalog.Docs(), v.Catalog.DocFreq("soja"), v.Catalog.DocFreq("fungicida"))
+	}
+	if v.FAQs.Docs() != 1 || v.FAQs.DocFreq("prazo") != 1 || v.Documents.Docs() != 0 {
+		t.Errorf("FAQ/document vocabularies: %d faqs, df(prazo) %d, %d documents", v.FAQs.Docs(), v.FAQs.DocFreq("prazo"), v.Documents.Docs())
+	}
+}
+
+func TestBuildVocabularies(t *testing.T) {
+	store, _ := indexedMemory(t)
+	v, err := rag.BuildVocabularies(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rag.VocabulariesFromSources(testdataSources(t))
+	for _, c := range []struct {
+		name      string
+		got, want *lexical.Vocabulary
+	}{{"catalog", v.Catalog, want.Catalog}, {"faqs", v.FAQs, want.FAQs}, {"documents", v.Documents, want.Documents}} {
+		if c.got.Docs() != c.want.Docs() || c.got.Len() != c.want.Len() {
+			t.Errorf("%s: built %d docs / %d words, from sources %d / %d", c.name, c.got.Docs(), c.got.Len(), c.want.Docs(), c.want.Len())
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := rag.BuildVocabularies(ctx, store); err == nil {
+		t.Error("BuildVocabularies with a cancelled context succeeded")
+	}
+}
+
+func TestRefreshVocabulariesConcurrent(t *testing.T) {
+	store, emb := indexedMemory(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	ctx := context.Background()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 20 {
+			if _, err := s.SearchCatalog(ctx, rag.Query{Text: "insetisida soja", Limit: 3, Legs: rag.LegsLexical}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := range 20 {
+		if i%2 == 0 {
+			s.RefreshVocabularies(nil)
+		} else {
+			s.RefreshVocabularies(rag.VocabulariesFromSources(testdataSources(t)))
+		}
+	}
+	<-done
+}

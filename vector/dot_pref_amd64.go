@@ -1,2 +1,0 @@
-package vector
-const preferAVX512 = true
