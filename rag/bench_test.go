@@ -107,6 +107,12 @@ func replicate(items []storage.CatalogItem, n int) []storage.CatalogItem {
 			if copyN > 0 {
 				it.ID = fmt.Sprintf("%s-c%d", it.ID, copyN)
 				it.Name = fmt.Sprintf("%s %d", it.Name, copyN)
+				files := make([]storage.CatalogFile, len(it.Files))
+				for j, f := range it.Files {
+					f.ItemID = it.ID
+					files[j] = f
+				}
+				it.Files = files
 			}
 			out = append(out, it)
 		}
