@@ -131,6 +131,9 @@ type SearcherOptions struct {
 	Reranker rerank.Reranker
 	// RerankByDefault turns reranking on for queries that leave Rerank nil.
 	RerankByDefault bool
+	// NormalizedCacheSize is how many records' normalized fields are kept
+	// for lexical scoring (default 20 000; negative disables the cache).
+	NormalizedCacheSize int
 	// NoVectorExpansion embeds the query as typed. By default the
 	// canonical terms of the synonyms the query used are appended before
 	// embedding ("fungicida para videira" is embedded as "fungicida para
@@ -146,6 +149,7 @@ type SearcherOptions struct {
 // Searcher runs hybrid searches over a tenant-scoped store. It is safe for
 // concurrent use; its configuration is fixed at construction.
 type Searcher struct {
+	norm     *normCache
 	store    SearchStore
 	embedder vector.Embedder
 	opts     SearcherOptions
@@ -199,7 +203,7 @@ func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptio
 	if o.MaxFAQQueryChars < 1 {
 		o.MaxFAQQueryChars = DefaultMaxFAQQueryChars
 	}
-	s := &Searcher{store: store, embedder: embedder, opts: o}
+	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize)}
 	s.catalog = o.Scorer
 	if s.catalog == nil {
 		s.catalog = lexical.NewScorer(lexical.ScorerOptions{Fields: CatalogFields(DefaultFileFieldWeight)})
@@ -340,7 +344,9 @@ func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
 		kind: storage.KindItem, scorer: s.catalog, weights: s.opts.CatalogWeights, threshold: s.opts.CatalogThreshold,
 		lexSearch: s.store.SearchItems, get: s.store.GetItems,
 		id:     func(it *storage.CatalogItem) string { return it.ID },
-		record: func(it *storage.CatalogItem) lexical.Record { return itemRecord{it} },
+		record: func(it *storage.CatalogItem) lexical.Record {
+			return s.norm.record(storage.KindItem, it.ID, it.UpdatedAt, itemRecord{it})
+		},
 		title:  func(it *storage.CatalogItem) string { return it.Name },
 		text:   func(it *storage.CatalogItem) string { return it.Description },
 	}
@@ -351,7 +357,9 @@ func (s *Searcher) faqOps() kindOps[storage.FAQ] {
 		kind: storage.KindFAQ, scorer: s.faq, weights: s.opts.FAQWeights, threshold: s.opts.FAQThreshold,
 		lexSearch: s.store.SearchFAQs, get: s.store.GetFAQs,
 		id:     func(f *storage.FAQ) string { return f.ID },
-		record: func(f *storage.FAQ) lexical.Record { return faqRecord{f} },
+		record: func(f *storage.FAQ) lexical.Record {
+			return s.norm.record(storage.KindFAQ, f.ID, f.UpdatedAt, faqRecord{f})
+		},
 		title:  func(f *storage.FAQ) string { return f.Question },
 		text:   func(f *storage.FAQ) string { return f.Answer },
 	}
@@ -362,7 +370,9 @@ func (s *Searcher) docOps() kindOps[storage.Document] {
 		kind: storage.KindDocument, scorer: s.doc, weights: s.opts.DocumentWeights, threshold: s.opts.DocumentThreshold,
 		lexSearch: s.store.SearchDocuments, get: s.store.GetDocuments,
 		id:     func(d *storage.Document) string { return d.ID },
-		record: func(d *storage.Document) lexical.Record { return docRecord{d} },
+		record: func(d *storage.Document) lexical.Record {
+			return s.norm.record(storage.KindDocument, d.ID, d.UpdatedAt, docRecord{d})
+		},
 		title:  func(d *storage.Document) string { return d.Title },
 		text:   func(d *storage.Document) string { return d.Content },
 	}

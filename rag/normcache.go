@@ -1,0 +1,62 @@
+package rag
+
+import (
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// DefaultNormalizedCacheSize is how many records' normalized fields a
+// Searcher keeps for lexical scoring.
+const DefaultNormalizedCacheSize = 20_000
+
+// normCache keeps records' fields already folded by lexical.Normalize, so
+// that scoring the same candidates again (every query scores up to 200)
+// does not normalize their text again. Entries are keyed by kind and ID
+// and are valid only for the UpdatedAt they were built from, so an
+// updated record is normalized afresh. It is safe for concurrent use.
+type normCache struct {
+	lru *lru.Cache[string, normEntry]
+}
+
+type normEntry struct {
+	updated time.Time
+	doc     lexical.Document
+}
+
+func newNormCache(size int) *normCache {
+	if size < 0 {
+		return nil
+	}
+	if size == 0 {
+		size = DefaultNormalizedCacheSize
+	}
+	c, err := lru.New[string, normEntry](size)
+	if err != nil {
+		return nil
+	}
+	return &normCache{lru: c}
+}
+
+// record returns rec with normalized field texts, from the cache when the
+// record has not changed. Records without an UpdatedAt are not cached.
+func (c *normCache) record(kind storage.OwnerKind, id string, updated time.Time, rec lexical.Record) lexical.Record {
+	if c == nil || updated.IsZero() {
+		return rec
+	}
+	key := string(kind) + "\x00" + id
+	if e, ok := c.lru.Get(key); ok && e.updated.Equal(updated) {
+		return e.doc
+	}
+	n := rec.NumFields()
+	doc := make(lexical.Document, n)
+	for i := range n {
+		f := rec.Field(i)
+		doc[i] = lexical.Field{Name: f.Name, Text: lexical.Normalize(f.Text)}
+	}
+	c.lru.Add(key, normEntry{updated: updated, doc: doc})
+	return doc
+}
