@@ -343,12 +343,12 @@ func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
 	return kindOps[storage.CatalogItem]{
 		kind: storage.KindItem, scorer: s.catalog, weights: s.opts.CatalogWeights, threshold: s.opts.CatalogThreshold,
 		lexSearch: s.store.SearchItems, get: s.store.GetItems,
-		id:     func(it *storage.CatalogItem) string { return it.ID },
+		id: func(it *storage.CatalogItem) string { return it.ID },
 		record: func(it *storage.CatalogItem) lexical.Record {
 			return s.norm.record(storage.KindItem, it.ID, it.UpdatedAt, itemRecord{it})
 		},
-		title:  func(it *storage.CatalogItem) string { return it.Name },
-		text:   func(it *storage.CatalogItem) string { return it.Description },
+		title: func(it *storage.CatalogItem) string { return it.Name },
+		text:  func(it *storage.CatalogItem) string { return it.Description },
 	}
 }
 
@@ -356,12 +356,12 @@ func (s *Searcher) faqOps() kindOps[storage.FAQ] {
 	return kindOps[storage.FAQ]{
 		kind: storage.KindFAQ, scorer: s.faq, weights: s.opts.FAQWeights, threshold: s.opts.FAQThreshold,
 		lexSearch: s.store.SearchFAQs, get: s.store.GetFAQs,
-		id:     func(f *storage.FAQ) string { return f.ID },
+		id: func(f *storage.FAQ) string { return f.ID },
 		record: func(f *storage.FAQ) lexical.Record {
 			return s.norm.record(storage.KindFAQ, f.ID, f.UpdatedAt, faqRecord{f})
 		},
-		title:  func(f *storage.FAQ) string { return f.Question },
-		text:   func(f *storage.FAQ) string { return f.Answer },
+		title: func(f *storage.FAQ) string { return f.Question },
+		text:  func(f *storage.FAQ) string { return f.Answer },
 	}
 }
 
@@ -369,12 +369,12 @@ func (s *Searcher) docOps() kindOps[storage.Document] {
 	return kindOps[storage.Document]{
 		kind: storage.KindDocument, scorer: s.doc, weights: s.opts.DocumentWeights, threshold: s.opts.DocumentThreshold,
 		lexSearch: s.store.SearchDocuments, get: s.store.GetDocuments,
-		id:     func(d *storage.Document) string { return d.ID },
+		id: func(d *storage.Document) string { return d.ID },
 		record: func(d *storage.Document) lexical.Record {
 			return s.norm.record(storage.KindDocument, d.ID, d.UpdatedAt, docRecord{d})
 		},
-		title:  func(d *storage.Document) string { return d.Title },
-		text:   func(d *storage.Document) string { return d.Content },
+		title: func(d *storage.Document) string { return d.Title },
+		text:  func(d *storage.Document) string { return d.Content },
 	}
 }
 
