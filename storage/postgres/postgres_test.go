@@ -476,3 +476,36 @@ func TestRoundTripAndSearchSmoke(t *testing.T) {
 	}
 	_ = strings.ToLower
 }
+
+// TestWithoutConfigurePool uses a pool whose connections never registered
+// pgvector's types: the store registers them on first use, so vectors still
+// round-trip in binary form and COPY works.
+func TestWithoutConfigurePool(t *testing.T) {
+	ctx := testCtx(t)
+	pool, err := pgxpool.New(ctx, testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close) // after the schema is dropped (cleanups run last first)
+	db := postgres.New(pool, postgres.Options{Dimensions: 3, Schema: uniqueSchema(t, pool, "hrt_nocfg")})
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := db.Tenant("t")
+	owner := storage.OwnerRef{Kind: storage.KindDocument, ID: "d"}
+	err = s.Apply(ctx, storage.Batch{
+		Documents: []storage.Document{{ID: "d", Title: "t", Content: "c"}},
+		Chunks:    []storage.OwnerChunks{{Owner: owner, Chunks: []storage.Chunk{{Source: storage.SourceDoc, Content: "c", Embedding: []float32{0.5, -0.25, 1}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Chunks(ctx, owner)
+	if err != nil || len(got) != 1 || !slices.Equal(got[0].Embedding, []float32{0.5, -0.25, 1}) {
+		t.Fatalf("Chunks = %+v, %v", got, err)
+	}
+	res, err := s.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindDocument, Vector: []float32{1, 0, 0}, MaxDistance: storage.NoThreshold})
+	if err != nil || len(res) != 1 || res[0].Distance != -0.5 {
+		t.Fatalf("SearchChunks = %+v, %v", res, err)
+	}
+}

@@ -167,9 +167,9 @@ func (o *Options) lexicalWindow(limit int) int {
 // semantics. Computed naively, it evaluates every term against every row
 // matching any term, which costs seconds at 100k rows for a common word.
 // The windowed query bounds that work: for each term it takes the W newest
-// matching rows (planned per query: the trigram index finds a rare term's
-// few rows, the newest-first index finds a common term's first W rows
-// early), plus the W newest rows matching all terms; it then computes the
+// matching rows (scanning newest first for a common term, from the trigram
+// index for a rare one; see win below), plus the W newest rows matching all
+// terms; it then computes the
 // exact number of terms matched for the union of those windows (strpos only
 // where a window was cut short) and ranks it. The result equals the
 // exhaustive ranking whenever no term matches more than W rows, and, for
