@@ -66,3 +66,43 @@ func ExampleSearcher_fallback() {
 	// Output:
 	// embedding-disabled 1 faq-1
 }
+
+// The planned pipeline with the offline components: the keyword classifier
+// picks the intent, the plan runs the catalog and FAQ searches, and the
+// extractive answerer replies in pt-BR from the hits.
+func ExamplePipeline_Chat() {
+	ctx := context.Background()
+	db := memory.New(memory.Options{Dimensions: 256})
+	store, _ := db.Tenant("demo")
+	emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 256})
+	ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
+	_, _ = ix.IndexItems(ctx, []storage.CatalogItem{
+		{ID: "f1", Name: "Oidiex 250 EC", Category: "Fungicida", Manufacturer: "AgroVale", Tags: []string{"Uva"}, Price: price(98.5)},
+		{ID: "h1", Name: "Glifovale 480 SL", Category: "Herbicida", Tags: []string{"Soja"}},
+	})
+	_, _ = ix.IndexFAQs(ctx, []storage.FAQ{
+		{ID: "faq-1", Question: "Preciso de receituário para comprar fungicida?", Answer: "Sim, defensivos exigem receituário agronômico."},
+	})
+
+	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}),
+		rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{Limit: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "tem fungicida para videira?"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("intent:", resp.Intent.Intent, "| plan:", resp.Debug.Plan)
+	fmt.Println(resp.Answer)
+	// Output:
+	// intent: catalog | plan: {true true false}
+	// Produtos do catálogo que atendem ao que você pediu:
+	// 1. Oidiex 250 EC (Fungicida, AgroVale) — R$ 98,50; culturas: Uva
+	//
+	// Segundo nossas perguntas frequentes ("Preciso de receituário para comprar fungicida?"): Sim, defensivos exigem receituário agronômico.
+	//
+	// Confira sempre a bula e o receituário agronômico antes de aplicar qualquer defensivo.
+}

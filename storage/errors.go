@@ -41,6 +41,7 @@ type ValidationError struct {
 	Err error
 }
 
+// Error describes the sentinel, the owner, the field and the reason.
 func (e *ValidationError) Error() string {
 	s := e.Err.Error()
 	if e.Owner.ID != "" || e.Owner.Kind != "" {

@@ -52,6 +52,7 @@ type RecordError struct {
 	Err error
 }
 
+// Error names the file, line and field of the bad record.
 func (e *RecordError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -86,6 +87,7 @@ type RecordErrors []*RecordError
 // maxListed bounds how many record errors Error spells out.
 const maxListed = 10
 
+// Error lists the first record errors and counts the rest.
 func (es RecordErrors) Error() string {
 	switch len(es) {
 	case 0:
@@ -129,6 +131,7 @@ type DuplicateDocumentError struct {
 	Hash string
 }
 
+// Error names the existing document and the rejected one.
 func (e *DuplicateDocumentError) Error() string {
 	h := e.Hash
 	if len(h) > 12 {
