@@ -386,43 +386,33 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQ
 		hitsEvents = append(hitsEvents, e)
 		evMu.Unlock()
 	}
+	finish := func(tool, query string) func(int, string, Timings, FallbackReason, error, []Citation, []float64) {
+		return func(n int, payload string, tm Timings, fb FallbackReason, err error, cites []Citation, sims []float64) {
+			record(tool, query, n, payload, tm, fb, err, cites, sims)
+			addEvent(Event{Kind: EventHits, Tool: tool, Sources: cites})
+		}
+	}
 	if plan.FAQ {
+		faqQuery := CombineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 		wg.Go(func() {
-			r, err := p.searcher.SearchFAQs(ctx, Query{Text: message, Context: faqContext, Limit: limit})
-			var tm Timings
-			var fb FallbackReason
-			if r != nil {
-				res.faqs, tm, fb = r.Hits, r.Timings, r.FallbackReason
-			}
-			cites := faqCitations(res.faqs)
-			record(ToolSearchFAQs, CombineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars), len(res.faqs), FormatFAQContext(res.faqs), tm, fb, err, cites, topSims(res.faqs))
-			addEvent(Event{Kind: EventHits, Tool: ToolSearchFAQs, Sources: cites})
+			searchLeg(func() (*Result[storage.FAQ], error) {
+				return p.searcher.SearchFAQs(ctx, Query{Text: message, Context: faqContext, Limit: limit})
+			}, &res.faqs, faqCitations, FormatFAQContext, finish(ToolSearchFAQs, faqQuery))
 		})
 	}
 	if plan.Catalog {
 		wg.Go(func() {
-			r, err := p.searcher.SearchCatalog(ctx, Query{Text: catalogQuery, Limit: limit})
-			var tm Timings
-			var fb FallbackReason
-			if r != nil {
-				res.catalog, tm, fb = r.Hits, r.Timings, r.FallbackReason
-			}
-			cites := catalogCitations(res.catalog)
-			record(ToolSearchCatalog, catalogQuery, len(res.catalog), CatalogPayload(catalogQuery, res.catalog), tm, fb, err, cites, topSims(res.catalog))
-			addEvent(Event{Kind: EventHits, Tool: ToolSearchCatalog, Sources: cites})
+			searchLeg(func() (*Result[storage.CatalogItem], error) {
+				return p.searcher.SearchCatalog(ctx, Query{Text: catalogQuery, Limit: limit})
+			}, &res.catalog, catalogCitations, func(h []Hit[storage.CatalogItem]) string { return CatalogPayload(catalogQuery, h) },
+				finish(ToolSearchCatalog, catalogQuery))
 		})
 	}
 	if plan.Documents {
 		wg.Go(func() {
-			r, err := p.searcher.SearchDocuments(ctx, Query{Text: message, Limit: limit})
-			var tm Timings
-			var fb FallbackReason
-			if r != nil {
-				res.docs, tm, fb = r.Hits, r.Timings, r.FallbackReason
-			}
-			cites := documentCitations(res.docs)
-			record(ToolSearchDocuments, message, len(res.docs), DocumentSection(res.docs), tm, fb, err, cites, topSims(res.docs))
-			addEvent(Event{Kind: EventHits, Tool: ToolSearchDocuments, Sources: cites})
+			searchLeg(func() (*Result[storage.Document], error) {
+				return p.searcher.SearchDocuments(ctx, Query{Text: message, Limit: limit})
+			}, &res.docs, documentCitations, DocumentSection, finish(ToolSearchDocuments, message))
 		})
 	}
 	wg.Wait()
@@ -437,6 +427,23 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQ
 		}
 	}
 	return res
+}
+
+// searchLeg runs one planned search, stores its hits in dst and reports
+// the outcome (hit count, context payload, timings, fallback, error,
+// citations and top similarities) to done. A failed search leaves dst
+// empty.
+func searchLeg[T any](run func() (*Result[T], error), dst *[]Hit[T], cite func([]Hit[T]) []Citation,
+	payload func([]Hit[T]) string, done func(int, string, Timings, FallbackReason, error, []Citation, []float64)) {
+	r, err := run()
+	var (
+		tm Timings
+		fb FallbackReason
+	)
+	if r != nil {
+		*dst, tm, fb = r.Hits, r.Timings, r.FallbackReason
+	}
+	done(len(*dst), payload(*dst), tm, fb, err, cite(*dst), topSims(*dst))
 }
 
 // topSims are the vector similarities of the top hits, for confidence.
