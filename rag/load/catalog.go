@@ -113,21 +113,15 @@ func (d *itemDecoder) add(obj object, line, index int) *RecordError {
 
 func decodeItem(obj object, c cleaner) (storage.CatalogItem, *fieldError) {
 	var it storage.CatalogItem
-	var ferr *fieldError
-	str := func(key string) string {
-		if ferr != nil {
-			return ""
-		}
-		var s string
-		s, ferr = obj.str(key)
-		return s
-	}
+	r := strReader{obj: obj}
+	str := r.str
 	it.ID = c.field(str("id"))
 	it.Name = c.field(str("name"))
 	it.Description = strings.TrimSpace(c.text(str("description")))
 	it.Category = c.field(str("category"))
 	it.Manufacturer = c.field(str("manufacturer"))
 	status := str("status")
+	ferr := r.err
 	if ferr != nil {
 		return it, ferr
 	}

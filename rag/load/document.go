@@ -87,19 +87,13 @@ func readDocumentsJSONL(ctx context.Context, r io.Reader, o *Options, c *collect
 
 func decodeDocument(obj object, c cleaner) (storage.Document, *fieldError) {
 	var d storage.Document
-	var ferr *fieldError
-	str := func(key string) string {
-		if ferr != nil {
-			return ""
-		}
-		var s string
-		s, ferr = obj.str(key)
-		return s
-	}
+	r := strReader{obj: obj}
+	str := r.str
 	d.ID = c.field(str("id"))
 	d.Title = c.field(str("title"))
 	d.Content = c.document([]byte(str("content")))
 	d.Source = c.field(str("source"))
+	ferr := r.err
 	if ferr != nil {
 		return d, ferr
 	}

@@ -102,19 +102,13 @@ func (d *faqDecoder) keep(f storage.FAQ, line, index int) *RecordError {
 
 func decodeFAQ(obj object, c cleaner) (storage.FAQ, *fieldError) {
 	var f storage.FAQ
-	var ferr *fieldError
-	str := func(key string) string {
-		if ferr != nil {
-			return ""
-		}
-		var s string
-		s, ferr = obj.str(key)
-		return s
-	}
+	r := strReader{obj: obj}
+	str := r.str
 	f.ID = c.field(str("id"))
 	f.Question = c.field(str("question"))
 	f.Answer = strings.TrimSpace(c.text(str("answer")))
 	f.Category = c.field(str("category"))
+	ferr := r.err
 	if ferr != nil {
 		return f, ferr
 	}

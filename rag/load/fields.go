@@ -303,3 +303,20 @@ func checkID(id string) *fieldError {
 	}
 	return nil
 }
+
+// strReader reads several string fields of one object and keeps the first
+// error, so a decoder can read every field and check once.
+type strReader struct {
+	obj object
+	err *fieldError
+}
+
+// str returns the string field key, or "" once an error was recorded.
+func (r *strReader) str(key string) string {
+	if r.err != nil {
+		return ""
+	}
+	s, err := r.obj.str(key)
+	r.err = err
+	return s
+}
