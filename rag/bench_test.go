@@ -154,7 +154,7 @@ func BenchmarkSearchCatalog(b *testing.B) {
 		name  string
 		n     int
 		large bool
-	}{{"memory-agrofit4220", 4220, false}, {"memory-10k", 10_000, false}, {"memory-100k", 100_000, true}}
+	}{{"memory-1k", 1000, false}, {"memory-agrofit4220", 4220, false}, {"memory-10k", 10_000, false}, {"memory-100k", 100_000, true}}
 	for _, size := range sizes {
 		b.Run(size.name, func(b *testing.B) {
 			if size.large && os.Getenv("HYBRIDRAG_BENCH_LARGE") == "" {
