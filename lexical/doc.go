@@ -1,7 +1,9 @@
 // Package lexical is the model-free half of hybrid search: accent-insensitive
 // normalization, Portuguese-aware tokenization and stemming, synonym tables
 // and the field-weighted lexicalScore of the reference agronomy store
-// (seed 000 §6). It imports the standard library and golang.org/x/text only.
+// (seed 000 §6), plus BM25F for FAQs and documents. It imports the standard
+// library, golang.org/x/text and github.com/blevesearch/snowballstem (the
+// Snowball Portuguese stemmer, no dependencies of its own) only.
 //
 // # Normalization
 //
@@ -45,6 +47,11 @@
 // ([StemFilter]) is therefore enough to match every inflection in stored
 // text, which needs no stemming. It is off by default.
 //
+// [SnowballStem] is the Snowball Portuguese stemmer of Lucene and bleve,
+// adjusted to folded text and to the same prefix property: it conflates
+// verbs with their nouns ("declarar", "declaração" → "declar"), which
+// questions phrased in other words need. [SnowballFilter] applies it to
+// query tokens; package rag's FAQ and document scorers use it.//
 // # Synonyms
 //
 // A [Synonyms] table maps variants to canonical terms in three categories:
@@ -76,6 +83,15 @@
 // [Signals] explaining it, and [PreparedQuery.ScoreOnly] the score alone
 // without allocating. All weights, the match mode and an optional IDF hook
 // are in [ScorerOptions].
+//
+// With [ScorerOptions].BM25 the field component becomes BM25F: a term's
+// occurrences are counted per field, weighted, normalized by the field's
+// length against the collection's average ([Vocabulary.AvgFieldWordsAll])
+// and saturated, and pairs of consecutive query tokens found together earn
+// a proximity score. A term found once in the heaviest field of average
+// length still earns that field's weight, so the two scorings stay on one
+// scale. Long FAQ answers and documents no longer win by collecting every
+// common word.
 //
 // # Vocabulary: typo correction and IDF
 //

@@ -117,7 +117,7 @@ func ExampleScorer() {
 	//   videira [description] false
 	//   uva [tags] true
 	// cultures: [uva] treatments: [fungicida] pair: true
-	// {Fields:11 Matches:1.5 Culture:2 Treatment:2 Pair:5 CultureInTag:1}
+	// {Fields:11 Matches:1.5 Culture:2 Treatment:2 Pair:5 CultureInTag:1 Proximity:0}
 }
 
 func ExampleDocument() {

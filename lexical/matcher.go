@@ -146,8 +146,9 @@ func newMatcher(terms []queryTerm, det *detector) *matcher {
 
 // scan matches the field's normalized text: it sets bit in termMask for
 // every term found and marks in state the groups found; tags says the
-// field is a Tags field.
-func (m *matcher) scan(text string, wordPrefix bool, termMask []uint64, bit uint64, groups []detectGroup, state []uint8, tags bool) {
+// field is a Tags field. With tf not nil every occurrence is also counted
+// in it (BM25).
+func (m *matcher) scan(text string, wordPrefix bool, termMask []uint64, bit uint64, groups []detectGroup, state []uint8, tags bool, tf *tfState) {
 	off := uint16(0)
 	trans := m.trans
 	for i := 0; i < len(text); i++ {
@@ -159,8 +160,11 @@ func (m *matcher) scan(text string, wordPrefix bool, termMask []uint64, bit uint
 		for _, id := range m.out[off/uint16(m.nclass)] {
 			p := &m.patterns[id]
 			start := i + 1 - p.size
-			if p.term >= 0 && termMask[p.term]&bit == 0 && (!wordPrefix || !p.wordRun || isWordStart(text, start)) {
+			if p.term >= 0 && (tf != nil || termMask[p.term]&bit == 0) && (!wordPrefix || !p.wordRun || isWordStart(text, start)) {
 				termMask[p.term] |= bit
+				if tf != nil {
+					tf.occur(p.term, start)
+				}
 			}
 			if len(p.phrases) > 0 && isWordStart(text, start) {
 				markGroups(text, start, p.phrases, groups, state, tags)

@@ -25,10 +25,17 @@ func TestMatcherMatchesReference(t *testing.T) {
 	recs := append(benchRecords(25, true), benchRecords(25, false)...)
 	recs = append(recs, AgronomyRecord{Name: "Фунгицид", Description: "фунгицид для винограда (uva) 農薬", Tags: []string{"Uva", "農薬"}})
 	for _, mode := range []MatchMode{MatchSubstring, MatchWordPrefix} {
-		for _, stem := range []bool{false, true} {
+		for _, variant := range []string{"presence", "stem", "bm25", "bm25-snowball"} {
+			stem := variant
 			opts := ScorerOptions{Match: mode}
-			if stem {
+			switch variant {
+			case "stem":
 				opts.Tokenizer.Filters = []TokenFilter{StemFilter{}}
+			case "bm25":
+				opts.BM25 = &BM25{Proximity: 0.5, AvgLengths: map[string]float64{FieldName: 3, FieldDescription: 12, FieldTags: 2}}
+			case "bm25-snowball":
+				opts.BM25 = &BM25{Proximity: 1}
+				opts.Tokenizer.Filters = []TokenFilter{SnowballFilter{}}
 			}
 			s := NewScorer(opts)
 			for _, query := range queries {

@@ -2,10 +2,12 @@ package lexical
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Field names of an [AgronomyRecord] and of [AgronomyFields].
@@ -188,6 +190,106 @@ type ScorerOptions struct {
 	// result counts as 0. nil means weight 1 for every term (the seeds'
 	// behaviour).
 	IDF func(term string) float64
+	// BM25, when set, makes the Fields component term-frequency aware
+	// and length normalized (see [BM25]); nil keeps the seeds' presence
+	// scoring, where a term earns its field weights once however often
+	// it occurs and however long the record is.
+	BM25 *BM25
+}
+
+// BM25 turns the Fields component of a score into BM25F (Robertson and
+// Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond",
+// 2009) over the Scorer's fields. For a query term t found in a record:
+//
+//	tf(t)  = Σ over fields f of Weight(f)/Wmax × occurrences of t in f / norm(f)
+//	norm(f) = 1 − B + B × length(f) / AvgLengths[f]
+//	Fields += IDF(t) × Wmax × (K1 + 1) × tf / (tf + K1)
+//
+// where Wmax is the largest field weight, length(f) the field's words in
+// the record and IDF(t) the ScorerOptions.IDF hook (1 without one). A term
+// found once, in the heaviest field, of average length earns Wmax × IDF,
+// exactly its presence score; more occurrences earn more, with diminishing
+// returns, and a long field earns less for the same occurrences than a
+// short one. The Match and culture/treatment bonuses are unchanged.
+// Occurrences follow the Scorer's MatchMode (with substring matching "uva"
+// occurs in "chuva").
+//
+// BM25 suits FAQs and documents, whose long answers otherwise collect
+// every common term; catalog records are short and keep presence scoring.
+type BM25 struct {
+	// K1 is the term-frequency saturation (default 1.2).
+	K1 float64
+	// B is the length normalization strength in [0, 1]: 0 means the
+	// default 0.75; a negative value turns length normalization off.
+	B float64
+	// AvgLengths are the collection's mean field lengths in words, by
+	// field name ([Vocabulary.AvgFieldWordsAll]); a field without a
+	// positive entry is not length normalized. [Scorer.WithAverageLengths]
+	// sets them on an existing Scorer.
+	AvgLengths map[string]float64
+	// Proximity weighs the pairs of consecutive query tokens found next
+	// to each other, in query order, with at most a stopword or a word
+	// ending between them ("declaração de ajuste" for the tokens
+	// "declar", "ajust"): each pair is scored like a term, with the mean
+	// IDF of its two tokens, times Proximity, into Breakdown.Proximity.
+	// 0 turns pairs off.
+	Proximity float64
+}
+
+// Defaults of BM25.
+const (
+	DefaultBM25K1 = 1.2
+	DefaultBM25B  = 0.75
+)
+
+// bm25 is a Scorer's resolved BM25: avg is indexed like the field specs.
+type bm25 struct {
+	k1, b, prox float64
+	avg         []float64
+	user        BM25
+}
+
+// saturate returns Wmax × (K1 + 1) × x / (x + K1).
+func (r *bm25) saturate(wmax, x float64) float64 {
+	return wmax * (r.k1 + 1) * x / (x + r.k1)
+}
+
+// resolve returns p with defaults applied and bad values corrected, for
+// the given fields.
+func (p BM25) resolve(specs []FieldSpec) *bm25 {
+	r := &bm25{k1: p.K1, b: p.B, prox: p.Proximity, avg: make([]float64, len(specs))}
+	if !(r.prox > 0) || math.IsInf(r.prox, 0) {
+		r.prox = 0
+	}
+	if !(r.k1 > 0) || math.IsInf(r.k1, 0) {
+		r.k1 = DefaultBM25K1
+	}
+	switch {
+	case r.b == 0:
+		r.b = DefaultBM25B
+	case r.b < 0 || math.IsNaN(r.b):
+		r.b = 0
+	case r.b > 1:
+		r.b = 1
+	}
+	for i, f := range specs {
+		if a := p.AvgLengths[f.Name]; a > 0 && !math.IsInf(a, 0) {
+			r.avg[i] = a
+		}
+	}
+	r.user = BM25{K1: r.k1, B: r.b, Proximity: r.prox, AvgLengths: maps.Clone(p.AvgLengths)}
+	if r.b == 0 {
+		r.user.B = -1
+	}
+	return r
+}
+
+// norm returns the length normalization of field i with words words.
+func (r *bm25) norm(i, words int) float64 {
+	if r.b == 0 || r.avg[i] == 0 {
+		return 1
+	}
+	return 1 - r.b + r.b*float64(words)/r.avg[i]
 }
 
 // Validate reports options NewScorer would have to correct: a field with
@@ -222,6 +324,22 @@ func (o ScorerOptions) Validate() error {
 	}
 	if o.Match > MatchWordPrefix {
 		errs = append(errs, "unknown match mode "+o.Match.String())
+	}
+	if p := o.BM25; p != nil {
+		if p.K1 < 0 || math.IsNaN(p.K1) || math.IsInf(p.K1, 0) {
+			errs = append(errs, fmt.Sprintf("BM25 K1 is %v", p.K1))
+		}
+		if p.Proximity < 0 || math.IsNaN(p.Proximity) || math.IsInf(p.Proximity, 0) {
+			errs = append(errs, fmt.Sprintf("BM25 Proximity is %v", p.Proximity))
+		}
+		if p.B > 1 || math.IsNaN(p.B) {
+			errs = append(errs, fmt.Sprintf("BM25 B is %v, want at most 1", p.B))
+		}
+		for name, a := range p.AvgLengths {
+			if a < 0 || math.IsNaN(a) || math.IsInf(a, 0) {
+				errs = append(errs, fmt.Sprintf("BM25 average length of %q is %v", name, a))
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalidOptions, strings.Join(errs, "; "))
@@ -266,6 +384,8 @@ type Scorer struct {
 	syn     *Synonyms
 	match   MatchMode
 	idf     func(string) float64
+	bm25    *bm25 // nil for presence scoring
+	wmax    float64
 }
 
 // NewScorer returns a Scorer for opts; see [ScorerOptions] for the
@@ -299,7 +419,39 @@ func NewScorer(opts ScorerOptions) *Scorer {
 	if s.match > MatchWordPrefix {
 		s.match = MatchSubstring
 	}
+	if opts.BM25 != nil {
+		s.bm25 = opts.BM25.resolve(s.specs)
+		for _, f := range s.specs {
+			s.wmax = max(s.wmax, f.Weight)
+		}
+	}
 	return s
+}
+
+// BM25 returns the Scorer's BM25 parameters, with defaults applied (B is
+// -1 when length normalization is off), and whether BM25 is on.
+func (s *Scorer) BM25() (BM25, bool) {
+	if s.bm25 == nil {
+		return BM25{}, false
+	}
+	p := s.bm25.user
+	p.AvgLengths = maps.Clone(p.AvgLengths)
+	return p, true
+}
+
+// WithAverageLengths returns a copy of s whose BM25 length normalization
+// uses avg, the collection's mean field lengths in words by field name
+// ([Vocabulary.AvgFieldWordsAll]). A Scorer without BM25 is returned as
+// is. s is not modified.
+func (s *Scorer) WithAverageLengths(avg map[string]float64) *Scorer {
+	if s.bm25 == nil {
+		return s
+	}
+	c := *s
+	p := s.bm25.user
+	p.AvgLengths = avg
+	c.bm25 = p.resolve(s.specs)
+	return &c
 }
 
 func sanitizeWeight(w float64) float64 {
@@ -531,12 +683,17 @@ type TermMatch struct {
 	Synonym bool `json:"synonym,omitempty"`
 	// IDF is the term's weight: 1 unless an IDF hook is set.
 	IDF float64 `json:"idf"`
+	// TF is the term's field-weighted, length-normalized occurrence
+	// count, tf(t) of [BM25], when the Scorer uses BM25; 0 otherwise.
+	TF float64 `json:"tf,omitempty"`
 }
 
 // Breakdown splits a score into the components of the seeds'
 // lexicalScore.
 type Breakdown struct {
-	// Fields is the sum of the field weights of the matched terms.
+	// Fields is the sum of the field weights of the matched terms (times
+	// their IDF), or their BM25F contributions when the Scorer uses
+	// [BM25].
 	Fields float64 `json:"fields"`
 	// Matches is the Match bonus times the number of matched terms.
 	Matches float64 `json:"matches"`
@@ -548,11 +705,14 @@ type Breakdown struct {
 	Pair float64 `json:"pair"`
 	// CultureInTag is the culture-in-tag bonus earned, or 0.
 	CultureInTag float64 `json:"culture_in_tag"`
+	// Proximity is the score of the query's token pairs found together
+	// (see [BM25].Proximity), or 0.
+	Proximity float64 `json:"proximity,omitempty"`
 }
 
 // Total returns the sum of the components.
 func (b Breakdown) Total() float64 {
-	return b.Fields + b.Matches + b.Culture + b.Treatment + b.Pair + b.CultureInTag
+	return b.Fields + b.Matches + b.Culture + b.Treatment + b.Pair + b.CultureInTag + b.Proximity
 }
 
 // Score returns the lexical score of rec and the signals explaining it.
@@ -578,8 +738,18 @@ const (
 )
 
 func (q *PreparedQuery) eval(rec Record, sig *Signals) float64 {
+	if q.s.bm25 == nil {
+		return q.evalWith(rec, sig, nil)
+	}
+	var tf tfState
+	tf.start(q)
+	return q.evalWith(rec, sig, &tf)
+}
+
+// evalWith scores rec, counting occurrences in tf when it is not nil.
+func (q *PreparedQuery) evalWith(rec Record, sig *Signals, tf *tfState) float64 {
 	if rec == nil {
-		return q.finish(nil, nil, sig)
+		return q.finish(nil, nil, nil, sig)
 	}
 	var termMask [maxTerms]uint64
 	var groupState [maxTerms]uint8
@@ -596,23 +766,33 @@ func (q *PreparedQuery) eval(rec Record, sig *Signals) float64 {
 		}
 		bit := uint64(1) << si
 		tags := s.specs[si].Tags
+		if tf != nil {
+			tf.field(s, si, text)
+		}
 		if q.ac != nil {
-			q.ac.scan(text, s.match == MatchWordPrefix, termMask[:len(q.terms)], bit, q.groups, groupState[:len(q.groups)], tags)
+			q.ac.scan(text, s.match == MatchWordPrefix, termMask[:len(q.terms)], bit, q.groups, groupState[:len(q.groups)], tags, tf)
 			continue
 		}
-		for ti := range q.terms {
-			if termMask[ti]&bit == 0 && s.contains(text, q.terms[ti].text) {
+		if tf != nil {
+			s.occurrences(text, q.terms, func(ti, start int) {
 				termMask[ti] |= bit
+				tf.occur(ti, start)
+			})
+		} else {
+			for ti := range q.terms {
+				if termMask[ti]&bit == 0 && s.contains(text, q.terms[ti].text) {
+					termMask[ti] |= bit
+				}
 			}
 		}
 		if q.det != nil {
 			q.det.scan(text, q.groups, groupState[:len(q.groups)], tags)
 		}
 	}
-	return q.finish(termMask[:len(q.terms)], groupState[:len(q.groups)], sig)
+	return q.finish(termMask[:len(q.terms)], groupState[:len(q.groups)], tf, sig)
 }
 
-func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, sig *Signals) float64 {
+func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, tf *tfState, sig *Signals) float64 {
 	s := q.s
 	var b Breakdown
 	matched, fieldRefs := 0, 0
@@ -622,13 +802,25 @@ func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, sig *Signa
 		}
 		matched++
 		fieldRefs += bits.OnesCount64(m)
-		var w float64
-		for ; m != 0; m &= m - 1 {
-			w += s.specs[bits.TrailingZeros64(m)].Weight
-		}
 		idf := q.terms[ti].idf
-		b.Fields += idf * w
+		if tf != nil {
+			b.Fields += idf * s.bm25.saturate(s.wmax, tf.tf[ti])
+		} else {
+			var w float64
+			for ; m != 0; m &= m - 1 {
+				w += s.specs[bits.TrailingZeros64(m)].Weight
+			}
+			b.Fields += idf * w
+		}
 		b.Matches += idf * s.weights.Match
+	}
+	if tf != nil && s.bm25.prox > 0 {
+		for ti := 1; ti < tf.ntok; ti++ {
+			if x := tf.ptf[ti]; x > 0 {
+				idf := (q.terms[ti-1].idf + q.terms[ti].idf) / 2
+				b.Proximity += s.bm25.prox * idf * s.bm25.saturate(s.wmax, x)
+			}
+		}
 	}
 	cultures, treatments, inTag := 0, 0, false
 	for gi, st := range groupState {
@@ -678,7 +870,11 @@ func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, sig *Signa
 			names = append(names, s.specs[bits.TrailingZeros64(m)].Name)
 		}
 		t := q.terms[ti]
-		sig.Matched = append(sig.Matched, TermMatch{Term: t.text, Fields: names[start:len(names):len(names)], Synonym: t.synonym, IDF: t.idf})
+		tm := TermMatch{Term: t.text, Fields: names[start:len(names):len(names)], Synonym: t.synonym, IDF: t.idf}
+		if tf != nil {
+			tm.TF = tf.tf[ti]
+		}
+		sig.Matched = append(sig.Matched, tm)
 	}
 	if cultures+treatments > 0 {
 		found := make([]string, 0, cultures+treatments)
@@ -733,6 +929,108 @@ func (s *Scorer) contains(text, term string) bool {
 		}
 		from = i + 1
 	}
+}
+
+// occurrences calls fn for every occurrence of every term in the
+// normalized text under the Scorer's MatchMode, in the matcher's order:
+// by end offset, longer terms first. It is the reference path of the
+// matcher's counting.
+func (s *Scorer) occurrences(text string, terms []queryTerm, fn func(term, start int)) {
+	type occ struct{ term, start, end int }
+	var all []occ
+	for ti, t := range terms {
+		if t.text == "" {
+			continue
+		}
+		first, _ := decodeRune(t.text, 0)
+		prefix := s.match == MatchWordPrefix && isWordRune(first)
+		for from := 0; ; {
+			i := strings.Index(text[from:], t.text)
+			if i < 0 {
+				break
+			}
+			i += from
+			if !prefix || isWordStart(text, i) {
+				all = append(all, occ{ti, i, i + len(t.text)})
+			}
+			from = i + 1 // overlapping, as the matcher counts
+		}
+	}
+	slices.SortStableFunc(all, func(a, b occ) int {
+		if a.end != b.end {
+			return a.end - b.end
+		}
+		return b.end - b.start - (a.end - a.start)
+	})
+	for _, o := range all {
+		fn(o.term, o.start)
+	}
+}
+
+// tfState accumulates a record's BM25 term and pair frequencies.
+type tfState struct {
+	tf   [maxTerms]float64 // per term
+	ptf  [maxTerms]float64 // per token pair (ti-1, ti), at ti
+	last [maxTerms]int     // start of term's last occurrence in the field, or -1
+	lens [maxTerms]int     // term lengths in bytes
+	fw   float64           // the current field's weight / Wmax / norm
+	ntok int               // query tokens (pairs are between tokens)
+}
+
+// start prepares the state for the query's terms.
+func (t *tfState) start(q *PreparedQuery) {
+	t.ntok = min(len(q.tokens), len(q.terms))
+	for i := range q.terms {
+		t.lens[i] = len(q.terms[i].text)
+	}
+}
+
+// field starts a field: its weight and length normalization.
+func (t *tfState) field(s *Scorer, si int, text string) {
+	t.fw = 0
+	if s.wmax > 0 {
+		t.fw = s.specs[si].Weight / s.wmax / s.bm25.norm(si, countWords(text))
+	}
+	for i := range t.ntok {
+		t.last[i] = -1
+	}
+}
+
+// proximityGap is how many bytes may separate the end of a query token's
+// occurrence from the start of the next token's for the two to count as
+// a pair: room for a word suffix the stem left out and a stopword or two
+// ("declar|acao de| ajuste").
+const proximityGap = 16
+
+// occur counts an occurrence of term ti starting at byte start.
+func (t *tfState) occur(ti, start int) {
+	t.tf[ti] += t.fw
+	if ti >= t.ntok {
+		return
+	}
+	if ti > 0 {
+		if l := t.last[ti-1]; l >= 0 && start > l && start-l <= t.lens[ti-1]+proximityGap {
+			t.ptf[ti] += t.fw
+		}
+	}
+	t.last[ti] = start
+}
+
+// countWords returns the number of words of the normalized text: runs of
+// letters and digits, where any byte of a multi-byte rune counts as a
+// letter (Normalize leaves few).
+func countWords(text string) int {
+	n := 0
+	in := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		w := c >= utf8.RuneSelf || asciiWord[c]
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
 }
 
 // wordsAt reports whether the words of text starting at i have the given

@@ -12,45 +12,86 @@ import (
 // time, for a [Vocabulary]. The zero value is ready to use. It is not safe
 // for concurrent use.
 type VocabularyBuilder struct {
-	docs int
-	df   map[string]int32
-	seen map[string]struct{}
+	docs       int
+	fieldWords map[string]int64
+	df         map[string]int32
+	seen       map[string]struct{}
 }
 
 // Add adds one document: the distinct words of its text (normalized with
 // [Normalize]; split on every rune that is not a letter, digit or mark, so
 // "cana-de-açúcar" gives "cana", "de", "acucar") count once each.
 func (b *VocabularyBuilder) Add(text string) {
+	b.begin()
+	b.addText(Normalize(text))
+}
+
+// AddRecord adds one document made of the fields of rec, as Add does with
+// their texts joined, and also counts the words of each field by name for
+// [Vocabulary.AvgFieldWords] (the field lengths of [BM25]).
+func (b *VocabularyBuilder) AddRecord(rec Record) {
+	b.begin()
+	if b.fieldWords == nil {
+		b.fieldWords = make(map[string]int64)
+	}
+	for i, n := 0, rec.NumFields(); i < n; i++ {
+		f := rec.Field(i)
+		w := b.addText(Normalize(f.Text))
+		if f.Name == "" {
+			continue
+		}
+		if _, ok := b.fieldWords[f.Name]; !ok {
+			b.fieldWords[strings.Clone(f.Name)] = 0
+		}
+		b.fieldWords[f.Name] += int64(w)
+	}
+}
+
+// begin starts a new document.
+func (b *VocabularyBuilder) begin() {
 	if b.df == nil {
 		b.df = make(map[string]int32)
 		b.seen = make(map[string]struct{})
 	}
 	b.docs++
-	text = Normalize(text)
 	clear(b.seen)
+}
+
+// addText adds the words of normalized text to the current document and
+// returns how many it had.
+func (b *VocabularyBuilder) addText(text string) int {
+	n := 0
 	for i := 0; i < len(text); {
 		start, end := nextWord(text, i)
 		if start < 0 {
 			break
 		}
 		i = end
+		n++
 		w := text[start:end]
 		if _, ok := b.seen[w]; ok {
 			continue
 		}
 		b.seen[w] = struct{}{}
-		if n, ok := b.df[w]; ok {
-			b.df[w] = n + 1
+		if c, ok := b.df[w]; ok {
+			b.df[w] = c + 1
 		} else {
 			b.df[strings.Clone(w)] = 1
 		}
 	}
+	return n
 }
 
 // Build returns the Vocabulary of the documents added so far. The builder
 // may be used again afterwards; later documents do not change the result.
 func (b *VocabularyBuilder) Build() *Vocabulary {
 	v := &Vocabulary{docs: b.docs, words: make([]string, 0, len(b.df))}
+	if len(b.fieldWords) > 0 {
+		v.fieldWords = make(map[string]int64, len(b.fieldWords))
+		for k, n := range b.fieldWords {
+			v.fieldWords[k] = n
+		}
+	}
 	for w := range b.df {
 		v.words = append(v.words, w)
 	}
@@ -90,10 +131,13 @@ const minCorrectTarget = 4
 // A Vocabulary is immutable and safe for concurrent use; results of
 // Correct are cached (at most a few thousand entries).
 type Vocabulary struct {
-	docs  int
-	words []string // sorted
-	df    []int32  // document frequency of words[i]
-	byLen map[int][]int32
+	docs int
+	// fieldWords are the words of each field over all documents added
+	// with AddRecord.
+	fieldWords map[string]int64
+	words      []string // sorted
+	df         []int32  // document frequency of words[i]
+	byLen      map[int][]int32
 
 	mu    sync.Mutex
 	cache map[string]correction
@@ -110,6 +154,30 @@ func (v *Vocabulary) Docs() int {
 		return 0
 	}
 	return v.docs
+}
+
+// AvgFieldWords returns the mean number of words of the named field per
+// document, over the documents added with [VocabularyBuilder.AddRecord]
+// (a document without the field counts as 0 words): the AvgLengths of
+// [BM25]. It is 0 for a field never seen.
+func (v *Vocabulary) AvgFieldWords(field string) float64 {
+	if v == nil || v.docs == 0 {
+		return 0
+	}
+	return float64(v.fieldWords[field]) / float64(v.docs)
+}
+
+// AvgFieldWordsAll returns AvgFieldWords of every field seen, by name (a
+// new map), ready for [Scorer.WithAverageLengths].
+func (v *Vocabulary) AvgFieldWordsAll() map[string]float64 {
+	if v == nil || v.docs == 0 || len(v.fieldWords) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(v.fieldWords))
+	for k, n := range v.fieldWords {
+		out[k] = float64(n) / float64(v.docs)
+	}
+	return out
 }
 
 // Len returns the number of distinct words.

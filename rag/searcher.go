@@ -206,17 +206,65 @@ func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptio
 	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize)}
 	s.catalog = o.Scorer
 	if s.catalog == nil {
-		s.catalog = lexical.NewScorer(lexical.ScorerOptions{Fields: CatalogFields(DefaultFileFieldWeight)})
+		s.catalog = lexical.NewScorer(CatalogScorerOptions())
 	}
 	s.faq = o.FAQScorer
 	if s.faq == nil {
-		s.faq = lexical.NewScorer(lexical.ScorerOptions{Fields: FAQFields()})
+		s.faq = lexical.NewScorer(FAQScorerOptions())
 	}
 	s.doc = o.DocumentScorer
 	if s.doc == nil {
-		s.doc = lexical.NewScorer(lexical.ScorerOptions{Fields: DocumentFields()})
+		s.doc = lexical.NewScorer(DocumentScorerOptions())
 	}
 	return s
+}
+
+// DefaultQuestionMaxTokens is the token cap of the default FAQ and
+// document scorers: questions are longer than catalog queries, whose cap
+// stays the seeds' 8.
+const DefaultQuestionMaxTokens = 24
+
+// DefaultProximity is the BM25 token-pair weight of the default FAQ and
+// document scorers (lexical.BM25.Proximity), chosen on the tune half of
+// the FaQuAD and IRPF query sets (BENCHMARKS.md).
+const DefaultProximity = 0.5
+
+// CatalogScorerOptions returns the options of the default catalog Scorer:
+// the seeds' lexicalScore (presence scoring, substring matching, no
+// stemming, 8 tokens) over CatalogFields(DefaultFileFieldWeight). Each
+// call returns new slices, so the result can be changed freely.
+func CatalogScorerOptions() lexical.ScorerOptions {
+	return lexical.ScorerOptions{Fields: CatalogFields(DefaultFileFieldWeight)}
+}
+
+// FAQScorerOptions returns the options of the default FAQ Scorer:
+// FAQFields, BM25F term weighting with per-field length normalization
+// (the average field lengths come from the FAQ vocabulary), query tokens
+// stemmed with lexical.SnowballFilter, up to DefaultQuestionMaxTokens of
+// them, matched at word starts (lexical.MatchWordPrefix). Long answers
+// would otherwise collect every common word of a question, and questions
+// rarely use the FAQ's own inflections ("declarar" for "declaração").
+func FAQScorerOptions() lexical.ScorerOptions {
+	return questionScorerOptions(FAQFields())
+}
+
+// DocumentScorerOptions returns the options of the default document
+// Scorer: DocumentFields with the FAQ scorer's BM25F, stemming and token
+// cap.
+func DocumentScorerOptions() lexical.ScorerOptions {
+	return questionScorerOptions(DocumentFields())
+}
+
+func questionScorerOptions(fields []lexical.FieldSpec) lexical.ScorerOptions {
+	return lexical.ScorerOptions{
+		Fields: fields,
+		Tokenizer: lexical.Tokenizer{
+			MaxTokens: DefaultQuestionMaxTokens,
+			Filters:   []lexical.TokenFilter{lexical.SnowballFilter{}},
+		},
+		Match: lexical.MatchWordPrefix,
+		BM25:  &lexical.BM25{Proximity: DefaultProximity},
+	}
 }
 
 // Field names used by the Searcher's default scorers beyond the agronomy

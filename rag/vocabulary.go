@@ -57,11 +57,11 @@ func VocabulariesFromSources(src Sources) *Vocabularies {
 	}
 	for i := range src.FAQs {
 		if src.FAQs[i].Active() {
-			faqs.Add(storage.FAQSearchText(&src.FAQs[i]))
+			faqs.AddRecord(faqRecord{&src.FAQs[i]})
 		}
 	}
 	for i := range src.Documents {
-		docs.Add(storage.DocumentSearchText(&src.Documents[i].Document))
+		docs.AddRecord(docRecord{&src.Documents[i].Document})
 	}
 	return &Vocabularies{Catalog: items.Build(), FAQs: faqs.Build(), Documents: docs.Build()}
 }
@@ -89,12 +89,12 @@ func BuildVocabulary(ctx context.Context, l RecordLister, kind storage.OwnerKind
 	case storage.KindFAQ:
 		err = listAll(ctx, l.ListFAQs, func(f *storage.FAQ) string { return f.ID }, func(f *storage.FAQ) {
 			if f.Active() {
-				b.Add(storage.FAQSearchText(f))
+				b.AddRecord(faqRecord{f})
 			}
 		})
 	case storage.KindDocument:
 		err = listAll(ctx, l.ListDocuments, func(d *storage.Document) string { return d.ID }, func(d *storage.Document) {
-			b.Add(storage.DocumentSearchText(d))
+			b.AddRecord(docRecord{d})
 		})
 	default:
 		return nil, fmt.Errorf("%w: kind %q", ErrInvalidQuery, kind)
@@ -204,6 +204,9 @@ func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kind
 	l := &kindLexicon{vocab: v, scorer: base}
 	if v.Docs() > 0 && !s.opts.NoIDF && base.IDF() == nil {
 		l.scorer = base.WithIDF(v.IDFWeights(s.opts.IDF))
+	}
+	if p, ok := l.scorer.BM25(); ok && len(p.AvgLengths) == 0 {
+		l.scorer = l.scorer.WithAverageLengths(v.AvgFieldWordsAll())
 	}
 	if s.opts.NoTypoCorrection {
 		l.vocab = nil

@@ -15,7 +15,10 @@ type ablation struct {
 	vocab, typo, idf bool
 	idfOpts          lexical.IDFOptions
 	minDF            int
-	stem, prefix     bool
+	stem             string
+	prefix, bm25     bool
+	maxTokens        int
+	proximity        float64
 	synonyms         string
 	syn              *lexical.Synonyms // loaded from synonyms
 }
@@ -27,8 +30,11 @@ func (a *ablation) register(fs *flag.FlagSet) {
 	fs.Float64Var(&a.idfOpts.Reference, "idf-ref", 0, "IDF reference document `fraction` (default lexical's 0.1)")
 	fs.Float64Var(&a.idfOpts.Floor, "idf-floor", 0, "IDF weight `floor` (default lexical's 0.1)")
 	fs.Float64Var(&a.idfOpts.Cap, "idf-cap", 0, "IDF weight `cap` (default lexical's 3)")
-	fs.BoolVar(&a.stem, "stem", false, "stem query tokens (lexical.StemFilter) in the default scorers")
+	fs.StringVar(&a.stem, "stem", "", "query token `stemmer` of the default scorers: none|light (lexical.StemFilter)|snowball (lexical.SnowballFilter); default: none for the catalog, snowball for FAQs and documents")
 	fs.BoolVar(&a.prefix, "word-prefix", false, "match query terms at word starts only (lexical.MatchWordPrefix) in the default scorers")
+	fs.BoolVar(&a.bm25, "bm25", true, "BM25F term weighting in the default FAQ and document scorers (false: the seeds' presence scoring)")
+	fs.Float64Var(&a.proximity, "proximity", -1, "BM25 token-pair `weight` of the default FAQ and document scorers (default rag's)")
+	fs.IntVar(&a.maxTokens, "max-tokens", 0, "query token `cap` of the default scorers (default: 8 for the catalog, rag.DefaultQuestionMaxTokens for FAQs and documents)")
 	fs.StringVar(&a.synonyms, "synonyms", "", "domain synonym table `file` (JSON, lexical.ParseSynonyms format) merged over the default pt-BR table")
 	fs.IntVar(&a.minDF, "min-df", 0, "least `records` a correction must appear in (default rag's 2)")
 }
@@ -55,29 +61,65 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 		NoVocabulary: !a.vocab, NoTypoCorrection: !a.typo, NoIDF: !a.idf,
 		IDF: a.idfOpts, CorrectionMinDF: a.minDF,
 	}
-	if a.stem || a.prefix || a.syn != nil {
-		var tok lexical.Tokenizer
-		if a.stem {
-			tok.Filters = []lexical.TokenFilter{lexical.StemFilter{}}
-		}
-		match := lexical.MatchSubstring
-		if a.prefix {
-			match = lexical.MatchWordPrefix
-		}
-		var syn *lexical.Synonyms
-		if a.syn != nil {
-			syn = lexical.DefaultSynonyms().Merge(a.syn)
-		}
-		o.Scorer = lexical.NewScorer(lexical.ScorerOptions{Fields: rag.CatalogFields(rag.DefaultFileFieldWeight), Tokenizer: tok, Match: match, Synonyms: syn})
-		o.FAQScorer = lexical.NewScorer(lexical.ScorerOptions{Fields: rag.FAQFields(), Tokenizer: tok, Match: match, Synonyms: syn})
-		o.DocumentScorer = lexical.NewScorer(lexical.ScorerOptions{Fields: rag.DocumentFields(), Tokenizer: tok, Match: match, Synonyms: syn})
+	if a.stem != "" || a.prefix || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.syn != nil {
+		o.Scorer = lexical.NewScorer(a.adjust(rag.CatalogScorerOptions()))
+		o.FAQScorer = lexical.NewScorer(a.adjust(rag.FAQScorerOptions()))
+		o.DocumentScorer = lexical.NewScorer(a.adjust(rag.DocumentScorerOptions()))
 	}
 	return o
 }
 
+// adjust applies the scorer switches to one kind's default options.
+func (a ablation) adjust(o lexical.ScorerOptions) lexical.ScorerOptions {
+	switch a.stem {
+	case "none":
+		o.Tokenizer.Filters = nil
+	case "light":
+		o.Tokenizer.Filters = []lexical.TokenFilter{lexical.StemFilter{}}
+	case "snowball":
+		o.Tokenizer.Filters = []lexical.TokenFilter{lexical.SnowballFilter{}}
+	}
+	if a.prefix {
+		o.Match = lexical.MatchWordPrefix
+	}
+	if !a.bm25 {
+		o.BM25 = nil
+	}
+	if a.proximity >= 0 && o.BM25 != nil {
+		p := *o.BM25
+		p.Proximity = a.proximity
+		o.BM25 = &p
+	}
+	if a.maxTokens != 0 {
+		o.Tokenizer.MaxTokens = a.maxTokens
+	}
+	if a.syn != nil {
+		o.Synonyms = lexical.DefaultSynonyms().Merge(a.syn)
+	}
+	return o
+}
+
+// check validates the switches.
+func (a ablation) check() error {
+	switch a.stem {
+	case "", "none", "light", "snowball":
+		return nil
+	}
+	return fmt.Errorf("-stem %q: want none|light|snowball", a.stem)
+}
+
 // describe adds the switches to the -json settings.
 func (a ablation) describe(s map[string]any) {
-	s["typo"], s["idf"], s["stem"], s["word_prefix"] = a.vocab && a.typo, a.vocab && a.idf, a.stem, a.prefix
+	s["typo"], s["idf"], s["word_prefix"], s["bm25"] = a.vocab && a.typo, a.vocab && a.idf, a.prefix, a.bm25
+	if a.stem != "" {
+		s["stem"] = a.stem
+	}
+	if a.maxTokens != 0 {
+		s["max_tokens"] = a.maxTokens
+	}
+	if a.proximity >= 0 {
+		s["proximity"] = a.proximity
+	}
 	if a.synonyms != "" {
 		s["synonyms"] = a.synonyms
 	}
@@ -92,8 +134,20 @@ func (a ablation) describe(s map[string]any) {
 // String describes the switches for the text output.
 func (a ablation) String() string {
 	s := fmt.Sprintf("typo=%t idf=%t", a.vocab && a.typo, a.vocab && a.idf)
-	if a.stem || a.prefix {
-		s += fmt.Sprintf(" stem=%t word-prefix=%t", a.stem, a.prefix)
+	if a.stem != "" {
+		s += " stem=" + a.stem
+	}
+	if a.prefix {
+		s += " word-prefix=true"
+	}
+	if !a.bm25 {
+		s += " bm25=false"
+	}
+	if a.maxTokens != 0 {
+		s += fmt.Sprintf(" max-tokens=%d", a.maxTokens)
+	}
+	if a.proximity >= 0 {
+		s += fmt.Sprintf(" proximity=%g", a.proximity)
 	}
 	if a.idfOpts != (lexical.IDFOptions{}) {
 		s += fmt.Sprintf(" idf-ref=%g idf-floor=%g idf-cap=%g", a.idfOpts.Reference, a.idfOpts.Floor, a.idfOpts.Cap)

@@ -197,6 +197,9 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.ablation.check(); err != nil {
+		return err
+	}
 	if err := cfg.ablation.load(); err != nil {
 		return err
 	}
