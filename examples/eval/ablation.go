@@ -16,7 +16,8 @@ type ablation struct {
 	idfOpts          lexical.IDFOptions
 	minDF            int
 	stem             string
-	prefix, bm25     bool
+	match            string
+	bm25             bool
 	maxTokens        int
 	proximity        float64
 	synonyms         string
@@ -31,7 +32,7 @@ func (a *ablation) register(fs *flag.FlagSet) {
 	fs.Float64Var(&a.idfOpts.Floor, "idf-floor", 0, "IDF weight `floor` (default lexical's 0.1)")
 	fs.Float64Var(&a.idfOpts.Cap, "idf-cap", 0, "IDF weight `cap` (default lexical's 3)")
 	fs.StringVar(&a.stem, "stem", "", "query token `stemmer` of the default scorers: none|light (lexical.StemFilter)|snowball (lexical.SnowballFilter); default: none for the catalog, snowball for FAQs and documents")
-	fs.BoolVar(&a.prefix, "word-prefix", false, "match query terms at word starts only (lexical.MatchWordPrefix) in the default scorers")
+	fs.StringVar(&a.match, "match", "", "`mode` of the default scorers: substring (the seeds' ILIKE) | word-prefix (lexical.MatchWordPrefix); default: substring for the catalog, word-prefix for FAQs and documents")
 	fs.BoolVar(&a.bm25, "bm25", true, "BM25F term weighting in the default FAQ and document scorers (false: the seeds' presence scoring)")
 	fs.Float64Var(&a.proximity, "proximity", -1, "BM25 token-pair `weight` of the default FAQ and document scorers (default rag's)")
 	fs.IntVar(&a.maxTokens, "max-tokens", 0, "query token `cap` of the default scorers (default: 8 for the catalog, rag.DefaultQuestionMaxTokens for FAQs and documents)")
@@ -61,7 +62,7 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 		NoVocabulary: !a.vocab, NoTypoCorrection: !a.typo, NoIDF: !a.idf,
 		IDF: a.idfOpts, CorrectionMinDF: a.minDF,
 	}
-	if a.stem != "" || a.prefix || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.syn != nil {
+	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.syn != nil {
 		o.Scorer = lexical.NewScorer(a.adjust(rag.CatalogScorerOptions()))
 		o.FAQScorer = lexical.NewScorer(a.adjust(rag.FAQScorerOptions()))
 		o.DocumentScorer = lexical.NewScorer(a.adjust(rag.DocumentScorerOptions()))
@@ -79,7 +80,10 @@ func (a ablation) adjust(o lexical.ScorerOptions) lexical.ScorerOptions {
 	case "snowball":
 		o.Tokenizer.Filters = []lexical.TokenFilter{lexical.SnowballFilter{}}
 	}
-	if a.prefix {
+	switch a.match {
+	case "substring":
+		o.Match = lexical.MatchSubstring
+	case "word-prefix":
 		o.Match = lexical.MatchWordPrefix
 	}
 	if !a.bm25 {
@@ -103,14 +107,23 @@ func (a ablation) adjust(o lexical.ScorerOptions) lexical.ScorerOptions {
 func (a ablation) check() error {
 	switch a.stem {
 	case "", "none", "light", "snowball":
-		return nil
+	default:
+		return fmt.Errorf("-stem %q: want none|light|snowball", a.stem)
 	}
-	return fmt.Errorf("-stem %q: want none|light|snowball", a.stem)
+	switch a.match {
+	case "", "substring", "word-prefix":
+	default:
+		return fmt.Errorf("-match %q: want substring|word-prefix", a.match)
+	}
+	return nil
 }
 
 // describe adds the switches to the -json settings.
 func (a ablation) describe(s map[string]any) {
-	s["typo"], s["idf"], s["word_prefix"], s["bm25"] = a.vocab && a.typo, a.vocab && a.idf, a.prefix, a.bm25
+	s["typo"], s["idf"], s["bm25"] = a.vocab && a.typo, a.vocab && a.idf, a.bm25
+	if a.match != "" {
+		s["match"] = a.match
+	}
 	if a.stem != "" {
 		s["stem"] = a.stem
 	}
@@ -137,8 +150,8 @@ func (a ablation) String() string {
 	if a.stem != "" {
 		s += " stem=" + a.stem
 	}
-	if a.prefix {
-		s += " word-prefix=true"
+	if a.match != "" {
+		s += " match=" + a.match
 	}
 	if !a.bm25 {
 		s += " bm25=false"

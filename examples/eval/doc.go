@@ -29,9 +29,13 @@
 // -aggregate max|sum|topk-mean, -weights vector,lexical[,pair],
 // -cand-mult, -cand-max; -vocab=false, -typo=false, -idf=false turn the
 // vocabulary-driven analysis (typo correction, IDF weights) off; -idf-ref,
-// -idf-floor, -idf-cap, -min-df reshape it; -stem and -word-prefix change
-// the default scorers' tokenizer and match mode; -synonyms F merges a
-// domain synonym table (lexical JSON format) over the default one.
+// -idf-floor, -idf-cap, -min-df reshape it; -stem none|light|snowball,
+// -match substring|word-prefix, -max-tokens N, -bm25=false and
+// -proximity W change the default scorers (the FAQ and document ones use
+// BM25F, Snowball stems, word-prefix matching, 24 tokens and proximity
+// 0.5; "-stem none -match substring -max-tokens 8 -bm25=false" is their
+// presence scoring of before); -synonyms F merges a domain synonym table
+// (lexical JSON format) over the default one.
 //
 // The evaluation data of the project (see BENCHMARKS.md):
 //
