@@ -37,6 +37,16 @@
 // presence scoring of before); -synonyms F merges a domain synonym table
 // (lexical JSON format) over the default one.
 //
+// Anchors: -anchors seed-sql,pg-fts,pg-fts-or (or all) also evaluates the
+// engines hybridrag is compared with, over the same records and queries,
+// and reports them as modes anchor-NAME in the same tables: seed-sql is
+// the seeds' lexical SQL alone (substring OR over the record's own fields,
+// ranked by terms matched); pg-fts is PostgreSQL full-text search
+// (plainto_tsquery('portuguese') ranked by ts_rank over the fields and
+// attached files) and pg-fts-or the same with the query's lexemes ORed.
+// The pg-* anchors need -anchor-db DSN; the records go to a temporary
+// table of that database.
+//
 // The evaluation data of the project (see BENCHMARKS.md):
 //
 //	go run ./examples/eval -catalog ../shared/data/agrofit/catalog.jsonl \

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,8 @@ type config struct {
 	weights             *rag.FusionWeights
 	candMult, candMax   int
 	ablation            ablation
+	anchors             []string
+	anchorDB            string
 }
 
 func main() {
@@ -103,6 +106,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&weights, "weights", "", "fusion `weights` vector,lexical[,pair] (default 6,4,4)")
 	fs.IntVar(&cfg.candMult, "cand-mult", 0, "candidate pool `multiplier` of the limit (default the Searcher's, 6)")
 	fs.IntVar(&cfg.candMax, "cand-max", 0, "candidate pool `maximum` (default the Searcher's, 200)")
+	var anchors string
+	fs.StringVar(&anchors, "anchors", "", "also evaluate these anchors over the same records: seed-sql|pg-fts|pg-fts-or|all, comma-separated (pg-* need -anchor-db)")
+	fs.StringVar(&cfg.anchorDB, "anchor-db", "", "PostgreSQL `DSN` for the pg-fts anchors (records go to a temporary table)")
 	cfg.ablation.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]\n\nFlags:\n")
@@ -122,6 +128,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if n != 1 {
 		return nil, usagef("give exactly one of -catalog, -faqs, -docs")
+	}
+	var err error
+	if cfg.anchors, err = parseAnchors(anchors); err != nil {
+		return nil, usagef("-anchors: %v", err)
+	}
+	if cfg.anchorDB == "" && (slices.Contains(cfg.anchors, anchorFTS) || slices.Contains(cfg.anchors, anchorFTSOr)) {
+		return nil, usagef("-anchors pg-fts and pg-fts-or need -anchor-db DSN")
 	}
 	if cfg.queries == "" || cfg.qrels == "" {
 		return nil, usagef("-queries and -qrels are required")
@@ -237,6 +250,10 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ix.queries, ix.qrels = queries, qrels
+	if err := runAnchors(ctx, cfg, ix, rep, opts); err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "evaluated %d queries × %d modes in %s\n", rep.Queries, len(rep.Order), time.Since(start).Round(time.Millisecond))
 	if !cfg.latency {
 		for _, m := range rep.Modes {
@@ -313,6 +330,9 @@ type index struct {
 	store    *memory.Store
 	embedder vector.Embedder
 	kind     eval.Kind
+	src      rag.Sources // the records indexed, for the anchors
+	queries  []eval.Query
+	qrels    eval.Qrels
 }
 
 func buildIndex(ctx context.Context, cfg *config, stderr io.Writer) (*index, error) {
@@ -349,5 +369,6 @@ func buildIndex(ctx context.Context, cfg *config, stderr io.Writer) (*index, err
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	fmt.Fprintf(stderr, "indexed in memory: %s\n", stats)
+	ix.src = src
 	return ix, nil
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,5 +106,66 @@ func TestUsageErrors(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"-catalog", "missing.jsonl", "-queries", q, "-qrels", r}, &out, &errOut); code != exitError {
 		t.Errorf("missing catalog: exit %d, want %d", code, exitError)
+	}
+}
+
+// TestAnchors runs the anchors over the testdata catalog: seed-sql always,
+// the full-text anchors against the real PostgreSQL of
+// HYBRIDRAG_TEST_DATABASE_URL. Our hybrid search must beat each of them
+// on this catalog, whose queries include colloquial words and typos.
+func TestAnchors(t *testing.T) {
+	anchors := "seed-sql"
+	args := []string{"-catalog", testdata("catalog.jsonl"), "-queries", testdata("queries.jsonl"), "-qrels", testdata("qrels.tsv"),
+		"-dims", "256", "-json", "-latency=false", "-mode", "hybrid"}
+	if dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL"); dsn != "" {
+		anchors = "all"
+		args = append(args, "-anchor-db", dsn)
+	} else {
+		t.Log("HYBRIDRAG_TEST_DATABASE_URL is unset: the pg-fts anchors are not run")
+	}
+	args = append(args, "-anchors", anchors)
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), args, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var doc struct {
+		Modes map[string]struct {
+			NDCG       float64 `json:"ndcg"`
+			ZeroResult int     `json:"zero_result"`
+		} `json:"modes"`
+		Order []string `json:"order"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	want := []string{"hybrid", "anchor-seed-sql"}
+	if anchors == "all" {
+		want = []string{"hybrid", "anchor-pg-fts", "anchor-pg-fts-or", "anchor-seed-sql"}
+	}
+	if !slices.Equal(doc.Order, want) {
+		t.Fatalf("modes %v, want %v", doc.Order, want)
+	}
+	hybrid := doc.Modes["hybrid"].NDCG
+	for _, m := range want[1:] {
+		a := doc.Modes[m]
+		if a.NDCG <= 0 || a.NDCG >= hybrid {
+			t.Errorf("%s nDCG@10 %.3f, want in (0, hybrid's %.3f)", m, a.NDCG, hybrid)
+		}
+	}
+	if doc.Modes["anchor-pg-fts"].ZeroResult == 0 && anchors == "all" {
+		t.Error("plainto_tsquery ANDs every word: some natural query should find nothing")
+	}
+}
+
+func TestAnchorUsage(t *testing.T) {
+	q, r := testdata("queries.jsonl"), testdata("qrels.tsv")
+	for _, args := range [][]string{
+		{"-catalog", testdata("catalog.jsonl"), "-queries", q, "-qrels", r, "-anchors", "bm25"},
+		{"-catalog", testdata("catalog.jsonl"), "-queries", q, "-qrels", r, "-anchors", "pg-fts"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errOut.String())
+		}
 	}
 }
