@@ -20,6 +20,7 @@ type ablation struct {
 	bm25             bool
 	maxTokens        int
 	proximity        float64
+	fileWeight       float64 // catalog file text weight; < 0: rag's default
 	synonyms         string
 	syn              *lexical.Synonyms // loaded from synonyms
 }
@@ -35,6 +36,7 @@ func (a *ablation) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.match, "match", "", "`mode` of the default scorers: substring (the seeds' ILIKE) | word-prefix (lexical.MatchWordPrefix); default: substring for the catalog, word-prefix for FAQs and documents")
 	fs.BoolVar(&a.bm25, "bm25", true, "BM25F term weighting in the default FAQ and document scorers (false: the seeds' presence scoring)")
 	fs.Float64Var(&a.proximity, "proximity", -1, "BM25 token-pair `weight` of the default FAQ and document scorers (default rag's)")
+	fs.Float64Var(&a.fileWeight, "file-weight", -1, "lexicalScore `weight` of catalog items' attached file text (default rag.DefaultFileFieldWeight; 0 leaves files out, as the seeds did)")
 	fs.IntVar(&a.maxTokens, "max-tokens", 0, "query token `cap` of the default scorers (default: 8 for the catalog, rag.DefaultQuestionMaxTokens for FAQs and documents)")
 	fs.StringVar(&a.synonyms, "synonyms", "", "domain synonym table `file` (JSON, lexical.ParseSynonyms format) merged over the default pt-BR table")
 	fs.IntVar(&a.minDF, "min-df", 0, "least `records` a correction must appear in (default rag's 2)")
@@ -62,8 +64,12 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 		NoVocabulary: !a.vocab, NoTypoCorrection: !a.typo, NoIDF: !a.idf,
 		IDF: a.idfOpts, CorrectionMinDF: a.minDF,
 	}
-	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.syn != nil {
-		o.Scorer = lexical.NewScorer(a.adjust(rag.CatalogScorerOptions()))
+	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.fileWeight >= 0 || a.syn != nil {
+		catalog := rag.CatalogScorerOptions()
+		if a.fileWeight >= 0 {
+			catalog.Fields = rag.CatalogFields(a.fileWeight)
+		}
+		o.Scorer = lexical.NewScorer(a.adjust(catalog))
 		o.FAQScorer = lexical.NewScorer(a.adjust(rag.FAQScorerOptions()))
 		o.DocumentScorer = lexical.NewScorer(a.adjust(rag.DocumentScorerOptions()))
 	}
@@ -133,6 +139,9 @@ func (a ablation) describe(s map[string]any) {
 	if a.proximity >= 0 {
 		s["proximity"] = a.proximity
 	}
+	if a.fileWeight >= 0 {
+		s["file_weight"] = a.fileWeight
+	}
 	if a.synonyms != "" {
 		s["synonyms"] = a.synonyms
 	}
@@ -161,6 +170,9 @@ func (a ablation) String() string {
 	}
 	if a.proximity >= 0 {
 		s += fmt.Sprintf(" proximity=%g", a.proximity)
+	}
+	if a.fileWeight >= 0 {
+		s += fmt.Sprintf(" file-weight=%g", a.fileWeight)
 	}
 	if a.idfOpts != (lexical.IDFOptions{}) {
 		s += fmt.Sprintf(" idf-ref=%g idf-floor=%g idf-cap=%g", a.idfOpts.Reference, a.idfOpts.Floor, a.idfOpts.Cap)

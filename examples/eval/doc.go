@@ -31,7 +31,8 @@
 // vocabulary-driven analysis (typo correction, IDF weights) off; -idf-ref,
 // -idf-floor, -idf-cap, -min-df reshape it; -stem none|light|snowball,
 // -match substring|word-prefix, -max-tokens N, -bm25=false and
-// -proximity W change the default scorers (the FAQ and document ones use
+// -proximity W, -file-weight W (catalog file text; 1 was the default
+// before it was tuned to 3) change the default scorers (the FAQ and document ones use
 // BM25F, Snowball stems, word-prefix matching, 24 tokens and proximity
 // 0.5; "-stem none -match substring -max-tokens 8 -bm25=false" is their
 // presence scoring of before); -synonyms F merges a domain synonym table
