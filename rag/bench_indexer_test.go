@@ -86,7 +86,7 @@ func BenchmarkIndexer(b *testing.B) {
 		})
 	}
 	b.Run("postgres/agrofit4220", func(b *testing.B) {
-		pool := benchIngestPool(b)
+		pool := benchPool(b)
 		schema := "ragbench_ingest"
 		fresh := func(b *testing.B) rag.IndexStore {
 			if _, err := pool.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
@@ -151,7 +151,9 @@ func reportIngest(b *testing.B, st rag.Stats) {
 	b.ReportMetric(float64(st.Embedded), "embedded")
 }
 
-func benchIngestPool(b *testing.B) *pgxpool.Pool {
+// benchPool connects to HYBRIDRAG_TEST_DATABASE_URL with a pool of 8,
+// configured for pgvector, or skips the benchmark when it is unset.
+func benchPool(b *testing.B) *pgxpool.Pool {
 	b.Helper()
 	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
 	if dsn == "" {

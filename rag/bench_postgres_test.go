@@ -32,22 +32,8 @@ const seedAccents = "áàâãäéèêëíìîïóòôõöúùûüçÁÀÂÃÄÉ�
 const seedPlain = "aaaaaeeeeiiiiooooouuuucAAAAAEEEEIIIIOOOOOUUUUC"
 
 func benchPostgres(b *testing.B, n int) (*pgxpool.Pool, string) {
-	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
-	if dsn == "" {
-		b.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset")
-	}
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg.MaxConns = 8
-	postgres.ConfigurePool(cfg)
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(pool.Close)
+	pool := benchPool(b)
 	schema := fmt.Sprintf("ragbench_%d_%d", n, benchDims)
 	db := postgres.New(pool, postgres.Options{Dimensions: benchDims, Schema: schema})
 	if err := db.Migrate(ctx); err != nil {
