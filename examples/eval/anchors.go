@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -210,17 +209,15 @@ func (a *ftsAnchor) search(or bool) eval.SearchFunc {
 	}
 }
 
-// runAnchors evaluates the anchors and adds their modes to rep.
-func runAnchors(ctx context.Context, cfg *config, ix *index, rep *eval.Report, opts eval.Options) error {
+// runAnchors evaluates the anchors over the records of src and adds their
+// modes to rep.
+func runAnchors(ctx context.Context, cfg *config, src rag.Sources, queries []eval.Query, qrels eval.Qrels, rep *eval.Report, opts eval.Options) error {
 	if len(cfg.anchors) == 0 {
 		return nil
 	}
-	docs := anchorDocs(ix.src)
+	docs := anchorDocs(src)
 	var fts *ftsAnchor
 	if slices.Contains(cfg.anchors, anchorFTS) || slices.Contains(cfg.anchors, anchorFTSOr) {
-		if cfg.anchorDB == "" {
-			return errors.New("-anchors pg-fts and pg-fts-or need -anchor-db DSN")
-		}
 		var err error
 		if fts, err = openFTS(ctx, cfg.anchorDB, docs); err != nil {
 			return err
@@ -239,7 +236,7 @@ func runAnchors(ctx context.Context, cfg *config, ix *index, rep *eval.Report, o
 		}
 		o := opts
 		o.Configs = []eval.Config{{Name: anchorPrefix + name}}
-		r, err := eval.Run(ctx, search, ix.queries, ix.qrels, o)
+		r, err := eval.Run(ctx, search, queries, qrels, o)
 		if err != nil {
 			return fmt.Errorf("anchor %s: %w", name, err)
 		}

@@ -250,8 +250,7 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ix.queries, ix.qrels = queries, qrels
-	if err := runAnchors(ctx, cfg, ix, rep, opts); err != nil {
+	if err := runAnchors(ctx, cfg, ix.src, queries, qrels, rep, opts); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "evaluated %d queries × %d modes in %s\n", rep.Queries, len(rep.Order), time.Since(start).Round(time.Millisecond))
@@ -331,8 +330,6 @@ type index struct {
 	embedder vector.Embedder
 	kind     eval.Kind
 	src      rag.Sources // the records indexed, for the anchors
-	queries  []eval.Query
-	qrels    eval.Qrels
 }
 
 func buildIndex(ctx context.Context, cfg *config, stderr io.Writer) (*index, error) {
