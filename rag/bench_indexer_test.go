@@ -92,15 +92,7 @@ func BenchmarkIndexer(b *testing.B) {
 			if _, err := pool.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
 				b.Fatal(err)
 			}
-			db := postgres.New(pool, postgres.Options{Dimensions: benchDims, Schema: schema})
-			if err := db.Migrate(ctx); err != nil {
-				b.Fatal(err)
-			}
-			store, err := db.Tenant("bench")
-			if err != nil {
-				b.Fatal(err)
-			}
-			return store
+			return benchTenant(b, pool, schema)
 		}
 		b.Run("first", func(b *testing.B) {
 			var st rag.Stats
@@ -171,4 +163,19 @@ func benchPool(b *testing.B) *pgxpool.Pool {
 	}
 	b.Cleanup(pool.Close)
 	return pool
+}
+
+// benchTenant migrates schema (benchDims dimensions) and returns its
+// tenant "bench".
+func benchTenant(b *testing.B, pool *pgxpool.Pool, schema string) *postgres.Store {
+	b.Helper()
+	db := postgres.New(pool, postgres.Options{Dimensions: benchDims, Schema: schema})
+	if err := db.Migrate(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	store, err := db.Tenant("bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return store
 }

@@ -35,14 +35,7 @@ func benchPostgres(b *testing.B, n int) (*pgxpool.Pool, string) {
 	ctx := context.Background()
 	pool := benchPool(b)
 	schema := fmt.Sprintf("ragbench_%d_%d", n, benchDims)
-	db := postgres.New(pool, postgres.Options{Dimensions: benchDims, Schema: schema})
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	store, err := db.Tenant("bench")
-	if err != nil {
-		b.Fatal(err)
-	}
+	store := benchTenant(b, pool, schema)
 	counts, err := store.Counts(ctx)
 	if err != nil {
 		b.Fatal(err)
