@@ -98,12 +98,30 @@ type IndexerOptions struct {
 	// as the new one is written. Otherwise the new one is skipped and
 	// reported in Stats.Duplicates as a *load.DuplicateDocumentError.
 	ReplaceDuplicates bool
+	// AnalyzeAfter is the least number of owners an Index call must write
+	// for the Indexer to call the store's Analyze (see Analyzer) once it
+	// is done, so that searches right after a bulk load get plans made
+	// with statistics (default DefaultAnalyzeAfter; negative: never).
+	AnalyzeAfter int
 	// Progress, when set, is called after each group of WriteBatch owners
 	// (written or found unchanged), from the goroutine running the Index
 	// call, with Done growing to Total for each kind. It must not block for
 	// long.
 	Progress func(Progress)
 }
+
+// Analyzer is implemented by stores whose query planner keeps statistics
+// that bulk writes make stale (storage/postgres.Store runs ANALYZE). The
+// Indexer calls Analyze for a kind after writing at least
+// IndexerOptions.AnalyzeAfter of its owners in one call.
+type Analyzer interface {
+	Analyze(ctx context.Context, kind storage.OwnerKind) error
+}
+
+// DefaultAnalyzeAfter is the default IndexerOptions.AnalyzeAfter: smaller
+// runs leave statistics to the database's own maintenance (PostgreSQL's
+// autovacuum analyzes a table after 10 % of its rows changed).
+const DefaultAnalyzeAfter = 200
 
 // Stats summarize an indexing run.
 type Stats struct {
@@ -175,6 +193,9 @@ func NewIndexer(store IndexStore, embedder vector.Embedder, opts IndexerOptions)
 	}
 	o.WriteBatch = cmp.Or(max(o.WriteBatch, 0), DefaultWriteBatchOwners)
 	o.WriteConcurrency = cmp.Or(max(o.WriteConcurrency, 0), DefaultWriteConcurrency)
+	if o.AnalyzeAfter == 0 {
+		o.AnalyzeAfter = DefaultAnalyzeAfter
+	}
 	if o.FileChunker == nil {
 		o.FileChunker, _ = chunk.NewRecursive(chunk.RecursiveOptions{})
 	}
@@ -482,6 +503,7 @@ func runBatches[T any](ctx context.Context, ix *Indexer, ops indexOps[T], recs [
 		results  = make(chan written, ix.opts.WriteConcurrency)
 		inflight int
 		done     int
+		wrote    int // owners written by this call
 		firstErr error
 	)
 	finish := func(w written) {
@@ -492,6 +514,7 @@ func runBatches[T any](ctx context.Context, ix *Indexer, ops indexOps[T], recs [
 			return
 		}
 		done += w.owners
+		wrote += w.written
 		st.Written += w.written
 		if ix.opts.Progress != nil {
 			ix.opts.Progress(Progress{Kind: ops.kind, Done: done, Total: len(uniq), Embedded: st.Embedded, Skipped: st.Skipped})
@@ -532,7 +555,15 @@ func runBatches[T any](ctx context.Context, ix *Indexer, ops indexOps[T], recs [
 		finish(<-results)
 	}
 	st.Failed += len(uniq) - done
-	return firstErr
+	if firstErr != nil {
+		return firstErr
+	}
+	if a, ok := ix.store.(Analyzer); ok && ix.opts.AnalyzeAfter > 0 && wrote >= ix.opts.AnalyzeAfter {
+		if err := a.Analyze(ctx, ops.kind); err != nil {
+			return fmt.Errorf("rag: %d %ss written, then analyze failed: %w", wrote, ops.kind, err)
+		}
+	}
+	return nil
 }
 
 // prepareGroup prepares the write of one group of owners: it compares each
