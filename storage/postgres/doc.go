@@ -73,6 +73,11 @@
 // with pipelined statements, chunks with COPY. A failed batch leaves the
 // store as it was. Times are stored in UTC with microsecond precision.
 //
+// After a bulk load the planner has no statistics for the new rows until
+// autovacuum analyzes them (about a minute), and hybrid searches meanwhile
+// ran 4× slower in the benchmarks; Store.Analyze runs ANALYZE on a kind's
+// tables, and rag.Indexer calls it after large writes.
+//
 // # Errors
 //
 // Methods return errors wrapping the storage sentinels (storage.ErrNotFound,
