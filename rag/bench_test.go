@@ -169,7 +169,9 @@ func BenchmarkSearchCatalog(b *testing.B) {
 }
 
 // runSearchBench runs SearchCatalog (hybrid, weighted fusion, limit 10) over
-// the benchmark queries and reports p50 and p95 latencies.
+// the benchmark queries and reports p50 and p95 latencies, and the median
+// of each stage the Result times (lexical leg, vector leg, fusion with
+// lexical scoring).
 func runSearchBench(b *testing.B, s *rag.Searcher) {
 	ctx := context.Background()
 	for _, q := range benchQueries { // warm up
@@ -178,6 +180,7 @@ func runSearchBench(b *testing.B, s *rag.Searcher) {
 		}
 	}
 	lat := make([]time.Duration, 0, b.N)
+	var lexT, vecT, mergeT []time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -190,9 +193,18 @@ func runSearchBench(b *testing.B, s *rag.Searcher) {
 		if !res.EmbeddingUsed {
 			b.Fatalf("vector leg did not run: %v", res.VectorError)
 		}
+		lexT = append(lexT, res.Timings.Lexical)
+		vecT = append(vecT, res.Timings.Vector)
+		mergeT = append(mergeT, res.Timings.Merge)
 	}
 	b.StopTimer()
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
-	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95_ms")
+	ms := func(ds []time.Duration, q int) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)*q/100].Microseconds()) / 1000
+	}
+	b.ReportMetric(ms(lat, 50), "p50_ms")
+	b.ReportMetric(ms(lat, 95), "p95_ms")
+	b.ReportMetric(ms(lexT, 50), "lex_p50_ms")
+	b.ReportMetric(ms(vecT, 50), "vec_p50_ms")
+	b.ReportMetric(ms(mergeT, 50), "merge_p50_ms")
 }

@@ -27,10 +27,19 @@
 //
 // # Search
 //
-// Lexical search scans the kind's records (in parallel above 4096 records)
-// with the storage.LexicalQuery semantics: plain substring matches of the
-// normalized terms in the normalized search text, ranked by distinct terms
-// matched, then CreatedAt descending, then ID.
+// Lexical search has the storage.LexicalQuery semantics: plain substring
+// matches of the normalized terms in the normalized search text, ranked by
+// distinct terms matched, then CreatedAt descending, then ID. It reads no
+// record text for most terms: each kind keeps an inverted index from the
+// words of its records' search text (maximal runs of letters, digits and
+// non-ASCII bytes) to the records holding them, and a term without
+// punctuation or spaces is contained in a text exactly when it is contained
+// in one of its words, so its matches are the union of the postings of the
+// dictionary words containing it (one bytes.Index pass over the
+// dictionary). A term with punctuation or spaces ("2,4-d", "cana de
+// acucar") is looked up by its longest word and confirmed with
+// strings.Contains; one made only of punctuation ("%") is checked against
+// every record. Results are those of a full scan, whatever the terms.
 //
 // Vector search is exact: every embedded chunk of an active owner that
 // passes the filters is scored against the query by vector.DotRows (an

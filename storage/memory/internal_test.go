@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -271,36 +272,81 @@ var base = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func at(h int) time.Time { return base.Add(time.Duration(h) * time.Hour) }
 
-// TestSignatureNoFalseNegatives checks the trigram prefilter against
-// strings.Contains on real-looking text: it may let non-matches through but
-// must never reject a match.
-func TestSignatureNoFalseNegatives(t *testing.T) {
-	texts := []string{
-		"",
-		"ab",
-		"abc",
-		"fungicida cuprico\ncontrole de ferrugem na soja\nbula.txt\naplicar 0,5 l/ha em 100% da area",
-		strings.Repeat("lagarta-do-cartucho spodoptera frugiperda milho ", 400),
-	}
-	terms := []string{"", "a", "ab", "abc", "bcd", "soja", "ferrugem na", "100%", "0,5 l", "\nbula", "frugiperda milho lagarta", "milhos", "xyz", "cartucho spodoptera"}
-	for _, text := range texts {
-		sig := makeSignature(text)
-		for _, term := range terms {
-			if strings.Contains(text, term) && !sig.mayContain(termTrigrams(term)) {
-				t.Errorf("text %.30q: signature rejects contained term %q", text, term)
-			}
+// TestWordIndexMatchesScan checks the word index against strings.Contains
+// over every live owner, through inserts, text changes and deletes that
+// force rebuilds, with terms inside words, across separators, made only of
+// separators and multi-byte.
+func TestWordIndexMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	words := []string{"soja", "sojas", "milho", "ferrugem", "2,4-d", "100%", "0,5", "l/ha", "cana-de-acucar", "ação", "fungicida", "de", "a", "%", "_", "\\", "x"}
+	seps := []string{" ", "\n", "-", ", ", "/", "%"}
+	text := func() string {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteString(seps[rng.IntN(len(seps))])
 		}
-		// Substrings at every position and length are never rejected.
-		for i := 0; i < len(text) && i < 300; i += 7 {
-			for n := 1; n <= 12 && i+n <= len(text); n++ {
-				if sub := text[i : i+n]; !sig.mayContain(termTrigrams(sub)) {
-					t.Fatalf("signature rejects substring %q", sub)
+		return b.String()
+	}
+	terms := []string{"soja", "oja", "sojas", "milho de", "2,4-d", "4-d", ",", "%", "_", "\\", "100%", "l/ha", "cana-de", "de acucar", "çã", "ação", "ca", "xyz", "a", "fungicida\nsoja", "errugem"}
+
+	kd := &kindData{owners: make(map[string]*owner), words: newWordIndex()}
+	for step := range 6000 {
+		id := fmt.Sprintf("o%03d", rng.IntN(400))
+		switch {
+		case rng.IntN(3) == 0:
+			kd.remove(id)
+		default:
+			kd.put(&owner{id: id, slot: -1, active: true, search: text()})
+		}
+		if step%500 != 499 {
+			continue
+		}
+		for _, term := range terms {
+			qs := []string{term, "soja", "de"} // several terms at once
+			got := map[string]int{}
+			err := kd.words.lexicalMatches(qs, func() error { return nil }, func(o *owner, n int) {
+				if _, dup := got[o.id]; dup {
+					t.Fatalf("owner %s reported twice", o.id)
+				}
+				got[o.id] = n
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]int{}
+			for _, o := range kd.list {
+				n := 0
+				for _, q := range qs {
+					if strings.Contains(o.search, q) {
+						n++
+					}
+				}
+				if n > 0 {
+					want[o.id] = n
 				}
 			}
+			if !maps.Equal(got, want) {
+				t.Fatalf("step %d, terms %q: index found %d owners, scan %d", step, qs, len(got), len(want))
+			}
 		}
 	}
-	// And it does filter: a long absent term is rejected by a short text.
-	if sig := makeSignature("controle de ferrugem"); sig.mayContain(termTrigrams("nematoides")) {
-		t.Error("signature of a short text accepts an absent 10-letter term")
+	if kd.words.live != len(kd.list) {
+		t.Errorf("index has %d live slots, store %d owners", kd.words.live, len(kd.list))
+	}
+}
+
+// TestWordIndexRebuild checks that dropped slots are reclaimed.
+func TestWordIndexRebuild(t *testing.T) {
+	kd := &kindData{owners: make(map[string]*owner), words: newWordIndex()}
+	for i := range 5000 {
+		kd.put(&owner{id: "x", slot: -1, active: true, search: fmt.Sprintf("texto %d soja", i)})
+	}
+	if n := len(kd.words.slots); n > 2*minCompact+2 {
+		t.Errorf("after 5000 rewrites of one owner the index holds %d slots", n)
+	}
+	var n int
+	if err := kd.words.lexicalMatches([]string{"soja"}, func() error { return nil }, func(*owner, int) { n++ }); err != nil || n != 1 {
+		t.Errorf("got %d matches, err %v; want 1", n, err)
 	}
 }

@@ -44,6 +44,7 @@ func prepareItem(in storage.CatalogItem) *owner {
 	}
 	it.CreatedAt = storedTime(it.CreatedAt)
 	o := &owner{
+		slot:    -1,
 		id:      it.ID,
 		active:  it.Active(),
 		created: it.CreatedAt,
@@ -51,7 +52,6 @@ func prepareItem(in storage.CatalogItem) *owner {
 		fv:      storage.ItemFilterValues(&it),
 		item:    &it,
 	}
-	o.sig = makeSignature(o.search)
 	return o
 }
 
@@ -59,6 +59,7 @@ func prepareFAQ(in storage.FAQ) *owner {
 	f := copyFAQ(in)
 	f.CreatedAt = storedTime(f.CreatedAt)
 	o := &owner{
+		slot:    -1,
 		id:      f.ID,
 		active:  f.Active(),
 		created: f.CreatedAt,
@@ -66,7 +67,6 @@ func prepareFAQ(in storage.FAQ) *owner {
 		fv:      storage.FAQFilterValues(&f),
 		faq:     &f,
 	}
-	o.sig = makeSignature(o.search)
 	return o
 }
 
@@ -77,6 +77,7 @@ func prepareDoc(in storage.Document) *owner {
 	}
 	d.CreatedAt = storedTime(d.CreatedAt)
 	o := &owner{
+		slot:    -1,
 		id:      d.ID,
 		active:  true,
 		created: d.CreatedAt,
@@ -84,7 +85,6 @@ func prepareDoc(in storage.Document) *owner {
 		fv:      storage.DocumentFilterValues(&d),
 		doc:     &d,
 	}
-	o.sig = makeSignature(o.search)
 	return o
 }
 

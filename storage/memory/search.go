@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -14,9 +13,8 @@ import (
 // Scans are split into one shard per available CPU once they are large
 // enough for the goroutines to pay off.
 const (
-	minLexicalShard = 4096 // records
-	minVectorShard  = 1024 // rows
-	ctxCheckEvery   = 4096 // rows or records between cancellation checks
+	minVectorShard = 1024 // rows
+	ctxCheckEvery  = 4096 // rows or records between cancellation checks
 )
 
 // shards splits n units into at most procs ranges of at least minPer
@@ -81,50 +79,17 @@ func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind,
 	}
 	filters := normalizeFilters(q.Filters)
 	limit := storage.ClampLimit(q.Limit)
-	grams := make([][]uint32, len(terms))
-	for i, t := range terms {
-		grams[i] = termTrigrams(t)
-	}
 
 	s.t.mu.RLock()
 	defer s.t.mu.RUnlock()
-	list := s.t.kind(kind).list
-	procs := runtime.GOMAXPROCS(0)
-	heaps := make([]*topK[lexHit], procs)
-	errs := make([]error, procs)
-	n := shards(len(list), procs, minLexicalShard, func(shard, lo, hi int) {
-		h := newTopK(limit, betterLex)
-		heaps[shard] = h
-		for i, o := range list[lo:hi] {
-			if i%ctxCheckEvery == ctxCheckEvery-1 && ctx.Err() != nil {
-				errs[shard] = ctxErr(ctx)
-				return
-			}
-			if !o.active || (filters != nil && !o.fv.Match(filters)) {
-				continue
-			}
-			m := 0
-			for j, t := range terms {
-				if o.sig.mayContain(grams[j]) && strings.Contains(o.search, t) {
-					m++
-				}
-			}
-			if m > 0 {
-				h.push(lexHit{o, m})
-			}
+	all := newTopK(limit, betterLex)
+	err := s.t.kind(kind).words.lexicalMatches(terms, func() error { return ctxErr(ctx) }, func(o *owner, n int) {
+		if o.active && (filters == nil || o.fv.Match(filters)) {
+			all.push(lexHit{o, n})
 		}
 	})
-	all := heaps[0]
-	for i := 1; i < n; i++ {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		for _, hit := range heaps[i].h {
-			all.push(hit)
-		}
-	}
-	if errs[0] != nil {
-		return nil, errs[0]
+	if err != nil {
+		return nil, err
 	}
 	hits := all.sorted()
 	res := make([]storage.LexicalCandidate[T], len(hits))

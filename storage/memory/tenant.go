@@ -21,7 +21,7 @@ type tenant struct {
 func newTenant(dims int) *tenant {
 	t := &tenant{docHash: make(map[string]map[string]struct{})}
 	for i, k := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
-		t.kinds[i] = &kindData{kind: k, dims: dims, owners: make(map[string]*owner)}
+		t.kinds[i] = &kindData{kind: k, dims: dims, owners: make(map[string]*owner), words: newWordIndex()}
 	}
 	return t
 }
@@ -57,7 +57,7 @@ type owner struct {
 	active  bool
 	created time.Time
 	search  string // normalized search text (storage.*SearchText)
-	sig     signature
+	slot    int32  // in kindData.words; -1 when not indexed
 	fv      storage.FilterValues
 
 	item *storage.CatalogItem
@@ -95,7 +95,8 @@ type kindData struct {
 	kind   storage.OwnerKind
 	dims   int
 	owners map[string]*owner
-	list   []*owner // dense, for lexical scans; owner.pos indexes it
+	list   []*owner // dense; owner.pos indexes it
+	words  *wordIndex
 
 	slab   []float32
 	rows   []rowMeta
@@ -118,13 +119,22 @@ func (kd *kindData) put(o *owner) *owner {
 				}
 			}
 		}
-		old.active, old.created, old.search, old.sig, old.fv = o.active, o.created, o.search, o.sig, o.fv
+		reindex := old.search != o.search
+		if reindex {
+			kd.words.drop(old)
+		}
+		old.active, old.created, old.search, old.fv = o.active, o.created, o.search, o.fv
 		old.item, old.faq, old.doc = o.item, o.faq, o.doc
+		if reindex {
+			kd.words.add(old)
+			kd.maybeReindex()
+		}
 		return old
 	}
 	o.pos = len(kd.list)
 	kd.list = append(kd.list, o)
 	kd.owners[o.id] = o
+	kd.words.add(o)
 	return o
 }
 
@@ -136,6 +146,7 @@ func (kd *kindData) remove(id string) (*owner, bool) {
 		return nil, false
 	}
 	kd.dropChunks(o)
+	kd.words.drop(o)
 	delete(kd.owners, id)
 	last := kd.list[len(kd.list)-1]
 	kd.list[o.pos] = last
@@ -143,7 +154,16 @@ func (kd *kindData) remove(id string) (*owner, bool) {
 	kd.list[len(kd.list)-1] = nil
 	kd.list = kd.list[:len(kd.list)-1]
 	kd.maybeCompact()
+	kd.maybeReindex()
 	return o, true
+}
+
+// maybeReindex rebuilds the word index once dropped slots outnumber live
+// ones, so that its size stays proportional to the live owners.
+func (kd *kindData) maybeReindex() {
+	if kd.words.stale() {
+		kd.words = rebuildWordIndex(kd.list)
+	}
 }
 
 // dropChunks frees the slab rows of o's chunks and forgets them.
