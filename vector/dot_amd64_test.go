@@ -42,3 +42,10 @@ func TestKernelSelection(t *testing.T) {
 	}
 	t.Logf("kernel %s (avx2 %v, avx512 %v)", DotKernel(), hasAVX2, hasAVX512)
 }
+
+// addQ8FastKernel adds the VNNI kernel when this processor runs it.
+func addQ8FastKernel(ks map[string]func(out []int32, m, q []int8)) {
+	if hasVNNI {
+		ks["vnni"] = dotRowsQ8Fast
+	}
+}

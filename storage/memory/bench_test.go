@@ -205,6 +205,7 @@ func BenchmarkSearchChunks(b *testing.B) {
 			ctx := context.Background()
 			b.SetBytes(int64(size.n) * benchDims * 4)
 			b.ReportAllocs()
+			defer reportRescored(b)()
 			i := 0
 			for b.Loop() {
 				q := storage.VectorQuery{Kind: storage.KindItem, Vector: queryVecs[i%len(queryVecs)], Limit: 10, MaxDistance: storage.NoThreshold}
@@ -228,6 +229,7 @@ func BenchmarkSearchChunksFiltered(b *testing.B) {
 			q := storage.VectorQuery{Kind: storage.KindItem, Vector: queryVecs[0], Limit: 10, MaxDistance: storage.NoThreshold,
 				Filters: []storage.Filter{{Field: storage.FieldCategory, Value: "Fungicida"}}}
 			b.ReportAllocs()
+			defer reportRescored(b)()
 			for b.Loop() {
 				res, err := st.SearchChunks(ctx, q)
 				if err != nil || len(res) != 10 {
@@ -256,5 +258,25 @@ func BenchmarkSearchItems(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// reportRescored counts the rows quantized searches score exactly and
+// returns a function reporting their mean per search as "rescored/op"
+// (nothing when the float32 scan is in use).
+func reportRescored(b *testing.B) func() {
+	var mu sync.Mutex
+	var rows, searches int
+	memory.SetQ8Rescored(func(n int) {
+		mu.Lock()
+		rows += n
+		searches++
+		mu.Unlock()
+	})
+	return func() {
+		memory.SetQ8Rescored(nil)
+		if searches > 0 {
+			b.ReportMetric(float64(rows)/float64(searches), "rescored/op")
+		}
 	}
 }

@@ -41,14 +41,23 @@
 // strings.Contains; one made only of punctuation ("%") is checked against
 // every record. Results are those of a full scan, whatever the terms.
 //
-// Vector search is exact: every embedded chunk of an active owner that
-// passes the filters is scored against the query by vector.DotRows (an
-// AVX2/AVX-512 kernel on amd64 that scores four rows per pass; portable Go
-// elsewhere and under the purego build tag), one goroutine per CPU
-// (runtime.GOMAXPROCS) over disjoint ranges of the slab, each keeping a
-// bounded heap of the best Limit hits, merged at the end. Ties are broken by
-// owner ID, source and Seq, so results do not depend on the number of CPUs
-// or on where rows sit in the slab.
+// Vector search is exact: it returns the Limit chunks of active owners,
+// passing the filters, with the highest inner product, and every reported
+// distance is bitwise the float32 inner product vector.DotRows computes.
+// Ties are broken by owner ID, source and Seq, so results do not depend on
+// the number of CPUs or on where rows sit in the slab. The scan runs one
+// goroutine per CPU (runtime.GOMAXPROCS) over disjoint ranges of the slab.
+//
+// Where the processor has AVX-512 VNNI (vector.Q8Accelerated), each row is
+// also kept quantized to 8 bits (vector.QuantizeQ8, one scale per row) and
+// the search reads those instead, a quarter of the bytes: the integer
+// inner product of the codes (vector.DotRowsQ8, 64 codes an instruction)
+// with the bound vector.Q8Bound brackets every row's exact score. Only the
+// rows whose upper bound reaches the best lower bounds, and then the best
+// exact scores found, are scored exactly — typically a few more than Limit
+// — so the result is the exact scan's, scores included. Elsewhere (and
+// under the purego build tag) every row is scored with vector.DotRows, an
+// AVX2/AVX-512 kernel on amd64 and portable Go otherwise.
 //
 // # Persistence
 //
@@ -61,11 +70,14 @@
 // # Limits
 //
 // Everything lives in RAM. A 1536-dimension embedding takes 6 KiB in the
-// slab (plus about 100 bytes of bookkeeping and the chunk's text), so
-// 100 000 chunks need about 620 MB, and a snapshot is about as large.
-// Vector search reads the whole slab of the kind on every query: its cost
-// is linear in the number of embedded chunks and, with the SIMD kernel,
-// bound by memory bandwidth (6 KiB a chunk). See the package benchmarks for
+// slab, plus 1.5 KiB of 8-bit codes where they are kept (plus about 100
+// bytes of bookkeeping and the chunk's text), so 100 000 chunks need about
+// 770 MB; a snapshot holds the float32 rows only (about 620 MB) and the
+// codes are rebuilt on Load. Vector search reads every row's codes (or
+// float32 row) of the kind on every query: its cost is linear in the
+// number of embedded chunks and bound by memory bandwidth (1.5 KiB a chunk
+// quantized, 6 KiB otherwise). The lexical word index costs about four
+// bytes per distinct word of each record, plus the dictionary. See the package benchmarks for
 // figures; beyond a few hundred thousand chunks, or when several processes
 // must share the data, use storage/postgres with HNSW.
 //

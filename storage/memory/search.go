@@ -164,59 +164,22 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	s.t.mu.RLock()
 	defer s.t.mu.RUnlock()
 	kd := s.t.kind(q.Kind)
-	rows, dims := kd.rows, kd.dims
-	better := vecBetter(rows)
-	procs := runtime.GOMAXPROCS(0)
-	heaps := make([]*topK[vecHit], procs)
-	errs := make([]error, procs)
-	n := shards(len(rows), procs, minVectorShard, func(shard, lo, hi int) {
-		h := newTopK(limit, better)
-		heaps[shard] = h
-		emit := func(score float32, r int32) {
-			if float64(-score) <= maxDist {
-				h.push(vecHit{score, r})
-			}
-		}
-		eligible := func(r int) bool {
-			m := &rows[r]
-			return m.active && (filters == nil || m.o.fv.Match(filters))
-		}
-		var scores [scoreBlock]float32
-		for b := lo; b < hi; b += scoreBlock {
-			if b > lo && (b-lo)%ctxCheckEvery == 0 && ctx.Err() != nil {
-				errs[shard] = ctxErr(ctx)
-				return
-			}
-			e := min(b+scoreBlock, hi)
-			for r := b; r < e; {
-				if !eligible(r) {
-					r++
-					continue
-				}
-				end := r + 1
-				for end < e && eligible(end) {
-					end++
-				}
-				out := scores[:end-r]
-				vector.DotRows(out, kd.slab[r*dims:end*dims], vec)
-				for i, sc := range out {
-					emit(sc, int32(r+i))
-				}
-				r = end + 1 // row end, if below e, is not eligible
-			}
-		}
-	})
-	all := heaps[0]
-	for i := 1; i < n; i++ {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		for _, hit := range heaps[i].h {
-			all.push(hit)
-		}
+	rows := kd.rows
+	eligible := func(r int) bool {
+		m := &rows[r]
+		return m.active && (filters == nil || m.o.fv.Match(filters))
 	}
-	if errs[0] != nil {
-		return nil, errs[0]
+	var all *topK[vecHit]
+	var err error
+	if kd.useQ8 {
+		qcodes := make([]int8, len(vec))
+		qst := vector.QuantizeQ8(qcodes, vec)
+		all, err = quantizedSearch(ctx, kd, vec, qcodes, qst, limit, maxDist, eligible)
+	} else {
+		all, err = exactSearch(ctx, kd, vec, limit, maxDist, eligible)
+	}
+	if err != nil {
+		return nil, err
 	}
 	hits := all.sorted()
 	res := make([]storage.ChunkMatch, len(hits))
@@ -290,4 +253,70 @@ func (s *Store) Chunks(ctx context.Context, ref storage.OwnerRef) ([]storage.Chu
 		out[i] = kd.chunkCopy(o, i, true)
 	}
 	return out, nil
+}
+
+// exactSearch scores every eligible row of kd against vec with the
+// float32 kernel, one goroutine per CPU, and returns the best limit hits
+// within maxDist. The caller holds the tenant's read lock.
+func exactSearch(ctx context.Context, kd *kindData, vec []float32, limit int, maxDist float64, eligible func(int) bool) (*topK[vecHit], error) {
+	rows, dims := kd.rows, kd.dims
+	better := vecBetter(rows)
+	procs := runtime.GOMAXPROCS(0)
+	heaps := make([]*topK[vecHit], procs)
+	errs := make([]error, procs)
+	n := shards(len(rows), procs, minVectorShard, func(shard, lo, hi int) {
+		h := newTopK(limit, better)
+		heaps[shard] = h
+		emit := func(score float32, r int32) {
+			if float64(-score) <= maxDist {
+				h.push(vecHit{score, r})
+			}
+		}
+		var scores [scoreBlock]float32
+		errs[shard] = eachRun(ctx, lo, hi, eligible, func(r, end int) {
+			out := scores[:end-r]
+			vector.DotRows(out, kd.slab[r*dims:end*dims], vec)
+			for i, sc := range out {
+				emit(sc, int32(r+i))
+			}
+		})
+	})
+	all := heaps[0]
+	for i := 1; i < n; i++ {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, hit := range heaps[i].h {
+			all.push(hit)
+		}
+	}
+	if errs[0] != nil {
+		return nil, errs[0]
+	}
+	return all, nil
+}
+
+// eachRun calls fn(r, end) for every run [r, end) of consecutive eligible
+// rows in [lo, hi), cut at multiples of scoreBlock from lo, and checks ctx
+// every ctxCheckEvery rows.
+func eachRun(ctx context.Context, lo, hi int, eligible func(int) bool, fn func(r, end int)) error {
+	for b := lo; b < hi; b += scoreBlock {
+		if b > lo && (b-lo)%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return ctxErr(ctx)
+		}
+		e := min(b+scoreBlock, hi)
+		for r := b; r < e; {
+			if !eligible(r) {
+				r++
+				continue
+			}
+			end := r + 1
+			for end < e && eligible(end) {
+				end++
+			}
+			fn(r, end)
+			r = end + 1 // row end, if below e, is not eligible
+		}
+	}
+	return nil
 }

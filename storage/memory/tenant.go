@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 // tenant holds one tenant's records. mu guards everything below it.
@@ -21,7 +22,7 @@ type tenant struct {
 func newTenant(dims int) *tenant {
 	t := &tenant{docHash: make(map[string]map[string]struct{})}
 	for i, k := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
-		t.kinds[i] = &kindData{kind: k, dims: dims, owners: make(map[string]*owner), words: newWordIndex()}
+		t.kinds[i] = &kindData{kind: k, dims: dims, owners: make(map[string]*owner), words: newWordIndex(), useQ8: useQ8(dims)}
 	}
 	return t
 }
@@ -98,8 +99,14 @@ type kindData struct {
 	list   []*owner // dense; owner.pos indexes it
 	words  *wordIndex
 
-	slab   []float32
-	rows   []rowMeta
+	slab []float32
+	rows []rowMeta
+	// q8 holds each row's embedding quantized to 8 bits (vector.QuantizeQ8),
+	// row-major like slab, and q8st their scales and error bounds; both are
+	// nil unless useQ8 (see quantizedSearch).
+	q8     []int8
+	q8st   []vector.Q8Stats
+	useQ8  bool
 	free   []int32
 	chunks int // stored chunks, with or without embedding
 	live   int // rows in use
@@ -193,6 +200,9 @@ func (kd *kindData) replaceChunks(o *owner, chunks []storage.Chunk) {
 		if emb != nil {
 			r := kd.allocRow()
 			copy(kd.slab[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
+			if kd.useQ8 {
+				kd.q8st[r] = vector.QuantizeQ8(kd.q8[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
+			}
 			kd.rows[r] = rowMeta{o: o, idx: int32(i), active: o.active}
 			recs[i].row = r
 			kd.live++
@@ -212,6 +222,10 @@ func (kd *kindData) allocRow() int32 {
 	r := int32(len(kd.rows))
 	kd.rows = append(kd.rows, rowMeta{})
 	kd.slab = slices.Grow(kd.slab, kd.dims)[:len(kd.slab)+kd.dims]
+	if kd.useQ8 {
+		kd.q8 = slices.Grow(kd.q8, kd.dims)[:len(kd.q8)+kd.dims]
+		kd.q8st = append(kd.q8st, vector.Q8Stats{})
+	}
 	return r
 }
 
@@ -231,6 +245,10 @@ func (kd *kindData) compact() {
 		}
 		if w != r {
 			copy(kd.slab[w*kd.dims:(w+1)*kd.dims], kd.slab[r*kd.dims:(r+1)*kd.dims])
+			if kd.useQ8 {
+				copy(kd.q8[w*kd.dims:(w+1)*kd.dims], kd.q8[r*kd.dims:(r+1)*kd.dims])
+				kd.q8st[w] = kd.q8st[r]
+			}
 			kd.rows[w] = m
 			m.o.chunks[m.idx].row = int32(w)
 		}
@@ -239,9 +257,17 @@ func (kd *kindData) compact() {
 	clear(kd.rows[w:])
 	kd.rows = kd.rows[:w]
 	kd.slab = kd.slab[:w*kd.dims]
+	if kd.useQ8 {
+		kd.q8 = kd.q8[:w*kd.dims]
+		kd.q8st = kd.q8st[:w]
+	}
 	if cap(kd.slab) > 2*len(kd.slab)+kd.dims*minCompact {
 		kd.slab = slices.Clip(slices.Clone(kd.slab))
 		kd.rows = slices.Clip(slices.Clone(kd.rows))
+		if kd.useQ8 {
+			kd.q8 = slices.Clip(slices.Clone(kd.q8))
+			kd.q8st = slices.Clip(slices.Clone(kd.q8st))
+		}
 	}
 	kd.free = kd.free[:0]
 }

@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package vector
+
+const q8Accelerated = false
+
+func dotRowsQ8(out []int32, matrix, query []int8) { dotRowsQ8Generic(out, matrix, query) }
