@@ -83,6 +83,31 @@ func (d Document) NumFields() int { return len(d) }
 // Field returns d[i].
 func (d Document) Field(i int) Field { return d[i] }
 
+// NormalizedDocument is a [Document] whose field texts are already
+// [Normalize]d, so scoring uses them as they are instead of normalizing
+// them again. Build one with [NormalizeRecord]; a text that is not
+// normalized scores as if it did not contain what normalization would have
+// made of it.
+type NormalizedDocument []Field
+
+// NumFields returns len(d).
+func (d NormalizedDocument) NumFields() int { return len(d) }
+
+// Field returns d[i].
+func (d NormalizedDocument) Field(i int) Field { return d[i] }
+
+// NormalizeRecord returns rec's fields with their texts normalized, for
+// records scored many times (a cache of hot records).
+func NormalizeRecord(rec Record) NormalizedDocument {
+	n := rec.NumFields()
+	doc := make(NormalizedDocument, n)
+	for i := range n {
+		f := rec.Field(i)
+		doc[i] = Field{Name: f.Name, Text: Normalize(f.Text)}
+	}
+	return doc
+}
+
 // AgronomyRecord is a [Record] with the fields of the seeds' catalog item,
 // named as in [AgronomyFields]; each tag is one "tags" field.
 type AgronomyRecord struct {
@@ -754,13 +779,17 @@ func (q *PreparedQuery) evalWith(rec Record, sig *Signals, tf *tfState) float64 
 	var termMask [maxTerms]uint64
 	var groupState [maxTerms]uint8
 	s := q.s
+	_, normalized := rec.(NormalizedDocument)
 	for i, n := 0, rec.NumFields(); i < n; i++ {
 		f := rec.Field(i)
 		si := s.specIndex(f.Name)
 		if si < 0 {
 			continue
 		}
-		text := Normalize(f.Text)
+		text := f.Text
+		if !normalized {
+			text = Normalize(text)
+		}
 		if text == "" {
 			continue
 		}

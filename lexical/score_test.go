@@ -3,6 +3,7 @@ package lexical
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -391,3 +392,18 @@ func TestPreparedQueryConcurrentUse(t *testing.T) {
 }
 
 func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// TestNormalizedDocumentScoresAsDocument checks that a record scored from
+// its NormalizeRecord form gets the same score and signals as raw.
+func TestNormalizedDocumentScoresAsDocument(t *testing.T) {
+	s := NewScorer(ScorerOptions{})
+	raw := Document{{Name: "name", Text: "Fungicida CÚPRICO"}, {Name: "description", Text: "Controle da ferrugem-asiática\nna SOJA e no café"}, {Name: "tags", Text: "Orgânico"}}
+	for _, q := range []string{"fungicida para soja", "ferrugem asiatica cafe", "cuprico organico", "herbicida"} {
+		pq := s.Prepare(q)
+		a, sa := pq.Score(raw)
+		b, sb := pq.Score(NormalizeRecord(raw))
+		if a != b || !reflect.DeepEqual(sa, sb) {
+			t.Errorf("%q: raw %v %+v, normalized %v %+v", q, a, sa, b, sb)
+		}
+	}
+}

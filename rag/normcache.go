@@ -24,7 +24,7 @@ type normCache struct {
 
 type normEntry struct {
 	updated time.Time
-	doc     lexical.Document
+	doc     lexical.NormalizedDocument
 }
 
 func newNormCache(size int) *normCache {
@@ -51,12 +51,7 @@ func (c *normCache) record(kind storage.OwnerKind, id string, updated time.Time,
 	if e, ok := c.lru.Get(key); ok && e.updated.Equal(updated) {
 		return e.doc
 	}
-	n := rec.NumFields()
-	doc := make(lexical.Document, n)
-	for i := range n {
-		f := rec.Field(i)
-		doc[i] = lexical.Field{Name: f.Name, Text: lexical.Normalize(f.Text)}
-	}
+	doc := lexical.NormalizeRecord(rec)
 	c.lru.Add(key, normEntry{updated: updated, doc: doc})
 	return doc
 }
