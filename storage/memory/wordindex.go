@@ -123,9 +123,12 @@ func (ix *wordIndex) wordsContaining(part []byte, fn func(w int32)) {
 		pos := int32(i + j)
 		w := sort.Search(len(ix.starts), func(k int) bool { return ix.starts[k] > pos }) - 1
 		fn(int32(w))
-		// Resume after the word's terminating 0 byte.
-		end := bytes.IndexByte(d[pos:], 0)
-		i = int(pos) + end + 1
+		// Resume at the next word.
+		if w+1 < len(ix.starts) {
+			i = int(ix.starts[w+1])
+		} else {
+			return
+		}
 	}
 }
 
