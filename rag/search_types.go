@@ -198,7 +198,10 @@ type QueryAnalysis struct {
 }
 
 // Timings are the durations of a search's stages. Lexical and Embed+Vector
-// run concurrently, so Total is less than their sum.
+// run concurrently, so Total is less than their sum. Lexical is the store's
+// lexical search; in enhanced mode the lexical leg then scores its
+// candidates, still concurrently with the vector leg, and Merge covers
+// scoring vector-only owners and fusion.
 type Timings struct {
 	Lexical time.Duration `json:"lexical"`
 	Embed   time.Duration `json:"embed"`

@@ -588,8 +588,17 @@ type fusionDefaults struct {
 // lexLeg is the lexical leg's outcome.
 type lexLeg[T any] struct {
 	cands []storage.LexicalCandidate[T]
-	err   error
-	took  time.Duration
+	// scores[i] is the lexicalScore of cands[i], set in enhanced mode,
+	// computed in the leg so that it overlaps the vector leg.
+	scores []lexScore
+	err    error
+	took   time.Duration
+}
+
+// lexScore is a lexical candidate's lexicalScore with its signals.
+type lexScore struct {
+	score   float64
+	signals lexical.Signals
 }
 
 // vecLeg is the vector leg's outcome.
@@ -642,6 +651,13 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 			t := time.Now()
 			lex.cands, lex.err = ops.lexSearch(ctx, storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters})
 			lex.took = time.Since(t)
+			if lex.err == nil && st.mode == ModeEnhanced {
+				lex.scores = make([]lexScore, len(lex.cands))
+				for i := range lex.cands {
+					sc, sig := pq.Score(ops.record(&lex.cands[i].Record))
+					lex.scores[i] = lexScore{sc, sig}
+				}
+			}
 		})
 	}
 	if st.legs != LegsLexical {
@@ -687,7 +703,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	res.Timings.Fetch = time.Since(t)
 
 	t = time.Now()
-	res.Hits = fuse(&st, ops, pq, lex.cands, vec.owners, vec.chunks, records)
+	res.Hits = fuse(&st, ops, pq, lex.cands, lex.scores, vec.owners, vec.chunks, records)
 	res.Timings.Merge = time.Since(t)
 
 	if st.rerank && len(res.Hits) > 0 {
@@ -800,8 +816,9 @@ func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, erro
 	}
 }
 
-// fuse merges the legs into hits, best first.
-func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCands []storage.LexicalCandidate[T], owners []vector.OwnerHit, chunks map[string][]storage.Chunk, records map[string]*T) []Hit[T] {
+// fuse merges the legs into hits, best first. lexScores are the lexical
+// candidates' scores in enhanced mode.
+func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCands []storage.LexicalCandidate[T], lexScores []lexScore, owners []vector.OwnerHit, chunks map[string][]storage.Chunk, records map[string]*T) []Hit[T] {
 	enhanced := st.mode == ModeEnhanced
 
 	// Lexical list: the store's order in simple mode, lexicalScore order
@@ -816,8 +833,7 @@ func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCan
 	for i := range lexCands {
 		e := lexEntry{id: ops.id(&lexCands[i].Record), matched: lexCands[i].TermsMatched}
 		if enhanced {
-			sc, sig := pq.Score(ops.record(&lexCands[i].Record))
-			e.score, e.signals = sc, &sig
+			e.score, e.signals = lexScores[i].score, &lexScores[i].signals
 		} else {
 			e.score = float64(e.matched)
 		}
