@@ -239,6 +239,11 @@ func openPostgres(ctx context.Context, dsn, schema, tenant string, dims int) (st
 	if err := db.Migrate(cctx); err != nil {
 		return fail(fmt.Errorf("postgres: migrate: %w", err))
 	}
+	// Every pooled connection's first vector search would otherwise pay
+	// for loading pgvector's index into its backend.
+	if err := db.Warm(cctx, 0); err != nil {
+		return fail(fmt.Errorf("postgres: warm connections: %w", err))
+	}
 	st, err = db.Tenant(tenant)
 	if err != nil {
 		return fail(fmt.Errorf("-tenant: %w", err))

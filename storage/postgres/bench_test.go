@@ -402,14 +402,19 @@ func (l latencies) report(b *testing.B) {
 	if len(l) == 0 {
 		return
 	}
+	b.ReportMetric(l.quantile(0.50), "p50_ms")
+	b.ReportMetric(l.quantile(0.95), "p95_ms")
+}
+
+// quantile returns the p-quantile of l in milliseconds (0 when empty).
+func (l latencies) quantile(p float64) float64 {
+	if len(l) == 0 {
+		return 0
+	}
 	s := slices.Clone(l)
 	slices.Sort(s)
-	pct := func(p float64) float64 {
-		i := int(math.Ceil(p*float64(len(s)))) - 1
-		return float64(s[max(i, 0)]) / float64(time.Millisecond)
-	}
-	b.ReportMetric(pct(0.50), "p50_ms")
-	b.ReportMetric(pct(0.95), "p95_ms")
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return float64(s[max(i, 0)]) / float64(time.Millisecond)
 }
 
 // lexicalQueries are term lists drawn from the catalog: two or three words

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
 	"github.com/hybridrag/hybridrag/storage"
@@ -206,4 +207,72 @@ func storedTime(t time.Time) time.Time {
 		return time.Time{}
 	}
 	return t.UTC().Truncate(time.Microsecond)
+}
+
+// Warm opens up to conns pooled connections at once (conns < 1 means the
+// pool's MaxConns) and prepares each for searches: it registers pgvector's
+// types and runs one vector query through each kind's HNSW index (an exact
+// one above MaxIndexedDimensions) and one lexical probe of each owner table,
+// then returns the connections to the pool. A connection's first vector
+// search otherwise pays for loading the vector extension and the index's
+// catalog entries into its backend — measured at about 17 ms against 1 ms
+// for the next search — so a service calls Warm after Migrate, before
+// taking traffic. Connections the pool opens later (after MaxConnLifetime,
+// or beyond conns) are not warmed.
+//
+// Warm returns the first error met; connections already warmed stay
+// warmed. It reads no tenant's data.
+func (db *DB) Warm(ctx context.Context, conns int) error {
+	if err := db.ensure(ctx); err != nil {
+		return err
+	}
+	if conns < 1 {
+		conns = int(db.pool.Config().MaxConns)
+	}
+	held := make([]*pgxpool.Conn, 0, conns)
+	defer func() {
+		for _, c := range held {
+			c.Release()
+		}
+	}()
+	// Hold every connection until all are acquired, so that each warm-up
+	// runs on a different one.
+	for range conns {
+		c, err := db.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		held = append(held, c)
+	}
+	errs := make(chan error, len(held))
+	for _, c := range held {
+		go func() { errs <- db.warmConn(ctx, c.Conn()) }()
+	}
+	var first error
+	for range held {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// warmConn runs the warm-up queries on one connection.
+func (db *DB) warmConn(ctx context.Context, conn *pgx.Conn) error {
+	zero := pgvector.NewVector(make([]float32, db.opts.Dimensions))
+	for _, kind := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
+		// The same shape as SearchChunks, unfiltered: the planner picks the
+		// HNSW index for ORDER BY embedding <#> $1 LIMIT n.
+		sql := "SELECT c.owner_id FROM " + db.tb.chunks[kind] + " c ORDER BY c.embedding <#> $1 LIMIT 1"
+		if _, err := conn.Exec(ctx, sql, zero); err != nil {
+			return wrapCtx(ctx, "warm "+string(kind)+" vector index", err)
+		}
+		// A lexical probe: the owner table, its primary key and its trigram
+		// index, for an empty tenant ID (no tenant has it).
+		sql = "SELECT 1 FROM " + db.tb.owners[kind] + " i WHERE i.tenant_id = '' AND i.search_text LIKE '%warm%' LIMIT 1"
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return wrapCtx(ctx, "warm "+string(kind)+" lexical index", err)
+		}
+	}
+	return nil
 }
