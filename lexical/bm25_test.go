@@ -236,3 +236,26 @@ func FuzzSnowballStem(f *testing.F) {
 		}
 	})
 }
+
+// TestBM25Exact checks that BM25.Exact favours the query's own word over
+// another word of the same stem, and changes nothing when off.
+func TestBM25Exact(t *testing.T) {
+	fields := []FieldSpec{{Name: "content", Weight: 1}}
+	own := Document{{Name: "content", Text: "a CPU contém registradores rápidos"}}
+	other := Document{{Name: "content", Text: "a secretaria registra os pedidos"}}
+	score := func(exact float64, d Document) float64 {
+		s := NewScorer(ScorerOptions{Fields: fields, Synonyms: noSynonyms, Match: MatchWordPrefix,
+			Tokenizer: Tokenizer{Filters: []TokenFilter{SnowballFilter{}}}, BM25: &BM25{Exact: exact}})
+		sc, _ := s.Prepare("para que servem os registradores").Score(d)
+		return sc
+	}
+	if a, b := score(0, own), score(0, other); a != b {
+		t.Errorf("Exact 0: own word %v, same stem %v; want equal", a, b)
+	}
+	if a, b := score(1, own), score(1, other); !(a > b) {
+		t.Errorf("Exact 1: own word %v, same stem %v; want the own word higher", a, b)
+	}
+	if a, b := score(1, other), score(0, other); a != b {
+		t.Errorf("a record without the query's own word scores %v with Exact, %v without", a, b)
+	}
+}

@@ -259,6 +259,12 @@ type BM25 struct {
 	// IDF of its two tokens, times Proximity, into Breakdown.Proximity.
 	// 0 turns pairs off.
 	Proximity float64
+	// Exact weighs occurrences of the query's own words over those of
+	// other words sharing their stem: an occurrence that is, as a whole
+	// word, one of the query words a term came from ("registradores" for
+	// the term "registr") counts 1 + Exact times, others once. 0 turns it
+	// off.
+	Exact float64
 }
 
 // Defaults of BM25.
@@ -269,7 +275,7 @@ const (
 
 // bm25 is a Scorer's resolved BM25: avg is indexed like the field specs.
 type bm25 struct {
-	k1, b, prox float64
+	k1, b, prox, exact float64
 	avg         []float64
 	user        BM25
 }
@@ -282,9 +288,12 @@ func (r *bm25) saturate(wmax, x float64) float64 {
 // resolve returns p with defaults applied and bad values corrected, for
 // the given fields.
 func (p BM25) resolve(specs []FieldSpec) *bm25 {
-	r := &bm25{k1: p.K1, b: p.B, prox: p.Proximity, avg: make([]float64, len(specs))}
+	r := &bm25{k1: p.K1, b: p.B, prox: p.Proximity, exact: p.Exact, avg: make([]float64, len(specs))}
 	if !(r.prox > 0) || math.IsInf(r.prox, 0) {
 		r.prox = 0
+	}
+	if !(r.exact > 0) || math.IsInf(r.exact, 0) {
+		r.exact = 0
 	}
 	if !(r.k1 > 0) || math.IsInf(r.k1, 0) {
 		r.k1 = DefaultBM25K1
@@ -302,7 +311,7 @@ func (p BM25) resolve(specs []FieldSpec) *bm25 {
 			r.avg[i] = a
 		}
 	}
-	r.user = BM25{K1: r.k1, B: r.b, Proximity: r.prox, AvgLengths: maps.Clone(p.AvgLengths)}
+	r.user = BM25{K1: r.k1, B: r.b, Proximity: r.prox, Exact: r.exact, AvgLengths: maps.Clone(p.AvgLengths)}
 	if r.b == 0 {
 		r.user.B = -1
 	}
@@ -520,6 +529,9 @@ type queryTerm struct {
 	text    string
 	idf     float64
 	synonym bool
+	// surfaces are the query words (normalized, not filtered) the term
+	// came from, for BM25.Exact; set only when it is on.
+	surfaces []string
 }
 
 // detectGroup is a culture or treatment the query names.
@@ -635,6 +647,9 @@ func (s *Scorer) Prepare(query string) *PreparedQuery {
 			}
 		}
 		q.terms[i] = queryTerm{text: t, idf: w, synonym: i >= len(tokens)}
+	}
+	if s.bm25 != nil && s.bm25.exact > 0 && !fallback {
+		q.addSurfaces(len(tokens))
 	}
 	q.ac = newMatcher(q.terms, q.det)
 	return q
@@ -996,6 +1011,28 @@ func (s *Scorer) occurrences(text string, terms []queryTerm, fn func(term, start
 	}
 }
 
+// addSurfaces records, for each of the first ntok terms (the query's
+// tokens), the query words that the Tokenizer's filters turn into it.
+func (q *PreparedQuery) addSurfaces(ntok int) {
+	tok := q.s.tok
+	for _, w := range tok.split(Normalize(q.query), nil) {
+		f := []string{w}
+		for _, flt := range tok.Filters {
+			if flt != nil {
+				f = flt.Filter(f)
+			}
+		}
+		if len(f) != 1 {
+			continue
+		}
+		for ti := range min(ntok, len(q.terms)) {
+			if t := &q.terms[ti]; t.text == f[0] && !slices.Contains(t.surfaces, w) {
+				t.surfaces = append(t.surfaces, w)
+			}
+		}
+	}
+}
+
 // tfState accumulates a record's BM25 term and pair frequencies.
 type tfState struct {
 	tf   [maxTerms]float64 // per term
@@ -1004,6 +1041,11 @@ type tfState struct {
 	lens [maxTerms]int     // term lengths in bytes
 	fw   float64           // the current field's weight / Wmax / norm
 	ntok int               // query tokens (pairs are between tokens)
+	// For BM25.Exact: the current field's text, the weight of an exact
+	// occurrence relative to another, and each term's query words.
+	text  string
+	exact float64
+	surf  [maxTerms][]string
 }
 
 // start prepares the state for the query's terms.
@@ -1011,12 +1053,17 @@ func (t *tfState) start(q *PreparedQuery) {
 	t.ntok = min(len(q.tokens), len(q.terms))
 	for i := range q.terms {
 		t.lens[i] = len(q.terms[i].text)
+		t.surf[i] = q.terms[i].surfaces
+	}
+	if q.s.bm25 != nil {
+		t.exact = q.s.bm25.exact
 	}
 }
 
 // field starts a field: its weight and length normalization.
 func (t *tfState) field(s *Scorer, si int, text string) {
 	t.fw = 0
+	t.text = text
 	if s.wmax > 0 {
 		t.fw = s.specs[si].Weight / s.wmax / s.bm25.norm(si, countWords(text))
 	}
@@ -1033,7 +1080,12 @@ const proximityGap = 16
 
 // occur counts an occurrence of term ti starting at byte start.
 func (t *tfState) occur(ti, start int) {
-	t.tf[ti] += t.fw
+	w := t.fw
+	if t.exact > 0 && len(t.surf[ti]) > 0 && isWordStart(t.text, start) &&
+		slices.Contains(t.surf[ti], t.text[start:wordEnd(t.text, start)]) {
+		w *= 1 + t.exact
+	}
+	t.tf[ti] += w
 	if ti >= t.ntok {
 		return
 	}

@@ -20,6 +20,7 @@ type ablation struct {
 	bm25             bool
 	maxTokens        int
 	proximity        float64
+	exact            float64
 	fileWeight       float64 // catalog file text weight; < 0: rag's default
 	synonyms         string
 	syn              *lexical.Synonyms // loaded from synonyms
@@ -36,6 +37,7 @@ func (a *ablation) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.match, "match", "", "`mode` of the default scorers: substring (the seeds' ILIKE) | word-prefix (lexical.MatchWordPrefix); default: substring for the catalog, word-prefix for FAQs and documents")
 	fs.BoolVar(&a.bm25, "bm25", true, "BM25F term weighting in the default FAQ and document scorers (false: the seeds' presence scoring)")
 	fs.Float64Var(&a.proximity, "proximity", -1, "BM25 token-pair `weight` of the default FAQ and document scorers (default rag's)")
+	fs.Float64Var(&a.exact, "exact", -1, "BM25 exact-word `weight` of the default FAQ and document scorers (lexical.BM25.Exact; default rag's)")
 	fs.Float64Var(&a.fileWeight, "file-weight", -1, "lexicalScore `weight` of catalog items' attached file text (default rag.DefaultFileFieldWeight; 0 leaves files out, as the seeds did)")
 	fs.IntVar(&a.maxTokens, "max-tokens", 0, "query token `cap` of the default scorers (default: 8 for the catalog, rag.DefaultQuestionMaxTokens for FAQs and documents)")
 	fs.StringVar(&a.synonyms, "synonyms", "", "domain synonym table `file` (JSON, lexical.ParseSynonyms format) merged over the default pt-BR table")
@@ -64,7 +66,7 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 		NoVocabulary: !a.vocab, NoTypoCorrection: !a.typo, NoIDF: !a.idf,
 		IDF: a.idfOpts, CorrectionMinDF: a.minDF,
 	}
-	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.fileWeight >= 0 || a.syn != nil {
+	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.exact >= 0 || a.fileWeight >= 0 || a.syn != nil {
 		catalog := rag.CatalogScorerOptions()
 		if a.fileWeight >= 0 {
 			catalog.Fields = rag.CatalogFields(a.fileWeight)
@@ -98,6 +100,11 @@ func (a ablation) adjust(o lexical.ScorerOptions) lexical.ScorerOptions {
 	if a.proximity >= 0 && o.BM25 != nil {
 		p := *o.BM25
 		p.Proximity = a.proximity
+		o.BM25 = &p
+	}
+	if a.exact >= 0 && o.BM25 != nil {
+		p := *o.BM25
+		p.Exact = a.exact
 		o.BM25 = &p
 	}
 	if a.maxTokens != 0 {
@@ -135,6 +142,9 @@ func (a ablation) describe(s map[string]any) {
 	}
 	if a.maxTokens != 0 {
 		s["max_tokens"] = a.maxTokens
+	}
+	if a.exact >= 0 {
+		s["exact"] = a.exact
 	}
 	if a.proximity >= 0 {
 		s["proximity"] = a.proximity
