@@ -276,8 +276,8 @@ const (
 // bm25 is a Scorer's resolved BM25: avg is indexed like the field specs.
 type bm25 struct {
 	k1, b, prox, exact float64
-	avg         []float64
-	user        BM25
+	avg                []float64
+	user               BM25
 }
 
 // saturate returns Wmax × (K1 + 1) × x / (x + K1).
