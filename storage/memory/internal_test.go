@@ -350,3 +350,37 @@ func TestWordIndexRebuild(t *testing.T) {
 		t.Errorf("got %d matches, err %v; want 1", n, err)
 	}
 }
+
+// FuzzWordIndex checks the word index against strings.Contains on
+// arbitrary texts and terms.
+func FuzzWordIndex(f *testing.F) {
+	f.Add("fungicida para soja, 2,4-d 100%", "2,4-d", "soja")
+	f.Add("cana-de-acucar\nmilho", "de-a", "%")
+	f.Add("ação çã", "çã", "a")
+	f.Fuzz(func(t *testing.T, text, term1, term2 string) {
+		kd := &kindData{owners: make(map[string]*owner), words: newWordIndex()}
+		texts := []string{text, term1 + " " + text, strings.ToUpper(text), text + term2}
+		for i, tx := range texts {
+			kd.put(&owner{id: fmt.Sprint(i), slot: -1, active: true, search: tx})
+		}
+		terms := storage.NormalizeTerms([]string{term1, term2})
+		if len(terms) == 0 {
+			return
+		}
+		got := map[string]int{}
+		if err := kd.words.lexicalMatches(terms, func() error { return nil }, func(o *owner, n int) { got[o.id] = n }); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range kd.list {
+			n := 0
+			for _, q := range terms {
+				if strings.Contains(o.search, q) {
+					n++
+				}
+			}
+			if got[o.id] != n {
+				t.Fatalf("text %q, terms %q: index counts %d, scan %d", o.search, terms, got[o.id], n)
+			}
+		}
+	})
+}
