@@ -20,6 +20,13 @@ package vector
 // DotRows neither retains nor modifies matrix or query and is safe for
 // concurrent use.
 func DotRows(out, matrix, query []float32) int {
+	return scoreRows(out, matrix, query, dotRows)
+}
+
+// scoreRows runs kernel over the n = min(len(out), len(matrix)/len(query))
+// whole rows of matrix and returns n; with an empty query it zeroes out
+// and returns len(out).
+func scoreRows[S, E any](out []S, matrix, query []E, kernel func(out []S, matrix, query []E)) int {
 	dim := len(query)
 	if dim == 0 {
 		clear(out)
@@ -27,7 +34,7 @@ func DotRows(out, matrix, query []float32) int {
 	}
 	n := min(len(out), len(matrix)/dim)
 	if n > 0 {
-		dotRows(out[:n], matrix[:n*dim], query)
+		kernel(out[:n], matrix[:n*dim], query)
 	}
 	return n
 }

@@ -91,16 +91,7 @@ func Q8Bound(a, b Q8Stats, dims int) float32 {
 // per instruction ([Q8Accelerated]); elsewhere a portable Go loop does,
 // which is slower than [DotRows] on float32 and is meant for tests.
 func DotRowsQ8(out []int32, matrix, query []int8) int {
-	dim := len(query)
-	if dim == 0 {
-		clear(out)
-		return len(out)
-	}
-	n := min(len(out), len(matrix)/dim)
-	if n > 0 {
-		dotRowsQ8(out[:n], matrix[:n*dim], query)
-	}
-	return n
+	return scoreRows(out, matrix, query, dotRowsQ8)
 }
 
 // Q8Accelerated reports whether [DotRowsQ8] runs on a SIMD kernel in this
