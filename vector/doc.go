@@ -28,7 +28,7 @@
 //
 // [QuantizeQ8] codes a vector in 8 bits with one scale and reports bounds
 // ([Q8Stats]); [DotRowsQ8] takes exact integer inner products of codes (an
-// AVX-512 VNNI kernel where [Q8Accelerated], 64 codes an instruction), and
+// AVX-512 VNNI or AVX2 kernel where [Q8Accelerated]; see [Q8Kernel]), and
 // [Q8Bound] says how far the scaled result can be from the float32 inner
 // product, so a scan can read a quarter of the bytes and still return the
 // exact top k: the in-memory store does.

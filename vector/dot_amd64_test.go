@@ -46,6 +46,9 @@ func TestKernelSelection(t *testing.T) {
 // addQ8FastKernel adds the VNNI kernel when this processor runs it.
 func addQ8FastKernel(ks map[string]func(out []int32, m, q []int8)) {
 	if hasVNNI {
-		ks["vnni"] = dotRowsQ8Fast
+		ks["vnni"] = dotRowsQ8VNNIBlocks
+	}
+	if hasAVX2 {
+		ks["avx2"] = dotRowsQ8AVX2Blocks
 	}
 }

@@ -87,9 +87,12 @@ func Q8Bound(a, b Q8Stats, dims int) float32 {
 // be in [-127, 127] and len(query) at most 131071, so that sums fit in
 // int32.
 //
-// On amd64 processors with AVX-512 VNNI an assembly kernel scores 64 codes
-// per instruction ([Q8Accelerated]); elsewhere a portable Go loop does,
-// which is slower than [DotRows] on float32 and is meant for tests.
+// On amd64 an assembly kernel does the work ([Q8Kernel]): with AVX-512
+// VNNI, 64 codes per VPDPBUSD; with AVX2, 32 codes per five instructions
+// (VPSIGNB, VPABSB, VPMADDUBSW, VPMADDWD, VPADDD), exact because no 16-bit
+// pair sum can saturate. Elsewhere, and under the purego build tag, a
+// portable Go loop does, which is slower than [DotRows] on float32 and is
+// meant for tests ([Q8Accelerated] is then false).
 func DotRowsQ8(out []int32, matrix, query []int8) int {
 	return scoreRows(out, matrix, query, dotRowsQ8)
 }
@@ -97,6 +100,10 @@ func DotRowsQ8(out []int32, matrix, query []int8) int {
 // Q8Accelerated reports whether [DotRowsQ8] runs on a SIMD kernel in this
 // process; when it does not, scoring float32 rows with [DotRows] is faster.
 func Q8Accelerated() bool { return q8Accelerated }
+
+// Q8Kernel names the kernel [DotRowsQ8] uses in this process:
+// "avx512-vnni", "avx2" or "generic", chosen once at start-up.
+func Q8Kernel() string { return q8Kernel }
 
 // dotRowsQ8Generic is the portable kernel.
 func dotRowsQ8Generic(out []int32, matrix, query []int8) {

@@ -22,33 +22,66 @@ var hasVNNI = func() bool {
 	return ecx7&(1<<11) != 0
 }()
 
-var q8Accelerated = hasVNNI
+// dotRowsQ8AVX2 (q8_amd64.s) is the AVX2 kernel: the same result as
+// dotRowsQ8VNNI over the first n32 codes, a positive multiple of 32.
+//
+//go:noescape
+func dotRowsQ8AVX2(out []int32, matrix, query []int8, n32 int)
+
+// The int8 kernel in use: VNNI where the processor has it, else AVX2.
+var (
+	q8Accelerated = hasVNNI || hasAVX2
+	q8Kernel      = func() string {
+		switch {
+		case hasVNNI:
+			return "avx512-vnni"
+		case hasAVX2:
+			return "avx2"
+		}
+		return "generic"
+	}()
+)
 
 func dotRowsQ8(out []int32, matrix, query []int8) {
-	if !hasVNNI {
+	switch {
+	case hasVNNI:
+		dotRowsQ8VNNIBlocks(out, matrix, query)
+	case hasAVX2:
+		dotRowsQ8AVX2Blocks(out, matrix, query)
+	default:
 		dotRowsQ8Generic(out, matrix, query)
-		return
 	}
-	dotRowsQ8Fast(out, matrix, query)
 }
 
-// dotRowsQ8Fast runs the VNNI kernel over whole 64-code blocks and adds
-// the tail in Go.
-func dotRowsQ8Fast(out []int32, matrix, query []int8) {
+// dotRowsQ8VNNIBlocks runs the VNNI kernel over whole 64-code blocks and
+// adds the tail in Go.
+func dotRowsQ8VNNIBlocks(out []int32, matrix, query []int8) {
+	q8Blocks(out, matrix, query, 64, dotRowsQ8VNNI)
+}
+
+// dotRowsQ8AVX2Blocks runs the AVX2 kernel over whole 32-code blocks and
+// adds the tail in Go.
+func dotRowsQ8AVX2Blocks(out []int32, matrix, query []int8) {
+	q8Blocks(out, matrix, query, 32, dotRowsQ8AVX2)
+}
+
+// q8Blocks runs kernel over the first multiple of block codes of every row
+// and adds the remaining codes in Go.
+func q8Blocks(out []int32, matrix, query []int8, block int, kernel func(out []int32, matrix, query []int8, n int)) {
 	dim := len(query)
-	n64 := dim &^ 63
-	if n64 > 0 {
-		dotRowsQ8VNNI(out, matrix, query, n64)
+	n := dim / block * block
+	if n > 0 {
+		kernel(out, matrix, query, n)
 	} else {
 		clear(out)
 	}
-	if n64 == dim {
+	if n == dim {
 		return
 	}
 	for i := range out {
 		s := out[i]
 		row := matrix[i*dim : (i+1)*dim]
-		for j := n64; j < dim; j++ {
+		for j := n; j < dim; j++ {
 			s += int32(row[j]) * int32(query[j])
 		}
 		out[i] = s

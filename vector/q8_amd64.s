@@ -79,3 +79,82 @@ reduce:
 done:
 	VZEROUPPER
 	RET
+
+// func dotRowsQ8AVX2(out []int32, matrix, query []int8, n32 int)
+//
+// n32 > 0, a multiple of 32. VPMADDUBSW multiplies unsigned bytes by
+// signed ones into saturating 16-bit pair sums; with |x| (VPABSB) as the
+// unsigned side and the query byte given x's sign (VPSIGNB) as the signed
+// one, each pair sum is at most 2·127·127 < 32767, so nothing saturates
+// and the products are exact. VPMADDWD by ones widens to 32 bits.
+//
+//	DI next out element   CX rows left   SI row   DX query
+//	R8 row stride         R9 n32         BX byte offset in the row
+//	Y15 16-bit ones; Y0, Y1 accumulators (8 int32 lanes each)
+TEXT ·dotRowsQ8AVX2(SB), NOSPLIT, $0-80
+	MOVQ out_base+0(FP), DI
+	MOVQ out_len+8(FP), CX
+	MOVQ matrix_base+24(FP), SI
+	MOVQ query_base+48(FP), DX
+	MOVQ query_len+56(FP), R8
+	MOVQ n32+72(FP), R9
+	MOVL $0x00010001, AX
+	MOVQ AX, X15
+	VPBROADCASTD X15, Y15
+	TESTQ CX, CX
+	JZ   done2
+
+row2:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	XORQ BX, BX
+
+pair2:
+	LEAQ 64(BX), AX
+	CMPQ AX, R9
+	JA   single2
+	VMOVDQU    (SI)(BX*1), Y2
+	VMOVDQU    32(SI)(BX*1), Y3
+	VMOVDQU    (DX)(BX*1), Y4
+	VMOVDQU    32(DX)(BX*1), Y5
+	VPSIGNB    Y2, Y4, Y4
+	VPSIGNB    Y3, Y5, Y5
+	VPABSB     Y2, Y2
+	VPABSB     Y3, Y3
+	VPMADDUBSW Y4, Y2, Y4
+	VPMADDUBSW Y5, Y3, Y5
+	VPMADDWD   Y15, Y4, Y4
+	VPMADDWD   Y15, Y5, Y5
+	VPADDD     Y4, Y0, Y0
+	VPADDD     Y5, Y1, Y1
+	MOVQ AX, BX
+	JMP  pair2
+
+single2:
+	CMPQ BX, R9
+	JAE  reduce2
+	VMOVDQU    (SI)(BX*1), Y2
+	VMOVDQU    (DX)(BX*1), Y4
+	VPSIGNB    Y2, Y4, Y4
+	VPABSB     Y2, Y2
+	VPMADDUBSW Y4, Y2, Y4
+	VPMADDWD   Y15, Y4, Y4
+	VPADDD     Y4, Y0, Y0
+
+reduce2:
+	VPADDD       Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4E, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xB1, X0, X1
+	VPADDD       X1, X0, X0
+	VMOVD        X0, (DI)
+	ADDQ $4, DI
+	ADDQ R8, SI
+	DECQ CX
+	JNZ  row2
+
+done2:
+	VZEROUPPER
+	RET

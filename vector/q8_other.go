@@ -2,6 +2,9 @@
 
 package vector
 
-const q8Accelerated = false
+const (
+	q8Accelerated = false
+	q8Kernel      = "generic"
+)
 
 func dotRowsQ8(out []int32, matrix, query []int8) { dotRowsQ8Generic(out, matrix, query) }

@@ -131,7 +131,8 @@ func BenchmarkDotRowsQ8(b *testing.B) {
 		m := randCodes(rng, rows*dim)
 		q := randCodes(rng, dim)
 		out := make([]int32, rows)
-		kernels := map[string]func(out []int32, m, q []int8){"selected": dotRowsQ8, "generic": dotRowsQ8Generic}
+		kernels := map[string]func(out []int32, m, q []int8){"selected-" + Q8Kernel(): dotRowsQ8, "generic": dotRowsQ8Generic}
+		addQ8FastKernel(kernels)
 		for name, k := range kernels {
 			b.Run(fmt.Sprintf("%s/rows=%d", name, rows), func(b *testing.B) {
 				b.SetBytes(int64(rows * dim))
