@@ -22,6 +22,10 @@
 // pool's connections and runs a vector and a lexical probe on each, so that
 // the first search on each does not pay for loading pgvector's index into
 // its backend (BenchmarkFirstSearch: about 10 ms of the first search).
+// Each new backend also takes a minor page fault the first time it touches
+// each page of shared buffers; on Linux, PostgreSQL's huge_pages = on (with
+// vm.nr_hugepages reserved) removes most of that cost: a new session's first
+// lexical query went from 20–27 ms to 4–6 ms (BENCHMARKS.md).
 //
 // # Schema
 //
