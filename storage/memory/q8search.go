@@ -36,14 +36,16 @@ var q8Rescored func(n int)
 
 // quantizedSearch returns the same hits as exactSearch while reading a
 // quarter of the bytes for most rows. Every eligible row is first scored
-// on its 8-bit codes (vector.DotRowsQ8), which with vector.Q8Bound gives an
-// upper bound of its exact float32 score; rows whose bound cannot meet
-// maxDist are dropped. The rows with the best bounds are then scored
+// on its 8-bit codes (vector.DotRowsQ8), which with vector.Q8Bound gives a
+// lower and an upper bound of its exact float32 score; rows whose upper
+// bound cannot meet maxDist, or is below the limit-th best lower bound
+// seen, are dropped. The rows with the best lower bounds are then scored
 // exactly, with the same float32 kernel as exactSearch, and so is every
-// other row whose bound still reaches the worst of the best limit exact
-// scores found so far. A row left out has a bound, and so an exact score,
-// below every hit kept, so the result is exactly exactSearch's, scores
-// bitwise included. The caller holds the tenant's read lock.
+// other row whose upper bound still reaches the worst of the best limit
+// exact scores found so far. A row left out has an upper bound, and so an
+// exact score, below every hit kept, so the result is exactly
+// exactSearch's, scores bitwise included. The caller holds the tenant's
+// read lock.
 func quantizedSearch(ctx context.Context, kd *kindData, vec []float32, qcodes []int8, qst vector.Q8Stats, limit int, maxDist float64, eligible func(int) bool) (*topK[vecHit], error) {
 	rows, dims := kd.rows, kd.dims
 	// The bound of row r is a linear function of its error and norm:
