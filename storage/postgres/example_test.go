@@ -31,6 +31,9 @@ func Example() {
 	if err := db.Migrate(ctx); err != nil { // idempotent; safe from several processes
 		log.Fatal(err)
 	}
+	if err := db.Warm(ctx, 0); err != nil { // every pooled connection, before traffic
+		log.Fatal(err)
+	}
 	store, err := db.Tenant("acme")
 	if err != nil {
 		log.Fatal(err)
