@@ -21,6 +21,7 @@ type ablation struct {
 	maxTokens        int
 	proximity        float64
 	exact            float64
+	catBM25          bool
 	fileWeight       float64 // catalog file text weight; < 0: rag's default
 	synonyms         string
 	syn              *lexical.Synonyms // loaded from synonyms
@@ -37,6 +38,7 @@ func (a *ablation) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.match, "match", "", "`mode` of the default scorers: substring (the seeds' ILIKE) | word-prefix (lexical.MatchWordPrefix); default: substring for the catalog, word-prefix for FAQs and documents")
 	fs.BoolVar(&a.bm25, "bm25", true, "BM25F term weighting in the default FAQ and document scorers (false: the seeds' presence scoring)")
 	fs.Float64Var(&a.proximity, "proximity", -1, "BM25 token-pair `weight` of the default FAQ and document scorers (default rag's)")
+	fs.BoolVar(&a.catBM25, "catalog-bm25", false, "BM25F term weighting in the catalog scorer too (not the default: flat on the AGROFIT tune half)")
 	fs.Float64Var(&a.exact, "exact", -1, "BM25 exact-word `weight` of the default FAQ and document scorers (lexical.BM25.Exact; default rag's)")
 	fs.Float64Var(&a.fileWeight, "file-weight", -1, "lexicalScore `weight` of catalog items' attached file text (default rag.DefaultFileFieldWeight; 0 leaves files out, as the seeds did)")
 	fs.IntVar(&a.maxTokens, "max-tokens", 0, "query token `cap` of the default scorers (default: 8 for the catalog, rag.DefaultQuestionMaxTokens for FAQs and documents)")
@@ -66,10 +68,13 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 		NoVocabulary: !a.vocab, NoTypoCorrection: !a.typo, NoIDF: !a.idf,
 		IDF: a.idfOpts, CorrectionMinDF: a.minDF,
 	}
-	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.exact >= 0 || a.fileWeight >= 0 || a.syn != nil {
+	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.exact >= 0 || a.catBM25 || a.fileWeight >= 0 || a.syn != nil {
 		catalog := rag.CatalogScorerOptions()
 		if a.fileWeight >= 0 {
 			catalog.Fields = rag.CatalogFields(a.fileWeight)
+		}
+		if a.catBM25 {
+			catalog.BM25 = &lexical.BM25{}
 		}
 		o.Scorer = lexical.NewScorer(a.adjust(catalog))
 		o.FAQScorer = lexical.NewScorer(a.adjust(rag.FAQScorerOptions()))
