@@ -76,8 +76,10 @@
 // codes are rebuilt on Load. Vector search reads every row's codes (or
 // float32 row) of the kind on every query: its cost is linear in the
 // number of embedded chunks and bound by memory bandwidth (1.5 KiB a chunk
-// quantized, 6 KiB otherwise). The lexical word index costs about four
-// bytes per distinct word of each record, plus the dictionary. See the package benchmarks for
+// quantized, 6 KiB otherwise). The lexical word index costs four bytes per
+// distinct word of each record, plus the dictionary: for the 4,220 AGROFIT
+// items (5.1 MB of search text) it holds 9,121 words in a 75 KB dictionary
+// and 437,166 postings, about 2 MB in all. See the package benchmarks for
 // figures; beyond a few hundred thousand chunks, or when several processes
 // must share the data, use storage/postgres with HNSW.
 //
