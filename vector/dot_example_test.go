@@ -32,11 +32,11 @@ func ExampleDotRowsQ8() {
 	query := []float32{1, 0, 0.2, 0.3}
 
 	qcodes := make([]int8, dim)
-	qst := vector.QuantizeQ8(qcodes, query)
+	qst, _ := vector.QuantizeQ8(qcodes, query)
 	codes := make([]int8, len(rows)*dim)
 	stats := make([]vector.Q8Stats, len(rows))
 	for i, r := range rows {
-		stats[i] = vector.QuantizeQ8(codes[i*dim:(i+1)*dim], r)
+		stats[i], _ = vector.QuantizeQ8(codes[i*dim:(i+1)*dim], r)
 	}
 	dots := make([]int32, len(rows))
 	vector.DotRowsQ8(dots, codes, qcodes)

@@ -1,6 +1,9 @@
 package vector
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Q8Stats describes a vector v quantized to 8 bits by [QuantizeQ8] into q,
 // with the bounds needed to turn approximate inner products into exact
@@ -15,9 +18,11 @@ type Q8Stats struct {
 	Norm float32
 }
 
-// QuantizeQ8 quantizes v into dst (len(dst) must be at least len(v)) with
-// one symmetric scale, max|v[i]|/127: dst[i] = round(v[i]/scale), in
-// [-127, 127]. It reports the scale and the error bounds.
+// QuantizeQ8 quantizes v into dst[:len(v)] with one symmetric scale,
+// max|v[i]|/127: dst[i] = round(v[i]/scale), in [-127, 127]. It reports the
+// scale and the error bounds. It returns ErrDimensionMismatch (wrapped)
+// when dst is shorter than v and ErrNotFinite (wrapped) when v holds a NaN
+// or an infinity, writing nothing.
 //
 // With a and b quantized this way, the exact integer inner product of their
 // codes gives a·b to within
@@ -29,15 +34,21 @@ type Q8Stats struct {
 // can score every row on the codes, a quarter of the bytes, and compute the
 // exact float32 product only for rows whose bound reaches the best scores
 // found.
-func QuantizeQ8(dst []int8, v []float32) Q8Stats {
+func QuantizeQ8(dst []int8, v []float32) (Q8Stats, error) {
+	if len(dst) < len(v) {
+		return Q8Stats{}, fmt.Errorf("vector: quantize %d elements into %d codes: %w", len(v), len(dst), ErrDimensionMismatch)
+	}
 	dst = dst[:len(v)]
 	var maxAbs float32
-	for _, x := range v {
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return Q8Stats{}, fmt.Errorf("vector: quantize: element %d is %v: %w", i, x, ErrNotFinite)
+		}
 		maxAbs = max(maxAbs, float32(math.Abs(float64(x))))
 	}
 	var st Q8Stats
 	var errSq, normSq float64
-	if maxAbs > 0 && !math.IsInf(float64(maxAbs), 0) {
+	if maxAbs > 0 {
 		st.Scale = maxAbs / 127
 	}
 	for i, x := range v {
@@ -53,7 +64,7 @@ func QuantizeQ8(dst []int8, v []float32) Q8Stats {
 	}
 	st.Err = roundUp32(math.Sqrt(errSq))
 	st.Norm = roundUp32(math.Sqrt(normSq))
-	return st
+	return st, nil
 }
 
 // roundUp32 converts x to the nearest float32 not below it, with a

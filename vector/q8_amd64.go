@@ -28,29 +28,23 @@ var hasVNNI = func() bool {
 //go:noescape
 func dotRowsQ8AVX2(out []int32, matrix, query []int8, n32 int)
 
-// The int8 kernel in use: VNNI where the processor has it, else AVX2.
+// The int8 kernel in use, chosen once: VNNI where the processor has it,
+// else AVX2, else the portable loop.
 var (
-	q8Accelerated = hasVNNI || hasAVX2
-	q8Kernel      = func() string {
-		switch {
-		case hasVNNI:
-			return "avx512-vnni"
-		case hasAVX2:
-			return "avx2"
-		}
-		return "generic"
-	}()
+	q8Kernel, dotRowsQ8 = chooseQ8Kernel(hasVNNI, hasAVX2)
+	q8Accelerated       = q8Kernel != "generic"
 )
 
-func dotRowsQ8(out []int32, matrix, query []int8) {
+// chooseQ8Kernel returns the name and function of the best int8 kernel the
+// processor runs.
+func chooseQ8Kernel(vnni, avx2 bool) (string, func(out []int32, matrix, query []int8)) {
 	switch {
-	case hasVNNI:
-		dotRowsQ8VNNIBlocks(out, matrix, query)
-	case hasAVX2:
-		dotRowsQ8AVX2Blocks(out, matrix, query)
-	default:
-		dotRowsQ8Generic(out, matrix, query)
+	case vnni:
+		return "avx512-vnni", dotRowsQ8VNNIBlocks
+	case avx2:
+		return "avx2", dotRowsQ8AVX2Blocks
 	}
+	return "generic", dotRowsQ8Generic
 }
 
 // dotRowsQ8VNNIBlocks runs the VNNI kernel over whole 64-code blocks and

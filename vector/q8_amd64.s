@@ -2,6 +2,17 @@
 
 #include "textflag.h"
 
+// HSUMD8_STORE adds the eight int32 lanes of Y0 and stores the sum at
+// (DI), using X1 as scratch.
+#define HSUMD8_STORE \
+	VEXTRACTI128 $1, Y0, X1; \
+	VPADDD       X1, X0, X0; \
+	VPSHUFD      $0x4E, X0, X1; \
+	VPADDD       X1, X0, X0; \
+	VPSHUFD      $0xB1, X0, X1; \
+	VPADDD       X1, X0, X0; \
+	VMOVD        X0, (DI)
+
 // func dotRowsQ8VNNI(out []int32, matrix, query []int8, n64 int)
 //
 // n64 > 0.
@@ -64,13 +75,7 @@ reduce:
 	VPADDD        Z1, Z0, Z0
 	VEXTRACTI64X4 $1, Z0, Y1
 	VPADDD        Y1, Y0, Y0
-	VEXTRACTI128  $1, Y0, X1
-	VPADDD        X1, X0, X0
-	VPSHUFD       $0x4E, X0, X1
-	VPADDD        X1, X0, X0
-	VPSHUFD       $0xB1, X0, X1
-	VPADDD        X1, X0, X0
-	VMOVD         X0, (DI)
+	HSUMD8_STORE
 	ADDQ $4, DI
 	ADDQ R8, SI
 	DECQ CX
@@ -142,14 +147,8 @@ single2:
 	VPADDD     Y4, Y0, Y0
 
 reduce2:
-	VPADDD       Y1, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD       X1, X0, X0
-	VPSHUFD      $0x4E, X0, X1
-	VPADDD       X1, X0, X0
-	VPSHUFD      $0xB1, X0, X1
-	VPADDD       X1, X0, X0
-	VMOVD        X0, (DI)
+	VPADDD Y1, Y0, Y0
+	HSUMD8_STORE
 	ADDQ $4, DI
 	ADDQ R8, SI
 	DECQ CX

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -93,7 +94,11 @@ func TestQ8Bound(t *testing.T) {
 	}
 	q8 := func(v []float32) ([]int8, Q8Stats) {
 		c := make([]int8, len(v))
-		return c, QuantizeQ8(c, v)
+		st, err := QuantizeQ8(c, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, st
 	}
 	for i, a := range vecs {
 		ca, sa := q8(a)
@@ -141,5 +146,21 @@ func BenchmarkDotRowsQ8(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestQuantizeQ8Errors checks the typed errors, with nothing written.
+func TestQuantizeQ8Errors(t *testing.T) {
+	dst := []int8{7, 7, 7}
+	if _, err := QuantizeQ8(dst[:2], []float32{1, 2, 3}); !errors.Is(err, ErrDimensionMismatch) {
+		t.Errorf("short dst: %v, want ErrDimensionMismatch", err)
+	}
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		if _, err := QuantizeQ8(dst, []float32{1, bad, 3}); !errors.Is(err, ErrNotFinite) {
+			t.Errorf("%v: %v, want ErrNotFinite", bad, err)
+		}
+	}
+	if dst[0] != 7 || dst[1] != 7 || dst[2] != 7 {
+		t.Errorf("a rejected vector wrote codes: %v", dst)
 	}
 }

@@ -103,7 +103,10 @@ func TestQuantizedSearchMatchesExact(t *testing.T) {
 					t.Fatal(err)
 				}
 				codes := make([]int8, dims)
-				qst := vector.QuantizeQ8(codes, q)
+				qst, err := vector.QuantizeQ8(codes, q)
+				if err != nil {
+					t.Fatal(err)
+				}
 				got, err := quantizedSearch(ctx, kd, q, codes, qst, limit, maxDist, eligible)
 				if err != nil {
 					t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // enough for the goroutines to pay off.
 const (
 	minVectorShard = 1024 // rows
-	ctxCheckEvery  = 4096 // rows or records between cancellation checks
+	ctxCheckEvery  = 4096 // rows between cancellation checks
 )
 
 // shards splits n units into at most procs ranges of at least minPer
@@ -173,7 +173,10 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	var err error
 	if kd.useQ8 {
 		qcodes := make([]int8, len(vec))
-		qst := vector.QuantizeQ8(qcodes, vec)
+		var qst vector.Q8Stats
+		if qst, err = vector.QuantizeQ8(qcodes, vec); err != nil {
+			return nil, wrap(err) // unreachable: the vector was validated
+		}
 		all, err = quantizedSearch(ctx, kd, vec, qcodes, qst, limit, maxDist, eligible)
 	} else {
 		all, err = exactSearch(ctx, kd, vec, limit, maxDist, eligible)

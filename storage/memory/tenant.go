@@ -201,7 +201,9 @@ func (kd *kindData) replaceChunks(o *owner, chunks []storage.Chunk) {
 			r := kd.allocRow()
 			copy(kd.slab[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
 			if kd.useQ8 {
-				kd.q8st[r] = vector.QuantizeQ8(kd.q8[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
+				// Embeddings are validated (length, finite) before they
+				// reach the slab, so QuantizeQ8 cannot fail here.
+				kd.q8st[r], _ = vector.QuantizeQ8(kd.q8[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
 			}
 			kd.rows[r] = rowMeta{o: o, idx: int32(i), active: o.active}
 			recs[i].row = r

@@ -209,11 +209,12 @@ func storedTime(t time.Time) time.Time {
 	return t.UTC().Truncate(time.Microsecond)
 }
 
-// Warm opens up to conns pooled connections at once (conns < 1 means the
-// pool's MaxConns) and prepares each for searches: it registers pgvector's
-// types and runs one vector query through each kind's HNSW index (an exact
-// one above MaxIndexedDimensions) and one lexical probe of each owner table,
-// then returns the connections to the pool. A connection's first vector
+// Warm opens up to conns pooled connections at once (conns < 1, or more
+// than the pool's MaxConns, means MaxConns) and prepares each for
+// searches: it registers pgvector's types and runs one vector query
+// through each kind's HNSW index (one inner product, with no scan, when
+// searches are exact) and one lexical probe of each owner table, then
+// returns the connections to the pool. A connection's first vector
 // search otherwise pays for loading the vector extension and the index's
 // catalog entries into its backend — measured at about 17 ms against 1 ms
 // for the next search — so a service calls Warm after Migrate, before
@@ -226,8 +227,11 @@ func (db *DB) Warm(ctx context.Context, conns int) error {
 	if err := db.ensure(ctx); err != nil {
 		return err
 	}
-	if conns < 1 {
-		conns = int(db.pool.Config().MaxConns)
+	// Every connection is held until all are acquired, so that each
+	// warm-up runs on a different one; asking for more than the pool can
+	// open would wait forever.
+	if maxConns := int(db.pool.Config().MaxConns); conns < 1 || conns > maxConns {
+		conns = maxConns
 	}
 	held := make([]*pgxpool.Conn, 0, conns)
 	defer func() {
@@ -235,8 +239,6 @@ func (db *DB) Warm(ctx context.Context, conns int) error {
 			c.Release()
 		}
 	}()
-	// Hold every connection until all are acquired, so that each warm-up
-	// runs on a different one.
 	for range conns {
 		c, err := db.acquire(ctx)
 		if err != nil {
@@ -262,8 +264,12 @@ func (db *DB) warmConn(ctx context.Context, conn *pgx.Conn) error {
 	zero := pgvector.NewVector(make([]float32, db.opts.Dimensions))
 	for _, kind := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
 		// The same shape as SearchChunks, unfiltered: the planner picks the
-		// HNSW index for ORDER BY embedding <#> $1 LIMIT n.
+		// HNSW index for ORDER BY embedding <#> $1 LIMIT n. Without one, that
+		// would scan the table, so exact searches only touch one row.
 		sql := "SELECT c.owner_id FROM " + db.tb.chunks[kind] + " c ORDER BY c.embedding <#> $1 LIMIT 1"
+		if db.opts.exactSearch() {
+			sql = "SELECT c.embedding <#> $1 FROM " + db.tb.chunks[kind] + " c LIMIT 1"
+		}
 		if _, err := conn.Exec(ctx, sql, zero); err != nil {
 			return wrapCtx(ctx, "warm "+string(kind)+" vector index", err)
 		}

@@ -132,3 +132,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
+
+// exactSearch reports whether vector searches scan exactly: asked for, or
+// above the dimensions HNSW indexes.
+func (o *Options) exactSearch() bool {
+	return o.ExactSearch || o.Dimensions > MaxIndexedDimensions
+}

@@ -321,7 +321,7 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 		return nil, s.db.ensure(ctx)
 	}
 	opts := &s.db.opts
-	exact := opts.ExactSearch || opts.Dimensions > MaxIndexedDimensions
+	exact := opts.exactSearch()
 	limit := storage.ClampLimit(q.Limit)
 	inner := limit
 	order := "c.embedding <#> $2"

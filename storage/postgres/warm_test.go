@@ -37,6 +37,15 @@ func TestWarm(t *testing.T) {
 	if n := pool.Stat().AcquiredConns(); n != 0 {
 		t.Errorf("Warm left %d connections acquired", n)
 	}
+	// Exact search has no index to warm: one inner product per kind.
+	exact := postgres.New(pool, postgres.Options{Dimensions: 4, Schema: db.Options().Schema, ExactSearch: true})
+	if err := exact.Warm(ctx, 1); err != nil {
+		t.Errorf("Warm with ExactSearch: %v", err)
+	}
+	// More than the pool holds is clamped, not a wait that never ends.
+	if err := db.Warm(ctx, int(pool.Config().MaxConns)+5); err != nil {
+		t.Errorf("Warm(MaxConns+5): %v", err)
+	}
 	// Warmed connections still search correctly.
 	res, err := store.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindItem, Vector: []float32{1, 0, 0, 0}, Limit: 5, MaxDistance: storage.NoThreshold})
 	if err != nil || len(res) != 1 || res[0].Chunk.Owner.ID != "a" {
