@@ -147,6 +147,11 @@ type AnswerRequest struct {
 	FAQs       []Hit[storage.FAQ]
 	Documents  []Hit[storage.Document]
 	Confidence scoring.Level
+	// Abstained reports that no hit was relevant enough to answer from:
+	// Catalog, FAQs and Documents are empty and the answer must say
+	// plainly that the store has nothing on the question, citing nothing
+	// and inventing nothing.
+	Abstained bool
 }
 
 // Answer is an Answerer's reply.
@@ -242,6 +247,9 @@ type ChatResponse struct {
 	Sources        []Citation                 `json:"sources"`
 	Confidence     scoring.Level              `json:"confidence"`
 	ConfidenceText string                     `json:"confidence_text,omitempty"`
+	// Abstained reports that the store had nothing relevant: the answer
+	// says so and Sources is empty. Small talk never abstains.
+	Abstained bool `json:"abstained"`
 	Summary        *Summary                   `json:"summary,omitempty"`
 	Debug          Debug                      `json:"debug"`
 }
