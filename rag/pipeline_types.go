@@ -249,9 +249,9 @@ type ChatResponse struct {
 	ConfidenceText string                     `json:"confidence_text,omitempty"`
 	// Abstained reports that the store had nothing relevant: the answer
 	// says so and Sources is empty. Small talk never abstains.
-	Abstained bool `json:"abstained"`
-	Summary        *Summary                   `json:"summary,omitempty"`
-	Debug          Debug                      `json:"debug"`
+	Abstained bool     `json:"abstained"`
+	Summary   *Summary `json:"summary,omitempty"`
+	Debug     Debug    `json:"debug"`
 }
 
 // EventKind names a streaming event.
