@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/llm"
-	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -170,7 +169,6 @@ type toolOutcome struct {
 	query   string
 	count   int
 	cites   []Citation
-	sims    []float64
 	timings Timings
 	reason  FallbackReason
 	took    time.Duration
@@ -243,10 +241,13 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 		}
 		return "", errToolFailed
 	}
-	set(o, res.Hits)
-	o.count, o.cites, o.sims = len(res.Hits), cites(res.Hits), topSims(res.Hits)
+	// The model sees the relevant hits only, as the planned pipeline's
+	// context does; none gives the seeds' "nothing found" payload.
+	hits := selectRelevant(res.Hits, nil, r.p.opts.RelativeCut)
+	set(o, hits)
+	o.count, o.cites = len(hits), cites(hits)
 	o.timings, o.reason = res.Timings, res.FallbackReason
-	text, audited := payload(o.query, res.Hits)
+	text, audited := payload(o.query, hits)
 	var compact bytes.Buffer
 	if json.Compact(&compact, args) != nil {
 		compact.Reset()
@@ -437,8 +438,9 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	sr := run.collect(result, dbg)
 	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
 	resp.Sources = citations(sr)
-	resp.Confidence = p.opts.Confidence.Level(scoring.Mean(sr.sims))
+	resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
 	resp.ConfidenceText = resp.Confidence.Message()
+	resp.Abstained = dbg.Plan.Any() && !resp.Confidence.Augment()
 	for _, it := range result.Iterations {
 		step := "answer"
 		if len(it.Response.Message.ToolCalls) > 0 {
@@ -521,7 +523,6 @@ func (r *agentRun) merge(sr *searchResults, tool string, o *toolOutcome, seen ma
 	if o.reason != FallbackNone && sr.fallback == FallbackNone {
 		sr.fallback = o.reason
 	}
-	sr.sims = append(sr.sims, o.sims...)
 	switch tool {
 	case ToolSearchCatalog:
 		dbg.Plan.Catalog = true

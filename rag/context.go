@@ -24,6 +24,9 @@ const (
 	NoPriceText = "preço indisponível"
 	// HitSeparator joins hits within a section.
 	HitSeparator = " || "
+	// AbstainContextText replaces the retrieved sections when no hit is
+	// relevant: the answerer must say so and must not invent.
+	AbstainContextText = "Nenhum registro relevante foi encontrado no catálogo, nas FAQs ou nos documentos para esta pergunta. Diga claramente ao usuário que a loja não tem informação sobre isso, não cite produtos e não invente; se for útil, ofereça o atendimento da equipe técnica."
 	// ContextSnippetChars caps each hit's snippet in the context.
 	ContextSnippetChars = 400
 )

@@ -102,7 +102,5 @@ func ExamplePipeline_Chat() {
 	// Produtos do catálogo que atendem ao que você pediu:
 	// 1. Oidiex 250 EC (Fungicida, AgroVale) — R$ 98,50; culturas: Uva
 	//
-	// Segundo nossas perguntas frequentes ("Preciso de receituário para comprar fungicida?"): Sim, defensivos exigem receituário agronômico.
-	//
 	// Confira sempre a bula e o receituário agronômico antes de aplicar qualquer defensivo.
 }

@@ -249,6 +249,8 @@ func NewLLMAnswerer(model llm.ChatModel, opts LLMAnswererOptions) (*LLMAnswerer,
 // answerPromptData is the data of the answer template.
 type answerPromptData struct {
 	Intent Intent
+	// Abstained: nothing relevant was found; the model must say so.
+	Abstained bool
 }
 
 // Request returns the model request for req, as Answer sends it.
@@ -256,7 +258,7 @@ func (a *LLMAnswerer) Request(req AnswerRequest) (llm.Request, error) {
 	system := a.opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
 		var err error
-		if system, err = renderPrompt(promptAnswer, a.opts.Language, answerPromptData{Intent: req.Intent}); err != nil {
+		if system, err = renderPrompt(promptAnswer, a.opts.Language, answerPromptData{Intent: req.Intent, Abstained: req.Abstained}); err != nil {
 			return llm.Request{}, err
 		}
 	}

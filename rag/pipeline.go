@@ -70,10 +70,39 @@ type PipelineOptions struct {
 	Logger *slog.Logger
 	// AuditPreviewChars caps the logged payload (default 800).
 	AuditPreviewChars int
-	// Confidence maps the average similarity to a level (zero value: the
-	// seeds' 0.85 / 0.70 / 0.60).
+	// Confidence maps the mean relevance (Evidence.Relevance) of the hits
+	// put in the context to a level (zero value: the seeds' 0.85 / 0.70 /
+	// 0.60). A turn with no relevant hit has level none and abstains.
 	Confidence scoring.Thresholds
+	// ContextTokens is the budget of the retrieved sections of the
+	// context, in tokens of about 4 characters (seed 002: 2000, the
+	// default): hits are added in evidence order until the next one would
+	// not fit. History and summary have their own caps (HistoryLimit,
+	// MaxTurnChars).
+	ContextTokens int
+	// RelativeCut drops relevant hits whose relevance is more than this
+	// below the best hit of the same search (default 0.25; negative keeps
+	// every relevant hit).
+	RelativeCut float64
+	// FollowUp decides whether a message continues the conversation; only
+	// then do recent user turns join the FAQ query (FAQContextTurns) and
+	// the catalog and document queries (the last user turn). nil means
+	// DetectFollowUp.
+	FollowUp FollowUpFunc
+	// Rerank turns the Searcher's reranker on (true) or off (false) for
+	// the pipeline's searches; nil keeps the Searcher's default
+	// (SearcherOptions.RerankByDefault).
+	Rerank *bool
 }
+
+// Defaults of PipelineOptions.
+const (
+	// DefaultContextTokens is seed 002's context budget.
+	DefaultContextTokens = 2000
+	// DefaultRelativeCut is the relevance gap below a search's best hit
+	// beyond which a relevant hit is left out.
+	DefaultRelativeCut = 0.25
+)
 
 // Pipeline answers chat turns from the catalog, FAQs and documents: it
 // summarizes long histories, classifies the intent, plans and runs the
@@ -106,6 +135,13 @@ func NewPipeline(searcher *Searcher, classifier Classifier, answerer Answerer, o
 	o.FAQContextTurns = cmp.Or(max(o.FAQContextTurns, 0), DefaultFAQContextTurns)
 	o.FallbackMessage = cmp.Or(o.FallbackMessage, DefaultFallbackMessage)
 	o.AuditPreviewChars = cmp.Or(max(o.AuditPreviewChars, 0), DefaultAuditPreview)
+	o.ContextTokens = cmp.Or(max(o.ContextTokens, 0), DefaultContextTokens)
+	if o.RelativeCut == 0 {
+		o.RelativeCut = DefaultRelativeCut
+	}
+	if o.FollowUp == nil {
+		o.FollowUp = DetectFollowUp
+	}
 	return &Pipeline{searcher: searcher, classifier: classifier, answerer: answerer, opts: o}, nil
 }
 
@@ -222,19 +258,29 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		emit(Event{Kind: EventIntent, Intent: &c})
 	}
 
-	// 3. Plan and run the searches.
+	// 3. Plan and run the searches. The history joins the queries only
+	// when the message is a follow-up.
 	plan := PlanSearches(cls.Intent)
 	dbg.Plan = plan
-	catalogQuery := pr.message
+	fu := p.opts.FollowUp(pr.message, recent)
+	dbg.FollowUp = &fu
+	query := pr.message
+	var faqContext string
+	if fu.FollowUp {
+		faqContext = recentUserText(recent, p.opts.FAQContextTurns)
+		if last := lastUserTurn(recent); last != "" {
+			query = last + " " + pr.message
+		}
+	}
+	catalogQuery := query
 	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
 		catalogQuery = strings.TrimSpace(summary.CatalogQuery)
 	}
 	dbg.CatalogQuery = catalogQuery
-	faqContext := recentUserText(recent, p.opts.FAQContextTurns)
 	dbg.FAQQuery = CombineQueryWithContext(pr.message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 
 	t = time.Now()
-	sr := p.runSearches(ctx, plan, pr.message, catalogQuery, faqContext, req.Limit, emit)
+	sr := p.runSearches(ctx, plan, pr.message, catalogQuery, query, faqContext, req.Limit, emit)
 	dbg.Timings.Search = time.Since(t)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -243,8 +289,19 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	dbg.SearchTimings = sr.timings
 	dbg.FallbackReason = sr.fallback
 	dbg.Errors = append(dbg.Errors, sr.errors...)
+	dbg.Considered = sr.considered
 
-	// 4. Context.
+	// 4. Confidence from the evidence of what is cited; none abstains
+	// (seed 002 should_augment).
+	resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
+	resp.ConfidenceText = resp.Confidence.Message()
+	resp.Abstained = plan.Any() && !resp.Confidence.Augment()
+	if resp.Abstained {
+		resp.Catalog, resp.FAQs, resp.Documents = nil, nil, nil
+		sr.catalog, sr.faqs, sr.docs = nil, nil, nil
+	}
+
+	// Context.
 	var sections []ContextSection
 	if len(recent) > 0 {
 		sections = append(sections, ContextSection{Name: "history", Text: HistorySection(recent)})
@@ -252,26 +309,30 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if summary.Text != "" {
 		sections = append(sections, ContextSection{Name: "summary", Text: "Resumo da conversa: " + oneLine(summary.Text)})
 	}
-	if plan.FAQ {
+	if plan.FAQ && !resp.Abstained {
 		sections = append(sections, ContextSection{Name: "faqs", Text: FAQSection(sr.faqs)})
 	}
-	if plan.Catalog {
+	if plan.Catalog && !resp.Abstained {
 		sections = append(sections, ContextSection{Name: "catalog", Text: CatalogPayload(catalogQuery, sr.catalog)})
 	}
-	if plan.Documents {
+	if plan.Documents && !resp.Abstained {
 		sections = append(sections, ContextSection{Name: "documents", Text: DocumentSection(sr.docs)})
+	}
+	if resp.Abstained {
+		sections = append(sections, ContextSection{Name: "abstain", Text: AbstainContextText})
 	}
 	contextText := BuildContext(sections, pr.message)
 	dbg.Context = contextText
 	resp.Sources = citations(sr)
-	resp.Confidence = p.opts.Confidence.Level(sr.avgSimilarity())
-	resp.ConfidenceText = resp.Confidence.Message()
+	if resp.Sources == nil {
+		resp.Sources = []Citation{}
+	}
 
 	// 5. Answer.
 	areq := AnswerRequest{
 		Message: pr.message, Intent: cls.Intent, History: recent, Summary: summary.Text,
 		Context: contextText, Sections: sections, Catalog: sr.catalog, FAQs: sr.faqs, Documents: sr.docs,
-		Confidence: resp.Confidence,
+		Confidence: resp.Confidence, Abstained: resp.Abstained,
 	}
 	t = time.Now()
 	var ans Answer
@@ -324,7 +385,8 @@ func recentUserText(history []Turn, n int) string {
 	return strings.Join(parts, " ")
 }
 
-// searchResults are the outcome of a turn's searches.
+// searchResults are the outcome of a turn's searches: the hits kept for
+// the context (relevant, in evidence order, within the budget).
 type searchResults struct {
 	catalog  []Hit[storage.CatalogItem]
 	faqs     []Hit[storage.FAQ]
@@ -332,17 +394,38 @@ type searchResults struct {
 	timings  map[string]Timings
 	fallback FallbackReason
 	errors   []string
-	sims     []float64
+	// considered is the number of hits each search returned before
+	// selection, by tool.
+	considered map[string]int
 }
 
-func (r *searchResults) avgSimilarity() float64 {
-	return scoring.Mean(r.sims)
+// meanRelevance is the mean relevance of the kept hits; 0 when none.
+func (r *searchResults) meanRelevance() float64 {
+	var rel []float64
+	add := func(e *Evidence) {
+		if e != nil {
+			rel = append(rel, e.Relevance)
+		}
+	}
+	for i := range r.catalog {
+		add(r.catalog[i].Evidence)
+	}
+	for i := range r.faqs {
+		add(r.faqs[i].Evidence)
+	}
+	for i := range r.docs {
+		add(r.docs[i].Evidence)
+	}
+	return scoring.Mean(rel)
 }
 
-// runSearches runs the planned searches concurrently. A failed search is
-// reported in errors and yields no hits; the turn goes on.
-func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQuery, faqContext string, reqLimit int, emit func(Event)) *searchResults {
-	res := &searchResults{timings: map[string]Timings{}}
+// runSearches runs the planned searches concurrently, then keeps the
+// relevant hits of each (selectRelevant) within the context budget. A
+// failed search is reported in errors and yields no hits; the turn goes
+// on. catalogQuery searches the catalog, query the documents, and
+// message plus faqContext the FAQs.
+func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQuery, query, faqContext string, reqLimit int, emit func(Event)) *searchResults {
+	res := &searchResults{timings: map[string]Timings{}, considered: map[string]int{}}
 	var (
 		mu sync.Mutex
 		wg sync.WaitGroup
@@ -350,15 +433,16 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQ
 	type call struct {
 		tool, query string
 	}
+	faqQuery := CombineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 	var calls []call
 	if plan.FAQ {
-		calls = append(calls, call{ToolSearchFAQs, CombineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)})
+		calls = append(calls, call{ToolSearchFAQs, faqQuery})
 	}
 	if plan.Catalog {
 		calls = append(calls, call{ToolSearchCatalog, catalogQuery})
 	}
 	if plan.Documents {
-		calls = append(calls, call{ToolSearchDocuments, message})
+		calls = append(calls, call{ToolSearchDocuments, query})
 	}
 	if emit != nil {
 		for _, c := range calls {
@@ -366,98 +450,162 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQ
 		}
 	}
 	limit := cmp.Or(max(reqLimit, 0), p.opts.Limit)
-	record := func(tool string, query string, n int, payload string, tm Timings, fb FallbackReason, err error, cites []Citation, sims []float64) {
-		mu.Lock()
-		defer mu.Unlock()
-		res.timings[tool] = tm
-		if fb != FallbackNone && res.fallback == FallbackNone {
-			res.fallback = fb
-		}
-		if err != nil {
-			res.errors = append(res.errors, tool+": "+err.Error())
-		}
-		res.sims = append(res.sims, sims...)
-		p.audit(ctx, tool, query, limit, n, payload)
-	}
-	hitsEvents := make([]Event, 0, len(calls))
-	var evMu sync.Mutex
-	addEvent := func(e Event) {
-		evMu.Lock()
-		hitsEvents = append(hitsEvents, e)
-		evMu.Unlock()
-	}
-	finish := func(tool, query string) func(int, string, Timings, FallbackReason, error, []Citation, []float64) {
-		return func(n int, payload string, tm Timings, fb FallbackReason, err error, cites []Citation, sims []float64) {
-			record(tool, query, n, payload, tm, fb, err, cites, sims)
-			addEvent(Event{Kind: EventHits, Tool: tool, Sources: cites})
+	done := func(tool string) func(int, Timings, FallbackReason, error) {
+		return func(n int, tm Timings, fb FallbackReason, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			res.timings[tool] = tm
+			res.considered[tool] = n
+			if fb != FallbackNone && res.fallback == FallbackNone {
+				res.fallback = fb
+			}
+			if err != nil {
+				res.errors = append(res.errors, tool+": "+err.Error())
+			}
 		}
 	}
+	cut := p.opts.RelativeCut
 	if plan.FAQ {
-		faqQuery := CombineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.FAQ], error) {
-				return p.searcher.SearchFAQs(ctx, Query{Text: message, Context: faqContext, Limit: limit})
-			}, &res.faqs, faqCitations, FormatFAQContext, finish(ToolSearchFAQs, faqQuery))
+				return p.searcher.SearchFAQs(ctx, Query{Text: message, Context: faqContext, Limit: limit, Rerank: p.opts.Rerank})
+			}, &res.faqs, func(f *storage.FAQ) int { return f.Priority }, cut, done(ToolSearchFAQs))
 		})
 	}
 	if plan.Catalog {
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.CatalogItem], error) {
-				return p.searcher.SearchCatalog(ctx, Query{Text: catalogQuery, Limit: limit})
-			}, &res.catalog, catalogCitations, func(h []Hit[storage.CatalogItem]) string { return CatalogPayload(catalogQuery, h) },
-				finish(ToolSearchCatalog, catalogQuery))
+				return p.searcher.SearchCatalog(ctx, Query{Text: catalogQuery, Limit: limit, Rerank: p.opts.Rerank})
+			}, &res.catalog, nil, cut, done(ToolSearchCatalog))
 		})
 	}
 	if plan.Documents {
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.Document], error) {
-				return p.searcher.SearchDocuments(ctx, Query{Text: message, Limit: limit})
-			}, &res.docs, documentCitations, DocumentSection, finish(ToolSearchDocuments, message))
+				return p.searcher.SearchDocuments(ctx, Query{Text: query, Limit: limit, Rerank: p.opts.Rerank})
+			}, &res.docs, nil, cut, done(ToolSearchDocuments))
 		})
 	}
 	wg.Wait()
-	if emit != nil {
-		// Hits events in plan order, from the calling goroutine.
-		for _, c := range calls {
-			for _, e := range hitsEvents {
-				if e.Tool == c.tool {
-					emit(e)
-				}
-			}
+	p.fitBudget(res, catalogQuery)
+
+	// Audit records and hits events in plan order, from the calling
+	// goroutine.
+	for _, c := range calls {
+		var (
+			n       int
+			payload string
+			cites   []Citation
+		)
+		switch c.tool {
+		case ToolSearchFAQs:
+			n, payload, cites = len(res.faqs), FormatFAQContext(res.faqs), faqCitations(res.faqs)
+		case ToolSearchCatalog:
+			n, payload, cites = len(res.catalog), CatalogPayload(catalogQuery, res.catalog), catalogCitations(res.catalog)
+		case ToolSearchDocuments:
+			n, payload, cites = len(res.docs), DocumentSection(res.docs), documentCitations(res.docs)
+		}
+		p.audit(ctx, c.tool, c.query, limit, n, payload)
+		if emit != nil {
+			emit(Event{Kind: EventHits, Tool: c.tool, Sources: cites})
 		}
 	}
 	return res
 }
 
-// searchLeg runs one planned search, stores its hits in dst and reports
-// the outcome (hit count, context payload, timings, fallback, error,
-// citations and top similarities) to done. A failed search leaves dst
-// empty.
-func searchLeg[T any](run func() (*Result[T], error), dst *[]Hit[T], cite func([]Hit[T]) []Citation,
-	payload func([]Hit[T]) string, done func(int, string, Timings, FallbackReason, error, []Citation, []float64)) {
+// searchLeg runs one planned search and stores its relevant hits in dst
+// (selectRelevant), reporting the number of hits returned, the timings,
+// the fallback and the error to done. A failed search leaves dst empty.
+func searchLeg[T any](run func() (*Result[T], error), dst *[]Hit[T], tie func(*T) int, cut float64, done func(int, Timings, FallbackReason, error)) {
 	r, err := run()
 	var (
 		tm Timings
 		fb FallbackReason
+		n  int
 	)
 	if r != nil {
-		*dst, tm, fb = r.Hits, r.Timings, r.FallbackReason
+		n, tm, fb = len(r.Hits), r.Timings, r.FallbackReason
+		*dst = selectRelevant(r.Hits, tie, cut)
 	}
-	done(len(*dst), payload(*dst), tm, fb, err, cite(*dst), topSims(*dst))
+	done(n, tm, fb, err)
 }
 
-// topSims are the vector similarities of the top hits, for confidence.
-func topSims[T any](hits []Hit[T]) []float64 {
-	var out []float64
-	for i, h := range hits {
-		if i == 3 {
-			break
-		}
-		if h.Vector != nil {
-			out = append(out, h.Vector.Similarity)
+// selectRelevant keeps the hits whose Evidence is Relevant, in evidence
+// order (relevance, then tie — FAQ priority — then search order), and
+// drops those more than cut below the best one (cut < 0 keeps all).
+func selectRelevant[T any](hits []Hit[T], tie func(*T) int, cut float64) []Hit[T] {
+	var rel []Hit[T]
+	for _, h := range hits {
+		if h.Evidence != nil && h.Evidence.Relevant {
+			rel = append(rel, h)
 		}
 	}
-	return out
+	if len(rel) == 0 {
+		return nil
+	}
+	rel = byEvidence(rel, tie)
+	if cut >= 0 {
+		best := rel[0].Evidence.Relevance
+		n := 0
+		for _, h := range rel {
+			if h.Evidence.Relevance >= best-cut-1e-9 {
+				rel[n] = h
+				n++
+			}
+		}
+		rel = rel[:n]
+	}
+	return rel
+}
+
+// fitBudget drops the least relevant hits, across searches, until the
+// retrieved sections fit ContextTokens (about 4 characters a token). The
+// best hit of the turn is always kept.
+func (p *Pipeline) fitBudget(r *searchResults, catalogQuery string) {
+	budget := p.opts.ContextTokens * 4
+	size := func() int {
+		n := 0
+		if len(r.faqs) > 0 {
+			n += utf8.RuneCountInString(FAQSection(r.faqs))
+		}
+		if len(r.catalog) > 0 {
+			n += utf8.RuneCountInString(CatalogPayload(catalogQuery, r.catalog))
+		}
+		if len(r.docs) > 0 {
+			n += utf8.RuneCountInString(DocumentSection(r.docs))
+		}
+		return n
+	}
+	for size() > budget && len(r.faqs)+len(r.catalog)+len(r.docs) > 1 {
+		// Drop the last hit of the search whose last hit is least relevant.
+		worst, which := 2.0, -1
+		consider := func(e *Evidence, i int) {
+			if e != nil && e.Relevance < worst {
+				worst, which = e.Relevance, i
+			} else if e == nil && which < 0 {
+				which = i
+			}
+		}
+		if n := len(r.faqs); n > 0 {
+			consider(r.faqs[n-1].Evidence, 0)
+		}
+		if n := len(r.catalog); n > 0 {
+			consider(r.catalog[n-1].Evidence, 1)
+		}
+		if n := len(r.docs); n > 0 {
+			consider(r.docs[n-1].Evidence, 2)
+		}
+		switch which {
+		case 0:
+			r.faqs = r.faqs[:len(r.faqs)-1]
+		case 1:
+			r.catalog = r.catalog[:len(r.catalog)-1]
+		case 2:
+			r.docs = r.docs[:len(r.docs)-1]
+		default:
+			return
+		}
+	}
 }
 
 func catalogCitations(hits []Hit[storage.CatalogItem]) []Citation {

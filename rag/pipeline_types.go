@@ -177,7 +177,8 @@ type StreamAnswerer interface {
 
 // ContextSection is one titled block of the answer context.
 type ContextSection struct {
-	// Name is "history", "summary", "faqs", "catalog" or "documents".
+	// Name is "history", "summary", "faqs", "catalog", "documents" or,
+	// when the turn abstains, "abstain".
 	Name string `json:"name"`
 	// Text is the section as given to the model.
 	Text string `json:"text"`
@@ -232,6 +233,12 @@ type Debug struct {
 	// AnswerFallback reports that the answer is the configured fallback
 	// message.
 	AnswerFallback bool `json:"answer_fallback,omitempty"`
+	// FollowUp says whether the message was taken as a follow-up of the
+	// history (and so searched with it).
+	FollowUp *FollowUpDecision `json:"follow_up,omitempty"`
+	// Considered is the number of hits each search returned before only
+	// the relevant ones were kept, by tool name.
+	Considered map[string]int `json:"considered,omitempty"`
 	// ToolCalls are the tool calls of an agentic turn (ChatAgentic), in
 	// the order the model asked for them.
 	ToolCalls []ToolCallRecord `json:"tool_calls,omitempty"`

@@ -112,6 +112,21 @@ func TestPromptGolden(t *testing.T) {
 				checkGolden(t, "answer_"+string(intent)+"."+string(lang), dumpRequest(t, r))
 			})
 		}
+		t.Run("answer/abstained/"+string(lang), func(t *testing.T) {
+			a, err := rag.NewLLMAnswerer(llmtest.NewModel(), rag.LLMAnswererOptions{Model: "answer-model", Language: lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := rag.AnswerRequest{
+				Message: "Vocês vendem ração para cachorro?", Intent: rag.IntentCatalog, Abstained: true,
+				Sections: []rag.ContextSection{{Name: "abstain", Text: rag.AbstainContextText}},
+			}
+			r, err := a.Request(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "answer_abstained."+string(lang), dumpRequest(t, r))
+		})
 		t.Run("summarize/"+string(lang), func(t *testing.T) {
 			m := captured(t, llmtest.Text(`{"summary":"s","catalog_query":""}`))
 			s, err := rag.NewLLMSummarizer(m, rag.LLMSummarizerOptions{Language: lang})

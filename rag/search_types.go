@@ -147,6 +147,9 @@ type Hit[T any] struct {
 	Explanation merge.Explanation
 	// Rerank explains the reranked score, when reranking ran.
 	Rerank *rerank.Result
+	// Evidence is the hit's calibrated relevance and the decision whether
+	// it is relevant to the query (see Evidence); set on every hit.
+	Evidence *Evidence
 }
 
 // LexicalEvidence is what the lexical leg knows about a hit.

@@ -149,6 +149,9 @@ type SearcherOptions struct {
 	// RerankOptions are the reranking window and cut (seed: 20 → 5, min
 	// 0.5); the final cut is never above the query's limit.
 	RerankOptions rerank.Options
+	// Evidence shapes the calibrated relevance every hit carries
+	// (Hit.Evidence); the zero value gives the defaults.
+	Evidence EvidenceOptions
 }
 
 // Searcher runs hybrid searches over a tenant-scoped store. It is safe for
@@ -162,6 +165,9 @@ type Searcher struct {
 	faq      *lexical.Scorer
 	doc      *lexical.Scorer
 	lex      lexicons
+	calib    calibrations
+	evidence EvidenceOptions
+	frame    map[string]bool
 }
 
 // NewSearcher returns a Searcher over store. embedder may be nil, in which
@@ -209,6 +215,8 @@ func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptio
 		o.MaxFAQQueryChars = DefaultMaxFAQQueryChars
 	}
 	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize)}
+	s.evidence = o.Evidence.withDefaults()
+	s.frame = frameSet(s.evidence.FrameWords)
 	s.catalog = o.Scorer
 	if s.catalog == nil {
 		s.catalog = lexical.NewScorer(CatalogScorerOptions())
@@ -399,6 +407,8 @@ type kindOps[T any] struct {
 	record    func(*T) lexical.Record
 	title     func(*T) string
 	text      func(*T) string
+	// titleField names the field a query names a record by.
+	titleField string
 }
 
 func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
@@ -409,8 +419,9 @@ func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
 		record: func(it *storage.CatalogItem) lexical.Record {
 			return s.norm.record(storage.KindItem, it.ID, it.UpdatedAt, itemRecord{it})
 		},
-		title: func(it *storage.CatalogItem) string { return it.Name },
-		text:  func(it *storage.CatalogItem) string { return it.Description },
+		title:      func(it *storage.CatalogItem) string { return it.Name },
+		text:       func(it *storage.CatalogItem) string { return it.Description },
+		titleField: lexical.FieldName,
 	}
 }
 
@@ -422,8 +433,9 @@ func (s *Searcher) faqOps() kindOps[storage.FAQ] {
 		record: func(f *storage.FAQ) lexical.Record {
 			return s.norm.record(storage.KindFAQ, f.ID, f.UpdatedAt, faqRecord{f})
 		},
-		title: func(f *storage.FAQ) string { return f.Question },
-		text:  func(f *storage.FAQ) string { return f.Answer },
+		title:      func(f *storage.FAQ) string { return f.Question },
+		text:       func(f *storage.FAQ) string { return f.Answer },
+		titleField: FieldQuestion,
 	}
 }
 
@@ -435,8 +447,9 @@ func (s *Searcher) docOps() kindOps[storage.Document] {
 		record: func(d *storage.Document) lexical.Record {
 			return s.norm.record(storage.KindDocument, d.ID, d.UpdatedAt, docRecord{d})
 		},
-		title: func(d *storage.Document) string { return d.Title },
-		text:  func(d *storage.Document) string { return d.Content },
+		title:      func(d *storage.Document) string { return d.Title },
+		text:       func(d *storage.Document) string { return d.Content },
+		titleField: FieldTitle,
 	}
 }
 
@@ -612,6 +625,7 @@ type lexScore struct {
 
 // vecLeg is the vector leg's outcome.
 type vecLeg struct {
+	query     []float32
 	owners    []vector.OwnerHit
 	chunks    map[string][]storage.Chunk // by owner ID
 	reason    FallbackReason
@@ -723,6 +737,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	if len(res.Hits) > st.limit {
 		res.Hits = res.Hits[:st.limit]
 	}
+	addEvidence(ctx, s, ops, pq, lx, vec.query, res.Hits)
 	res.Timings.Total = time.Since(start)
 	return res, nil
 }
@@ -774,6 +789,7 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 		v.reason, v.err = FallbackEmbeddingFailed, err
 		return v
 	}
+	v.query = vec
 	t = time.Now()
 	matches, err := s.store.SearchChunks(ctx, storage.VectorQuery{
 		Kind: kind, Vector: vec, Limit: st.vecCands, MaxDistance: st.threshold, Filters: filters,

@@ -143,6 +143,8 @@ func listAll[T any](ctx context.Context, list func(context.Context, storage.Page
 type kindLexicon struct {
 	vocab  *lexical.Vocabulary
 	scorer *lexical.Scorer
+	// idf weighs a term for evidence; nil weighs every term 1.
+	idf func(string) float64
 }
 
 // lexicons caches the per-kind lexicons; the zero value is empty.
@@ -202,6 +204,9 @@ func (s *Searcher) lexicon(ctx context.Context, kind storage.OwnerKind, base *le
 
 func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kindLexicon {
 	l := &kindLexicon{vocab: v, scorer: base}
+	if v.Docs() > 0 {
+		l.idf = v.IDFWeights(s.opts.IDF)
+	}
 	if v.Docs() > 0 && !s.opts.NoIDF && base.IDF() == nil {
 		l.scorer = base.WithIDF(v.IDFWeights(s.opts.IDF))
 	}
@@ -219,8 +224,9 @@ func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kind
 // (or uses SearcherOptions.Vocabularies when set); with v not nil, v is
 // used from then on. Call it after large catalog changes: a stale
 // vocabulary only weakens typo correction and IDF weights (the words as
-// typed are still searched), it never hides a record. It is safe to call
-// during searches.
+// typed are still searched), it never hides a record. The vector
+// calibration samples behind Hit.Evidence are dropped too and rebuilt the
+// same way. It is safe to call during searches.
 func (s *Searcher) RefreshVocabularies(v *Vocabularies) {
 	s.lex.mu.Lock()
 	defer s.lex.mu.Unlock()
@@ -229,6 +235,11 @@ func (s *Searcher) RefreshVocabularies(v *Vocabularies) {
 	}
 	for i := range s.lex.kinds {
 		s.lex.kinds[i].Store(nil)
+	}
+	s.calib.mu.Lock()
+	defer s.calib.mu.Unlock()
+	for i := range s.calib.kinds {
+		s.calib.kinds[i].Store(nil)
 	}
 }
 

@@ -1,0 +1,654 @@
+package rag
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+// Defaults of EvidenceOptions.
+const (
+	// DefaultRelevanceThreshold is the relevance from which a hit is
+	// Relevant: seed 002's lowest confidence level (0.60), so that a turn
+	// whose hits are all below it has confidence none and abstains.
+	DefaultRelevanceThreshold = scoring.DefaultLowThreshold
+	// DefaultVectorMidpoint is the calibrated vector distance, in robust
+	// standard deviations above the query's similarity to random stored
+	// chunks, at which vector evidence is 0.5.
+	DefaultVectorMidpoint = 8.0
+	// DefaultVectorWidth is the logistic width of the vector evidence, in
+	// robust standard deviations.
+	DefaultVectorWidth = 1.5
+	// DefaultCalibrationOwners is how many owners of a kind lend their
+	// chunk vectors to the background sample.
+	DefaultCalibrationOwners = 64
+	// CoverageExponent discounts partial coverage: lexical evidence is
+	// coverage^1.5, so a record holding one of two equally rare concepts
+	// (0.5 → 0.35) is not relevant on its own, while one missing a minor
+	// concept of four (0.75 → 0.65) is.
+	CoverageExponent = 1.5
+	// DefaultIndirectCredit is the credit of a query concept found only
+	// through the class it belongs to: "ferrugem" matched by "fungicida".
+	DefaultIndirectCredit = 0.5
+)
+
+// DefaultFrameWords are query words that frame a request without naming
+// its content ("vocês vendem …", "quanto custa …", "do you sell …"):
+// they are not counted as content a hit must cover. They are compared
+// after lexical.Normalize and lexical.Stem.
+var DefaultFrameWords = []string{
+	"vende", "vendem", "vender", "venda", "compra", "comprar", "compro", "produto", "produtos", "loja",
+	"indica", "indicar", "indicado", "indicacao", "recomenda", "recomendar", "recomendado", "recomendacao",
+	"opcao", "opcoes", "melhor", "bom", "boa", "usar", "uso", "utilizar", "serve", "servir", "funciona",
+	"quanto", "custa", "preco", "valor", "informacao", "informacoes", "saber", "dizer", "ajuda", "ajudar",
+	"duvida", "pergunta", "tipo", "algum", "alguma", "aplicar", "mim", "minha", "meu",
+	"sell", "buy", "product", "products", "price", "cost", "costs", "much", "have", "need", "want",
+	"recommend", "best", "good", "use", "tell", "please", "store", "shop", "any", "kind", "know",
+}
+
+// EvidenceOptions shape the per-hit evidence (Hit.Evidence). The zero
+// value gives the defaults.
+type EvidenceOptions struct {
+	// Threshold is the relevance from which a hit is Relevant (default
+	// 0.60, DefaultRelevanceThreshold).
+	Threshold float64
+	// VectorMidpoint and VectorWidth map the calibrated vector distance z
+	// (robust standard deviations above the query's similarity to random
+	// chunks) to evidence 1/(1+exp(-(z-midpoint)/width)); defaults 8 and
+	// 1.5.
+	VectorMidpoint, VectorWidth float64
+	// CalibrationOwners is how many owners of each kind lend their chunk
+	// vectors to the background sample (default 64).
+	CalibrationOwners int
+	// IndirectCredit is the credit of a concept matched only through its
+	// class (default 0.5).
+	IndirectCredit float64
+	// FrameWords replace DefaultFrameWords; an empty non-nil slice counts
+	// every token as content.
+	FrameWords []string
+	// NoCalibration skips the background sample: vector evidence then
+	// maps the raw similarity through the seed's confidence levels (0.60
+	// → 0.5, 0.85 → 0.9), which suits real embedding models only.
+	NoCalibration bool
+}
+
+func (o EvidenceOptions) withDefaults() EvidenceOptions {
+	if !(o.Threshold > 0 && o.Threshold <= 1) {
+		o.Threshold = DefaultRelevanceThreshold
+	}
+	if !(o.VectorMidpoint > 0) || math.IsInf(o.VectorMidpoint, 0) {
+		o.VectorMidpoint = DefaultVectorMidpoint
+	}
+	if !(o.VectorWidth > 0) || math.IsInf(o.VectorWidth, 0) {
+		o.VectorWidth = DefaultVectorWidth
+	}
+	if o.CalibrationOwners < 1 {
+		o.CalibrationOwners = DefaultCalibrationOwners
+	}
+	if !(o.IndirectCredit >= 0 && o.IndirectCredit <= 1) {
+		o.IndirectCredit = DefaultIndirectCredit
+	}
+	if o.FrameWords == nil {
+		o.FrameWords = DefaultFrameWords
+	}
+	return o
+}
+
+// EvidenceReason says why a hit was judged relevant or not.
+type EvidenceReason string
+
+// Evidence reasons.
+const (
+	// ReasonCovered: the record contains the query's content (coverage
+	// at least the threshold).
+	ReasonCovered EvidenceReason = "covered"
+	// ReasonNamed: the record's name (question, title) holds the query's
+	// rarest concept: the query names it.
+	ReasonNamed EvidenceReason = "named"
+	// ReasonVector: the record's vector is far closer to the query than
+	// random stored chunks are.
+	ReasonVector EvidenceReason = "vector"
+	// ReasonCombined: neither leg alone, but both together, reach the
+	// threshold.
+	ReasonCombined EvidenceReason = "combined"
+	// ReasonPartial: some of the query's content is missing and the
+	// vector is not close enough to make up for it.
+	ReasonPartial EvidenceReason = "partial"
+	// ReasonMissingPair: the query names a culture and a treatment and
+	// the record does not hold both (seed 000's pair).
+	ReasonMissingPair EvidenceReason = "missing-pair"
+	// ReasonNoEvidence: nothing of the query's content is in the record
+	// and its vector is not close.
+	ReasonNoEvidence EvidenceReason = "no-evidence"
+)
+
+// Evidence is a hit's calibrated relevance: how much of the query's
+// content the record covers, and how close its vector is relative to the
+// embedder's own similarity distribution, fused into one number in
+// [0, 1] and a decision. It does not change the ranking (Score); the
+// Pipeline uses it to choose what to cite, whether to abstain and the
+// confidence level.
+//
+// Lexical evidence is the coverage: the query's content words (tokens
+// less stopwords and DefaultFrameWords), grouped by concept (a synonym
+// mention and the tokens it spans are one concept: "cana-de-açúcar",
+// "videira" with its canonical "uva"), each weighted by its IDF in the
+// kind's vocabulary; coverage is the weighted share of concepts found in
+// the record (a concept found only through its class — "ferrugem" through
+// "fungicida" — earns DefaultIndirectCredit). Lexical evidence is
+// coverage^1.5 (CoverageExponent). When the record's name holds the
+// query's rarest concept the query names the record and lexical evidence
+// is at least the threshold.
+//
+// Vector evidence is calibrated per query: the query vector's
+// similarities to a fixed sample of the store's chunks (random with
+// respect to the query) give a median m and a robust spread s (1.4826 ×
+// MAD); the hit's similarity x becomes z = (x − m)/s and the evidence
+// 1/(1+exp(−(z − 8)/1.5)). So a hash embedder whose relevant chunks sit
+// at 0.3 and a semantic model whose relevant chunks sit at 0.8 are judged
+// on the same scale.
+//
+// Relevance is 1 − (1 − lexical)(1 − vector): either kind of evidence
+// alone can make a hit relevant, and both together reinforce. When the
+// query names both a culture and a treatment (seed 000's pair) and the
+// record does not hold both, relevance is capped at 0.75 × the threshold:
+// a soybean fungicide is not an answer to "fungicida para videira",
+// however close its text.
+//
+// Worked example (catalog, hash embedder, testdata): "tem fungicida para
+// videira?" has the content concepts fungicida and videira (with its
+// canonical uva). Fosetal 800 WG contains both: coverage 1, relevance 1,
+// ReasonCovered. The FAQ "Como escolher um fungicida para ferrugem-asiática
+// da soja?" holds only fungicida: its vector is 13.9 spreads above the
+// background (evidence 0.98), but the pair is missing, so its relevance is
+// capped at 0.45: ReasonMissingPair.
+type Evidence struct {
+	// Relevance is the fused evidence in [0, 1].
+	Relevance float64 `json:"relevance"`
+	// Relevant is Relevance >= the threshold (EvidenceOptions.Threshold).
+	Relevant bool `json:"relevant"`
+	// Reason explains the decision.
+	Reason EvidenceReason `json:"reason"`
+	// Lexical is the lexical evidence in [0, 1]: Coverage^1.5, raised to
+	// the threshold for a named record.
+	Lexical float64 `json:"lexical"`
+	// Coverage is the IDF-weighted share of the query's content concepts
+	// found in the record.
+	Coverage float64 `json:"coverage"`
+	// Covered and Missing are the query's content concepts (the query
+	// words, normalized) found and not found in the record.
+	Covered []string `json:"covered,omitempty"`
+	Missing []string `json:"missing,omitempty"`
+	// Fields are the record fields the covered concepts were found in.
+	Fields []string `json:"fields,omitempty"`
+	// FilesOnly reports that every covered concept was found only in the
+	// item's attached files.
+	FilesOnly bool `json:"files_only,omitempty"`
+	// Named reports that the record's name holds the query's rarest
+	// concept.
+	Named bool `json:"named,omitempty"`
+	// PairAsked reports that the query names a culture and a treatment;
+	// Pair that the record holds both.
+	PairAsked bool `json:"pair_asked,omitempty"`
+	Pair      bool `json:"pair,omitempty"`
+	// Vector is the calibrated vector evidence in [0, 1]; 0 when the hit
+	// has no vector evidence.
+	Vector float64 `json:"vector"`
+	// VectorZ is the hit's similarity in robust standard deviations above
+	// the query's median similarity to the background sample.
+	VectorZ float64 `json:"vector_z,omitempty"`
+	// Background is the query's similarity to the background sample;
+	// nil when uncalibrated.
+	Background *Background `json:"background,omitempty"`
+}
+
+// Background summarizes a query vector's similarities to the store's
+// background sample of chunks.
+type Background struct {
+	// Median and Spread (1.4826 × median absolute deviation) of the
+	// similarities.
+	Median float64 `json:"median"`
+	Spread float64 `json:"spread"`
+	// Samples is the number of chunks compared.
+	Samples int `json:"samples"`
+}
+
+// minSpread keeps z finite when the sample's similarities are all equal.
+const minSpread = 0.01
+
+// backgroundOf compares q with the sample's rows.
+func backgroundOf(q []float32, sample *calibration) *Background {
+	if sample == nil || sample.n == 0 || len(q) != sample.dims {
+		return nil
+	}
+	sims := make([]float32, sample.n)
+	vector.DotRows(sims, sample.rows, q)
+	xs := make([]float64, len(sims))
+	for i, s := range sims {
+		xs[i] = float64(s)
+	}
+	slices.Sort(xs)
+	med := median(xs)
+	dev := make([]float64, len(xs))
+	for i, x := range xs {
+		dev[i] = math.Abs(x - med)
+	}
+	slices.Sort(dev)
+	return &Background{Median: med, Spread: max(1.4826*median(dev), minSpread), Samples: len(xs)}
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// calibration is one kind's background sample: chunk vectors of owners
+// spread over the kind's records, row-major.
+type calibration struct {
+	rows []float32
+	dims int
+	n    int
+}
+
+// ChunkReader is the store capability behind vector calibration: the
+// chunks of one owner with their embeddings. Memory and Postgres stores
+// implement it.
+type ChunkReader interface {
+	Chunks(ctx context.Context, owner storage.OwnerRef) ([]storage.Chunk, error)
+}
+
+// calibrations caches the per-kind background samples.
+type calibrations struct {
+	mu    sync.Mutex
+	kinds [3]atomic.Pointer[calibration]
+}
+
+// calibrationPage is how many records are listed to choose the sample
+// owners from.
+const calibrationPage = 1000
+
+// calibrationOf returns the kind's background sample, building it on
+// first use from the store (a failed build is retried by the next
+// search). nil when the store cannot provide one.
+func (s *Searcher) calibrationOf(ctx context.Context, kind storage.OwnerKind) *calibration {
+	if s.evidence.NoCalibration {
+		return nil
+	}
+	slot := &s.calib.kinds[kindIndex(kind)]
+	if c := slot.Load(); c != nil {
+		return c
+	}
+	lister, ok1 := s.store.(RecordLister)
+	reader, ok2 := s.store.(ChunkReader)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	s.calib.mu.Lock()
+	defer s.calib.mu.Unlock()
+	if c := slot.Load(); c != nil {
+		return c
+	}
+	c, err := buildCalibration(ctx, lister, reader, kind, s.evidence.CalibrationOwners)
+	if err != nil || c.n == 0 {
+		return nil
+	}
+	slot.Store(c)
+	return c
+}
+
+// buildCalibration lists up to calibrationPage records of kind (by ID),
+// takes owners evenly spaced among them, and keeps the first chunk vector
+// of each source (item text, each file) of each owner.
+func buildCalibration(ctx context.Context, l RecordLister, r ChunkReader, kind storage.OwnerKind, owners int) (*calibration, error) {
+	var ids []string
+	page := storage.Page{Limit: calibrationPage}
+	var err error
+	switch kind {
+	case storage.KindItem:
+		var recs []storage.CatalogItem
+		recs, err = l.ListItems(ctx, page)
+		for i := range recs {
+			ids = append(ids, recs[i].ID)
+		}
+	case storage.KindFAQ:
+		var recs []storage.FAQ
+		recs, err = l.ListFAQs(ctx, page)
+		for i := range recs {
+			ids = append(ids, recs[i].ID)
+		}
+	default:
+		var recs []storage.Document
+		recs, err = l.ListDocuments(ctx, page)
+		for i := range recs {
+			ids = append(ids, recs[i].ID)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := &calibration{}
+	step := max(float64(len(ids))/float64(owners), 1)
+	const perOwner = 4
+	for f := 0.0; int(f) < len(ids); f += step {
+		chunks, err := r.Chunks(ctx, storage.OwnerRef{Kind: kind, ID: ids[int(f)]})
+		if err != nil {
+			return nil, err
+		}
+		// Spread the owner's chunks: every k-th, at most perOwner.
+		k := max(len(chunks)/perOwner, 1)
+		for i := 0; i < len(chunks); i += k {
+			e := chunks[i].Embedding
+			if len(e) == 0 || (c.dims != 0 && len(e) != c.dims) {
+				continue
+			}
+			c.dims = len(e)
+			c.rows = append(c.rows, e...)
+			c.n++
+		}
+	}
+	return c, nil
+}
+
+// queryConcept is one content concept of a query: the query terms that
+// stand for it (a token, its synonym's canonical term, the tokens of a
+// multi-word mention).
+type queryConcept struct {
+	label  string
+	direct []string // the query's own tokens
+	// class are the canonical terms the concept was expanded with.
+	class []string
+	// culture, treatment: the concept is the mention of one.
+	culture, treatment bool
+	// indirect: the class is a hypernym (a treatment class for a pest),
+	// worth IndirectCredit alone.
+	indirect bool
+	weight   float64
+}
+
+// evidenceQuery is a query analyzed for evidence.
+type evidenceQuery struct {
+	concepts  []queryConcept
+	pairAsked bool
+	maxWeight float64
+	bg        *Background
+}
+
+// analyzeEvidence groups the query's content tokens into concepts.
+func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, frame map[string]bool) *evidenceQuery {
+	eq := &evidenceQuery{}
+	tokens := pq.Tokens()
+	owner := make([]int, len(tokens)) // concept index per token, -1 frame
+	for i := range owner {
+		owner[i] = -2
+	}
+	for i, t := range tokens {
+		if !pq.Fallback() && (frame[t] || frame[lexical.Stem(t)]) {
+			owner[i] = -1
+		}
+	}
+	var cultures, treatments int
+	for _, m := range pq.Mentions() {
+		words := strings.Fields(strings.NewReplacer("-", " ").Replace(m.Text))
+		ci := -1
+		for i, t := range tokens {
+			if owner[i] == -1 {
+				continue
+			}
+			if spans(words, t) {
+				if owner[i] >= 0 {
+					ci = owner[i]
+					continue
+				}
+				if ci < 0 {
+					eq.concepts = append(eq.concepts, queryConcept{label: t})
+					ci = len(eq.concepts) - 1
+				}
+				owner[i] = ci
+				eq.concepts[ci].direct = append(eq.concepts[ci].direct, t)
+			}
+		}
+		if ci < 0 {
+			continue
+		}
+		c := &eq.concepts[ci]
+		if !slices.Contains(c.class, m.Term) && !slices.Contains(c.direct, m.Term) {
+			c.class = append(c.class, m.Term)
+		}
+		switch m.Category {
+		case lexical.CategoryCulture:
+			c.culture = true
+			cultures++
+		case lexical.CategoryTreatment:
+			c.treatment = true
+			treatments++
+			// A pest or disease stands for its class; the class word
+			// itself ("fungicida") is not indirect.
+			if !slices.Contains(c.direct, m.Term) && !strings.HasPrefix(m.Term, lexical.Stem(c.label)) {
+				c.indirect = true
+			}
+		}
+	}
+	eq.pairAsked = cultures > 0 && treatments > 0
+	for i, t := range tokens {
+		if owner[i] == -2 {
+			eq.concepts = append(eq.concepts, queryConcept{label: t, direct: []string{t}})
+			owner[i] = len(eq.concepts) - 1
+		}
+	}
+	for i := range eq.concepts {
+		c := &eq.concepts[i]
+		w := math.Inf(1)
+		for _, t := range slices.Concat(c.direct, c.class) {
+			w = min(w, idf(t))
+		}
+		if math.IsInf(w, 0) || !(w > 0) {
+			w = 1
+		}
+		c.weight = w
+		eq.maxWeight = max(eq.maxWeight, w)
+	}
+	return eq
+}
+
+// spans reports whether token t is one of the mention's words (or a stem
+// prefix of one, or one's stem).
+func spans(words []string, t string) bool {
+	for _, w := range words {
+		if w == t || (len(t) >= 3 && strings.HasPrefix(w, t)) || (len(w) >= 3 && strings.HasPrefix(t, lexical.Stem(w))) {
+			return true
+		}
+	}
+	return false
+}
+
+// evidenceFor judges one hit from its lexical signals and vector
+// similarity.
+func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions) *Evidence {
+	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg}
+	matched := map[string][]string{}
+	if sig != nil {
+		for _, m := range sig.Matched {
+			matched[m.Term] = m.Fields
+		}
+		ev.Pair = sig.Pair
+	}
+	var total, got float64
+	fields := map[string]bool{}
+	filesOnly := true
+	for _, c := range eq.concepts {
+		total += c.weight
+		credit := 0.0
+		var where []string
+		for _, t := range c.direct {
+			if f, ok := matched[t]; ok {
+				credit = 1
+				where = append(where, f...)
+			}
+		}
+		if credit == 0 {
+			for _, t := range c.class {
+				if f, ok := matched[t]; ok {
+					credit = 1
+					if c.indirect {
+						credit = o.IndirectCredit
+					}
+					where = append(where, f...)
+				}
+			}
+		}
+		if credit == 0 && sig != nil && (c.culture || c.treatment) {
+			// The detector matches stemmed variants the term scan misses
+			// ("fungicidas" for "fungicida").
+			for _, t := range c.class {
+				if slices.ContainsFunc(sig.Cultures, func(s string) bool { return lexical.Normalize(s) == t }) ||
+					slices.ContainsFunc(sig.Treatments, func(s string) bool { return lexical.Normalize(s) == t }) {
+					credit = 1
+					if c.indirect {
+						credit = o.IndirectCredit
+					}
+				}
+			}
+		}
+		if credit == 0 {
+			ev.Missing = append(ev.Missing, c.label)
+			continue
+		}
+		got += credit * c.weight
+		ev.Covered = append(ev.Covered, c.label)
+		for _, f := range where {
+			fields[f] = true
+			if f != FieldFiles {
+				filesOnly = false
+			}
+		}
+		if c.weight >= eq.maxWeight && slices.Contains(where, titleField) {
+			ev.Named = true
+		}
+	}
+	if total > 0 {
+		ev.Coverage = got / total
+	}
+	ev.FilesOnly = len(ev.Covered) > 0 && filesOnly && len(fields) > 0
+	for f := range fields {
+		ev.Fields = append(ev.Fields, f)
+	}
+	slices.Sort(ev.Fields)
+
+	ev.Lexical = math.Pow(ev.Coverage, CoverageExponent)
+	missingPair := eq.pairAsked && !ev.Pair
+	if ev.Named && !missingPair {
+		ev.Lexical = max(ev.Lexical, o.Threshold)
+	}
+
+	if vec != nil {
+		if eq.bg != nil {
+			ev.VectorZ = (vec.Similarity - eq.bg.Median) / eq.bg.Spread
+			ev.Vector = logistic((ev.VectorZ - o.VectorMidpoint) / o.VectorWidth)
+		} else {
+			// Uncalibrated: the seed's levels, 0.60 → 0.5 and 0.85 → 0.9.
+			ev.Vector = logistic((vec.Similarity - 0.60) / 0.114)
+		}
+	}
+	ev.Relevance = 1 - (1-ev.Lexical)*(1-ev.Vector)
+	if missingPair {
+		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
+	}
+	ev.Relevance = math.Round(ev.Relevance*1e6) / 1e6
+	ev.Relevant = ev.Relevance >= o.Threshold
+	switch {
+	case ev.Relevant && ev.Named && ev.Lexical >= o.Threshold && ev.Coverage < o.Threshold:
+		ev.Reason = ReasonNamed
+	case ev.Relevant && ev.Lexical >= o.Threshold:
+		ev.Reason = ReasonCovered
+	case ev.Relevant && ev.Vector >= o.Threshold:
+		ev.Reason = ReasonVector
+	case ev.Relevant:
+		ev.Reason = ReasonCombined
+	case missingPair && ev.Coverage > 0:
+		ev.Reason = ReasonMissingPair
+	case ev.Coverage > 0:
+		ev.Reason = ReasonPartial
+	default:
+		ev.Reason = ReasonNoEvidence
+	}
+	return ev
+}
+
+func logistic(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// frameSet folds frame words for lookup: each word and its stem.
+func frameSet(words []string) map[string]bool {
+	m := make(map[string]bool, 2*len(words))
+	for _, w := range words {
+		n := lexical.Normalize(w)
+		m[n] = true
+		m[lexical.Stem(n)] = true
+	}
+	return m
+}
+
+// byEvidence orders hits by relevance (rounded to 0.01, so that equally
+// relevant hits tie), then by tie (FAQ priority, higher first), then by
+// their search order.
+func byEvidence[T any](hits []Hit[T], tie func(*T) int) []Hit[T] {
+	out := slices.Clone(hits)
+	rel := func(h *Hit[T]) float64 {
+		if h.Evidence == nil {
+			return 0
+		}
+		return math.Round(h.Evidence.Relevance * 100)
+	}
+	slices.SortStableFunc(out, func(a, b Hit[T]) int {
+		if c := cmp.Compare(rel(&b), rel(&a)); c != 0 {
+			return c
+		}
+		if tie != nil {
+			return cmp.Compare(tie(&b.Record), tie(&a.Record))
+		}
+		return 0
+	})
+	return out
+}
+
+// addEvidence sets the Evidence of the final hits. Hits without lexical
+// signals (simple mode, vector-only hits) are scored first, so every hit
+// is judged on the same terms.
+func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *lexical.PreparedQuery, lx *kindLexicon, qvec []float32, hits []Hit[T]) {
+	if len(hits) == 0 {
+		return
+	}
+	idf := lx.idf
+	if idf == nil {
+		idf = func(string) float64 { return 1 }
+	}
+	eq := analyzeEvidence(pq, idf, s.frame)
+	if qvec != nil {
+		eq.bg = backgroundOf(qvec, s.calibrationOf(ctx, ops.kind))
+	}
+	for i := range hits {
+		h := &hits[i]
+		var sig *lexical.Signals
+		if h.Lexical != nil && h.Lexical.Signals != nil {
+			sig = h.Lexical.Signals
+		} else {
+			_, sg := pq.Score(ops.record(&h.Record))
+			sig = &sg
+		}
+		h.Evidence = eq.evidenceFor(sig, h.Vector, ops.titleField, &s.evidence)
+	}
+}
