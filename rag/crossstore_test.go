@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"math"
 	"os"
 	"slices"
 	"testing"
@@ -96,6 +97,7 @@ func TestSameRankingMemoryAndPostgres(t *testing.T) {
 				if rm.Hits[i].Source != rp.Hits[i].Source {
 					t.Errorf("%s %q: hit %s source memory %q postgres %q", method, q, rm.Hits[i].ID, rm.Hits[i].Source, rp.Hits[i].Source)
 				}
+				sameEvidence(t, q, rm.Hits[i].ID, rm.Hits[i].Evidence, rp.Hits[i].Evidence)
 			}
 		}
 	}
@@ -110,6 +112,28 @@ func TestSameRankingMemoryAndPostgres(t *testing.T) {
 		}
 		if got, want := hitIDs(rp.Hits), hitIDs(rm.Hits); !slices.Equal(got, want) {
 			t.Errorf("FAQ %q: postgres %v, memory %v", q, got, want)
+			continue
 		}
+		for i := range rm.Hits {
+			sameEvidence(t, q, rm.Hits[i].ID, rm.Hits[i].Evidence, rp.Hits[i].Evidence)
+		}
+	}
+}
+
+// sameEvidence checks that both stores judge a hit alike: the same
+// decision and reason, relevance and background within float32 noise.
+func sameEvidence(t *testing.T, q, id string, m, p *rag.Evidence) {
+	t.Helper()
+	if m == nil || p == nil {
+		t.Errorf("%q %s: evidence memory %v postgres %v", q, id, m, p)
+		return
+	}
+	if m.Relevant != p.Relevant || m.Reason != p.Reason || math.Abs(m.Relevance-p.Relevance) > 1e-3 ||
+		math.Abs(m.Coverage-p.Coverage) > 1e-9 {
+		t.Errorf("%q %s: evidence memory %+v postgres %+v", q, id, m, p)
+	}
+	if (m.Background == nil) != (p.Background == nil) ||
+		m.Background != nil && (m.Background.Samples != p.Background.Samples || math.Abs(m.Background.Median-p.Background.Median) > 1e-4) {
+		t.Errorf("%q %s: background memory %+v postgres %+v", q, id, m.Background, p.Background)
 	}
 }

@@ -349,9 +349,14 @@ func buildCalibration(ctx context.Context, l RecordLister, r ChunkReader, kind s
 		if err != nil {
 			return nil, err
 		}
-		// Spread the owner's chunks: every k-th, at most perOwner.
+		// Stores may return an owner's chunks in different orders; sort
+		// them so every store yields the same sample. Then spread the
+		// owner's chunks: every k-th, at most perOwner.
+		slices.SortFunc(chunks, func(a, b storage.Chunk) int {
+			return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Seq, b.Seq))
+		})
 		k := max(len(chunks)/perOwner, 1)
-		for i := 0; i < len(chunks); i += k {
+		for i := 0; i < len(chunks) && i/k < perOwner; i += k {
 			e := chunks[i].Embedding
 			if len(e) == 0 || (c.dims != 0 && len(e) != c.dims) {
 				continue

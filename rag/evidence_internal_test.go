@@ -1,0 +1,145 @@
+package rag
+
+import (
+	"math"
+	"testing"
+
+	"github.com/hybridrag/hybridrag/lexical"
+)
+
+func TestBackgroundOfWorkedExample(t *testing.T) {
+	// Rows [1 0], [0 1], [0.6 0.8] against q = [1 0]: similarities 1, 0
+	// and 0.6; median 0.6; absolute deviations 0.4, 0.6, 0 → MAD 0.4;
+	// spread 1.4826 × 0.4.
+	c := &calibration{rows: []float32{1, 0, 0, 1, 0.6, 0.8}, dims: 2, n: 3}
+	bg := backgroundOf([]float32{1, 0}, c)
+	if bg == nil || bg.Samples != 3 {
+		t.Fatalf("background = %+v", bg)
+	}
+	if math.Abs(bg.Median-0.6) > 1e-6 || math.Abs(bg.Spread-1.4826*0.4) > 1e-6 {
+		t.Errorf("median %v spread %v, want 0.6 and %v", bg.Median, bg.Spread, 1.4826*0.4)
+	}
+	if backgroundOf([]float32{1, 0, 0}, c) != nil {
+		t.Error("a query of other dimensions got a background")
+	}
+	if backgroundOf([]float32{1, 0}, nil) != nil {
+		t.Error("no sample gave a background")
+	}
+	// All equal similarities: the spread is floored, so z stays finite.
+	flat := &calibration{rows: []float32{1, 0, 1, 0}, dims: 2, n: 2}
+	if bg := backgroundOf([]float32{1, 0}, flat); bg.Spread != minSpread {
+		t.Errorf("flat spread = %v, want %v", bg.Spread, minSpread)
+	}
+}
+
+// TestEvidenceWorkedExamples checks the fusion arithmetic on hand-built
+// queries: two concepts of weights 1 and 3, with and without the pair.
+func TestEvidenceWorkedExamples(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	eq := &evidenceQuery{
+		concepts: []queryConcept{
+			{label: "fungicida", direct: []string{"fungicida"}, treatment: true, weight: 1},
+			{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 3},
+		},
+		pairAsked: true, maxWeight: 3,
+		bg: &Background{Median: 0.05, Spread: 0.04, Samples: 100},
+	}
+	tests := []struct {
+		name     string
+		sig      *lexical.Signals
+		vec      *VectorEvidence
+		relevant bool
+		reason   EvidenceReason
+		coverage float64
+		rel      float64
+	}{
+		{
+			name: "both concepts, pair",
+			sig: &lexical.Signals{Pair: true, Matched: []lexical.TermMatch{
+				{Term: "fungicida", Fields: []string{"category"}}, {Term: "uva", Fields: []string{"tags"}, Synonym: true}}},
+			relevant: true, reason: ReasonCovered, coverage: 1, rel: 1,
+		},
+		{
+			// Coverage 1/4; lexical 0.25^1.5 = 0.125; vector z = (0.45 −
+			// 0.05)/0.04 = 10 → 1/(1+e^(−(10−8)/1.5)) = 0.7914; relevance
+			// 1 − 0.875 × 0.2086 = 0.8175, but the pair is missing: capped
+			// at 0.75 × 0.6 = 0.45.
+			name:     "treatment only, close vector, missing pair",
+			sig:      &lexical.Signals{Matched: []lexical.TermMatch{{Term: "fungicida", Fields: []string{"category"}}}},
+			vec:      &VectorEvidence{Similarity: 0.45},
+			relevant: false, reason: ReasonMissingPair, coverage: 0.25, rel: 0.45,
+		},
+		{
+			name:     "nothing",
+			sig:      &lexical.Signals{},
+			relevant: false, reason: ReasonNoEvidence, coverage: 0, rel: 0,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := eq.evidenceFor(tt.sig, tt.vec, lexical.FieldName, &o)
+			if ev.Relevant != tt.relevant || ev.Reason != tt.reason {
+				t.Errorf("relevant %v reason %q, want %v %q (%+v)", ev.Relevant, ev.Reason, tt.relevant, tt.reason, ev)
+			}
+			if math.Abs(ev.Coverage-tt.coverage) > 1e-9 || math.Abs(ev.Relevance-tt.rel) > 1e-6 {
+				t.Errorf("coverage %v relevance %v, want %v %v", ev.Coverage, ev.Relevance, tt.coverage, tt.rel)
+			}
+		})
+	}
+
+	// Without the pair rule: the same treatment-only hit with its close
+	// vector is relevant through the vector.
+	eq.pairAsked = false
+	ev := eq.evidenceFor(tests[1].sig, tests[1].vec, lexical.FieldName, &o)
+	want := 1 - (1-0.125)*(1-logistic((10-8)/1.5))
+	if !ev.Relevant || ev.Reason != ReasonVector || math.Abs(ev.Relevance-want) > 1e-6 {
+		t.Errorf("no pair asked: %+v, want relevance %v via vector", ev, want)
+	}
+
+	// A named record: its name holds the rarest concept (videira, via
+	// uva), so lexical evidence is at least the threshold.
+	eq.concepts = append(eq.concepts, queryConcept{label: "dose", direct: []string{"dose"}, weight: 2})
+	named := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "uva", Fields: []string{"name"}}}}
+	ev = eq.evidenceFor(named, nil, lexical.FieldName, &o)
+	if !ev.Named || !ev.Relevant || ev.Reason != ReasonNamed {
+		t.Errorf("named: %+v", ev)
+	}
+}
+
+func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
+	s := lexical.NewScorer(lexical.ScorerOptions{})
+	idf := func(term string) float64 {
+		return map[string]float64{"fungicida": 1, "uva": 1.5, "cana-de-acucar": 2, "cana": 2.5, "acucar": 2.5}[term] + 0
+	}
+	tests := []struct {
+		query  string
+		labels []string
+		pair   bool
+	}{
+		{"vocês vendem fungicida para videira?", []string{"videira", "fungicida"}, true},
+		{"herbicida pra cana-de-açúcar", []string{"herbicida", "cana-de-acucar"}, true},
+		{"quanto custa o produto?", nil, false},
+		{"asdkjh qwpoeiru", []string{"asdkjh", "qwpoeiru"}, false},
+	}
+	frame := frameSet(DefaultFrameWords)
+	for _, tt := range tests {
+		eq := analyzeEvidence(s.Prepare(tt.query), func(t string) float64 { return max(idf(t), 1) }, frame)
+		var labels []string
+		for _, c := range eq.concepts {
+			labels = append(labels, c.label)
+		}
+		if len(labels) != len(tt.labels) || eq.pairAsked != tt.pair {
+			t.Errorf("%q: concepts %v pair %v, want %v %v", tt.query, labels, eq.pairAsked, tt.labels, tt.pair)
+			continue
+		}
+		for _, l := range tt.labels {
+			found := false
+			for _, g := range labels {
+				found = found || g == l
+			}
+			if !found {
+				t.Errorf("%q: concepts %v, want %v", tt.query, labels, tt.labels)
+			}
+		}
+	}
+}
