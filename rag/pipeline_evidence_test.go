@@ -1,0 +1,228 @@
+package rag_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/memory"
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+func TestDetectFollowUp(t *testing.T) {
+	grape := []rag.Turn{
+		{Role: llm.RoleUser, Content: "tem fungicida para uva?"},
+		{Role: llm.RoleAssistant, Content: "Temos o Fosetal 800 WG."},
+	}
+	tests := []struct {
+		msg     string
+		history []rag.Turn
+		want    bool
+		reason  string
+	}{
+		{"e qual a dose do Fosetal?", grape, true, "connective"},
+		{"E pra zona rural?", grape, true, "connective"},
+		{"what about corn?", grape, true, "connective"},
+		{"qual a dose dele?", grape, true, "reference"},
+		{"does it work on citrus?", grape, true, "reference"},
+		{"qual a dose?", grape, true, "attribute-only"},
+		{"quanto custa?", grape, true, "attribute-only"},
+		{"qual o prazo de entrega?", grape, false, "self-contained"},
+		{"vocês entregam em Goiás?", grape, false, "self-contained"},
+		{"asdkjh qwpoeiru zzxm", grape, false, "self-contained"},
+		{"tem herbicida para soja?", grape, false, "self-contained"},
+		{"e qual a dose do Fosetal?", nil, false, "no-history"},
+		{"qual a dose dele?", []rag.Turn{{Role: llm.RoleAssistant, Content: "Olá!"}}, false, "no-history"},
+	}
+	for _, tt := range tests {
+		got := rag.DetectFollowUp(tt.msg, tt.history)
+		if got.FollowUp != tt.want || got.Reason != tt.reason {
+			t.Errorf("DetectFollowUp(%q) = %+v, want %v %q", tt.msg, got, tt.want, tt.reason)
+		}
+	}
+}
+
+// capturingAnswerer records the request and answers with a fixed text.
+type capturingAnswerer struct{ got *rag.AnswerRequest }
+
+func (c *capturingAnswerer) Answer(_ context.Context, req rag.AnswerRequest) (rag.Answer, error) {
+	c.got = &req
+	return rag.Answer{Text: "ok", Model: "capture"}, nil
+}
+
+func TestPipelineAbstainsWhenNothingIsRelevant(t *testing.T) {
+	store, emb := fixture(t)
+	ans := &capturingAnswerer{}
+	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, ans, rag.PipelineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"Vocês vendem ração para cachorro?", "asdkjh qwpoeiru zzxm"} {
+		resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !resp.Abstained || len(resp.Sources) != 0 || resp.Confidence != scoring.LevelNone {
+			t.Errorf("%q: abstained %v sources %v confidence %v", q, resp.Abstained, resp.Sources, resp.Confidence)
+		}
+		if len(resp.Catalog)+len(resp.FAQs)+len(resp.Documents) != 0 {
+			t.Errorf("%q: hits returned on abstention", q)
+		}
+		if ans.got == nil || !ans.got.Abstained || len(ans.got.Catalog)+len(ans.got.FAQs)+len(ans.got.Documents) != 0 {
+			t.Errorf("%q: answerer got %+v, want an abstained request without hits", q, ans.got)
+		}
+		if !strings.Contains(resp.Debug.Context, rag.AbstainContextText) || strings.Contains(resp.Debug.Context, "FAQs relevantes") {
+			t.Errorf("%q: context\n%s", q, resp.Debug.Context)
+		}
+	}
+	// Small talk runs no search and does not abstain.
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "bom dia!"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Abstained {
+		t.Error("small talk abstained")
+	}
+}
+
+func TestPipelineCitesRelevantHitsOnly(t *testing.T) {
+	p := offlinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "tem fungicida para videira?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Abstained || len(resp.Sources) == 0 {
+		t.Fatalf("abstained %v, sources %v", resp.Abstained, resp.Sources)
+	}
+	if got, want := len(resp.Sources), len(resp.Catalog)+len(resp.FAQs)+len(resp.Documents); got != want {
+		t.Errorf("%d sources for %d hits", got, want)
+	}
+	for _, h := range resp.Catalog {
+		if !h.Evidence.Relevant {
+			t.Errorf("cited item %s is not relevant: %+v", h.ID, h.Evidence)
+		}
+	}
+	for _, h := range resp.FAQs {
+		if !h.Evidence.Relevant || h.ID == "faq-021" {
+			t.Errorf("cited FAQ %s: %+v", h.ID, h.Evidence)
+		}
+	}
+	if resp.Confidence < scoring.LevelLow {
+		t.Errorf("confidence %v with relevant hits", resp.Confidence)
+	}
+	if resp.Debug.Considered[rag.ToolSearchCatalog] < len(resp.Catalog) {
+		t.Errorf("considered %v", resp.Debug.Considered)
+	}
+	// Evidence order: relevance never increases along a search's hits.
+	for i := 1; i < len(resp.Catalog); i++ {
+		if resp.Catalog[i].Evidence.Relevance > resp.Catalog[i-1].Evidence.Relevance+0.005 {
+			t.Errorf("catalog not in evidence order at %d", i)
+		}
+	}
+}
+
+func TestPipelineHistoryOnlyForFollowUps(t *testing.T) {
+	p := offlinePipeline(t, rag.PipelineOptions{})
+	ctx := context.Background()
+	grape := []rag.Turn{
+		{Role: llm.RoleUser, Content: "tem fungicida para uva?"},
+		{Role: llm.RoleAssistant, Content: "Temos o Fosetal 800 WG."},
+	}
+	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "asdkjh qwpoeiru zzxm", History: grape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Debug.FollowUp == nil || resp.Debug.FollowUp.FollowUp || resp.Debug.FAQQuery != "asdkjh qwpoeiru zzxm" {
+		t.Errorf("noise after a grape question: follow-up %+v, FAQ query %q", resp.Debug.FollowUp, resp.Debug.FAQQuery)
+	}
+	if !resp.Abstained {
+		t.Errorf("noise after a grape question answered with %v", resp.Sources)
+	}
+	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "e qual a dose do Fosetal?", History: grape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Debug.FollowUp.FollowUp || !strings.Contains(resp.Debug.FAQQuery, "uva") || !strings.Contains(resp.Debug.CatalogQuery, "uva") {
+		t.Errorf("follow-up: %+v, FAQ query %q, catalog query %q", resp.Debug.FollowUp, resp.Debug.FAQQuery, resp.Debug.CatalogQuery)
+	}
+	if len(resp.Catalog) == 0 || resp.Catalog[0].ID != "prd-016" {
+		t.Errorf("follow-up about Fosetal: catalog %v", resp.Sources)
+	}
+}
+
+func TestPipelineContextBudget(t *testing.T) {
+	ctx := context.Background()
+	big := offlinePipeline(t, rag.PipelineOptions{RelativeCut: -1})
+	small := offlinePipeline(t, rag.PipelineOptions{RelativeCut: -1, ContextTokens: 150})
+	req := rag.ChatRequest{Message: "tem fungicida para videira?"}
+	rb, err := big.Chat(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := small.Chat(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Sources) < 2 || len(rs.Sources) >= len(rb.Sources) || len(rs.Sources) == 0 {
+		t.Fatalf("sources with the default budget %d, with 150 tokens %d", len(rb.Sources), len(rs.Sources))
+	}
+	// What is kept is the most relevant and fits, unless one hit alone
+	// exceeds the budget.
+	if len(rs.Sources) > 1 {
+		sections := 0
+		for _, s := range strings.Split(rs.Debug.Context, "\n\n") {
+			if strings.HasPrefix(s, "FAQs relevantes") || strings.HasPrefix(s, "Busca híbrida") || strings.HasPrefix(s, "Documentos relevantes") {
+				sections += len([]rune(s))
+			}
+		}
+		if sections > 150*4 {
+			t.Errorf("retrieved sections of %d chars over a 600-char budget", sections)
+		}
+	}
+}
+
+func TestPipelineFAQPriorityBreaksTies(t *testing.T) {
+	ctx := context.Background()
+	st, err := memory.New(memory.Options{Dimensions: 256}).Tenant("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := hashEmbedderDims(t, 256)
+	q, a := "Qual é o prazo de entrega dos pedidos?", "O prazo de entrega é de 2 a 5 dias úteis."
+	faqs := []storage.FAQ{
+		{ID: "faq-a", Question: q, Answer: a, Priority: 1},
+		{ID: "faq-b", Question: q, Answer: a, Priority: 9},
+		{ID: "faq-c", Question: q, Answer: a, Priority: 5},
+	}
+	if _, err := rag.NewIndexer(st, emb, rag.IndexerOptions{}).IndexFAQs(ctx, faqs); err != nil {
+		t.Fatal(err)
+	}
+	p, err := rag.NewPipeline(rag.NewSearcher(st, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "qual o prazo de entrega?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range resp.FAQs {
+		got = append(got, h.ID)
+	}
+	if strings.Join(got, ",") != "faq-b,faq-c,faq-a" {
+		t.Errorf("FAQs %v, want by priority faq-b, faq-c, faq-a", got)
+	}
+}
+
+func hashEmbedderDims(t *testing.T, dims int) *vector.HashEmbedder {
+	t.Helper()
+	e, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: dims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
