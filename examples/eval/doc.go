@@ -4,6 +4,9 @@
 //	eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv
 //	     [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]
 //
+// and, with -chat, the answers of the chat pipeline on conversations with
+// expected sources, abstentions and facts (see Chat evaluation below).
+//
 // It loads the file with package rag/load, indexes it in a memory store
 // with the offline hash embedder (-dims, default 1536), and runs every
 // query through a rag.Searcher with default options in each mode: lexical
@@ -59,6 +62,81 @@
 //
 // The AGROFIT queries and judgements are generated from the registry by
 // ./agrofitgen (go generate ./examples/eval regenerates them).
+//
+// # Chat evaluation
+//
+//	eval -chat CASES.jsonl [-testdata DIR | -catalog F -faqs F -docs F]
+//	     [-split tune|heldout] [-type T] [-v] [-json] [-latency]
+//
+// measures the answers of the chat pipeline rather than one search. It
+// builds the pipeline `go run ./examples/chatserver` serves offline — a
+// memory store of the default tenant, the hash embedder at
+// rag.DefaultConfig's 1536 dimensions (-dims changes it), the searcher,
+// pipeline and indexer options mapped from rag.DefaultConfig (-env maps
+// rag.ConfigFromEnv instead, reading the chatserver's variables; the
+// models stay offline), the hash embedder's suggested vector threshold,
+// rag.KeywordClassifier and rag.ExtractiveAnswerer — over the
+// chatserver's testdata (testdata/ found from the working directory
+// upwards, or -testdata DIR: catalog.jsonl, faqs.jsonl, documents/ and
+// documents.jsonl) or over the -catalog, -faqs and -docs files given. The
+// switches of the Knobs paragraph (-typo, -stem, -synonyms, ...) apply
+// to its searcher too; the other retrieval flags are refused.
+//
+// The cases are JSONL, one conversation a line:
+//
+//	{"id":"c01","type":"followup","split":"","note":"…",
+//	 "messages":[{"role":"user","content":"…"},{"role":"assistant","content":"…"},{"role":"user","content":"…"}],
+//	 "expect":{"sources":["prd-016","faq-007"],"abstain":false,"facts":["250 g/100 L"]}}
+//
+// The last message is the question and must be the user's; the earlier
+// ones are the history (rag.ChatRequest.History). type, split, note and
+// expect are optional; an empty split is eval.SplitOf(id) ("held-out" is
+// read as "heldout"). expect.sources are record IDs (items, FAQs,
+// documents); expect.abstain true with sources is refused. A malformed
+// line stops the run with an error naming the file and line.
+//
+// Each case runs through pipeline.Chat, one at a time. Its sources are
+// the IDs of the response's Sources, in order, without repeats; it
+// abstained when ChatResponse.Abstained is set. The metrics, over the
+// cases selected:
+//
+//   - source_precision = Σ|cited ∩ expected| / Σ|cited| over the
+//     answerable cases (an expect with abstain false and at least one
+//     source), micro-averaged; 0 when they cite nothing (the text
+//     report says so).
+//   - source_recall = the share of answerable cases citing at least one
+//     expected source.
+//   - abstention_accuracy = the share of cases with an expect whose
+//     abstention equals expect.abstain.
+//   - fact_recall = the share of the expected facts, over all cases,
+//     found in the answer: lexical.Normalize of the fact is a substring
+//     of lexical.Normalize of the answer (case, accents and white space
+//     do not matter; punctuation does).
+//
+// A ratio with nothing to count is 0; the counts behind each are
+// reported with it (answerable, cited, cited_expected, recalled,
+// with_expect, abstention_correct, facts, facts_found). A case fails on
+// a wrong abstention, an answerable case citing no expected source,
+// a cited source that is not expected (any, when the case expects an
+// abstention) or a missing fact.
+//
+// The text report is a table of the four metrics, overall, per split and
+// per type, then the failing cases (every case with -v) with what
+// failed, the cited sources, the question and the first 200 characters
+// of the answer. With -json it prints one object:
+//
+//	{"questions":N,"source_precision":…,"source_recall":…,"abstention_accuracy":…,"fact_recall":…,
+//	 "answerable":…,"cited":…,…,"failed":…,
+//	 "by_split":{"tune":{"questions":…,"source_precision":…,…},"heldout":{…}},"by_type":{…},
+//	 "settings":{…},
+//	 "results":[{"id":…,"type":…,"split":…,"question":…,"answer":…,"sources":["prd-016",…],
+//	   "abstained":false,"intent":"catalog","expect":{…},"missing_facts":[…],
+//	   "unexpected_sources":[…],"failures":["missing_facts",…]}]}
+//
+// by_type reports cases without a type as "untyped". The output is
+// byte-identical from run to run: timings appear only when -latency is
+// given (then latency_ms, mean/p50/p95/max, and each result's
+// latency_ms).
 //
 // Exit status: 0 on success, 1 on a failure, 2 on a usage error.
 package main

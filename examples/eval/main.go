@@ -56,6 +56,12 @@ type config struct {
 	ablation            ablation
 	anchors             []string
 	anchorDB            string
+
+	// The chat evaluation (-chat, chatrun.go).
+	chat, testdata string
+	verbose, env   bool
+	// set are the flags given on the command line.
+	set map[string]bool
 }
 
 func main() {
@@ -97,8 +103,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.k, "k", eval.DefaultK, "metric cut-off `k` (hits asked for)")
 	fs.IntVar(&cfg.dims, "dims", memory.DefaultDimensions, "hash embedder `dimensions`")
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object instead of tables")
-	fs.BoolVar(&cfg.latency, "latency", true, "report search latency (turn off for byte-identical output)")
-	fs.StringVar(&cfg.split, "split", "all", "queries to evaluate: all|tune|heldout")
+	fs.BoolVar(&cfg.latency, "latency", true, "report search latency (turn off for byte-identical output; with -chat only when given)")
+	fs.StringVar(&cfg.split, "split", "all", "queries (with -chat: cases) to evaluate: all|tune|heldout")
 	fs.StringVar(&cfg.qtype, "type", "", "evaluate only queries of this `type`")
 	fs.StringVar(&cfg.perQuery, "per-query", "", "also print per-query results of this `mode` (or \"all\")")
 	fs.StringVar(&threshold, "threshold", "", "vector `threshold` (distance <= t; default: the embedder's suggestion)")
@@ -110,8 +116,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&anchors, "anchors", "", "also evaluate these anchors over the same records: seed-sql|pg-fts|pg-fts-or|all, comma-separated (pg-* need -anchor-db)")
 	fs.StringVar(&cfg.anchorDB, "anchor-db", "", "PostgreSQL `DSN` for the pg-fts anchors (records go to a temporary table)")
 	cfg.ablation.register(fs)
+	fs.StringVar(&cfg.chat, "chat", "", "chat cases JSONL `file`: evaluate the chat pipeline's answers instead of searches")
+	fs.StringVar(&cfg.testdata, "testdata", "", "with -chat: `dir` with catalog.jsonl, faqs.jsonl, documents/ and documents.jsonl (default: ./testdata, searched upwards)")
+	fs.BoolVar(&cfg.verbose, "v", false, "with -chat: list every case, not only the failing ones")
+	fs.BoolVar(&cfg.env, "env", false, "with -chat: read the search and chat knobs from the environment (rag.ConfigFromEnv) like the chatserver; models stay offline")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]\n"+
+			"       eval -chat CASES.jsonl [-testdata DIR | -catalog F -faqs F -docs F] [-split tune|heldout] [-type T] [-v] [-json]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -119,6 +130,22 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	cfg.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { cfg.set[f.Name] = true })
+	if cfg.split == splitHeldOutAlias {
+		cfg.split = eval.SplitHeldOut
+	}
+	if cfg.chat != "" {
+		if err := checkChatFlags(cfg); err != nil {
+			return nil, err
+		}
+		return cfg, nil
+	}
+	for _, name := range chatOnlyFlags {
+		if cfg.set[name] {
+			return nil, usagef("-%s needs -chat", name)
+		}
 	}
 	n := 0
 	for _, s := range []string{cfg.catalog, cfg.faqs, cfg.docs} {
@@ -202,6 +229,9 @@ type output struct {
 }
 
 func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
+	if cfg.chat != "" {
+		return executeChat(ctx, cfg, stdout, stderr)
+	}
 	queries, err := eval.LoadQueries(cfg.queries)
 	if err != nil {
 		return err
