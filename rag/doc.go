@@ -43,6 +43,35 @@
 // ErrInvalidQuery; limits are clamped, over-long text truncated and invalid
 // UTF-8 repaired.
 //
+// # Evidence
+//
+// Every hit carries an Evidence: a calibrated relevance in [0, 1] and a
+// typed decision (Relevant, Reason). It does not change the ranking; it
+// says whether the hit answers the query at all. Lexical evidence is the
+// IDF-weighted share of the query's content concepts the record holds
+// (stopwords and request words such as "vendem" or "quanto custa" are not
+// content; a synonym and the words it spans are one concept); vector
+// evidence compares the hit's similarity with the query's similarity to a
+// fixed sample of the store's own chunks (median and robust spread), so it
+// means the same for the hash embedder, whose relevant chunks sit near
+// 0.3, and for a semantic model, whose relevant chunks sit near 0.8. The
+// two are fused as 1 − (1 − lexical)(1 − vector); a query naming a culture
+// and a treatment caps records lacking the pair. The background sample is
+// drawn on the first search of each kind (RecordLister and ChunkReader
+// stores; memory and Postgres give the same sample) and refreshed with
+// RefreshVocabularies; EvidenceOptions holds the knobs.
+//
+// The Pipeline builds on it: each search keeps its relevant hits only, in
+// evidence order (FAQ priority breaks ties), drops those far below the
+// search's best (PipelineOptions.RelativeCut) and fits the retrieved
+// sections into a 2,000-token budget (ContextTokens). The confidence level
+// is the seed's (0.85 / 0.70 / 0.60) over the mean relevance of what is
+// cited; level none means nothing relevant was found, and the turn
+// abstains: ChatResponse.Abstained is set, no source is cited, and the
+// Answerer is told (AnswerRequest.Abstained) to say the store has nothing
+// on it. Recent turns join the searches only when DetectFollowUp (or
+// PipelineOptions.FollowUp) takes the message for a follow-up.
+//
 // # Indexing
 //
 // An Indexer turns items (one chunk for the item's own fields, recursive
