@@ -10,14 +10,14 @@ import (
 func TestBackgroundOfWorkedExample(t *testing.T) {
 	// Rows [1 0], [0 1], [0.6 0.8] against q = [1 0]: similarities 1, 0
 	// and 0.6; median 0.6; absolute deviations 0.4, 0.6, 0 → MAD 0.4;
-	// spread 1.4826 × 0.4.
+	// 95th percentile (nearest rank) 1; scale 1 − 0.6.
 	c := &calibration{rows: []float32{1, 0, 0, 1, 0.6, 0.8}, dims: 2, n: 3}
 	bg := backgroundOf([]float32{1, 0}, c)
 	if bg == nil || bg.Samples != 3 {
 		t.Fatalf("background = %+v", bg)
 	}
-	if math.Abs(bg.Median-0.6) > 1e-6 || math.Abs(bg.Spread-1.4826*0.4) > 1e-6 {
-		t.Errorf("median %v spread %v, want 0.6 and %v", bg.Median, bg.Spread, 1.4826*0.4)
+	if math.Abs(bg.Median-0.6) > 1e-6 || math.Abs(bg.P95-1) > 1e-6 || math.Abs(bg.Scale-0.4) > 1e-6 {
+		t.Errorf("median %v p95 %v scale %v, want 0.6, 1 and 0.4", bg.Median, bg.P95, bg.Scale)
 	}
 	if backgroundOf([]float32{1, 0, 0}, c) != nil {
 		t.Error("a query of other dimensions got a background")
@@ -25,10 +25,10 @@ func TestBackgroundOfWorkedExample(t *testing.T) {
 	if backgroundOf([]float32{1, 0}, nil) != nil {
 		t.Error("no sample gave a background")
 	}
-	// All equal similarities: the spread is floored, so z stays finite.
+	// All equal similarities: the scale is floored, so z stays finite.
 	flat := &calibration{rows: []float32{1, 0, 1, 0}, dims: 2, n: 2}
-	if bg := backgroundOf([]float32{1, 0}, flat); bg.Spread != minSpread {
-		t.Errorf("flat spread = %v, want %v", bg.Spread, minSpread)
+	if bg := backgroundOf([]float32{1, 0}, flat); bg.Scale != minScale {
+		t.Errorf("flat scale = %v, want %v", bg.Scale, minScale)
 	}
 }
 
@@ -42,7 +42,7 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 			{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 3},
 		},
 		pairAsked: true, maxWeight: 3,
-		bg: &Background{Median: 0.05, Spread: 0.04, Samples: 100},
+		bg: &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
 	}
 	tests := []struct {
 		name     string
@@ -60,13 +60,13 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 			relevant: true, reason: ReasonCovered, coverage: 1, rel: 1,
 		},
 		{
-			// Coverage 1/4; lexical 0.25^1.5 = 0.125; vector z = (0.45 −
-			// 0.05)/0.04 = 10 → 1/(1+e^(−(10−8)/1.5)) = 0.7914; relevance
-			// 1 − 0.875 × 0.2086 = 0.8175, but the pair is missing: capped
-			// at 0.75 × 0.6 = 0.45.
+			// Coverage 1/4; lexical 0.25^1.5 = 0.125; vector z = (0.2 −
+			// 0.05)/0.04 = 3.75 → 1/(1+e^(−(3.75−3)/0.75)) = 0.7311;
+			// relevance 1 − 0.875 × 0.2689 = 0.7647, but the pair is
+			// missing: capped at 0.75 × 0.6 = 0.45.
 			name:     "treatment only, close vector, missing pair",
 			sig:      &lexical.Signals{Matched: []lexical.TermMatch{{Term: "fungicida", Fields: []string{"category"}}}},
-			vec:      &VectorEvidence{Similarity: 0.45},
+			vec:      &VectorEvidence{Similarity: 0.2},
 			relevant: false, reason: ReasonMissingPair, coverage: 0.25, rel: 0.45,
 		},
 		{
@@ -91,13 +91,14 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 	// vector is relevant through the vector.
 	eq.pairAsked = false
 	ev := eq.evidenceFor(tests[1].sig, tests[1].vec, lexical.FieldName, &o)
-	want := 1 - (1-0.125)*(1-logistic((10-8)/1.5))
+	want := 1 - (1-0.125)*(1-logistic((3.75-3)/0.75))
 	if !ev.Relevant || ev.Reason != ReasonVector || math.Abs(ev.Relevance-want) > 1e-6 {
 		t.Errorf("no pair asked: %+v, want relevance %v via vector", ev, want)
 	}
 
-	// A named record: its name holds the rarest concept (videira, via
-	// uva), so lexical evidence is at least the threshold.
+	// A named item: its name holds the rarest concept (videira, via uva,
+	// weight 3 ≥ NamedMinWeight), so lexical evidence is at least the
+	// threshold.
 	eq.concepts = append(eq.concepts, queryConcept{label: "dose", direct: []string{"dose"}, weight: 2})
 	named := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "uva", Fields: []string{"name"}}}}
 	ev = eq.evidenceFor(named, nil, lexical.FieldName, &o)
@@ -123,7 +124,7 @@ func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
 	}
 	frame := frameSet(DefaultFrameWords)
 	for _, tt := range tests {
-		eq := analyzeEvidence(s.Prepare(tt.query), func(t string) float64 { return max(idf(t), 1) }, frame)
+		eq := analyzeEvidence(s.Prepare(tt.query), func(t string) float64 { return max(idf(t), 1) }, nil, frame)
 		var labels []string
 		for _, c := range eq.concepts {
 			labels = append(labels, c.label)
