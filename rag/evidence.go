@@ -65,8 +65,11 @@ var DefaultFrameWords = []string{
 	"opcao", "opcoes", "melhor", "bom", "boa", "usar", "uso", "utilizar", "serve", "servir", "funciona",
 	"quanto", "custa", "preco", "valor", "informacao", "informacoes", "saber", "dizer", "ajuda", "ajudar",
 	"duvida", "pergunta", "tipo", "algum", "alguma", "aplicar", "mim", "minha", "meu",
+	"significa", "significado", "quer", "dizer", "define", "definicao", "explica", "explicar", "vai",
+	"controlar", "combater", "matar", "eliminar", "acabar", "resolver",
 	"sell", "buy", "product", "products", "price", "cost", "costs", "much", "have", "need", "want",
 	"recommend", "best", "good", "use", "tell", "please", "store", "shop", "any", "kind", "know",
+	"mean", "means", "meaning", "what", "explain", "control", "kill",
 }
 
 // EvidenceOptions shape the per-hit evidence (Hit.Evidence). The zero
@@ -392,6 +395,10 @@ type queryConcept struct {
 	class []string
 	// culture, treatment: the concept is the mention of one.
 	culture, treatment bool
+	// corrected: the query word was replaced by typo correction; a match
+	// earns IndirectCredit, as the correction may be wrong
+	// ("passagem" → "pastagem").
+	corrected bool
 	// indirect: the class is a hypernym (a treatment class for a pest),
 	// worth IndirectCredit alone.
 	indirect bool
@@ -407,7 +414,7 @@ type evidenceQuery struct {
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
-func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, known func(string) bool, frame map[string]bool) *evidenceQuery {
+func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, known func(string) bool, frame map[string]bool, corrections []lexical.Correction) *evidenceQuery {
 	eq := &evidenceQuery{}
 	tokens := pq.Tokens()
 	owner := make([]int, len(tokens)) // concept index per token, -1 frame
@@ -415,8 +422,15 @@ func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, known 
 		owner[i] = -2
 	}
 	for i, t := range tokens {
-		if !pq.Fallback() && (frame[t] || frame[lexical.Stem(t)]) {
+		if !pq.Fallback() && (frame[t] || frame[lexical.Stem(t)] || isShortWord(t)) {
 			owner[i] = -1
+		}
+		for _, cr := range corrections {
+			// A frame word the vocabulary "corrected" ("controlar" →
+			// "controle") is still a frame word.
+			if (t == cr.To || strings.HasPrefix(cr.To, t)) && (frame[cr.From] || frame[lexical.Stem(cr.From)]) {
+				owner[i] = -1
+			}
 		}
 	}
 	var cultures, treatments int
@@ -470,6 +484,11 @@ func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, known 
 	}
 	for i := range eq.concepts {
 		c := &eq.concepts[i]
+		for _, cr := range corrections {
+			if slices.ContainsFunc(c.direct, func(t string) bool { return strings.HasPrefix(cr.To, t) || t == cr.To }) {
+				c.corrected = true
+			}
+		}
 		w := math.Inf(1)
 		terms := slices.Concat(c.direct, c.class)
 		for _, t := range terms {
@@ -478,8 +497,13 @@ func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, known 
 		if math.IsInf(w, 0) || !(w > 0) {
 			w = 1
 		}
-		if known != nil && !slices.ContainsFunc(terms, known) {
-			w = UnknownWeight
+		if known != nil && !slices.ContainsFunc(terms, known) || c.corrected {
+			// The user typed no word the store holds: weigh it as a
+			// common term, not as the rare word it was corrected to.
+			w = min(w, UnknownWeight)
+			if known != nil && !slices.ContainsFunc(terms, known) {
+				w = UnknownWeight
+			}
 		}
 		c.weight = w
 		eq.maxWeight = max(eq.maxWeight, w)
@@ -519,6 +543,9 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 		for _, t := range c.direct {
 			if f, ok := matched[t]; ok {
 				credit = 1
+				if c.corrected {
+					credit = o.IndirectCredit
+				}
 				where = append(where, f...)
 			}
 		}
@@ -650,7 +677,7 @@ func byEvidence[T any](hits []Hit[T], tie func(*T) int) []Hit[T] {
 // addEvidence sets the Evidence of the final hits. Hits without lexical
 // signals (simple mode, vector-only hits) are scored first, so every hit
 // is judged on the same terms.
-func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *lexical.PreparedQuery, lx *kindLexicon, qvec []float32, hits []Hit[T]) {
+func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *lexical.PreparedQuery, lx *kindLexicon, corrections []lexical.Correction, qvec []float32, hits []Hit[T]) {
 	if len(hits) == 0 {
 		return
 	}
@@ -658,7 +685,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 	if idf == nil {
 		idf = func(string) float64 { return 1 }
 	}
-	eq := analyzeEvidence(pq, idf, lx.known, s.frame)
+	eq := analyzeEvidence(pq, idf, lx.known, s.frame, corrections)
 	if qvec != nil {
 		eq.bg = backgroundOf(qvec, s.calibrationOf(ctx, ops.kind))
 	}
@@ -673,4 +700,14 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 		}
 		h.Evidence = eq.evidenceFor(sig, h.Vector, ops.titleField, &s.evidence)
 	}
+}
+
+// isShortWord reports a token of fewer than three letters and no digit
+// ("tá", "sc"): matched as a substring it is found almost everywhere, so
+// it is not counted as content.
+func isShortWord(t string) bool {
+	if len(t) >= 3 {
+		return false
+	}
+	return !strings.ContainsFunc(t, func(r rune) bool { return r >= '0' && r <= '9' })
 }

@@ -737,7 +737,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	if len(res.Hits) > st.limit {
 		res.Hits = res.Hits[:st.limit]
 	}
-	addEvidence(ctx, s, ops, pq, lx, vec.query, res.Hits)
+	addEvidence(ctx, s, ops, pq, lx, corrections, vec.query, res.Hits)
 	res.Timings.Total = time.Since(start)
 	return res, nil
 }
