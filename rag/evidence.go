@@ -43,7 +43,11 @@ const (
 	// NamedMinWeight is the least IDF weight of a concept that names a
 	// catalog item: rarer than a term found in one record in ten by a
 	// margin, as a brand or product name is.
-	NamedMinWeight = 2.0
+	NamedMinWeight = 1.5
+	// ContextWeight multiplies the weight of a concept named only by the
+	// query's context (Query.Context: the earlier turns of a follow-up),
+	// so the message's own concepts count most.
+	ContextWeight = 0.5
 	// UnknownWeight is the weight of a concept no record of the kind
 	// holds: the reference weight (a term found in one record in ten),
 	// not the IDF cap. Such a word is either something the store lacks
@@ -677,7 +681,7 @@ func byEvidence[T any](hits []Hit[T], tie func(*T) int) []Hit[T] {
 // addEvidence sets the Evidence of the final hits. Hits without lexical
 // signals (simple mode, vector-only hits) are scored first, so every hit
 // is judged on the same terms.
-func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *lexical.PreparedQuery, lx *kindLexicon, corrections []lexical.Correction, qvec []float32, hits []Hit[T]) {
+func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *lexical.PreparedQuery, lx *kindLexicon, corrections []lexical.Correction, own []string, qvec []float32, hits []Hit[T]) {
 	if len(hits) == 0 {
 		return
 	}
@@ -686,6 +690,9 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 		idf = func(string) float64 { return 1 }
 	}
 	eq := analyzeEvidence(pq, idf, lx.known, s.frame, corrections)
+	if own != nil {
+		eq.contextOnly(own)
+	}
 	if qvec != nil {
 		eq.bg = backgroundOf(qvec, s.calibrationOf(ctx, ops.kind))
 	}
@@ -710,4 +717,17 @@ func isShortWord(t string) bool {
 		return false
 	}
 	return !strings.ContainsFunc(t, func(r rune) bool { return r >= '0' && r <= '9' })
+}
+
+// contextOnly down-weights the concepts none of whose query words is one
+// of own, the message's own tokens: they come from the context.
+func (eq *evidenceQuery) contextOnly(own []string) {
+	eq.maxWeight = 0
+	for i := range eq.concepts {
+		c := &eq.concepts[i]
+		if !slices.ContainsFunc(c.direct, func(t string) bool { return slices.Contains(own, t) }) {
+			c.weight *= ContextWeight
+		}
+		eq.maxWeight = max(eq.maxWeight, c.weight)
+	}
 }

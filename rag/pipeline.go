@@ -264,23 +264,21 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	dbg.Plan = plan
 	fu := p.opts.FollowUp(pr.message, recent)
 	dbg.FollowUp = &fu
-	query := pr.message
-	var faqContext string
+	var faqContext, lastTurn string
 	if fu.FollowUp {
 		faqContext = recentUserText(recent, p.opts.FAQContextTurns)
-		if last := lastUserTurn(recent); last != "" {
-			query = last + " " + pr.message
-		}
+		lastTurn = lastUserTurn(recent)
 	}
-	catalogQuery := query
+	cq := searchText{text: pr.message, context: lastTurn}
 	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
-		catalogQuery = strings.TrimSpace(summary.CatalogQuery)
+		cq = searchText{text: strings.TrimSpace(summary.CatalogQuery)}
 	}
+	catalogQuery := CombineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
 	dbg.CatalogQuery = catalogQuery
 	dbg.FAQQuery = CombineQueryWithContext(pr.message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 
 	t = time.Now()
-	sr := p.runSearches(ctx, plan, pr.message, catalogQuery, query, faqContext, req.Limit, emit)
+	sr := p.runSearches(ctx, plan, pr.message, cq, searchText{text: pr.message, context: lastTurn}, faqContext, req.Limit, emit)
 	dbg.Timings.Search = time.Since(t)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -422,9 +420,11 @@ func (r *searchResults) meanRelevance() float64 {
 // runSearches runs the planned searches concurrently, then keeps the
 // relevant hits of each (selectRelevant) within the context budget. A
 // failed search is reported in errors and yields no hits; the turn goes
-// on. catalogQuery searches the catalog, query the documents, and
-// message plus faqContext the FAQs.
-func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQuery, query, faqContext string, reqLimit int, emit func(Event)) *searchResults {
+// on. cq searches the catalog, dq the documents, and message plus
+// faqContext the FAQs.
+func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
+	catalogQuery := CombineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
+	query := CombineQueryWithContext(dq.text, dq.context, p.searcher.opts.MaxQueryChars)
 	res := &searchResults{timings: map[string]Timings{}, considered: map[string]int{}}
 	var (
 		mu sync.Mutex
@@ -475,14 +475,14 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message, catalogQ
 	if plan.Catalog {
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.CatalogItem], error) {
-				return p.searcher.SearchCatalog(ctx, Query{Text: catalogQuery, Limit: limit, Rerank: p.opts.Rerank})
+				return p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: limit, Rerank: p.opts.Rerank})
 			}, &res.catalog, nil, cut, done(ToolSearchCatalog))
 		})
 	}
 	if plan.Documents {
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.Document], error) {
-				return p.searcher.SearchDocuments(ctx, Query{Text: query, Limit: limit, Rerank: p.opts.Rerank})
+				return p.searcher.SearchDocuments(ctx, Query{Text: dq.text, Context: dq.context, Limit: limit, Rerank: p.opts.Rerank})
 			}, &res.docs, nil, cut, done(ToolSearchDocuments))
 		})
 	}
@@ -654,4 +654,10 @@ func (p *Pipeline) audit(ctx context.Context, tool, query string, limit, count i
 		slog.String("arguments", string(args)),
 		slog.Int("results", count),
 		slog.String("payload", preview))
+}
+
+// searchText is a search's own text and the conversation context that
+// joins it (follow-ups only).
+type searchText struct {
+	text, context string
 }

@@ -81,9 +81,11 @@ const (
 type Query struct {
 	// Text is what the user asked. Required.
 	Text string
-	// Context is recent conversation text. SearchFAQs appends it to Text
-	// (up to MaxFAQQueryChars in all, seed 000 §4.8); catalog and document
-	// searches ignore it, as the seeds do.
+	// Context is recent conversation text, appended to Text: up to
+	// MaxFAQQueryChars in all for FAQs (seed 000 §4.8), MaxQueryChars for
+	// catalog and document searches (the seeds append it to FAQ searches
+	// only; the Pipeline sets it for follow-ups alone). Hit evidence
+	// weighs the concepts only the context names at ContextWeight.
 	Context string
 	// Limit is the number of hits wanted, clamped to [1, MaxLimit].
 	Limit int

@@ -455,7 +455,10 @@ func (s *Searcher) docOps() kindOps[storage.Document] {
 
 // SearchCatalog runs a hybrid search over active catalog items.
 func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.CatalogItem], error) {
-	return search(ctx, s, q, s.itemOps(), q.Text)
+	if strings.TrimSpace(strings.ToValidUTF8(q.Text, "")) == "" {
+		return nil, ErrEmptyQuery
+	}
+	return search(ctx, s, q, s.itemOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
 }
 
 // SearchFAQs runs a hybrid search over active FAQs; q.Context is appended
@@ -473,7 +476,10 @@ func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ
 
 // SearchDocuments runs a hybrid search over documents.
 func (s *Searcher) SearchDocuments(ctx context.Context, q Query) (*Result[storage.Document], error) {
-	return search(ctx, s, q, s.docOps(), q.Text)
+	if strings.TrimSpace(strings.ToValidUTF8(q.Text, "")) == "" {
+		return nil, ErrEmptyQuery
+	}
+	return search(ctx, s, q, s.docOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
 }
 
 // CombineQueryWithContext appends context to query, separated by a space,
@@ -737,7 +743,12 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	if len(res.Hits) > st.limit {
 		res.Hits = res.Hits[:st.limit]
 	}
-	addEvidence(ctx, s, ops, pq, lx, corrections, vec.query, res.Hits)
+	var own []string
+	if strings.TrimSpace(q.Context) != "" {
+		msg, _ := s.correctQuery(strings.ToValidUTF8(q.Text, "\uFFFD"), lx)
+		own = lx.scorer.Prepare(msg).Tokens()
+	}
+	addEvidence(ctx, s, ops, pq, lx, corrections, own, vec.query, res.Hits)
 	res.Timings.Total = time.Since(start)
 	return res, nil
 }
