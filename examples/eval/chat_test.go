@@ -401,6 +401,7 @@ func TestChatUsageErrors(t *testing.T) {
 		{"testdata and catalog", []string{"-chat", cases, "-testdata", testdata(""), "-catalog", testdata("catalog.jsonl")}},
 		{"bad split", []string{"-chat", cases, "-split", "train"}},
 		{"bad dims", []string{"-chat", cases, "-dims", "0"}},
+		{"bad rerank", []string{"-chat", cases, "-rerank", "cohere"}},
 		{"testdata without -chat", []string{"-catalog", "a", "-queries", "q", "-qrels", "r", "-testdata", "x"}},
 		{"-v without -chat", []string{"-catalog", "a", "-queries", "q", "-qrels", "r", "-v"}},
 	} {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -50,6 +51,9 @@ func checkChatFlags(cfg *config) error {
 	}
 	if cfg.set["dims"] && cfg.dims < 1 {
 		return usagef("-dims %d: want > 0", cfg.dims)
+	}
+	if cfg.rerank != "off" && cfg.rerank != "keyword" {
+		return usagef("-rerank %q: want off or keyword", cfg.rerank)
 	}
 	return nil
 }
@@ -283,7 +287,19 @@ func executeChat(ctx context.Context, cfg *config, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	chat, err := newOfflineChat(ctx, rc, dims, data.src, tuneSearcher(cfg.ablation))
+	tune := tuneSearcher(cfg.ablation)
+	if cfg.rerank == "keyword" {
+		kw, err := rerank.NewKeyword(rerank.KeywordOptions{})
+		if err != nil {
+			return err
+		}
+		base := tune
+		tune = func(o *rag.SearcherOptions) {
+			base(o)
+			o.Reranker, o.RerankByDefault = kw, true
+		}
+	}
+	chat, err := newOfflineChat(ctx, rc, dims, data.src, tune)
 	if err != nil {
 		return err
 	}

@@ -60,6 +60,8 @@ type config struct {
 	// The chat evaluation (-chat, chatrun.go).
 	chat, testdata string
 	verbose, env   bool
+	// rerank is the chat pipeline's reranker: off or keyword.
+	rerank string
 	// set are the flags given on the command line.
 	set map[string]bool
 }
@@ -118,6 +120,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	cfg.ablation.register(fs)
 	fs.StringVar(&cfg.chat, "chat", "", "chat cases JSONL `file`: evaluate the chat pipeline's answers instead of searches")
 	fs.StringVar(&cfg.testdata, "testdata", "", "with -chat: `dir` with catalog.jsonl, faqs.jsonl, documents/ and documents.jsonl (default: ./testdata, searched upwards)")
+	fs.StringVar(&cfg.rerank, "rerank", "off", "with -chat: the searches' reranker, off|keyword (rag/rerank.Keyword, the seed's offline fallback)")
 	fs.BoolVar(&cfg.verbose, "v", false, "with -chat: list every case, not only the failing ones")
 	fs.BoolVar(&cfg.env, "env", false, "with -chat: read the search and chat knobs from the environment (rag.ConfigFromEnv) like the chatserver; models stay offline")
 	fs.Usage = func() {
