@@ -66,7 +66,7 @@
 // # Chat evaluation
 //
 //	eval -chat CASES.jsonl [-testdata DIR | -catalog F -faqs F -docs F]
-//	     [-split tune|heldout] [-type T] [-v] [-json] [-latency]
+//	     [-split tune|heldout] [-type T] [-rerank off|keyword] [-v] [-json] [-latency]
 //
 // measures the answers of the chat pipeline rather than one search. It
 // builds the pipeline `go run ./examples/chatserver` serves offline — a
@@ -80,7 +80,9 @@
 // upwards, or -testdata DIR: catalog.jsonl, faqs.jsonl, documents/ and
 // documents.jsonl) or over the -catalog, -faqs and -docs files given. The
 // switches of the Knobs paragraph (-typo, -stem, -synonyms, ...) apply
-// to its searcher too; the other retrieval flags are refused.
+// to its searcher too; -rerank keyword turns the offline keyword reranker
+// (rag/rerank.Keyword) on for every search; the other retrieval flags are
+// refused.
 //
 // The cases are JSONL, one conversation a line:
 //
