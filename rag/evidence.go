@@ -216,8 +216,10 @@ type Evidence struct {
 	// item's attached files.
 	FilesOnly bool `json:"files_only,omitempty"`
 	// Named reports that the item's name holds the query's rarest
-	// concept, and that concept is rare (NamedMinWeight).
-	Named bool `json:"named,omitempty"`
+	// concept, and that concept is rare (NamedMinWeight); Name is that
+	// concept (the query word, normalized).
+	Named bool   `json:"named,omitempty"`
+	Name  string `json:"name,omitempty"`
 	// PairAsked reports that the query names a culture and a treatment;
 	// Pair that the record holds both.
 	PairAsked bool `json:"pair_asked,omitempty"`
@@ -406,15 +408,17 @@ type queryConcept struct {
 	// indirect: the class is a hypernym (a treatment class for a pest),
 	// worth IndirectCredit alone.
 	indirect bool
-	weight   float64
+	// weight counts in coverage; raw is the weight before ContextWeight.
+	weight, raw float64
 }
 
 // evidenceQuery is a query analyzed for evidence.
 type evidenceQuery struct {
 	concepts  []queryConcept
 	pairAsked bool
-	maxWeight float64
-	bg        *Background
+	// maxRaw is the largest raw weight of a concept some record holds.
+	maxRaw float64
+	bg     *Background
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
@@ -501,16 +505,18 @@ func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, known 
 		if math.IsInf(w, 0) || !(w > 0) {
 			w = 1
 		}
-		if known != nil && !slices.ContainsFunc(terms, known) || c.corrected {
+		unknown := known != nil && !slices.ContainsFunc(terms, known)
+		switch {
+		case unknown:
+			w = UnknownWeight
+		case c.corrected:
 			// The user typed no word the store holds: weigh it as a
 			// common term, not as the rare word it was corrected to.
 			w = min(w, UnknownWeight)
-			if known != nil && !slices.ContainsFunc(terms, known) {
-				w = UnknownWeight
-			}
+		default:
+			eq.maxRaw = max(eq.maxRaw, w)
 		}
-		c.weight = w
-		eq.maxWeight = max(eq.maxWeight, w)
+		c.weight, c.raw = w, w
 	}
 	return eq
 }
@@ -589,8 +595,8 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 				filesOnly = false
 			}
 		}
-		if titleField != "" && c.weight >= eq.maxWeight && c.weight >= NamedMinWeight && slices.Contains(where, titleField) {
-			ev.Named = true
+		if titleField != "" && c.raw >= eq.maxRaw && c.raw >= NamedMinWeight && slices.Contains(where, titleField) {
+			ev.Named, ev.Name = true, c.label
 		}
 	}
 	if total > 0 {
@@ -644,14 +650,35 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 
 func logistic(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// frameSet folds frame words for lookup: each word and its stem.
-func frameSet(words []string) map[string]bool {
-	m := make(map[string]bool, 2*len(words))
+// frameSet folds frame words for lookup: each word, its light stem and
+// what filters make of it (the Snowball stems of FAQ and document
+// tokens).
+func frameSet(words []string, filters ...lexical.TokenFilter) map[string]bool {
+	m := make(map[string]bool, 3*len(words))
 	for _, w := range words {
 		n := lexical.Normalize(w)
 		m[n] = true
 		m[lexical.Stem(n)] = true
+		out := []string{n}
+		for _, f := range filters {
+			if f != nil {
+				out = f.Filter(out)
+			}
+		}
+		for _, t := range out {
+			m[t] = true
+		}
 	}
+	return m
+}
+
+// frameFor returns the frame words as the scorer's tokens look.
+func (s *Searcher) frameFor(sc *lexical.Scorer) map[string]bool {
+	if m, ok := s.frames.Load(sc); ok {
+		return m.(map[string]bool)
+	}
+	m := frameSet(s.evidence.FrameWords, sc.Tokenizer().Filters...)
+	s.frames.Store(sc, m)
 	return m
 }
 
@@ -689,7 +716,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 	if idf == nil {
 		idf = func(string) float64 { return 1 }
 	}
-	eq := analyzeEvidence(pq, idf, lx.known, s.frame, corrections)
+	eq := analyzeEvidence(pq, idf, lx.known, s.frameFor(lx.scorer), corrections)
 	if own != nil {
 		eq.contextOnly(own)
 	}
@@ -722,12 +749,10 @@ func isShortWord(t string) bool {
 // contextOnly down-weights the concepts none of whose query words is one
 // of own, the message's own tokens: they come from the context.
 func (eq *evidenceQuery) contextOnly(own []string) {
-	eq.maxWeight = 0
 	for i := range eq.concepts {
 		c := &eq.concepts[i]
 		if !slices.ContainsFunc(c.direct, func(t string) bool { return slices.Contains(own, t) }) {
 			c.weight *= ContextWeight
 		}
-		eq.maxWeight = max(eq.maxWeight, c.weight)
 	}
 }

@@ -38,10 +38,10 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 	o := EvidenceOptions{}.withDefaults()
 	eq := &evidenceQuery{
 		concepts: []queryConcept{
-			{label: "fungicida", direct: []string{"fungicida"}, treatment: true, weight: 1},
-			{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 3},
+			{label: "fungicida", direct: []string{"fungicida"}, treatment: true, weight: 1, raw: 1},
+			{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 3, raw: 3},
 		},
-		pairAsked: true, maxWeight: 3,
+		pairAsked: true, maxRaw: 3,
 		bg: &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
 	}
 	tests := []struct {
@@ -99,7 +99,7 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 	// A named item: its name holds the rarest concept (videira, via uva,
 	// weight 3 ≥ NamedMinWeight), so lexical evidence is at least the
 	// threshold.
-	eq.concepts = append(eq.concepts, queryConcept{label: "dose", direct: []string{"dose"}, weight: 2})
+	eq.concepts = append(eq.concepts, queryConcept{label: "dose", direct: []string{"dose"}, weight: 2, raw: 2})
 	named := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "uva", Fields: []string{"name"}}}}
 	ev = eq.evidenceFor(named, nil, lexical.FieldName, &o)
 	if !ev.Named || !ev.Relevant || ev.Reason != ReasonNamed {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -487,6 +488,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 		})
 	}
 	wg.Wait()
+	focusOnNamed(res)
 	p.fitBudget(res, catalogQuery)
 
 	// Audit records and hits events in plan order, from the calling
@@ -660,4 +662,36 @@ func (p *Pipeline) audit(ctx context.Context, tool, query string, limit, count i
 // joins it (follow-ups only).
 type searchText struct {
 	text, context string
+}
+
+// focusOnNamed: when the question names a catalog item (a relevant item
+// hit with Evidence.Named), FAQs and documents that lack the name are
+// general material about the topic, not the answer ("Tebucor no trigo,
+// quantos dias de carência?" is answered by Tebucor's leaflet, not by the
+// FAQ on what carência is); they are left out.
+func focusOnNamed(r *searchResults) {
+	var names []string
+	for i := range r.catalog {
+		if e := r.catalog[i].Evidence; e != nil && e.Named && e.Name != "" {
+			names = append(names, e.Name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	lacks := func(e *Evidence) bool {
+		if e == nil {
+			return true
+		}
+		for _, m := range e.Missing {
+			for _, n := range names {
+				if strings.HasPrefix(n, m) || strings.HasPrefix(m, n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return lacks(h.Evidence) })
+	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return lacks(h.Evidence) })
 }

@@ -167,7 +167,7 @@ type Searcher struct {
 	lex      lexicons
 	calib    calibrations
 	evidence EvidenceOptions
-	frame    map[string]bool
+	frames   sync.Map // *lexical.Scorer → frame word set
 }
 
 // NewSearcher returns a Searcher over store. embedder may be nil, in which
@@ -216,7 +216,6 @@ func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptio
 	}
 	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize)}
 	s.evidence = o.Evidence.withDefaults()
-	s.frame = frameSet(s.evidence.FrameWords)
 	s.catalog = o.Scorer
 	if s.catalog == nil {
 		s.catalog = lexical.NewScorer(CatalogScorerOptions())
