@@ -46,6 +46,7 @@ const (
 	EnvEmbeddingDimensions               = "EMBEDDING_DIMENSIONS"
 	EnvEmbeddingBatchSize                = "EMBEDDING_BATCH_SIZE"
 	EnvChatHistoryContextLimit           = "CHAT_HISTORY_CONTEXT_LIMIT"
+	EnvRAGMaxContextTokens               = "RAG__MAX_CONTEXT_TOKENS"
 	EnvCatalogAIModel                    = "CATALOG_AI_MODEL"
 	EnvCatalogAIMaxPrice                 = "CATALOG_AI_MAX_PRICE"
 )
@@ -195,6 +196,10 @@ type ChatConfig struct {
 	// HistoryLimit is how many recent turns enter the context
 	// (CHAT_HISTORY_CONTEXT_LIMIT, default 6).
 	HistoryLimit int `json:"history_limit"`
+	// ContextTokens is the budget of the retrieved context sections, in
+	// tokens of about 4 characters (seed 002's RAG__MAX_CONTEXT_TOKENS,
+	// default 2000, 100–8000).
+	ContextTokens int `json:"context_tokens"`
 	// AnswerModel answers (OPENROUTER_MODEL_ANSWER, else OPENAI_MODEL);
 	// ClassifyModel classifies (OPENROUTER_MODEL_CLASSIFY, else
 	// AnswerModel); ClassifyFallbackModel is tried when it fails
@@ -289,7 +294,7 @@ func DefaultConfig() Config {
 			VectorCandidateMultiplier: DefaultCandidateMultiplier, VectorCandidateMax: DefaultCandidateMax,
 			ChunksPerItem: vector.DefaultChunksPerOwner, SnippetMaxChars: vector.DefaultSnippetMaxChars,
 		},
-		Chat:      ChatConfig{HistoryLimit: DefaultHistoryLimit, Language: LanguagePortuguese},
+		Chat:      ChatConfig{HistoryLimit: DefaultHistoryLimit, ContextTokens: DefaultContextTokens, Language: LanguagePortuguese},
 		Embedding: EmbeddingConfig{Model: DefaultEmbeddingModel, Dimensions: DefaultEmbeddingDimensions, BatchSize: DefaultEmbeddingBatchSize},
 	}
 }
@@ -329,6 +334,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := &cfg.Chat
 	r.boolean(EnvCatalogQueryKeywordsEnabled, &c.UseCatalogQuery)
 	r.integer(EnvChatHistoryContextLimit, &c.HistoryLimit)
+	r.integer(EnvRAGMaxContextTokens, &c.ContextTokens)
 
 	p := &cfg.Providers
 	p.OpenRouterAPIKey = Secret(strings.TrimSpace(getenv(EnvOpenRouterAPIKey)))
@@ -419,6 +425,7 @@ func (c Config) check() []error {
 	inRange(EnvCatalogVectorChunksPerItem, s.ChunksPerItem, 1, 1000)
 	inRange(EnvCatalogVectorSnippetMaxChars, s.SnippetMaxChars, 1, 1_000_000)
 	inRange(EnvChatHistoryContextLimit, c.Chat.HistoryLimit, 1, 1000)
+	inRange(EnvRAGMaxContextTokens, c.Chat.ContextTokens, 100, 8000)
 	if _, err := ParseLanguage(string(c.Chat.Language)); err != nil {
 		errs = append(errs, &EnvError{Var: "Chat.Language", Err: err})
 	}
@@ -578,6 +585,7 @@ func (c Config) LogValue() slog.Value {
 			slog.Int("chunks_per_item", s.ChunksPerItem), slog.Int("snippet_max_chars", s.SnippetMaxChars)),
 		slog.Group("chat",
 			slog.Bool("use_catalog_query", c.Chat.UseCatalogQuery), slog.Int("history_limit", c.Chat.HistoryLimit),
+			slog.Int("context_tokens", c.Chat.ContextTokens),
 			slog.String("answer_model", c.Chat.AnswerModel), slog.String("classify_model", c.Chat.ClassifyModel),
 			slog.String("classify_fallback_model", c.Chat.ClassifyFallbackModel), slog.String("language", string(c.Chat.Language))),
 		slog.Group("providers",
@@ -643,7 +651,7 @@ func (c Config) SearcherOptions() SearcherOptions {
 
 // PipelineOptions maps the chat knobs to PipelineOptions.
 func (c Config) PipelineOptions() PipelineOptions {
-	return PipelineOptions{HistoryLimit: c.Chat.HistoryLimit, UseCatalogQuery: c.Chat.UseCatalogQuery}
+	return PipelineOptions{HistoryLimit: c.Chat.HistoryLimit, UseCatalogQuery: c.Chat.UseCatalogQuery, ContextTokens: c.Chat.ContextTokens}
 }
 
 // IndexerOptions maps the embedding knobs to IndexerOptions.

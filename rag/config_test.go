@@ -108,6 +108,7 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 		rag.EnvEmbeddingDimensions:               "768",
 		rag.EnvEmbeddingBatchSize:                "32",
 		rag.EnvChatHistoryContextLimit:           "10",
+		rag.EnvRAGMaxContextTokens:               "3000",
 		rag.EnvCatalogAIModel:                    "openai/gpt-4o",
 		rag.EnvCatalogAIMaxPrice:                 "25000",
 	}
@@ -123,7 +124,7 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 			ChunksPerItem: 2, SnippetMaxChars: 500,
 		},
 		Chat: rag.ChatConfig{
-			UseCatalogQuery: true, HistoryLimit: 10, AnswerModel: "anthropic/claude-3.5-haiku",
+			UseCatalogQuery: true, HistoryLimit: 10, ContextTokens: 3000, AnswerModel: "anthropic/claude-3.5-haiku",
 			ClassifyModel: "openai/gpt-4o-mini", ClassifyFallbackModel: "meta-llama/llama-3.1-8b-instruct", Language: rag.LanguagePortuguese,
 		},
 		Providers: rag.ProviderConfig{
@@ -214,6 +215,7 @@ func TestConfigFromEnvInvalid(t *testing.T) {
 		rag.EnvEmbeddingDimensions:              "99999",
 		rag.EnvEmbeddingBatchSize:               "1.5",
 		rag.EnvChatHistoryContextLimit:          "-2",
+		rag.EnvRAGMaxContextTokens:              "50",
 		rag.EnvCatalogAIMaxPrice:                "Inf",
 		rag.EnvOpenAIBaseURL:                    "http://user:hunter2@%zz",
 		rag.EnvOpenRouterSiteURL:                "https://user:hunter2@loja.example.com",
@@ -241,6 +243,7 @@ func TestConfigFromEnvInvalid(t *testing.T) {
 		rag.EnvCatalogAIMaxPrice, rag.EnvCatalogLexicalCandidateMax, rag.EnvCatalogVectorCandidateMultiplier, rag.EnvCatalogVectorThreshold,
 		rag.EnvCatalogVectorWeight, rag.EnvChatHistoryContextLimit, rag.EnvEmbeddingBatchSize, rag.EnvEmbeddingDimensions,
 		rag.EnvFAQVectorThreshold, rag.EnvHybridSearchEnhanced, rag.EnvOpenAIBaseURL, rag.EnvOpenRouterSiteURL,
+		rag.EnvRAGMaxContextTokens,
 	}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
