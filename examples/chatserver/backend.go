@@ -14,6 +14,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"
@@ -49,10 +50,12 @@ type components struct {
 	Classifier string `json:"classifier"`
 	Answerer   string `json:"answerer"`
 	Summarizer string `json:"summarizer,omitempty"`
-	ChatModel  string `json:"chat_model,omitempty"`
-	Assist     string `json:"assist"`
-	Agentic    string `json:"agentic"`
-	Testdata   string `json:"testdata,omitempty"`
+	// Reranker is "off" or "keyword" (-rerank, RERANK).
+	Reranker  string `json:"reranker"`
+	ChatModel string `json:"chat_model,omitempty"`
+	Assist    string `json:"assist"`
+	Agentic   string `json:"agentic"`
+	Testdata  string `json:"testdata,omitempty"`
 }
 
 // indexInfo describes the start-up indexing.
@@ -195,6 +198,17 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		if sopts.DocumentThreshold == nil {
 			sopts.DocumentThreshold = &t
 		}
+	}
+	be.info.Reranker = string(rerankOff)
+	if cfg.Rerank == rerankKeyword {
+		kw, err := rerank.NewKeyword(rerank.KeywordOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("keyword reranker: %w", err)
+		}
+		// Every search reranks, the chat's included (the pipeline keeps
+		// the Searcher's default: PipelineOptions.Rerank is nil).
+		sopts.Reranker, sopts.RerankByDefault = kw, true
+		be.info.Reranker = string(rerankKeyword)
 	}
 	be.searcher = rag.NewSearcher(be.store, be.cache, sopts)
 	popts := m.pipelineOptions

@@ -24,12 +24,17 @@ const (
 	envRequireBrowser = "HYBRIDRAG_REQUIRE_BROWSER"
 	envScreenshotDir  = "HYBRIDRAG_SCREENSHOT_DIR"
 	browserQuestion   = "tem fungicida para videira?"
+	// browserOutOfStore asks for something the store does not sell: the
+	// answer must say so plainly and list no source.
+	browserOutOfStore = "Vocês vendem ração para cachorro?"
 )
 
 // TestBrowserChat drives the chat page in headless Chromium: it types a
 // question, presses Enter, waits for the streamed answer and the debug
-// panel, checks their text, and saves screenshots (desktop and phone
-// widths) to $HYBRIDRAG_SCREENSHOT_DIR (default: a temporary directory).
+// panel, checks their text, then asks an out-of-store question and checks
+// that the answer abstains (says the store has nothing, lists no source),
+// and saves screenshots (desktop and phone widths) to
+// $HYBRIDRAG_SCREENSHOT_DIR (default: a temporary directory).
 func TestBrowserChat(t *testing.T) {
 	required := os.Getenv(envRequireBrowser) == "1"
 	if _, err := os.Stat(chromiumPath); err != nil {
@@ -147,6 +152,39 @@ func TestBrowserChat(t *testing.T) {
 	}
 	if src := browse(t, bctx, chromedp.Text(chromedp.CSS(done+` .sources`))); !strings.Contains(src, "Fosetal 800 WG") {
 		t.Errorf("sources = %q", src)
+	}
+	if ab := browse(t, bctx, chromedp.Evaluate[string](`document.querySelector('`+done+`').dataset.abstained`)); ab != "false" {
+		t.Errorf("the answer with sources has data-abstained %q, want false", ab)
+	}
+
+	// A question about something the store does not sell: the done event
+	// says abstained, the page lists no source and says so.
+	const (
+		abstained   = `li.msg.assistant[data-state="done"][data-abstained="true"]`
+		lastUser    = `[...document.querySelectorAll('li.msg.user .bubble')].pop().textContent`
+		noneVisible = `(() => { const li = document.querySelector('` + abstained + `');
+			return li.querySelector('.sources').hidden && li.querySelectorAll('.source-list li').length === 0 &&
+				!li.querySelector('.no-sources').hidden; })()`
+	)
+	if err := chromedp.Do(bctx,
+		chromedp.SendKeys(chromedp.CSS("#q"), browserOutOfStore),
+		pressEnter(),
+		chromedp.WaitVisible(chromedp.CSS(abstained+` .answer`)),
+	); err != nil {
+		t.Fatalf("ask the out-of-store question: %v", err)
+	}
+	if q := browse(t, bctx, chromedp.Evaluate[string](lastUser)); !strings.Contains(q, browserOutOfStore) {
+		t.Errorf("user bubble = %q, want %q", q, browserOutOfStore)
+	}
+	text = browse(t, bctx, chromedp.Text(chromedp.CSS(abstained+` .answer`)))
+	if !strings.Contains(strings.ToLower(text), "não encontrei") || strings.Contains(text, "Fosetal") {
+		t.Errorf("out-of-store answer does not say plainly that nothing was found:\n%s", text)
+	}
+	if !browse(t, bctx, chromedp.Evaluate[bool](noneVisible)) {
+		t.Errorf("out-of-store answer lists sources or lacks the no-sources note")
+	}
+	if n := browse(t, bctx, chromedp.Evaluate[int](`document.querySelectorAll('li.msg.assistant[data-state="done"]').length`)); n != 2 {
+		t.Errorf("%d finished answers on the page, want 2", n)
 	}
 	desktop := browse(t, bctx, chromedp.FullScreenshot(100))
 	saveShot(t, filepath.Join(shots, "chatserver-desktop.png"), desktop)

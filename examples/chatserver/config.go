@@ -29,6 +29,50 @@ const (
 	defaultShutdownTimeout = 10 * time.Second
 )
 
+// defaultRerank is the reranking of -rerank and RERANK when neither is
+// set. Off until the chat evaluation decides; flip it here.
+const defaultRerank = rerankOff
+
+// envRerank selects the reranker when -rerank is not given.
+const envRerank = "RERANK"
+
+// rerankMode is the reranker of the searches (-rerank, RERANK).
+type rerankMode string
+
+// Reranking modes.
+const (
+	// rerankOff keeps the fused order.
+	rerankOff rerankMode = "off"
+	// rerankKeyword reranks every search with rag/rerank.NewKeyword (the
+	// seeds' offline fallback: 60% fused score, 25% content and 15% title
+	// term overlap), keeping at most 5 hits scoring 0.5 or more.
+	rerankKeyword rerankMode = "keyword"
+)
+
+// errBadRerank is the parse error of an unknown reranking mode.
+var errBadRerank = errors.New(`want "off" or "keyword"`)
+
+// parseRerank reads a reranking mode (case and surrounding space ignored).
+func parseRerank(s string) (rerankMode, error) {
+	switch m := rerankMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case rerankOff, rerankKeyword:
+		return m, nil
+	}
+	return "", errBadRerank
+}
+
+// MarshalText and UnmarshalText make rerankMode a flag (flag.TextVar).
+func (m rerankMode) MarshalText() ([]byte, error) { return []byte(m), nil }
+
+func (m *rerankMode) UnmarshalText(b []byte) error {
+	v, err := parseRerank(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
 // config is the server's configuration: command-line flags plus the
 // environment variables that choose the components.
 type config struct {
@@ -69,6 +113,9 @@ type config struct {
 	ShutdownTimeout time.Duration
 	// Verbose logs every request (-v).
 	Verbose bool
+	// Rerank is the reranker of every search, the chat's included
+	// (-rerank, else RERANK, else defaultRerank).
+	Rerank rerankMode
 
 	// Env holds the environment variables that switch components.
 	Env envConfig
@@ -84,10 +131,16 @@ type envConfig struct {
 	RAG rag.Config
 }
 
-// usageError is a command-line mistake (exit status 2).
-type usageError struct{ msg string }
+// usageError is a command-line or environment mistake (exit status 2).
+// err, when set, is the typed cause (a *rag.EnvError for a bad variable).
+type usageError struct {
+	msg string
+	err error
+}
 
 func (e *usageError) Error() string { return e.msg }
+
+func (e *usageError) Unwrap() error { return e.err }
 
 // parseConfig reads the flags in args and the environment through getenv.
 // It returns flag.ErrHelp for -h.
@@ -118,6 +171,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&cfg.SearchTimeout, "search-timeout", defaultSearchTimeout, "time limit of one search")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", defaultHeartbeat, "interval of SSE keep-alive comments")
 	fs.BoolVar(&cfg.Verbose, "v", false, "log every request")
+	fs.TextVar(&cfg.Rerank, "rerank", defaultRerank, "reranker of the searches, `off|keyword` (overrides $"+envRerank+")")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: chatserver [flags]
 
@@ -131,6 +185,7 @@ Environment:
   OPENROUTER_API_KEY  real chat models through OpenRouter (OPENROUTER_MODEL_ANSWER); embeddings
                       stay offline unless OPENAI_API_KEY is also set
   CHAT_TOKEN          bearer token (same as -token)
+  RERANK              reranker of the searches, off or keyword (same as -rerank; the flag wins)
   The seeds' search knobs (HYBRID_SEARCH_ENHANCED, CATALOG_VECTOR_WEIGHT, ...) are read by
   rag.ConfigFromEnv; EMBEDDING_DIMENSIONS sets the vector size (default 1536).
 
@@ -150,6 +205,16 @@ Flags:
 	if cfg.Token == "" {
 		cfg.Token = strings.TrimSpace(getenv("CHAT_TOKEN"))
 	}
+	if !flagSet(fs, "rerank") {
+		if v := strings.TrimSpace(getenv(envRerank)); v != "" {
+			m, err := parseRerank(v)
+			if err != nil {
+				ee := &rag.EnvError{Var: envRerank, Value: v, Err: err}
+				return config{}, &usageError{msg: "environment: " + ee.Error(), err: ee}
+			}
+			cfg.Rerank = m
+		}
+	}
 	switch {
 	case cfg.Burst < 1 && cfg.Rate > 0:
 		return config{}, &usageError{msg: "-burst must be at least 1"}
@@ -162,8 +227,15 @@ Flags:
 	}
 	rc, err := rag.ConfigFromEnv(getenv)
 	if err != nil {
-		return config{}, &usageError{msg: "environment: " + err.Error()}
+		return config{}, &usageError{msg: "environment: " + err.Error(), err: err}
 	}
 	cfg.Env = envConfig{DatabaseURL: strings.TrimSpace(getenv("DATABASE_URL")), RAG: rc}
 	return cfg, nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

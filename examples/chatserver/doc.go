@@ -20,12 +20,36 @@
 //     and embeddings.
 //   - OPENROUTER_API_KEY (OPENROUTER_MODEL_ANSWER): chat models through
 //     OpenRouter; embeddings stay offline unless EMBEDDING_MODEL is set.
+//   - -rerank off|keyword, or RERANK (the flag wins; default off): keyword
+//     reranks every search, the chat's included, with rag/rerank.Keyword
+//     (the seeds' offline fallback: fused score, content and title term
+//     overlap; at most 5 hits scoring 0.5 or more, each with
+//     scores.rerank). A bad RERANK value is a *rag.EnvError naming the
+//     variable (exit status 2). The start-up line and /api/stats
+//     (components.reranker) say which runs.
+//
+// # Answers a customer can trust
+//
+// Every hit the API returns (tools[].hits of a chat turn, the hits of
+// /api/rag/search and /api/faq/search) carries "evidence": its calibrated
+// relevance in [0, 1], whether it is relevant (relevance >= 0.60), the
+// reason (covered, named, vector, combined, missing-pair, partial,
+// no-evidence), the query concepts it covers and misses, and its lexical
+// and calibrated vector evidence (vector, vector_z, background). A chat
+// turn keeps only relevant hits (debug.considered counts what each search
+// returned) and cites only those. When none is relevant the turn abstains:
+// "abstained": true, "citations": [], confidence "none", and the answer
+// says plainly that the store has nothing on the question; the page then
+// lists no source. debug.follow_up says whether the message was taken as a
+// follow-up of the history (only then does the history join the searches).
 //
 // # Endpoints
 //
 //	POST /api/chat            {message, history:[{role,content}], limit?, mode?: planned|agentic}
 //	                          JSON, or Server-Sent Events with "Accept: text/event-stream":
-//	                          intent, tool_call, hits, token…, then done (the JSON response) or error
+//	                          intent, tool_call, hits, token…, then done (the JSON response) or error;
+//	                          the response: {answer, intent, plan, tools:[{tool, query, hits}],
+//	                          citations, abstained, confidence, confidence_text, debug}
 //	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
 //	                           fusion?: weighted|rrf|relative|simple, context?}
 //	POST /api/faq/search      the same, kind faq

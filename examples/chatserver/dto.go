@@ -80,6 +80,52 @@ type hitJSON struct {
 	Scores      scoresJSON      `json:"scores"`
 	Snippet     string          `json:"snippet"`
 	Explanation explanationJSON `json:"explanation"`
+	// Evidence is the hit's calibrated relevance and whether it is
+	// relevant to the query (rag.Evidence); a chat turn cites only
+	// relevant hits.
+	Evidence *evidenceJSON `json:"evidence,omitempty"`
+}
+
+// evidenceJSON is rag.Evidence.
+type evidenceJSON struct {
+	// Relevance in [0, 1] fuses the lexical and vector evidence; Relevant
+	// is Relevance >= the threshold (0.60 by default); Reason explains
+	// the decision: covered, named, vector, combined, missing_pair,
+	// partial or no-evidence.
+	Relevance float64 `json:"relevance"`
+	Relevant  bool    `json:"relevant"`
+	Reason    string  `json:"reason"`
+	// Lexical is the lexical evidence (coverage^1.5, raised for a named
+	// record); Coverage the IDF-weighted share of the query's content
+	// concepts the record holds; Covered and Missing those concepts.
+	Lexical  float64  `json:"lexical"`
+	Coverage float64  `json:"coverage"`
+	Covered  []string `json:"covered"`
+	Missing  []string `json:"missing"`
+	// Fields are the record fields the covered concepts were found in;
+	// FilesOnly that they were found only in the item's attached files.
+	Fields    []string `json:"fields,omitempty"`
+	FilesOnly bool     `json:"files_only,omitempty"`
+	// Named: the record's name holds the query's rarest concept.
+	Named bool `json:"named,omitempty"`
+	// PairAsked: the query names a culture and a treatment; Pair: the
+	// record holds both.
+	PairAsked bool `json:"pair_asked,omitempty"`
+	Pair      bool `json:"pair,omitempty"`
+	// Vector is the calibrated vector evidence in [0, 1]; VectorZ the
+	// similarity in spreads above the background sample.
+	Vector     float64         `json:"vector"`
+	VectorZ    float64         `json:"vector_z"`
+	Background *backgroundJSON `json:"background,omitempty"`
+}
+
+// backgroundJSON is rag.Background: the query's similarities to the
+// store's background sample of chunks.
+type backgroundJSON struct {
+	Median  float64 `json:"median"`
+	P95     float64 `json:"p95"`
+	Scale   float64 `json:"scale"`
+	Samples int     `json:"samples"`
 }
 
 // scoresJSON are the per-leg scores of a hit; absent legs are omitted.
@@ -196,15 +242,23 @@ type toolJSON struct {
 // chatResponse is the body of POST /api/chat and the data of the SSE
 // "done" event.
 type chatResponse struct {
-	Answer         string         `json:"answer"`
-	Intent         intentJSON     `json:"intent"`
-	Plan           rag.Plan       `json:"plan"`
-	Tools          []toolJSON     `json:"tools"`
-	Citations      []rag.Citation `json:"citations"`
-	Confidence     string         `json:"confidence"`
-	ConfidenceText string         `json:"confidence_text,omitempty"`
-	Summary        *rag.Summary   `json:"summary,omitempty"`
-	Debug          debugJSON      `json:"debug"`
+	Answer string     `json:"answer"`
+	Intent intentJSON `json:"intent"`
+	Plan   rag.Plan   `json:"plan"`
+	// Tools are the searches run, each with the hits kept for the answer
+	// (relevant ones, in evidence order; debug.considered counts what
+	// each search returned).
+	Tools []toolJSON `json:"tools"`
+	// Citations are the records the answer may cite: the relevant hits
+	// only; empty when Abstained.
+	Citations []rag.Citation `json:"citations"`
+	// Abstained reports that the store had nothing relevant: the answer
+	// says so plainly and cites nothing.
+	Abstained      bool         `json:"abstained"`
+	Confidence     string       `json:"confidence"`
+	ConfidenceText string       `json:"confidence_text,omitempty"`
+	Summary        *rag.Summary `json:"summary,omitempty"`
+	Debug          debugJSON    `json:"debug"`
 }
 
 // debugJSON is rag.Debug with durations in milliseconds.
@@ -217,8 +271,20 @@ type debugJSON struct {
 	Errors         []string            `json:"errors,omitempty"`
 	AnswerFallback bool                `json:"answer_fallback,omitempty"`
 	Context        string              `json:"context,omitempty"`
+	// FollowUp says whether the message was taken as a follow-up of the
+	// history (only then does the history join the searches).
+	FollowUp *followUpJSON `json:"follow_up,omitempty"`
+	// Considered is the number of hits each search returned before only
+	// the relevant ones were kept, by tool name.
+	Considered map[string]int `json:"considered,omitempty"`
 	// ToolCalls are the model's tool calls of an agentic turn.
 	ToolCalls []toolCallJSON `json:"tool_calls,omitempty"`
+}
+
+// followUpJSON is rag.FollowUpDecision.
+type followUpJSON struct {
+	FollowUp bool   `json:"follow_up"`
+	Reason   string `json:"reason"`
 }
 
 type toolCallJSON struct {
@@ -303,7 +369,22 @@ func toHits[T any](hits []rag.Hit[T], fill recordFields[T]) []hitJSON {
 			s := r.Score
 			j.Scores.Rerank = &s
 		}
+		j.Evidence = toEvidence(h.Evidence)
 		out = append(out, j)
+	}
+	return out
+}
+
+// toEvidence converts a hit's evidence; nil stays nil.
+func toEvidence(e *rag.Evidence) *evidenceJSON {
+	if e == nil {
+		return nil
+	}
+	out := &evidenceJSON{Relevance: e.Relevance, Relevant: e.Relevant, Reason: string(e.Reason), Lexical: e.Lexical,
+		Coverage: e.Coverage, Covered: nonNil(e.Covered), Missing: nonNil(e.Missing), Fields: e.Fields, FilesOnly: e.FilesOnly,
+		Named: e.Named, PairAsked: e.PairAsked, Pair: e.Pair, Vector: e.Vector, VectorZ: e.VectorZ}
+	if b := e.Background; b != nil {
+		out.Background = &backgroundJSON{Median: b.Median, P95: b.P95, Scale: b.Scale, Samples: b.Samples}
 	}
 	return out
 }
@@ -365,6 +446,7 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 		Plan:           d.Plan,
 		Tools:          []toolJSON{},
 		Citations:      r.Sources,
+		Abstained:      r.Abstained,
 		Confidence:     r.Confidence.String(),
 		ConfidenceText: r.ConfidenceText,
 		Summary:        r.Summary,
@@ -378,9 +460,13 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 			Errors:         d.Errors,
 			AnswerFallback: d.AnswerFallback,
 			Context:        d.Context,
+			Considered:     d.Considered,
 		},
 	}
-	if out.Citations == nil {
+	if d.FollowUp != nil {
+		out.Debug.FollowUp = &followUpJSON{FollowUp: d.FollowUp.FollowUp, Reason: d.FollowUp.Reason}
+	}
+	if out.Citations == nil || r.Abstained {
 		out.Citations = []rag.Citation{}
 	}
 	for _, c := range d.ToolCalls {

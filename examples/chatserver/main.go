@@ -110,8 +110,8 @@ func startupLine(s *server, addr string, took time.Duration) string {
 	if s.cfg.Token != "" {
 		auth = ", bearer token required on /api/"
 	}
-	return fmt.Sprintf("chatserver: http://%s — store=%s (%s) embedder=%s classifier=%s answerer=%s; ready in %s%s; to switch: %s",
-		displayAddr(addr), c.Store, seeded, c.Embedder, c.Classifier, c.Answerer, took.Round(time.Millisecond), auth, sw)
+	return fmt.Sprintf("chatserver: http://%s — store=%s (%s) embedder=%s classifier=%s answerer=%s reranker=%s; ready in %s%s; to switch: %s",
+		displayAddr(addr), c.Store, seeded, c.Embedder, c.Classifier, c.Answerer, c.Reranker, took.Round(time.Millisecond), auth, sw)
 }
 
 // displayAddr turns a wildcard listen address into a clickable one.

@@ -70,7 +70,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("start-up lines = %q", lines)
 	}
-	for _, want := range []string{"store=memory", "embedder=hash", "classifier=keyword", "answerer=extractive", "DATABASE_URL", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "81 items"} {
+	for _, want := range []string{"store=memory", "embedder=hash", "classifier=keyword", "answerer=extractive", "reranker=" + string(defaultRerank), "DATABASE_URL", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "81 items"} {
 		if !strings.Contains(lines[0], want) {
 			t.Errorf("start-up line lacks %q: %s", want, lines[0])
 		}
@@ -139,6 +139,55 @@ func TestParseConfig(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"-h"}, nil, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
+	}
+}
+
+func TestParseConfigRerank(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     string // RERANK
+		want    rerankMode
+		wantErr string // substring of the error; "" for none
+		envErr  bool   // the error is a *rag.EnvError naming RERANK
+	}{
+		{name: "default", want: defaultRerank},
+		{name: "flag keyword", args: []string{"-rerank", "keyword"}, want: rerankKeyword},
+		{name: "flag off", args: []string{"-rerank=off"}, want: rerankOff},
+		{name: "flag case and space", args: []string{"-rerank", " Keyword "}, want: rerankKeyword},
+		{name: "env keyword", env: "keyword", want: rerankKeyword},
+		{name: "env off", env: "OFF", want: rerankOff},
+		{name: "env blank", env: "  ", want: defaultRerank},
+		{name: "flag wins over env", args: []string{"-rerank", "off"}, env: "keyword", want: rerankOff},
+		{name: "flag wins over a bad env", args: []string{"-rerank", "keyword"}, env: "cohere", want: rerankKeyword},
+		{name: "bad flag", args: []string{"-rerank", "llm"}, wantErr: "-rerank"},
+		{name: "empty flag", args: []string{"-rerank="}, wantErr: "-rerank"},
+		{name: "bad env", env: "bm25", wantErr: `RERANK="bm25"`, envErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv := func(k string) string {
+				if k == envRerank {
+					return tt.env
+				}
+				return ""
+			}
+			cfg, err := parseConfig(tt.args, getenv, io.Discard)
+			if tt.wantErr == "" {
+				if err != nil || cfg.Rerank != tt.want {
+					t.Errorf("rerank = %q, err %v; want %q", cfg.Rerank, err, tt.want)
+				}
+				return
+			}
+			var ue *usageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want a usage error containing %q", err, tt.wantErr)
+			}
+			var ee *rag.EnvError
+			if got := errors.As(err, &ee) && ee.Var == envRerank && errors.Is(err, rag.ErrInvalidConfig) && errors.Is(err, errBadRerank); got != tt.envErr {
+				t.Errorf("err = %v: *rag.EnvError naming %s = %v, want %v", err, envRerank, got, tt.envErr)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/rerank"
 )
 
 func TestChatBadRequests(t *testing.T) {
@@ -488,5 +490,182 @@ func TestPanicsBecome500(t *testing.T) {
 	events, _ := parseSSE(t, rec.Body.Bytes())
 	if len(events) != 1 || events[0].Name != "error" || !strings.Contains(string(events[0].Data), codeInternal) || strings.Contains(rec.Body.String(), "boom") {
 		t.Errorf("streamed panic: %s", rec.Body.String())
+	}
+}
+
+// outOfStoreQuestion asks for something the testdata store does not sell.
+const outOfStoreQuestion = "Vocês vendem ração para cachorro?"
+
+func TestChatAbstains(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	rec := do(t, h, "POST", "/api/chat", `{"message":"`+outOfStoreQuestion+`"}`)
+	if rec.Code != 200 {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+	}
+	// The wire shape: an explicit flag and an empty array, not null.
+	raw := decode[map[string]json.RawMessage](t, rec)
+	if string(raw["abstained"]) != "true" || string(raw["citations"]) != "[]" {
+		t.Errorf("abstained = %s, citations = %s; want true and []", raw["abstained"], raw["citations"])
+	}
+	r := decode[chatResponse](t, rec)
+	if !r.Abstained || len(r.Citations) != 0 || r.Confidence != "none" {
+		t.Errorf("abstained %v, citations %v, confidence %q", r.Abstained, r.Citations, r.Confidence)
+	}
+	if !strings.Contains(strings.ToLower(r.Answer), "não encontrei") {
+		t.Errorf("the answer does not say plainly that nothing was found: %q", r.Answer)
+	}
+	for _, tool := range r.Tools {
+		if len(tool.Hits) != 0 {
+			t.Errorf("%s keeps %d hits in an abstained turn", tool.Tool, len(tool.Hits))
+		}
+		if r.Debug.Considered[tool.Tool] == 0 {
+			t.Errorf("debug.considered[%s] = 0, want the hits the search returned (%v)", tool.Tool, r.Debug.Considered)
+		}
+	}
+	if r.Debug.FollowUp == nil || r.Debug.FollowUp.FollowUp {
+		t.Errorf("debug.follow_up = %+v, want a self-contained message", r.Debug.FollowUp)
+	}
+}
+
+func TestChatCitesOnlyRelevant(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	rec := do(t, h, "POST", "/api/chat", `{"message":"tem fungicida para videira?"}`)
+	if rec.Code != 200 {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+	}
+	if raw := decode[map[string]json.RawMessage](t, rec); string(raw["abstained"]) != "false" {
+		t.Errorf("abstained = %s, want false", raw["abstained"])
+	}
+	r := decode[chatResponse](t, rec)
+	if r.Abstained || len(r.Citations) == 0 {
+		t.Fatalf("abstained %v with %d citations, want an answer with sources", r.Abstained, len(r.Citations))
+	}
+	// Every hit shown is relevant, with its evidence; every citation is
+	// one of them.
+	relevant := map[string]bool{}
+	for _, tool := range r.Tools {
+		for _, hit := range tool.Hits {
+			ev := hit.Evidence
+			if ev == nil || !ev.Relevant || ev.Relevance < rag.DefaultRelevanceThreshold || ev.Reason == "" {
+				t.Errorf("%s hit %s: evidence %+v, want relevant", tool.Tool, hit.ID, ev)
+				continue
+			}
+			relevant[hit.Kind+"/"+hit.ID] = true
+		}
+		if n := r.Debug.Considered[tool.Tool]; n < len(tool.Hits) {
+			t.Errorf("%s: %d hits kept of %d considered", tool.Tool, len(tool.Hits), n)
+		}
+	}
+	for _, c := range r.Citations {
+		if !relevant[string(c.Kind)+"/"+c.ID] {
+			t.Errorf("citation %s %s (%q) is not a relevant hit", c.Kind, c.ID, c.Title)
+		}
+	}
+	if r.Citations[0].Title != "Fosetal 800 WG" {
+		t.Errorf("first citation = %+v, want Fosetal 800 WG", r.Citations[0])
+	}
+	var top *evidenceJSON
+	for _, tool := range r.Tools {
+		if tool.Tool == rag.ToolSearchCatalog && len(tool.Hits) > 0 {
+			top = tool.Hits[0].Evidence
+		}
+	}
+	if top == nil {
+		t.Fatal("no catalog hit")
+	}
+	if top.Coverage != 1 || len(top.Covered) != 2 || len(top.Missing) != 0 || !top.PairAsked || !top.Pair || top.Background == nil {
+		t.Errorf("top catalog evidence = %+v", top)
+	}
+}
+
+func TestSearchHitsCarryEvidence(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	for _, tt := range []struct{ name, path, body string }{
+		{"catalog", "/api/rag/search", `{"query":"fungicida para videira"}`},
+		{"catalog out of store", "/api/rag/search", `{"query":"ração para cachorro"}`},
+		{"documents", "/api/rag/search", `{"query":"ferrugem asiática na soja","kind":"doc"}`},
+		{"faq endpoint", "/api/faq/search", `{"query":"prazo de entrega"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := do(t, h, "POST", tt.path, tt.body)
+			if rec.Code != 200 {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+			}
+			r := decode[searchResponse](t, rec)
+			if len(r.Hits) == 0 {
+				t.Fatal("no hits")
+			}
+			for _, hit := range r.Hits {
+				ev := hit.Evidence
+				if ev == nil || ev.Reason == "" || ev.Covered == nil || ev.Missing == nil || ev.Relevant != (ev.Relevance >= rag.DefaultRelevanceThreshold) {
+					t.Errorf("hit %s: evidence %+v", hit.ID, ev)
+				}
+			}
+		})
+	}
+	// A search returns hits whatever their relevance; the evidence says
+	// which are relevant.
+	r := decode[searchResponse](t, do(t, h, "POST", "/api/rag/search", `{"query":"ração para cachorro"}`))
+	for _, hit := range r.Hits {
+		if hit.Evidence != nil && hit.Evidence.Relevant {
+			t.Errorf("%s (%s) judged relevant to ração para cachorro: %+v", hit.ID, hit.Name, hit.Evidence)
+		}
+	}
+}
+
+func TestRerankKeyword(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Rerank = rerankKeyword
+	be, err := openBackend(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(be.close)
+	s := newServerWith(cfg, nil, be)
+	t.Cleanup(s.stopStreams)
+	h := s.routes()
+
+	rec := do(t, h, "POST", "/api/rag/search", `{"query":"fungicida para videira","limit":5}`)
+	if rec.Code != 200 {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+	}
+	r := decode[searchResponse](t, rec)
+	if len(r.Hits) == 0 || r.Hits[0].Name != "Fosetal 800 WG" {
+		t.Fatalf("hits = %+v", r.Hits)
+	}
+	for _, hit := range r.Hits {
+		if hit.Scores.Rerank == nil || *hit.Scores.Rerank != hit.Score || hit.Score < rerank.DefaultMinScore || hit.Evidence == nil {
+			t.Errorf("hit %s: score %v, rerank %v, evidence %v", hit.ID, hit.Score, hit.Scores.Rerank, hit.Evidence)
+		}
+	}
+	if r.Timings.Rerank <= 0 {
+		t.Errorf("rerank timing = %v", r.Timings.Rerank)
+	}
+	// The chat's searches rerank too.
+	c := decode[chatResponse](t, do(t, h, "POST", "/api/chat", `{"message":"tem fungicida para videira?"}`))
+	if len(c.Tools) == 0 || c.Abstained {
+		t.Fatalf("chat: %d tools, abstained %v", len(c.Tools), c.Abstained)
+	}
+	for _, tool := range c.Tools {
+		for _, hit := range tool.Hits {
+			if hit.Scores.Rerank == nil {
+				t.Errorf("chat %s hit %s has no rerank score", tool.Tool, hit.ID)
+			}
+		}
+	}
+	if st := decode[statsResponse](t, do(t, h, "GET", "/api/stats", "")); st.Components.Reranker != "keyword" {
+		t.Errorf("stats reranker = %q, want keyword", st.Components.Reranker)
+	}
+
+	// Off (the shared backend): fused scores, no rerank score.
+	off := newTestServer(t, func(c *config) { c.Rerank = rerankOff }, nil).routes()
+	r = decode[searchResponse](t, do(t, off, "POST", "/api/rag/search", `{"query":"fungicida para videira","limit":5}`))
+	for _, hit := range r.Hits {
+		if hit.Scores.Rerank != nil {
+			t.Errorf("reranker off: hit %s has rerank score %v", hit.ID, *hit.Scores.Rerank)
+		}
+	}
+	if st := decode[statsResponse](t, do(t, off, "GET", "/api/stats", "")); st.Components.Reranker != "off" {
+		t.Errorf("stats reranker = %q, want off", st.Components.Reranker)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,55 @@ func TestSSEFraming(t *testing.T) {
 	}
 	if len(done.Tools) == 0 || done.Debug.Timings.Total <= 0 {
 		t.Errorf("done lacks tools or timings: %+v", done.Debug)
+	}
+}
+
+func TestSSEDoneAbstained(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	tests := []struct {
+		name, message string
+		abstained     bool
+	}{
+		{"out of store", outOfStoreQuestion, true},
+		{"in store", "tem fungicida para videira?", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := postSSE(t, h, `{"message":"`+tt.message+`"}`)
+			events, _ := parseSSE(t, rec.Body.Bytes())
+			if len(events) == 0 || events[len(events)-1].Name != "done" {
+				t.Fatalf("stream does not end with done: %s", rec.Body.String())
+			}
+			last := events[len(events)-1].Data
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal(last, &raw); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(raw["abstained"]); got != strconv.FormatBool(tt.abstained) {
+				t.Errorf("done.abstained = %s, want %v", got, tt.abstained)
+			}
+			var done chatResponse
+			if err := json.Unmarshal(last, &done); err != nil {
+				t.Fatal(err)
+			}
+			if tt.abstained != (len(done.Citations) == 0) || string(raw["citations"]) == "null" {
+				t.Errorf("abstained %v with citations %s", tt.abstained, raw["citations"])
+			}
+			// The hits events list only what may be cited.
+			var hitsSources int
+			for _, e := range events {
+				if e.Name == "hits" {
+					var hv hitsEventJSON
+					if err := json.Unmarshal(e.Data, &hv); err != nil {
+						t.Fatal(err)
+					}
+					hitsSources += hv.Count
+				}
+			}
+			if hitsSources != len(done.Citations) {
+				t.Errorf("hits events carry %d sources, done cites %d", hitsSources, len(done.Citations))
+			}
+		})
 	}
 }
 

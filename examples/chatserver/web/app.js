@@ -73,6 +73,7 @@
       confidence: li.querySelector(".confidence"),
       sources: li.querySelector(".sources"),
       sourceList: li.querySelector(".source-list"),
+      noSources: li.querySelector(".no-sources"),
       debug: li.querySelector(".debug"),
       debugBody: li.querySelector(".debug-body"),
       progress: { intent: null, tools: [] },
@@ -108,14 +109,19 @@
     }
   }
 
-  function renderSources(view, citations) {
+  // Lists what the response cites, and nothing when it abstained (the
+  // store had nothing relevant): then a short "no sources" note instead.
+  function renderSources(view, r) {
+    const citations = r.abstained ? [] : r.citations || [];
     view.sourceList.replaceChildren();
-    for (const c of citations || []) {
+    for (const c of citations) {
       view.sourceList.append(el("li", {},
         el("span", { class: "kind" }, KIND_NAMES[c.kind] || c.kind), c.title,
         el("span", { class: "visually-hidden" }, " (" + c.id + ")")));
     }
-    view.sources.hidden = !(citations && citations.length);
+    view.sources.hidden = citations.length === 0;
+    view.noSources.hidden = !r.abstained;
+    view.li.dataset.abstained = r.abstained ? "true" : "false";
   }
 
   function dl(pairs) {
@@ -131,14 +137,15 @@
   }
 
   function hitsTable(tool) {
-    if (!tool.hits.length) return el("p", { class: "none" }, "Nenhum resultado.");
+    if (!tool.hits.length) return el("p", { class: "none" }, "Nenhum resultado relevante.");
     const head = el("tr", {},
       el("th", { scope: "col", class: "num" }, "#"),
       el("th", { scope: "col" }, "Resultado"),
       el("th", { scope: "col" }, "Fonte"),
       el("th", { scope: "col", class: "num" }, "Score"),
       el("th", { scope: "col", class: "num" }, "Lexical"),
-      el("th", { scope: "col", class: "num" }, "Vetorial"));
+      el("th", { scope: "col", class: "num" }, "Vetorial"),
+      el("th", { scope: "col", class: "num" }, "Relevância"));
     const body = el("tbody");
     for (const h of tool.hits) {
       body.append(el("tr", {},
@@ -147,7 +154,8 @@
         el("td", {}, SOURCE_NAMES[h.source] || h.source),
         el("td", { class: "num" }, fmt(h.score)),
         el("td", { class: "num" }, fmt(h.scores.lexical)),
-        el("td", { class: "num" }, fmt(h.scores.vector, 3))));
+        el("td", { class: "num" }, fmt(h.scores.vector, 3)),
+        el("td", { class: "num" }, h.evidence ? fmt(h.evidence.relevance) + " " + h.evidence.reason : "—")));
     }
     return el("div", { class: "table-wrap" },
       el("table", {}, el("caption", { class: "visually-hidden" }, "Resultados de " + tool.tool), el("thead", {}, head), body));
@@ -165,7 +173,9 @@
       ["Intenção", r.intent.intent + " (" + fmt(r.intent.confidence) + ")" + (r.intent.reason ? " — " + r.intent.reason : "")],
       ["Classificador", r.intent.model || "—"],
       ["Plano", plan.length ? plan.join(", ") : "nenhuma busca"],
-      ["Confiança", r.confidence],
+      ["Confiança", r.confidence + (r.abstained ? " (nada relevante: sem fontes)" : "")],
+      ["Continuação da conversa", d.follow_up ? (d.follow_up.follow_up ? "sim" : "não") + " (" + d.follow_up.reason + ")" : "—"],
+      ["Considerados", d.considered ? Object.entries(d.considered).map(([k, n]) => k + " " + n).join(" · ") : "—"],
       ["fallbackReason", d.fallback_reason || "nenhum (busca vetorial usada)"],
       ["Tempos (ms)", "classificação " + fmt(t.classify, 1) + " · busca " + fmt(t.search, 1) +
         " · resposta " + fmt(t.answer, 1) + " · total " + fmt(t.total, 1)],
@@ -175,7 +185,8 @@
     for (const tool of r.tools) {
       const tm = tool.timings_ms;
       body.append(
-        el("h5", {}, tool.tool + " — " + (TOOL_NAMES[tool.tool] || "") + " (" + tool.hits.length + ")"),
+        el("h5", {}, tool.tool + " — " + (TOOL_NAMES[tool.tool] || "") + " (" + tool.hits.length +
+          (d.considered && d.considered[tool.tool] !== undefined ? " de " + d.considered[tool.tool] : "") + ")"),
         el("p", {}, "Consulta: ", el("q", {}, tool.query), tm ? " · " + fmt(tm.total, 1) + " ms" +
           " (lexical " + fmt(tm.lexical, 1) + ", embedding " + fmt(tm.embed, 1) + ", vetorial " + fmt(tm.vector, 1) + ")" : ""),
         hitsTable(tool));
@@ -242,7 +253,7 @@
               view.confidence.textContent = data.confidence_text;
               view.confidence.hidden = false;
             }
-            renderSources(view, data.citations);
+            renderSources(view, data);
             renderDebug(view, data);
             break;
           case "error":
@@ -310,7 +321,7 @@
       const c = s.components;
       document.getElementById("components").textContent =
         "Componentes: armazenamento " + c.store + " · embeddings " + c.embedder + " · classificador " +
-        c.classifier + " · respostas " + c.answerer;
+        c.classifier + " · respostas " + c.answerer + (c.reranker ? " · reordenação " + c.reranker : "");
     })
     .catch(() => {});
 
