@@ -366,6 +366,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		}
 	}
 	resp.Answer = ans.Text
+	if ans.Cited != nil && !dbg.AnswerFallback {
+		resp.Sources = slices.DeleteFunc(resp.Sources, func(c Citation) bool { return !slices.Contains(ans.Cited, c.ID) })
+	}
 	dbg.Timings.Total = time.Since(start)
 	return resp, nil
 }

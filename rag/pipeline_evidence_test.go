@@ -226,3 +226,28 @@ func hashEmbedderDims(t *testing.T, dims int) *vector.HashEmbedder {
 	}
 	return e
 }
+
+// citingAnswerer quotes only the first catalog hit.
+type citingAnswerer struct{}
+
+func (citingAnswerer) Answer(_ context.Context, req rag.AnswerRequest) (rag.Answer, error) {
+	if len(req.Catalog) == 0 {
+		return rag.Answer{Text: "nada", Cited: []string{}}, nil
+	}
+	return rag.Answer{Text: req.Catalog[0].Record.Name, Cited: []string{req.Catalog[0].ID}}, nil
+}
+
+func TestPipelineCitesWhatTheAnswerQuotes(t *testing.T) {
+	store, emb := fixture(t)
+	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, citingAnswerer{}, rag.PipelineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "tem fungicida para videira?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Catalog) < 2 || len(resp.Sources) != 1 || resp.Sources[0].ID != resp.Catalog[0].ID {
+		t.Errorf("context holds %d items; sources %v, want only %s", len(resp.Catalog), resp.Sources, resp.Catalog[0].ID)
+	}
+}
