@@ -95,12 +95,23 @@ func ExamplePipeline_Chat() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("intent:", resp.Intent.Intent, "| plan:", resp.Debug.Plan)
+	fmt.Println("intent:", resp.Intent.Intent, "| plan:", resp.Debug.Plan, "| sources:", len(resp.Sources), "| abstained:", resp.Abstained)
 	fmt.Println(resp.Answer)
+
+	// Nothing in the store is relevant: the answer says so and cites
+	// nothing.
+	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "vocês vendem ração para cachorro?"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("sources:", len(resp.Sources), "| abstained:", resp.Abstained, "| confidence:", resp.Confidence)
+	fmt.Println(resp.Answer == rag.AbstainAnswer)
 	// Output:
-	// intent: catalog | plan: {true true false}
-	// Produtos do catálogo que atendem ao que você pediu:
-	// 1. Oidiex 250 EC (Fungicida, AgroVale) — R$ 98,50; culturas: Uva
+	// intent: catalog | plan: {true true false} | sources: 1 | abstained: false
+	// Oidiex 250 EC (Fungicida, AgroVale) — R$ 98,50; culturas: Uva.
 	//
 	// Confira sempre a bula e o receituário agronômico antes de aplicar qualquer defensivo.
+	// sources: 0 | abstained: true | confidence: none
+	// true
 }

@@ -3,8 +3,10 @@ package rag
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
@@ -132,20 +134,55 @@ func ratio(a, b int) float64 {
 	return 0.5 + 0.5*float64(a)/float64(b)
 }
 
-// ExtractiveAnswerer is the offline Answerer: it answers in pt-BR from the
-// top hits, quoting FAQ answers and listing products and document passages
-// with their sources, without any model. The zero value lists at most 3
-// products, 1 FAQ and 2 document passages. It is safe for concurrent use.
+// ExtractiveAnswerer is the offline Answerer: it answers from the hits it
+// is given (the Pipeline passes the relevant ones, best first), quoting
+// what the sources say without any model. For each product it gives the
+// leaflet passages that answer the question — the table row or "Dose: …"
+// line of the crop asked, the safety interval, the targets — and
+// otherwise its description; for FAQs the answer's sentences that match
+// the question; for documents the matching sentences of the best section.
+// Markdown is stripped. It answers in the question's language
+// (DetectLanguage: pt-BR by default, an English frame for English
+// questions, product data as stored), uses agronomy wording only for
+// agronomy records, and when the turn abstained says plainly that the
+// store has nothing on it (AbstainAnswer, AbstainAnswerEnglish). The zero
+// value lists at most 3 products, 2 FAQs and 2 document passages. It is
+// safe for concurrent use.
 type ExtractiveAnswerer struct {
-	// MaxProducts, MaxFAQs and MaxDocuments bound each part (3, 1, 2).
+	// MaxProducts, MaxFAQs and MaxDocuments bound each part (3, 2, 2).
 	MaxProducts, MaxFAQs, MaxDocuments int
+	// Synonyms detects the crops a question names; nil means
+	// lexical.DefaultSynonyms.
+	Synonyms *lexical.Synonyms
 }
 
 // Texts of the ExtractiveAnswerer.
 const (
 	GreetingAnswer = "Olá! Sou o assistente da loja. Posso ajudar com produtos do catálogo, dúvidas sobre pedidos, entregas e pagamentos, e orientações técnicas de uso. O que você procura?"
-	NothingFound   = "Não encontrei informações sobre isso no nosso catálogo, nas perguntas frequentes ou nos documentos. Pode dar mais detalhes (cultura, praga ou produto)?"
-	extractiveNote = "Confira sempre a bula e o receituário agronômico antes de aplicar qualquer defensivo."
+	// GreetingAnswerEnglish greets English speakers.
+	GreetingAnswerEnglish = "Hello! I am the store's assistant. I can help with products from our catalog, orders, delivery and payment questions, and technical guidance on use. What are you looking for?"
+	// NothingFound is AbstainAnswer's first sentence, kept for callers
+	// that match on it.
+	NothingFound = "Não encontrei informações sobre isso no nosso catálogo, nas perguntas frequentes ou nos documentos da loja."
+	// AbstainAnswer is the honest "we don't have that" (pt-BR): nothing
+	// in the store is relevant to the question.
+	AbstainAnswer = NothingFound + " Trabalhamos com insumos agrícolas (defensivos, fertilizantes, sementes, adjuvantes, pulverizadores e EPIs). Se quiser, reformule a pergunta ou fale com a nossa equipe técnica pelo chat ou WhatsApp, em horário comercial."
+	// AbstainAnswerEnglish is AbstainAnswer for English questions.
+	AbstainAnswerEnglish = "I found nothing about this in our catalog, FAQs or store documents. We sell farm inputs (crop protection products, fertilizers, seeds, adjuvants, sprayers and PPE). You can rephrase the question or talk to our technical team by chat or WhatsApp during business hours."
+	extractiveNote        = "Confira sempre a bula e o receituário agronômico antes de aplicar qualquer defensivo."
+	extractiveNoteEnglish = "Always follow the product label and the agronomic prescription before applying any pesticide."
+)
+
+// answerFrame holds an answer's connective texts in one language.
+type answerFrame struct {
+	products, faq, docs, crops, note string
+}
+
+var (
+	framePT = answerFrame{products: "Produtos do catálogo:", faq: "Perguntas frequentes", docs: "Dos nossos materiais",
+		crops: "culturas", note: extractiveNote}
+	frameEN = answerFrame{products: "Products in our catalog:", faq: "FAQ", docs: "From our materials",
+		crops: "crops", note: extractiveNoteEnglish}
 )
 
 // Answer writes the reply from req's hits.
@@ -153,7 +190,8 @@ func (a ExtractiveAnswerer) Answer(ctx context.Context, req AnswerRequest) (Answ
 	if err := ctx.Err(); err != nil {
 		return Answer{}, err
 	}
-	return Answer{Text: a.compose(req), Model: "extractive"}, nil
+	text, cited := a.compose(req)
+	return Answer{Text: text, Model: "extractive", Cited: cited}, nil
 }
 
 // StreamAnswer emits the reply word by word, so demos stream without a
@@ -179,52 +217,94 @@ func (a ExtractiveAnswerer) StreamAnswer(ctx context.Context, req AnswerRequest,
 	return ans, nil
 }
 
-func (a ExtractiveAnswerer) compose(req AnswerRequest) string {
-	maxP, maxF, maxD := or(a.MaxProducts, 3), or(a.MaxFAQs, 1), or(a.MaxDocuments, 2)
-	if req.Intent == IntentSmallTalk {
-		return GreetingAnswer
+func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
+	maxP, maxF, maxD := or(a.MaxProducts, 3), or(a.MaxFAQs, 2), or(a.MaxDocuments, 2)
+	lang := DetectLanguage(req.Message)
+	fr := framePT
+	if lang == LanguageEnglish {
+		fr = frameEN
 	}
+	if req.Intent == IntentSmallTalk {
+		if lang == LanguageEnglish {
+			return GreetingAnswerEnglish, []string{}
+		}
+		return GreetingAnswer, []string{}
+	}
+	if req.Abstained || len(req.Catalog)+len(req.FAQs)+len(req.Documents) == 0 {
+		if lang == LanguageEnglish {
+			return AbstainAnswerEnglish, []string{}
+		}
+		return AbstainAnswer, []string{}
+	}
+	syn := a.Synonyms
+	if syn == nil {
+		syn = lexical.DefaultSynonyms()
+	}
+	focus := focusOf(req.Message, req.History, syn)
+	cited := []string{}
 	var parts []string
-	faqFirst := req.Intent == IntentSupport || req.Intent == IntentAgronomy || req.Intent == IntentOther
+
 	faqPart := func() {
 		for i, h := range req.FAQs {
 			if i == maxF {
 				break
 			}
-			parts = append(parts, fmt.Sprintf("Segundo nossas perguntas frequentes (%q): %s", oneLine(h.Record.Question), oneLine(h.Record.Answer)))
+			ans := oneLine(StripMarkdown(h.Record.Answer))
+			if utf8.RuneCountInString(ans) > 320 {
+				if ps := bestPassages(h.Record.Answer, focus, nil, 2, 1); len(ps) > 0 {
+					slices.SortFunc(ps, func(x, y passage) int { return x.order - y.order })
+					var texts []string
+					for _, p := range ps {
+						texts = append(texts, p.text)
+					}
+					ans = strings.Join(texts, " ")
+				}
+			}
+			parts = append(parts, fmt.Sprintf("%s — %s: %s", fr.faq, oneLine(h.Record.Question), ans))
+			cited = append(cited, h.ID)
 		}
 	}
+	// A question about the store (support) or a definition leads with
+	// the FAQ; a product question with the products.
+	faqFirst := req.Intent == IntentSupport || len(req.Catalog) == 0
 	if faqFirst {
 		faqPart()
 	}
 	if len(req.Catalog) > 0 {
 		var b strings.Builder
-		b.WriteString("Produtos do catálogo que atendem ao que você pediu:")
 		for i, h := range req.Catalog {
 			if i == maxP {
 				break
 			}
 			it := &h.Record
-			fmt.Fprintf(&b, "\n%d. %s", i+1, oneLine(it.Name))
+			if b.Len() == 0 && len(req.Catalog) > 1 {
+				b.WriteString(fr.products)
+			}
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%s", oneLine(it.Name))
 			var facts []string
 			if it.Category != "" {
-				facts = append(facts, it.Category)
+				facts = append(facts, oneLine(it.Category))
 			}
 			if it.Manufacturer != "" {
-				facts = append(facts, it.Manufacturer)
+				facts = append(facts, oneLine(it.Manufacturer))
 			}
 			if len(facts) > 0 {
 				fmt.Fprintf(&b, " (%s)", strings.Join(facts, ", "))
 			}
-			fmt.Fprintf(&b, " — %s", FormatPrice(it.Price))
-			if len(it.Tags) > 0 {
-				fmt.Fprintf(&b, "; culturas: %s", strings.Join(it.Tags, ", "))
+			fmt.Fprintf(&b, " — %s", priceText(it.Price, lang))
+			if len(it.Tags) > 0 && isAgronomyItem(it, syn) {
+				fmt.Fprintf(&b, "; %s: %s", fr.crops, strings.Join(it.Tags, ", "))
+			} else if len(it.Tags) > 0 {
+				fmt.Fprintf(&b, "; tags: %s", strings.Join(it.Tags, ", "))
 			}
-			if d := oneLine(it.Description); d != "" {
-				fmt.Fprintf(&b, ". %s", vector.Truncate(d, 220))
-			}
+			b.WriteString(". ")
+			b.WriteString(itemFacts(it, focus))
+			cited = append(cited, h.ID)
 		}
-		parts = append(parts, b.String())
+		parts = append(parts, strings.TrimSpace(b.String()))
 	}
 	if !faqFirst {
 		faqPart()
@@ -234,15 +314,100 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) string {
 			break
 		}
 		h := &req.Documents[i]
-		parts = append(parts, fmt.Sprintf("Dos nossos materiais (%s): %s", DocumentCitation(h), vector.Truncate(oneLine(h.Snippet), 320)))
+		text := documentAnswer(h, focus)
+		if text == "" {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s): %s", fr.docs, DocumentCitation(h), text))
+		cited = append(cited, h.ID)
 	}
 	if len(parts) == 0 {
-		return NothingFound
+		if lang == LanguageEnglish {
+			return AbstainAnswerEnglish, []string{}
+		}
+		return AbstainAnswer, []string{}
 	}
-	if len(req.Catalog) > 0 && hasDefensive(req.Catalog) {
-		parts = append(parts, extractiveNote)
+	return withNote(parts, req, fr, syn, maxP), cited
+}
+
+// withNote joins the parts, with the pesticide note when a listed
+// product is an agronomy pesticide.
+func withNote(parts []string, req AnswerRequest, fr answerFrame, syn *lexical.Synonyms, maxP int) string {
+	for i, h := range req.Catalog {
+		if i == maxP {
+			break
+		}
+		if isAgronomyItem(&h.Record, syn) && hasDefensive(req.Catalog[i:i+1]) {
+			parts = append(parts, fr.note)
+			break
+		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// priceText is FormatPrice, in English "price unavailable" for none.
+func priceText(p *float64, lang Language) string {
+	if p == nil && lang == LanguageEnglish {
+		return "price unavailable"
+	}
+	return FormatPrice(p)
+}
+
+// itemFacts are the passages of an item's description and attached
+// files that answer the question, or its description.
+func itemFacts(it *storage.CatalogItem, f questionFocus) string {
+	var text strings.Builder
+	text.WriteString(it.Description)
+	for _, file := range it.Files {
+		text.WriteString("\n\n")
+		text.WriteString(file.Text)
+	}
+	skip := nameWords(it.Name)
+	min := 1.0
+	if f.dose || f.interval || len(f.crops) > 0 {
+		min = 2.5
+	}
+	ps := bestPassages(text.String(), f, skip, 2, min)
+	if len(ps) == 0 {
+		return vector.Truncate(oneLine(StripMarkdown(it.Description)), 220)
+	}
+	var out []string
+	for _, p := range ps {
+		out = append(out, vector.Truncate(oneLine(p.text), 320))
+	}
+	return strings.Join(out, " ")
+}
+
+// documentAnswer is the document's passages that best answer the
+// question, or its snippet.
+func documentAnswer(h *Hit[storage.Document], f questionFocus) string {
+	ps := bestPassages(h.Record.Content, f, nil, 2, 1)
+	if len(ps) == 0 {
+		return vector.Truncate(oneLine(StripMarkdown(h.Snippet)), 320)
+	}
+	slices.SortFunc(ps, func(x, y passage) int { return x.order - y.order })
+	var out []string
+	for _, p := range ps {
+		out = append(out, vector.Truncate(oneLine(p.text), 320))
+	}
+	return strings.Join(out, " ")
+}
+
+// isAgronomyItem reports an item of the agronomy domain: its category
+// names a treatment class or a generic of the synonym table (fertilizer,
+// seed …), or a tag is a crop.
+func isAgronomyItem(it *storage.CatalogItem, syn *lexical.Synonyms) bool {
+	if len(syn.Detect(it.Category)) > 0 {
+		return true
+	}
+	for _, t := range it.Tags {
+		for _, m := range syn.Detect(t) {
+			if m.Category == lexical.CategoryCulture {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func or(v, d int) int {

@@ -116,8 +116,8 @@ func TestPipelineOfflineSupportAndSmallTalk(t *testing.T) {
 	if resp.Intent.Intent != rag.IntentSupport || len(resp.FAQs) == 0 {
 		t.Fatalf("intent %q with %d FAQs", resp.Intent.Intent, len(resp.FAQs))
 	}
-	if !strings.Contains(resp.Answer, "perguntas frequentes") {
-		t.Errorf("support answer does not quote the FAQ:\n%s", resp.Answer)
+	if !strings.Contains(resp.Answer, "14h") || !strings.Contains(resp.Answer, "Perguntas frequentes") {
+		t.Errorf("support answer does not quote the delivery FAQ's cut-off hour:\n%s", resp.Answer)
 	}
 	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "oi, boa tarde"})
 	if err != nil {

@@ -151,7 +151,8 @@ func TestSSEDoneAbstained(t *testing.T) {
 			if tt.abstained != (len(done.Citations) == 0) || string(raw["citations"]) == "null" {
 				t.Errorf("abstained %v with citations %s", tt.abstained, raw["citations"])
 			}
-			// The hits events list only what may be cited.
+			// The hits events list what may be cited; the answer cites
+			// what it quotes of it.
 			var hitsSources int
 			for _, e := range events {
 				if e.Name == "hits" {
@@ -162,7 +163,7 @@ func TestSSEDoneAbstained(t *testing.T) {
 					hitsSources += hv.Count
 				}
 			}
-			if hitsSources != len(done.Citations) {
+			if hitsSources < len(done.Citations) || tt.abstained && hitsSources != 0 {
 				t.Errorf("hits events carry %d sources, done cites %d", hitsSources, len(done.Citations))
 			}
 		})

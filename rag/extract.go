@@ -1,0 +1,360 @@
+package rag
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/hybridrag/hybridrag/lexical"
+)
+
+// StripMarkdown returns s as plain text: headings lose their #, emphasis
+// its * and _, links keep their text, inline code its content, list
+// bullets and block quotes their markers, and table separator rows go.
+// Line breaks are kept.
+func StripMarkdown(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "```"):
+			continue
+		case mdTableSep.MatchString(t):
+			continue
+		case strings.HasPrefix(t, "#"):
+			t = strings.TrimSpace(strings.TrimLeft(t, "#"))
+		case strings.HasPrefix(t, ">"):
+			t = strings.TrimSpace(strings.TrimLeft(t, ">"))
+		}
+		t = mdBullet.ReplaceAllString(t, "")
+		t = mdLink.ReplaceAllString(t, "$1")
+		t = mdCode.ReplaceAllString(t, "$1")
+		t = mdEmph.ReplaceAllString(t, "$2")
+		out = append(out, t)
+	}
+	return strings.Join(out, "\n")
+}
+
+var (
+	mdTableSep = regexp.MustCompile(`^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$`)
+	mdBullet   = regexp.MustCompile(`^([-*+]|\d+[.)])\s+`)
+	mdLink     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	mdCode     = regexp.MustCompile("`([^`]*)`")
+	mdEmph     = regexp.MustCompile(`(\*\*|__|\*|_)([^*_\n]+?)(\*\*|__|\*|_)`)
+)
+
+// DetectLanguage guesses whether text is English or Portuguese from its
+// function words; Portuguese wins ties and texts with none.
+func DetectLanguage(text string) Language {
+	en, pt := 0, 0
+	for _, w := range strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if englishWords[w] {
+			en++
+		}
+		if portugueseWords[w] {
+			pt++
+		}
+	}
+	if en > pt {
+		return LanguageEnglish
+	}
+	return LanguagePortuguese
+}
+
+var (
+	englishWords = wordSet("the", "is", "are", "what", "which", "how", "do", "does", "you", "your", "of", "for", "on",
+		"in", "to", "and", "much", "many", "can", "i", "my", "it", "with", "have", "sell", "any", "there", "per", "where",
+		"when", "who", "why", "should", "will", "would", "could")
+	portugueseWords = wordSet("o", "a", "os", "as", "que", "de", "do", "da", "dos", "das", "para", "pra", "qual", "quais",
+		"voce", "voces", "vcs", "tem", "e", "um", "uma", "no", "na", "nos", "com", "por", "como", "quanto", "quantos",
+		"onde", "quando", "meu", "minha", "se", "nao", "sim", "posso", "esse", "essa", "isso", "ele", "ela")
+)
+
+func wordSet(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// questionFocus is what a question asks, for picking the passages that
+// answer it.
+type questionFocus struct {
+	// words are the question's content words, normalized and stemmed.
+	words []string
+	// crops are the cultures it names (canonical, normalized).
+	crops []string
+	// dose, interval and target report the attribute asked.
+	dose, interval, target bool
+}
+
+var (
+	doseWords     = []string{"dose", "dosagem", "quanto uso", "quanto usar", "quanto aplicar", "por hectare", "quantidade", "how much", "rate", "per hectare"}
+	intervalWords = []string{"carencia", "intervalo", "seguranca", "quantos dias", "colheita", "interval", "pre-harvest", "withholding", "reentrada"}
+	targetWords   = []string{"controla", "controle", "serve", "alvo", "alvos", "praga", "pragas", "doenca", "doencas", "combate", "control", "target"}
+)
+
+// focusOf analyzes question (with the user turns of history, when the
+// question names no crop of its own) for passage selection.
+func focusOf(question string, history []Turn, syn *lexical.Synonyms) questionFocus {
+	n := " " + strings.Join(strings.Fields(lexical.Normalize(question)), " ") + " "
+	var f questionFocus
+	has := func(list []string) bool {
+		return slices.ContainsFunc(list, func(w string) bool { return strings.Contains(n, " "+w) })
+	}
+	f.dose, f.interval, f.target = has(doseWords), has(intervalWords), has(targetWords)
+	stop := lexical.DefaultStopwords()
+	frame := defaultFrame()
+	for _, w := range strings.FieldsFunc(n, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) < 3 || stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] {
+			continue
+		}
+		f.words = append(f.words, lexical.Stem(w))
+	}
+	crops := func(text string) []string {
+		var out []string
+		for _, m := range syn.Detect(text) {
+			if m.Category == lexical.CategoryCulture && !slices.Contains(out, m.Term) {
+				out = append(out, m.Term)
+			}
+		}
+		return out
+	}
+	f.crops = crops(question)
+	if len(f.crops) == 0 {
+		for i := len(history) - 1; i >= 0 && len(f.crops) == 0; i-- {
+			if history[i].Role == "user" {
+				f.crops = crops(history[i].Content)
+			}
+		}
+	}
+	for _, m := range syn.Detect(question) {
+		if m.Category == lexical.CategoryGeneric && m.Term == "intervalo de seguranca" {
+			f.interval = true
+		}
+	}
+	return f
+}
+
+// passage is one unit of a record's text: a line, a table row rendered
+// with its header, or a sentence of a long line.
+type passage struct {
+	text  string
+	order int
+	score float64
+}
+
+// passages splits text into units: table rows ("A | B | C") rendered as
+// "Header: value; …" with the header row, bullet lines and short lines
+// whole, long lines by sentence.
+func passages(text string) []passage {
+	var out []passage
+	var header []string
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if utf8Len(s) >= 12 {
+			out = append(out, passage{text: s, order: len(out)})
+		}
+	}
+	for _, line := range strings.Split(StripMarkdown(text), "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "•·-–"))
+		if line == "" {
+			header = nil
+			continue
+		}
+		if strings.Count(line, "|") >= 2 {
+			cells := strings.Split(strings.Trim(line, "|"), "|")
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			if header == nil || isHeaderRow(cells) {
+				header = cells
+				continue
+			}
+			var b strings.Builder
+			for i, c := range cells {
+				if c == "" {
+					continue
+				}
+				if b.Len() > 0 {
+					b.WriteString("; ")
+				}
+				if i < len(header) && header[i] != "" {
+					b.WriteString(titleCase(header[i]) + ": ")
+				}
+				b.WriteString(c)
+			}
+			add(b.String())
+			continue
+		}
+		header = nil
+		if utf8Len(line) <= 320 {
+			add(line)
+			continue
+		}
+		for _, s := range sentences(line) {
+			add(s)
+		}
+	}
+	return out
+}
+
+// isHeaderRow reports a table row of labels: no digit in any cell.
+func isHeaderRow(cells []string) bool {
+	for _, c := range cells {
+		if strings.ContainsFunc(c, unicode.IsDigit) {
+			return false
+		}
+	}
+	up := 0
+	for _, c := range cells {
+		if c == strings.ToUpper(c) {
+			up++
+		}
+	}
+	return up == len(cells)
+}
+
+// titleCase writes an upper-case header label as "Intervalo de segurança".
+func titleCase(s string) string {
+	if s != strings.ToUpper(s) {
+		return s
+	}
+	l := strings.ToLower(s)
+	r := []rune(l)
+	if len(r) > 0 {
+		r[0] = unicode.ToUpper(r[0])
+	}
+	return string(r)
+}
+
+// sentences splits text after ". ", "? " and "! " (not after a digit's
+// decimal point).
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	rs := []rune(text)
+	for i := 0; i < len(rs)-1; i++ {
+		if (rs[i] == '.' || rs[i] == '?' || rs[i] == '!' || rs[i] == ';') && rs[i+1] == ' ' {
+			if rs[i] == ';' && i-start < 80 {
+				continue
+			}
+			out = append(out, strings.TrimSpace(string(rs[start:i+1])))
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(string(rs[start:])); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func utf8Len(s string) int { return len([]rune(s)) }
+
+// rateRE finds a dose or rate: "400 mL/ha", "1,0 L/ha", "15 g/100 L".
+var rateRE = regexp.MustCompile(`(?i)\d+(?:[.,]\d+)?\s*(?:ml|l|g|kg|mg)\s*/\s*(?:ha|100\s*l|\d+\s*l|planta|m)`)
+
+// daysRE finds a number of days or hours.
+var daysRE = regexp.MustCompile(`(?i)\d+\s*(?:dias?|horas?|h\b)`)
+
+// scorePassages scores each passage against the focus; skip are words not
+// to count (the record's own name: every passage of it is about it).
+func scorePassages(ps []passage, f questionFocus, skip map[string]bool) {
+	for i := range ps {
+		p := &ps[i]
+		n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(p.text), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}), " ")
+		var s float64
+		for _, w := range f.words {
+			if skip[w] {
+				continue
+			}
+			if strings.Contains(n, " "+w) {
+				s++
+			}
+		}
+		if len(f.crops) > 0 {
+			found := false
+			for _, c := range f.crops {
+				if strings.Contains(n, " "+c) {
+					found = true
+				}
+			}
+			if found {
+				s += 3
+			} else if namesOtherCrop(n, f.crops) {
+				s -= 3
+			}
+		}
+		hasRate, hasDays := rateRE.MatchString(p.text), daysRE.MatchString(p.text)
+		if f.dose && hasRate {
+			s += 2.5
+		}
+		if f.interval && (strings.Contains(n, " intervalo") || strings.Contains(n, " carencia")) && hasDays {
+			s += 2.5
+		}
+		if f.target && (hasRate || strings.Contains(p.text, "(")) && strings.Contains(p.text, ":") {
+			s += 1
+		}
+		p.score = s
+	}
+}
+
+// cropNames are normalized culture words that open a leaflet row or
+// sentence.
+var cropNames = func() []string {
+	var out []string
+	for _, m := range lexical.DefaultSynonyms().Detect("soja milho cafe trigo feijao uva citros laranja algodao arroz batata tomate banana cana maca cebola alface pastagem sorgo eucalipto") {
+		out = append(out, m.Term)
+	}
+	return out
+}()
+
+// namesOtherCrop reports a passage about a culture other than those
+// asked ("Soja: … Dose: 300 mL/ha" when the question is about café).
+func namesOtherCrop(n string, crops []string) bool {
+	for _, c := range cropNames {
+		if slices.Contains(crops, c) {
+			continue
+		}
+		if strings.HasPrefix(n, " "+c+" ") || strings.Contains(n, " cultura da "+c) || strings.Contains(n, " cultura do "+c) {
+			return true
+		}
+	}
+	return false
+}
+
+// bestPassages returns up to n passages of text that score at least min,
+// best first.
+func bestPassages(text string, f questionFocus, skip map[string]bool, n int, min float64) []passage {
+	ps := passages(text)
+	scorePassages(ps, f, skip)
+	ps = slices.DeleteFunc(ps, func(p passage) bool { return p.score < min })
+	slices.SortStableFunc(ps, func(a, b passage) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return a.order - b.order
+	})
+	if len(ps) > n {
+		ps = ps[:n]
+	}
+	return ps
+}
+
+// nameWords are the stemmed words of a record's name, which every passage
+// of the record is about.
+func nameWords(name string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.FieldsFunc(lexical.Normalize(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		m[lexical.Stem(w)] = true
+	}
+	return m
+}
