@@ -40,10 +40,10 @@ const (
 	// (0.5 → 0.35) is not relevant on its own, while one missing a minor
 	// concept of four (0.75 → 0.65) is.
 	CoverageExponent = 1.5
-	// NamedMinWeight is the least IDF weight of a concept that names a
-	// catalog item: rarer than a term found in one record in ten by a
-	// margin, as a brand or product name is.
-	NamedMinWeight = 1.5
+	// NamedMaxShare is the largest share of a kind's records (but at
+	// least one record) that may hold a concept naming a catalog item: a
+	// brand or product name is (nearly) unique to its items.
+	NamedMaxShare = 0.005
 	// ContextWeight multiplies the weight of a concept named only by the
 	// query's context (Query.Context: the earlier turns of a follow-up),
 	// so the message's own concepts count most.
@@ -70,7 +70,8 @@ var DefaultFrameWords = []string{
 	"quanto", "custa", "preco", "valor", "informacao", "informacoes", "saber", "dizer", "ajuda", "ajudar",
 	"duvida", "pergunta", "tipo", "algum", "alguma", "aplicar", "mim", "minha", "meu",
 	"significa", "significado", "quer", "dizer", "define", "definicao", "explica", "explicar", "vai",
-	"controlar", "combater", "matar", "eliminar", "acabar", "resolver",
+	"controlar", "combater", "matar", "eliminar", "acabar", "resolver", "devo", "deve", "devemos", "consigo",
+	"fazer", "faco", "faz",
 	"sell", "buy", "product", "products", "price", "cost", "costs", "much", "have", "need", "want",
 	"recommend", "best", "good", "use", "tell", "please", "store", "shop", "any", "kind", "know",
 	"mean", "means", "meaning", "what", "explain", "control", "kill",
@@ -132,7 +133,7 @@ const (
 	// at least the threshold).
 	ReasonCovered EvidenceReason = "covered"
 	// ReasonNamed: the catalog item's name holds the query's rarest
-	// concept, a rare one (NamedMinWeight): the query names it.
+	// concept, a rare one (NamedMaxShare): the query names it.
 	ReasonNamed EvidenceReason = "named"
 	// ReasonVector: the record's vector is far closer to the query than
 	// random stored chunks are.
@@ -216,7 +217,7 @@ type Evidence struct {
 	// item's attached files.
 	FilesOnly bool `json:"files_only,omitempty"`
 	// Named reports that the item's name holds the query's rarest
-	// concept, and that concept is rare (NamedMinWeight); Name is that
+	// concept, and that concept is rare (NamedMaxShare); Name is that
 	// concept (the query word, normalized).
 	Named bool   `json:"named,omitempty"`
 	Name  string `json:"name,omitempty"`
@@ -410,6 +411,8 @@ type queryConcept struct {
 	indirect bool
 	// weight counts in coverage; raw is the weight before ContextWeight.
 	weight, raw float64
+	// rare: at most NamedMaxShare of the records hold it.
+	rare bool
 }
 
 // evidenceQuery is a query analyzed for evidence.
@@ -422,7 +425,7 @@ type evidenceQuery struct {
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
-func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, known func(string) bool, frame map[string]bool, corrections []lexical.Correction) *evidenceQuery {
+func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, df func(string) int, docs int, frame map[string]bool, corrections []lexical.Correction) *evidenceQuery {
 	eq := &evidenceQuery{}
 	tokens := pq.Tokens()
 	owner := make([]int, len(tokens)) // concept index per token, -1 frame
@@ -505,7 +508,16 @@ func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, known 
 		if math.IsInf(w, 0) || !(w > 0) {
 			w = 1
 		}
-		unknown := known != nil && !slices.ContainsFunc(terms, known)
+		minDF := -1
+		if df != nil {
+			for _, t := range terms {
+				if n := df(t); minDF < 0 || n < minDF {
+					minDF = n
+				}
+			}
+		}
+		unknown := minDF == 0
+		c.rare = minDF > 0 && float64(minDF) <= max(1, NamedMaxShare*float64(docs))
 		switch {
 		case unknown:
 			w = UnknownWeight
@@ -595,7 +607,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 				filesOnly = false
 			}
 		}
-		if titleField != "" && c.raw >= eq.maxRaw && c.raw >= NamedMinWeight && slices.Contains(where, titleField) {
+		if titleField != "" && c.rare && c.raw >= eq.maxRaw && slices.Contains(where, titleField) {
 			ev.Named, ev.Name = true, c.label
 		}
 	}
@@ -716,7 +728,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 	if idf == nil {
 		idf = func(string) float64 { return 1 }
 	}
-	eq := analyzeEvidence(pq, idf, lx.known, s.frameFor(lx.scorer), corrections)
+	eq := analyzeEvidence(pq, idf, lx.df, lx.docs, s.frameFor(lx.scorer), corrections)
 	if own != nil {
 		eq.contextOnly(own)
 	}

@@ -39,7 +39,7 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 	eq := &evidenceQuery{
 		concepts: []queryConcept{
 			{label: "fungicida", direct: []string{"fungicida"}, treatment: true, weight: 1, raw: 1},
-			{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 3, raw: 3},
+			{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 3, raw: 3, rare: true},
 		},
 		pairAsked: true, maxRaw: 3,
 		bg: &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
@@ -97,8 +97,7 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 	}
 
 	// A named item: its name holds the rarest concept (videira, via uva,
-	// weight 3 ≥ NamedMinWeight), so lexical evidence is at least the
-	// threshold.
+	// a rare one), so lexical evidence is at least the threshold.
 	eq.concepts = append(eq.concepts, queryConcept{label: "dose", direct: []string{"dose"}, weight: 2, raw: 2})
 	named := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "uva", Fields: []string{"name"}}}}
 	ev = eq.evidenceFor(named, nil, lexical.FieldName, &o)
@@ -124,7 +123,7 @@ func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
 	}
 	frame := frameSet(DefaultFrameWords)
 	for _, tt := range tests {
-		eq := analyzeEvidence(s.Prepare(tt.query), func(t string) float64 { return max(idf(t), 1) }, nil, frame, nil)
+		eq := analyzeEvidence(s.Prepare(tt.query), func(t string) float64 { return max(idf(t), 1) }, nil, 0, frame, nil)
 		var labels []string
 		for _, c := range eq.concepts {
 			labels = append(labels, c.label)

@@ -3,6 +3,7 @@ package rag
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -34,6 +35,14 @@ var (
 		"analise de solo", "plantio", "safra", "infestacao", "sintoma", "mancha", "epi", "toxicidade",
 		"matar", "acabar com", "embalagem", "triplice lavagem",
 	}
+	// DefaultDefinitionalPhrases open definitional questions ("o que é
+	// vazio sanitário?", "what does PRNT mean?"), answered by FAQs and
+	// documents (seed 004's isSupportQuestion counts "o que é" too); each
+	// counts as two support keywords.
+	DefaultDefinitionalPhrases = []string{
+		"o que e", "o que sao", "o que significa", "o que quer dizer", "qual o significado", "qual a diferenca entre",
+		"como funciona", "what does", "what is a", "what is an", "meaning of", "difference between",
+	}
 	DefaultCatalogKeywords = []string{
 		"produto", "preco", "quanto custa", "valor", "comprar", "compra", "vende", "vendem", "voces tem",
 		"tem", "estoque", "disponivel", "marca", "fabricante", "opcao", "opcoes", "indica", "indicacao",
@@ -48,8 +57,9 @@ var (
 // deterministic. The zero value uses the default lists and
 // lexical.DefaultSynonyms; it is safe for concurrent use.
 type KeywordClassifier struct {
-	// SmallTalk, Support, Agronomy and Catalog override the default lists.
-	SmallTalk, Support, Agronomy, Catalog []string
+	// SmallTalk, Support, Agronomy, Catalog and Definitional override the
+	// default lists.
+	SmallTalk, Support, Agronomy, Catalog, Definitional []string
 	// Synonyms detects cultures and treatments; nil means the default.
 	Synonyms *lexical.Synonyms
 }
@@ -91,6 +101,10 @@ func (c KeywordClassifier) Classify(ctx context.Context, req ClassifyRequest) (C
 	sup, supF := countPhrases(text, pick(c.Support, DefaultSupportKeywords))
 	agro, agroF := countPhrases(text, pick(c.Agronomy, DefaultAgronomyKeywords))
 	cat, catF := countPhrases(text, pick(c.Catalog, DefaultCatalogKeywords))
+	if def, defF := countPhrases(text, pick(c.Definitional, DefaultDefinitionalPhrases)); def > 0 {
+		sup += 2 * def
+		supF = append(supF, defF...)
+	}
 	syn := c.Synonyms
 	if syn == nil {
 		syn = lexical.DefaultSynonyms()
@@ -363,15 +377,21 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 		text.WriteString(file.Text)
 	}
 	skip := nameWords(it.Name)
+	var meta []string
+	for _, k := range slices.Sorted(maps.Keys(it.Metadata)) {
+		if asksMetadata(k, f) && strings.TrimSpace(it.Metadata[k]) != "" {
+			meta = append(meta, metadataLabel(k)+": "+oneLine(it.Metadata[k])+".")
+		}
+	}
 	min := 1.0
 	if f.dose || f.interval || len(f.crops) > 0 {
 		min = 2.5
 	}
 	ps := bestPassages(text.String(), f, skip, 2, min)
-	if len(ps) == 0 {
+	if len(ps) == 0 && len(meta) == 0 {
 		return vector.Truncate(oneLine(StripMarkdown(it.Description)), 220)
 	}
-	var out []string
+	out := meta
 	for _, p := range ps {
 		out = append(out, vector.Truncate(oneLine(p.text), 320))
 	}
@@ -429,4 +449,29 @@ func hasDefensive(hits []Hit[storage.CatalogItem]) bool {
 		}
 	}
 	return false
+}
+
+// asksMetadata reports whether the question asks the metadata key: a
+// word of the key ("ingrediente_ativo", "formulacao") is among the
+// question's words, or the question asks the active ingredient in other
+// words ("princípio ativo", "composição").
+func asksMetadata(key string, f questionFocus) bool {
+	for _, kw := range strings.FieldsFunc(lexical.Normalize(key), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len(kw) < 4 {
+			continue
+		}
+		st := lexical.Stem(kw)
+		for _, w := range f.words {
+			if w == st || strings.HasPrefix(w, st) || strings.HasPrefix(st, w) && len(w) >= 4 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// metadataLabel writes a metadata key as a label: "ingrediente_ativo" →
+// "Ingrediente ativo".
+func metadataLabel(key string) string {
+	return titleCase(strings.ToUpper(strings.ReplaceAll(key, "_", " ")))
 }

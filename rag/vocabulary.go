@@ -143,11 +143,12 @@ func listAll[T any](ctx context.Context, list func(context.Context, storage.Page
 type kindLexicon struct {
 	vocab  *lexical.Vocabulary
 	scorer *lexical.Scorer
-	// idf weighs a term for evidence; nil weighs every term 1. known
-	// reports whether some record holds the term; nil when there is no
-	// vocabulary.
-	idf   func(string) float64
-	known func(string) bool
+	// idf weighs a term for evidence; nil weighs every term 1. df is the
+	// number of records holding the term and docs the number of records;
+	// nil and 0 when there is no vocabulary.
+	idf  func(string) float64
+	df   func(string) int
+	docs int
 }
 
 // lexicons caches the per-kind lexicons; the zero value is empty.
@@ -209,7 +210,7 @@ func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kind
 	l := &kindLexicon{vocab: v, scorer: base}
 	if v.Docs() > 0 {
 		l.idf = v.IDFWeights(s.opts.IDF)
-		l.known = func(t string) bool { return v.DocFreq(t) > 0 }
+		l.df, l.docs = v.DocFreq, v.Docs()
 	}
 	if v.Docs() > 0 && !s.opts.NoIDF && base.IDF() == nil {
 		l.scorer = base.WithIDF(v.IDFWeights(s.opts.IDF))
