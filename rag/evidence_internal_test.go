@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/storage"
 )
 
 func TestBackgroundOfWorkedExample(t *testing.T) {
@@ -141,5 +142,37 @@ func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
 				t.Errorf("%q: concepts %v, want %v", tt.query, labels, tt.labels)
 			}
 		}
+	}
+}
+
+func TestFocusOnCoveredAndNamed(t *testing.T) {
+	ev := func(cov float64, missing ...string) *Evidence {
+		return &Evidence{Coverage: cov, Relevant: true, Relevance: 0.9, Missing: missing}
+	}
+	r := &searchResults{
+		faqs: []Hit[storage.FAQ]{{ID: "complete", Evidence: ev(1)}, {ID: "partial", Evidence: ev(0.6, "calda")}},
+		docs: []Hit[storage.Document]{{ID: "doc-close", Evidence: ev(0.8)}, {ID: "doc-far", Evidence: ev(0.5)}},
+	}
+	focusOnCovered(r, 0.3)
+	if len(r.faqs) != 1 || r.faqs[0].ID != "complete" || len(r.docs) != 1 || r.docs[0].ID != "doc-close" {
+		t.Errorf("after focusOnCovered: faqs %v docs %v", r.faqs, r.docs)
+	}
+	// A complete document alone does not set the bar.
+	r = &searchResults{
+		faqs: []Hit[storage.FAQ]{{ID: "paraphrase", Evidence: ev(0.5)}},
+		docs: []Hit[storage.Document]{{ID: "long", Evidence: ev(1)}},
+	}
+	focusOnCovered(r, 0.3)
+	if len(r.faqs) != 1 {
+		t.Errorf("a long document dropped the FAQ: %v", r.faqs)
+	}
+	// A named item drops the FAQs and documents lacking its name.
+	r = &searchResults{
+		catalog: []Hit[storage.CatalogItem]{{ID: "prd-003", Evidence: &Evidence{Named: true, Name: "tebucor", Relevant: true}}},
+		faqs:    []Hit[storage.FAQ]{{ID: "faq-016", Evidence: ev(0.5, "tebucor")}, {ID: "faq-x", Evidence: ev(0.9)}},
+	}
+	focusOnNamed(r)
+	if len(r.faqs) != 1 || r.faqs[0].ID != "faq-x" {
+		t.Errorf("after focusOnNamed: faqs %v", r.faqs)
 	}
 }

@@ -85,6 +85,10 @@ type PipelineOptions struct {
 	// below the best hit of the same search (default 0.25; negative keeps
 	// every relevant hit).
 	RelativeCut float64
+	// CoverageGap: when an item or FAQ holds all of the question's
+	// content, hits whose coverage is more than CoverageGap below are left
+	// out (default 0.3; negative keeps them).
+	CoverageGap float64
 	// FollowUp decides whether a message continues the conversation; only
 	// then do recent user turns join the FAQ query (FAQContextTurns) and
 	// the catalog and document queries (the last user turn). nil means
@@ -103,6 +107,8 @@ const (
 	// DefaultRelativeCut is the relevance gap below a search's best hit
 	// beyond which a relevant hit is left out.
 	DefaultRelativeCut = 0.25
+	// DefaultCoverageGap is PipelineOptions.CoverageGap's default.
+	DefaultCoverageGap = 0.3
 )
 
 // Pipeline answers chat turns from the catalog, FAQs and documents: it
@@ -139,6 +145,9 @@ func NewPipeline(searcher *Searcher, classifier Classifier, answerer Answerer, o
 	o.ContextTokens = cmp.Or(max(o.ContextTokens, 0), DefaultContextTokens)
 	if o.RelativeCut == 0 {
 		o.RelativeCut = DefaultRelativeCut
+	}
+	if o.CoverageGap == 0 {
+		o.CoverageGap = DefaultCoverageGap
 	}
 	if o.FollowUp == nil {
 		o.FollowUp = DetectFollowUp
@@ -492,6 +501,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 	}
 	wg.Wait()
 	focusOnNamed(res)
+	focusOnCovered(res, p.opts.CoverageGap)
 	p.fitBudget(res, catalogQuery)
 
 	// Audit records and hits events in plan order, from the calling
@@ -697,4 +707,37 @@ func focusOnNamed(r *searchResults) {
 	}
 	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return lacks(h.Evidence) })
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return lacks(h.Evidence) })
+}
+
+// focusOnCovered: when an item or FAQ of the turn holds all of the
+// question's content (coverage 1), hits of any search whose coverage is
+// more than gap below it lack part of what was asked and are left out
+// (gap < 0 keeps them). Chosen on the tune half of the chat evaluation:
+// source precision 0.803 → 0.812, recall and facts unchanged; letting
+// documents set the bar too gave 0.873 but lost the FAQ of a paraphrase
+// to long documents that hold every word.
+func focusOnCovered(r *searchResults, gap float64) {
+	if gap < 0 {
+		return
+	}
+	// Documents are long: holding every word of the question is common
+	// for them, so only items and FAQs set the bar.
+	best := 0.0
+	for i := range r.catalog {
+		if e := r.catalog[i].Evidence; e != nil {
+			best = max(best, e.Coverage)
+		}
+	}
+	for i := range r.faqs {
+		if e := r.faqs[i].Evidence; e != nil {
+			best = max(best, e.Coverage)
+		}
+	}
+	if best < 0.999 {
+		return
+	}
+	low := func(e *Evidence) bool { return e == nil || e.Coverage < best-gap }
+	r.catalog = slices.DeleteFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool { return low(h.Evidence) })
+	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return low(h.Evidence) })
+	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return low(h.Evidence) })
 }
