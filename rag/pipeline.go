@@ -271,9 +271,14 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	// 3. Plan and run the searches. The history joins the queries only
 	// when the message is a follow-up.
 	plan := PlanSearches(cls.Intent)
-	dbg.Plan = plan
 	fu := p.opts.FollowUp(pr.message, recent)
 	dbg.FollowUp = &fu
+	if fu.FollowUp && plan.Any() {
+		// A follow-up's intent is judged on a fragment ("e por que isso
+		// ajuda?"): every search runs and the evidence decides.
+		plan = Plan{FAQ: true, Catalog: true, Documents: true}
+	}
+	dbg.Plan = plan
 	var faqContext, lastTurn string
 	if fu.FollowUp {
 		faqContext = recentUserText(recent, p.opts.FAQContextTurns)
