@@ -1,6 +1,7 @@
 package rag
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -261,32 +262,60 @@ var rateRE = regexp.MustCompile(`(?i)\d+(?:[.,]\d+)?\s*(?:ml|l|g|kg|mg)\s*/\s*(?
 var daysRE = regexp.MustCompile(`(?i)\d+\s*(?:dias?|horas?|h\b)`)
 
 // scorePassages scores each passage against the focus; skip are words not
-// to count (the record's own name: every passage of it is about it).
+// to count (the record's own name: every passage of it is about it). A
+// word counts by its rarity among the record's passages: 2·ln(1+N/df) /
+// ln(1+N), so a word on every line of a document about soybean rust
+// ("soja", "ferrugem") counts little and "calda" much; the crop asked
+// counts the same way, times 1.5 (3 for a leaflet row, the only one of its
+// crop), and a passage about another crop loses 3.
 func scorePassages(ps []passage, f questionFocus, skip map[string]bool) {
+	norm := make([]string, len(ps))
 	for i := range ps {
-		p := &ps[i]
-		n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(p.text), func(r rune) bool {
+		norm[i] = " " + strings.Join(strings.FieldsFunc(lexical.Normalize(ps[i].text), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 		}), " ")
-		var s float64
-		for _, w := range f.words {
-			if skip[w] {
-				continue
+	}
+	n := float64(len(ps))
+	weight := func(w string) float64 {
+		df := 0
+		for _, t := range norm {
+			if strings.Contains(t, " "+w) {
+				df++
 			}
-			if strings.Contains(n, " "+w) {
-				s++
+		}
+		if df == 0 {
+			return 0
+		}
+		return 2 * math.Log(1+n/float64(df)) / math.Log(1+n)
+	}
+	ww := make([]float64, len(f.words))
+	for i, w := range f.words {
+		crop := slices.ContainsFunc(f.crops, func(c string) bool { return strings.HasPrefix(c, w) || strings.HasPrefix(w, c) })
+		if !skip[w] && !crop {
+			ww[i] = weight(w)
+		}
+	}
+	cw := make([]float64, len(f.crops))
+	for i, c := range f.crops {
+		cw[i] = 1.5 * weight(c)
+	}
+	for i := range ps {
+		p, t := &ps[i], norm[i]
+		var s float64
+		for j, w := range f.words {
+			if ww[j] > 0 && strings.Contains(t, " "+w) {
+				s += ww[j]
 			}
 		}
 		if len(f.crops) > 0 {
 			found := false
-			for _, c := range f.crops {
-				if strings.Contains(n, " "+c) {
+			for j, c := range f.crops {
+				if strings.Contains(t, " "+c) {
 					found = true
+					s += cw[j]
 				}
 			}
-			if found {
-				s += 3
-			} else if namesOtherCrop(n, f.crops) {
+			if !found && namesOtherCrop(t, f.crops) {
 				s -= 3
 			}
 		}
@@ -294,7 +323,7 @@ func scorePassages(ps []passage, f questionFocus, skip map[string]bool) {
 		if f.dose && hasRate {
 			s += 2.5
 		}
-		if f.interval && (strings.Contains(n, " intervalo") || strings.Contains(n, " carencia")) && hasDays {
+		if f.interval && (strings.Contains(t, " intervalo") || strings.Contains(t, " carencia")) && hasDays {
 			s += 2.5
 		}
 		if f.target && (hasRate || strings.Contains(p.text, "(")) && strings.Contains(p.text, ":") {
@@ -321,7 +350,8 @@ func namesOtherCrop(n string, crops []string) bool {
 		if slices.Contains(crops, c) {
 			continue
 		}
-		if strings.HasPrefix(n, " "+c+" ") || strings.Contains(n, " cultura da "+c) || strings.Contains(n, " cultura do "+c) {
+		if strings.HasPrefix(n, " "+c+" ") || strings.HasPrefix(n, " cultura "+c+" ") ||
+			strings.Contains(n, " cultura da "+c) || strings.Contains(n, " cultura do "+c) {
 			return true
 		}
 	}
