@@ -1,9 +1,11 @@
 package rag
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -256,7 +258,17 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 	}
 	focus := focusOf(req.Message, req.History, syn)
 	cited := []string{}
-	var parts []string
+	var (
+		parts []string
+		keys  []float64
+	)
+	add := func(part string, e *Evidence) {
+		k := 0.0
+		if e != nil {
+			k = math.Round(e.Coverage * 10)
+		}
+		parts, keys = append(parts, part), append(keys, k)
+	}
 
 	faqPart := func() {
 		for i, h := range req.FAQs {
@@ -274,7 +286,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 					ans = strings.Join(texts, " ")
 				}
 			}
-			parts = append(parts, fmt.Sprintf("%s — %s: %s", fr.faq, oneLine(h.Record.Question), ans))
+			add(fmt.Sprintf("%s — %s: %s", fr.faq, oneLine(h.Record.Question), ans), h.Evidence)
 			cited = append(cited, h.ID)
 		}
 	}
@@ -318,7 +330,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 			b.WriteString(itemFacts(it, focus))
 			cited = append(cited, h.ID)
 		}
-		parts = append(parts, strings.TrimSpace(b.String()))
+		add(strings.TrimSpace(b.String()), req.Catalog[0].Evidence)
 	}
 	if !faqFirst {
 		faqPart()
@@ -332,7 +344,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 		if text == "" {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s): %s", fr.docs, DocumentCitation(h), text))
+		add(fmt.Sprintf("%s (%s): %s", fr.docs, DocumentCitation(h), text), h.Evidence)
 		cited = append(cited, h.ID)
 	}
 	if len(parts) == 0 {
@@ -341,7 +353,18 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 		}
 		return AbstainAnswer, []string{}
 	}
-	return withNote(parts, req, fr, syn, maxP), cited
+	// Lead with the source that holds most of the question (coverage,
+	// in steps of 0.1); the default order breaks ties.
+	idx := make([]int, len(parts))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(keys[y], keys[x]) })
+	ordered := make([]string, len(parts))
+	for i, j := range idx {
+		ordered[i] = parts[j]
+	}
+	return withNote(ordered, req, fr, syn, maxP), cited
 }
 
 // withNote joins the parts, with the pesticide note when a listed
