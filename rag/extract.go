@@ -160,8 +160,12 @@ func passages(text string) []passage {
 			out = append(out, passage{text: s, order: len(out)})
 		}
 	}
-	for _, line := range strings.Split(StripMarkdown(text), "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "•·-–"))
+	for _, raw := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(raw), "#") {
+			header = nil
+			continue // a heading names a section; it answers nothing
+		}
+		line := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(StripMarkdown(raw)), "•·-–"))
 		if line == "" {
 			header = nil
 			continue
@@ -387,4 +391,24 @@ func nameWords(name string) map[string]bool {
 		m[lexical.Stem(w)] = true
 	}
 	return m
+}
+
+// joinPassages joins passage texts into one paragraph, ending each with
+// a period when it has no closing punctuation.
+func joinPassages(texts []string) string {
+	var b strings.Builder
+	for _, t := range texts {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+		if !strings.ContainsAny(t[len(t)-1:], ".!?:;…)") {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
 }

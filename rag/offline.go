@@ -283,7 +283,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 					for _, p := range ps {
 						texts = append(texts, p.text)
 					}
-					ans = strings.Join(texts, " ")
+					ans = joinPassages(texts)
 				}
 			}
 			add(fmt.Sprintf("%s — %s: %s", fr.faq, oneLine(h.Record.Question), ans), h.Evidence)
@@ -418,7 +418,7 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 	for _, p := range ps {
 		out = append(out, vector.Truncate(oneLine(p.text), 320))
 	}
-	return strings.Join(out, " ")
+	return joinPassages(out)
 }
 
 // documentAnswer is the document's passages that best answer the
@@ -433,7 +433,7 @@ func documentAnswer(h *Hit[storage.Document], f questionFocus) string {
 	for _, p := range ps {
 		out = append(out, vector.Truncate(oneLine(p.text), 320))
 	}
-	return strings.Join(out, " ")
+	return joinPassages(out)
 }
 
 // isAgronomyItem reports an item of the agronomy domain: its category
