@@ -11,18 +11,20 @@ type Level int
 
 // Confidence levels.
 const (
-	// LevelNone: no results or average similarity below the low threshold;
+	// LevelNone: no results or an average (similarity, or calibrated
+	// relevance in the rag Pipeline) below the low threshold;
 	// the prompt should not be augmented (seed 002's SEM_RAG).
 	LevelNone Level = iota
-	// LevelLow: average similarity >= 0.60 (BAIXA).
+	// LevelLow: average >= 0.60 (BAIXA).
 	LevelLow
-	// LevelMedium: average similarity >= 0.70 (MEDIA).
+	// LevelMedium: average >= 0.70 (MEDIA).
 	LevelMedium
-	// LevelHigh: average similarity >= 0.85 (ALTA).
+	// LevelHigh: average >= 0.85 (ALTA).
 	LevelHigh
 )
 
-// Seed 002 thresholds on the average similarity.
+// Seed 002 thresholds on the average similarity (the rag Pipeline applies
+// them to the calibrated relevance of what it cites).
 const (
 	DefaultHighThreshold   = 0.85
 	DefaultMediumThreshold = 0.70

@@ -14,9 +14,12 @@
 //
 // # Confidence
 //
-// [Confidence] maps the average similarity of the retrieved chunks to a
-// [Level] (high ≥ 0.85, medium ≥ 0.70, low ≥ 0.60, else none) with the
-// seed's pt-BR messages; level none means "do not augment the prompt".
+// [Confidence] maps an average score in [0, 1] to a [Level] (high ≥ 0.85,
+// medium ≥ 0.70, low ≥ 0.60, else none) with the seed's pt-BR messages;
+// level none means "do not augment the prompt". Seed 002 averages raw
+// cosine similarities, whose scale depends on the embedding model; the rag
+// Pipeline averages the calibrated relevance of the hits it cites
+// (rag.Evidence), so the levels mean the same for any embedder.
 //
 // # Ranking metrics
 //
