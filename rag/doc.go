@@ -72,6 +72,13 @@
 // on it. Recent turns join the searches only when DetectFollowUp (or
 // PipelineOptions.FollowUp) takes the message for a follow-up.
 //
+// The offline components need no model: KeywordClassifier (keyword
+// lists, definitional questions count as support) and ExtractiveAnswerer,
+// which quotes what answers the question — the leaflet row or "Dose: …"
+// line of the crop asked, the FAQ sentence, the document passage — in
+// the question's language, without Markdown, and cites only what it
+// quoted (Answer.Cited).
+//
 // # Indexing
 //
 // An Indexer turns items (one chunk for the item's own fields, recursive
