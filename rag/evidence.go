@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/scoring"
@@ -147,6 +148,12 @@ const (
 	// ReasonMissingPair: the query names a culture and a treatment and
 	// the record does not hold both (seed 000's pair).
 	ReasonMissingPair EvidenceReason = "missing-pair"
+	// ReasonContextOnly: in a follow-up, the record holds only the
+	// earlier turn's words, none of the message's own.
+	ReasonContextOnly EvidenceReason = "context-only"
+	// ReasonUnknownWords: no record of the kind holds any of the query's
+	// content words; the store does not know what is asked.
+	ReasonUnknownWords EvidenceReason = "unknown-words"
 	// ReasonNoEvidence: nothing of the query's content is in the record
 	// and its vector is not close.
 	ReasonNoEvidence EvidenceReason = "no-evidence"
@@ -413,12 +420,17 @@ type queryConcept struct {
 	weight, raw float64
 	// rare: at most NamedMaxShare of the records hold it.
 	rare bool
+	// own: the message itself names it (not only the context);
+	// unknown: no record of the kind holds it.
+	own, unknown bool
 }
 
 // evidenceQuery is a query analyzed for evidence.
 type evidenceQuery struct {
 	concepts  []queryConcept
 	pairAsked bool
+	// hasContext: some concepts come from the context only.
+	hasContext bool
 	// maxRaw is the largest raw weight of a concept some record holds.
 	maxRaw float64
 	bg     *Background
@@ -517,7 +529,12 @@ func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, df fun
 			}
 		}
 		unknown := minDF == 0
-		c.rare = minDF > 0 && float64(minDF) <= max(1, NamedMaxShare*float64(docs))
+		c.unknown = unknown
+		c.own = true
+		// A number ("720", "250") is shared by unrelated products; only a
+		// word names one.
+		c.rare = minDF > 0 && float64(minDF) <= max(1, NamedMaxShare*float64(docs)) &&
+			strings.ContainsFunc(c.label, unicode.IsLetter)
 		switch {
 		case unknown:
 			w = UnknownWeight
@@ -558,7 +575,11 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 	var total, got float64
 	fields := map[string]bool{}
 	filesOnly := true
+	ownAsked, ownCovered := false, false
+	known := false
 	for _, c := range eq.concepts {
+		known = known || !c.unknown
+		ownAsked = ownAsked || c.own
 		total += c.weight
 		credit := 0.0
 		var where []string
@@ -600,6 +621,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 			continue
 		}
 		got += credit * c.weight
+		ownCovered = ownCovered || c.own
 		ev.Covered = append(ev.Covered, c.label)
 		for _, f := range where {
 			fields[f] = true
@@ -636,7 +658,15 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 		}
 	}
 	ev.Relevance = 1 - (1-ev.Lexical)*(1-ev.Vector)
-	if missingPair {
+	// Caps below the threshold: a culture+treatment pair asked and not
+	// held; a follow-up hit that holds none of the message's own words,
+	// only the earlier turn's ("e como faço pra devolver um produto?"
+	// after a grape question is not about grapes); a question none of
+	// whose words any record holds ("vocês vendem Roundup?"), where only
+	// request words can be close.
+	contextOnly := eq.hasContext && ownAsked && !ownCovered
+	unknownOnly := len(eq.concepts) > 0 && !known
+	if missingPair || contextOnly || unknownOnly {
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
 	}
 	ev.Relevance = math.Round(ev.Relevance*1e6) / 1e6
@@ -650,6 +680,10 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 		ev.Reason = ReasonVector
 	case ev.Relevant:
 		ev.Reason = ReasonCombined
+	case unknownOnly:
+		ev.Reason = ReasonUnknownWords
+	case contextOnly:
+		ev.Reason = ReasonContextOnly
 	case missingPair && ev.Coverage > 0:
 		ev.Reason = ReasonMissingPair
 	case ev.Coverage > 0:
@@ -765,6 +799,8 @@ func (eq *evidenceQuery) contextOnly(own []string) {
 		c := &eq.concepts[i]
 		if !slices.ContainsFunc(c.direct, func(t string) bool { return slices.Contains(own, t) }) {
 			c.weight *= ContextWeight
+			c.own = false
+			eq.hasContext = true
 		}
 	}
 }

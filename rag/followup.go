@@ -14,8 +14,8 @@ import (
 type FollowUpDecision struct {
 	// FollowUp reports that the message depends on the history.
 	FollowUp bool `json:"follow_up"`
-	// Reason is "no-history", "connective", "reference",
-	// "attribute-only", "no-content" or "self-contained".
+	// Reason is "no-history", "reference", "crop-only",
+	// "attribute-only", "connective", "no-content" or "self-contained".
 	Reason string `json:"reason"`
 }
 
@@ -42,11 +42,12 @@ var (
 	}
 	// FollowUpAttributes are the attributes a message may ask about the
 	// subject of the previous turn without naming it: "qual a dose?",
-	// "e o preço?", "tem em estoque?".
+	// "e o preço?", "tem em estoque?", "e quanto tempo leva?".
 	FollowUpAttributes = []string{
 		"dose", "dosagem", "preco", "valor", "custa", "quanto", "prazo", "carencia", "intervalo", "seguranca",
 		"estoque", "disponivel", "garantia", "frete", "embalagem", "bula", "aplicacao", "aplicar", "quantidade",
 		"formulacao", "fabricante", "marca", "parcela", "parcelar", "desconto", "ingrediente", "ativo",
+		"tempo", "demora", "demorar", "leva", "levar", "dias", "horas", "mais", "barato", "caro", "melhor",
 		"price", "cost", "dose", "rate", "interval", "stock", "warranty", "shipping", "label",
 	}
 )
@@ -54,16 +55,18 @@ var (
 // DetectFollowUp is the default FollowUpFunc. A message is a follow-up
 // when the history holds a user turn and the message
 //
-//   - opens with a connective ("e …", "and …", "what about …"), or
-//   - refers back ("dele", "esse produto", "it"), or
-//   - asks only attributes (dose, preço, prazo, carência, estoque …)
-//     without naming a subject, or has no content word at all
+//   - refers back ("dele", "esse produto", "isso", "it"), or
+//   - names no subject of its own: only a crop ("e na uva?"), only
+//     attributes (dose, preço, prazo, carência, estoque …: "qual a
+//     dose?"), only a connective ("e então?") or no content word at all
 //     ("quanto custa?").
 //
-// Anything else — a question naming its own subject, or noise — is
+// Anything else — a question naming its own subject, even after "e …"
+// ("e como faço pra devolver um produto?"), or noise — is
 // self-contained, and the history stays out of its searches, so a topic
 // change is not answered with the previous topic's records. The rule was
-// measured on testdata/chat_eval.jsonl (README, chat evaluation).
+// chosen on the tune half of testdata/chat_eval.jsonl and a newcomer's
+// review of the demo (BENCHMARKS.md, chat answers).
 func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	if !slices.ContainsFunc(history, func(t Turn) bool { return t.Role == llm.RoleUser }) {
 		return FollowUpDecision{Reason: "no-history"}
@@ -72,33 +75,45 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	padded := " " + strings.Join(words, " ") + " "
-	for _, c := range FollowUpConnectives {
-		if strings.HasPrefix(padded, " "+c+" ") {
-			return FollowUpDecision{FollowUp: true, Reason: "connective"}
-		}
-	}
 	for _, r := range FollowUpReferences {
 		if strings.Contains(padded, " "+r+" ") {
 			return FollowUpDecision{FollowUp: true, Reason: "reference"}
 		}
 	}
-	content := 0
-	attrs := 0
+	cultures := map[string]bool{}
+	for _, m := range lexical.DefaultSynonyms().Detect(message) {
+		if m.Category == lexical.CategoryCulture {
+			for _, w := range strings.Fields(strings.ReplaceAll(m.Text, "-", " ")) {
+				cultures[w] = true
+			}
+		}
+	}
+	subject, attrs, crops := 0, 0, 0
 	stop := lexical.DefaultStopwords()
 	frame := defaultFrame()
 	for _, w := range words {
 		switch {
 		case slices.Contains(FollowUpAttributes, w):
 			attrs++
-		case stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2:
+		case cultures[w]:
+			crops++
+		case stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2 || slices.Contains(FollowUpConnectives, w):
 		default:
-			content++
+			subject++
 		}
 	}
+	connective := slices.ContainsFunc(FollowUpConnectives, func(c string) bool { return strings.HasPrefix(padded, " "+c+" ") })
 	switch {
-	case content == 0 && attrs > 0:
+	case subject > 0:
+		// A message naming its own subject stands alone, even after "e …":
+		// "e como faço pra devolver um produto?" changes the subject.
+	case crops > 0:
+		return FollowUpDecision{FollowUp: true, Reason: "crop-only"}
+	case attrs > 0:
 		return FollowUpDecision{FollowUp: true, Reason: "attribute-only"}
-	case content == 0:
+	case connective:
+		return FollowUpDecision{FollowUp: true, Reason: "connective"}
+	default:
 		return FollowUpDecision{FollowUp: true, Reason: "no-content"}
 	}
 	return FollowUpDecision{Reason: "self-contained"}

@@ -24,9 +24,12 @@ func TestDetectFollowUp(t *testing.T) {
 		want    bool
 		reason  string
 	}{
-		{"e qual a dose do Fosetal?", grape, true, "connective"},
-		{"E pra zona rural?", grape, true, "connective"},
-		{"what about corn?", grape, true, "connective"},
+		{"e qual a dose do Fosetal?", grape, false, "self-contained"},
+		{"E pra zona rural?", grape, false, "self-contained"},
+		{"e como faço pra devolver um produto?", grape, false, "self-contained"},
+		{"what about corn?", grape, true, "crop-only"},
+		{"e na uva?", grape, true, "crop-only"},
+		{"e então?", grape, true, "connective"},
 		{"qual a dose dele?", grape, true, "reference"},
 		{"does it work on citrus?", grape, true, "reference"},
 		{"qual a dose?", grape, true, "attribute-only"},
@@ -35,7 +38,7 @@ func TestDetectFollowUp(t *testing.T) {
 		{"vocês entregam em Goiás?", grape, false, "self-contained"},
 		{"asdkjh qwpoeiru zzxm", grape, false, "self-contained"},
 		{"tem herbicida para soja?", grape, false, "self-contained"},
-		{"e qual a dose do Fosetal?", nil, false, "no-history"},
+		{"e qual a dose dele?", nil, false, "no-history"},
 		{"qual a dose dele?", []rag.Turn{{Role: llm.RoleAssistant, Content: "Olá!"}}, false, "no-history"},
 	}
 	for _, tt := range tests {
@@ -155,15 +158,28 @@ func TestPipelineHistoryOnlyForFollowUps(t *testing.T) {
 	if !resp.Abstained {
 		t.Errorf("noise after a grape question answered with %v", resp.Sources)
 	}
-	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "e qual a dose do Fosetal?", History: grape})
+	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "e qual a dose dele?", History: grape})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !resp.Debug.FollowUp.FollowUp || !strings.Contains(resp.Debug.FAQQuery, "uva") || !strings.Contains(resp.Debug.CatalogQuery, "uva") {
 		t.Errorf("follow-up: %+v, FAQ query %q, catalog query %q", resp.Debug.FollowUp, resp.Debug.FAQQuery, resp.Debug.CatalogQuery)
 	}
-	if len(resp.Catalog) == 0 || resp.Catalog[0].ID != "prd-016" {
-		t.Errorf("follow-up about Fosetal: catalog %v", resp.Sources)
+	if len(resp.Catalog) == 0 {
+		t.Errorf("follow-up about the grape fungicide: no catalog hit (%v)", resp.Sources)
+	}
+	for _, h := range resp.Catalog {
+		if !h.Evidence.Pair {
+			t.Errorf("follow-up cites %s without the grape+fungicide pair", h.ID)
+		}
+	}
+	// A new subject after "e …" leaves the grapes behind.
+	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "e como faço pra devolver um produto?", History: grape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Debug.FollowUp.FollowUp || len(resp.Catalog) > 0 || len(resp.FAQs) == 0 || resp.FAQs[0].ID != "faq-007" {
+		t.Errorf("topic change: follow-up %+v, sources %v", resp.Debug.FollowUp, resp.Sources)
 	}
 }
 
