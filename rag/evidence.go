@@ -437,7 +437,7 @@ type evidenceQuery struct {
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
-func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, df func(string) int, docs int, frame map[string]bool, corrections []lexical.Correction) *evidenceQuery {
+func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, idf func(string) float64, df func(string) int, docs int, frame map[string]bool, corrections []lexical.Correction) *evidenceQuery {
 	eq := &evidenceQuery{}
 	tokens := pq.Tokens()
 	owner := make([]int, len(tokens)) // concept index per token, -1 frame
@@ -492,13 +492,28 @@ func analyzeEvidence(pq *lexical.PreparedQuery, idf func(string) float64, df fun
 			c.treatment = true
 			treatments++
 			// A pest or disease stands for its class; the class word
-			// itself ("fungicida") is not indirect.
-			if !slices.Contains(c.direct, m.Term) && !strings.HasPrefix(m.Term, lexical.Stem(c.label)) {
+			// itself ("fungicida", "fungicide") is not indirect.
+			if !slices.Contains(c.direct, m.Term) && !strings.HasPrefix(m.Term, lexical.Stem(c.label)) && !samePrefix(m.Term, c.label, 6) {
 				c.indirect = true
 			}
 		}
 	}
 	eq.pairAsked = cultures > 0 && treatments > 0
+	// A second variant of a class already mentioned ("fungicide … rust":
+	// Detect reports one mention per class) joins that class's concept.
+	for i, t := range tokens {
+		if owner[i] != -2 || syn == nil {
+			continue
+		}
+		for _, m := range syn.Detect(t) {
+			for ci := range eq.concepts {
+				if slices.Contains(eq.concepts[ci].class, m.Term) {
+					owner[i] = ci
+					eq.concepts[ci].direct = append(eq.concepts[ci].direct, t)
+				}
+			}
+		}
+	}
 	for i, t := range tokens {
 		if owner[i] == -2 {
 			eq.concepts = append(eq.concepts, queryConcept{label: t, direct: []string{t}})
@@ -762,7 +777,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 	if idf == nil {
 		idf = func(string) float64 { return 1 }
 	}
-	eq := analyzeEvidence(pq, idf, lx.df, lx.docs, s.frameFor(lx.scorer), corrections)
+	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), idf, lx.df, lx.docs, s.frameFor(lx.scorer), corrections)
 	if own != nil {
 		eq.contextOnly(own)
 	}
@@ -803,4 +818,9 @@ func (eq *evidenceQuery) contextOnly(own []string) {
 			eq.hasContext = true
 		}
 	}
+}
+
+// samePrefix reports whether a and b share their first n bytes.
+func samePrefix(a, b string, n int) bool {
+	return len(a) >= n && len(b) >= n && a[:n] == b[:n]
 }

@@ -124,7 +124,7 @@ func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
 	}
 	frame := frameSet(DefaultFrameWords)
 	for _, tt := range tests {
-		eq := analyzeEvidence(s.Prepare(tt.query), func(t string) float64 { return max(idf(t), 1) }, nil, 0, frame, nil)
+		eq := analyzeEvidence(s.Prepare(tt.query), s.Synonyms(), func(t string) float64 { return max(idf(t), 1) }, nil, 0, frame, nil)
 		var labels []string
 		for _, c := range eq.concepts {
 			labels = append(labels, c.label)
