@@ -160,22 +160,28 @@ func passages(text string) []passage {
 			out = append(out, passage{text: s, order: len(out)})
 		}
 	}
-	for _, raw := range strings.Split(text, "\n") {
+	raws := strings.Split(text, "\n")
+	for ri, raw := range raws {
 		if strings.HasPrefix(strings.TrimSpace(raw), "#") {
 			header = nil
 			continue // a heading names a section; it answers nothing
+		}
+		if mdTableSep.MatchString(strings.TrimSpace(raw)) {
+			continue
 		}
 		line := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(StripMarkdown(raw)), "•·-–"))
 		if line == "" {
 			header = nil
 			continue
 		}
+		// A Markdown table's header row is the one above its separator.
+		mdHeader := ri+1 < len(raws) && mdTableSep.MatchString(strings.TrimSpace(raws[ri+1]))
 		if strings.Count(line, "|") >= 2 {
 			cells := strings.Split(strings.Trim(line, "|"), "|")
 			for i := range cells {
 				cells[i] = strings.TrimSpace(cells[i])
 			}
-			if header == nil || isHeaderRow(cells) {
+			if header == nil || mdHeader || isHeaderRow(cells) {
 				header = cells
 				continue
 			}
@@ -301,7 +307,7 @@ func scorePassages(ps []passage, f questionFocus, skip map[string]bool) {
 	}
 	cw := make([]float64, len(f.crops))
 	for i, c := range f.crops {
-		cw[i] = 1.5 * weight(c)
+		cw[i] = 1.5 * weight(strings.ReplaceAll(c, "-", " "))
 	}
 	for i := range ps {
 		p, t := &ps[i], norm[i]
@@ -314,7 +320,7 @@ func scorePassages(ps []passage, f questionFocus, skip map[string]bool) {
 		if len(f.crops) > 0 {
 			found := false
 			for j, c := range f.crops {
-				if strings.Contains(t, " "+c) {
+				if strings.Contains(t, " "+strings.ReplaceAll(c, "-", " ")) {
 					found = true
 					s += cw[j]
 				}
@@ -354,6 +360,7 @@ func namesOtherCrop(n string, crops []string) bool {
 		if slices.Contains(crops, c) {
 			continue
 		}
+		c = strings.ReplaceAll(c, "-", " ")
 		if strings.HasPrefix(n, " "+c+" ") || strings.HasPrefix(n, " cultura "+c+" ") ||
 			strings.Contains(n, " cultura da "+c) || strings.Contains(n, " cultura do "+c) {
 			return true

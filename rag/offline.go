@@ -400,17 +400,23 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 		text.WriteString(file.Text)
 	}
 	skip := nameWords(it.Name)
-	var meta []string
-	for _, k := range slices.Sorted(maps.Keys(it.Metadata)) {
-		if asksMetadata(k, f) && strings.TrimSpace(it.Metadata[k]) != "" {
-			meta = append(meta, metadataLabel(k)+": "+oneLine(it.Metadata[k])+".")
-		}
-	}
 	min := 1.0
 	if f.dose || f.interval || len(f.crops) > 0 {
 		min = 2.5
 	}
 	ps := bestPassages(text.String(), f, skip, 2, min)
+	var said strings.Builder
+	for _, p := range ps {
+		said.WriteString(lexical.Normalize(p.text))
+	}
+	var meta []string
+	for _, k := range slices.Sorted(maps.Keys(it.Metadata)) {
+		v := strings.TrimSpace(it.Metadata[k])
+		// Only what the chosen passages do not already say.
+		if asksMetadata(k, f) && v != "" && !strings.Contains(said.String(), lexical.Normalize(v)) {
+			meta = append(meta, metadataLabel(k)+": "+oneLine(v)+".")
+		}
+	}
 	if len(ps) == 0 && len(meta) == 0 {
 		return vector.Truncate(oneLine(StripMarkdown(it.Description)), 220)
 	}
@@ -424,14 +430,16 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 // documentAnswer is the document's passages that best answer the
 // question, or its snippet.
 func documentAnswer(h *Hit[storage.Document], f questionFocus) string {
-	ps := bestPassages(h.Record.Content, f, nil, 2, 1)
+	all := passages(h.Record.Content)
+	ps := bestPassages(h.Record.Content, f, nil, 1, 1)
 	if len(ps) == 0 {
 		return vector.Truncate(oneLine(StripMarkdown(h.Snippet)), 320)
 	}
-	slices.SortFunc(ps, func(x, y passage) int { return x.order - y.order })
-	var out []string
-	for _, p := range ps {
-		out = append(out, vector.Truncate(oneLine(p.text), 320))
+	// One passage, not sentences from far apart; a passage that opens a
+	// list (ends with ":") brings the list's first line.
+	out := []string{vector.Truncate(oneLine(ps[0].text), 320)}
+	if strings.HasSuffix(ps[0].text, ":") && ps[0].order+1 < len(all) {
+		out = append(out, vector.Truncate(oneLine(all[ps[0].order+1].text), 320))
 	}
 	return joinPassages(out)
 }
