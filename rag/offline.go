@@ -330,7 +330,14 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 			b.WriteString(itemFacts(it, focus))
 			cited = append(cited, h.ID)
 		}
-		add(strings.TrimSpace(b.String()), req.Catalog[0].Evidence)
+		lead := req.Catalog[0].Evidence
+		if lead != nil && lead.Named {
+			// The question names the product: it leads.
+			named := *lead
+			named.Coverage = 2
+			lead = &named
+		}
+		add(strings.TrimSpace(b.String()), lead)
 	}
 	if !faqFirst {
 		faqPart()
