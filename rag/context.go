@@ -44,7 +44,7 @@ func FormatFAQContext(hits []Hit[storage.FAQ]) string {
 	}
 	parts := make([]string, len(hits))
 	for i, h := range hits {
-		parts[i] = "Q: " + oneLine(h.Record.Question) + " | A: " + oneLine(h.Record.Answer)
+		parts[i] = "Q: " + oneLine(StripMarkdown(h.Record.Question)) + " | A: " + oneLine(StripMarkdown(h.Record.Answer))
 	}
 	return strings.Join(parts, HitSeparator)
 }
@@ -123,7 +123,7 @@ func FormatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 	if snippet == "" {
 		snippet = it.Description
 	}
-	if snippet = oneLine(snippet); snippet != "" {
+	if snippet = oneLine(StripMarkdown(snippet)); snippet != "" {
 		fmt.Fprintf(&b, " | Snippet: %s", vector.Truncate(snippet, ContextSnippetChars))
 	}
 	return b.String()
@@ -165,7 +165,7 @@ func DocumentSection(hits []Hit[storage.Document]) string {
 	parts := make([]string, len(hits))
 	for i := range hits {
 		snippet := hits[i].Snippet
-		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(oneLine(snippet), ContextSnippetChars))
+		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(oneLine(StripMarkdown(snippet)), ContextSnippetChars))
 	}
 	return fmt.Sprintf("Documentos relevantes (%d): %s", len(hits), strings.Join(parts, HitSeparator))
 }
