@@ -74,10 +74,12 @@
 //
 // The offline components need no model: KeywordClassifier (keyword
 // lists, definitional questions count as support) and ExtractiveAnswerer,
-// which quotes what answers the question — the leaflet row or "Dose: …"
-// line of the crop asked, the FAQ sentence, the document passage — in
-// the question's language, without Markdown, and cites only what it
-// quoted (Answer.Cited).
+// which leads with the fact asked, quoted from the hits it is given — the
+// leaflet row of the crop asked (leaflet tables, crop lines and "Dose: …"
+// sentences are read), a "Label: value" line, the FAQ sentence, the best
+// sentences of a document's Markdown section — in the question's language,
+// without Markdown, and cites only what it quoted (Answer.Cited); when the
+// turn abstains it says the store has nothing on it (AbstainAnswer).
 //
 // # Indexing
 //

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
@@ -152,20 +151,40 @@ func ratio(a, b int) float64 {
 
 // ExtractiveAnswerer is the offline Answerer: it answers from the hits it
 // is given (the Pipeline passes the relevant ones, best first), quoting
-// what the sources say without any model. For each product it gives the
-// leaflet passages that answer the question — the table row or "Dose: …"
-// line of the crop asked, the safety interval, the targets — and
-// otherwise its description; for FAQs the answer's sentences that match
-// the question; for documents the matching sentences of the best section.
-// Markdown is stripped. It answers in the question's language
-// (DetectLanguage: pt-BR by default, an English frame for English
-// questions, product data as stored), uses agronomy wording only for
-// agronomy records, and when the turn abstained says plainly that the
-// store has nothing on it (AbstainAnswer, AbstainAnswerEnglish). The zero
-// value lists at most 3 products, 2 FAQs and 2 document passages. It is
-// safe for concurrent use.
+// only what those records say, without any model. The answer leads with
+// the fact asked, then gives one short line per other source:
+//
+//   - products: the leaflet rows (parseLeaflet) that answer the question —
+//     the row of the crop asked (synonyms and the crop of the conversation
+//     count: "cafezal", "videira", "e qual a dose do Fosetal?" after "fungicida
+//     para uva"), with the safety-interval column first for a carência
+//     question, the rows naming the target asked, every row briefly when
+//     no crop is named — as "Fungiprot 250 SC — Café: 400 mL/ha; intervalo
+//     de segurança: 30 dias (bula)." and the product's category,
+//     manufacturer and price; else a "Label: value" sentence of its files
+//     whose label the question names ("Ciclo: 125 a 132 dias"), else the
+//     passages of its description and files that match. A recommendation
+//     lists each product as name (category, manufacturer) — price, then the
+//     row that makes it match;
+//   - FAQs: the whole answer when short (≤ 320 characters), else its
+//     sentences that best match the question;
+//   - documents: the best-matching sentence of the best Markdown section
+//     (markdownSections; the section of the hit's best chunk, its
+//     heading_path, is favoured) with the next best of that section, or
+//     the whole section when short, cited as "Title › Section".
+//
+// Words rare in a record count more than words on each of its lines; a
+// sentence defining the term of a definitional question ("o que é vazio
+// sanitário?") leads. Markdown is stripped. It answers in the question's
+// language (DetectLanguage: pt-BR by default, an English frame for English
+// questions, record data as stored), uses agronomy wording (crops, the
+// label reminder) only for agronomy records, and when the turn abstained,
+// or no hit is given, says plainly that the store has nothing on it
+// (AbstainAnswer, AbstainAnswerEnglish) and cites nothing. Answer.Cited
+// lists the records quoted. It is safe for concurrent use.
 type ExtractiveAnswerer struct {
-	// MaxProducts, MaxFAQs and MaxDocuments bound each part (3, 2, 2).
+	// MaxProducts, MaxFAQs and MaxDocuments bound the products, FAQs and
+	// document passages of an answer; zero means 3, 2 and 2.
 	MaxProducts, MaxFAQs, MaxDocuments int
 	// Synonyms detects the crops a question names; nil means
 	// lexical.DefaultSynonyms.
@@ -174,6 +193,7 @@ type ExtractiveAnswerer struct {
 
 // Texts of the ExtractiveAnswerer.
 const (
+	// GreetingAnswer answers small talk (pt-BR).
 	GreetingAnswer = "Olá! Sou o assistente da loja. Posso ajudar com produtos do catálogo, dúvidas sobre pedidos, entregas e pagamentos, e orientações técnicas de uso. O que você procura?"
 	// GreetingAnswerEnglish greets English speakers.
 	GreetingAnswerEnglish = "Hello! I am the store's assistant. I can help with products from our catalog, orders, delivery and payment questions, and technical guidance on use. What are you looking for?"
@@ -181,7 +201,10 @@ const (
 	// that match on it.
 	NothingFound = "Não encontrei informações sobre isso no nosso catálogo, nas perguntas frequentes ou nos documentos da loja."
 	// AbstainAnswer is the honest "we don't have that" (pt-BR): nothing
-	// in the store is relevant to the question.
+	// in the store is relevant to the question. It names the kinds of
+	// goods the store sells (a fixed line, never products) and how to
+	// reach the team (chat and WhatsApp in business hours, as faq-029
+	// says).
 	AbstainAnswer = NothingFound + " Trabalhamos com insumos agrícolas (defensivos, fertilizantes, sementes, adjuvantes, pulverizadores e EPIs). Se quiser, reformule a pergunta ou fale com a nossa equipe técnica pelo chat ou WhatsApp, em horário comercial."
 	// AbstainAnswerEnglish is AbstainAnswer for English questions.
 	AbstainAnswerEnglish  = "I found nothing about this in our catalog, FAQs or store documents. We sell farm inputs (crop protection products, fertilizers, seeds, adjuvants, sprayers and PPE). You can rephrase the question or talk to our technical team by chat or WhatsApp during business hours."
@@ -191,13 +214,13 @@ const (
 
 // answerFrame holds an answer's connective texts in one language.
 type answerFrame struct {
-	products, faq, docs, crops, note string
+	products, also, faq, docs, crops, note string
 }
 
 var (
-	framePT = answerFrame{products: "Produtos do catálogo:", faq: "Perguntas frequentes", docs: "Dos nossos materiais",
+	framePT = answerFrame{products: "Produtos do catálogo:", also: "Também no catálogo:", faq: "Perguntas frequentes", docs: "Dos nossos materiais",
 		crops: "culturas", note: extractiveNote}
-	frameEN = answerFrame{products: "Products in our catalog:", faq: "FAQ", docs: "From our materials",
+	frameEN = answerFrame{products: "Products in our catalog:", also: "Also in our catalog:", faq: "FAQ", docs: "From our materials",
 		crops: "crops", note: extractiveNoteEnglish}
 )
 
@@ -257,17 +280,24 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 		syn = lexical.DefaultSynonyms()
 	}
 	focus := focusOf(req.Message, req.History, syn)
+	words, terms := contentWords(req.Message), definedTerms(req.Message)
 	cited := []string{}
 	var (
 		parts []string
 		keys  []float64
 	)
-	add := func(part string, e *Evidence) {
+	// Each part has its full text and a short one: the part that leads is
+	// given whole, the others in one line.
+	var shorts []string
+	add := func(part, short string, e *Evidence, defines bool) {
 		k := 0.0
 		if e != nil {
 			k = math.Round(e.Coverage * 10)
 		}
-		parts, keys = append(parts, part), append(keys, k)
+		if defines {
+			k += 100
+		}
+		parts, shorts, keys = append(parts, part), append(shorts, short), append(keys, k)
 	}
 
 	faqPart := func() {
@@ -275,18 +305,10 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 			if i == maxF {
 				break
 			}
-			ans := oneLine(StripMarkdown(h.Record.Answer))
-			if utf8.RuneCountInString(ans) > 320 {
-				if ps := bestPassages(h.Record.Answer, focus, nil, 2, 1); len(ps) > 0 {
-					slices.SortFunc(ps, func(x, y passage) int { return x.order - y.order })
-					var texts []string
-					for _, p := range ps {
-						texts = append(texts, p.text)
-					}
-					ans = joinPassages(texts)
-				}
-			}
-			add(fmt.Sprintf("%s — %s: %s", fr.faq, oneLine(h.Record.Question), ans), h.Evidence)
+			ans, defines := faqQuote(h.Record.Question, h.Record.Answer, words, terms, 2, 320)
+			short, _ := faqQuote(h.Record.Question, h.Record.Answer, words, terms, 1, 160)
+			q := oneLine(h.Record.Question)
+			add(fmt.Sprintf("%s — %s: %s", fr.faq, q, ans), fmt.Sprintf("%s — %s: %s", fr.faq, q, short), h.Evidence, defines)
 			cited = append(cited, h.ID)
 		}
 	}
@@ -297,39 +319,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 		faqPart()
 	}
 	if len(req.Catalog) > 0 {
-		var b strings.Builder
-		for i, h := range req.Catalog {
-			if i == maxP {
-				break
-			}
-			it := &h.Record
-			if b.Len() == 0 && len(req.Catalog) > 1 {
-				b.WriteString(fr.products)
-			}
-			if b.Len() > 0 {
-				b.WriteString("\n")
-			}
-			fmt.Fprintf(&b, "%s", oneLine(it.Name))
-			var facts []string
-			if it.Category != "" {
-				facts = append(facts, oneLine(it.Category))
-			}
-			if it.Manufacturer != "" {
-				facts = append(facts, oneLine(it.Manufacturer))
-			}
-			if len(facts) > 0 {
-				fmt.Fprintf(&b, " (%s)", strings.Join(facts, ", "))
-			}
-			fmt.Fprintf(&b, " — %s", priceText(it.Price, lang))
-			if len(it.Tags) > 0 && isAgronomyItem(it, syn) {
-				fmt.Fprintf(&b, "; %s: %s", fr.crops, strings.Join(it.Tags, ", "))
-			} else if len(it.Tags) > 0 {
-				fmt.Fprintf(&b, "; tags: %s", strings.Join(it.Tags, ", "))
-			}
-			b.WriteString(". ")
-			b.WriteString(itemFacts(it, focus))
-			cited = append(cited, h.ID)
-		}
+		text, ids := productPart(req.Message, req.Catalog[:min(len(req.Catalog), maxP)], focus, lang, fr, syn)
 		lead := req.Catalog[0].Evidence
 		if lead != nil && lead.Named {
 			// The question names the product: it leads.
@@ -337,7 +327,8 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 			named.Coverage = 2
 			lead = &named
 		}
-		add(strings.TrimSpace(b.String()), lead)
+		add(text, text, lead, false)
+		cited = append(cited, ids...)
 	}
 	if !faqFirst {
 		faqPart()
@@ -347,11 +338,12 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 			break
 		}
 		h := &req.Documents[i]
-		text := documentAnswer(h, focus)
+		text, citation, defines := documentQuote(h, words, terms, 2, 320)
+		short, shortCitation, _ := documentQuote(h, words, terms, 1, 160)
 		if text == "" {
 			continue
 		}
-		add(fmt.Sprintf("%s (%s): %s", fr.docs, DocumentCitation(h), text), h.Evidence)
+		add(fmt.Sprintf("%s (%s): %s", fr.docs, citation, text), fmt.Sprintf("%s (%s): %s", fr.docs, shortCitation, short), h.Evidence, defines)
 		cited = append(cited, h.ID)
 	}
 	if len(parts) == 0 {
@@ -370,6 +362,9 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 	ordered := make([]string, len(parts))
 	for i, j := range idx {
 		ordered[i] = parts[j]
+		if i > 0 {
+			ordered[i] = shorts[j]
+		}
 	}
 	return withNote(ordered, req, fr, syn, maxP), cited
 }
@@ -430,23 +425,6 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 	out := meta
 	for _, p := range ps {
 		out = append(out, vector.Truncate(oneLine(p.text), 320))
-	}
-	return joinPassages(out)
-}
-
-// documentAnswer is the document's passages that best answer the
-// question, or its snippet.
-func documentAnswer(h *Hit[storage.Document], f questionFocus) string {
-	all := passages(h.Record.Content)
-	ps := bestPassages(h.Record.Content, f, nil, 1, 1)
-	if len(ps) == 0 {
-		return vector.Truncate(oneLine(StripMarkdown(h.Snippet)), 320)
-	}
-	// One passage, not sentences from far apart; a passage that opens a
-	// list (ends with ":") brings the list's first line.
-	out := []string{vector.Truncate(oneLine(ps[0].text), 320)}
-	if strings.HasSuffix(ps[0].text, ":") && ps[0].order+1 < len(all) {
-		out = append(out, vector.Truncate(oneLine(all[ps[0].order+1].text), 320))
 	}
 	return joinPassages(out)
 }
