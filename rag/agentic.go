@@ -441,6 +441,9 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
 	resp.ConfidenceText = resp.Confidence.Message()
 	resp.Abstained = dbg.Plan.Any() && !resp.Confidence.Augment()
+	if resp.Abstained {
+		resp.Catalog, resp.FAQs, resp.Documents, resp.Sources = nil, nil, nil, []Citation{}
+	}
 	for _, it := range result.Iterations {
 		step := "answer"
 		if len(it.Response.Message.ToolCalls) > 0 {

@@ -27,6 +27,9 @@ const (
 	// AbstainContextText replaces the retrieved sections when no hit is
 	// relevant: the answerer must say so and must not invent.
 	AbstainContextText = "Nenhum registro relevante foi encontrado no catálogo, nas FAQs ou nos documentos para esta pergunta. Diga claramente ao usuário que a loja não tem informação sobre isso, não cite produtos e não invente; se for útil, ofereça o atendimento da equipe técnica."
+	// ContextAnswerChars caps each FAQ answer in the context, so that one
+	// long answer cannot take the whole budget.
+	ContextAnswerChars = 1200
 	// ContextSnippetChars caps each hit's snippet in the context.
 	ContextSnippetChars = 400
 )
@@ -44,7 +47,8 @@ func FormatFAQContext(hits []Hit[storage.FAQ]) string {
 	}
 	parts := make([]string, len(hits))
 	for i, h := range hits {
-		parts[i] = "Q: " + oneLine(StripMarkdown(h.Record.Question)) + " | A: " + oneLine(StripMarkdown(h.Record.Answer))
+		parts[i] = "Q: " + oneLine(StripMarkdown(h.Record.Question)) + " | A: " +
+			vector.Truncate(oneLine(StripMarkdown(h.Record.Answer)), ContextAnswerChars)
 	}
 	return strings.Join(parts, HitSeparator)
 }

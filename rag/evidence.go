@@ -92,7 +92,8 @@ type EvidenceOptions struct {
 	// vectors to the background sample (default 64).
 	CalibrationOwners int
 	// IndirectCredit is the credit of a concept matched only through its
-	// class (default 0.5).
+	// class, or only as the word a typo was corrected to (default 0.5;
+	// negative means none).
 	IndirectCredit float64
 	// FrameWords replace DefaultFrameWords; an empty non-nil slice counts
 	// every token as content.
@@ -116,8 +117,11 @@ func (o EvidenceOptions) withDefaults() EvidenceOptions {
 	if o.CalibrationOwners < 1 {
 		o.CalibrationOwners = DefaultCalibrationOwners
 	}
-	if !(o.IndirectCredit >= 0 && o.IndirectCredit <= 1) {
+	switch {
+	case o.IndirectCredit == 0 || o.IndirectCredit > 1 || math.IsNaN(o.IndirectCredit):
 		o.IndirectCredit = DefaultIndirectCredit
+	case o.IndirectCredit < 0:
+		o.IndirectCredit = 0
 	}
 	if o.FrameWords == nil {
 		o.FrameWords = DefaultFrameWords
@@ -271,6 +275,9 @@ func backgroundOf(q []float32, sample *calibration) *Background {
 		xs[i] = float64(s)
 	}
 	slices.Sort(xs)
+	if math.IsNaN(xs[0]) || math.IsInf(xs[0], 0) || math.IsNaN(xs[len(xs)-1]) || math.IsInf(xs[len(xs)-1], 0) {
+		return nil // a non-finite query vector has no background
+	}
 	med := median(xs)
 	p95 := xs[max(int(math.Ceil(0.95*float64(len(xs))))-1, 0)]
 	return &Background{Median: med, P95: p95, Scale: max(p95-med, minScale), Samples: len(xs)}
@@ -321,6 +328,9 @@ func (s *Searcher) calibrationOf(ctx context.Context, kind storage.OwnerKind) *c
 	}
 	slot := &s.calib.kinds[kindIndex(kind)]
 	if c := slot.Load(); c != nil {
+		if c.n == 0 {
+			return nil
+		}
 		return c
 	}
 	lister, ok1 := s.store.(RecordLister)
@@ -331,19 +341,28 @@ func (s *Searcher) calibrationOf(ctx context.Context, kind storage.OwnerKind) *c
 	s.calib.mu.Lock()
 	defer s.calib.mu.Unlock()
 	if c := slot.Load(); c != nil {
+		if c.n == 0 {
+			return nil
+		}
 		return c
 	}
 	c, err := buildCalibration(ctx, lister, reader, kind, s.evidence.CalibrationOwners)
-	if err != nil || c.n == 0 {
+	if err != nil {
+		return nil // retried by the next search
+	}
+	// An empty sample (no embedded chunks) is kept, so searches do not
+	// rebuild it each time; RefreshVocabularies drops it.
+	slot.Store(c)
+	if c.n == 0 {
 		return nil
 	}
-	slot.Store(c)
 	return c
 }
 
-// buildCalibration lists up to calibrationPage records of kind (by ID),
-// takes owners evenly spaced among them, and keeps the first chunk vector
-// of each source (item text, each file) of each owner.
+// buildCalibration lists up to calibrationPage records of kind (the first
+// by ID), takes owners evenly spaced among them, and keeps up to four
+// chunk vectors of each (every k-th of its chunks in source and sequence
+// order).
 func buildCalibration(ctx context.Context, l RecordLister, r ChunkReader, kind storage.OwnerKind, owners int) (*calibration, error) {
 	var ids []string
 	page := storage.Page{Limit: calibrationPage}
@@ -680,7 +699,9 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 	// whose words any record holds ("vocês vendem Roundup?"), where only
 	// request words can be close.
 	contextOnly := eq.hasContext && ownAsked && !ownCovered
-	unknownOnly := len(eq.concepts) > 0 && !known
+	// A word the record holds is not unknown, whatever a stale vocabulary
+	// says (an item added after the vocabulary was built).
+	unknownOnly := len(eq.concepts) > 0 && !known && len(ev.Covered) == 0
 	if missingPair || contextOnly || unknownOnly {
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
 	}

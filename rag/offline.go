@@ -256,7 +256,7 @@ func (a ExtractiveAnswerer) StreamAnswer(ctx context.Context, req AnswerRequest,
 	return ans, nil
 }
 
-func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
+func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []storage.OwnerRef) {
 	maxP, maxF, maxD := or(a.MaxProducts, 3), or(a.MaxFAQs, 2), or(a.MaxDocuments, 2)
 	lang := DetectLanguage(req.Message)
 	fr := framePT
@@ -265,15 +265,15 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 	}
 	if req.Intent == IntentSmallTalk {
 		if lang == LanguageEnglish {
-			return GreetingAnswerEnglish, []string{}
+			return GreetingAnswerEnglish, []storage.OwnerRef{}
 		}
-		return GreetingAnswer, []string{}
+		return GreetingAnswer, []storage.OwnerRef{}
 	}
 	if req.Abstained || len(req.Catalog)+len(req.FAQs)+len(req.Documents) == 0 {
 		if lang == LanguageEnglish {
-			return AbstainAnswerEnglish, []string{}
+			return AbstainAnswerEnglish, []storage.OwnerRef{}
 		}
-		return AbstainAnswer, []string{}
+		return AbstainAnswer, []storage.OwnerRef{}
 	}
 	syn := a.Synonyms
 	if syn == nil {
@@ -281,7 +281,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 	}
 	focus := focusOf(req.Message, req.History, syn)
 	words, terms := contentWords(req.Message), definedTerms(req.Message)
-	cited := []string{}
+	cited := []storage.OwnerRef{}
 	var (
 		parts []string
 		keys  []float64
@@ -309,7 +309,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 			short, _ := faqQuote(h.Record.Question, h.Record.Answer, words, terms, 1, 160)
 			q := oneLine(h.Record.Question)
 			add(fmt.Sprintf("%s — %s: %s", fr.faq, q, ans), fmt.Sprintf("%s — %s: %s", fr.faq, q, short), h.Evidence, defines)
-			cited = append(cited, h.ID)
+			cited = append(cited, storage.OwnerRef{Kind: storage.KindFAQ, ID: h.ID})
 		}
 	}
 	// A question about the store (support) or a definition leads with
@@ -328,7 +328,9 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 			lead = &named
 		}
 		add(text, text, lead, false)
-		cited = append(cited, ids...)
+		for _, id := range ids {
+			cited = append(cited, storage.OwnerRef{Kind: storage.KindItem, ID: id})
+		}
 	}
 	if !faqFirst {
 		faqPart()
@@ -344,13 +346,13 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []string) {
 			continue
 		}
 		add(fmt.Sprintf("%s (%s): %s", fr.docs, citation, text), fmt.Sprintf("%s (%s): %s", fr.docs, shortCitation, short), h.Evidence, defines)
-		cited = append(cited, h.ID)
+		cited = append(cited, storage.OwnerRef{Kind: storage.KindDocument, ID: h.ID})
 	}
 	if len(parts) == 0 {
 		if lang == LanguageEnglish {
-			return AbstainAnswerEnglish, []string{}
+			return AbstainAnswerEnglish, []storage.OwnerRef{}
 		}
-		return AbstainAnswer, []string{}
+		return AbstainAnswer, []storage.OwnerRef{}
 	}
 	// Lead with the source that holds most of the question (coverage,
 	// in steps of 0.1); the default order breaks ties.

@@ -308,7 +308,20 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	// (seed 002 should_augment).
 	resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
 	resp.ConfidenceText = resp.Confidence.Message()
-	resp.Abstained = plan.Any() && !resp.Confidence.Augment()
+	resp.Abstained = plan.Any() && !resp.Confidence.Augment() && !sr.allFailed
+	if sr.allFailed {
+		// Nothing could be searched: the fallback message, not "we have
+		// nothing on that".
+		if p.opts.NoFallback {
+			return nil, fmt.Errorf("%w: every search failed: %s", ErrNoAnswer, strings.Join(sr.errors, "; "))
+		}
+		resp.Answer, dbg.AnswerFallback, resp.Sources = p.opts.FallbackMessage, true, []Citation{}
+		if emit != nil {
+			emit(Event{Kind: EventToken, Token: resp.Answer})
+		}
+		dbg.Timings.Total = time.Since(start)
+		return resp, nil
+	}
 	if resp.Abstained {
 		resp.Catalog, resp.FAQs, resp.Documents = nil, nil, nil
 		sr.catalog, sr.faqs, sr.docs = nil, nil, nil
@@ -381,7 +394,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	}
 	resp.Answer = ans.Text
 	if ans.Cited != nil && !dbg.AnswerFallback {
-		resp.Sources = slices.DeleteFunc(resp.Sources, func(c Citation) bool { return !slices.Contains(ans.Cited, c.ID) })
+		resp.Sources = slices.DeleteFunc(resp.Sources, func(c Citation) bool {
+			return !slices.Contains(ans.Cited, storage.OwnerRef{Kind: c.Kind, ID: c.ID})
+		})
 	}
 	dbg.Timings.Total = time.Since(start)
 	return resp, nil
@@ -413,6 +428,9 @@ type searchResults struct {
 	// considered is the number of hits each search returned before
 	// selection, by tool.
 	considered map[string]int
+	// allFailed: every planned search failed (a store outage), which is
+	// not the same as finding nothing.
+	allFailed bool
 }
 
 // meanRelevance is the mean relevance of the kept hits; 0 when none.
@@ -508,6 +526,12 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 	focusOnNamed(res)
 	focusOnCovered(res, p.opts.CoverageGap)
 	p.fitBudget(res, catalogQuery)
+	// Abstention is decided here, before the hits events, so a turn that
+	// abstains never streams sources.
+	if !p.opts.Confidence.Level(res.meanRelevance()).Augment() {
+		res.catalog, res.faqs, res.docs = nil, nil, nil
+	}
+	res.allFailed = len(calls) > 0 && len(res.errors) == len(calls)
 
 	// Audit records and hits events in plan order, from the calling
 	// goroutine.

@@ -261,9 +261,14 @@ type citingAnswerer struct{}
 
 func (citingAnswerer) Answer(_ context.Context, req rag.AnswerRequest) (rag.Answer, error) {
 	if len(req.Catalog) == 0 {
-		return rag.Answer{Text: "nada", Cited: []string{}}, nil
+		return rag.Answer{Text: "nada", Cited: []storage.OwnerRef{}}, nil
 	}
-	return rag.Answer{Text: req.Catalog[0].Record.Name, Cited: []string{req.Catalog[0].ID}}, nil
+	cited := []storage.OwnerRef{{Kind: storage.KindItem, ID: req.Catalog[0].ID}}
+	if len(req.Catalog) > 1 {
+		// An FAQ may share an item's ID: the kind tells them apart.
+		cited = append(cited, storage.OwnerRef{Kind: storage.KindFAQ, ID: req.Catalog[1].ID})
+	}
+	return rag.Answer{Text: req.Catalog[0].Record.Name, Cited: cited}, nil
 }
 
 func TestPipelineCitesWhatTheAnswerQuotes(t *testing.T) {

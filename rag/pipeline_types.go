@@ -159,11 +159,11 @@ type Answer struct {
 	Text  string
 	Model string
 	Usage llm.Usage
-	// Cited, when not nil, are the IDs of the records the answer quotes
-	// (items, FAQs, documents, of those it was given): the response then
-	// cites those alone. nil — a model's answer — cites every record of
-	// the context.
-	Cited []string
+	// Cited, when not nil, are the records the answer quotes (items,
+	// FAQs, documents, of those it was given): the response then cites
+	// those alone. nil — a model's answer — cites every record of the
+	// context.
+	Cited []storage.OwnerRef
 }
 
 // Answerer writes the reply. Implementations must be safe for concurrent

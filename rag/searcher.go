@@ -799,7 +799,6 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 		v.reason, v.err = FallbackEmbeddingFailed, err
 		return v
 	}
-	v.query = vec
 	t = time.Now()
 	matches, err := s.store.SearchChunks(ctx, storage.VectorQuery{
 		Kind: kind, Vector: vec, Limit: st.vecCands, MaxDistance: st.threshold, Filters: filters,
@@ -810,6 +809,7 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 		return v
 	}
 	v.used = true
+	v.query = vec // valid: the store accepted it
 	cm := make([]vector.ChunkMatch, len(matches))
 	v.chunks = make(map[string][]storage.Chunk, len(matches))
 	for i, m := range matches {

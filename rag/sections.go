@@ -198,7 +198,7 @@ func plainUnits(text string) []string {
 			}
 		}
 		out = append(out, ss...)
-		list = strings.HasSuffix(out[len(out)-1], ":")
+		list = len(out) > 0 && strings.HasSuffix(out[len(out)-1], ":")
 	}
 	return out
 }

@@ -246,6 +246,7 @@ func (s *Searcher) RefreshVocabularies(v *Vocabularies) {
 	for i := range s.calib.kinds {
 		s.calib.kinds[i].Store(nil)
 	}
+	s.frames.Clear()
 }
 
 // correctQuery applies typo correction to text with the kind's
