@@ -75,7 +75,7 @@ var DefaultFrameWords = []string{
 	"fazer", "faco", "faz",
 	"sell", "buy", "product", "products", "price", "cost", "costs", "much", "have", "need", "want",
 	"recommend", "best", "good", "use", "tell", "please", "store", "shop", "any", "kind", "know",
-	"mean", "means", "meaning", "what", "explain", "control", "kill",
+	"mean", "means", "meaning", "what", "explain", "control", "kill", "work", "works",
 }
 
 // EvidenceOptions shape the per-hit evidence (Hit.Evidence). The zero

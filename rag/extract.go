@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/lexical"
 )
@@ -32,7 +33,7 @@ func StripMarkdown(s string) string {
 		t = mdBullet.ReplaceAllString(t, "")
 		t = mdLink.ReplaceAllString(t, "$1")
 		t = mdCode.ReplaceAllString(t, "$1")
-		t = mdEmph.ReplaceAllString(t, "$2")
+		t = mdEmph.ReplaceAllString(t, "$1$3$5")
 		out = append(out, t)
 	}
 	return strings.Join(out, "\n")
@@ -43,7 +44,9 @@ var (
 	mdBullet   = regexp.MustCompile(`^([-*+]|\d+[.)])\s+`)
 	mdLink     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 	mdCode     = regexp.MustCompile("`([^`]*)`")
-	mdEmph     = regexp.MustCompile(`(\*\*|__|\*|_)([^*_\n]+?)(\*\*|__|\*|_)`)
+	// Emphasis: the delimiters hug the text (no space inside) and do not
+	// sit inside a word, so snake_case and "2 * 3" are left alone.
+	mdEmph = regexp.MustCompile(`(^|[^\pL\pN_*])(\*\*|__|\*|_)([^\s*_](?:[^*_\n]*?[^\s*_])?)(\*\*|__|\*|_)($|[^\pL\pN_*])`)
 )
 
 // DetectLanguage guesses whether text is English or Portuguese from its
@@ -169,7 +172,10 @@ func passages(text string) []passage {
 		if mdTableSep.MatchString(strings.TrimSpace(raw)) {
 			continue
 		}
-		line := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(StripMarkdown(raw)), "•·-–"))
+		line := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(StripMarkdown(raw)), "•·"))
+		if strings.HasPrefix(line, "– ") {
+			line = strings.TrimSpace(strings.TrimPrefix(line, "– "))
+		}
 		if line == "" {
 			header = nil
 			continue
@@ -413,7 +419,7 @@ func joinPassages(texts []string) string {
 			b.WriteByte(' ')
 		}
 		b.WriteString(t)
-		if !strings.ContainsAny(t[len(t)-1:], ".!?:;…)") {
+		if last, _ := utf8.DecodeLastRuneInString(t); !strings.ContainsRune(".!?:;…)", last) {
 			b.WriteByte('.')
 		}
 	}

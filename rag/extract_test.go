@@ -19,6 +19,9 @@ func TestStripMarkdown(t *testing.T) {
 		{"| a | b |\n|---|---|\n| 1 | 2 |", "| a | b |\n| 1 | 2 |"},
 		{"> citação", "citação"},
 		{"2,4-D e 10-10-10 ficam", "2,4-D e 10-10-10 ficam"},
+		{"produto_base_x e 2 * 3 * 4", "produto_base_x e 2 * 3 * 4"},
+		{"**Prazo**: 2 dias", "Prazo: 2 dias"},
+		{"-5 °C à noite", "-5 °C à noite"},
 	}
 	for _, tt := range tests {
 		if got := rag.StripMarkdown(tt.in); got != tt.want {

@@ -75,9 +75,13 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	padded := " " + strings.Join(words, " ") + " "
+	reference := false
 	for _, r := range FollowUpReferences {
 		if strings.Contains(padded, " "+r+" ") {
-			return FollowUpDecision{FollowUp: true, Reason: "reference"}
+			if !englishReference[r] {
+				return FollowUpDecision{FollowUp: true, Reason: "reference"}
+			}
+			reference = true
 		}
 	}
 	cultures := map[string]bool{}
@@ -104,9 +108,14 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	}
 	connective := slices.ContainsFunc(FollowUpConnectives, func(c string) bool { return strings.HasPrefix(padded, " "+c+" ") })
 	switch {
+	case subject > 0 && reference:
+		// English "it"/"they" also fill a subject's slot ("is it safe to
+		// use Roundup on wheat?"): only a subject-less one refers back.
 	case subject > 0:
 		// A message naming its own subject stands alone, even after "e …":
 		// "e como faço pra devolver um produto?" changes the subject.
+	case reference:
+		return FollowUpDecision{FollowUp: true, Reason: "reference"}
 	case crops > 0:
 		return FollowUpDecision{FollowUp: true, Reason: "crop-only"}
 	case attrs > 0:
@@ -118,6 +127,10 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	}
 	return FollowUpDecision{Reason: "self-contained"}
 }
+
+// englishReference are the references that, in English, also stand in
+// for a subject the message names ("is it safe to use Roundup?").
+var englishReference = map[string]bool{"it": true, "its": true, "them": true, "they": true}
 
 var defaultFrameSet = frameSet(DefaultFrameWords)
 

@@ -32,6 +32,7 @@ func TestDetectFollowUp(t *testing.T) {
 		{"e então?", grape, true, "connective"},
 		{"qual a dose dele?", grape, true, "reference"},
 		{"does it work on citrus?", grape, true, "reference"},
+		{"is it safe to use Roundup on wheat?", grape, false, "self-contained"},
 		{"qual a dose?", grape, true, "attribute-only"},
 		{"quanto custa?", grape, true, "attribute-only"},
 		{"qual o prazo de entrega?", grape, false, "self-contained"},
