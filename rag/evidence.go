@@ -95,8 +95,9 @@ type EvidenceOptions struct {
 	// class, or only as the word a typo was corrected to (default 0.5;
 	// negative means none).
 	IndirectCredit float64
-	// FrameWords replace DefaultFrameWords; an empty non-nil slice counts
-	// every token as content.
+	// FrameWords replace DefaultFrameWords for evidence; an empty non-nil
+	// slice counts every token as content. (DetectFollowUp and the
+	// ExtractiveAnswerer use DefaultFrameWords.)
 	FrameWords []string
 	// NoCalibration skips the background sample: vector evidence then
 	// maps the raw similarity through the seed's confidence levels (0.60
