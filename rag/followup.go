@@ -135,13 +135,3 @@ var englishReference = map[string]bool{"it": true, "its": true, "them": true, "t
 var defaultFrameSet = frameSet(DefaultFrameWords)
 
 func defaultFrame() map[string]bool { return defaultFrameSet }
-
-// lastUserTurn returns the most recent user turn's text, or "".
-func lastUserTurn(history []Turn) string {
-	for i := len(history) - 1; i >= 0; i-- {
-		if history[i].Role == llm.RoleUser {
-			return history[i].Content
-		}
-	}
-	return ""
-}

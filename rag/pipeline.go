@@ -282,7 +282,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	var faqContext, lastTurn string
 	if fu.FollowUp {
 		faqContext = recentUserText(recent, p.opts.FAQContextTurns)
-		lastTurn = lastUserTurn(recent)
+		lastTurn = p.followUpContext(recent)
 	}
 	cq := searchText{text: pr.message, context: lastTurn}
 	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
@@ -769,4 +769,28 @@ func focusOnCovered(r *searchResults, gap float64) {
 	r.catalog = slices.DeleteFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool { return low(h.Evidence) })
 	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return low(h.Evidence) })
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return low(h.Evidence) })
+}
+
+// followUpContext is the conversation a follow-up continues: the last
+// user turn, and the ones before it while each is itself a follow-up
+// ("qual a dose do Tebucor?" → "e no café?" → "e o preço?"), at most
+// three turns.
+func (p *Pipeline) followUpContext(history []Turn) string {
+	var parts []string
+	for len(parts) < 3 {
+		i := len(history) - 1
+		for i >= 0 && history[i].Role != llm.RoleUser {
+			i--
+		}
+		if i < 0 {
+			break
+		}
+		parts = append([]string{history[i].Content}, parts...)
+		earlier := history[:i]
+		if !p.opts.FollowUp(history[i].Content, earlier).FollowUp {
+			break
+		}
+		history = earlier
+	}
+	return strings.Join(parts, " ")
 }

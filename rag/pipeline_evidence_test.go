@@ -174,6 +174,20 @@ func TestPipelineHistoryOnlyForFollowUps(t *testing.T) {
 			t.Errorf("follow-up cites %s without the grape+fungicide pair", h.ID)
 		}
 	}
+	// A chain of follow-ups keeps its subject.
+	chain := []rag.Turn{
+		{Role: llm.RoleUser, Content: "qual a dose do Tebucor?"},
+		{Role: llm.RoleAssistant, Content: "Depende da cultura."},
+		{Role: llm.RoleUser, Content: "e no café?"},
+		{Role: llm.RoleAssistant, Content: "1,0 L/ha."},
+	}
+	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "e o preço?", History: chain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(resp.Debug.CatalogQuery, "Tebucor") || len(resp.Catalog) == 0 || resp.Catalog[0].ID != "prd-003" {
+		t.Errorf("chained follow-up: catalog query %q, sources %v", resp.Debug.CatalogQuery, resp.Sources)
+	}
 	// A new subject after "e …" leaves the grapes behind.
 	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "e como faço pra devolver um produto?", History: grape})
 	if err != nil {
