@@ -59,6 +59,11 @@
 //	GET  /healthz             200 {"status":"ok"} when the store answers
 //	GET  /                    the chat page (embedded; no build step)
 //
+// POST bodies must be sent with Content-Type: application/json; anything
+// else is 415 unsupported_media_type (a form or text/plain post needs no
+// CORS preflight, so any web page could otherwise make a visitor's
+// browser post to the API).
+//
 // Errors are JSON with a stable code: {"error":{"code":"rate_limited",
 // "message":"..."}}. Codes: invalid_json, invalid_field, empty_message,
 // message_too_long, history_too_long, empty_query, query_too_long (400),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,6 +22,7 @@ const (
 	codeEmptyQuery       = "empty_query"
 	codeQueryTooLong     = "query_too_long"
 	codeBodyTooLarge     = "body_too_large"
+	codeUnsupportedType  = "unsupported_media_type"
 	codeUnauthorized     = "unauthorized"
 	codeRateLimited      = "rate_limited"
 	codeNotFound         = "not_found"
@@ -84,7 +86,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // decodeJSON reads the request body (already limited by the body-limit
 // middleware) into v: one JSON object, no unknown fields, nothing after it.
+// The request must say Content-Type: application/json (415 otherwise): a
+// form or text/plain post, which any web page can make a visitor's
+// browser send without a CORS preflight, is refused.
 func decodeJSON(r *http.Request, v any) *apiError {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedType,
+			"send the request body as JSON with Content-Type: application/json")
+	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -667,5 +668,32 @@ func TestRerankKeyword(t *testing.T) {
 	}
 	if st := decode[statsResponse](t, do(t, off, "GET", "/api/stats", "")); st.Components.Reranker != "off" {
 		t.Errorf("stats reranker = %q, want off", st.Components.Reranker)
+	}
+}
+
+// TestJSONEndpointsRequireJSON: a form or text/plain post — which any web
+// page can make a visitor's browser send without a preflight — is 415.
+func TestJSONEndpointsRequireJSON(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	for _, path := range []string{"/api/chat", "/api/rag/search", "/api/faq/search"} {
+		for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "", "application/jsonx"} {
+			req := newRequest(t, "POST", path, `{"message":"oi","query":"oi"}`)
+			req.Header.Set("Content-Type", ct)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusUnsupportedMediaType || !strings.Contains(rec.Body.String(), `"unsupported_media_type"`) {
+				t.Errorf("%s with %q: %d %s", path, ct, rec.Code, rec.Body.String())
+			}
+		}
+		req := newRequest(t, "POST", path, `{"query":"prazo de entrega"}`)
+		if path == "/api/chat" {
+			req = newRequest(t, "POST", path, `{"message":"prazo de entrega"}`)
+		}
+		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s with a charset: %d %s", path, rec.Code, rec.Body.String())
+		}
 	}
 }

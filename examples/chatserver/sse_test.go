@@ -57,6 +57,7 @@ func TestSSEFraming(t *testing.T) {
 	req, _ := http.NewRequest("POST", srv.URL+"/api/chat", strings.NewReader(`{"message":"tem fungicida para videira?"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
 	res, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +179,7 @@ func TestSSECancelledByClient(t *testing.T) {
 		defer cancel()
 		req := newRequest(t, "POST", "/api/chat", `{"message":"tem fungicida para videira?"}`).WithContext(ctx)
 		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
 		returned := make(chan struct{})
 		go func() {
 			defer close(returned)
@@ -204,6 +206,7 @@ func TestSSECancelledByClient(t *testing.T) {
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/api/chat", strings.NewReader(`{"message":"tem fungicida para videira?"}`))
 		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
 		res, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -324,6 +327,7 @@ func TestSSEOutlivesServerTimeouts(t *testing.T) {
 	}()
 	req, _ := http.NewRequest("POST", srv.URL+"/api/chat", strings.NewReader(`{"message":"tem fungicida para videira?"}`))
 	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
 	res, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
