@@ -222,9 +222,20 @@ func joinNonEmpty(parts []string, sep string) string {
 	return strings.Join(out, sep)
 }
 
+// defaultSplitter is the seeds' recursive splitter (1000 runes, 200
+// overlap), for callers that pass none.
+var defaultSplitter = func() *chunk.Recursive {
+	r, _ := chunk.NewRecursive(chunk.RecursiveOptions{})
+	return r
+}()
+
 // ItemChunks returns the chunks of an item, without embeddings: one item
-// chunk, then each file's text split by splitter.
+// chunk, then each file's text split by splitter (nil: the seeds'
+// recursive splitter, 1000 runes with 200 of overlap).
 func ItemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Chunk {
+	if splitter == nil {
+		splitter = defaultSplitter
+	}
 	owner := storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}
 	var out []storage.Chunk
 	if t := ItemText(it); t != "" {
@@ -245,8 +256,12 @@ func ItemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Ch
 }
 
 // FAQChunks returns the chunks of a FAQ: the question alone (paraphrased
-// questions match it best), then question and answer split by splitter.
+// questions match it best), then question and answer split by splitter
+// (nil: the seeds' recursive splitter).
 func FAQChunks(f *storage.FAQ, splitter *chunk.Recursive) []storage.Chunk {
+	if splitter == nil {
+		splitter = defaultSplitter
+	}
 	owner := storage.OwnerRef{Kind: storage.KindFAQ, ID: f.ID}
 	var out []storage.Chunk
 	if q := strings.TrimSpace(f.Question); q != "" {

@@ -188,7 +188,7 @@ type prepared struct {
 
 func (p *Pipeline) prepare(req ChatRequest) (prepared, error) {
 	msg := strings.TrimSpace(strings.ToValidUTF8(req.Message, "\uFFFD"))
-	if msg == "" {
+	if isBlank(msg) {
 		return prepared{}, ErrEmptyMessage
 	}
 	pr := prepared{message: truncateRunes(msg, p.opts.MaxMessageChars)}

@@ -12,7 +12,8 @@ import (
 
 // Errors of the chat pipeline.
 var (
-	// ErrEmptyMessage: the chat message is empty or white space.
+	// ErrEmptyMessage: the chat message is empty, white space or control
+	// characters only (NUL included).
 	ErrEmptyMessage = errors.New("rag: empty message")
 	// ErrNoAnswer: the answerer failed and no fallback message is
 	// configured.

@@ -14,8 +14,8 @@ import (
 // Errors returned by the Searcher. Store errors are returned wrapped as they
 // come.
 var (
-	// ErrEmptyQuery: the query text is empty or white space; nothing was
-	// searched.
+	// ErrEmptyQuery: the query text is empty, white space or control
+	// characters only (NUL included); nothing was searched.
 	ErrEmptyQuery = errors.New("rag: empty query")
 	// ErrInvalidQuery: a query field has an impossible value (unknown mode,
 	// fusion method, leg or aggregation mode, or an invalid filter).

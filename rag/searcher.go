@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -454,7 +455,7 @@ func (s *Searcher) docOps() kindOps[storage.Document] {
 
 // SearchCatalog runs a hybrid search over active catalog items.
 func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.CatalogItem], error) {
-	if strings.TrimSpace(strings.ToValidUTF8(q.Text, "")) == "" {
+	if isBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
 	return search(ctx, s, q, s.itemOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
@@ -464,7 +465,7 @@ func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.
 // to the query text up to MaxFAQQueryChars. A query without Legs uses
 // SearcherOptions.FAQLegs.
 func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ], error) {
-	if strings.TrimSpace(strings.ToValidUTF8(q.Text, "")) == "" {
+	if isBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
 	if q.Legs == "" {
@@ -475,7 +476,7 @@ func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ
 
 // SearchDocuments runs a hybrid search over documents.
 func (s *Searcher) SearchDocuments(ctx context.Context, q Query) (*Result[storage.Document], error) {
-	if strings.TrimSpace(strings.ToValidUTF8(q.Text, "")) == "" {
+	if isBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
 	return search(ctx, s, q, s.docOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
@@ -646,7 +647,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 		return nil, err
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	if strings.TrimSpace(text) == "" {
+	if isBlank(text) {
 		return nil, ErrEmptyQuery
 	}
 	text = truncateRunes(strings.TrimSpace(text), s.opts.MaxQueryChars)
@@ -1024,4 +1025,16 @@ func rerankHits[T any](ctx context.Context, s *Searcher, query string, hits []Hi
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// isBlank reports text with nothing to search or answer: only white
+// space, control characters (NUL included) and invisible format
+// characters (zero-width spaces).
+func isBlank(text string) bool {
+	for _, r := range text {
+		if !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
