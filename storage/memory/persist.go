@@ -205,7 +205,8 @@ func (c *crcReader) ReadByte() (byte, error) {
 // the DB as for New, except that Dimensions zero means the snapshot's;
 // a non-zero Dimensions that differs from the snapshot's fails with
 // storage.ErrDimensionMismatch. Records and timestamps are restored as
-// saved. Malformed input fails with ErrCorruptSnapshot, a newer format
+// saved. Malformed input, or bytes after the snapshot, fails with
+// ErrCorruptSnapshot, a newer format
 // with ErrSnapshotVersion.
 func Load(r io.Reader, opts Options) (*DB, error) {
 	cr := &crcReader{r: bufio.NewReaderSize(r, 1<<20), crc: crc32.New(castagnoli)}
@@ -267,6 +268,14 @@ func Load(r io.Reader, opts Options) (*DB, error) {
 	}
 	if tr.CRC != sum {
 		return nil, corrupt("trailer", fmt.Errorf("checksum %08x, computed %08x", tr.CRC, sum))
+	}
+	// The snapshot ends at its trailer: trailing bytes (a second snapshot
+	// appended, a torn copy) are corruption, not data to ignore.
+	if _, err := cr.r.ReadByte(); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = errors.New("data after the snapshot's trailer")
+		}
+		return nil, corrupt("trailer", err)
 	}
 	return db, nil
 }

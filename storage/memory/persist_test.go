@@ -166,6 +166,8 @@ func TestLoadErrors(t *testing.T) {
 		{"dimensions", good, memory.Options{Dimensions: 1536}, storage.ErrDimensionMismatch},
 		{"truncated", good[:len(good)/2], memory.Options{}, memory.ErrCorruptSnapshot},
 		{"no trailer", good[:len(good)-8], memory.Options{}, memory.ErrCorruptSnapshot},
+		{"trailing bytes", append(bytes.Clone(good), 0), memory.Options{}, memory.ErrCorruptSnapshot},
+		{"two snapshots", append(bytes.Clone(good), good...), memory.Options{}, memory.ErrCorruptSnapshot},
 		{"flipped byte", mutate(func(b []byte) []byte {
 			// Flip a bit inside the first embedding (1.0 = 00 00 80 3f).
 			i := bytes.Index(b, []byte{0, 0, 0x80, 0x3f})
