@@ -237,7 +237,9 @@ func (s *server) observe(h http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK
 			}
-			if status >= 500 {
+			// 501 (a feature needing a model, offline) is the server
+			// answering as designed, not a server error.
+			if status >= 500 && status != http.StatusNotImplemented {
 				s.serverErrors.Add(1)
 			}
 			if s.cfg.Verbose {

@@ -697,3 +697,25 @@ func TestJSONEndpointsRequireJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsDoNotCount501: assist without a model answers 501 as designed;
+// it is not a server error in /api/stats (issue 16).
+func TestStatsDoNotCount501(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	rec := do(t, h, "POST", "/api/catalog/assist", `{"name":"Cobre Total 50 WP"}`)
+	if rec.Code != http.StatusNotImplemented {
+		t.Fatalf("assist offline: %d %s", rec.Code, rec.Body.String())
+	}
+	rec = do(t, h, "GET", "/api/stats", "")
+	var st struct {
+		Requests struct {
+			ServerErrors int64 `json:"server_errors"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Requests.ServerErrors != 0 {
+		t.Errorf("server_errors = %d after a 501", st.Requests.ServerErrors)
+	}
+}
