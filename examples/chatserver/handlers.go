@@ -295,7 +295,7 @@ type cacheStats struct {
 }
 
 type requestStats struct {
-	Total        int64 `json:"total"`
+	Total int64 `json:"total"`
 	// ServerErrors counts 5xx responses but 501 (not configured).
 	ServerErrors int64 `json:"server_errors"`
 	RateLimited  int64 `json:"rate_limited"`
