@@ -282,7 +282,7 @@ func DocumentChunks(d *load.Document, structural *chunk.Structural, recursive *c
 	if len(d.Sections) > 0 {
 		var err error
 		if parts, err = structural.Split(d.Content, d.Sections); err != nil {
-			return nil, fmt.Errorf("rag: chunk document %q: %w", d.ID, err)
+			return nil, fmt.Errorf("rag: chunk document %s: %w", storage.QuoteID(d.ID), err)
 		}
 	} else {
 		parts = recursive.Split(d.Content)
@@ -408,7 +408,7 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.Document) (St
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 		case err != nil:
-			return st, fmt.Errorf("rag: duplicate check for document %q: %w", d.ID, err)
+			return st, fmt.Errorf("rag: duplicate check for document %s: %w", storage.QuoteID(d.ID), err)
 		case old.ID == d.ID:
 		case incoming[old.ID] != "" && incoming[old.ID] != d.ContentHash:
 			// old is being rewritten with other content by this call.
@@ -599,7 +599,7 @@ func prepareGroup[T any](ctx context.Context, ix *Indexer, ops indexOps[T], grou
 	for i := range stored {
 		b, err := json.Marshal(ops.canon(&stored[i]))
 		if err != nil {
-			return storage.Batch{}, 0, fmt.Errorf("rag: compare %s %q: %w", kind, ops.id(&stored[i]), err)
+			return storage.Batch{}, 0, fmt.Errorf("rag: compare %s %s: %w", kind, storage.QuoteID(ops.id(&stored[i])), err)
 		}
 		storedCanon[ops.id(&stored[i])] = b
 	}
@@ -633,7 +633,7 @@ func prepareGroup[T any](ctx context.Context, ix *Indexer, ops indexOps[T], grou
 		st.Chunks += len(chunks)
 		b, err := json.Marshal(ops.canon(rec))
 		if err != nil {
-			return storage.Batch{}, 0, fmt.Errorf("rag: compare %s %q: %w", kind, owner.ID, err)
+			return storage.Batch{}, 0, fmt.Errorf("rag: compare %s %s: %w", kind, storage.QuoteID(owner.ID), err)
 		}
 		var replaced []storage.OwnerRef
 		if ops.replaces != nil {
@@ -757,7 +757,7 @@ func (ix *Indexer) prepareChunks(ctx context.Context, work []*pending, st *Stats
 			var err error
 			old, err = ix.store.Chunks(ctx, p.owner)
 			if err != nil && !errors.Is(err, storage.ErrNotFound) {
-				return fmt.Errorf("rag: read stored chunks of %s %q: %w", p.owner.Kind, p.owner.ID, err)
+				return fmt.Errorf("rag: read stored chunks of %s %s: %w", p.owner.Kind, storage.QuoteID(p.owner.ID), err)
 			}
 		}
 		if !p.rewrite {

@@ -59,11 +59,15 @@ func (e *ValidationError) Error() string {
 // Unwrap returns the sentinel error.
 func (e *ValidationError) Unwrap() error { return e.Err }
 
-func quote(s string) string {
-	if len(s) > 80 {
-		s = s[:80] + "..."
+func quote(s string) string { return QuoteID(s) }
+
+// QuoteID quotes an ID for an error message, cut to its first 80 bytes
+// and "...": a 1 MiB ID must not make a 1 MB error.
+func QuoteID(id string) string {
+	if len(id) > 80 {
+		id = id[:80] + "..."
 	}
-	return strconv.Quote(s)
+	return strconv.Quote(id)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -142,7 +142,7 @@ func ctxErr(ctx context.Context) error {
 }
 
 func notFound(ref storage.OwnerRef) error {
-	return fmt.Errorf("memory: %s %q: %w", ref.Kind, ref.ID, storage.ErrNotFound)
+	return fmt.Errorf("memory: %s %s: %w", ref.Kind, storage.QuoteID(ref.ID), storage.ErrNotFound)
 }
 
 func wrap(err error) error {

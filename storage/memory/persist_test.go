@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,5 +230,17 @@ func TestSaveFile(t *testing.T) {
 	}
 	if _, err := memory.LoadFile(filepath.Join(dir, "nope"), memory.Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadFile of a missing file: %v", err)
+	}
+}
+
+// TestLongIDErrorIsShort: a 1 MiB ID does not make a 1 MB error (issue 16).
+func TestLongIDErrorIsShort(t *testing.T) {
+	st, err := memory.New(memory.Options{Dimensions: dims}).Tenant("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.GetItem(context.Background(), strings.Repeat("x", 1<<20))
+	if err == nil || len(err.Error()) > 300 {
+		t.Fatalf("error of %d bytes: %.120s", len(err.Error()), err)
 	}
 }

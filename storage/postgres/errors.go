@@ -46,7 +46,7 @@ func wrapCtx(ctx context.Context, op string, err error) error {
 }
 
 func notFound(ref storage.OwnerRef) error {
-	return fmt.Errorf("postgres: %s %q: %w", ref.Kind, ref.ID, storage.ErrNotFound)
+	return fmt.Errorf("postgres: %s %s: %w", ref.Kind, storage.QuoteID(ref.ID), storage.ErrNotFound)
 }
 
 // checkText rejects text PostgreSQL cannot store: invalid UTF-8 and NUL
