@@ -24,6 +24,10 @@ const (
 	DefaultMaxMessageChars = 2000
 	DefaultMaxTurnChars    = 1000
 	DefaultFAQContextTurns = 2
+	// DefaultMaxHistoryTurns and DefaultMaxHistoryChars bound the history
+	// a request may bring (PipelineOptions.MaxHistoryTurns/Chars).
+	DefaultMaxHistoryTurns = 50
+	DefaultMaxHistoryChars = 20000
 	DefaultSummarizeAfter  = 6
 	DefaultAuditPreview    = 800
 	// DefaultFallbackMessage is the answer when the model fails or
@@ -56,6 +60,10 @@ type PipelineOptions struct {
 	// MaxMessageChars truncates the message (default 2000); MaxTurnChars
 	// truncates each history turn (default 1000).
 	MaxMessageChars, MaxTurnChars int
+	// MaxHistoryTurns and MaxHistoryChars bound the history read from a
+	// request, the summarizer's input included: the most recent turns
+	// within both (defaults 50 turns, 20000 characters).
+	MaxHistoryTurns, MaxHistoryChars int
 	// FAQContextTurns is how many recent user turns are appended to the
 	// FAQ query as context (default 2).
 	FAQContextTurns int
@@ -139,6 +147,8 @@ func NewPipeline(searcher *Searcher, classifier Classifier, answerer Answerer, o
 	o.HistoryLimit = cmp.Or(max(o.HistoryLimit, 0), DefaultHistoryLimit)
 	o.MaxMessageChars = cmp.Or(max(o.MaxMessageChars, 0), DefaultMaxMessageChars)
 	o.MaxTurnChars = cmp.Or(max(o.MaxTurnChars, 0), DefaultMaxTurnChars)
+	o.MaxHistoryTurns = cmp.Or(max(o.MaxHistoryTurns, 0), DefaultMaxHistoryTurns)
+	o.MaxHistoryChars = cmp.Or(max(o.MaxHistoryChars, 0), DefaultMaxHistoryChars)
 	o.FAQContextTurns = cmp.Or(max(o.FAQContextTurns, 0), DefaultFAQContextTurns)
 	o.FallbackMessage = cmp.Or(o.FallbackMessage, DefaultFallbackMessage)
 	o.AuditPreviewChars = cmp.Or(max(o.AuditPreviewChars, 0), DefaultAuditPreview)
@@ -193,7 +203,14 @@ func (p *Pipeline) prepare(req ChatRequest) (prepared, error) {
 	}
 	pr := prepared{message: truncateRunes(msg, p.opts.MaxMessageChars)}
 	var hist []Turn
-	for _, t := range req.History {
+	// Only the most recent MaxHistoryTurns turns are read at all, newest
+	// kept first within MaxHistoryChars: whatever a client sends, no
+	// request (the summarizer's included) grows without bound.
+	src := req.History
+	if len(src) > p.opts.MaxHistoryTurns {
+		src = src[len(src)-p.opts.MaxHistoryTurns:]
+	}
+	for _, t := range src {
 		if t.Role != llm.RoleUser && t.Role != llm.RoleAssistant {
 			continue
 		}
@@ -202,6 +219,13 @@ func (p *Pipeline) prepare(req ChatRequest) (prepared, error) {
 			continue
 		}
 		hist = append(hist, Turn{Role: t.Role, Content: truncateRunes(c, p.opts.MaxTurnChars)})
+	}
+	total := 0
+	for i := len(hist) - 1; i >= 0; i-- {
+		if total += utf8.RuneCountInString(hist[i].Content); total > p.opts.MaxHistoryChars {
+			hist = hist[i+1:]
+			break
+		}
 	}
 	if len(hist) > p.opts.HistoryLimit {
 		pr.history = hist[len(hist)-p.opts.HistoryLimit:]
