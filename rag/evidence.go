@@ -329,10 +329,7 @@ func (s *Searcher) calibrationOf(ctx context.Context, kind storage.OwnerKind) *c
 	}
 	slot := &s.calib.kinds[kindIndex(kind)]
 	if c := slot.Load(); c != nil {
-		if c.n == 0 {
-			return nil
-		}
-		return c
+		return c.usable()
 	}
 	lister, ok1 := s.store.(RecordLister)
 	reader, ok2 := s.store.(ChunkReader)
@@ -342,10 +339,7 @@ func (s *Searcher) calibrationOf(ctx context.Context, kind storage.OwnerKind) *c
 	s.calib.mu.Lock()
 	defer s.calib.mu.Unlock()
 	if c := slot.Load(); c != nil {
-		if c.n == 0 {
-			return nil
-		}
-		return c
+		return c.usable()
 	}
 	c, err := buildCalibration(ctx, lister, reader, kind, s.evidence.CalibrationOwners)
 	if err != nil {
@@ -354,6 +348,11 @@ func (s *Searcher) calibrationOf(ctx context.Context, kind storage.OwnerKind) *c
 	// An empty sample (no embedded chunks) is kept, so searches do not
 	// rebuild it each time; RefreshVocabularies drops it.
 	slot.Store(c)
+	return c.usable()
+}
+
+// usable returns c, or nil when the sample is empty.
+func (c *calibration) usable() *calibration {
 	if c.n == 0 {
 		return nil
 	}

@@ -110,14 +110,7 @@ func focusOf(question string, history []Turn, syn *lexical.Synonyms) questionFoc
 		return slices.ContainsFunc(list, func(w string) bool { return strings.Contains(n, " "+w) })
 	}
 	f.dose, f.interval, f.target = has(doseWords), has(intervalWords), has(targetWords)
-	stop := lexical.DefaultStopwords()
-	frame := defaultFrame()
-	for _, w := range strings.FieldsFunc(n, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) < 3 || stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] {
-			continue
-		}
-		f.words = append(f.words, lexical.Stem(w))
-	}
+	f.words = contentWords(question)
 	crops := func(text string) []string {
 		var out []string
 		for _, m := range syn.Detect(text) {
@@ -159,7 +152,7 @@ func passages(text string) []passage {
 	var header []string
 	add := func(s string) {
 		s = strings.TrimSpace(s)
-		if utf8Len(s) >= 12 {
+		if utf8.RuneCountInString(s) >= 12 {
 			out = append(out, passage{text: s, order: len(out)})
 		}
 	}
@@ -208,7 +201,7 @@ func passages(text string) []passage {
 			continue
 		}
 		header = nil
-		if utf8Len(line) <= 320 {
+		if utf8.RuneCountInString(line) <= 320 {
 			add(line)
 			continue
 		}
@@ -269,8 +262,6 @@ func sentences(text string) []string {
 	return out
 }
 
-func utf8Len(s string) int { return len([]rune(s)) }
-
 // rateRE finds a dose or rate: "400 mL/ha", "1,0 L/ha", "15 g/100 L".
 var rateRE = regexp.MustCompile(`(?i)\d+(?:[.,]\d+)?\s*(?:ml|l|g|kg|mg)\s*/\s*(?:ha|100\s*l|\d+\s*l|planta|m)`)
 
@@ -287,9 +278,7 @@ var daysRE = regexp.MustCompile(`(?i)\d+\s*(?:dias?|horas?|h\b)`)
 func scorePassages(ps []passage, f questionFocus, skip map[string]bool) {
 	norm := make([]string, len(ps))
 	for i := range ps {
-		norm[i] = " " + strings.Join(strings.FieldsFunc(lexical.Normalize(ps[i].text), func(r rune) bool {
-			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-		}), " ")
+		norm[i] = " " + strings.Join(normWords(ps[i].text), " ")
 	}
 	n := float64(len(ps))
 	weight := func(w string) float64 {
@@ -396,14 +385,9 @@ func bestPassages(text string, f questionFocus, skip map[string]bool, n int, min
 	return ps
 }
 
-// nameWords are the stemmed words of a record's name, which every passage
-// of the record is about.
-func nameWords(name string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.FieldsFunc(lexical.Normalize(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		m[lexical.Stem(w)] = true
-	}
-	return m
+// normWords splits text into its normalized words (letters and digits).
+func normWords(text string) []string {
+	return strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // joinPassages joins passage texts into one paragraph, ending each with

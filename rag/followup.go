@@ -3,7 +3,6 @@ package rag
 import (
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
@@ -71,9 +70,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	if !slices.ContainsFunc(history, func(t Turn) bool { return t.Role == llm.RoleUser }) {
 		return FollowUpDecision{Reason: "no-history"}
 	}
-	words := strings.FieldsFunc(lexical.Normalize(message), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	words := normWords(message)
 	padded := " " + strings.Join(words, " ") + " "
 	reference := false
 	for _, r := range FollowUpReferences {
@@ -94,7 +91,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	}
 	subject, attrs, crops := 0, 0, 0
 	stop := lexical.DefaultStopwords()
-	frame := defaultFrame()
+	frame := defaultFrameSet
 	for _, w := range words {
 		switch {
 		case slices.Contains(FollowUpAttributes, w):
@@ -133,5 +130,3 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 var englishReference = map[string]bool{"it": true, "its": true, "them": true, "they": true}
 
 var defaultFrameSet = frameSet(DefaultFrameWords)
-
-func defaultFrame() map[string]bool { return defaultFrameSet }

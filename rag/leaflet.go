@@ -344,7 +344,7 @@ func matchTargets(targets string, words []string) ([]string, int) {
 	var out []string
 	best := 0
 	for _, item := range targetItems(targets) {
-		its := strings.FieldsFunc(lexical.Normalize(item), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		its := normWords(item)
 		for i := range its {
 			its[i] = lexical.Stem(its[i])
 		}
@@ -557,9 +557,9 @@ var askWordsSkip = []string{"dose", "doses", "dosagem", "intervalo", "seguranca"
 func leafletAskOf(message string, f questionFocus, name string, syn *lexical.Synonyms) leafletAsk {
 	n := paddedWords(message)
 	ask := leafletAsk{crops: f.crops, dose: f.dose, interval: asksSafetyInterval(n)}
-	skip := nameWords(name)
+	skip := stemSet(name)
 	stop := lexical.DefaultStopwords()
-	frame := defaultFrame()
+	frame := defaultFrameSet
 	for _, w := range strings.FieldsFunc(n, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		st := lexical.Stem(w)
 		if len(w) < 3 || stop.Contains(w) || frame[w] || frame[st] || skip[st] || slices.Contains(askWordsSkip, w) {
@@ -579,7 +579,7 @@ func leafletAskOf(message string, f questionFocus, name string, syn *lexical.Syn
 
 // paddedWords is s normalized to space-padded words: " qual a dose ".
 func paddedWords(s string) string {
-	return " " + strings.Join(strings.FieldsFunc(lexical.Normalize(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ") + " "
+	return " " + strings.Join(normWords(s), " ") + " "
 }
 
 // asksSafetyInterval reports a question about the safety interval (n is

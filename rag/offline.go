@@ -403,7 +403,7 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 		text.WriteString("\n\n")
 		text.WriteString(file.Text)
 	}
-	skip := nameWords(it.Name)
+	skip := stemSet(it.Name)
 	min := 1.0
 	if f.dose || f.interval || len(f.crops) > 0 {
 		min = 2.5

@@ -207,9 +207,9 @@ func plainUnits(text string) []string {
 // no frame word ("qual", "vende", "serve"), no word shorter than 3.
 func contentWords(question string) []string {
 	stop := lexical.DefaultStopwords()
-	frame := defaultFrame()
+	frame := defaultFrameSet
 	var out []string
-	for _, w := range strings.FieldsFunc(lexical.Normalize(question), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range normWords(question) {
 		st := lexical.Stem(w)
 		if len(w) < 3 || stop.Contains(w) || frame[w] || frame[st] || slices.Contains(out, st) {
 			continue
@@ -222,7 +222,7 @@ func contentWords(question string) []string {
 // stemSet is the set of stemmed words of s.
 func stemSet(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.FieldsFunc(lexical.Normalize(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range normWords(s) {
 		m[lexical.Stem(w)] = true
 	}
 	return m
