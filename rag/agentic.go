@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/rag/internal/prompt"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -284,7 +285,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 		return nil
 	}
 	if enabled.Catalog {
-		err := add(ToolSearchCatalog, promptToolCatalog, catalogToolSchema, catalogToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
+		err := add(ToolSearchCatalog, prompt.ToolCatalog, catalogToolSchema, catalogToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
 			return searchTool(ctx, r, ToolSearchCatalog, args, s.SearchCatalog, catalogFilters,
 				func(o *toolOutcome, h []Hit[storage.CatalogItem]) { o.catalog = h },
 				func(q string, h []Hit[storage.CatalogItem]) (string, string) {
@@ -297,7 +298,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 		}
 	}
 	if enabled.FAQ {
-		err := add(ToolSearchFAQs, promptToolFAQs, searchToolSchema, faqToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
+		err := add(ToolSearchFAQs, prompt.ToolFAQs, searchToolSchema, faqToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
 			return searchTool(ctx, r, ToolSearchFAQs, args, s.SearchFAQs, nil,
 				func(o *toolOutcome, h []Hit[storage.FAQ]) { o.faqs = h },
 				func(_ string, h []Hit[storage.FAQ]) (string, string) { return FAQSection(h), FormatFAQContext(h) },
@@ -308,7 +309,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 		}
 	}
 	if enabled.Documents {
-		err := add(ToolSearchDocuments, promptToolDocuments, searchToolSchema, documentToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
+		err := add(ToolSearchDocuments, prompt.ToolDocuments, searchToolSchema, documentToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
 			return searchTool(ctx, r, ToolSearchDocuments, args, s.SearchDocuments, nil,
 				func(o *toolOutcome, h []Hit[storage.Document]) { o.docs = h },
 				func(_ string, h []Hit[storage.Document]) (string, string) {
@@ -376,7 +377,7 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	maxIter := cmp.Or(max(opts.MaxIterations, 0), llm.DefaultMaxIterations)
 	system := opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
-		system, err = renderPrompt(promptAgentic, lang, agenticPromptData{
+		system, err = renderPrompt(prompt.Agentic, lang, agenticPromptData{
 			Catalog: enabled.Catalog, FAQs: enabled.FAQ, Documents: enabled.Documents, MaxIterations: maxIter,
 		})
 		if err != nil {

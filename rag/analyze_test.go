@@ -6,7 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 )
@@ -27,18 +28,18 @@ func (s *analyzingStore) Analyze(_ context.Context, kind storage.OwnerKind) erro
 func TestIndexerAnalyzesAfterLargeWrites(t *testing.T) {
 	ctx := context.Background()
 	open := func(t *testing.T) *analyzingStore {
-		mem, err := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
+		mem, err := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return &analyzingStore{Store: mem}
 	}
-	emb := hashEmbedder(t)
-	items := sampleItems(5)
+	emb := ragtest.HashEmbedder(t)
+	items := ragtest.SampleItems(5)
 
 	t.Run("threshold", func(t *testing.T) {
 		s := open(t)
-		ix := rag.NewIndexer(s, emb, rag.IndexerOptions{AnalyzeAfter: 3})
+		ix := ingest.NewIndexer(s, emb, ingest.IndexerOptions{AnalyzeAfter: 3})
 		if _, err := ix.IndexItems(ctx, items); err != nil {
 			t.Fatal(err)
 		}
@@ -64,14 +65,14 @@ func TestIndexerAnalyzesAfterLargeWrites(t *testing.T) {
 
 	t.Run("default and off", func(t *testing.T) {
 		s := open(t)
-		if _, err := rag.NewIndexer(s, emb, rag.IndexerOptions{}).IndexItems(ctx, items); err != nil {
+		if _, err := ingest.NewIndexer(s, emb, ingest.IndexerOptions{}).IndexItems(ctx, items); err != nil {
 			t.Fatal(err)
 		}
 		if len(s.calls) != 0 {
-			t.Errorf("5 items analyzed with the default threshold %d", rag.DefaultAnalyzeAfter)
+			t.Errorf("5 items analyzed with the default threshold %d", ingest.DefaultAnalyzeAfter)
 		}
 		s = open(t)
-		if _, err := rag.NewIndexer(s, emb, rag.IndexerOptions{AnalyzeAfter: -1}).IndexItems(ctx, items); err != nil {
+		if _, err := ingest.NewIndexer(s, emb, ingest.IndexerOptions{AnalyzeAfter: -1}).IndexItems(ctx, items); err != nil {
 			t.Fatal(err)
 		}
 		if len(s.calls) != 0 {
@@ -82,24 +83,24 @@ func TestIndexerAnalyzesAfterLargeWrites(t *testing.T) {
 	t.Run("failure keeps the writes", func(t *testing.T) {
 		s := open(t)
 		s.err = errors.New("connection reset")
-		st, err := rag.NewIndexer(s, emb, rag.IndexerOptions{AnalyzeAfter: 1}).IndexItems(ctx, items)
+		st, err := ingest.NewIndexer(s, emb, ingest.IndexerOptions{AnalyzeAfter: 1}).IndexItems(ctx, items)
 		if !errors.Is(err, s.err) {
 			t.Fatalf("err %v, want the Analyze error", err)
 		}
 		if st.Written != len(items) || st.Failed != 0 {
 			t.Errorf("written %d failed %d, want %d and 0", st.Written, st.Failed, len(items))
 		}
-		if n := storeCounts(t, s.Store).Items; n != len(items) {
+		if n := ragtest.StoreCounts(t, s.Store).Items; n != len(items) {
 			t.Errorf("%d items stored, want %d", n, len(items))
 		}
 	})
 
 	t.Run("postgres", func(t *testing.T) {
-		store, err := postgresDB(t).Tenant(tenantName(t))
+		store, err := ragtest.PostgresDB(t).Tenant(ragtest.TenantName(t))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rag.NewIndexer(store, emb, rag.IndexerOptions{AnalyzeAfter: 1}).IndexItems(ctx, items); err != nil {
+		if _, err := ingest.NewIndexer(store, emb, ingest.IndexerOptions{AnalyzeAfter: 1}).IndexItems(ctx, items); err != nil {
 			t.Fatalf("IndexItems with ANALYZE on PostgreSQL: %v", err)
 		}
 	})

@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/rag/internal/prompt"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/storage"
@@ -182,14 +185,14 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 
 	res := &AssistResult{}
 	data := assistPromptData{
-		Name: item.Name, Description: vector.Truncate(oneLine(item.Description), assistDescriptionOfItemChars),
+		Name: item.Name, Description: vector.Truncate(textutil.OneLine(item.Description), assistDescriptionOfItemChars),
 		Category: item.Category, Manufacturer: item.Manufacturer, MaxTags: maxTags,
 	}
 	if item.Price != nil {
 		data.Price = FormatPrice(item.Price)
 	}
 	for _, t := range item.Tags {
-		if t = oneLine(t); t != "" {
+		if t = textutil.OneLine(t); t != "" {
 			data.Tags = append(data.Tags, t)
 		}
 	}
@@ -197,8 +200,8 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 		if len(data.Files) == assistMaxFilesInPrompt {
 			break
 		}
-		if text := vector.Truncate(oneLine(f.Text), assistFileExcerptChars); text != "" {
-			data.Files = append(data.Files, cmp.Or(oneLine(f.Name), "arquivo")+": "+text)
+		if text := vector.Truncate(textutil.OneLine(f.Text), assistFileExcerptChars); text != "" {
+			data.Files = append(data.Files, cmp.Or(textutil.OneLine(f.Name), "arquivo")+": "+text)
 		}
 	}
 	props := map[string]json.RawMessage{}
@@ -229,11 +232,11 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	}
 	data.Missing = res.Missing
 
-	system, err := renderPrompt(promptAssistSystem, lang, nil)
+	system, err := renderPrompt(prompt.AssistSystem, lang, nil)
 	if err != nil {
 		return nil, err
 	}
-	if res.Prompt, err = renderPrompt(promptAssist, lang, data); err != nil {
+	if res.Prompt, err = renderPrompt(prompt.Assist, lang, data); err != nil {
 		return nil, err
 	}
 	schema, err := json.Marshal(map[string]any{
@@ -274,7 +277,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 		}
 	}
 	if data.WantCategory && out.Category != nil {
-		if c := oneLine(*out.Category); c != "" {
+		if c := textutil.OneLine(*out.Category); c != "" {
 			switch {
 			case len(known) > 0:
 				if k, ok := matchCategory(known, c); ok {
@@ -307,7 +310,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	if data.WantTags {
 		seen := map[string]bool{}
 		for _, t := range out.Tags {
-			t = oneLine(t)
+			t = textutil.OneLine(t)
 			n := lexical.Normalize(t)
 			switch {
 			case n == "" || seen[n]:
@@ -335,7 +338,7 @@ func knownCategories(cats []string) []knownCategory {
 	var out []knownCategory
 	seen := map[string]bool{}
 	for _, c := range cats {
-		c = oneLine(c)
+		c = textutil.OneLine(c)
 		n := lexical.Normalize(c)
 		if n == "" || seen[n] {
 			continue

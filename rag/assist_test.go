@@ -16,6 +16,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -43,7 +44,7 @@ func TestAssist(t *testing.T) {
 			answer:      `{"description":"Fungicida sistêmico para oídio.","category":"fungicida","price":98.499,"tags":["Uva"," uva ","Maçã","","Oídio"]}`,
 			opts:        rag.AssistOptions{MaxPrice: 5000, Categories: knownCategories},
 			wantMissing: []string{"description", "category", "price", "tags"},
-			want:        rag.Suggestions{Description: "Fungicida sistêmico para oídio.", Category: "Fungicida", Price: ptr(98.5), Tags: []string{"Uva", "Maçã", "Oídio"}},
+			want:        rag.Suggestions{Description: "Fungicida sistêmico para oídio.", Category: "Fungicida", Price: ragtest.Ptr(98.5), Tags: []string{"Uva", "Maçã", "Oídio"}},
 		},
 		{
 			name:        "category matched without accents",
@@ -81,7 +82,7 @@ func TestAssist(t *testing.T) {
 			name: "filled fields are not asked for",
 			item: func() storage.CatalogItem {
 				it := catalogItem()
-				it.Description, it.Price = "Descrição existente.", ptr(10.0)
+				it.Description, it.Price = "Descrição existente.", ragtest.Ptr(10.0)
 				return it
 			}(),
 			answer:      `{"category":"Herbicida","tags":["Soja"]}`,
@@ -168,7 +169,7 @@ func TestAssistErrors(t *testing.T) {
 	ctx := context.Background()
 	t.Run("nothing missing makes no call", func(t *testing.T) {
 		it := catalogItem()
-		it.Description, it.Category, it.Price, it.Tags = "d", "c", ptr(1.0), []string{"t"}
+		it.Description, it.Category, it.Price, it.Tags = "d", "c", ragtest.Ptr(1.0), []string{"t"}
 		m := llmtest.NewModel()
 		res, err := rag.Assist(ctx, m, it, rag.AssistOptions{})
 		if err != nil || len(res.Missing) != 0 || m.Calls() != 0 {
@@ -188,7 +189,7 @@ func TestAssistErrors(t *testing.T) {
 		{"not JSON", catalogItem(), rag.AssistOptions{}, llmtest.Text("Sugiro fungicida."), llm.ErrInvalidOutput},
 		{"a filled field in the answer", func() storage.CatalogItem {
 			it := catalogItem()
-			it.Description, it.Price, it.Tags = "d", ptr(1.0), []string{"t"}
+			it.Description, it.Price, it.Tags = "d", ragtest.Ptr(1.0), []string{"t"}
 			return it
 		}(), rag.AssistOptions{}, llmtest.Text(`{"category":"x","description":"overwrite"}`), llm.ErrInvalidOutput},
 		{"model down", catalogItem(), rag.AssistOptions{}, llmtest.Fail(&llm.APIError{StatusCode: 503}), nil},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 )
 
 // ToolCatalogAssist is the tool name under which Assist audits its prompt
@@ -23,7 +25,7 @@ func logToolPayload(ctx context.Context, logger *slog.Logger, previewChars int, 
 	}
 	preview := payload
 	if utf8.RuneCountInString(preview) > previewChars {
-		preview = truncateRunes(preview, previewChars-1) + "…"
+		preview = textutil.TruncateRunes(preview, previewChars-1) + "…"
 	}
 	logger.LogAttrs(ctx, slog.LevelInfo, "rag tool payload",
 		slog.String("tool", tool),

@@ -14,6 +14,8 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage/postgres"
 	"github.com/hybridrag/hybridrag/vector"
@@ -33,21 +35,21 @@ const seedPlain = "aaaaaeeeeiiiiooooouuuucAAAAAEEEEIIIIOOOOOUUUUC"
 
 func benchPostgres(b *testing.B, n int) (*pgxpool.Pool, string) {
 	ctx := context.Background()
-	pool := benchPool(b)
-	schema := fmt.Sprintf("ragbench_%d_%d", n, benchDims)
-	store := benchTenant(b, pool, schema)
+	pool := ragtest.BenchPool(b)
+	schema := fmt.Sprintf("ragbench_%d_%d", n, ragtest.BenchDims)
+	store := ragtest.BenchTenant(b, pool, schema)
 	counts, err := store.Counts(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	if counts.Items != n {
-		items, err := load.LoadCatalog(ctx, agrofitPath(b), nil)
+		items, err := load.LoadCatalog(ctx, ragtest.AgrofitPath(b), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: benchDims})
+		emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: ragtest.BenchDims})
 		start := time.Now()
-		st, err := rag.NewIndexer(store, emb, rag.IndexerOptions{Concurrency: 2, WriteConcurrency: 2}).IndexItems(ctx, replicate(items, n))
+		st, err := ingest.NewIndexer(store, emb, ingest.IndexerOptions{Concurrency: 2, WriteConcurrency: 2}).IndexItems(ctx, replicate(items, n))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -81,11 +83,11 @@ func BenchmarkPostgresCatalog(b *testing.B) {
 				b.Skip("set HYBRIDRAG_BENCH_LARGE=1 to run the 100k benchmark")
 			}
 			pool, schema := benchPostgres(b, size.n)
-			emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: benchDims})
+			emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: ragtest.BenchDims})
 			fixed := newFixedEmbedder(b, emb, benchQueries)
 			for _, mode := range []string{"hnsw", "exact"} {
 				b.Run("searchcatalog-"+mode, func(b *testing.B) {
-					db := postgres.New(pool, postgres.Options{Dimensions: benchDims, Schema: schema, ExactSearch: mode == "exact"})
+					db := postgres.New(pool, postgres.Options{Dimensions: ragtest.BenchDims, Schema: schema, ExactSearch: mode == "exact"})
 					store, err := db.Tenant("bench")
 					if err != nil {
 						b.Fatal(err)

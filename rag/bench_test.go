@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -26,8 +27,6 @@ import (
 //	go test -run '^$' -bench BenchmarkSearchCatalog -benchtime 200x ./rag
 //	HYBRIDRAG_BENCH_LARGE=1 go test -run '^$' -bench 'BenchmarkSearchCatalog/memory-100k' -benchtime 100x -timeout 60m ./rag
 
-const benchDims = 1536
-
 var benchQueries = []string{
 	"fungicida para videira",
 	"herbicida para cana-de-açúcar",
@@ -37,15 +36,6 @@ var benchQueries = []string{
 	"acaro rajado no algodao",
 	"glifosato",
 	"mato no pasto",
-}
-
-func agrofitPath(tb testing.TB) string {
-	tb.Helper()
-	p := filepath.Join(repoRoot(tb), "..", "shared", "data", "agrofit", "catalog.jsonl")
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("AGROFIT data not found at %s", p)
-	}
-	return p
 }
 
 // fixedEmbedder serves precomputed query vectors; a text it has not seen
@@ -126,21 +116,21 @@ func benchMemoryStore(b *testing.B, n int) *memory.Store {
 	if s, ok := benchStores.Load(n); ok {
 		return s.(*memory.Store)
 	}
-	items, err := load.LoadCatalog(context.Background(), agrofitPath(b), nil)
+	items, err := load.LoadCatalog(context.Background(), ragtest.AgrofitPath(b), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	db := memory.New(memory.Options{Dimensions: benchDims})
+	db := memory.New(memory.Options{Dimensions: ragtest.BenchDims})
 	store, err := db.Tenant("bench")
 	if err != nil {
 		b.Fatal(err)
 	}
-	emb, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: benchDims})
+	emb, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: ragtest.BenchDims})
 	if err != nil {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	st, err := rag.NewIndexer(store, emb, rag.IndexerOptions{Concurrency: 4}).IndexItems(context.Background(), replicate(items, n))
+	st, err := ingest.NewIndexer(store, emb, ingest.IndexerOptions{Concurrency: 4}).IndexItems(context.Background(), replicate(items, n))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -161,7 +151,7 @@ func BenchmarkSearchCatalog(b *testing.B) {
 				b.Skip("set HYBRIDRAG_BENCH_LARGE=1 to run the 100k benchmark")
 			}
 			store := benchMemoryStore(b, size.n)
-			emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: benchDims})
+			emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: ragtest.BenchDims})
 			s := rag.NewSearcher(store, newFixedEmbedder(b, emb, benchQueries), rag.SearcherOptions{})
 			runSearchBench(b, s)
 		})

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -479,7 +482,7 @@ func (r *envReader) value(name string) (string, bool) {
 
 func (r *envReader) fail(name, value string, err error) {
 	if len(value) > 64 {
-		value = truncateRunes(value, 64) + "…"
+		value = textutil.TruncateRunes(value, 64) + "…"
 	}
 	r.errs = append(r.errs, &EnvError{Var: name, Value: value, Err: err})
 }
@@ -655,8 +658,8 @@ func (c Config) PipelineOptions() PipelineOptions {
 }
 
 // IndexerOptions maps the embedding knobs to IndexerOptions.
-func (c Config) IndexerOptions() IndexerOptions {
-	return IndexerOptions{BatchSize: c.Embedding.BatchSize}
+func (c Config) IndexerOptions() ingest.IndexerOptions {
+	return ingest.IndexerOptions{BatchSize: c.Embedding.BatchSize}
 }
 
 // ClassifierOptions maps the chat knobs to LLMClassifierOptions (model,

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -118,7 +119,7 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 	}
 	want := rag.Config{
 		Search: rag.SearchConfig{
-			Enhanced: false, FAQHybrid: false, CatalogVectorThreshold: ptr(-0.3), FAQVectorThreshold: ptr(-0.25),
+			Enhanced: false, FAQHybrid: false, CatalogVectorThreshold: ragtest.Ptr(-0.3), FAQVectorThreshold: ragtest.Ptr(-0.25),
 			CatalogVectorWeight: 5, CatalogLexicalWeight: 0, CatalogPairPriorityBonus: 7, FAQVectorWeight: 2.5, FAQLexicalWeight: 1,
 			LexicalCandidateMultiplier: 4, LexicalCandidateMax: 100, VectorCandidateMultiplier: 8, VectorCandidateMax: 300,
 			ChunksPerItem: 2, SnippetMaxChars: 500,

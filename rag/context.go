@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/storage"
@@ -47,8 +50,8 @@ func FormatFAQContext(hits []Hit[storage.FAQ]) string {
 	}
 	parts := make([]string, len(hits))
 	for i, h := range hits {
-		parts[i] = "Q: " + oneLine(StripMarkdown(h.Record.Question)) + " | A: " +
-			vector.Truncate(oneLine(StripMarkdown(h.Record.Answer)), ContextAnswerChars)
+		parts[i] = "Q: " + textutil.OneLine(textutil.StripMarkdown(h.Record.Question)) + " | A: " +
+			vector.Truncate(textutil.OneLine(textutil.StripMarkdown(h.Record.Answer)), ContextAnswerChars)
 	}
 	return strings.Join(parts, HitSeparator)
 }
@@ -101,16 +104,16 @@ func SourceLabel(s Source) string {
 func FormatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 	it := &h.Record
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d. %s", i+1, oneLine(it.Name))
+	fmt.Fprintf(&b, "%d. %s", i+1, textutil.OneLine(it.Name))
 	if it.Category != "" {
-		fmt.Fprintf(&b, " | Categoria: %s", oneLine(it.Category))
+		fmt.Fprintf(&b, " | Categoria: %s", textutil.OneLine(it.Category))
 	}
 	if it.Manufacturer != "" {
-		fmt.Fprintf(&b, " | Fabricante: %s", oneLine(it.Manufacturer))
+		fmt.Fprintf(&b, " | Fabricante: %s", textutil.OneLine(it.Manufacturer))
 	}
 	fmt.Fprintf(&b, " | Preço: %s", FormatPrice(it.Price))
 	if len(it.Tags) > 0 {
-		fmt.Fprintf(&b, " | Tags: %s", oneLine(strings.Join(it.Tags, ", ")))
+		fmt.Fprintf(&b, " | Tags: %s", textutil.OneLine(strings.Join(it.Tags, ", ")))
 	}
 	fmt.Fprintf(&b, " | Fonte: %s", SourceLabel(h.Source))
 	var scores []string
@@ -127,7 +130,7 @@ func FormatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 	if snippet == "" {
 		snippet = it.Description
 	}
-	if snippet = oneLine(StripMarkdown(snippet)); snippet != "" {
+	if snippet = textutil.OneLine(textutil.StripMarkdown(snippet)); snippet != "" {
 		fmt.Fprintf(&b, " | Snippet: %s", vector.Truncate(snippet, ContextSnippetChars))
 	}
 	return b.String()
@@ -150,7 +153,7 @@ func CatalogPayload(query string, hits []Hit[storage.CatalogItem]) string {
 // best chunk's metadata.
 func DocumentCitation(h *Hit[storage.Document]) string {
 	if h.Vector != nil {
-		if p := h.Vector.Metadata[MetaHeadingPath]; p != "" {
+		if p := h.Vector.Metadata[ingest.MetaHeadingPath]; p != "" {
 			if h.Record.Title != "" && !strings.HasPrefix(p, h.Record.Title) {
 				return h.Record.Title + chunk.HeadingSeparator + p
 			}
@@ -169,7 +172,7 @@ func DocumentSection(hits []Hit[storage.Document]) string {
 	parts := make([]string, len(hits))
 	for i := range hits {
 		snippet := hits[i].Snippet
-		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(oneLine(StripMarkdown(snippet)), ContextSnippetChars))
+		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(textutil.OneLine(textutil.StripMarkdown(snippet)), ContextSnippetChars))
 	}
 	return fmt.Sprintf("Documentos relevantes (%d): %s", len(hits), strings.Join(parts, HitSeparator))
 }
@@ -188,7 +191,7 @@ func HistorySection(history []Turn) string {
 		default:
 			continue
 		}
-		b.WriteString(oneLine(t.Content))
+		b.WriteString(textutil.OneLine(t.Content))
 	}
 	return b.String()
 }
@@ -203,9 +206,4 @@ func BuildContext(sections []ContextSection, message string) string {
 	}
 	parts = append(parts, QuestionPrefix+message)
 	return strings.Join(parts, "\n\n")
-}
-
-// oneLine collapses white space so a record cannot break the "||" layout.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage/postgres"
 )
 
@@ -63,10 +65,10 @@ func openPostgres(t *testing.T, dims int, exact bool) *postgres.Store {
 // TestSameRankingMemoryAndPostgres indexes testdata into both stores with
 // the same embedder and checks every fusion method ranks identically.
 func TestSameRankingMemoryAndPostgres(t *testing.T) {
-	pg := openPostgres(t, testDims, true)
+	pg := openPostgres(t, ragtest.Dims, true)
 	ctx := context.Background()
-	emb := hashEmbedder(t)
-	if _, err := rag.NewIndexer(pg, emb, rag.IndexerOptions{}).Reindex(ctx, testdataSources(t)); err != nil {
+	emb := ragtest.HashEmbedder(t)
+	if _, err := ingest.NewIndexer(pg, emb, ingest.IndexerOptions{}).Reindex(ctx, ragtest.TestdataSources(t)); err != nil {
 		t.Fatalf("index into postgres: %v", err)
 	}
 	mem, _ := fixture(t)

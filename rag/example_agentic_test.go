@@ -8,6 +8,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -24,7 +25,7 @@ func ExamplePipeline_ChatAgentic() {
 		{ID: "f1", Name: "Oidiex 250 EC", Category: "Fungicida", Tags: []string{"Uva"}, Description: "Fungicida para oídio da videira.", Price: price(98.5)},
 		{ID: "h1", Name: "Glifovale 480 SL", Category: "Herbicida", Tags: []string{"Soja"}, Description: "Herbicida não seletivo."},
 	}
-	if _, err := rag.NewIndexer(store, emb, rag.IndexerOptions{}).IndexItems(ctx, items); err != nil {
+	if _, err := ingest.NewIndexer(store, emb, ingest.IndexerOptions{}).IndexItems(ctx, items); err != nil {
 		fmt.Println(err)
 		return
 	}

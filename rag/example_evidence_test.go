@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -17,7 +18,7 @@ func ExampleEvidence() {
 	ctx := context.Background()
 	store, _ := memory.New(memory.Options{Dimensions: 256}).Tenant("demo")
 	emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 256})
-	_, _ = rag.NewIndexer(store, emb, rag.IndexerOptions{}).IndexItems(ctx, []storage.CatalogItem{
+	_, _ = ingest.NewIndexer(store, emb, ingest.IndexerOptions{}).IndexItems(ctx, []storage.CatalogItem{
 		{ID: "f1", Name: "Oidiex 250 EC", Category: "Fungicida", Tags: []string{"Uva"}, Description: "Fungicida sistêmico para oídio."},
 		{ID: "f2", Name: "Fungiprot 250 SC", Category: "Fungicida", Tags: []string{"Soja"}, Description: "Fungicida para ferrugem-asiática."},
 		{ID: "h1", Name: "Glifovale 480 SL", Category: "Herbicida", Tags: []string{"Soja"}, Description: "Herbicida não seletivo."},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -28,7 +29,7 @@ func ExampleSearcher_SearchCatalog() {
 		{ID: "f2", Name: "Fungiprot 250 SC", Category: "Fungicida", Tags: []string{"Soja", "Milho"},
 			Description: "Fungicida para ferrugem-asiática."},
 	}
-	ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
+	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
 	stats, err := ix.IndexItems(ctx, items)
 	if err != nil {
 		fmt.Println(err)
@@ -75,7 +76,7 @@ func ExamplePipeline_Chat() {
 	db := memory.New(memory.Options{Dimensions: 256})
 	store, _ := db.Tenant("demo")
 	emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 256})
-	ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
+	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
 	_, _ = ix.IndexItems(ctx, []storage.CatalogItem{
 		{ID: "f1", Name: "Oidiex 250 EC", Category: "Fungicida", Manufacturer: "AgroVale", Tags: []string{"Uva"}, Price: price(98.5)},
 		{ID: "h1", Name: "Glifovale 480 SL", Category: "Herbicida", Tags: []string{"Soja"}},

@@ -8,45 +8,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/lexical"
-)
-
-// StripMarkdown returns s as plain text: headings lose their #, emphasis
-// its * and _, links keep their text, inline code its content, list
-// bullets and block quotes their markers, and table separator rows go.
-// Line breaks are kept.
-func StripMarkdown(s string) string {
-	lines := strings.Split(s, "\n")
-	out := lines[:0]
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(t, "```"):
-			continue
-		case mdTableSep.MatchString(t):
-			continue
-		case strings.HasPrefix(t, "#"):
-			t = strings.TrimSpace(strings.TrimLeft(t, "#"))
-		case strings.HasPrefix(t, ">"):
-			t = strings.TrimSpace(strings.TrimLeft(t, ">"))
-		}
-		t = mdBullet.ReplaceAllString(t, "")
-		t = mdLink.ReplaceAllString(t, "$1")
-		t = mdCode.ReplaceAllString(t, "$1")
-		t = mdEmph.ReplaceAllString(t, "$1$3$5")
-		out = append(out, t)
-	}
-	return strings.Join(out, "\n")
-}
-
-var (
-	mdTableSep = regexp.MustCompile(`^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$`)
-	mdBullet   = regexp.MustCompile(`^([-*+]|\d+[.)])\s+`)
-	mdLink     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	mdCode     = regexp.MustCompile("`([^`]*)`")
-	// Emphasis: the delimiters hug the text (no space inside) and do not
-	// sit inside a word, so snake_case and "2 * 3" are left alone.
-	mdEmph = regexp.MustCompile(`(^|[^\pL\pN_*])(\*\*|__|\*|_)([^\s*_](?:[^*_\n]*?[^\s*_])?)(\*\*|__|\*|_)($|[^\pL\pN_*])`)
 )
 
 // DetectLanguage guesses whether text is English or Portuguese from its
@@ -162,10 +126,10 @@ func passages(text string) []passage {
 			header = nil
 			continue // a heading names a section; it answers nothing
 		}
-		if mdTableSep.MatchString(strings.TrimSpace(raw)) {
+		if textutil.MDTableSep.MatchString(strings.TrimSpace(raw)) {
 			continue
 		}
-		line := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(StripMarkdown(raw)), "•·"))
+		line := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(textutil.StripMarkdown(raw)), "•·"))
 		if strings.HasPrefix(line, "– ") {
 			line = strings.TrimSpace(strings.TrimPrefix(line, "– "))
 		}
@@ -174,7 +138,7 @@ func passages(text string) []passage {
 			continue
 		}
 		// A Markdown table's header row is the one above its separator.
-		mdHeader := ri+1 < len(raws) && mdTableSep.MatchString(strings.TrimSpace(raws[ri+1]))
+		mdHeader := ri+1 < len(raws) && textutil.MDTableSep.MatchString(strings.TrimSpace(raws[ri+1]))
 		if strings.Count(line, "|") >= 2 {
 			cells := strings.Split(strings.Trim(line, "|"), "|")
 			for i := range cells {
@@ -278,7 +242,7 @@ var daysRE = regexp.MustCompile(`(?i)\d+\s*(?:dias?|horas?|h\b)`)
 func scorePassages(ps []passage, f questionFocus, skip map[string]bool) {
 	norm := make([]string, len(ps))
 	for i := range ps {
-		norm[i] = " " + strings.Join(normWords(ps[i].text), " ")
+		norm[i] = " " + strings.Join(textutil.NormWords(ps[i].text), " ")
 	}
 	n := float64(len(ps))
 	weight := func(w string) float64 {
@@ -383,11 +347,6 @@ func bestPassages(text string, f questionFocus, skip map[string]bool, n int, min
 		ps = ps[:n]
 	}
 	return ps
-}
-
-// normWords splits text into its normalized words (letters and digits).
-func normWords(text string) []string {
-	return strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // joinPassages joins passage texts into one paragraph, ending each with

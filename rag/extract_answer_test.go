@@ -7,6 +7,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -20,7 +21,7 @@ type testRecords struct {
 
 func loadTestRecords(t testing.TB) testRecords {
 	t.Helper()
-	src := testdataSources(t)
+	src := ragtest.TestdataSources(t)
 	r := testRecords{items: map[string]storage.CatalogItem{}, faqs: map[string]storage.FAQ{}, docs: map[string]storage.Document{}}
 	for _, it := range src.Items {
 		r.items[it.ID] = it
@@ -62,19 +63,6 @@ func (r testRecords) request(t testing.TB, msg string, ids ...string) rag.Answer
 		}
 	}
 	return req
-}
-
-func TestMarkdownStripTables(t *testing.T) {
-	in := "## Estratégia **recomendada**\n\n- Use [pré-emergentes](https://x.example) e `cletodim`.\n\n| Espécie | Resistência |\n|---|---|\n| Buva | glifosato |"
-	got := rag.StripMarkdown(in)
-	for _, bad := range []string{"#", "**", "](", "`", "|---"} {
-		if strings.Contains(got, bad) {
-			t.Errorf("StripMarkdown left %q in %q", bad, got)
-		}
-	}
-	if !strings.Contains(got, "Estratégia recomendada") || !strings.Contains(got, "Use pré-emergentes e cletodim.") {
-		t.Errorf("StripMarkdown = %q", got)
-	}
 }
 
 // TestOfflineExtractiveAnswers runs the ExtractiveAnswerer on requests

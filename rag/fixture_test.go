@@ -2,75 +2,28 @@ package rag_test
 
 import (
 	"context"
-	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-// testDims keeps the fixture small; the hash embedder works at any size.
-const testDims = 512
-
-// repoRoot is the repository root, found from this file's location.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the test file")
-	}
-	return filepath.Dir(filepath.Dir(file))
-}
-
-// testdataSources loads the project's testdata catalog, FAQs and documents.
-func testdataSources(t testing.TB) rag.Sources {
-	t.Helper()
-	ctx := context.Background()
-	root := repoRoot(t)
-	items, err := load.LoadCatalog(ctx, filepath.Join(root, "testdata", "catalog.jsonl"), nil)
-	if err != nil {
-		t.Fatalf("load catalog: %v", err)
-	}
-	faqs, err := load.LoadFAQs(ctx, filepath.Join(root, "testdata", "faqs.jsonl"), nil)
-	if err != nil {
-		t.Fatalf("load faqs: %v", err)
-	}
-	docs, err := load.LoadDocumentsDir(ctx, filepath.Join(root, "testdata", "documents"), nil)
-	if err != nil {
-		t.Fatalf("load documents: %v", err)
-	}
-	more, err := load.LoadDocuments(ctx, filepath.Join(root, "testdata", "documents.jsonl"), nil)
-	if err != nil {
-		t.Fatalf("load documents.jsonl: %v", err)
-	}
-	return rag.Sources{Items: items, FAQs: faqs, Documents: append(docs, more...)}
-}
-
-func hashEmbedder(t testing.TB) *vector.HashEmbedder {
-	t.Helper()
-	e, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: testDims})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
 // indexedMemory returns a memory store holding the indexed testdata.
 func indexedMemory(t testing.TB) (*memory.Store, *vector.HashEmbedder) {
 	t.Helper()
-	db := memory.New(memory.Options{Dimensions: testDims, AllowedMetadataKeys: []string{"ingrediente_ativo", "formulacao"}})
+	db := memory.New(memory.Options{Dimensions: ragtest.Dims, AllowedMetadataKeys: []string{"ingrediente_ativo", "formulacao"}})
 	store, err := db.Tenant("test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := hashEmbedder(t)
-	ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
-	if _, err := ix.Reindex(context.Background(), testdataSources(t)); err != nil {
+	emb := ragtest.HashEmbedder(t)
+	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
+	if _, err := ix.Reindex(context.Background(), ragtest.TestdataSources(t)); err != nil {
 		t.Fatalf("index testdata: %v", err)
 	}
 	return store, emb

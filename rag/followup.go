@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
 )
@@ -70,7 +72,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	if !slices.ContainsFunc(history, func(t Turn) bool { return t.Role == llm.RoleUser }) {
 		return FollowUpDecision{Reason: "no-history"}
 	}
-	words := normWords(message)
+	words := textutil.NormWords(message)
 	padded := " " + strings.Join(words, " ") + " "
 	reference := false
 	for _, r := range FollowUpReferences {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -156,7 +158,7 @@ func parseLeaflet(text string, syn *lexical.Synonyms) []leafletRow {
 	var rows []leafletRow
 	var cols []leafletColumn
 	for _, raw := range strings.Split(text, "\n") {
-		line := oneLine(raw)
+		line := textutil.OneLine(raw)
 		if line == "" {
 			cols = nil
 			continue
@@ -166,7 +168,7 @@ func parseLeaflet(text string, syn *lexical.Synonyms) []leafletRow {
 				cols = h
 				continue
 			}
-			if cols == nil || mdTableSep.MatchString(line) {
+			if cols == nil || textutil.MDTableSep.MatchString(line) {
 				continue
 			}
 			r := leafletRow{Text: strings.Join(cells, " | ")}
@@ -191,7 +193,7 @@ func parseLeaflet(text string, syn *lexical.Synonyms) []leafletRow {
 			continue
 		}
 		cols = nil
-		line = strings.TrimSpace(bulletRE.ReplaceAllString(StripMarkdown(line), ""))
+		line = strings.TrimSpace(bulletRE.ReplaceAllString(textutil.StripMarkdown(line), ""))
 		if r, ok := parseLeafletLine(line, syn); ok {
 			rows = append(rows, r)
 		}
@@ -344,7 +346,7 @@ func matchTargets(targets string, words []string) ([]string, int) {
 	var out []string
 	best := 0
 	for _, item := range targetItems(targets) {
-		its := normWords(item)
+		its := textutil.NormWords(item)
 		for i := range its {
 			its[i] = lexical.Stem(its[i])
 		}
@@ -579,7 +581,7 @@ func leafletAskOf(message string, f questionFocus, name string, syn *lexical.Syn
 
 // paddedWords is s normalized to space-padded words: " qual a dose ".
 func paddedWords(s string) string {
-	return " " + strings.Join(normWords(s), " ") + " "
+	return " " + strings.Join(textutil.NormWords(s), " ") + " "
 }
 
 // asksSafetyInterval reports a question about the safety interval (n is
@@ -624,13 +626,13 @@ func productPart(message string, hits []Hit[storage.CatalogItem], focus question
 		}
 		var facts []string
 		if it.Category != "" {
-			facts = append(facts, oneLine(it.Category))
+			facts = append(facts, textutil.OneLine(it.Category))
 		}
 		if it.Manufacturer != "" {
-			facts = append(facts, oneLine(it.Manufacturer))
+			facts = append(facts, textutil.OneLine(it.Manufacturer))
 		}
 		if i == 0 && fact != "" && asked {
-			lines = append(lines, oneLine(it.Name)+" — "+fact+".")
+			lines = append(lines, textutil.OneLine(it.Name)+" — "+fact+".")
 			lines = append(lines, strings.Join(append(facts, priceText(it.Price, lang)), " · ")+".")
 			led = true
 			continue
@@ -642,7 +644,7 @@ func productPart(message string, hits []Hit[storage.CatalogItem], focus question
 		case i == 1 && led:
 			b.WriteString(fr.also + "\n")
 		}
-		b.WriteString(oneLine(it.Name))
+		b.WriteString(textutil.OneLine(it.Name))
 		if len(facts) > 0 {
 			fmt.Fprintf(&b, " (%s)", strings.Join(facts, ", "))
 		}
@@ -671,7 +673,7 @@ func productPart(message string, hits []Hit[storage.CatalogItem], focus question
 func labelledFacts(it *storage.CatalogItem, words []string, l leafletLabels, syn *lexical.Synonyms) string {
 	for _, f := range it.Files {
 		var out []string
-		for _, s := range splitSentences(StripMarkdown(f.Text)) {
+		for _, s := range splitSentences(textutil.StripMarkdown(f.Text)) {
 			label, value, ok := strings.Cut(strings.TrimSpace(bulletRE.ReplaceAllString(s, "")), ":")
 			if !ok || strings.TrimSpace(value) == "" || len(strings.Fields(label)) > 6 ||
 				strings.ContainsFunc(label, unicode.IsDigit) || isCropLabel(label, syn) {

@@ -9,6 +9,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/rag/internal/prompt"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/llm"
 )
 
@@ -101,7 +104,7 @@ func NewLLMClassifier(model llm.ChatModel, opts LLMClassifierOptions) (*LLMClass
 	opts.MaxTokens = cmp.Or(max(opts.MaxTokens, 0), DefaultClassifyMaxTokens)
 	system := opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
-		if system, err = renderPrompt(promptClassify, lang, nil); err != nil {
+		if system, err = renderPrompt(prompt.Classify, lang, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -129,8 +132,8 @@ func (c *LLMClassifier) Classify(ctx context.Context, req ClassifyRequest) (Clas
 	if msg == "" {
 		return Classification{}, ErrEmptyMessage
 	}
-	user, err := renderPrompt(promptClassifyUser, c.opts.Language, classifyUserData{
-		Message: oneLine(msg), Summary: req.Summary, History: promptTurns(req.History),
+	user, err := renderPrompt(prompt.ClassifyUser, c.opts.Language, classifyUserData{
+		Message: textutil.OneLine(msg), Summary: req.Summary, History: promptTurns(req.History),
 	})
 	if err != nil {
 		return Classification{}, err
@@ -240,7 +243,7 @@ func NewLLMAnswerer(model llm.ChatModel, opts LLMAnswererOptions) (*LLMAnswerer,
 		return nil, err
 	}
 	opts.Language = lang
-	if _, err := renderPrompt(promptAnswer, lang, answerPromptData{}); err != nil {
+	if _, err := renderPrompt(prompt.Answer, lang, answerPromptData{}); err != nil {
 		return nil, err
 	}
 	return &LLMAnswerer{model: model, opts: opts}, nil
@@ -258,7 +261,7 @@ func (a *LLMAnswerer) Request(req AnswerRequest) (llm.Request, error) {
 	system := a.opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
 		var err error
-		if system, err = renderPrompt(promptAnswer, a.opts.Language, answerPromptData{Intent: req.Intent, Abstained: req.Abstained}); err != nil {
+		if system, err = renderPrompt(prompt.Answer, a.opts.Language, answerPromptData{Intent: req.Intent, Abstained: req.Abstained}); err != nil {
 			return llm.Request{}, err
 		}
 	}
@@ -369,7 +372,7 @@ func NewLLMSummarizer(model llm.ChatModel, opts LLMSummarizerOptions) (*LLMSumma
 	opts.MaxTokens = cmp.Or(max(opts.MaxTokens, 0), DefaultSummaryMaxTokens)
 	system := opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
-		if system, err = renderPrompt(promptSummarize, lang, nil); err != nil {
+		if system, err = renderPrompt(prompt.Summarize, lang, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -389,7 +392,7 @@ func (s *LLMSummarizer) Summarize(ctx context.Context, history []Turn) (Summary,
 	if len(turns) == 0 {
 		return Summary{}, nil
 	}
-	user, err := renderPrompt(promptSummarizeUser, s.opts.Language, summarizeUserData{History: turns})
+	user, err := renderPrompt(prompt.SummarizeUser, s.opts.Language, summarizeUserData{History: turns})
 	if err != nil {
 		return Summary{}, err
 	}
@@ -409,9 +412,35 @@ func (s *LLMSummarizer) Summarize(ctx context.Context, history []Turn) (Summary,
 	}, &out); err != nil {
 		return Summary{}, fmt.Errorf("rag: summarize: %w", err)
 	}
-	sum := Summary{Text: oneLine(out.Summary), CatalogQuery: truncateRunes(oneLine(out.CatalogQuery), MaxCatalogQueryChars)}
+	sum := Summary{Text: textutil.OneLine(out.Summary), CatalogQuery: textutil.TruncateRunes(textutil.OneLine(out.CatalogQuery), MaxCatalogQueryChars)}
 	if sum.Text == "" {
 		return Summary{}, fmt.Errorf("rag: summarize: %w: empty summary", llm.ErrInvalidOutput)
 	}
 	return sum, nil
+}
+
+// promptTurn is a history turn as the templates see it.
+type promptTurn struct {
+	// User is true for user turns, false for assistant turns.
+	User    bool
+	Content string
+}
+
+// promptTurns keeps the user and assistant turns of history, on one line
+// each.
+func promptTurns(history []Turn) []promptTurn {
+	out := make([]promptTurn, 0, len(history))
+	for _, t := range history {
+		c := textutil.OneLine(t.Content)
+		if c == "" {
+			continue
+		}
+		switch t.Role {
+		case llm.RoleUser:
+			out = append(out, promptTurn{User: true, Content: c})
+		case llm.RoleAssistant:
+			out = append(out, promptTurn{Content: c})
+		}
+	}
+	return out
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
@@ -307,7 +309,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []storage.OwnerR
 			}
 			ans, defines := faqQuote(h.Record.Question, h.Record.Answer, words, terms, 2, 320)
 			short, _ := faqQuote(h.Record.Question, h.Record.Answer, words, terms, 1, 160)
-			q := oneLine(h.Record.Question)
+			q := textutil.OneLine(h.Record.Question)
 			add(fmt.Sprintf("%s — %s: %s", fr.faq, q, ans), fmt.Sprintf("%s — %s: %s", fr.faq, q, short), h.Evidence, defines)
 			cited = append(cited, storage.OwnerRef{Kind: storage.KindFAQ, ID: h.ID})
 		}
@@ -418,15 +420,15 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 		v := strings.TrimSpace(it.Metadata[k])
 		// Only what the chosen passages do not already say.
 		if asksMetadata(k, f) && v != "" && !strings.Contains(said.String(), lexical.Normalize(v)) {
-			meta = append(meta, metadataLabel(k)+": "+oneLine(v)+".")
+			meta = append(meta, metadataLabel(k)+": "+textutil.OneLine(v)+".")
 		}
 	}
 	if len(ps) == 0 && len(meta) == 0 {
-		return vector.Truncate(oneLine(StripMarkdown(it.Description)), 220)
+		return vector.Truncate(textutil.OneLine(textutil.StripMarkdown(it.Description)), 220)
 	}
 	out := meta
 	for _, p := range ps {
-		out = append(out, vector.Truncate(oneLine(p.text), 320))
+		out = append(out, vector.Truncate(textutil.OneLine(p.text), 320))
 	}
 	return joinPassages(out)
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
@@ -198,10 +200,10 @@ type prepared struct {
 
 func (p *Pipeline) prepare(req ChatRequest) (prepared, error) {
 	msg := strings.TrimSpace(strings.ToValidUTF8(req.Message, "\uFFFD"))
-	if isBlank(msg) {
+	if textutil.IsBlank(msg) {
 		return prepared{}, ErrEmptyMessage
 	}
-	pr := prepared{message: truncateRunes(msg, p.opts.MaxMessageChars)}
+	pr := prepared{message: textutil.TruncateRunes(msg, p.opts.MaxMessageChars)}
 	var hist []Turn
 	// Only the most recent MaxHistoryTurns turns are read at all, newest
 	// kept first within MaxHistoryChars: whatever a client sends, no
@@ -218,7 +220,7 @@ func (p *Pipeline) prepare(req ChatRequest) (prepared, error) {
 		if c == "" {
 			continue
 		}
-		hist = append(hist, Turn{Role: t.Role, Content: truncateRunes(c, p.opts.MaxTurnChars)})
+		hist = append(hist, Turn{Role: t.Role, Content: textutil.TruncateRunes(c, p.opts.MaxTurnChars)})
 	}
 	total := 0
 	for i := len(hist) - 1; i >= 0; i-- {
@@ -357,7 +359,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		sections = append(sections, ContextSection{Name: "history", Text: HistorySection(recent)})
 	}
 	if summary.Text != "" {
-		sections = append(sections, ContextSection{Name: "summary", Text: "Resumo da conversa: " + oneLine(summary.Text)})
+		sections = append(sections, ContextSection{Name: "summary", Text: "Resumo da conversa: " + textutil.OneLine(summary.Text)})
 	}
 	if plan.FAQ && !resp.Abstained {
 		sections = append(sections, ContextSection{Name: "faqs", Text: FAQSection(sr.faqs)})
@@ -715,7 +717,7 @@ func (p *Pipeline) audit(ctx context.Context, tool, query string, limit, count i
 	args, _ := json.Marshal(map[string]any{"query": query, "limit": limit})
 	preview := payload
 	if utf8.RuneCountInString(preview) > p.opts.AuditPreviewChars {
-		preview = truncateRunes(preview, p.opts.AuditPreviewChars-1) + "…"
+		preview = textutil.TruncateRunes(preview, p.opts.AuditPreviewChars-1) + "…"
 	}
 	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "rag tool payload",
 		slog.String("tool", tool),

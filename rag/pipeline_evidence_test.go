@@ -7,6 +7,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -242,7 +243,7 @@ func TestPipelineFAQPriorityBreaksTies(t *testing.T) {
 		{ID: "faq-b", Question: q, Answer: a, Priority: 9},
 		{ID: "faq-c", Question: q, Answer: a, Priority: 5},
 	}
-	if _, err := rag.NewIndexer(st, emb, rag.IndexerOptions{}).IndexFAQs(ctx, faqs); err != nil {
+	if _, err := ingest.NewIndexer(st, emb, ingest.IndexerOptions{}).IndexFAQs(ctx, faqs); err != nil {
 		t.Fatal(err)
 	}
 	p, err := rag.NewPipeline(rag.NewSearcher(st, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{})

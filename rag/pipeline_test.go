@@ -11,6 +11,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -286,7 +287,7 @@ func TestFormatPriceAndSections(t *testing.T) {
 	for _, tc := range []struct {
 		p    *float64
 		want string
-	}{{nil, "preço indisponível"}, {ptr(0.5), "R$ 0,50"}, {ptr(1234.567), "R$ 1.234,57"}, {ptr(1e6), "R$ 1.000.000,00"}} {
+	}{{nil, "preço indisponível"}, {ragtest.Ptr(0.5), "R$ 0,50"}, {ragtest.Ptr(1234.567), "R$ 1.234,57"}, {ragtest.Ptr(1e6), "R$ 1.000.000,00"}} {
 		if got := rag.FormatPrice(tc.p); got != tc.want {
 			t.Errorf("FormatPrice(%v) = %q, want %q", tc.p, got, tc.want)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -36,7 +37,7 @@ func TestEvidenceStaleVocabulary(t *testing.T) {
 		t.Fatal(err)
 	}
 	emb := hashEmbedderDims(t, 256)
-	ix := rag.NewIndexer(st, emb, rag.IndexerOptions{})
+	ix := ingest.NewIndexer(st, emb, ingest.IndexerOptions{})
 	if _, err := ix.IndexItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Fungiprot 250 SC", Category: "Fungicida"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/merge"
@@ -455,7 +456,7 @@ func (s *Searcher) docOps() kindOps[storage.Document] {
 
 // SearchCatalog runs a hybrid search over active catalog items.
 func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.CatalogItem], error) {
-	if isBlank(strings.ToValidUTF8(q.Text, "")) {
+	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
 	return search(ctx, s, q, s.itemOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
@@ -465,7 +466,7 @@ func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.
 // to the query text up to MaxFAQQueryChars. A query without Legs uses
 // SearcherOptions.FAQLegs.
 func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ], error) {
-	if isBlank(strings.ToValidUTF8(q.Text, "")) {
+	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
 	if q.Legs == "" {
@@ -476,7 +477,7 @@ func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ
 
 // SearchDocuments runs a hybrid search over documents.
 func (s *Searcher) SearchDocuments(ctx context.Context, q Query) (*Result[storage.Document], error) {
-	if isBlank(strings.ToValidUTF8(q.Text, "")) {
+	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
 	return search(ctx, s, q, s.docOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
@@ -492,7 +493,7 @@ func CombineQueryWithContext(query, context string, maxChars int) string {
 	if maxChars < 1 {
 		maxChars = DefaultMaxFAQQueryChars
 	}
-	query = truncateRunes(query, maxChars)
+	query = textutil.TruncateRunes(query, maxChars)
 	if context == "" {
 		return query
 	}
@@ -500,21 +501,7 @@ func CombineQueryWithContext(query, context string, maxChars int) string {
 	if room <= 0 {
 		return query
 	}
-	return query + " " + truncateRunes(context, room)
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return strings.TrimSpace(s[:j])
-		}
-		i++
-	}
-	return s
+	return query + " " + textutil.TruncateRunes(context, room)
 }
 
 // settings are a query's effective parameters.
@@ -647,10 +634,10 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 		return nil, err
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	if isBlank(text) {
+	if textutil.IsBlank(text) {
 		return nil, ErrEmptyQuery
 	}
-	text = truncateRunes(strings.TrimSpace(text), s.opts.MaxQueryChars)
+	text = textutil.TruncateRunes(strings.TrimSpace(text), s.opts.MaxQueryChars)
 	st, err := s.resolve(&q, fusionDefaults{ops.kind, ops.weights, ops.threshold})
 	if err != nil {
 		return nil, err
@@ -1025,16 +1012,4 @@ func rerankHits[T any](ctx context.Context, s *Searcher, query string, hits []Hi
 		out = append(out, h)
 	}
 	return out, nil
-}
-
-// isBlank reports text with nothing to search or answer: only white
-// space, control characters (NUL included) and invisible format
-// characters (zero-width spaces).
-func isBlank(text string) bool {
-	for _, r := range text {
-		if !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
-			return false
-		}
-	}
-	return true
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
@@ -178,7 +179,7 @@ func TestSearchBadInput(t *testing.T) {
 		"mode":      {Text: "x", Mode: "fancy"},
 		"legs":      {Text: "x", Legs: "both"},
 		"fusion":    {Text: "x", Fusion: "borda"},
-		"threshold": {Text: "x", VectorThreshold: ptr(math.NaN())},
+		"threshold": {Text: "x", VectorThreshold: ragtest.Ptr(math.NaN())},
 		"filter":    {Text: "x", Filters: []storage.Filter{{Field: "price", Value: "1"}}},
 	} {
 		if _, err := s.SearchCatalog(ctx, q); !errors.Is(err, rag.ErrInvalidQuery) {
@@ -219,65 +220,6 @@ func TestSearchBadInput(t *testing.T) {
 		if text != "%%" && len(res.Hits) == 0 {
 			t.Errorf("%q matched nothing; testdata has names with it", text)
 		}
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// Fault injection: every vector failure still answers lexically, with the
-// seeds' fallback reasons.
-func TestSearchFallbacks(t *testing.T) {
-	store, emb := fixture(t)
-	ctx := context.Background()
-	q := rag.Query{Text: "fungicida para videira", Limit: 5}
-	lexOnly, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: q.Text, Limit: 5, Legs: rag.LegsLexical})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hang := vector.EmbedderFunc{Dims: testDims, Fn: func(ctx context.Context, _ []string) ([][]float32, error) {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}}
-	deaf := vector.EmbedderFunc{Dims: testDims, Fn: func(context.Context, []string) ([][]float32, error) {
-		time.Sleep(2 * time.Second) // ignores its context
-		return nil, errors.New("late")
-	}}
-	failing := vector.EmbedderFunc{Dims: testDims, Fn: func(context.Context, []string) ([][]float32, error) {
-		return nil, errors.New("embedding service down")
-	}}
-	for _, tc := range []struct {
-		name   string
-		store  rag.SearchStore
-		emb    vector.Embedder
-		reason rag.FallbackReason
-	}{
-		{"no embedder", store, nil, rag.FallbackEmbeddingDisabled},
-		{"embedder error", store, failing, rag.FallbackEmbeddingFailed},
-		{"embedder hangs past the timeout", store, hang, rag.FallbackEmbeddingFailed},
-		{"embedder ignores its context", store, deaf, rag.FallbackEmbeddingFailed},
-		{"vector store error", failingVectorStore{store}, emb, rag.FallbackVectorQueryError},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := rag.NewSearcher(tc.store, tc.emb, rag.SearcherOptions{EmbedTimeout: 100 * time.Millisecond})
-			start := time.Now()
-			res, err := s.SearchCatalog(ctx, q)
-			took := time.Since(start)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.FallbackReason != tc.reason || res.EmbeddingUsed {
-				t.Errorf("fallback %q (used %v), want %q", res.FallbackReason, res.EmbeddingUsed, tc.reason)
-			}
-			if tc.reason != rag.FallbackEmbeddingDisabled && res.VectorError == nil {
-				t.Error("VectorError not set")
-			}
-			if took > time.Second {
-				t.Errorf("search took %v with a 100ms embed timeout", took)
-			}
-			if got, want := hitIDs(res.Hits), hitIDs(lexOnly.Hits); !slices.Equal(got, want) {
-				t.Errorf("fallback hits %v, lexical-only hits %v", got, want)
-			}
-		})
 	}
 }
 
@@ -340,7 +282,7 @@ func TestSearchRerank(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Reranker: kw})
-	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para uva", Limit: 10, Rerank: ptr(true)})
+	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para uva", Limit: 10, Rerank: ragtest.Ptr(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,5 +373,62 @@ func TestCombineQueryWithContext(t *testing.T) {
 		if got := rag.CombineQueryWithContext(tc.q, tc.c, tc.max); got != tc.want {
 			t.Errorf("CombineQueryWithContext(%q, %q, %d) = %q, want %q", tc.q, tc.c, tc.max, got, tc.want)
 		}
+	}
+}
+
+// Fault injection: every vector failure still answers lexically, with the
+// seeds' fallback reasons.
+func TestSearchFallbacks(t *testing.T) {
+	store, emb := fixture(t)
+	ctx := context.Background()
+	q := rag.Query{Text: "fungicida para videira", Limit: 5}
+	lexOnly, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: q.Text, Limit: 5, Legs: rag.LegsLexical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hang := vector.EmbedderFunc{Dims: ragtest.Dims, Fn: func(ctx context.Context, _ []string) ([][]float32, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	deaf := vector.EmbedderFunc{Dims: ragtest.Dims, Fn: func(context.Context, []string) ([][]float32, error) {
+		time.Sleep(2 * time.Second) // ignores its context
+		return nil, errors.New("late")
+	}}
+	failing := vector.EmbedderFunc{Dims: ragtest.Dims, Fn: func(context.Context, []string) ([][]float32, error) {
+		return nil, errors.New("embedding service down")
+	}}
+	for _, tc := range []struct {
+		name   string
+		store  rag.SearchStore
+		emb    vector.Embedder
+		reason rag.FallbackReason
+	}{
+		{"no embedder", store, nil, rag.FallbackEmbeddingDisabled},
+		{"embedder error", store, failing, rag.FallbackEmbeddingFailed},
+		{"embedder hangs past the timeout", store, hang, rag.FallbackEmbeddingFailed},
+		{"embedder ignores its context", store, deaf, rag.FallbackEmbeddingFailed},
+		{"vector store error", failingVectorStore{store}, emb, rag.FallbackVectorQueryError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := rag.NewSearcher(tc.store, tc.emb, rag.SearcherOptions{EmbedTimeout: 100 * time.Millisecond})
+			start := time.Now()
+			res, err := s.SearchCatalog(ctx, q)
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.FallbackReason != tc.reason || res.EmbeddingUsed {
+				t.Errorf("fallback %q (used %v), want %q", res.FallbackReason, res.EmbeddingUsed, tc.reason)
+			}
+			if tc.reason != rag.FallbackEmbeddingDisabled && res.VectorError == nil {
+				t.Error("VectorError not set")
+			}
+			if took > time.Second {
+				t.Errorf("search took %v with a 100ms embed timeout", took)
+			}
+			if got, want := hitIDs(res.Hits), hitIDs(lexOnly.Hits); !slices.Equal(got, want) {
+				t.Errorf("fallback hits %v, lexical-only hits %v", got, want)
+			}
+		})
 	}
 }

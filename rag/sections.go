@@ -7,6 +7,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/storage"
@@ -22,7 +25,7 @@ var sentenceAbbreviations = []string{"sp", "spp", "subsp", "cv", "var", "ex", "a
 // a digit or an opening quote or parenthesis. An abbreviation
 // ("Xanthomonas spp.", "cv. Marandu") or a lone initial ("C. sumatrensis")
 // does not end a sentence, nor does a decimal point ("7.4"). Markdown is
-// kept; see StripMarkdown.
+// kept; see textutil.StripMarkdown.
 func splitSentences(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
@@ -127,7 +130,7 @@ func atxHeading(line string) (level int, title string, ok bool) {
 		return 0, "", false
 	}
 	title = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[level:]), "#"))
-	return level, StripMarkdown(title), title != ""
+	return level, textutil.StripMarkdown(title), title != ""
 }
 
 // maxListUnit bounds a list quoted whole with its opening sentence.
@@ -146,14 +149,14 @@ func plainUnits(text string) []string {
 		if t == "" {
 			continue
 		}
-		if item := bulletRE.MatchString(t) && !mdTableSep.MatchString(t); item && list {
+		if item := bulletRE.MatchString(t) && !textutil.MDTableSep.MatchString(t); item && list {
 			// "não aceitamos devolução de: Defensivos …; Sementes tratadas …",
 			// while the whole stays short.
 			last := out[len(out)-1]
 			if !strings.HasSuffix(last, ":") {
 				last = strings.TrimRight(last, ".;") + ";"
 			}
-			if merged := last + " " + oneLine(StripMarkdown(t)); utf8.RuneCountInString(merged) <= maxListUnit {
+			if merged := last + " " + textutil.OneLine(textutil.StripMarkdown(t)); utf8.RuneCountInString(merged) <= maxListUnit {
 				out[len(out)-1] = merged
 				continue
 			}
@@ -164,11 +167,11 @@ func plainUnits(text string) []string {
 		}
 		list = false
 		if cells := tableCells(t); len(cells) >= 2 {
-			if mdTableSep.MatchString(t) {
+			if textutil.MDTableSep.MatchString(t) {
 				continue
 			}
 			for i := range cells {
-				cells[i] = oneLine(StripMarkdown(cells[i]))
+				cells[i] = textutil.OneLine(textutil.StripMarkdown(cells[i]))
 			}
 			if header == nil {
 				header = cells
@@ -188,7 +191,7 @@ func plainUnits(text string) []string {
 			continue
 		}
 		header = nil
-		ss := splitSentences(oneLine(StripMarkdown(t)))
+		ss := splitSentences(textutil.OneLine(textutil.StripMarkdown(t)))
 		for i := 0; i+1 < len(ss); i++ {
 			if utf8.RuneCountInString(ss[i]) < 16 {
 				// "Sim." or "Não." alone says nothing: it opens the next.
@@ -209,7 +212,7 @@ func contentWords(question string) []string {
 	stop := lexical.DefaultStopwords()
 	frame := defaultFrameSet
 	var out []string
-	for _, w := range normWords(question) {
+	for _, w := range textutil.NormWords(question) {
 		st := lexical.Stem(w)
 		if len(w) < 3 || stop.Contains(w) || frame[w] || frame[st] || slices.Contains(out, st) {
 			continue
@@ -222,7 +225,7 @@ func contentWords(question string) []string {
 // stemSet is the set of stemmed words of s.
 func stemSet(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, w := range normWords(s) {
+	for _, w := range textutil.NormWords(s) {
 		m[lexical.Stem(w)] = true
 	}
 	return m
@@ -418,7 +421,7 @@ func pickUnits(units []quoteUnit, n, maxShort int) (picked []quoteUnit, ok bool)
 func documentQuote(h *Hit[storage.Document], words, terms []string, n, maxShort int) (text, citation string, defines bool) {
 	heading := ""
 	if h.Vector != nil {
-		heading = h.Vector.Metadata[MetaHeadingPath]
+		heading = h.Vector.Metadata[ingest.MetaHeadingPath]
 	}
 	// The title's words are what every passage is about.
 	if title := stemSet(h.Record.Title); len(title) > 0 {
@@ -446,7 +449,7 @@ func documentQuote(h *Hit[storage.Document], words, terms []string, n, maxShort 
 	}
 	picked, ok := pickUnits(units, n, maxShort)
 	if !ok {
-		return vector.Truncate(oneLine(strings.Join(plainUnits(h.Snippet), " ")), 320), DocumentCitation(h), false
+		return vector.Truncate(textutil.OneLine(strings.Join(plainUnits(h.Snippet), " ")), 320), DocumentCitation(h), false
 	}
 	texts := make([]string, len(picked))
 	for i, u := range picked {

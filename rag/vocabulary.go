@@ -45,25 +45,30 @@ func (v *Vocabularies) of(kind storage.OwnerKind) *lexical.Vocabulary {
 	return nil
 }
 
-// VocabulariesFromSources builds the vocabularies of records already in
-// memory (for example those just given to Indexer.Reindex); only active
+// VocabulariesFrom builds the vocabularies of records already in memory
+// (for example those just given to ingest.Indexer.Reindex); only active
 // items and FAQs count, as only they are searched. It does no I/O.
-func VocabulariesFromSources(src Sources) *Vocabularies {
-	var items, faqs, docs lexical.VocabularyBuilder
+func VocabulariesFrom(items []storage.CatalogItem, faqs []storage.FAQ, docs []storage.Document) *Vocabularies {
+	src := struct {
+		Items     []storage.CatalogItem
+		FAQs      []storage.FAQ
+		Documents []storage.Document
+	}{items, faqs, docs}
+	var itemsB, faqsB, docsB lexical.VocabularyBuilder
 	for i := range src.Items {
 		if src.Items[i].Active() {
-			items.Add(storage.ItemSearchText(&src.Items[i]))
+			itemsB.Add(storage.ItemSearchText(&src.Items[i]))
 		}
 	}
 	for i := range src.FAQs {
 		if src.FAQs[i].Active() {
-			faqs.AddRecord(faqRecord{&src.FAQs[i]})
+			faqsB.AddRecord(faqRecord{&src.FAQs[i]})
 		}
 	}
 	for i := range src.Documents {
-		docs.AddRecord(docRecord{&src.Documents[i].Document})
+		docsB.AddRecord(docRecord{&src.Documents[i]})
 	}
-	return &Vocabularies{Catalog: items.Build(), FAQs: faqs.Build(), Documents: docs.Build()}
+	return &Vocabularies{Catalog: itemsB.Build(), FAQs: faqsB.Build(), Documents: docsB.Build()}
 }
 
 // RecordLister pages through a store's records; storage.Store satisfies

@@ -7,6 +7,8 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -35,7 +37,7 @@ func TestSearchTypoCorrection(t *testing.T) {
 		},
 		{
 			name: "given vocabularies", store: searchOnly{store},
-			opts: rag.SearcherOptions{Vocabularies: rag.VocabulariesFromSources(testdataSources(t))},
+			opts: rag.SearcherOptions{Vocabularies: vocabFrom(ragtest.TestdataSources(t))},
 			want: []lexical.Correction{{From: "fungisida", To: "fungicida"}}, text: "fungicida para videira", sameTop: true,
 		},
 		{name: "store cannot list", store: searchOnly{store}, text: "fungisida para videira"},
@@ -113,7 +115,7 @@ func TestRefreshVocabularies(t *testing.T) {
 		{ID: "new-1", Name: "Zorvec Vinabel", Category: "Fungicida", Status: storage.StatusActive},
 		{ID: "new-2", Name: "Zorvec Enicade", Category: "Fungicida", Status: storage.StatusActive},
 	}
-	if _, err := rag.NewIndexer(store, emb, rag.IndexerOptions{}).IndexItems(ctx, items); err != nil {
+	if _, err := ingest.NewIndexer(store, emb, ingest.IndexerOptions{}).IndexItems(ctx, items); err != nil {
 		t.Fatal(err)
 	}
 	if c := search(); len(c) != 0 {
@@ -126,14 +128,14 @@ func TestRefreshVocabularies(t *testing.T) {
 }
 
 func TestVocabulariesFromSources(t *testing.T) {
-	src := rag.Sources{
+	src := ingest.Sources{
 		Items: []storage.CatalogItem{
 			{ID: "a", Name: "Fungicida Uva", Status: storage.StatusActive},
 			{ID: "b", Name: "Fungicida Soja", Status: storage.StatusInactive}, // not searched, not counted
 		},
 		FAQs: []storage.FAQ{{ID: "f", Question: "Qual o prazo de entrega?", Answer: "Cinco dias."}},
 	}
-	v := rag.VocabulariesFromSources(src)
+	v := rag.VocabulariesFrom(src.Items, src.FAQs, src.Docs())
 	if v.Catalog.Docs() != 1 || v.Catalog.DocFreq("soja") != 0 || v.Catalog.DocFreq("fungicida") != 1 {
 		t.Errorf("catalog vocabulary: docs %d, df(soja) %d, df(fungicida) %d", v.Catalog.Docs(), v.Catalog.DocFreq("soja"), v.Catalog.DocFreq("fungicida"))
 	}
@@ -148,7 +150,7 @@ func TestBuildVocabularies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := rag.VocabulariesFromSources(testdataSources(t))
+	want := vocabFrom(ragtest.TestdataSources(t))
 	for _, c := range []struct {
 		name      string
 		got, want *lexical.Vocabulary
@@ -182,8 +184,13 @@ func TestRefreshVocabulariesConcurrent(t *testing.T) {
 		if i%2 == 0 {
 			s.RefreshVocabularies(nil)
 		} else {
-			s.RefreshVocabularies(rag.VocabulariesFromSources(testdataSources(t)))
+			s.RefreshVocabularies(vocabFrom(ragtest.TestdataSources(t)))
 		}
 	}
 	<-done
+}
+
+// vocabFrom builds the vocabularies of src.
+func vocabFrom(src ingest.Sources) *rag.Vocabularies {
+	return rag.VocabulariesFrom(src.Items, src.FAQs, src.Docs())
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/storage"
@@ -36,7 +37,7 @@ var errTestdataNotFound = errors.New("testdata not found")
 // store is what the server needs from a tenant-scoped store.
 type store interface {
 	rag.SearchStore
-	rag.IndexStore
+	ingest.IndexStore
 	Counts(ctx context.Context) (storage.Counts, error)
 	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
 }
@@ -168,7 +169,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 			return nil, err
 		}
 		loaded := time.Since(start)
-		st, err := rag.NewIndexer(be.store, emb, m.indexerOptions).Reindex(ctx, src)
+		st, err := ingest.NewIndexer(be.store, emb, m.indexerOptions).Reindex(ctx, src)
 		if err != nil {
 			return nil, fmt.Errorf("index testdata: %w", err)
 		}
@@ -302,8 +303,8 @@ func findTestdata(dir string) (string, error) {
 // loadTestdata reads the catalog, FAQs and documents of dir. Bad records
 // are logged and skipped; a missing catalog or FAQ file is an error,
 // missing documents are not.
-func loadTestdata(ctx context.Context, dir string, log *slog.Logger) (rag.Sources, error) {
-	var src rag.Sources
+func loadTestdata(ctx context.Context, dir string, log *slog.Logger) (ingest.Sources, error) {
+	var src ingest.Sources
 	items, err := load.LoadCatalog(ctx, filepath.Join(dir, catalogFile), nil)
 	if err := loadOutcome(log, "catalog", len(items), err); err != nil {
 		return src, err

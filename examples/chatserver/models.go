@@ -11,6 +11,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/vector"
 )
 
@@ -37,7 +38,7 @@ type models struct {
 
 	searcherOptions rag.SearcherOptions
 	pipelineOptions rag.PipelineOptions
-	indexerOptions  rag.IndexerOptions
+	indexerOptions  ingest.IndexerOptions
 	agenticOptions  rag.AgenticOptions
 	rag             rag.Config
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/eval"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 )
 
 // Anchors are the engines hybridrag is compared with, run over the same
@@ -76,7 +77,7 @@ type anchorDoc struct {
 }
 
 // anchorDocs returns the records of src in load order.
-func anchorDocs(src rag.Sources) []anchorDoc {
+func anchorDocs(src ingest.Sources) []anchorDoc {
 	var out []anchorDoc
 	for _, it := range src.Items {
 		if !it.Active() {
@@ -211,7 +212,7 @@ func (a *ftsAnchor) search(or bool) eval.SearchFunc {
 
 // runAnchors evaluates the anchors over the records of src and adds their
 // modes to rep.
-func runAnchors(ctx context.Context, cfg *config, src rag.Sources, queries []eval.Query, qrels eval.Qrels, rep *eval.Report, opts eval.Options) error {
+func runAnchors(ctx context.Context, cfg *config, src ingest.Sources, queries []eval.Query, qrels eval.Qrels, rep *eval.Report, opts eval.Options) error {
 	if len(cfg.anchors) == 0 {
 		return nil
 	}

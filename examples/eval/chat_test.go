@@ -14,6 +14,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/eval"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -438,7 +439,7 @@ func TestChatUsageErrors(t *testing.T) {
 // recorded abstentions are the pipeline's.
 func TestRunChatCasesEmptyStore(t *testing.T) {
 	ctx := context.Background()
-	chat, err := newOfflineChat(ctx, rag.DefaultConfig(), 64, rag.Sources{}, nil)
+	chat, err := newOfflineChat(ctx, rag.DefaultConfig(), 64, ingest.Sources{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

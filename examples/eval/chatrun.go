@@ -17,6 +17,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/eval"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -82,7 +83,7 @@ type offlineChat struct {
 	// embedder names the hash embedder as the chatserver does.
 	embedder string
 	dims     int
-	stats    rag.Stats
+	stats    ingest.Stats
 }
 
 // newOfflineChat indexes src and wires the pipeline exactly as the
@@ -96,7 +97,7 @@ type offlineChat struct {
 //
 // tune, when not nil, adjusts the searcher options before the thresholds
 // are filled in (the ablation switches); nil measures what a user sees.
-func newOfflineChat(ctx context.Context, rc rag.Config, dims int, src rag.Sources, tune func(*rag.SearcherOptions)) (*offlineChat, error) {
+func newOfflineChat(ctx context.Context, rc rag.Config, dims int, src ingest.Sources, tune func(*rag.SearcherOptions)) (*offlineChat, error) {
 	h, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: dims})
 	if err != nil {
 		return nil, fmt.Errorf("hash embedder: %w", err)
@@ -105,7 +106,7 @@ func newOfflineChat(ctx context.Context, rc rag.Config, dims int, src rag.Source
 	if err != nil {
 		return nil, err
 	}
-	stats, err := rag.NewIndexer(st, h, rc.IndexerOptions()).Reindex(ctx, src)
+	stats, err := ingest.NewIndexer(st, h, rc.IndexerOptions()).Reindex(ctx, src)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -152,7 +153,7 @@ func tuneSearcher(a ablation) func(*rag.SearcherOptions) {
 
 // chatData are the records of a chat evaluation and where they came from.
 type chatData struct {
-	src rag.Sources
+	src ingest.Sources
 	// from describes the source: the testdata directory or the files.
 	from string
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/eval"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -362,7 +363,7 @@ type index struct {
 	store    *memory.Store
 	embedder vector.Embedder
 	kind     eval.Kind
-	src      rag.Sources // the records indexed, for the anchors
+	src      ingest.Sources // the records indexed, for the anchors
 }
 
 func buildIndex(ctx context.Context, cfg *config, stderr io.Writer) (*index, error) {
@@ -375,7 +376,7 @@ func buildIndex(ctx context.Context, cfg *config, stderr io.Writer) (*index, err
 		return nil, err
 	}
 	ix := &index{store: st, embedder: emb}
-	var src rag.Sources
+	var src ingest.Sources
 	switch {
 	case cfg.catalog != "":
 		ix.kind = eval.KindCatalog
@@ -394,7 +395,7 @@ func buildIndex(ctx context.Context, cfg *config, stderr io.Writer) (*index, err
 		}
 		fmt.Fprintf(stderr, "eval: warning: %d bad record(s) skipped\n", len(bad))
 	}
-	stats, err := rag.NewIndexer(st, emb, rag.IndexerOptions{}).Reindex(ctx, src)
+	stats, err := ingest.NewIndexer(st, emb, ingest.IndexerOptions{}).Reindex(ctx, src)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}

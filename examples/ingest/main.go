@@ -17,7 +17,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
-	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	prog := newProgress(cfg.progress, stderr, len(src.Items)+len(src.FAQs)+len(src.Documents))
-	ix := rag.NewIndexer(tgt.store, emb, rag.IndexerOptions{
+	ix := ingest.NewIndexer(tgt.store, emb, ingest.IndexerOptions{
 		Concurrency:       cfg.concurrency,
 		WriteConcurrency:  cfg.writeConcurrency,
 		Retries:           retries,
@@ -146,7 +146,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.StringVar(&cfg.embedder, "embedder", "hash", "embedder: hash (offline) or openai")
 	fl.IntVar(&cfg.dims, "dims", 0, "embedding dimensions (default: the snapshot's, or 1536)")
 	fl.BoolVar(&cfg.replaceDuplicates, "replace-duplicates", false, "let a document replace a stored one with the same content")
-	fl.IntVar(&cfg.concurrency, "concurrency", 0, fmt.Sprintf("embedding requests in flight (default %d)", rag.DefaultEmbedConcurrency))
+	fl.IntVar(&cfg.concurrency, "concurrency", 0, fmt.Sprintf("embedding requests in flight (default %d)", ingest.DefaultEmbedConcurrency))
 	fl.IntVar(&cfg.writeConcurrency, "write-concurrency", 0, "write transactions in flight (default 2 with -db, 1 with -memfile)")
 	fl.StringVar(&cfg.progress, "progress", "auto", "progress display: auto, bar, lines or none")
 	fl.Usage = func() {
@@ -198,7 +198,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 
 // loadSources loads the files named by cfg. Malformed records are printed
 // to stderr and counted in bad; err is a failure to read a file at all.
-func loadSources(ctx context.Context, cfg *config, stderr io.Writer) (src rag.Sources, bad int, err error) {
+func loadSources(ctx context.Context, cfg *config, stderr io.Writer) (src ingest.Sources, bad int, err error) {
 	report := func(what string, n int, err error) error {
 		recs, fatal := splitLoadError(err)
 		for _, e := range recs {
@@ -353,7 +353,7 @@ func newEmbedder(cfg *config, dims int) (vector.Embedder, int, error) {
 		if strings.TrimSpace(key) == "" {
 			return nil, 0, errors.New("-embedder openai needs OPENAI_API_KEY")
 		}
-		opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(rag.DefaultEmbedRetries)}
+		opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(ingest.DefaultEmbedRetries)}
 		if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
 			opts = append(opts, option.WithBaseURL(base))
 		}

@@ -34,7 +34,7 @@ func summary(t *testing.T, out string) map[string]int {
 	return got
 }
 
-func ingest(t *testing.T, args ...string) (code int, stdout, stderr string) {
+func runIngest(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), args, &out, &errOut)
@@ -51,7 +51,7 @@ func TestIngestMemfileTwice(t *testing.T) {
 		"-docs", "../../testdata/documents",
 		"-memfile", snap, "-dims", "256", "-progress", "lines",
 	}
-	code, out, errOut := ingest(t, args...)
+	code, out, errOut := runIngest(t, args...)
 	if code != exitOK {
 		t.Fatalf("first run: exit %d\n%s", code, errOut)
 	}
@@ -84,7 +84,7 @@ func TestIngestMemfileTwice(t *testing.T) {
 
 	// -dims is taken from the snapshot on the second run.
 	args = slicesWithout(args, "-dims", "256")
-	code, out, errOut = ingest(t, args...)
+	code, out, errOut = runIngest(t, args...)
 	if code != exitOK {
 		t.Fatalf("second run: exit %d\n%s", code, errOut)
 	}
@@ -124,7 +124,7 @@ func TestIngestMalformedRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := filepath.Join(dir, "out.snap")
-	code, out, errOut := ingest(t, "-catalog", catalog, "-memfile", snap, "-dims", "64", "-progress", "none")
+	code, out, errOut := runIngest(t, "-catalog", catalog, "-memfile", snap, "-dims", "64", "-progress", "none")
 	if code != exitError {
 		t.Errorf("exit %d, want %d", code, exitError)
 	}
@@ -157,7 +157,7 @@ func TestIngestUsage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := ingest(t, tc.args...)
+			code, out, errOut := runIngest(t, tc.args...)
 			if code != exitUsage || out != "" || !strings.Contains(errOut, tc.want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 mentioning %q", code, out, errOut, tc.want)
 			}
@@ -166,7 +166,7 @@ func TestIngestUsage(t *testing.T) {
 }
 
 func TestIngestMissingFile(t *testing.T) {
-	code, out, errOut := ingest(t, "-catalog", filepath.Join(t.TempDir(), "none.jsonl"), "-memfile", filepath.Join(t.TempDir(), "x"))
+	code, out, errOut := runIngest(t, "-catalog", filepath.Join(t.TempDir(), "none.jsonl"), "-memfile", filepath.Join(t.TempDir(), "x"))
 	if code != exitError || out != "" || !strings.Contains(errOut, "none.jsonl") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -197,7 +197,7 @@ func TestIngestPostgres(t *testing.T) {
 		"-catalog", "../../testdata/catalog.jsonl", "-faqs", "../../testdata/faqs.jsonl",
 		"-db", dsn, "-schema", schema, "-tenant", "acme", "-dims", "128", "-progress", "none",
 	}
-	code, out, errOut := ingest(t, args...)
+	code, out, errOut := runIngest(t, args...)
 	if code != exitOK {
 		t.Fatalf("first run: exit %d\n%s", code, errOut)
 	}
@@ -205,7 +205,7 @@ func TestIngestPostgres(t *testing.T) {
 	if first["embedded"] == 0 || first["failed"] != 0 {
 		t.Errorf("first run summary %v", first)
 	}
-	code, out, errOut = ingest(t, args...)
+	code, out, errOut = runIngest(t, args...)
 	if code != exitOK {
 		t.Fatalf("second run: exit %d\n%s", code, errOut)
 	}
@@ -213,7 +213,7 @@ func TestIngestPostgres(t *testing.T) {
 		t.Errorf("second run summary %v, want embedded=0", second)
 	}
 	// Other dimensions than the schema's are refused.
-	code, _, errOut = ingest(t, append(args[:len(args)-4:len(args)-4], "-dims", "64", "-progress", "none")...)
+	code, _, errOut = runIngest(t, append(args[:len(args)-4:len(args)-4], "-dims", "64", "-progress", "none")...)
 	if code != exitError || !strings.Contains(errOut, "-dims") {
 		t.Errorf("dimension mismatch: exit %d, stderr %q", code, errOut)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -31,10 +31,10 @@ type progress struct {
 	// current one; kind and done describe the current one.
 	offset int
 	kind   storage.OwnerKind
-	last   rag.Progress
+	last   ingest.Progress
 
 	// printed is the event of the last plain line, printed at lastLine.
-	printed  rag.Progress
+	printed  ingest.Progress
 	lastLine time.Time
 }
 
@@ -63,7 +63,7 @@ func newProgress(mode string, w io.Writer, total int) *progress {
 }
 
 // update is the Indexer's Progress callback.
-func (p *progress) update(ev rag.Progress) {
+func (p *progress) update(ev ingest.Progress) {
 	if ev.Kind != p.kind {
 		if p.kind != "" {
 			p.line(true) // the last line of the previous kind

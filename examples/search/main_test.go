@@ -17,6 +17,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"
@@ -195,7 +196,7 @@ func writeSnapshot(t testing.TB, tenant string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rag.NewIndexer(st, emb, rag.IndexerOptions{}).Reindex(ctx, rag.Sources{Items: items}); err != nil {
+	if _, err := ingest.NewIndexer(st, emb, ingest.IndexerOptions{}).Reindex(ctx, ingest.Sources{Items: items}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "catalog.snap")
@@ -583,7 +584,7 @@ func TestPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rag.NewIndexer(st, emb, rag.IndexerOptions{}).Reindex(ctx, rag.Sources{Items: items}); err != nil {
+	if _, err := ingest.NewIndexer(st, emb, ingest.IndexerOptions{}).Reindex(ctx, ingest.Sources{Items: items}); err != nil {
 		t.Fatal(err)
 	}
 

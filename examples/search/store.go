@@ -16,6 +16,7 @@ import (
 
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -93,7 +94,7 @@ func buildInMemory(ctx context.Context, cfg *config, stderr io.Writer) (*source,
 	}
 
 	start := time.Now()
-	var src rag.Sources
+	var src ingest.Sources
 	if cfg.catalog != "" {
 		items, err := load.LoadCatalog(ctx, cfg.catalog, nil)
 		if err := loadOutcome("catalog", cfg.catalog, len(items), err, stderr); err != nil {
@@ -117,7 +118,7 @@ func buildInMemory(ctx context.Context, cfg *config, stderr io.Writer) (*source,
 	}
 	loadTook := time.Since(start)
 
-	stats, err := rag.NewIndexer(st, emb, rag.IndexerOptions{}).Reindex(ctx, src)
+	stats, err := ingest.NewIndexer(st, emb, ingest.IndexerOptions{}).Reindex(ctx, src)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}

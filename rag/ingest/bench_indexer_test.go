@@ -1,18 +1,16 @@
-package rag_test
+package ingest_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage/memory"
-	"github.com/hybridrag/hybridrag/storage/postgres"
 	"github.com/hybridrag/hybridrag/vector"
 )
 
@@ -28,8 +26,8 @@ import (
 //	HYBRIDRAG_TEST_DATABASE_URL=... go test -run '^$' -bench 'BenchmarkIndexer/postgres' -benchtime 2x -timeout 30m ./rag
 func BenchmarkIndexer(b *testing.B) {
 	ctx := context.Background()
-	root := filepath.Join(repoRoot(b), "..", "shared", "data")
-	items, err := load.LoadCatalog(ctx, agrofitPath(b), nil)
+	root := filepath.Join(ragtest.RepoRoot(b), "..", "shared", "data")
+	items, err := load.LoadCatalog(ctx, ragtest.AgrofitPath(b), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,20 +39,20 @@ func BenchmarkIndexer(b *testing.B) {
 	if err != nil {
 		b.Skipf("FaQuAD documents: %v", err)
 	}
-	emb, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: benchDims})
+	emb, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: ragtest.BenchDims})
 	if err != nil {
 		b.Fatal(err)
 	}
 	sets := []struct {
 		name string
-		src  rag.Sources
+		src  ingest.Sources
 	}{
-		{"agrofit4220", rag.Sources{Items: items}},
-		{"irpf-faqs715", rag.Sources{FAQs: faqs}},
-		{"faquad-docs249", rag.Sources{Documents: docs}},
+		{"agrofit4220", ingest.Sources{Items: items}},
+		{"irpf-faqs715", ingest.Sources{FAQs: faqs}},
+		{"faquad-docs249", ingest.Sources{Documents: docs}},
 	}
-	newMemory := func(b *testing.B) rag.IndexStore {
-		db := memory.New(memory.Options{Dimensions: benchDims})
+	newMemory := func(b *testing.B) ingest.IndexStore {
+		db := memory.New(memory.Options{Dimensions: ragtest.BenchDims})
 		store, err := db.Tenant("bench")
 		if err != nil {
 			b.Fatal(err)
@@ -63,7 +61,7 @@ func BenchmarkIndexer(b *testing.B) {
 	}
 	for _, set := range sets {
 		b.Run("memory/"+set.name+"/first", func(b *testing.B) {
-			var st rag.Stats
+			var st ingest.Stats
 			for b.Loop() {
 				b.StopTimer()
 				store := newMemory(b)
@@ -75,7 +73,7 @@ func BenchmarkIndexer(b *testing.B) {
 		b.Run("memory/"+set.name+"/unchanged", func(b *testing.B) {
 			store := newMemory(b)
 			reindex(b, store, emb, set.src, 1)
-			var st rag.Stats
+			var st ingest.Stats
 			for b.Loop() {
 				st = reindex(b, store, emb, set.src, 1)
 			}
@@ -86,16 +84,16 @@ func BenchmarkIndexer(b *testing.B) {
 		})
 	}
 	b.Run("postgres/agrofit4220", func(b *testing.B) {
-		pool := benchPool(b)
+		pool := ragtest.BenchPool(b)
 		schema := "ragbench_ingest"
-		fresh := func(b *testing.B) rag.IndexStore {
+		fresh := func(b *testing.B) ingest.IndexStore {
 			if _, err := pool.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
 				b.Fatal(err)
 			}
-			return benchTenant(b, pool, schema)
+			return ragtest.BenchTenant(b, pool, schema)
 		}
 		b.Run("first", func(b *testing.B) {
-			var st rag.Stats
+			var st ingest.Stats
 			for b.Loop() {
 				b.StopTimer()
 				store := fresh(b)
@@ -107,7 +105,7 @@ func BenchmarkIndexer(b *testing.B) {
 		b.Run("unchanged", func(b *testing.B) {
 			store := fresh(b)
 			reindex(b, store, emb, sets[0].src, 2)
-			var st rag.Stats
+			var st ingest.Stats
 			for b.Loop() {
 				st = reindex(b, store, emb, sets[0].src, 2)
 			}
@@ -119,9 +117,9 @@ func BenchmarkIndexer(b *testing.B) {
 	})
 }
 
-func reindex(b *testing.B, store rag.IndexStore, emb vector.Embedder, src rag.Sources, writers int) rag.Stats {
+func reindex(b *testing.B, store ingest.IndexStore, emb vector.Embedder, src ingest.Sources, writers int) ingest.Stats {
 	b.Helper()
-	st, err := rag.NewIndexer(store, emb, rag.IndexerOptions{WriteConcurrency: writers}).Reindex(context.Background(), src)
+	st, err := ingest.NewIndexer(store, emb, ingest.IndexerOptions{WriteConcurrency: writers}).Reindex(context.Background(), src)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -131,7 +129,7 @@ func reindex(b *testing.B, store rag.IndexStore, emb vector.Embedder, src rag.So
 	return st
 }
 
-func reportIngest(b *testing.B, st rag.Stats) {
+func reportIngest(b *testing.B, st ingest.Stats) {
 	b.Helper()
 	per := b.Elapsed().Seconds() / float64(b.N)
 	if per <= 0 {
@@ -141,41 +139,4 @@ func reportIngest(b *testing.B, st rag.Stats) {
 	b.ReportMetric(float64(records)/per, "records/s")
 	b.ReportMetric(float64(st.Chunks)/per, "chunks/s")
 	b.ReportMetric(float64(st.Embedded), "embedded")
-}
-
-// benchPool connects to HYBRIDRAG_TEST_DATABASE_URL with a pool of 8,
-// configured for pgvector, or skips the benchmark when it is unset.
-func benchPool(b *testing.B) *pgxpool.Pool {
-	b.Helper()
-	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
-	if dsn == "" {
-		b.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset")
-	}
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg.MaxConns = 8
-	postgres.ConfigurePool(cfg)
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(pool.Close)
-	return pool
-}
-
-// benchTenant migrates schema (benchDims dimensions) and returns its
-// tenant "bench".
-func benchTenant(b *testing.B, pool *pgxpool.Pool, schema string) *postgres.Store {
-	b.Helper()
-	db := postgres.New(pool, postgres.Options{Dimensions: benchDims, Schema: schema})
-	if err := db.Migrate(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	store, err := db.Tenant("bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return store
 }

@@ -1,4 +1,4 @@
-package rag
+package ingest
 
 import (
 	"bytes"
@@ -471,6 +471,15 @@ type Sources struct {
 	Items     []storage.CatalogItem
 	FAQs      []storage.FAQ
 	Documents []load.Document
+}
+
+// Docs returns the storage records of the documents.
+func (s Sources) Docs() []storage.Document {
+	out := make([]storage.Document, len(s.Documents))
+	for i := range s.Documents {
+		out[i] = s.Documents[i].Document
+	}
+	return out
 }
 
 // Reindex indexes items, FAQs and documents in turn and returns the

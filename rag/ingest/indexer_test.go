@@ -1,12 +1,10 @@
-package rag_test
+package ingest_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,16 +13,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hybridrag/hybridrag/llm"
-	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/chunk"
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
-	"github.com/hybridrag/hybridrag/storage/postgres"
 	"github.com/hybridrag/hybridrag/vector"
 )
 
@@ -47,9 +43,9 @@ func (s *recordingStore) Apply(ctx context.Context, b storage.Batch) error {
 func eachStore(t *testing.T, fn func(t *testing.T, open func(t *testing.T) *recordingStore)) {
 	t.Helper()
 	t.Run("memory", func(t *testing.T) {
-		db := memory.New(memory.Options{Dimensions: testDims})
+		db := memory.New(memory.Options{Dimensions: ragtest.Dims})
 		fn(t, func(t *testing.T) *recordingStore {
-			s, err := db.Tenant(tenantName(t))
+			s, err := db.Tenant(ragtest.TenantName(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,63 +53,15 @@ func eachStore(t *testing.T, fn func(t *testing.T, open func(t *testing.T) *reco
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		db := postgresDB(t)
+		db := ragtest.PostgresDB(t)
 		fn(t, func(t *testing.T) *recordingStore {
-			s, err := db.Tenant(tenantName(t))
+			s, err := db.Tenant(ragtest.TenantName(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return &recordingStore{Store: s}
 		})
 	})
-}
-
-var tenantSeq atomic.Int64
-
-// tenantName returns a tenant ID unique in this process, derived from the
-// test's name for readable rows.
-func tenantName(t *testing.T) string {
-	name := regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(t.Name(), "_")
-	suffix := fmt.Sprintf("-%d-%d", os.Getpid(), tenantSeq.Add(1))
-	if len(name) > 64-len(suffix) {
-		name = name[len(name)-(64-len(suffix)):]
-	}
-	return strings.TrimLeft(name, "_.-") + suffix
-}
-
-// postgresDB returns a migrated database in a fresh schema (dropped when
-// the test ends), or skips when HYBRIDRAG_TEST_DATABASE_URL is unset.
-func postgresDB(t *testing.T) *postgres.DB {
-	t.Helper()
-	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
-	if dsn == "" {
-		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset; set it to a pgx DSN to run the Postgres indexer tests")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		t.Fatalf("parse HYBRIDRAG_TEST_DATABASE_URL: %v", err)
-	}
-	postgres.ConfigurePool(cfg)
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatalf("HYBRIDRAG_TEST_DATABASE_URL is set but unusable: %v", err)
-	}
-	t.Cleanup(pool.Close)
-	schema := fmt.Sprintf("rag_ix_%d_%d", os.Getpid(), tenantSeq.Add(1))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	db := postgres.New(pool, postgres.Options{Dimensions: testDims, Schema: schema})
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	return db
 }
 
 // ---- embedders ------------------------------------------------------------
@@ -131,7 +79,7 @@ type scriptedEmbedder struct {
 }
 
 func newScripted(t testing.TB, fail func(call int, texts []string) ([][]float32, error)) *scriptedEmbedder {
-	return &scriptedEmbedder{inner: hashEmbedder(t), fail: fail}
+	return &scriptedEmbedder{inner: ragtest.HashEmbedder(t), fail: fail}
 }
 
 func (e *scriptedEmbedder) Dimensions() int { return e.inner.Dimensions() }
@@ -186,33 +134,6 @@ func longText(subject string, n int) string {
 	return b.String()
 }
 
-func sampleItems(n int) []storage.CatalogItem {
-	items := make([]storage.CatalogItem, n)
-	for i := range items {
-		items[i] = storage.CatalogItem{
-			ID:           fmt.Sprintf("item-%02d", i),
-			Name:         fmt.Sprintf("Produto %d", i),
-			Description:  fmt.Sprintf("Fungicida número %d para uva e tomate.", i),
-			Category:     "Fungicida",
-			Manufacturer: "Agro S.A.",
-			Tags:         []string{"uva", "tomate"},
-			Price:        ptr(10.5 + float64(i)),
-			Status:       storage.StatusActive,
-			Metadata:     map[string]string{"formulacao": "SC"},
-		}
-	}
-	return items
-}
-
-func storeCounts(t *testing.T, s storage.Store) storage.Counts {
-	t.Helper()
-	c, err := s.Counts(context.Background())
-	if err != nil {
-		t.Fatalf("Counts: %v", err)
-	}
-	return c
-}
-
 func chunkRefs(t *testing.T, s storage.Store, kind storage.OwnerKind, ids ...string) []storage.ChunkRef {
 	t.Helper()
 	if ids == nil {
@@ -241,12 +162,12 @@ func itemOwner(id string) storage.OwnerRef { return storage.OwnerRef{Kind: stora
 // TestIndexerIdempotent re-indexes unchanged testdata: no embedding call,
 // no write, every owner unchanged.
 func TestIndexerIdempotent(t *testing.T) {
-	src := testdataSources(t)
+	src := ragtest.TestdataSources(t)
 	eachStore(t, func(t *testing.T, open func(*testing.T) *recordingStore) {
 		ctx := context.Background()
 		store := open(t)
 		emb := newScripted(t, nil)
-		ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
+		ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
 
 		first, err := ix.Reindex(ctx, src)
 		if err != nil {
@@ -262,7 +183,7 @@ func TestIndexerIdempotent(t *testing.T) {
 		if got := emb.texts(); got != first.Embedded {
 			t.Errorf("embedder saw %d texts, Stats.Embedded = %d", got, first.Embedded)
 		}
-		c := storeCounts(t, store)
+		c := ragtest.StoreCounts(t, store)
 		if c.Chunks != first.Chunks || c.Embedded != c.Chunks {
 			t.Errorf("Counts = %+v, want %d chunks, all embedded", c, first.Chunks)
 		}
@@ -300,8 +221,8 @@ func TestIndexerIncremental(t *testing.T) {
 		ctx := context.Background()
 		store := open(t)
 		emb := newScripted(t, nil)
-		ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
-		items := sampleItems(3)
+		ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
+		items := ragtest.SampleItems(3)
 		items[0].Files = []storage.CatalogFile{
 			{Name: "bula.txt", Text: longText("a bula", 25)},
 			{Name: "ficha.txt", Text: longText("a ficha de segurança", 12)},
@@ -349,7 +270,7 @@ func TestIndexerIncremental(t *testing.T) {
 		})
 
 		t.Run("price changed", func(t *testing.T) {
-			items[1].Price = ptr(99.9)
+			items[1].Price = ragtest.Ptr(99.9)
 			calls, applies := len(emb.Calls()), store.applies.Load()
 			st, err := ix.IndexItems(ctx, items)
 			if err != nil {
@@ -381,10 +302,10 @@ func TestIndexerIncremental(t *testing.T) {
 			}
 			var renamed int
 			for _, c := range storedChunks(t, store, itemOwner("item-00")) {
-				if c.Metadata[rag.MetaFile] == "ficha-v2.txt" {
+				if c.Metadata[ingest.MetaFile] == "ficha-v2.txt" {
 					renamed++
 				}
-				if c.Metadata[rag.MetaFile] == "ficha.txt" {
+				if c.Metadata[ingest.MetaFile] == "ficha.txt" {
 					t.Errorf("chunk %s/%d still names the old file", c.Source, c.Seq)
 				}
 			}
@@ -406,13 +327,13 @@ func TestIndexerIncremental(t *testing.T) {
 			if n := len(emb.Calls()) - calls; n != 0 {
 				t.Errorf("%d embedding calls, want 0", n)
 			}
-			want := rag.ItemChunks(&items[0], mustRecursive(t))
+			want := ingest.ItemChunks(&items[0], mustRecursive(t))
 			refs := chunkRefs(t, store, storage.KindItem, "item-00")
 			if len(refs) != len(want) {
 				t.Fatalf("%d stored chunks, want %d", len(refs), len(want))
 			}
 			for _, c := range storedChunks(t, store, itemOwner("item-00")) {
-				if f := c.Metadata[rag.MetaFile]; f != "" && f != "bula.txt" {
+				if f := c.Metadata[ingest.MetaFile]; f != "" && f != "bula.txt" {
 					t.Errorf("chunk %s/%d of removed file %q kept", c.Source, c.Seq, f)
 				}
 				if c.Embedding == nil {
@@ -448,15 +369,15 @@ func mustRecursive(t *testing.T) *chunk.Recursive {
 
 // TestIndexerDelete deletes owners of each kind with their chunks.
 func TestIndexerDelete(t *testing.T) {
-	src := testdataSources(t)
+	src := ragtest.TestdataSources(t)
 	eachStore(t, func(t *testing.T, open func(*testing.T) *recordingStore) {
 		ctx := context.Background()
 		store := open(t)
-		ix := rag.NewIndexer(store, hashEmbedder(t), rag.IndexerOptions{})
+		ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{})
 		if _, err := ix.Reindex(ctx, src); err != nil {
 			t.Fatal(err)
 		}
-		before := storeCounts(t, store)
+		before := ragtest.StoreCounts(t, store)
 		item, faq, doc := src.Items[0].ID, src.FAQs[0].ID, src.Documents[0].ID
 		owned := len(chunkRefs(t, store, storage.KindItem, item)) +
 			len(chunkRefs(t, store, storage.KindFAQ, faq)) +
@@ -471,7 +392,7 @@ func TestIndexerDelete(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Delete: %v", err)
 		}
-		after := storeCounts(t, store)
+		after := ragtest.StoreCounts(t, store)
 		want := before
 		want.Items--
 		want.FAQs--
@@ -501,9 +422,9 @@ func TestIndexerFailureAtomicity(t *testing.T) {
 		store := open(t)
 		// 9 items, 3 per write batch, 2 texts per embedding request: each
 		// batch of changed items makes 2 requests.
-		opts := rag.IndexerOptions{WriteBatch: 3, BatchSize: 2, Concurrency: 1, RetryBackoff: time.Millisecond}
-		v1 := sampleItems(9)
-		if _, err := rag.NewIndexer(store, hashEmbedder(t), opts).IndexItems(ctx, v1); err != nil {
+		opts := ingest.IndexerOptions{WriteBatch: 3, BatchSize: 2, Concurrency: 1, RetryBackoff: time.Millisecond}
+		v1 := ragtest.SampleItems(9)
+		if _, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), opts).IndexItems(ctx, v1); err != nil {
 			t.Fatal(err)
 		}
 		ids := make([]string, len(v1))
@@ -511,9 +432,9 @@ func TestIndexerFailureAtomicity(t *testing.T) {
 			ids[i] = v1[i].ID
 		}
 		refsBefore := chunkRefs(t, store, storage.KindItem, ids...)
-		countsBefore := storeCounts(t, store)
+		countsBefore := ragtest.StoreCounts(t, store)
 
-		v2 := sampleItems(9)
+		v2 := ragtest.SampleItems(9)
 		for i := range v2 {
 			v2[i].Description = fmt.Sprintf("Descrição revisada %d: inseticida para soja.", i)
 		}
@@ -525,7 +446,7 @@ func TestIndexerFailureAtomicity(t *testing.T) {
 			return nil, nil
 		})
 		applies := store.applies.Load()
-		st, err := rag.NewIndexer(store, broken, opts).IndexItems(ctx, v2)
+		st, err := ingest.NewIndexer(store, broken, opts).IndexItems(ctx, v2)
 		if !errors.Is(err, errEmbedderBroken) {
 			t.Fatalf("err = %v, want the embedder's error", err)
 		}
@@ -539,7 +460,7 @@ func TestIndexerFailureAtomicity(t *testing.T) {
 			t.Errorf("%d writes, want 1 (the first batch)", n)
 		}
 		// Batch 1 holds v2, batches 2 and 3 are exactly as before.
-		if c := storeCounts(t, store); c != countsBefore {
+		if c := ragtest.StoreCounts(t, store); c != countsBefore {
 			t.Errorf("Counts = %+v, want %+v", c, countsBefore)
 		}
 		stored, err := store.GetItems(ctx, ids)
@@ -562,7 +483,7 @@ func TestIndexerFailureAtomicity(t *testing.T) {
 
 		// A re-run with a working embedder embeds only the 6 items left.
 		fixed := newScripted(t, nil)
-		st, err = rag.NewIndexer(store, fixed, opts).IndexItems(ctx, v2)
+		st, err = ingest.NewIndexer(store, fixed, opts).IndexItems(ctx, v2)
 		if err != nil {
 			t.Fatalf("re-run: %v", err)
 		}
@@ -604,21 +525,21 @@ func TestIndexerWriteFailure(t *testing.T) {
 	for _, wc := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("WriteConcurrency=%d", wc), func(t *testing.T) {
 			ctx := context.Background()
-			mem, _ := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
+			mem, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 			store := &failingStore{Store: mem, failOn: 2}
-			opts := rag.IndexerOptions{WriteBatch: 2, WriteConcurrency: wc}
-			st, err := rag.NewIndexer(store, hashEmbedder(t), opts).IndexItems(ctx, sampleItems(10))
+			opts := ingest.IndexerOptions{WriteBatch: 2, WriteConcurrency: wc}
+			st, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), opts).IndexItems(ctx, ragtest.SampleItems(10))
 			if !errors.Is(err, errWriteFailed) {
 				t.Fatalf("err = %v, want the store's error", err)
 			}
-			c := storeCounts(t, mem)
+			c := ragtest.StoreCounts(t, mem)
 			if st.Written+st.Failed != 10 || st.Failed < 2 || st.Written != c.Items || c.Chunks != c.Items {
 				t.Errorf("stats %+v, Counts %+v: want written + failed = 10 and the written items stored", st, c)
 			}
 			if wc == 1 && (st.Written != 2 || st.Failed != 8) {
 				t.Errorf("stats %+v, want 2 written and 8 failed with sequential writes", st)
 			}
-			again, err := rag.NewIndexer(mem, hashEmbedder(t), opts).IndexItems(ctx, sampleItems(10))
+			again, err := ingest.NewIndexer(mem, ragtest.HashEmbedder(t), opts).IndexItems(ctx, ragtest.SampleItems(10))
 			if err != nil || again.Written != st.Failed || again.Unchanged != st.Written {
 				t.Errorf("re-run: %+v, %v; want %d written, %d unchanged", again, err, st.Failed, st.Written)
 			}
@@ -654,12 +575,12 @@ func TestIndexerRetries(t *testing.T) {
 				}
 				return nil, nil
 			})
-			store, err := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
+			store, err := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 			if err != nil {
 				t.Fatal(err)
 			}
-			ix := rag.NewIndexer(store, emb, rag.IndexerOptions{Retries: tc.retries, RetryBackoff: time.Microsecond})
-			st, err := ix.IndexItems(context.Background(), sampleItems(1))
+			ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{Retries: tc.retries, RetryBackoff: time.Microsecond})
+			st, err := ix.IndexItems(context.Background(), ragtest.SampleItems(1))
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
 			}
@@ -676,7 +597,7 @@ func TestIndexerRetries(t *testing.T) {
 					t.Errorf("Failed = %d, want 1", st.Failed)
 				}
 			}
-			if c := storeCounts(t, store); c.Items != wantItems {
+			if c := ragtest.StoreCounts(t, store); c.Items != wantItems {
 				t.Errorf("%d items stored, want %d", c.Items, wantItems)
 			}
 		})
@@ -689,13 +610,13 @@ func TestIndexerRetryBackoffCancelled(t *testing.T) {
 	emb := newScripted(t, func(int, []string) ([][]float32, error) {
 		return nil, &llm.APIError{StatusCode: 503, Retryable: true}
 	})
-	store, _ := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
-	ix := rag.NewIndexer(store, emb, rag.IndexerOptions{RetryBackoff: time.Hour})
+	store, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
+	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{RetryBackoff: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := ix.IndexItems(ctx, sampleItems(1))
+		_, err := ix.IndexItems(ctx, ragtest.SampleItems(1))
 		done <- err
 	}()
 	select {
@@ -712,7 +633,7 @@ func TestIndexerRetryBackoffCancelled(t *testing.T) {
 // request exceeds BatchSize texts or BatchTokens tokens, at most
 // Concurrency requests run at once, and equal texts are embedded once.
 func TestIndexerBatching(t *testing.T) {
-	items := sampleItems(12)
+	items := ragtest.SampleItems(12)
 	for i := range items {
 		items[i].Files = []storage.CatalogFile{
 			{Name: "vazio.txt", Text: " \n\t "},
@@ -730,7 +651,7 @@ func TestIndexerBatching(t *testing.T) {
 		name                            string
 		size, tokens, concurrency, want int
 	}{
-		{"defaults", 0, 0, 0, rag.DefaultEmbedBatchSize},
+		{"defaults", 0, 0, 0, ingest.DefaultEmbedBatchSize},
 		{"three texts", 3, 0, 1, 3},
 		{"token budget", 0, 60, 3, 0},
 		{"one at a time", 1, 0, 2, 1},
@@ -738,7 +659,7 @@ func TestIndexerBatching(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			store, _ := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
+			store, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 			emb := newScripted(t, func(_ int, texts []string) ([][]float32, error) {
 				time.Sleep(time.Millisecond) // let requests overlap
 				for _, s := range texts {
@@ -748,13 +669,13 @@ func TestIndexerBatching(t *testing.T) {
 				}
 				return nil, nil
 			})
-			opts := rag.IndexerOptions{BatchSize: tc.size, BatchTokens: tc.tokens, Concurrency: tc.concurrency}
-			st, err := rag.NewIndexer(store, emb, opts).Reindex(ctx, rag.Sources{Items: items, FAQs: faqs})
+			opts := ingest.IndexerOptions{BatchSize: tc.size, BatchTokens: tc.tokens, Concurrency: tc.concurrency}
+			st, err := ingest.NewIndexer(store, emb, opts).Reindex(ctx, ingest.Sources{Items: items, FAQs: faqs})
 			if err != nil {
 				t.Fatal(err)
 			}
-			maxSize := cmpOr(tc.size, rag.DefaultEmbedBatchSize)
-			maxTokens := cmpOr(tc.tokens, rag.DefaultEmbedBatchTokens)
+			maxSize := cmpOr(tc.size, ingest.DefaultEmbedBatchSize)
+			maxTokens := cmpOr(tc.tokens, ingest.DefaultEmbedBatchTokens)
 			seen := map[string]bool{}
 			for i, call := range emb.Calls() {
 				if len(call) == 0 || len(call) > maxSize {
@@ -775,10 +696,10 @@ func TestIndexerBatching(t *testing.T) {
 			if tc.want > 1 && !slices.ContainsFunc(emb.Calls(), func(c []string) bool { return len(c) == tc.want }) {
 				t.Errorf("no call filled a batch of %d", tc.want)
 			}
-			if m := int(emb.maxInFlight.Load()); m > cmpOr(tc.concurrency, rag.DefaultEmbedConcurrency) {
+			if m := int(emb.maxInFlight.Load()); m > cmpOr(tc.concurrency, ingest.DefaultEmbedConcurrency) {
 				t.Errorf("%d requests in flight, limit %d", m, tc.concurrency)
 			}
-			c := storeCounts(t, store)
+			c := ragtest.StoreCounts(t, store)
 			if c.Chunks != st.Chunks || c.Embedded != c.Chunks {
 				t.Errorf("Counts %+v, stats %+v: want every stored chunk embedded", c, st)
 			}
@@ -831,7 +752,7 @@ func TestIndexerDocuments(t *testing.T) {
 		t.Run("heading path", func(t *testing.T) {
 			store := open(t)
 			emb := newScripted(t, nil)
-			ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
+			ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
 			doc := markdownDoc(t, "manual.md", manualMD)
 			if _, err := ix.IndexDocuments(ctx, []load.Document{doc}); err != nil {
 				t.Fatal(err)
@@ -841,7 +762,7 @@ func TestIndexerDocuments(t *testing.T) {
 				t.Fatal("no chunks")
 			}
 			for _, c := range cs {
-				p := c.Metadata[rag.MetaHeadingPath]
+				p := c.Metadata[ingest.MetaHeadingPath]
 				if !strings.HasPrefix(p, "Manual de aplicação") {
 					t.Errorf("chunk %d heading path %q, want it to start with the title", c.Seq, p)
 				}
@@ -861,7 +782,7 @@ func TestIndexerDocuments(t *testing.T) {
 				t.Errorf("stats %+v after a title change, want 1 written, nothing embedded", st)
 			}
 			for _, c := range storedChunks(t, store, storage.OwnerRef{Kind: storage.KindDocument, ID: "manual.md"}) {
-				if p := c.Metadata[rag.MetaHeadingPath]; !strings.HasPrefix(p, "Guia do aplicador") {
+				if p := c.Metadata[ingest.MetaHeadingPath]; !strings.HasPrefix(p, "Guia do aplicador") {
 					t.Errorf("chunk %d heading path %q after the title change", c.Seq, p)
 				}
 			}
@@ -873,7 +794,7 @@ func TestIndexerDocuments(t *testing.T) {
 
 		t.Run("duplicate rejected", func(t *testing.T) {
 			store := open(t)
-			ix := rag.NewIndexer(store, hashEmbedder(t), rag.IndexerOptions{})
+			ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{})
 			if _, err := ix.IndexDocuments(ctx, []load.Document{docA}); err != nil {
 				t.Fatal(err)
 			}
@@ -908,7 +829,7 @@ func TestIndexerDocuments(t *testing.T) {
 
 		t.Run("duplicate replaced", func(t *testing.T) {
 			store := open(t)
-			ix := rag.NewIndexer(store, hashEmbedder(t), rag.IndexerOptions{ReplaceDuplicates: true})
+			ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{ReplaceDuplicates: true})
 			if _, err := ix.IndexDocuments(ctx, []load.Document{docA}); err != nil {
 				t.Fatal(err)
 			}
@@ -932,7 +853,7 @@ func TestIndexerDocuments(t *testing.T) {
 			if refs := chunkRefs(t, store, storage.KindDocument, "a"); len(refs) != 0 {
 				t.Errorf("chunks of the replaced document left: %v", refs)
 			}
-			if c := storeCounts(t, store); c.Documents != 1 || c.Chunks == 0 {
+			if c := ragtest.StoreCounts(t, store); c.Documents != 1 || c.Chunks == 0 {
 				t.Errorf("Counts %+v, want 1 document with chunks", c)
 			}
 		})
@@ -940,7 +861,7 @@ func TestIndexerDocuments(t *testing.T) {
 		t.Run("content moved to another id", func(t *testing.T) {
 			// a takes new content while b takes a's old content: no duplicate.
 			store := open(t)
-			ix := rag.NewIndexer(store, hashEmbedder(t), rag.IndexerOptions{})
+			ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{})
 			if _, err := ix.IndexDocuments(ctx, []load.Document{docA}); err != nil {
 				t.Fatal(err)
 			}
@@ -963,8 +884,8 @@ func TestIndexerInvalidVectors(t *testing.T) {
 	nan := func(_ int, texts []string) ([][]float32, error) {
 		out := make([][]float32, len(texts))
 		for i := range out {
-			out[i] = make([]float32, testDims)
-			out[i][i%testDims] = float32(math.NaN())
+			out[i] = make([]float32, ragtest.Dims)
+			out[i][i%ragtest.Dims] = float32(math.NaN())
 		}
 		return out, nil
 	}
@@ -992,7 +913,7 @@ func TestIndexerInvalidVectors(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				store := open(t)
 				emb := newScripted(t, tc.fn)
-				st, err := rag.NewIndexer(store, emb, rag.IndexerOptions{}).IndexItems(context.Background(), sampleItems(3))
+				st, err := ingest.NewIndexer(store, emb, ingest.IndexerOptions{}).IndexItems(context.Background(), ragtest.SampleItems(3))
 				if err == nil {
 					t.Fatal("no error")
 				}
@@ -1005,7 +926,7 @@ func TestIndexerInvalidVectors(t *testing.T) {
 				if st.Failed != 3 || st.Written != 0 {
 					t.Errorf("stats %+v, want 3 failed", st)
 				}
-				if c := storeCounts(t, store); c != (storage.Counts{}) {
+				if c := ragtest.StoreCounts(t, store); c != (storage.Counts{}) {
 					t.Errorf("Counts = %+v, want nothing written", c)
 				}
 			})
@@ -1016,7 +937,7 @@ func TestIndexerInvalidVectors(t *testing.T) {
 // TestIndexerDimensionCheck rejects an embedder of the wrong size before
 // embedding anything.
 func TestIndexerDimensionCheck(t *testing.T) {
-	store, _ := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
+	store, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 	e, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 64})
 	if err != nil {
 		t.Fatal(err)
@@ -1026,8 +947,8 @@ func TestIndexerDimensionCheck(t *testing.T) {
 		calls++
 		return e.Embed(ctx, texts)
 	}}
-	ix := rag.NewIndexer(store, emb, rag.IndexerOptions{})
-	st, err := ix.Reindex(context.Background(), rag.Sources{Items: sampleItems(2)})
+	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
+	st, err := ix.Reindex(context.Background(), ingest.Sources{Items: ragtest.SampleItems(2)})
 	if !errors.Is(err, storage.ErrDimensionMismatch) {
 		t.Fatalf("err = %v, want ErrDimensionMismatch", err)
 	}
@@ -1040,25 +961,25 @@ func TestIndexerDimensionCheck(t *testing.T) {
 // idempotent.
 func TestIndexerWithoutEmbedder(t *testing.T) {
 	ctx := context.Background()
-	store, _ := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
+	store, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 	rs := &recordingStore{Store: store}
-	ix := rag.NewIndexer(rs, nil, rag.IndexerOptions{})
-	st, err := ix.IndexItems(ctx, sampleItems(4))
+	ix := ingest.NewIndexer(rs, nil, ingest.IndexerOptions{})
+	st, err := ix.IndexItems(ctx, ragtest.SampleItems(4))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Embedded != 0 || st.Written != 4 {
 		t.Errorf("stats %+v", st)
 	}
-	if c := storeCounts(t, rs); c.Chunks != 4 || c.Embedded != 0 {
+	if c := ragtest.StoreCounts(t, rs); c.Chunks != 4 || c.Embedded != 0 {
 		t.Errorf("Counts %+v, want 4 chunks without embeddings", c)
 	}
 	applies := rs.applies.Load()
-	if st, err := ix.IndexItems(ctx, sampleItems(4)); err != nil || st.Written != 0 || rs.applies.Load() != applies {
+	if st, err := ix.IndexItems(ctx, ragtest.SampleItems(4)); err != nil || st.Written != 0 || rs.applies.Load() != applies {
 		t.Errorf("second run: %+v, %v; want no write", st, err)
 	}
 	// Adding an embedder later embeds the stored chunks.
-	st, err = rag.NewIndexer(rs, hashEmbedder(t), rag.IndexerOptions{}).IndexItems(ctx, sampleItems(4))
+	st, err = ingest.NewIndexer(rs, ragtest.HashEmbedder(t), ingest.IndexerOptions{}).IndexItems(ctx, ragtest.SampleItems(4))
 	if err != nil || st.Embedded != 4 {
 		t.Errorf("with an embedder: %+v, %v; want 4 embedded", st, err)
 	}
@@ -1067,17 +988,17 @@ func TestIndexerWithoutEmbedder(t *testing.T) {
 // TestIndexerProgress checks that progress is reported after every write
 // batch with a growing Done, ending at Total, for each kind.
 func TestIndexerProgress(t *testing.T) {
-	var got []rag.Progress
-	store, _ := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
-	ix := rag.NewIndexer(store, hashEmbedder(t), rag.IndexerOptions{
+	var got []ingest.Progress
+	store, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
+	ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{
 		WriteBatch: 4,
-		Progress:   func(p rag.Progress) { got = append(got, p) },
+		Progress:   func(p ingest.Progress) { got = append(got, p) },
 	})
-	src := rag.Sources{Items: sampleItems(10), FAQs: []storage.FAQ{{ID: "f", Question: "Q?", Answer: "A."}}}
+	src := ingest.Sources{Items: ragtest.SampleItems(10), FAQs: []storage.FAQ{{ID: "f", Question: "Q?", Answer: "A."}}}
 	if _, err := ix.Reindex(context.Background(), src); err != nil {
 		t.Fatal(err)
 	}
-	want := []rag.Progress{
+	want := []ingest.Progress{
 		{Kind: storage.KindItem, Done: 4, Total: 10},
 		{Kind: storage.KindItem, Done: 8, Total: 10},
 		{Kind: storage.KindItem, Done: 10, Total: 10},
@@ -1101,12 +1022,12 @@ func TestIndexerProgress(t *testing.T) {
 	// With several writers, groups may finish in any order but Done still
 	// grows to Total, once per group.
 	var dones []int
-	store2, _ := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
-	ix = rag.NewIndexer(store2, hashEmbedder(t), rag.IndexerOptions{
+	store2, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
+	ix = ingest.NewIndexer(store2, ragtest.HashEmbedder(t), ingest.IndexerOptions{
 		WriteBatch: 3, WriteConcurrency: 3,
-		Progress: func(p rag.Progress) { dones = append(dones, p.Done) },
+		Progress: func(p ingest.Progress) { dones = append(dones, p.Done) },
 	})
-	if _, err := ix.IndexItems(context.Background(), sampleItems(20)); err != nil {
+	if _, err := ix.IndexItems(context.Background(), ragtest.SampleItems(20)); err != nil {
 		t.Fatal(err)
 	}
 	increasing := true
@@ -1120,20 +1041,20 @@ func TestIndexerProgress(t *testing.T) {
 
 // TestIndexerCancelled stops at once on a cancelled context.
 func TestIndexerCancelled(t *testing.T) {
-	store, _ := memory.New(memory.Options{Dimensions: testDims}).Tenant("t")
+	store, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	st, err := rag.NewIndexer(store, hashEmbedder(t), rag.IndexerOptions{}).IndexItems(ctx, sampleItems(3))
+	st, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{}).IndexItems(ctx, ragtest.SampleItems(3))
 	if !errors.Is(err, context.Canceled) || st.Failed != 3 {
 		t.Errorf("err = %v, stats %+v; want context.Canceled and 3 failed", err, st)
 	}
-	if c := storeCounts(t, store); c != (storage.Counts{}) {
+	if c := ragtest.StoreCounts(t, store); c != (storage.Counts{}) {
 		t.Errorf("Counts = %+v after a cancelled run", c)
 	}
 }
 
 func TestStatsString(t *testing.T) {
-	st := rag.Stats{Items: 3, FAQs: 2, Documents: 1, Chunks: 9, Embedded: 4, Skipped: 5, Failed: 1, Duration: 1234567 * time.Microsecond}
+	st := ingest.Stats{Items: 3, FAQs: 2, Documents: 1, Chunks: 9, Embedded: 4, Skipped: 5, Failed: 1, Duration: 1234567 * time.Microsecond}
 	want := "items=3 faqs=2 documents=1 chunks=9 embedded=4 skipped=5 failed=1 duration=1.235s"
 	if got := st.String(); got != want {
 		t.Errorf("String() = %q, want %q", got, want)

@@ -1,0 +1,197 @@
+// Package ragtest holds the fixtures the tests of the rag packages share:
+// the project's testdata sources, a hash embedder, PostgreSQL test
+// databases and sample records. It is for tests only.
+package ragtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/postgres"
+	"github.com/hybridrag/hybridrag/vector"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Dims keeps the fixture small; the hash embedder works at any size.
+const Dims = 512
+
+// RepoRoot is the repository root, found from this file's location.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the test file")
+	}
+	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(file))))
+}
+
+// TestdataSources loads the project's testdata catalog, FAQs and documents.
+func TestdataSources(t testing.TB) ingest.Sources {
+	t.Helper()
+	ctx := context.Background()
+	root := RepoRoot(t)
+	items, err := load.LoadCatalog(ctx, filepath.Join(root, "testdata", "catalog.jsonl"), nil)
+	if err != nil {
+		t.Fatalf("load catalog: %v", err)
+	}
+	faqs, err := load.LoadFAQs(ctx, filepath.Join(root, "testdata", "faqs.jsonl"), nil)
+	if err != nil {
+		t.Fatalf("load faqs: %v", err)
+	}
+	docs, err := load.LoadDocumentsDir(ctx, filepath.Join(root, "testdata", "documents"), nil)
+	if err != nil {
+		t.Fatalf("load documents: %v", err)
+	}
+	more, err := load.LoadDocuments(ctx, filepath.Join(root, "testdata", "documents.jsonl"), nil)
+	if err != nil {
+		t.Fatalf("load documents.jsonl: %v", err)
+	}
+	return ingest.Sources{Items: items, FAQs: faqs, Documents: append(docs, more...)}
+}
+
+func HashEmbedder(t testing.TB) *vector.HashEmbedder {
+	t.Helper()
+	e, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: Dims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+const BenchDims = 1536
+
+func AgrofitPath(tb testing.TB) string {
+	tb.Helper()
+	p := filepath.Join(RepoRoot(tb), "..", "shared", "data", "agrofit", "catalog.jsonl")
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("AGROFIT data not found at %s", p)
+	}
+	return p
+}
+
+// Ptr returns a pointer to a copy of v.
+func Ptr[T any](v T) *T { return &v }
+
+var tenantSeq atomic.Int64
+
+// TenantName returns a tenant ID unique in this process, derived from the
+// test's name for readable rows.
+func TenantName(t *testing.T) string {
+	name := regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(t.Name(), "_")
+	suffix := fmt.Sprintf("-%d-%d", os.Getpid(), tenantSeq.Add(1))
+	if len(name) > 64-len(suffix) {
+		name = name[len(name)-(64-len(suffix)):]
+	}
+	return strings.TrimLeft(name, "_.-") + suffix
+}
+
+// PostgresDB returns a migrated database in a fresh schema (dropped when
+// the test ends), or skips when HYBRIDRAG_TEST_DATABASE_URL is unset.
+func PostgresDB(t *testing.T) *postgres.DB {
+	t.Helper()
+	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
+	if dsn == "" {
+		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset; set it to a pgx DSN to run the Postgres indexer tests")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("parse HYBRIDRAG_TEST_DATABASE_URL: %v", err)
+	}
+	postgres.ConfigurePool(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("HYBRIDRAG_TEST_DATABASE_URL is set but unusable: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	schema := fmt.Sprintf("rag_ix_%d_%d", os.Getpid(), tenantSeq.Add(1))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	db := postgres.New(pool, postgres.Options{Dimensions: Dims, Schema: schema})
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return db
+}
+
+func SampleItems(n int) []storage.CatalogItem {
+	items := make([]storage.CatalogItem, n)
+	for i := range items {
+		items[i] = storage.CatalogItem{
+			ID:           fmt.Sprintf("item-%02d", i),
+			Name:         fmt.Sprintf("Produto %d", i),
+			Description:  fmt.Sprintf("Fungicida número %d para uva e tomate.", i),
+			Category:     "Fungicida",
+			Manufacturer: "Agro S.A.",
+			Tags:         []string{"uva", "tomate"},
+			Price:        Ptr(10.5 + float64(i)),
+			Status:       storage.StatusActive,
+			Metadata:     map[string]string{"formulacao": "SC"},
+		}
+	}
+	return items
+}
+
+func StoreCounts(t *testing.T, s storage.Store) storage.Counts {
+	t.Helper()
+	c, err := s.Counts(context.Background())
+	if err != nil {
+		t.Fatalf("Counts: %v", err)
+	}
+	return c
+}
+
+// BenchPool connects to HYBRIDRAG_TEST_DATABASE_URL with a pool of 8,
+// configured for pgvector, or skips the benchmark when it is unset.
+func BenchPool(b *testing.B) *pgxpool.Pool {
+	b.Helper()
+	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
+	if dsn == "" {
+		b.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset")
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.MaxConns = 8
+	postgres.ConfigurePool(cfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	return pool
+}
+
+// BenchTenant migrates schema (BenchDims dimensions) and returns its
+// tenant "bench".
+func BenchTenant(b *testing.B, pool *pgxpool.Pool, schema string) *postgres.Store {
+	b.Helper()
+	db := postgres.New(pool, postgres.Options{Dimensions: BenchDims, Schema: schema})
+	if err := db.Migrate(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	store, err := db.Tenant("bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return store
+}

@@ -1,0 +1,86 @@
+// Package textutil holds the small text helpers the rag packages share:
+// white space, rune-safe truncation, Markdown stripping and word splitting.
+package textutil
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/lexical"
+)
+
+// StripMarkdown returns s as plain text: headings lose their #, emphasis
+// its * and _, links keep their text, inline code its content, list
+// bullets and block quotes their markers, and table separator rows go.
+// Line breaks are kept.
+func StripMarkdown(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "```"):
+			continue
+		case MDTableSep.MatchString(t):
+			continue
+		case strings.HasPrefix(t, "#"):
+			t = strings.TrimSpace(strings.TrimLeft(t, "#"))
+		case strings.HasPrefix(t, ">"):
+			t = strings.TrimSpace(strings.TrimLeft(t, ">"))
+		}
+		t = mdBullet.ReplaceAllString(t, "")
+		t = mdLink.ReplaceAllString(t, "$1")
+		t = mdCode.ReplaceAllString(t, "$1")
+		t = mdEmph.ReplaceAllString(t, "$1$3$5")
+		out = append(out, t)
+	}
+	return strings.Join(out, "\n")
+}
+
+var (
+	MDTableSep = regexp.MustCompile(`^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$`)
+	mdBullet   = regexp.MustCompile(`^([-*+]|\d+[.)])\s+`)
+	mdLink     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	mdCode     = regexp.MustCompile("`([^`]*)`")
+	// Emphasis: the delimiters hug the text (no space inside) and do not
+	// sit inside a word, so snake_case and "2 * 3" are left alone.
+	mdEmph = regexp.MustCompile(`(^|[^\pL\pN_*])(\*\*|__|\*|_)([^\s*_](?:[^*_\n]*?[^\s*_])?)(\*\*|__|\*|_)($|[^\pL\pN_*])`)
+)
+
+// NormWords splits text into its normalized words (letters and digits).
+func NormWords(text string) []string {
+	return strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// OneLine collapses white space so a record cannot break the "||" layout.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func TruncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return strings.TrimSpace(s[:j])
+		}
+		i++
+	}
+	return s
+}
+
+// IsBlank reports text with nothing to search or answer: only white
+// space, control characters (NUL included) and invisible format
+// characters (zero-width spaces).
+func IsBlank(text string) bool {
+	for _, r := range text {
+		if !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
+}
