@@ -14,6 +14,8 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -30,7 +32,7 @@ func toolMessages(req llm.Request) []llm.Message {
 
 func TestChatAgenticSearchesThenAnswers(t *testing.T) {
 	var logs bytes.Buffer
-	p := offlinePipeline(t, rag.PipelineOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	m := llmtest.NewModel(
 		llmtest.ToolCalls(llmtest.Call("c1", rag.ToolSearchCatalog, `{"query": "fungicida para videira", "limit": 3}`)).WithUsage(120, 15),
 		llmtest.Text("Para oídio na videira, temos fungicidas no catálogo.").WithUsage(900, 30),
@@ -91,7 +93,7 @@ func TestChatAgenticSearchesThenAnswers(t *testing.T) {
 }
 
 func TestChatAgenticFiltersAndParallelTools(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	m := llmtest.NewModel(
 		llmtest.ToolCalls(
 			llmtest.Call("a", rag.ToolSearchCatalog, `{"query":"fungicida","category":"FUNGICIDA","tag":"uva","limit":20}`),
@@ -145,7 +147,7 @@ func TestChatAgenticToolErrors(t *testing.T) {
 		{"unknown tool", llmtest.Call("x", "searchWeb", `{"query":"soja"}`), llm.ToolUnknown, "unknown tool"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := offlinePipeline(t, rag.PipelineOptions{})
+			p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 			m := llmtest.NewModel(llmtest.ToolCalls(tc.call), llmtest.Text("Não consegui buscar agora."))
 			resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{})
 			if err != nil {
@@ -177,8 +179,8 @@ func (failingLexicalStore) SearchItems(context.Context, storage.LexicalQuery) ([
 }
 
 func TestChatAgenticStoreErrorIsHiddenFromModel(t *testing.T) {
-	store, emb := fixture(t)
-	p, _ := rag.NewPipeline(rag.NewSearcher(failingLexicalStore{store}, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{})
+	store, emb := ragtest.Fixture(t)
+	p, _ := rag.NewPipeline(rag.NewSearcher(failingLexicalStore{store}, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 	m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("x", rag.ToolSearchCatalog, `{"query":"soja"}`)), llmtest.Text("ok"))
 	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{})
 	if err != nil {
@@ -202,7 +204,7 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 		)
 	}
 	t.Run("typed error with NoFallback", func(t *testing.T) {
-		p := offlinePipeline(t, rag.PipelineOptions{NoFallback: true})
+		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{NoFallback: true})
 		m := loop()
 		_, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{MaxIterations: 3})
 		var maxErr *llm.MaxIterationsExceededError
@@ -214,7 +216,7 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 		}
 	})
 	t.Run("fallback message", func(t *testing.T) {
-		p := offlinePipeline(t, rag.PipelineOptions{})
+		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 		var events []rag.EventKind
 		var toolCalls int
 		resp, err := p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "soja"}, loop(), rag.AgenticOptions{MaxIterations: 3}, func(e rag.Event) {
@@ -240,7 +242,7 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 		}
 	})
 	t.Run("default limit is 5", func(t *testing.T) {
-		p := offlinePipeline(t, rag.PipelineOptions{NoFallback: true})
+		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{NoFallback: true})
 		m := llmtest.NewModel()
 		for i := range 6 {
 			m.Push(llmtest.ToolCalls(llmtest.Call(string(rune('a'+i)), rag.ToolSearchFAQs, `{"query":"entrega"}`)))
@@ -264,14 +266,14 @@ func TestChatAgenticModelFailures(t *testing.T) {
 		{"API error after a search", []llmtest.Step{llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"pix"}`)), llmtest.Fail(apiErr)}, nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, err := offlinePipeline(t, rag.PipelineOptions{}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
+			resp, err := ragtest.OfflinePipeline(t, rag.PipelineOptions{}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if resp.Answer != rag.DefaultFallbackMessage || !resp.Debug.AnswerFallback {
 				t.Errorf("answer %q", resp.Answer)
 			}
-			_, err = offlinePipeline(t, rag.PipelineOptions{NoFallback: true}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
+			_, err = ragtest.OfflinePipeline(t, rag.PipelineOptions{NoFallback: true}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
 			if !errors.Is(err, rag.ErrNoAnswer) {
 				t.Fatalf("NoFallback error %v", err)
 			}
@@ -286,7 +288,7 @@ func TestChatAgenticModelFailures(t *testing.T) {
 }
 
 func TestChatAgenticCancellation(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	t.Run("model hangs", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
@@ -318,7 +320,7 @@ func TestChatAgenticCancellation(t *testing.T) {
 }
 
 func TestChatAgenticStream(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	answer := llmtest.Text("Entregamos em até 5 dias úteis.")
 	answer.Chunks = []string{"Entregamos ", "em até ", "5 dias úteis."}
 	m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("f", rag.ToolSearchFAQs, `{"query":"prazo de entrega"}`)), answer)

@@ -332,7 +332,7 @@ func (r *poolRecorder) SearchChunks(ctx context.Context, q storage.VectorQuery) 
 }
 
 func TestSearcherPoolsAndFAQLegsFromConfig(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	ctx := context.Background()
 	cfg, err := rag.ConfigFromEnv(envOf(map[string]string{
 		rag.EnvFAQHybridEnabled:                  "false",

@@ -71,7 +71,7 @@ func TestSameRankingMemoryAndPostgres(t *testing.T) {
 	if _, err := ingest.NewIndexer(pg, emb, ingest.IndexerOptions{}).Reindex(ctx, ragtest.TestdataSources(t)); err != nil {
 		t.Fatalf("index into postgres: %v", err)
 	}
-	mem, _ := fixture(t)
+	mem, _ := ragtest.Fixture(t)
 	sm := rag.NewSearcher(mem, emb, rag.SearcherOptions{})
 	sp := rag.NewSearcher(pg, emb, rag.SearcherOptions{})
 	for _, method := range []merge.Method{merge.MethodWeighted, merge.MethodRRF, merge.MethodRelative, merge.MethodSimple} {

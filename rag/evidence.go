@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
@@ -732,34 +733,12 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 
 func logistic(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// frameSet folds frame words for lookup: each word, its light stem and
-// what filters make of it (the Snowball stems of FAQ and document
-// tokens).
-func frameSet(words []string, filters ...lexical.TokenFilter) map[string]bool {
-	m := make(map[string]bool, 3*len(words))
-	for _, w := range words {
-		n := lexical.Normalize(w)
-		m[n] = true
-		m[lexical.Stem(n)] = true
-		out := []string{n}
-		for _, f := range filters {
-			if f != nil {
-				out = f.Filter(out)
-			}
-		}
-		for _, t := range out {
-			m[t] = true
-		}
-	}
-	return m
-}
-
 // frameFor returns the frame words as the scorer's tokens look.
 func (s *Searcher) frameFor(sc *lexical.Scorer) map[string]bool {
 	if m, ok := s.frames.Load(sc); ok {
 		return m.(map[string]bool)
 	}
-	m := frameSet(s.evidence.FrameWords, sc.Tokenizer().Filters...)
+	m := textutil.FrameSet(s.evidence.FrameWords, sc.Tokenizer().Filters...)
 	s.frames.Store(sc, m)
 	return m
 }

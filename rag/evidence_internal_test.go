@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -122,7 +123,7 @@ func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
 		{"quanto custa o produto?", nil, false},
 		{"asdkjh qwpoeiru", []string{"asdkjh", "qwpoeiru"}, false},
 	}
-	frame := frameSet(DefaultFrameWords)
+	frame := textutil.FrameSet(DefaultFrameWords)
 	for _, tt := range tests {
 		eq := analyzeEvidence(s.Prepare(tt.query), s.Synonyms(), func(t string) float64 { return max(idf(t), 1) }, nil, 0, frame, nil)
 		var labels []string

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 )
 
 // relevantIDs returns the IDs of the hits judged relevant, in order.
@@ -29,7 +30,7 @@ func relevantIDs[T any](t *testing.T, hits []rag.Hit[T]) []string {
 // TestEvidenceOnTestdata checks the per-hit decisions of the package
 // documentation's worked examples, with the offline hash embedder.
 func TestEvidenceOnTestdata(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	ctx := context.Background()
 
@@ -100,7 +101,7 @@ func TestEvidenceOnTestdata(t *testing.T) {
 // TestEvidenceWithoutCalibration: with NoCalibration the vector evidence
 // maps the raw similarity, and lexical-only searches still judge hits.
 func TestEvidenceWithoutCalibration(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Evidence: rag.EvidenceOptions{NoCalibration: true}})
 	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para videira", Limit: 5})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -29,7 +30,7 @@ func ExamplePipeline_ChatAgentic() {
 		fmt.Println(err)
 		return
 	}
-	p, _ := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{})
+	p, _ := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 
 	model := llmtest.NewModel(
 		llmtest.ToolCalls(llmtest.Call("call-1", rag.ToolSearchCatalog, `{"query":"fungicida oídio","category":"fungicida","limit":3}`)),
@@ -51,7 +52,7 @@ func ExamplePipeline_ChatAgentic() {
 	fmt.Println("answer:", resp.Answer)
 
 	// Past the iteration limit the error is typed (with NoFallback).
-	strict, _ := rag.NewPipeline(p.Searcher(), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{NoFallback: true})
+	strict, _ := rag.NewPipeline(p.Searcher(), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{NoFallback: true})
 	looping := llmtest.NewModel(
 		llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"entrega"}`)),
 		llmtest.ToolCalls(llmtest.Call("b", rag.ToolSearchFAQs, `{"query":"frete"}`)),

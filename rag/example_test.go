@@ -6,6 +6,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -86,7 +87,7 @@ func ExamplePipeline_Chat() {
 	})
 
 	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}),
-		rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{Limit: 1})
+		offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{Limit: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -107,7 +108,7 @@ func ExamplePipeline_Chat() {
 		return
 	}
 	fmt.Println("sources:", len(resp.Sources), "| abstained:", resp.Abstained, "| confidence:", resp.Confidence)
-	fmt.Println(resp.Answer == rag.AbstainAnswer)
+	fmt.Println(resp.Answer == offline.AbstainAnswer)
 	// Output:
 	// intent: catalog | plan: {true true false} | sources: 1 | abstained: false
 	// Oidiex 250 EC (Fungicida, AgroVale) — R$ 98,50; culturas: Uva.

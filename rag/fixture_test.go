@@ -3,31 +3,11 @@ package rag_test
 import (
 	"context"
 	"sync/atomic"
-	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/ingest"
-	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
 )
-
-// indexedMemory returns a memory store holding the indexed testdata.
-func indexedMemory(t testing.TB) (*memory.Store, *vector.HashEmbedder) {
-	t.Helper()
-	db := memory.New(memory.Options{Dimensions: ragtest.Dims, AllowedMetadataKeys: []string{"ingrediente_ativo", "formulacao"}})
-	store, err := db.Tenant("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb := ragtest.HashEmbedder(t)
-	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
-	if _, err := ix.Reindex(context.Background(), ragtest.TestdataSources(t)); err != nil {
-		t.Fatalf("index testdata: %v", err)
-	}
-	return store, emb
-}
 
 // countingEmbedder counts calls and texts.
 type countingEmbedder struct {

@@ -131,4 +131,4 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 // for a subject the message names ("is it safe to use Roundup?").
 var englishReference = map[string]bool{"it": true, "its": true, "them": true, "they": true}
 
-var defaultFrameSet = frameSet(DefaultFrameWords)
+var defaultFrameSet = textutil.FrameSet(DefaultFrameWords)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -44,7 +45,7 @@ type goldenRankingItem struct {
 // TestGoldenRankings pins the top-5 of each fusion method over testdata;
 // run with -update after an intended ranking change and review the diff.
 func TestGoldenRankings(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	var got []goldenRanking
 	for _, method := range []merge.Method{merge.MethodWeighted, merge.MethodRRF, merge.MethodSimple} {

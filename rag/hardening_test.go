@@ -8,6 +8,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -25,8 +26,8 @@ func TestChunksWithNilSplitter(t *testing.T) {
 
 // A message or query of NUL and control bytes only is empty (issue 16).
 func TestControlOnlyTextIsEmpty(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
-	store, emb := fixture(t)
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	for _, text := range []string{"\x00", "\x00\x00 \x00", " \t\x01\x7f\u200b"} {
 		if _, err := p.Chat(context.Background(), rag.ChatRequest{Message: text}); !errors.Is(err, rag.ErrEmptyMessage) {
@@ -55,7 +56,7 @@ func (c *countingSummarizer) Summarize(_ context.Context, history []rag.Turn) (r
 // A 20,000-turn history reaches the summarizer bounded (issue 16 item 7).
 func TestSummarizerHistoryBounded(t *testing.T) {
 	sum := &countingSummarizer{}
-	p := offlinePipeline(t, rag.PipelineOptions{Summarizer: sum})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{Summarizer: sum})
 	hist := make([]rag.Turn, 20000)
 	for i := range hist {
 		hist[i] = rag.Turn{Role: "user", Content: strings.Repeat("fungicida para uva ", 50)}

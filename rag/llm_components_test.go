@@ -10,6 +10,8 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 )
 
 // lastUser returns the content of the last user message of req.
@@ -78,7 +80,7 @@ func TestLLMConstructorsReject(t *testing.T) {
 }
 
 func agenticErr(t *testing.T, opts rag.AgenticOptions) error {
-	_, err := offlinePipeline(t, rag.PipelineOptions{}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "oi"}, llmtest.NewModel(), opts)
+	_, err := ragtest.OfflinePipeline(t, rag.PipelineOptions{}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "oi"}, llmtest.NewModel(), opts)
 	return err
 }
 
@@ -125,7 +127,7 @@ func TestLLMClassifier(t *testing.T) {
 		},
 		{
 			name: "offline classifier after both models", primary: []llmtest.Step{llmtest.Fail(apiDown)}, fallback: []llmtest.Step{llmtest.Fail(apiDown)},
-			offline: rag.KeywordClassifier{}, want: rag.IntentCatalog, wantModel: "keyword", wantReason: "models failed",
+			offline: offline.KeywordClassifier{}, want: rag.IntentCatalog, wantModel: "keyword", wantReason: "models failed",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -183,7 +185,7 @@ func TestLLMClassifier(t *testing.T) {
 
 func TestLLMClassifierStopsOnDoneContext(t *testing.T) {
 	fallback := llmtest.NewModel(llmtest.Text(classifyCatalogJSON))
-	c, err := rag.NewLLMClassifier(llmtest.NewModel(llmtest.Hang()), rag.LLMClassifierOptions{Fallback: fallback, Offline: rag.KeywordClassifier{}})
+	c, err := rag.NewLLMClassifier(llmtest.NewModel(llmtest.Hang()), rag.LLMClassifierOptions{Fallback: fallback, Offline: offline.KeywordClassifier{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +331,7 @@ func TestLLMSummarizer(t *testing.T) {
 // store with scripted models: summary → classification → searches →
 // streamed answer.
 func TestPipelineWithLLMComponents(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	searcher := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	sumModel := llmtest.NewModel(llmtest.Text(`{"summary":"O cliente tem videiras com oídio.","catalog_query":"fungicida uva oídio"}`))
 	clsModel := llmtest.NewModel(llmtest.Text(classifyCatalogJSON))

@@ -8,6 +8,8 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -60,9 +62,9 @@ func (c *capturingAnswerer) Answer(_ context.Context, req rag.AnswerRequest) (ra
 }
 
 func TestPipelineAbstainsWhenNothingIsRelevant(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	ans := &capturingAnswerer{}
-	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, ans, rag.PipelineOptions{})
+	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, ans, rag.PipelineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestPipelineAbstainsWhenNothingIsRelevant(t *testing.T) {
 }
 
 func TestPipelineCitesRelevantHitsOnly(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "tem fungicida para videira?"})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +146,7 @@ func TestPipelineCitesRelevantHitsOnly(t *testing.T) {
 }
 
 func TestPipelineHistoryOnlyForFollowUps(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	ctx := context.Background()
 	grape := []rag.Turn{
 		{Role: llm.RoleUser, Content: "tem fungicida para uva?"},
@@ -201,8 +203,8 @@ func TestPipelineHistoryOnlyForFollowUps(t *testing.T) {
 
 func TestPipelineContextBudget(t *testing.T) {
 	ctx := context.Background()
-	big := offlinePipeline(t, rag.PipelineOptions{RelativeCut: -1})
-	small := offlinePipeline(t, rag.PipelineOptions{RelativeCut: -1, ContextTokens: 150})
+	big := ragtest.OfflinePipeline(t, rag.PipelineOptions{RelativeCut: -1})
+	small := ragtest.OfflinePipeline(t, rag.PipelineOptions{RelativeCut: -1, ContextTokens: 150})
 	req := rag.ChatRequest{Message: "tem fungicida para videira?"}
 	rb, err := big.Chat(ctx, req)
 	if err != nil {
@@ -246,7 +248,7 @@ func TestPipelineFAQPriorityBreaksTies(t *testing.T) {
 	if _, err := ingest.NewIndexer(st, emb, ingest.IndexerOptions{}).IndexFAQs(ctx, faqs); err != nil {
 		t.Fatal(err)
 	}
-	p, err := rag.NewPipeline(rag.NewSearcher(st, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{})
+	p, err := rag.NewPipeline(rag.NewSearcher(st, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +290,8 @@ func (citingAnswerer) Answer(_ context.Context, req rag.AnswerRequest) (rag.Answ
 }
 
 func TestPipelineCitesWhatTheAnswerQuotes(t *testing.T) {
-	store, emb := fixture(t)
-	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, citingAnswerer{}, rag.PipelineOptions{})
+	store, emb := ragtest.Fixture(t)
+	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, citingAnswerer{}, rag.PipelineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

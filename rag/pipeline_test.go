@@ -12,21 +12,12 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-func offlinePipeline(t *testing.T, opts rag.PipelineOptions) *rag.Pipeline {
-	t.Helper()
-	store, emb := fixture(t)
-	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestKeywordClassifier(t *testing.T) {
-	c := rag.KeywordClassifier{}
+	c := offline.KeywordClassifier{}
 	for _, tc := range []struct {
 		msg  string
 		want rag.Intent
@@ -68,7 +59,7 @@ func TestPlanSearches(t *testing.T) {
 
 func TestPipelineOfflineCatalogTurn(t *testing.T) {
 	var logs bytes.Buffer
-	p := offlinePipeline(t, rag.PipelineOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "tem fungicida para videira?"})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +99,7 @@ func TestPipelineOfflineCatalogTurn(t *testing.T) {
 }
 
 func TestPipelineOfflineSupportAndSmallTalk(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	ctx := context.Background()
 	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "Qual o prazo de entrega?"})
 	if err != nil {
@@ -124,13 +115,13 @@ func TestPipelineOfflineSupportAndSmallTalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Intent.Intent != rag.IntentSmallTalk || resp.Debug.Plan.Any() || resp.Answer != rag.GreetingAnswer {
+	if resp.Intent.Intent != rag.IntentSmallTalk || resp.Debug.Plan.Any() || resp.Answer != offline.GreetingAnswer {
 		t.Errorf("small talk: intent %q plan %+v answer %q", resp.Intent.Intent, resp.Debug.Plan, resp.Answer)
 	}
 }
 
 func TestPipelineHistoryAsFAQContext(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	resp, err := p.Chat(context.Background(), rag.ChatRequest{
 		Message: "e quanto tempo leva?",
 		History: []rag.Turn{
@@ -154,7 +145,7 @@ func TestPipelineHistoryAsFAQContext(t *testing.T) {
 }
 
 func TestPipelineBadInput(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	ctx := context.Background()
 	for _, msg := range []string{"", "  \n\t"} {
 		if _, err := p.Chat(ctx, rag.ChatRequest{Message: msg}); !errors.Is(err, rag.ErrEmptyMessage) {
@@ -173,7 +164,7 @@ func TestPipelineBadInput(t *testing.T) {
 	if n := utf8.RuneCountInString(q); n > rag.DefaultMaxMessageChars {
 		t.Errorf("question of %d chars reached the context, max %d", n, rag.DefaultMaxMessageChars)
 	}
-	if _, err := rag.NewPipeline(nil, rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{}); err == nil {
+	if _, err := rag.NewPipeline(nil, offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{}); err == nil {
 		t.Error("NewPipeline accepted a nil Searcher")
 	}
 }
@@ -197,7 +188,7 @@ func (f fakeClassifier) Classify(context.Context, rag.ClassifyRequest) (rag.Clas
 }
 
 func TestPipelineFallbacks(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	ctx := context.Background()
 
@@ -217,7 +208,7 @@ func TestPipelineFallbacks(t *testing.T) {
 
 	// A failing or empty answer becomes the fallback message.
 	for name, a := range map[string]*fakeAnswerer{"error": {err: errors.New("model down")}, "empty": {text: "  "}} {
-		p, _ := rag.NewPipeline(s, rag.KeywordClassifier{}, a, rag.PipelineOptions{})
+		p, _ := rag.NewPipeline(s, offline.KeywordClassifier{}, a, rag.PipelineOptions{})
 		resp, err := p.Chat(ctx, rag.ChatRequest{Message: "fungicida para uva"})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -227,20 +218,20 @@ func TestPipelineFallbacks(t *testing.T) {
 		}
 	}
 	// NoFallback returns a typed error instead.
-	p, _ = rag.NewPipeline(s, rag.KeywordClassifier{}, &fakeAnswerer{err: errors.New("model down")}, rag.PipelineOptions{NoFallback: true})
+	p, _ = rag.NewPipeline(s, offline.KeywordClassifier{}, &fakeAnswerer{err: errors.New("model down")}, rag.PipelineOptions{NoFallback: true})
 	if _, err := p.Chat(ctx, rag.ChatRequest{Message: "fungicida"}); !errors.Is(err, rag.ErrNoAnswer) {
 		t.Errorf("NoFallback: error %v, want ErrNoAnswer", err)
 	}
 	// Cancellation stops the turn.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := offlinePipeline(t, rag.PipelineOptions{}).Chat(cctx, rag.ChatRequest{Message: "fungicida"}); !errors.Is(err, context.Canceled) {
+	if _, err := ragtest.OfflinePipeline(t, rag.PipelineOptions{}).Chat(cctx, rag.ChatRequest{Message: "fungicida"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: error %v", err)
 	}
 }
 
 func TestPipelineStreamEvents(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	var kinds []rag.EventKind
 	var tokens strings.Builder
 	var tools []string
@@ -308,7 +299,7 @@ func TestFormatPriceAndSections(t *testing.T) {
 }
 
 func TestPipelineRequestLimit(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "qual a dose para controlar lagarta no milho?", Limit: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 )
 
 // dumpRequest renders a model request as reviewable text.
@@ -140,7 +141,7 @@ func TestPromptGolden(t *testing.T) {
 		})
 		t.Run("agentic/"+string(lang), func(t *testing.T) {
 			m := captured(t, llmtest.Text("ok"))
-			p := offlinePipeline(t, rag.PipelineOptions{})
+			p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 			if _, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "tem fungicida para oídio?", History: history}, m, rag.AgenticOptions{Language: lang}); err != nil {
 				t.Fatal(err)
 			}

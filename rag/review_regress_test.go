@@ -8,6 +8,8 @@ import (
 
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -22,7 +24,7 @@ func TestExtractiveAnswererOddOpenings(t *testing.T) {
 			FAQs:      []rag.Hit[storage.FAQ]{{ID: "f", Record: storage.FAQ{Question: "Como devolver?", Answer: answer}}},
 			Documents: []rag.Hit[storage.Document]{{ID: "d", Record: storage.Document{Title: "T", Content: answer}, Snippet: answer}},
 		}
-		if _, err := (rag.ExtractiveAnswerer{}).Answer(context.Background(), req); err != nil {
+		if _, err := (offline.ExtractiveAnswerer{}).Answer(context.Background(), req); err != nil {
 			t.Errorf("answer %q: %v", answer, err)
 		}
 	}
@@ -69,7 +71,7 @@ func (e nanEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, er
 }
 
 func TestEvidenceNaNQueryVector(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, nanEmbedder{emb}, rag.SearcherOptions{})
 	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para videira"})
 	if err != nil {
@@ -101,8 +103,8 @@ func (downStore) SearchDocuments(context.Context, storage.LexicalQuery) ([]stora
 }
 
 func TestPipelineStoreOutageIsNotAbstention(t *testing.T) {
-	store, emb := fixture(t)
-	p, err := rag.NewPipeline(rag.NewSearcher(downStore{store}, emb, rag.SearcherOptions{}), rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rag.PipelineOptions{})
+	store, emb := ragtest.Fixture(t)
+	p, err := rag.NewPipeline(rag.NewSearcher(downStore{store}, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

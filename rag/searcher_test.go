@@ -18,27 +18,8 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-var (
-	fixtureOnce  sync.Once
-	fixtureStore rag.SearchStore
-	fixtureEmb   vector.Embedder
-)
-
-// fixture indexes testdata once per test binary.
-func fixture(t *testing.T) (rag.SearchStore, vector.Embedder) {
-	t.Helper()
-	fixtureOnce.Do(func() {
-		s, e := indexedMemory(t)
-		fixtureStore, fixtureEmb = s, e
-	})
-	if fixtureStore == nil {
-		t.Fatal("fixture failed to build")
-	}
-	return fixtureStore, fixtureEmb
-}
-
 func TestSearchCatalogFindsGrapeFungicides(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para videira", Limit: 5})
 	if err != nil {
@@ -85,7 +66,7 @@ func TestSearchCatalogFindsGrapeFungicides(t *testing.T) {
 }
 
 func TestSearchModesAndFusions(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -139,7 +120,7 @@ func TestSearchModesAndFusions(t *testing.T) {
 }
 
 func TestSearchLegs(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	ctx := context.Background()
 	lex, err := s.SearchCatalog(ctx, rag.Query{Text: "herbicida para cana", Legs: rag.LegsLexical})
@@ -164,7 +145,7 @@ func TestSearchLegs(t *testing.T) {
 }
 
 func TestSearchBadInput(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	ctx := context.Background()
 	for _, text := range []string{"", "   ", "\t\n"} {
@@ -224,7 +205,7 @@ func TestSearchBadInput(t *testing.T) {
 }
 
 func TestSearchCancelled(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: "fungicida"})
@@ -234,7 +215,7 @@ func TestSearchCancelled(t *testing.T) {
 }
 
 func TestSearchFAQsUsesContext(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	res, err := s.SearchFAQs(context.Background(), rag.Query{Text: "e quanto tempo demora?", Context: "entrega frete prazo", Limit: 3})
 	if err != nil {
@@ -261,7 +242,7 @@ func TestSearchFAQsUsesContext(t *testing.T) {
 }
 
 func TestSearchDocuments(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	res, err := s.SearchDocuments(context.Background(), rag.Query{Text: "como controlar buva resistente", Limit: 3})
 	if err != nil {
@@ -276,7 +257,7 @@ func TestSearchDocuments(t *testing.T) {
 }
 
 func TestSearchRerank(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	kw, err := rerank.NewKeyword(rerank.KeywordOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +293,7 @@ func TestSearchRerank(t *testing.T) {
 }
 
 func TestSearchFilters(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	res, err := s.SearchCatalog(context.Background(), rag.Query{
 		Text: "fungicida", Limit: 20,
@@ -334,7 +315,7 @@ func TestSearchFilters(t *testing.T) {
 // Repeated searches give the same ranking (deterministic ties), also under
 // concurrent use.
 func TestSearchDeterministic(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	ctx := context.Background()
 	first, err := s.SearchCatalog(ctx, rag.Query{Text: "adubo foliar", Limit: 10})
@@ -379,7 +360,7 @@ func TestCombineQueryWithContext(t *testing.T) {
 // Fault injection: every vector failure still answers lexically, with the
 // seeds' fallback reasons.
 func TestSearchFallbacks(t *testing.T) {
-	store, emb := fixture(t)
+	store, emb := ragtest.Fixture(t)
 	ctx := context.Background()
 	q := rag.Query{Text: "fungicida para videira", Limit: 5}
 	lexOnly, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: q.Text, Limit: 5, Legs: rag.LegsLexical})

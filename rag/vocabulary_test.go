@@ -17,7 +17,7 @@ import (
 type searchOnly struct{ rag.SearchStore }
 
 func TestSearchTypoCorrection(t *testing.T) {
-	store, emb := indexedMemory(t)
+	store, emb := ragtest.IndexedMemory(t)
 	ctx := context.Background()
 	clean, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: "fungicida para videira", Limit: 5})
 	if err != nil {
@@ -64,7 +64,7 @@ func TestSearchTypoCorrection(t *testing.T) {
 }
 
 func TestSearchIDFWeights(t *testing.T) {
-	store, emb := indexedMemory(t)
+	store, emb := ragtest.IndexedMemory(t)
 	ctx := context.Background()
 	weights := func(opts rag.SearcherOptions) map[string]float64 {
 		t.Helper()
@@ -96,7 +96,7 @@ func TestSearchIDFWeights(t *testing.T) {
 }
 
 func TestRefreshVocabularies(t *testing.T) {
-	store, emb := indexedMemory(t)
+	store, emb := ragtest.IndexedMemory(t)
 	ctx := context.Background()
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	search := func() []lexical.Correction {
@@ -145,7 +145,7 @@ func TestVocabulariesFromSources(t *testing.T) {
 }
 
 func TestBuildVocabularies(t *testing.T) {
-	store, _ := indexedMemory(t)
+	store, _ := ragtest.IndexedMemory(t)
 	v, err := rag.BuildVocabularies(context.Background(), store)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +167,7 @@ func TestBuildVocabularies(t *testing.T) {
 }
 
 func TestRefreshVocabulariesConcurrent(t *testing.T) {
-	store, emb := indexedMemory(t)
+	store, emb := ragtest.IndexedMemory(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	ctx := context.Background()
 	done := make(chan struct{})

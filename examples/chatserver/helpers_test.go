@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/offline"
 )
 
 // testdataDir is the repository's testdata, seen from this package.
@@ -77,10 +78,10 @@ func newTestServer(t *testing.T, edit func(*config), swap func(*backend)) *serve
 func withPipeline(t *testing.T, c rag.Classifier, a rag.Answerer, opts rag.PipelineOptions) func(*backend) {
 	return func(be *backend) {
 		if c == nil {
-			c = rag.KeywordClassifier{}
+			c = offline.KeywordClassifier{}
 		}
 		if a == nil {
-			a = rag.ExtractiveAnswerer{}
+			a = offline.ExtractiveAnswerer{}
 		}
 		p, err := rag.NewPipeline(be.searcher, c, a, opts)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/vector"
 )
 
@@ -51,8 +52,8 @@ type models struct {
 // I/O.
 func openModels(rc rag.Config) (models, error) {
 	m := models{
-		classifier:      rag.KeywordClassifier{},
-		answerer:        rag.ExtractiveAnswerer{},
+		classifier:      offline.KeywordClassifier{},
+		answerer:        offline.ExtractiveAnswerer{},
 		classifierName:  "keyword (offline)",
 		answererName:    "extractive (offline)",
 		dims:            rc.Embedding.Dimensions,
@@ -77,7 +78,7 @@ func openModels(rc rag.Config) (models, error) {
 	}
 	chat := llmopenai.New(newClient(ep), llmopenai.Options{Model: name})
 	copts := rc.ClassifierOptions()
-	copts.Offline = rag.KeywordClassifier{}
+	copts.Offline = offline.KeywordClassifier{}
 	cls, err := rag.NewLLMClassifier(chat, copts)
 	if err != nil {
 		return m, fmt.Errorf("classifier: %w", err)

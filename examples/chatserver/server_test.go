@@ -11,6 +11,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 )
 
@@ -204,7 +205,7 @@ func TestChatJSON(t *testing.T) {
 func TestChatGreetingSearchesNothing(t *testing.T) {
 	h := newTestServer(t, nil, nil).routes()
 	r := decode[chatResponse](t, do(t, h, "POST", "/api/chat", `{"message":"bom dia!"}`))
-	if r.Intent.Intent != string(rag.IntentSmallTalk) || len(r.Tools) != 0 || r.Answer != rag.GreetingAnswer {
+	if r.Intent.Intent != string(rag.IntentSmallTalk) || len(r.Tools) != 0 || r.Answer != offline.GreetingAnswer {
 		t.Errorf("greeting: intent %q, %d tools, answer %q", r.Intent.Intent, len(r.Tools), r.Answer)
 	}
 }

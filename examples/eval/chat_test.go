@@ -15,6 +15,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -34,7 +35,7 @@ func TestChatMetrics(t *testing.T) {
 		// b: answerable; cites nothing.
 		scored(chatResult{ID: "b", Sources: []string{}, Answer: "Não sei."}, &chatExpect{Sources: []string{"faq-002"}}),
 		// c: abstains as expected.
-		scored(chatResult{ID: "c", Sources: []string{}, Abstained: true, Answer: rag.NothingFound}, &chatExpect{Abstain: true}),
+		scored(chatResult{ID: "c", Sources: []string{}, Abstained: true, Answer: offline.NothingFound}, &chatExpect{Abstain: true}),
 		// d: should abstain but answers, citing prd-001.
 		scored(chatResult{ID: "d", Sources: []string{"prd-001"}, Answer: "Fungiprot."}, &chatExpect{Abstain: true}),
 		// e: no expect: counted as a question only.

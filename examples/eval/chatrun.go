@@ -19,6 +19,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -124,7 +125,7 @@ func newOfflineChat(ctx context.Context, rc rag.Config, dims int, src ingest.Sou
 		}
 	}
 	searcher := rag.NewSearcher(st, vector.NewCached(h, vector.CacheOptions{}), sopts)
-	p, err := rag.NewPipeline(searcher, rag.KeywordClassifier{}, rag.ExtractiveAnswerer{}, rc.PipelineOptions())
+	p, err := rag.NewPipeline(searcher, offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rc.PipelineOptions())
 	if err != nil {
 		return nil, err
 	}

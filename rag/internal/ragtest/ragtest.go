@@ -11,13 +11,17 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"
 	"github.com/hybridrag/hybridrag/vector"
 	"github.com/jackc/pgx/v5"
@@ -194,4 +198,53 @@ func BenchTenant(b *testing.B, pool *pgxpool.Pool, schema string) *postgres.Stor
 		b.Fatal(err)
 	}
 	return store
+}
+
+// IndexedMemory returns a memory store holding the indexed testdata.
+func IndexedMemory(t testing.TB) (*memory.Store, *vector.HashEmbedder) {
+	t.Helper()
+	db := memory.New(memory.Options{Dimensions: Dims, AllowedMetadataKeys: []string{"ingrediente_ativo", "formulacao"}})
+	store, err := db.Tenant("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := HashEmbedder(t)
+	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
+	if _, err := ix.Reindex(context.Background(), TestdataSources(t)); err != nil {
+		t.Fatalf("index testdata: %v", err)
+	}
+	return store, emb
+}
+
+var (
+	fixtureOnce  sync.Once
+	fixtureStore rag.SearchStore
+	fixtureEmb   vector.Embedder
+)
+
+// fixture indexes testdata once per test binary.
+// Fixture returns the indexed testdata in memory, built once per test
+// binary.
+func Fixture(t *testing.T) (rag.SearchStore, vector.Embedder) {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		s, e := IndexedMemory(t)
+		fixtureStore, fixtureEmb = s, e
+	})
+	if fixtureStore == nil {
+		t.Fatal("fixture failed to build")
+	}
+	return fixtureStore, fixtureEmb
+}
+
+// OfflinePipeline returns a Pipeline over Fixture with the offline
+// classifier and answerer.
+func OfflinePipeline(t *testing.T, opts rag.PipelineOptions) *rag.Pipeline {
+	t.Helper()
+	store, emb := Fixture(t)
+	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -84,3 +84,25 @@ func IsBlank(text string) bool {
 	}
 	return true
 }
+
+// FrameSet folds frame words for lookup: each word, its light stem and
+// what filters make of it (the Snowball stems of FAQ and document
+// tokens).
+func FrameSet(words []string, filters ...lexical.TokenFilter) map[string]bool {
+	m := make(map[string]bool, 3*len(words))
+	for _, w := range words {
+		n := lexical.Normalize(w)
+		m[n] = true
+		m[lexical.Stem(n)] = true
+		out := []string{n}
+		for _, f := range filters {
+			if f != nil {
+				out = f.Filter(out)
+			}
+		}
+		for _, t := range out {
+			m[t] = true
+		}
+	}
+	return m
+}

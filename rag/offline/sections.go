@@ -1,4 +1,4 @@
-package rag
+package offline
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
@@ -418,7 +419,7 @@ func pickUnits(units []quoteUnit, n, maxShort int) (picked []quoteUnit, ok bool)
 // Section". The section of the hit's best chunk (its heading_path) is
 // favoured. defines reports a sentence defining a term. With no sentence
 // holding a question word it falls back to the hit's snippet.
-func documentQuote(h *Hit[storage.Document], words, terms []string, n, maxShort int) (text, citation string, defines bool) {
+func documentQuote(h *rag.Hit[storage.Document], words, terms []string, n, maxShort int) (text, citation string, defines bool) {
 	heading := ""
 	if h.Vector != nil {
 		heading = h.Vector.Metadata[ingest.MetaHeadingPath]
@@ -449,7 +450,7 @@ func documentQuote(h *Hit[storage.Document], words, terms []string, n, maxShort 
 	}
 	picked, ok := pickUnits(units, n, maxShort)
 	if !ok {
-		return vector.Truncate(textutil.OneLine(strings.Join(plainUnits(h.Snippet), " ")), 320), DocumentCitation(h), false
+		return vector.Truncate(textutil.OneLine(strings.Join(plainUnits(h.Snippet), " ")), 320), rag.DocumentCitation(h), false
 	}
 	texts := make([]string, len(picked))
 	for i, u := range picked {
@@ -507,3 +508,7 @@ func holdsMost(set map[string]bool, words []string) bool {
 	}
 	return n > 0 && 2*n >= len(words)
 }
+
+// defaultFrameSet holds the request words (rag.DefaultFrameWords) folded
+// for lookup.
+var defaultFrameSet = textutil.FrameSet(rag.DefaultFrameWords)

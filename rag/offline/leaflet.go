@@ -1,4 +1,4 @@
-package rag
+package offline
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -606,10 +607,10 @@ func asksSafetyInterval(n string) bool {
 // name (category, manufacturer) — price, then why it matches (its
 // leaflet row for the crop or target asked, else the passages of
 // itemFacts).
-func productPart(message string, hits []Hit[storage.CatalogItem], focus questionFocus, lang Language, fr answerFrame, syn *lexical.Synonyms) (string, []string) {
+func productPart(message string, hits []rag.Hit[storage.CatalogItem], focus questionFocus, lang rag.Language, fr answerFrame, syn *lexical.Synonyms) (string, []string) {
 	named := len(hits) > 0 && hits[0].Evidence != nil && hits[0].Evidence.Named
 	labels := leafletLabelsPT
-	if lang == LanguageEnglish {
+	if lang == rag.LanguageEnglish {
 		labels = leafletLabelsEN
 	}
 	var lines, ids []string

@@ -1,4 +1,4 @@
-package rag_test
+package offline_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -125,7 +126,7 @@ func TestOfflineExtractiveAnswers(t *testing.T) {
 	}
 	recs.items["drill"] = storage.CatalogItem{ID: "drill", Name: "Cordless Drill 18 V", Category: "Tools", Manufacturer: "Acme",
 		Description: "A compact drill.", Tags: []string{"drill", "cordless"}}
-	a := rag.ExtractiveAnswerer{}
+	a := offline.ExtractiveAnswerer{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := recs.request(t, tt.msg, tt.ids...)
@@ -156,17 +157,17 @@ func TestOfflineExtractiveAnswers(t *testing.T) {
 
 func TestOfflineAbstains(t *testing.T) {
 	recs := loadTestRecords(t)
-	a := rag.ExtractiveAnswerer{}
+	a := offline.ExtractiveAnswerer{}
 	tests := []struct {
 		msg  string
 		req  rag.AnswerRequest
 		want string
 	}{
-		{"Vocês vendem ração para cachorro?", rag.AnswerRequest{Abstained: true}, rag.AbstainAnswer},
-		{"do you sell dog food?", rag.AnswerRequest{Abstained: true}, rag.AbstainAnswerEnglish},
-		{"Vocês vendem ração para cachorro?", rag.AnswerRequest{}, rag.AbstainAnswer},
+		{"Vocês vendem ração para cachorro?", rag.AnswerRequest{Abstained: true}, offline.AbstainAnswer},
+		{"do you sell dog food?", rag.AnswerRequest{Abstained: true}, offline.AbstainAnswerEnglish},
+		{"Vocês vendem ração para cachorro?", rag.AnswerRequest{}, offline.AbstainAnswer},
 		// Abstained wins over hits, and no product is listed.
-		{"do you sell dog food?", recs.request(t, "", "prd-001"), rag.AbstainAnswerEnglish},
+		{"do you sell dog food?", recs.request(t, "", "prd-001"), offline.AbstainAnswerEnglish},
 	}
 	tests[3].req.Abstained = true
 	for _, tt := range tests {
@@ -179,7 +180,7 @@ func TestOfflineAbstains(t *testing.T) {
 			t.Errorf("%q: %q cited %v, want %q", tt.msg, ans.Text, ans.Cited, tt.want)
 		}
 	}
-	for _, s := range []string{rag.AbstainAnswer, rag.AbstainAnswerEnglish} {
+	for _, s := range []string{offline.AbstainAnswer, offline.AbstainAnswerEnglish} {
 		if !strings.Contains(s, "WhatsApp") || strings.Contains(s, "R$") {
 			t.Errorf("abstention %q should name the support channels and no product", s)
 		}

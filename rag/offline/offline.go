@@ -1,4 +1,4 @@
-package rag
+package offline
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -88,9 +89,9 @@ func countPhrases(text string, phrases []string) (n int, found []string) {
 }
 
 // Classify decides the intent of req.Message (the summary adds context).
-func (c KeywordClassifier) Classify(ctx context.Context, req ClassifyRequest) (Classification, error) {
+func (c KeywordClassifier) Classify(ctx context.Context, req rag.ClassifyRequest) (rag.Classification, error) {
 	if err := ctx.Err(); err != nil {
-		return Classification{}, err
+		return rag.Classification{}, err
 	}
 	pick := func(list, def []string) []string {
 		if list != nil {
@@ -125,21 +126,21 @@ func (c KeywordClassifier) Classify(ctx context.Context, req ClassifyRequest) (C
 	}
 	cat += treatments
 	agro += cultures
-	out := Classification{Model: "keyword"}
+	out := rag.Classification{Model: "keyword"}
 	reason := func(kind string, found []string) string {
 		return fmt.Sprintf("%s keywords %v, %d cultures, %d treatments", kind, found, cultures, treatments)
 	}
 	switch {
 	case small > 0 && sup+agro+cat == 0 && words <= 6:
-		out.Intent, out.Confidence, out.Reason = IntentSmallTalk, 0.9, "greeting"
+		out.Intent, out.Confidence, out.Reason = rag.IntentSmallTalk, 0.9, "greeting"
 	case sup+agro+cat == 0:
-		out.Intent, out.Confidence, out.Reason = IntentOther, 0.3, "no keyword"
+		out.Intent, out.Confidence, out.Reason = rag.IntentOther, 0.3, "no keyword"
 	case sup > agro && sup > cat:
-		out.Intent, out.Confidence, out.Reason = IntentSupport, ratio(sup, sup+agro+cat), reason("support", supF)
+		out.Intent, out.Confidence, out.Reason = rag.IntentSupport, ratio(sup, sup+agro+cat), reason("support", supF)
 	case cat > agro && treatments+cultures > 0 || cat > agro && cat > sup:
-		out.Intent, out.Confidence, out.Reason = IntentCatalog, ratio(cat, sup+agro+cat), reason("catalog", catF)
+		out.Intent, out.Confidence, out.Reason = rag.IntentCatalog, ratio(cat, sup+agro+cat), reason("catalog", catF)
 	default:
-		out.Intent, out.Confidence, out.Reason = IntentAgronomy, ratio(agro, sup+agro+cat), reason("agronomy", agroF)
+		out.Intent, out.Confidence, out.Reason = rag.IntentAgronomy, ratio(agro, sup+agro+cat), reason("agronomy", agroF)
 	}
 	return out, nil
 }
@@ -227,17 +228,17 @@ var (
 )
 
 // Answer writes the reply from req's hits.
-func (a ExtractiveAnswerer) Answer(ctx context.Context, req AnswerRequest) (Answer, error) {
+func (a ExtractiveAnswerer) Answer(ctx context.Context, req rag.AnswerRequest) (rag.Answer, error) {
 	if err := ctx.Err(); err != nil {
-		return Answer{}, err
+		return rag.Answer{}, err
 	}
 	text, cited := a.compose(req)
-	return Answer{Text: text, Model: "extractive", Cited: cited}, nil
+	return rag.Answer{Text: text, Model: "extractive", Cited: cited}, nil
 }
 
 // StreamAnswer emits the reply word by word, so demos stream without a
 // model.
-func (a ExtractiveAnswerer) StreamAnswer(ctx context.Context, req AnswerRequest, onToken func(string)) (Answer, error) {
+func (a ExtractiveAnswerer) StreamAnswer(ctx context.Context, req rag.AnswerRequest, onToken func(string)) (rag.Answer, error) {
 	ans, err := a.Answer(ctx, req)
 	if err != nil {
 		return ans, err
@@ -246,7 +247,7 @@ func (a ExtractiveAnswerer) StreamAnswer(ctx context.Context, req AnswerRequest,
 	for i, r := range ans.Text {
 		if r == ' ' || r == '\n' {
 			if err := ctx.Err(); err != nil {
-				return Answer{}, err
+				return rag.Answer{}, err
 			}
 			onToken(ans.Text[start : i+1])
 			start = i + 1
@@ -258,21 +259,21 @@ func (a ExtractiveAnswerer) StreamAnswer(ctx context.Context, req AnswerRequest,
 	return ans, nil
 }
 
-func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []storage.OwnerRef) {
+func (a ExtractiveAnswerer) compose(req rag.AnswerRequest) (string, []storage.OwnerRef) {
 	maxP, maxF, maxD := or(a.MaxProducts, 3), or(a.MaxFAQs, 2), or(a.MaxDocuments, 2)
 	lang := DetectLanguage(req.Message)
 	fr := framePT
-	if lang == LanguageEnglish {
+	if lang == rag.LanguageEnglish {
 		fr = frameEN
 	}
-	if req.Intent == IntentSmallTalk {
-		if lang == LanguageEnglish {
+	if req.Intent == rag.IntentSmallTalk {
+		if lang == rag.LanguageEnglish {
 			return GreetingAnswerEnglish, []storage.OwnerRef{}
 		}
 		return GreetingAnswer, []storage.OwnerRef{}
 	}
 	if req.Abstained || len(req.Catalog)+len(req.FAQs)+len(req.Documents) == 0 {
-		if lang == LanguageEnglish {
+		if lang == rag.LanguageEnglish {
 			return AbstainAnswerEnglish, []storage.OwnerRef{}
 		}
 		return AbstainAnswer, []storage.OwnerRef{}
@@ -291,7 +292,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []storage.OwnerR
 	// Each part has its full text and a short one: the part that leads is
 	// given whole, the others in one line.
 	var shorts []string
-	add := func(part, short string, e *Evidence, defines bool) {
+	add := func(part, short string, e *rag.Evidence, defines bool) {
 		k := 0.0
 		if e != nil {
 			k = math.Round(e.Coverage * 10)
@@ -316,7 +317,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []storage.OwnerR
 	}
 	// A question about the store (support) or a definition leads with
 	// the FAQ; a product question with the products.
-	faqFirst := req.Intent == IntentSupport || len(req.Catalog) == 0
+	faqFirst := req.Intent == rag.IntentSupport || len(req.Catalog) == 0
 	if faqFirst {
 		faqPart()
 	}
@@ -351,7 +352,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []storage.OwnerR
 		cited = append(cited, storage.OwnerRef{Kind: storage.KindDocument, ID: h.ID})
 	}
 	if len(parts) == 0 {
-		if lang == LanguageEnglish {
+		if lang == rag.LanguageEnglish {
 			return AbstainAnswerEnglish, []storage.OwnerRef{}
 		}
 		return AbstainAnswer, []storage.OwnerRef{}
@@ -375,7 +376,7 @@ func (a ExtractiveAnswerer) compose(req AnswerRequest) (string, []storage.OwnerR
 
 // withNote joins the parts, with the pesticide note when a listed
 // product is an agronomy pesticide.
-func withNote(parts []string, req AnswerRequest, fr answerFrame, syn *lexical.Synonyms, maxP int) string {
+func withNote(parts []string, req rag.AnswerRequest, fr answerFrame, syn *lexical.Synonyms, maxP int) string {
 	for i, h := range req.Catalog {
 		if i == maxP {
 			break
@@ -389,11 +390,11 @@ func withNote(parts []string, req AnswerRequest, fr answerFrame, syn *lexical.Sy
 }
 
 // priceText is FormatPrice, in English "price unavailable" for none.
-func priceText(p *float64, lang Language) string {
-	if p == nil && lang == LanguageEnglish {
+func priceText(p *float64, lang rag.Language) string {
+	if p == nil && lang == rag.LanguageEnglish {
 		return "price unavailable"
 	}
-	return FormatPrice(p)
+	return rag.FormatPrice(p)
 }
 
 // itemFacts are the passages of an item's description and attached
@@ -459,7 +460,7 @@ func or(v, d int) int {
 
 // hasDefensive reports whether a listed product is a pesticide (its
 // category names a treatment class).
-func hasDefensive(hits []Hit[storage.CatalogItem]) bool {
+func hasDefensive(hits []rag.Hit[storage.CatalogItem]) bool {
 	for _, h := range hits {
 		c := lexical.Normalize(h.Record.Category)
 		for _, k := range []string{"fungicida", "herbicida", "inseticida", "acaricida", "nematicida", "bactericida", "formicida"} {

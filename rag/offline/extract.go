@@ -1,4 +1,4 @@
-package rag
+package offline
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -15,7 +16,7 @@ import (
 
 // DetectLanguage guesses whether text is English or Portuguese from its
 // function words; Portuguese wins ties and texts with none.
-func DetectLanguage(text string) Language {
+func DetectLanguage(text string) rag.Language {
 	en, pt := 0, 0
 	for _, w := range strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
 		if englishWords[w] {
@@ -26,9 +27,9 @@ func DetectLanguage(text string) Language {
 		}
 	}
 	if en > pt {
-		return LanguageEnglish
+		return rag.LanguageEnglish
 	}
-	return LanguagePortuguese
+	return rag.LanguagePortuguese
 }
 
 var (
@@ -67,7 +68,7 @@ var (
 
 // focusOf analyzes question (with the user turns of history, when the
 // question names no crop of its own) for passage selection.
-func focusOf(question string, history []Turn, syn *lexical.Synonyms) questionFocus {
+func focusOf(question string, history []rag.Turn, syn *lexical.Synonyms) questionFocus {
 	n := " " + strings.Join(strings.Fields(lexical.Normalize(question)), " ") + " "
 	var f questionFocus
 	has := func(list []string) bool {

@@ -1,4 +1,4 @@
-package rag_test
+package offline_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -23,7 +25,7 @@ func TestDetectLanguage(t *testing.T) {
 		{"", rag.LanguagePortuguese},
 	}
 	for _, tt := range tests {
-		if got := rag.DetectLanguage(tt.in); got != tt.want {
+		if got := offline.DetectLanguage(tt.in); got != tt.want {
 			t.Errorf("DetectLanguage(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -33,7 +35,7 @@ func TestDetectLanguage(t *testing.T) {
 // and checks that the fact asked is in the answer, in the question's
 // language, without Markdown.
 func TestOfflineAnswersTheQuestion(t *testing.T) {
-	p := offlinePipeline(t, rag.PipelineOptions{})
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	grape := []rag.Turn{
 		{Role: llm.RoleUser, Content: "tem fungicida para uva?"},
 		{Role: llm.RoleAssistant, Content: "Temos o Fosetal 800 WG e outros."},
@@ -82,7 +84,7 @@ func TestOfflineAnswersTheQuestion(t *testing.T) {
 }
 
 func TestKeywordClassifierDefinitions(t *testing.T) {
-	c := rag.KeywordClassifier{}
+	c := offline.KeywordClassifier{}
 	// The definition outweighs a topic keyword (tríplice lavagem is an
 	// agronomy one, calcário a catalog one): documents and FAQs answer.
 	for _, msg := range []string{"o que é vazio sanitário?", "o que é tríplice lavagem?", "o que quer dizer PRNT no calcário?"} {

@@ -1,4 +1,4 @@
-package rag
+package offline
 
 import (
 	"reflect"

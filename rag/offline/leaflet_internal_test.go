@@ -1,4 +1,4 @@
-package rag
+package offline
 
 import (
 	"context"
@@ -21,7 +21,7 @@ type internalRecords struct {
 func loadInternalRecords(t testing.TB) internalRecords {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
 	ctx := context.Background()
 	items, err := load.LoadCatalog(ctx, filepath.Join(root, "testdata", "catalog.jsonl"), nil)
 	if err != nil {
