@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/rag/internal/audit"
 	"github.com/hybridrag/hybridrag/rag/internal/prompt"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -254,7 +255,7 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 		compact.Reset()
 		compact.Write(args)
 	}
-	logToolPayload(ctx, r.p.opts.Logger, r.p.opts.AuditPreviewChars, name, compact.String(), o.count, audited)
+	audit.LogToolPayload(ctx, r.p.opts.Logger, r.p.opts.AuditPreviewChars, name, compact.String(), o.count, audited)
 	return text, nil
 }
 
@@ -276,8 +277,8 @@ func catalogFilters(a toolArgs) []storage.Filter {
 func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 	s := r.p.searcher
 	var tools []llm.Tool
-	add := func(name, prompt string, schema json.RawMessage, examples []json.RawMessage, h llm.ToolHandler) error {
-		desc, err := renderPrompt(prompt, lang, nil)
+	add := func(name, promptName string, schema json.RawMessage, examples []json.RawMessage, h llm.ToolHandler) error {
+		desc, err := prompt.Render(promptName, lang, nil)
 		if err != nil {
 			return err
 		}
@@ -370,14 +371,14 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	if err != nil {
 		return nil, err
 	}
-	lang, err := resolveLanguage(opts.Language)
+	lang, err := ParseLanguage(string(opts.Language))
 	if err != nil {
 		return nil, err
 	}
 	maxIter := cmp.Or(max(opts.MaxIterations, 0), llm.DefaultMaxIterations)
 	system := opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
-		system, err = renderPrompt(prompt.Agentic, lang, agenticPromptData{
+		system, err = prompt.Render(prompt.Agentic, lang, agenticPromptData{
 			Catalog: enabled.Catalog, FAQs: enabled.FAQ, Documents: enabled.Documents, MaxIterations: maxIter,
 		})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/offline"
+	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -80,7 +81,7 @@ func ExampleConfigFromEnv() {
 		"OPENROUTER_MODEL_ANSWER":    "openai/gpt-4o-mini",
 		"CHAT_HISTORY_CONTEXT_LIMIT": "8",
 	}
-	cfg, err := rag.ConfigFromEnv(func(k string) string { return env[k] })
+	cfg, err := settings.ConfigFromEnv(func(k string) string { return env[k] })
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -93,9 +94,9 @@ func ExampleConfigFromEnv() {
 
 	env["EMBEDDING_DIMENSIONS"] = "-3"
 	env["CATALOG_AI_MAX_PRICE"] = "caro"
-	_, err = rag.ConfigFromEnv(func(k string) string { return env[k] })
+	_, err = settings.ConfigFromEnv(func(k string) string { return env[k] })
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, rag.ErrInvalidConfig))
+	fmt.Println(errors.Is(err, settings.ErrInvalidConfig))
 	// Output:
 	// mode: enhanced faq legs: lexical catalog vector weight: 5
 	// history: 8 answer model: openai/gpt-4o-mini

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/rag/internal/audit"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/llm"
@@ -31,7 +32,7 @@ const (
 	DefaultMaxHistoryTurns = 50
 	DefaultMaxHistoryChars = 20000
 	DefaultSummarizeAfter  = 6
-	DefaultAuditPreview    = 800
+	DefaultAuditPreview    = audit.DefaultPreview
 	// DefaultFallbackMessage is the answer when the model fails or
 	// answers nothing.
 	DefaultFallbackMessage = "Desculpe, não consegui responder agora. Tente novamente em instantes ou fale com um atendente."

@@ -38,13 +38,3 @@ func ParseLanguage(tag string) (Language, error) {
 	}
 	return "", fmt.Errorf("%w: %q (want pt-BR or en)", ErrUnsupportedLanguage, tag)
 }
-
-// resolveLanguage validates a component's language option.
-func resolveLanguage(l Language) (Language, error) {
-	return ParseLanguage(string(l))
-}
-
-// renderPrompt executes the prompt template name in lang with data.
-func renderPrompt(name string, lang Language, data any) (string, error) {
-	return prompt.Render(name, string(lang), data)
-}

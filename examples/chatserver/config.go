@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage/postgres"
 )
 
@@ -128,7 +128,7 @@ type envConfig struct {
 	// RAG holds the library's knobs and the model switches
 	// (rag.ConfigFromEnv: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL,
 	// EMBEDDING_MODEL, OPENROUTER_API_KEY, the seeds' search variables...).
-	RAG rag.Config
+	RAG settings.Config
 }
 
 // usageError is a command-line or environment mistake (exit status 2).
@@ -209,7 +209,7 @@ Flags:
 		if v := strings.TrimSpace(getenv(envRerank)); v != "" {
 			m, err := parseRerank(v)
 			if err != nil {
-				ee := &rag.EnvError{Var: envRerank, Value: v, Err: err}
+				ee := &settings.EnvError{Var: envRerank, Value: v, Err: err}
 				return config{}, &usageError{msg: "environment: " + ee.Error(), err: ee}
 			}
 			cfg.Rerank = m
@@ -225,7 +225,7 @@ Flags:
 	case cfg.Heartbeat <= 0:
 		return config{}, &usageError{msg: "-heartbeat must be positive"}
 	}
-	rc, err := rag.ConfigFromEnv(getenv)
+	rc, err := settings.ConfigFromEnv(getenv)
 	if err != nil {
 		return config{}, &usageError{msg: "environment: " + err.Error(), err: err}
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/settings"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's log writes.
@@ -183,8 +183,8 @@ func TestParseConfigRerank(t *testing.T) {
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want a usage error containing %q", err, tt.wantErr)
 			}
-			var ee *rag.EnvError
-			if got := errors.As(err, &ee) && ee.Var == envRerank && errors.Is(err, rag.ErrInvalidConfig) && errors.Is(err, errBadRerank); got != tt.envErr {
+			var ee *settings.EnvError
+			if got := errors.As(err, &ee) && ee.Var == envRerank && errors.Is(err, settings.ErrInvalidConfig) && errors.Is(err, errBadRerank); got != tt.envErr {
 				t.Errorf("err = %v: *rag.EnvError naming %s = %v, want %v", err, envRerank, got, tt.envErr)
 			}
 		})
@@ -221,7 +221,7 @@ func TestOpenModels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rc, err := rag.ConfigFromEnv(func(k string) string { return tt.env[k] })
+			rc, err := settings.ConfigFromEnv(func(k string) string { return tt.env[k] })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,7 +12,9 @@ import (
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/llmchat"
 	"github.com/hybridrag/hybridrag/rag/offline"
+	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/vector"
 )
 
@@ -41,7 +43,7 @@ type models struct {
 	pipelineOptions rag.PipelineOptions
 	indexerOptions  ingest.IndexerOptions
 	agenticOptions  rag.AgenticOptions
-	rag             rag.Config
+	rag             settings.Config
 }
 
 // openModels builds the classifier, answerer, summarizer, embedder and the
@@ -50,7 +52,7 @@ type models struct {
 // the keyword classifier as its last resort), answerer and summarizer;
 // with OPENAI_API_KEY the OpenAI (or OPENAI_BASE_URL) embedder. It does no
 // I/O.
-func openModels(rc rag.Config) (models, error) {
+func openModels(rc settings.Config) (models, error) {
 	m := models{
 		classifier:      offline.KeywordClassifier{},
 		answerer:        offline.ExtractiveAnswerer{},
@@ -79,15 +81,15 @@ func openModels(rc rag.Config) (models, error) {
 	chat := llmopenai.New(newClient(ep), llmopenai.Options{Model: name})
 	copts := rc.ClassifierOptions()
 	copts.Offline = offline.KeywordClassifier{}
-	cls, err := rag.NewLLMClassifier(chat, copts)
+	cls, err := llmchat.NewLLMClassifier(chat, copts)
 	if err != nil {
 		return m, fmt.Errorf("classifier: %w", err)
 	}
-	ans, err := rag.NewLLMAnswerer(chat, rc.AnswererOptions())
+	ans, err := llmchat.NewLLMAnswerer(chat, rc.AnswererOptions())
 	if err != nil {
 		return m, fmt.Errorf("answerer: %w", err)
 	}
-	sum, err := rag.NewLLMSummarizer(chat, rc.SummarizerOptions())
+	sum, err := llmchat.NewLLMSummarizer(chat, rc.SummarizerOptions())
 	if err != nil {
 		return m, fmt.Errorf("summarizer: %w", err)
 	}
@@ -102,7 +104,7 @@ func openModels(rc rag.Config) (models, error) {
 
 // newClient returns an openai-go client for ep, with the seeds' retries and
 // a per-attempt timeout.
-func newClient(ep rag.Endpoint) oai.Client {
+func newClient(ep settings.Endpoint) oai.Client {
 	opts := []option.RequestOption{option.WithAPIKey(ep.APIKey.Value()),
 		option.WithMaxRetries(modelMaxRetries), option.WithRequestTimeout(modelRequestTimeout)}
 	if ep.BaseURL != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 )
@@ -335,7 +336,7 @@ func TestAssist(t *testing.T) {
 		model := llmtest.NewModel(llmtest.Text(`{"description":"Fungicida protetor para videira.","category":"fungicida","price":99.999,"tags":["Uva"," uva ","Tomate"]}`))
 		h := newTestServer(t, nil, func(be *backend) {
 			be.chat = model
-			be.assist = newAssist(model, rag.AssistOptions{Categories: storeCategories(context.Background(), be.store)})
+			be.assist = newAssist(model, assist.AssistOptions{Categories: storeCategories(context.Background(), be.store)})
 		}).routes()
 		rec := do(t, h, "POST", "/api/catalog/assist", `{"name":"Cobre Total","manufacturer":"AgroVale"}`)
 		if rec.Code != 200 {
@@ -354,7 +355,7 @@ func TestAssist(t *testing.T) {
 	})
 	t.Run("bad input", func(t *testing.T) {
 		model := llmtest.NewModel()
-		h := newTestServer(t, nil, func(be *backend) { be.assist = newAssist(model, rag.AssistOptions{}) }).routes()
+		h := newTestServer(t, nil, func(be *backend) { be.assist = newAssist(model, assist.AssistOptions{}) }).routes()
 		wantError(t, do(t, h, "POST", "/api/catalog/assist", `{"description":"sem nome"}`), 400, codeInvalidField)
 		wantError(t, do(t, h, "POST", "/api/catalog/assist", `{"name":"x","price":-1}`), 400, codeInvalidField)
 		if model.Calls() != 0 {

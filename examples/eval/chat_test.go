@@ -16,6 +16,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/offline"
+	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -344,7 +345,7 @@ func TestRunChatJSON(t *testing.T) {
 		t.Error("latency_ms without -latency")
 	}
 	for key, want := range map[string]any{"store": offlineStore, "classifier": offlineClassifier, "answerer": offlineAnswerer,
-		"dims": float64(rag.DefaultConfig().Embedding.Dimensions), "config": "rag.DefaultConfig"} {
+		"dims": float64(settings.DefaultConfig().Embedding.Dimensions), "config": "rag.DefaultConfig"} {
 		if got := doc.Settings[key]; got != want {
 			t.Errorf("settings.%s = %v, want %v", key, got, want)
 		}
@@ -440,7 +441,7 @@ func TestChatUsageErrors(t *testing.T) {
 // recorded abstentions are the pipeline's.
 func TestRunChatCasesEmptyStore(t *testing.T) {
 	ctx := context.Background()
-	chat, err := newOfflineChat(ctx, rag.DefaultConfig(), 64, ingest.Sources{}, nil)
+	chat, err := newOfflineChat(ctx, settings.DefaultConfig(), 64, ingest.Sources{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/rag/rerank"
+	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -98,7 +99,7 @@ type offlineChat struct {
 //
 // tune, when not nil, adjusts the searcher options before the thresholds
 // are filled in (the ablation switches); nil measures what a user sees.
-func newOfflineChat(ctx context.Context, rc rag.Config, dims int, src ingest.Sources, tune func(*rag.SearcherOptions)) (*offlineChat, error) {
+func newOfflineChat(ctx context.Context, rc settings.Config, dims int, src ingest.Sources, tune func(*rag.SearcherOptions)) (*offlineChat, error) {
 	h, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: dims})
 	if err != nil {
 		return nil, fmt.Errorf("hash embedder: %w", err)
@@ -257,10 +258,10 @@ func findTestdata(dir string) (string, error) {
 
 // executeChat is the -chat mode.
 func executeChat(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
-	rc, cfgName := rag.DefaultConfig(), "rag.DefaultConfig"
+	rc, cfgName := settings.DefaultConfig(), "rag.DefaultConfig"
 	if cfg.env {
 		var err error
-		if rc, err = rag.ConfigFromEnv(os.Getenv); err != nil {
+		if rc, err = settings.ConfigFromEnv(os.Getenv); err != nil {
 			return fmt.Errorf("environment: %w", err)
 		}
 		cfgName = "rag.ConfigFromEnv"

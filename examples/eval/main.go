@@ -306,7 +306,7 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	}
 
 	if cfg.json {
-		out := output{Report: rep, Settings: settings(cfg, ix)}
+		out := output{Report: rep, Settings: settingsOf(cfg, ix)}
 		if len(perQuery) > 0 {
 			out.PerQuery = make(map[string][]eval.QueryResult, len(perQuery))
 			for _, name := range perQuery {
@@ -331,7 +331,7 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func settings(cfg *config, ix *index) map[string]any {
+func settingsOf(cfg *config, ix *index) map[string]any {
 	s := map[string]any{
 		"kind": ix.kind, "dims": cfg.dims, "split": cfg.split, "mode": cfg.mode,
 		"fusion": string(cfg.fusion), "embedder": "hash",

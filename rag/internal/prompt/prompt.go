@@ -52,9 +52,9 @@ const (
 
 // Render executes the template name in lang with data and trims the
 // surrounding white space.
-func Render(name string, lang string, data any) (string, error) {
+func Render[L ~string](name string, lang L, data any) (string, error) {
 	var b strings.Builder
-	file := name + "." + lang + templateSuffix
+	file := name + "." + string(lang) + templateSuffix
 	if promptTemplates.Lookup(file) == nil {
 		return "", fmt.Errorf("%w: no %q prompt in %q", ErrUnsupportedLanguage, name, lang)
 	}

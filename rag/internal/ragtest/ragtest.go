@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
@@ -248,3 +249,23 @@ func OfflinePipeline(t *testing.T, opts rag.PipelineOptions) *rag.Pipeline {
 	}
 	return p
 }
+
+// LastUser returns the content of the last user message of req.
+func LastUser(req llm.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == llm.RoleUser {
+			return req.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// catalogItem is an item with only a name and a manufacturer.
+// CatalogItem returns a sample catalog item.
+func CatalogItem() storage.CatalogItem {
+	return storage.CatalogItem{ID: "novo-1", Name: "Oidiex 250 EC", Manufacturer: "AgroVale",
+		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Fungicida sistêmico para oídio da videira.\nDose: 30 mL/100 L."}}}
+}
+
+// KnownCategories are the categories the assist tests accept.
+var KnownCategories = []string{"Fungicida", "Herbicida", "Inseticida", "Fertilizante Foliar"}

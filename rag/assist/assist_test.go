@@ -1,0 +1,196 @@
+package assist_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/llm/llmtest"
+	"github.com/hybridrag/hybridrag/rag/assist"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+func TestAssist(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		item        storage.CatalogItem
+		answer      string
+		opts        assist.AssistOptions
+		wantMissing []string
+		want        assist.Suggestions
+		wantDropped []assist.DroppedSuggestion
+	}{
+		{
+			name:        "every field missing",
+			item:        ragtest.CatalogItem(),
+			answer:      `{"description":"Fungicida sistêmico para oídio.","category":"fungicida","price":98.499,"tags":["Uva"," uva ","Maçã","","Oídio"]}`,
+			opts:        assist.AssistOptions{MaxPrice: 5000, Categories: ragtest.KnownCategories},
+			wantMissing: []string{"description", "category", "price", "tags"},
+			want:        assist.Suggestions{Description: "Fungicida sistêmico para oídio.", Category: "Fungicida", Price: ragtest.Ptr(98.5), Tags: []string{"Uva", "Maçã", "Oídio"}},
+		},
+		{
+			name:        "category matched without accents",
+			item:        ragtest.CatalogItem(),
+			answer:      `{"description":"x","category":"FERTILIZANTE FOLIÁR","price":null,"tags":[]}`,
+			opts:        assist.AssistOptions{Categories: ragtest.KnownCategories},
+			wantMissing: []string{"description", "category", "price", "tags"},
+			want:        assist.Suggestions{Description: "x", Category: "Fertilizante Foliar"},
+		},
+		{
+			name:        "price above the maximum and unknown category are dropped",
+			item:        ragtest.CatalogItem(),
+			answer:      `{"description":"","category":"Remédio de planta","price":12000,"tags":["Uva"]}`,
+			opts:        assist.AssistOptions{MaxPrice: 5000, Categories: ragtest.KnownCategories},
+			wantMissing: []string{"description", "category", "price", "tags"},
+			want:        assist.Suggestions{Tags: []string{"Uva"}},
+			wantDropped: []assist.DroppedSuggestion{
+				{Field: "category", Value: "Remédio de planta", Reason: "not one of the known categories"},
+				{Field: "price", Value: "12000", Reason: "above the maximum price R$ 5.000,00"},
+			},
+		},
+		{
+			name:        "negative price is dropped",
+			item:        ragtest.CatalogItem(),
+			answer:      `{"description":"d","category":"Fungicidas sistêmicos","price":-3,"tags":["a","b","c"]}`,
+			opts:        assist.AssistOptions{MaxTags: 2},
+			wantMissing: []string{"description", "category", "price", "tags"},
+			want:        assist.Suggestions{Description: "d", Category: "Fungicidas sistêmicos", Tags: []string{"a", "b"}},
+			wantDropped: []assist.DroppedSuggestion{
+				{Field: "price", Value: "-3", Reason: "negative price"},
+				{Field: "tags", Value: "c", Reason: "more than 2 tags"},
+			},
+		},
+		{
+			name: "filled fields are not asked for",
+			item: func() storage.CatalogItem {
+				it := ragtest.CatalogItem()
+				it.Description, it.Price = "Descrição existente.", ragtest.Ptr(10.0)
+				return it
+			}(),
+			answer:      `{"category":"Herbicida","tags":["Soja"]}`,
+			opts:        assist.AssistOptions{Categories: ragtest.KnownCategories},
+			wantMissing: []string{"category", "tags"},
+			want:        assist.Suggestions{Category: "Herbicida", Tags: []string{"Soja"}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := llmtest.NewModel(llmtest.Text(tc.answer).WithUsage(200, 40))
+			res, err := assist.Assist(context.Background(), m, tc.item, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantMissing, res.Missing); diff != "" {
+				t.Errorf("missing (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, res.Suggestions); diff != "" {
+				t.Errorf("suggestions (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantDropped, res.Dropped); diff != "" {
+				t.Errorf("dropped (-want +got):\n%s", diff)
+			}
+			if res.Usage.TotalTokens != 240 || res.Prompt == "" {
+				t.Errorf("usage %+v, prompt %q", res.Usage, res.Prompt)
+			}
+			// Only the missing fields are in the strict schema.
+			r := m.Requests()[0]
+			var schema struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+				Required   []string                   `json:"required"`
+			}
+			if err := json.Unmarshal(r.ResponseFormat.Schema, &schema); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(schema.Required, tc.wantMissing) || len(schema.Properties) != len(tc.wantMissing) || !r.ResponseFormat.Strict {
+				t.Errorf("schema %s", r.ResponseFormat.Schema)
+			}
+			// Apply never overwrites a filled field.
+			applied := res.Suggestions.Apply(tc.item)
+			if tc.item.Description != "" && applied.Description != tc.item.Description ||
+				tc.item.Price != nil && *applied.Price != *tc.item.Price {
+				t.Errorf("Apply overwrote a field: %+v", applied)
+			}
+			if tc.want.Category != "" && applied.Category != tc.want.Category {
+				t.Errorf("Apply category %q", applied.Category)
+			}
+		})
+	}
+}
+
+func TestAssistPromptAndAudit(t *testing.T) {
+	var logs bytes.Buffer
+	m := llmtest.NewModel(llmtest.Text(`{"description":"d","category":"Fungicida","price":10,"tags":["Uva"]}`))
+	res, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.AssistOptions{
+		Model: "assist-model", MaxPrice: 5000, Categories: ragtest.KnownCategories,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)), AuditPreviewChars: 60,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := ragtest.LastUser(m.Requests()[0])
+	for _, want := range []string{"Nome: Oidiex 250 EC", "Fabricante: AgroVale", "bula.txt: Fungicida sistêmico", "Fungicida; Herbicida", "no máximo R$ 5.000,00"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, prompt)
+		}
+	}
+	if prompt != res.Prompt || m.Requests()[0].Model != "assist-model" {
+		t.Error("result prompt differs from the prompt sent")
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+		t.Fatalf("audit log %q: %v", logs.String(), err)
+	}
+	if rec["tool"] != assist.ToolCatalogAssist || rec["results"] != float64(4) || !strings.Contains(rec["arguments"].(string), `"missing":["description","category","price","tags"]`) {
+		t.Errorf("audit record %v", rec)
+	}
+	if p := rec["payload"].(string); len([]rune(p)) != 60 || !strings.HasPrefix(prompt, strings.TrimSuffix(p, "…")) {
+		t.Errorf("payload preview %q", p)
+	}
+}
+
+func TestAssistErrors(t *testing.T) {
+	ctx := context.Background()
+	t.Run("nothing missing makes no call", func(t *testing.T) {
+		it := ragtest.CatalogItem()
+		it.Description, it.Category, it.Price, it.Tags = "d", "c", ragtest.Ptr(1.0), []string{"t"}
+		m := llmtest.NewModel()
+		res, err := assist.Assist(ctx, m, it, assist.AssistOptions{})
+		if err != nil || len(res.Missing) != 0 || m.Calls() != 0 {
+			t.Errorf("res %+v err %v calls %d", res, err, m.Calls())
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		item   storage.CatalogItem
+		opts   assist.AssistOptions
+		answer llmtest.Step
+		want   error
+	}{
+		{"no name", storage.CatalogItem{Description: "x"}, assist.AssistOptions{}, llmtest.Text("{}"), assist.ErrAssistInput},
+		{"NaN max price", ragtest.CatalogItem(), assist.AssistOptions{MaxPrice: math.NaN()}, llmtest.Text("{}"), assist.ErrAssistOptions},
+		{"negative max price", ragtest.CatalogItem(), assist.AssistOptions{MaxPrice: -1}, llmtest.Text("{}"), assist.ErrAssistOptions},
+		{"not JSON", ragtest.CatalogItem(), assist.AssistOptions{}, llmtest.Text("Sugiro fungicida."), llm.ErrInvalidOutput},
+		{"a filled field in the answer", func() storage.CatalogItem {
+			it := ragtest.CatalogItem()
+			it.Description, it.Price, it.Tags = "d", ragtest.Ptr(1.0), []string{"t"}
+			return it
+		}(), assist.AssistOptions{}, llmtest.Text(`{"category":"x","description":"overwrite"}`), llm.ErrInvalidOutput},
+		{"model down", ragtest.CatalogItem(), assist.AssistOptions{}, llmtest.Fail(&llm.APIError{StatusCode: 503}), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := assist.Assist(ctx, llmtest.NewModel(tc.answer), tc.item, tc.opts)
+			if err == nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
