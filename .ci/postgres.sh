@@ -8,7 +8,17 @@
 #   .ci/postgres.sh dsn     print the DSN.
 #
 # Environment: HYBRIDRAG_PGDATA (default /tmp/hybridrag-pg), HYBRIDRAG_PGPORT (default 55432),
-# HYBRIDRAG_PG_FRESH=1 drops and recreates the test database (CI does this).
+# HYBRIDRAG_PG_FRESH=1 drops and recreates the test database.
+#
+# Per-run servers: HYBRIDRAG_PGPORT=auto picks a free port when the cluster is created and
+# records it in the cluster's postgresql.conf, where later start/stop/dsn calls with the same
+# HYBRIDRAG_PGDATA read it back. With a data directory of its own, a run cannot touch another
+# run's server or database; .ci/run does this:
+#
+#   export HYBRIDRAG_PGDATA=$(mktemp -d /tmp/hybridrag-pg-run.XXXXXX) HYBRIDRAG_PGPORT=auto
+#   DSN=$(bash .ci/postgres.sh start | tail -n1)
+#   ...; bash .ci/postgres.sh stop; rm -rf "$HYBRIDRAG_PGDATA"
+#
 # pgvector is not packaged for Debian 12, so it is built from Debian's own source package
 # (suite trixie, pgvector 0.8.x) against postgresql-server-dev-15.
 set -euo pipefail
@@ -18,9 +28,47 @@ PG_CONFIG=$PGBIN/pg_config
 PGDATA=${HYBRIDRAG_PGDATA:-/tmp/hybridrag-pg}
 PGPORT=${HYBRIDRAG_PGPORT:-55432}
 DB=hybridrag_test
-DSN="postgres://postgres@127.0.0.1:${PGPORT}/${DB}?sslmode=disable"
 
 log() { echo "postgres.sh: $*" >&2; }
+
+# configured_port prints the port recorded in an existing cluster's postgresql.conf (the last
+# "port = N" line wins, as in PostgreSQL), or nothing.
+configured_port() {
+  [ -f "$PGDATA/postgresql.conf" ] || return 0
+  sed -n 's/^[[:space:]]*port[[:space:]]*=[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$PGDATA/postgresql.conf" | tail -n1
+}
+
+# port_in_use reports whether something listens on 127.0.0.1:$1.
+port_in_use() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# free_port prints a port in 20000-59999 that nothing listens on.
+free_port() {
+  local p i
+  for i in $(seq 1 200); do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    if ! port_in_use "$p"; then
+      echo "$p"
+      return
+    fi
+  done
+  log "no free port found"
+  return 1
+}
+
+if [ "$PGPORT" = auto ]; then
+  PGPORT=$(configured_port)
+  PGPORT=${PGPORT:-auto}
+fi
+
+dsn() {
+  if [ "$PGPORT" = auto ]; then
+    log "no cluster in $PGDATA yet: run start first"
+    exit 1
+  fi
+  echo "postgres://postgres@127.0.0.1:${PGPORT}/${DB}?sslmode=disable"
+}
 
 as_postgres() {
   if [ "$(id -u)" = 0 ]; then
@@ -81,7 +129,10 @@ SRC
 
 ensure_cluster() {
   if [ ! -f "$PGDATA/PG_VERSION" ]; then
-    log "initdb $PGDATA"
+    if [ "$PGPORT" = auto ]; then
+      PGPORT=$(free_port)
+    fi
+    log "initdb $PGDATA (port $PGPORT)"
     mkdir -p "$PGDATA"
     chown postgres:postgres "$PGDATA" 2>/dev/null || true
     chmod 700 "$PGDATA"
@@ -103,8 +154,28 @@ CONF
 start() {
   ensure_pgvector
   ensure_cluster
+  if [ "$PGPORT" = auto ]; then
+    log "HYBRIDRAG_PGPORT=auto but $PGDATA/postgresql.conf names no port"
+    exit 1
+  fi
   if as_postgres "$PGBIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
     log "server already running on port $PGPORT"
+  elif [ "${HYBRIDRAG_PGPORT:-}" = auto ]; then
+    # Another run may have taken the chosen port between the check and the start:
+    # move to a new free port and try again.
+    local try
+    for try in 1 2 3 4 5; do
+      if as_postgres "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDATA/server.log" -w -t 60 start >&2; then
+        break
+      fi
+      if [ "$try" = 5 ] || ! port_in_use "$PGPORT"; then
+        log "could not start the server (see $PGDATA/server.log)"
+        exit 1
+      fi
+      PGPORT=$(free_port)
+      log "port taken; retrying on port $PGPORT"
+      echo "port = $PGPORT" >>"$PGDATA/postgresql.conf"
+    done
   else
     as_postgres "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDATA/server.log" -w -t 60 start >&2
   fi
@@ -117,7 +188,7 @@ start() {
   fi
   "${psql[@]}" -d "$DB" -c "CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;" >&2
   log "ready: $("${psql[@]}" -d "$DB" -tAc "SELECT 'postgres ' || current_setting('server_version') || ', vector ' || extversion FROM pg_extension WHERE extname='vector'")"
-  echo "$DSN"
+  dsn
 }
 
 stop() {
@@ -129,6 +200,6 @@ stop() {
 case "${1:-start}" in
   start) start ;;
   stop) stop ;;
-  dsn) echo "$DSN" ;;
+  dsn) dsn ;;
   *) echo "usage: $0 start|stop|dsn" >&2; exit 2 ;;
 esac

@@ -157,30 +157,3 @@ func BenchmarkScore(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkScoreBM25 is BenchmarkScore's ScoreOnly/normalized with BM25F
-// and proximity (the FAQ and document scoring), and SnowballStem.
-func BenchmarkScoreBM25(b *testing.B) {
-	s := NewScorer(ScorerOptions{
-		BM25:      &BM25{Proximity: 0.5, AvgLengths: map[string]float64{FieldName: 3, FieldDescription: 20, FieldTags: 2}},
-		Match:     MatchWordPrefix,
-		Tokenizer: Tokenizer{Filters: []TokenFilter{SnowballFilter{}}},
-	})
-	q := s.Prepare(benchQueries[0])
-	recs := benchRecords(200, true)
-	b.Run("ScoreOnly/normalized", func(b *testing.B) {
-		i := 0
-		for b.Loop() {
-			_ = q.ScoreOnly(&recs[i%len(recs)])
-			i++
-		}
-	})
-	b.Run("SnowballStem", func(b *testing.B) {
-		words := strings.Fields("declaracao obrigatoria entregar restituicao dependentes aposentadoria rendimentos tributaveis")
-		i := 0
-		for b.Loop() {
-			_ = SnowballStem(words[i%len(words)])
-			i++
-		}
-	})
-}

@@ -1,9 +1,7 @@
 // Package lexical is the model-free half of hybrid search: accent-insensitive
 // normalization, Portuguese-aware tokenization and stemming, synonym tables
 // and the field-weighted lexicalScore of the reference agronomy store
-// (seed 000 §6), plus BM25F for FAQs and documents. It imports the standard
-// library, golang.org/x/text and github.com/blevesearch/snowballstem (the
-// Snowball Portuguese stemmer, no dependencies of its own) only.
+// (seed 000 §6), plus BM25F for FAQs and documents.
 //
 // # Normalization
 //
@@ -47,11 +45,13 @@
 // ([StemFilter]) is therefore enough to match every inflection in stored
 // text, which needs no stemming. It is off by default.
 //
-// [SnowballStem] is the Snowball Portuguese stemmer of Lucene and bleve,
-// adjusted to folded text and to the same prefix property: it conflates
-// verbs with their nouns ("declarar", "declaração" → "declar"), which
-// questions phrased in other words need. [SnowballFilter] applies it to
-// query tokens; package rag's FAQ and document scorers use it.//
+// The Snowball Portuguese stemmer of Lucene and bleve, adjusted to folded
+// text and to the same prefix property, is in the leaf package
+// lexical/snowball: snowball.Stem conflates verbs with their nouns
+// ("declarar", "declaração" → "declar"), which questions phrased in other
+// words need, and snowball.Filter is the [TokenFilter] that applies it to
+// query tokens; package rag's FAQ and document scorers use it.
+//
 // # Synonyms
 //
 // A [Synonyms] table maps variants to canonical terms in three categories:
@@ -121,4 +121,12 @@
 // [Scorer] and [PreparedQuery] are immutable after construction and may be
 // shared between goroutines; [Tokenizer] is a value and is safe to share
 // when its Filters are.
+//
+// # Dependencies
+//
+// lexical belongs to the computing core: it imports the standard library
+// and golang.org/x/text only (the pt-BR and English stopword lists and the
+// synonym table are embedded files). Code with third-party dependencies
+// lives in leaf packages beneath it: lexical/snowball, the only importer
+// of github.com/blevesearch/snowballstem.
 package lexical

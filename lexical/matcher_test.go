@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -9,8 +10,31 @@ import (
 
 // TestMatcherMatchesReference scores seeded records with the compiled
 // matcher and with the reference path (strings.Contains per term, word
-// scan per field) and wants identical Signals.
+// scan per field) and wants identical Signals. The Snowball variant is in
+// snowball_test.go (package lexical_test, which may import
+// lexical/snowball).
 func TestMatcherMatchesReference(t *testing.T) {
+	for _, mode := range []MatchMode{MatchSubstring, MatchWordPrefix} {
+		for _, variant := range []string{"presence", "stem", "bm25"} {
+			t.Run(fmt.Sprintf("%v/%s", mode, variant), func(t *testing.T) {
+				opts := ScorerOptions{Match: mode}
+				switch variant {
+				case "stem":
+					opts.Tokenizer.Filters = []TokenFilter{StemFilter{}}
+				case "bm25":
+					opts.BM25 = &BM25{Proximity: 0.5, AvgLengths: map[string]float64{FieldName: 3, FieldDescription: 12, FieldTags: 2}}
+				}
+				checkMatcherMatchesReference(t, opts)
+			})
+		}
+	}
+}
+
+// checkMatcherMatchesReference scores seeded queries and records with a
+// scorer built from opts, through the compiled matcher and through the
+// reference path, and fails on any difference.
+func checkMatcherMatchesReference(t *testing.T, opts ScorerOptions) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 8))
 	var queries []string
 	queries = append(queries, benchQueries...)
@@ -24,34 +48,19 @@ func TestMatcherMatchesReference(t *testing.T) {
 	}
 	recs := append(benchRecords(25, true), benchRecords(25, false)...)
 	recs = append(recs, AgronomyRecord{Name: "Фунгицид", Description: "фунгицид для винограда (uva) 農薬", Tags: []string{"Uva", "農薬"}})
-	for _, mode := range []MatchMode{MatchSubstring, MatchWordPrefix} {
-		for _, variant := range []string{"presence", "stem", "bm25", "bm25-snowball"} {
-			stem := variant
-			opts := ScorerOptions{Match: mode}
-			switch variant {
-			case "stem":
-				opts.Tokenizer.Filters = []TokenFilter{StemFilter{}}
-			case "bm25":
-				opts.BM25 = &BM25{Proximity: 0.5, AvgLengths: map[string]float64{FieldName: 3, FieldDescription: 12, FieldTags: 2}}
-			case "bm25-snowball":
-				opts.BM25 = &BM25{Proximity: 1}
-				opts.Tokenizer.Filters = []TokenFilter{SnowballFilter{}}
-			}
-			s := NewScorer(opts)
-			for _, query := range queries {
-				q := s.Prepare(query)
-				if q.ac == nil {
-					t.Fatalf("no matcher compiled for %q", query)
-				}
-				ref := *q
-				ref.ac = nil
-				for i := range recs {
-					gotScore, got := q.Score(&recs[i])
-					wantScore, want := ref.Score(&recs[i])
-					if gotScore != wantScore || !reflect.DeepEqual(got, want) {
-						t.Fatalf("mode %v stem %v query %q record %d:\nmatcher   %v %+v\nreference %v %+v", mode, stem, query, i, gotScore, got, wantScore, want)
-					}
-				}
+	s := NewScorer(opts)
+	for _, query := range queries {
+		q := s.Prepare(query)
+		if q.ac == nil {
+			t.Fatalf("no matcher compiled for %q", query)
+		}
+		ref := *q
+		ref.ac = nil
+		for i := range recs {
+			gotScore, got := q.Score(&recs[i])
+			wantScore, want := ref.Score(&recs[i])
+			if gotScore != wantScore || !reflect.DeepEqual(got, want) {
+				t.Fatalf("query %q record %d:\nmatcher   %v %+v\nreference %v %+v", query, i, gotScore, got, wantScore, want)
 			}
 		}
 	}

@@ -1,7 +1,8 @@
 // Package llm is hybridrag's provider-agnostic port to chat models (seed 003
 // §2.3, §6, §9, §10): messages and tool calls, tool definitions with JSON
 // schemas, the tool loop with its iteration limit and confirmations,
-// structured output, and fallbacks. It imports only the standard library.
+// structured output, and fallbacks. Besides the standard library it imports
+// only github.com/google/jsonschema-go, for JSON Schema.
 //
 // # Models
 //
@@ -19,12 +20,14 @@
 // # Tools and the loop
 //
 // A Tool is a ToolDefinition (name, description, JSON-schema parameters,
-// input examples) plus RequiresConfirmation and a Go ToolHandler. RunTools
+// input examples) plus RequiresConfirmation and a Go ToolHandler.
+// NewTypedTool builds one from a typed Go function, inferring the parameters
+// schema from the argument struct (SchemaFor). RunTools
 // sends a request with the tools, executes the calls the model asks for and
 // loops until the model answers, at most RunOptions.MaxIterations model calls
 // (default 5, then *MaxIterationsExceededError). Arguments are validated
-// against the tool's schema (see Schema for the supported subset) before a
-// handler runs; invalid arguments, unknown tools, handler errors, panics and
+// against the tool's schema (JSON Schema 2020-12 or draft-07, $ref and $defs
+// included; see Schema) before a handler runs; invalid arguments, unknown tools, handler errors, panics and
 // timeouts go back to the model as error results instead of failing the run.
 // Calls of one turn run in parallel. RunOptions.OnEvent reports each model
 // response, tool result and (when streaming) text delta with timings and
@@ -38,7 +41,8 @@
 //
 // # Structured output and fallbacks
 //
-// CompleteJSON requests a JSON-schema answer and validates and decodes it.
+// CompleteJSON requests a JSON-schema answer and validates and decodes it;
+// SchemaFor turns the Go type to decode into into the schema to request.
 // WithFallback tries a second model when the first fails with a retryable or
 // server error; WithEmptyAnswerFallback maps an empty answer to a fixed
 // message (DefaultEmptyAnswerMessage); FallbackMessages picks the seed's

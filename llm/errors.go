@@ -33,13 +33,15 @@ var (
 	ErrInvalidResponse = errors.New("llm: invalid response from provider")
 
 	// ErrInvalidTool reports a tool definition that cannot be offered to a
-	// model: bad or duplicate name, unparsable or unsupported JSON schema,
-	// an input example that does not satisfy the schema, a nil handler.
+	// model: bad or duplicate name, a JSON schema that does not compile (or,
+	// for NewTypedTool, an argument type without one), an input example
+	// that does not satisfy the schema, a nil handler.
 	ErrInvalidTool = errors.New("llm: invalid tool definition")
 
 	// ErrInvalidSchema reports a JSON schema that cannot be compiled: not a
-	// JSON object, a wrongly typed keyword, or a keyword this package does not
-	// enforce ($ref, not, if/then/else, ...). See CompileSchema.
+	// JSON object or boolean, a wrongly typed keyword, an unresolvable or
+	// remote $ref, a $ref cycle, an unsupported $schema; or a Go type
+	// SchemaFor cannot describe. See CompileSchema and SchemaFor.
 	ErrInvalidSchema = errors.New("llm: invalid or unsupported JSON schema")
 
 	// ErrInvalidArguments reports tool arguments that do not satisfy the

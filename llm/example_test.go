@@ -112,6 +112,66 @@ func ExampleResumeConfirmation() {
 	// Pronto! Registrei 82.5 kg.
 }
 
+// A typed tool: the parameters schema is inferred from the argument struct,
+// so it cannot drift from what the handler decodes. Arguments that break it
+// go back to the model as an error result; the handler never sees them.
+func ExampleNewTypedTool() {
+	type searchArgs struct {
+		Query string `json:"query" jsonschema:"o que buscar"`
+		Limit int    `json:"limit,omitempty" jsonschema:"máximo de resultados"`
+	}
+	search, err := llm.NewTypedTool("searchCatalog", "Busca produtos no catálogo da loja.",
+		func(_ context.Context, in searchArgs) ([]string, error) {
+			return []string{"Fungicida Azoxistrobina 250 SC"}, nil
+		})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(search.Parameters))
+
+	model := llmtest.NewModel(
+		llmtest.ToolCalls(llmtest.Call("c1", "searchCatalog", `{"query":"fungicida","limit":"3"}`)),
+		llmtest.ToolCalls(llmtest.Call("c2", "searchCatalog", `{"query":"fungicida","limit":3}`)),
+		llmtest.Text("Temos o Fungicida Azoxistrobina 250 SC."),
+	)
+	opts := &llm.RunOptions{OnEvent: func(ev llm.Event) {
+		if ev.Kind == llm.EventToolResult {
+			fmt.Println(ev.Tool.Status, ev.Tool.Result)
+		}
+	}}
+	req := llm.Request{Messages: []llm.Message{llm.UserMessage("Tem fungicida?")}}
+	res, err := llm.RunTools(context.Background(), model, req, []llm.Tool{search}, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text())
+	// Output:
+	// {"type":"object","properties":{"query":{"type":"string","description":"o que buscar"},"limit":{"type":"integer","description":"máximo de resultados"}},"required":["query"],"additionalProperties":false}
+	// invalid_arguments {"error":"invalid arguments: $.limit: must be integer (got string)"}
+	// ok ["Fungicida Azoxistrobina 250 SC"]
+	// Temos o Fungicida Azoxistrobina 250 SC.
+}
+
+// Schemas may keep shared shapes in $defs and refer to them with $ref.
+// Violations name the value's location, not the schema's.
+func ExampleCompileSchema_refs() {
+	s, err := llm.CompileSchema(json.RawMessage(`{
+		"$defs": {"option": {"type": "object", "required": ["title"],
+			"properties": {"title": {"type": "string"}, "pros": {"type": "array", "items": {"type": "string"}}}}},
+		"type": "object",
+		"properties": {"options": {"type": "array", "items": {"$ref": "#/$defs/option"}}}
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.Validate([]byte(`{"options":[{"title":"Aceitar","pros":["salário"]},{"pros":[1]}]}`)))
+	// Output:
+	// $.options[1]: missing required property "title"; $.options[1].pros[0]: must be string (got number)
+}
+
 func ExampleSchema_Validate() {
 	s, err := llm.CompileSchema(json.RawMessage(`{"type":"object",
 		"properties":{"query":{"type":"string"},"limit":{"type":"integer","maximum":10}},

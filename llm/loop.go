@@ -126,19 +126,21 @@ type Iteration struct {
 	Tools []ToolExecution
 }
 
-// EventKind identifies an Event.
-type EventKind uint8
+// EventKind identifies an Event. Its values are readable names, as for
+// rag.EventKind and ToolStatus, so an Event logs and marshals as
+// "model_response" rather than a number.
+type EventKind string
 
 // Event kinds.
 const (
 	// EventModelResponse: a model call finished; Response and
 	// ModelDuration are set. Response.Message.ToolCalls are the calls about
 	// to be handled (empty for the final answer).
-	EventModelResponse EventKind = iota + 1
+	EventModelResponse EventKind = "model_response"
 	// EventToolResult: a tool call was handled; Tool is set.
-	EventToolResult
+	EventToolResult EventKind = "tool_result"
 	// EventTextDelta: a piece of model text arrived (RunOptions.Stream).
-	EventTextDelta
+	EventTextDelta EventKind = "text_delta"
 )
 
 // Event is reported to RunOptions.OnEvent as the loop progresses (seed 003

@@ -92,6 +92,34 @@ func TestRunToolsAnswerWithoutTools(t *testing.T) {
 	}
 }
 
+// Event kinds are readable names, like rag's, in logs and in JSON.
+func TestEventKindIsReadable(t *testing.T) {
+	model := llmtest.NewModel(
+		llmtest.ToolCalls(llmtest.Call("c1", "searchCatalog", `{"query":"x"}`)),
+		llmtest.Text("pronto"),
+	)
+	var kinds []string
+	opts := &llm.RunOptions{Stream: true, OnEvent: func(ev llm.Event) {
+		b, err := json.Marshal(struct{ Kind llm.EventKind }{ev.Kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, fmt.Sprint(ev.Kind)+" "+string(b))
+	}}
+	if _, err := llm.RunTools(context.Background(), model, userReq("x"), []llm.Tool{searchTool((&recorder{result: "[]"}).handle)}, opts); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`model_response {"Kind":"model_response"}`,
+		`tool_result {"Kind":"tool_result"}`,
+		`text_delta {"Kind":"text_delta"}`,
+		`model_response {"Kind":"model_response"}`,
+	}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
 func TestRunToolsOneRound(t *testing.T) {
 	model := llmtest.NewModel(
 		llmtest.ToolCalls(llmtest.Call("c1", "searchCatalog", `{"query":"fungicida","limit":2}`)).WithUsage(100, 20),
@@ -465,7 +493,7 @@ func TestRunToolsRejectsBadInput(t *testing.T) {
 		{"nil handler", userReq("x"), []llm.Tool{noHandler}, llm.ErrInvalidTool},
 		{"bad name", userReq("x"), []llm.Tool{badName}, llm.ErrInvalidTool},
 		{"duplicate", userReq("x"), []llm.Tool{good, good}, llm.ErrInvalidTool},
-		{"unsupported schema", userReq("x"), []llm.Tool{badSchema}, llm.ErrInvalidSchema},
+		{"unresolvable schema", userReq("x"), []llm.Tool{badSchema}, llm.ErrInvalidSchema},
 		{"no messages", llm.Request{}, []llm.Tool{good}, llm.ErrInvalidRequest},
 		{"forced tool not offered", llm.Request{Messages: userReq("x").Messages, ToolChoice: llm.ForceTool("nope")}, []llm.Tool{good}, llm.ErrInvalidRequest},
 	}

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/llm"
 )
@@ -139,15 +141,25 @@ func TestCompileSchemaErrors(t *testing.T) {
 	tests := []struct {
 		name, schema, want string
 	}{
-		{"ref", `{"$ref":"#/$defs/x"}`, `keyword "$ref" is not supported`},
-		{"not", `{"properties":{"a":{"not":{}}}}`, `#/properties/a: keyword "not" is not supported`},
-		{"unknown type", `{"type":"float"}`, `unknown type "float"`},
-		{"bad maximum", `{"maximum":"10"}`, `#/maximum: must be a number`},
+		{"unresolvable ref", `{"$ref":"#/$defs/x"}`, `"/$defs/x"`},
+		{"remote ref", `{"$ref":"https://example.com/s.json"}`, `cannot resolve remote schemas`},
+		{"ref cycle", `{"$ref":"#"}`, `#: $ref cycle`},
+		{"ref cycle through allOf", `{"properties":{"a":{"allOf":[{"$ref":"#/properties/a"}]}}}`, `$ref cycle`},
+		{"ref cycle through defs and anyOf", `{"$defs":{"a":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/b"}]},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, `$ref cycle`},
+		{"ref cycle through an anchor", `{"$defs":{"a":{"$anchor":"loop","not":{"$ref":"#loop"}}}}`, `$ref cycle`},
+		{"ref cycle through a relative $id", `{"$id":"https://a.example/s","$ref":"s#"}`, `$ref cycle`},
+		{"ref cycle in a nested resource", `{"$defs":{"n":{"$id":"https://a.example/n","if":{"$ref":"n"}}}}`, `$ref cycle`},
+		{"dynamic ref cycle", `{"$dynamicAnchor":"node","anyOf":[{"$dynamicRef":"#node"}]}`, `$ref cycle`},
+		{"unknown type", `{"type":"float"}`, `#/type: unknown type "float"`},
+		{"unknown type in a list", `{"properties":{"a":{"type":["string","text"]}}}`, `#/properties/a/type: unknown type "text"`},
+		{"bad maximum", `{"maximum":"10"}`, `keyword "maximum" cannot be a JSON string`},
 		{"negative minLength", `{"minLength":-1}`, `#/minLength: must be a non-negative integer`},
-		{"bad pattern", `{"pattern":"("}`, `#/pattern`},
-		{"empty enum", `{"enum":[]}`, `#/enum: must be a non-empty list`},
+		{"zero multipleOf", `{"multipleOf":0}`, `#/multipleOf: must be greater than 0`},
+		{"bad pattern", `{"properties":{"code":{"pattern":"("}}}`, `#/properties/code/pattern: error parsing regexp`},
+		{"bad patternProperties", `{"patternProperties":{"(":{}}}`, `#/patternProperties: error parsing regexp`},
 		{"not JSON", `{`, `unexpected EOF`},
-		{"not a schema", `"x"`, `a schema must be an object or a boolean`},
+		{"not a schema", `"x"`, `a schema must be a JSON object or a boolean`},
+		{"unsupported draft", `{"$schema":"http://json-schema.org/draft-04/schema#"}`, `unsupported $schema`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,20 +170,172 @@ func TestCompileSchemaErrors(t *testing.T) {
 		})
 	}
 	t.Run("empty accepts anything", func(t *testing.T) {
-		s, err := llm.CompileSchema(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Validate([]byte(`[1,"a",null]`)); err != nil {
-			t.Error(err)
+		for _, raw := range []string{"", "null", " "} {
+			s, err := llm.CompileSchema(json.RawMessage(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Validate([]byte(`[1,"a",null]`)); err != nil {
+				t.Error(err)
+			}
 		}
 	})
 	t.Run("annotations ignored", func(t *testing.T) {
-		_, err := llm.CompileSchema(json.RawMessage(`{"$schema":"x","title":"t","format":"date","x-extra":1,"$defs":{"a":{}},"examples":[1]}`))
+		_, err := llm.CompileSchema(json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"t","format":"date","x-extra":1,"$defs":{"a":{}},"examples":[1]}`))
 		if err != nil {
 			t.Error(err)
 		}
 	})
+	t.Run("recursion through a property is fine", func(t *testing.T) {
+		_, err := llm.CompileSchema(json.RawMessage(`{"type":"object","properties":{"next":{"$ref":"#"}}}`))
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// optionsSchema keeps the option shape in $defs, as generators such as
+// pydantic and zod-to-json-schema write it.
+const optionsSchema = `{
+	"type": "object",
+	"$defs": {
+		"option": {
+			"type": "object",
+			"required": ["title"],
+			"properties": {
+				"title": {"type": "string", "minLength": 1},
+				"pros":  {"type": "array", "items": {"$ref": "#/$defs/pro"}}
+			},
+			"additionalProperties": false
+		},
+		"pro": {"type": "string", "maxLength": 20}
+	},
+	"properties": {
+		"options": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/option"}},
+		"best":    {"$ref": "#/$defs/option"},
+		"next":    {"$ref": "#"}
+	}
+}`
+
+func TestSchemaRefsAndDefs(t *testing.T) {
+	s, err := llm.CompileSchema(json.RawMessage(optionsSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"valid", `{"options":[{"title":"Aceitar","pros":["salário"]}],"best":{"title":"Aceitar"}}`, ""},
+		{"recursive valid", `{"next":{"next":{"options":[{"title":"x"}]}}}`, ""},
+		{"missing property through ref", `{"options":[{"title":"a"},{"pros":[]}]}`, `$.options[1]: missing required property "title"`},
+		{"nested ref", `{"options":[{"title":"a","pros":["ok",1]}]}`, `$.options[0].pros[1]: must be string (got number)`},
+		{"ref bound", `{"best":{"title":"a","pros":["` + strings.Repeat("x", 21) + `"]}}`, `$.best.pros[0]: must have at most 20 characters (got 21)`},
+		{"additional property through ref", `{"best":{"title":"a","cons":[]}}`, `$.best.cons: property is not allowed`},
+		{"recursion", `{"next":{"next":{"options":[]}}}`, `$.next.next.options: must have at least 1 items (got 0)`},
+		{"several, in document order", `{"best":{"title":""},"options":[{"title":"a","x":1}]}`,
+			`$.best.title: must have at least 1 characters (got 0); $.options[0].x: property is not allowed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if err := s.Validate([]byte(tt.doc)); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("Validate(%s)\n got  %q\n want %q", tt.doc, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSchemaDraft07(t *testing.T) {
+	s, err := llm.CompileSchema(json.RawMessage(`{
+		"$schema": "http://json-schema.org/draft-07/schema#",
+		"definitions": {"point": {"type": "array", "items": [{"type": "number"}, {"type": "number"}], "additionalItems": false}},
+		"type": "object",
+		"properties": {"at": {"$ref": "#/definitions/point", "description": "ignored beside $ref in draft-07"}}
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate([]byte(`{"at":[1.5,2]}`)); err != nil {
+		t.Errorf("valid point: %v", err)
+	}
+	want := `$.at[1]: must be number (got string)`
+	if err := s.Validate([]byte(`{"at":[1,"2"]}`)); err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	if err := s.Validate([]byte(`{"at":[1,2,3]}`)); err == nil || !strings.HasPrefix(err.Error(), "$.at[2]: ") {
+		t.Errorf("additional item: got %v", err)
+	}
+}
+
+// Violations come in a fixed order although the validator visits properties
+// in map order.
+func TestSchemaViolationsAreDeterministic(t *testing.T) {
+	s, err := llm.CompileSchema(json.RawMessage(searchKnowledgeSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte(`{"query":"","type":"x","limit":99,"score":2,"exact":1,"code":"a","note":3,"z":1}`)
+	first := s.Validate(doc).Error()
+	for range 50 {
+		if got := s.Validate(doc).Error(); got != first {
+			t.Fatalf("violations changed between runs:\n%s\n%s", first, got)
+		}
+	}
+	want := `$.code: must match pattern "^[A-Z]{2}-[0-9]+$"; $.exact: must be boolean (got number); ` +
+		`$.limit: must be <= 10 (got 99); $.note: must be string or null (got number); ` +
+		`$.query: must have at least 1 characters (got 0); $.score: must be < 1 (got 2); ` +
+		`$.type: must be one of ["fact","preference","memory","insight","person"] (got "x"); $.z: property is not allowed`
+	if first != want {
+		t.Errorf("got  %s\nwant %s", first, want)
+	}
+}
+
+// Values quoted in messages are cut to 200 bytes; the cut never splits a
+// UTF-8 sequence, whatever the width of the character at the limit.
+func TestValidationErrorTruncatesOnRuneBoundary(t *testing.T) {
+	s, err := llm.CompileSchema(json.RawMessage(`{"type":"object","properties":{"v":{"enum":["a"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wide := range []string{"ç", "€", "😀"} {
+		for pad := 190; pad < 205; pad++ {
+			value := strings.Repeat("a", pad) + strings.Repeat(wide, 20)
+			doc, _ := json.Marshal(map[string]string{"v": value})
+			err := s.Validate(doc)
+			if err == nil {
+				t.Fatalf("pad %d: value accepted", pad)
+			}
+			msg := err.Error()
+			if !utf8.ValidString(msg) {
+				t.Fatalf("%q pad %d: message is not valid UTF-8: %q", wide, pad, msg[len(msg)-20:])
+			}
+			if !strings.Contains(msg, "…") || len(msg) > 300 {
+				t.Errorf("%q pad %d: value not cut to 200 bytes (%d bytes): %q", wide, pad, len(msg), msg)
+			}
+		}
+	}
+}
+
+func TestSchemaConcurrentUse(t *testing.T) {
+	s, err := llm.CompileSchema(json.RawMessage(optionsSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `$.options[0].pros[0]: must be string (got number)`
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				if err := s.Validate([]byte(`{"options":[{"title":"a","pros":[1]}]}`)); err == nil || err.Error() != want {
+					t.Errorf("got %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestValidationErrorCapsViolations(t *testing.T) {
@@ -210,9 +374,147 @@ func TestSchemaHugeNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := s.Validate([]byte(`{"n":1e400,"f":-1e400}`))
-	want := "$.n: must be integer (got number)"
+	got := s.Validate([]byte(`{"n":1e400,"f":-1e400,"ok":1e300}`))
+	want := "$.f: number out of range (got -1e400); $.n: number out of range (got 1e400)"
 	if got == nil || got.Error() != want {
 		t.Errorf("got %v, want %q", got, want)
+	}
+}
+
+// FuzzCompileSchema checks that no schema makes CompileSchema or Validate
+// panic or recurse without end.
+func FuzzCompileSchema(f *testing.F) {
+	for _, seed := range []string{optionsSchema, searchKnowledgeSchema, `{"$ref":"#"}`, `{"allOf":[{"$ref":"#/allOf/0"}]}`,
+		`{"$defs":{"a":{"$anchor":"x","$ref":"#x"}}}`, `{"$dynamicRef":"#"}`, `{"$id":"https://a.example/s","$ref":"https://a.example/s#"}`,
+		`{"items":[{"$ref":"#"}],"$schema":"http://json-schema.org/draft-07/schema#"}`, `false`, `{"not":{}}`,
+		`{"$id":"https://a.example/s","$defs":{"n":{"$id":"n","$anchor":"x","properties":{"a":{"$ref":"#x"}}}},"$ref":"n"}`,
+		`{"$dynamicAnchor":"node","properties":{"kids":{"items":{"$dynamicRef":"#node"}}}}`} {
+		f.Add(seed, `{"options":[{"title":1}],"next":{"a":[null,true,1.5]}}`)
+	}
+	f.Fuzz(func(t *testing.T, schema, doc string) {
+		s, err := llm.CompileSchema(json.RawMessage(schema))
+		if err != nil {
+			if !errors.Is(err, llm.ErrInvalidSchema) {
+				t.Errorf("error %v does not wrap ErrInvalidSchema", err)
+			}
+			return
+		}
+		if err := s.Validate([]byte(doc)); err != nil && (err.Error() == "" || !utf8.ValidString(err.Error())) {
+			t.Errorf("bad error text %q", err.Error())
+		}
+	})
+}
+
+func TestSchemaFor(t *testing.T) {
+	type filter struct {
+		Area string `json:"area"`
+	}
+	type args struct {
+		Query  string   `json:"query" jsonschema:"O que buscar"`
+		Limit  int      `json:"limit,omitempty" jsonschema:"Quantos resultados"`
+		Tags   []string `json:"tags,omitempty"`
+		Filter *filter  `json:"filter,omitempty"`
+		Secret string   `json:"-"`
+	}
+	s, err := llm.SchemaFor[args]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON := `{"type":"object","properties":{` +
+		`"query":{"type":"string","description":"O que buscar"},` +
+		`"limit":{"type":"integer","description":"Quantos resultados"},` +
+		`"tags":{"type":["null","array"],"items":{"type":"string"}},` +
+		`"filter":{"type":["null","object"],"properties":{"area":{"type":"string"}},"required":["area"],"additionalProperties":false}},` +
+		`"required":["query"],"additionalProperties":false}`
+	if got := string(s.JSON()); got != wantJSON {
+		t.Errorf("JSON()\n got  %s\n want %s", got, wantJSON)
+	}
+	if b, err := json.Marshal(s); err != nil || string(b) != wantJSON {
+		t.Errorf("json.Marshal = %s, %v", b, err)
+	}
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"required only", `{"query":"adubo"}`, ""},
+		{"all fields", `{"query":"adubo","limit":3,"tags":["npk"],"filter":{"area":"soja"}}`, ""},
+		{"nulls for slices and pointers", `{"query":"adubo","tags":null,"filter":null}`, ""},
+		{"missing required", `{}`, `$: missing required property "query"`},
+		{"json:\"-\" is not a property", `{"query":"x","Secret":"s"}`, `$.Secret: property is not allowed`},
+		{"nested", `{"query":"x","limit":"3","filter":{}}`, `$.filter: missing required property "area"; $.limit: must be integer (got string)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if err := s.Validate([]byte(tt.doc)); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("Validate(%s) = %q, want %q", tt.doc, got, tt.want)
+			}
+		})
+	}
+	t.Run("decodes what it accepts", func(t *testing.T) {
+		doc := []byte(`{"query":"adubo","limit":3,"filter":{"area":"soja"}}`)
+		var in args
+		if err := s.Validate(doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(doc, &in); err != nil || in.Query != "adubo" || in.Limit != 3 || in.Filter.Area != "soja" {
+			t.Errorf("decoded %+v, %v", in, err)
+		}
+	})
+	type node struct {
+		Next *node `json:"next"`
+	}
+	for name, infer := range map[string]func() (*llm.Schema, error){
+		"func field":     llm.SchemaFor[struct{ F func() }],
+		"int map keys":   llm.SchemaFor[map[int]string],
+		"recursive type": llm.SchemaFor[node],
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := infer(); !errors.Is(err, llm.ErrInvalidSchema) {
+				t.Errorf("err = %v, want ErrInvalidSchema", err)
+			}
+		})
+	}
+}
+
+func TestSchemaJSONOfCompiledSchema(t *testing.T) {
+	s, err := llm.CompileSchema(json.RawMessage("{\n  \"type\": \"string\"\n}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.JSON()
+	if string(got) != `{"type":"string"}` {
+		t.Errorf("JSON() = %s", got)
+	}
+	got[0] = 'x' // the caller owns the copy
+	if string(s.JSON()) != `{"type":"string"}` {
+		t.Error("JSON() shares its bytes with the schema")
+	}
+	if s, _ := llm.CompileSchema(nil); string(s.JSON()) != "true" {
+		t.Errorf("empty schema JSON() = %s, want true", s.JSON())
+	}
+}
+
+// Explaining a failure costs the square of the nesting depth, so values
+// nested deeper than 64 levels are rejected before validation.
+func TestSchemaRejectsDeepNesting(t *testing.T) {
+	s, err := llm.CompileSchema(json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nest := func(depth int) []byte {
+		return []byte(strings.Repeat(`{"a":`, depth-1) + "{}" + strings.Repeat("}", depth-1))
+	}
+	if err := s.Validate(nest(64)); err != nil {
+		t.Errorf("64 levels: %v", err)
+	}
+	for _, depth := range []int{65, 5000} {
+		err := s.Validate(nest(depth))
+		want := "$" + strings.Repeat(".a", 64) + ": nested too deeply (more than 64 levels)"
+		if err == nil || err.Error() != want {
+			t.Errorf("%d levels: got %v, want %q", depth, err, want)
+		}
 	}
 }

@@ -12,6 +12,12 @@ import (
 // answer against the schema with this package's validator and decodes it into
 // out (a pointer, or nil to only validate). It returns the model's Response.
 //
+// To request the shape of a Go type, use SchemaFor:
+//
+//	s, err := llm.SchemaFor[Intent]()
+//	...
+//	format := llm.ResponseFormat{Name: "intent", Schema: s.JSON(), Strict: true}
+//
 // Answers wrapped in a Markdown code fence (some local models add one) are
 // unwrapped first. Output that is not JSON, breaks the schema or cannot be
 // decoded into out returns an error wrapping ErrInvalidOutput; a schema this

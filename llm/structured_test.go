@@ -57,7 +57,7 @@ func TestCompleteJSON(t *testing.T) {
 	}
 	t.Run("uncompilable schema", func(t *testing.T) {
 		model := llmtest.NewModel()
-		_, err := llm.CompleteJSON(context.Background(), model, userReq("x"), llm.ResponseFormat{Name: "x", Schema: json.RawMessage(`{"$ref":"#"}`)}, nil)
+		_, err := llm.CompleteJSON(context.Background(), model, userReq("x"), llm.ResponseFormat{Name: "x", Schema: json.RawMessage(`{"$ref":"#/$defs/missing"}`)}, nil)
 		if !errors.Is(err, llm.ErrInvalidSchema) || model.Calls() != 0 {
 			t.Errorf("err = %v, calls %d", err, model.Calls())
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 )
 
@@ -14,8 +15,9 @@ type ToolDefinition struct {
 	Name string `json:"name"`
 	// Description tells the model when and how to use the tool.
 	Description string `json:"description,omitempty"`
-	// Parameters is a JSON Schema object for the arguments. Nil means an
-	// object with no properties.
+	// Parameters is a JSON Schema object for the arguments (see Schema for
+	// what is supported; NewTypedTool infers it from a Go type). Nil means
+	// an object with no properties.
 	Parameters json.RawMessage `json:"parameters,omitempty"`
 	// InputExamples are example argument objects (seed 003 §2.4: 2-4
 	// examples raise tool-call accuracy). Each must satisfy Parameters.
@@ -133,6 +135,39 @@ func compileTools(tools []Tool) (map[string]*compiledTool, error) {
 		out[t.Name] = &compiledTool{Tool: t, schema: s}
 	}
 	return out, nil
+}
+
+// NewTypedTool returns a Tool whose Parameters are inferred from In (see
+// SchemaFor) and whose Handler is TypedHandler(fn), so the schema the model
+// sees and the type the handler decodes cannot drift apart. In must be a
+// struct (or a map with string keys): tool arguments are a JSON object.
+// Describe fields for the model with `jsonschema:"..."` tags.
+//
+//	type searchArgs struct {
+//		Query string `json:"query" jsonschema:"what to look for"`
+//		Limit int    `json:"limit,omitempty" jsonschema:"at most this many hits"`
+//	}
+//	search, err := llm.NewTypedTool("search", "Searches the catalog.",
+//		func(ctx context.Context, in searchArgs) ([]Hit, error) { ... })
+//
+// Set InputExamples, Strict, RequiresConfirmation or Summarize on the
+// returned value. Errors wrap ErrInvalidTool (and ErrInvalidSchema when In
+// has no JSON Schema, e.g. a func or chan field).
+func NewTypedTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (Tool, error) {
+	if err := validateToolName(name); err != nil {
+		return Tool{}, err
+	}
+	if fn == nil {
+		return Tool{}, fmt.Errorf("%w: tool %q has no handler", ErrInvalidTool, name)
+	}
+	s, err := SchemaFor[In]()
+	if err != nil {
+		return Tool{}, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, name, err)
+	}
+	if s.root.Type != "object" {
+		return Tool{}, fmt.Errorf("%w: tool %q: arguments must be a JSON object, and %s is not a struct", ErrInvalidTool, name, reflect.TypeFor[In]())
+	}
+	return Tool{Name: name, Description: description, Parameters: s.JSON(), Handler: TypedHandler(fn)}, nil
 }
 
 // TypedHandler adapts a typed function to a ToolHandler: the arguments are

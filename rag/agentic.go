@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -19,7 +20,7 @@ import (
 )
 
 // MaxToolLimit is the largest "limit" a model may pass to a search tool.
-const MaxToolLimit = 20
+const maxToolLimit = 20
 
 // AgenticOptions configures ChatAgentic and ChatAgenticStream. The zero
 // value offers the three search tools, allows llm.DefaultMaxIterations (5)
@@ -139,22 +140,15 @@ func (p *Pipeline) ChatAgentic(ctx context.Context, req ChatRequest, model llm.C
 	return p.runAgentic(ctx, req, model, opts, nil)
 }
 
-// ChatAgenticStream is ChatAgentic reporting progress to emit: a tool_call
-// event when the model asks for a search, a hits event when it has run,
-// token events as the model writes (text written before a tool call
-// included), then done — or error. emit is called from the calling
-// goroutine, in order; it must not block for long.
-func (p *Pipeline) ChatAgenticStream(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions, emit func(Event)) (*ChatResponse, error) {
-	if emit == nil {
-		emit = func(Event) {}
-	}
-	resp, err := p.runAgentic(ctx, req, model, opts, emit)
-	if err != nil {
-		emit(Event{Kind: EventError, Error: err.Error()})
-		return nil, err
-	}
-	emit(Event{Kind: EventDone, Response: resp})
-	return resp, nil
+// ChatAgenticStream is ChatAgentic as a stream of events, like
+// ChatStream: a tool_call event when the model asks for a search, a hits
+// event when it has run, token events as the model writes (text written
+// before a tool call included), then done — or a final error event,
+// yielded with its error. Stopping the range early cancels the turn.
+func (p *Pipeline) ChatAgenticStream(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions) iter.Seq2[Event, error] {
+	return stream(ctx, func(ctx context.Context, emit func(Event)) (*ChatResponse, error) {
+		return p.runAgentic(ctx, req, model, opts, emit)
+	})
 }
 
 // agenticPromptData is the data of the agentic template.
@@ -222,7 +216,7 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 	}
 	limit := r.limit
 	if a.Limit > 0 {
-		limit = min(a.Limit, MaxToolLimit)
+		limit = min(a.Limit, maxToolLimit)
 	}
 	q := Query{Text: o.query, Limit: limit}
 	if filters != nil {
@@ -290,7 +284,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 			return searchTool(ctx, r, ToolSearchCatalog, args, s.SearchCatalog, catalogFilters,
 				func(o *toolOutcome, h []Hit[storage.CatalogItem]) { o.catalog = h },
 				func(q string, h []Hit[storage.CatalogItem]) (string, string) {
-					p := CatalogPayload(q, h)
+					p := catalogPayload(q, h)
 					return p, p
 				}, catalogCitations)
 		})
@@ -302,7 +296,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 		err := add(ToolSearchFAQs, prompt.ToolFAQs, searchToolSchema, faqToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
 			return searchTool(ctx, r, ToolSearchFAQs, args, s.SearchFAQs, nil,
 				func(o *toolOutcome, h []Hit[storage.FAQ]) { o.faqs = h },
-				func(_ string, h []Hit[storage.FAQ]) (string, string) { return FAQSection(h), FormatFAQContext(h) },
+				func(_ string, h []Hit[storage.FAQ]) (string, string) { return faqSection(h), formatFAQContext(h) },
 				faqCitations)
 		})
 		if err != nil {
@@ -314,7 +308,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 			return searchTool(ctx, r, ToolSearchDocuments, args, s.SearchDocuments, nil,
 				func(o *toolOutcome, h []Hit[storage.Document]) { o.docs = h },
 				func(_ string, h []Hit[storage.Document]) (string, string) {
-					p := DocumentSection(h)
+					p := documentSection(h)
 					return p, p
 				}, documentCitations)
 		})

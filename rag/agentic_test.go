@@ -219,7 +219,7 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 		var events []rag.EventKind
 		var toolCalls int
-		resp, err := p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "soja"}, loop(), rag.AgenticOptions{MaxIterations: 3}, func(e rag.Event) {
+		resp, err := ragtest.Drain(p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "soja"}, loop(), rag.AgenticOptions{MaxIterations: 3}), func(e rag.Event) {
 			events = append(events, e.Kind)
 			if e.Kind == rag.EventToolCall {
 				toolCalls++
@@ -293,7 +293,7 @@ func TestChatAgenticCancellation(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
 		var last rag.Event
-		_, err := p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "soja"}, llmtest.NewModel(llmtest.Hang()), rag.AgenticOptions{}, func(e rag.Event) { last = e })
+		_, err := ragtest.Drain(p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "soja"}, llmtest.NewModel(llmtest.Hang()), rag.AgenticOptions{}), func(e rag.Event) { last = e })
 		if !errors.Is(err, context.DeadlineExceeded) || last.Kind != rag.EventError {
 			t.Fatalf("error %v, last event %+v", err, last)
 		}
@@ -305,7 +305,7 @@ func TestChatAgenticCancellation(t *testing.T) {
 			llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchCatalog, `{"query":"soja"}`)),
 			llmtest.Text("never"),
 		)
-		_, err := p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{}, func(e rag.Event) {
+		_, err := ragtest.Drain(p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{}), func(e rag.Event) {
 			if e.Kind == rag.EventToolCall {
 				cancel()
 			}
@@ -327,7 +327,7 @@ func TestChatAgenticStream(t *testing.T) {
 	var kinds []rag.EventKind
 	var tokens strings.Builder
 	var hits rag.Event
-	resp, err := p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "qual o prazo de entrega?"}, m, rag.AgenticOptions{Tools: []string{rag.ToolSearchFAQs}}, func(e rag.Event) {
+	resp, err := ragtest.Drain(p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "qual o prazo de entrega?"}, m, rag.AgenticOptions{Tools: []string{rag.ToolSearchFAQs}}), func(e rag.Event) {
 		if len(kinds) == 0 || kinds[len(kinds)-1] != e.Kind {
 			kinds = append(kinds, e.Kind)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/fields"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 )
@@ -30,7 +31,7 @@ func TestFAQScorerBM25(t *testing.T) {
 	if err := store.UpsertFAQs(ctx, faqs); err != nil {
 		t.Fatal(err)
 	}
-	if o := rag.FAQScorerOptions(); o.BM25 == nil || o.Match != lexical.MatchWordPrefix {
+	if o := fields.FAQScorer(); o.BM25 == nil || o.Match != lexical.MatchWordPrefix {
 		t.Fatalf("FAQScorerOptions = %+v, want BM25 and word-prefix matching", o)
 	}
 	s := rag.NewSearcher(store, nil, rag.SearcherOptions{})
@@ -50,9 +51,9 @@ func TestFAQScorerBM25(t *testing.T) {
 	}
 	// The same search with the seeds' presence scoring: the long FAQ's
 	// answer holds every word and wins.
-	presence := rag.FAQScorerOptions()
+	presence := fields.FAQScorer()
 	presence.BM25 = nil
-	s2 := rag.NewSearcher(store, nil, rag.SearcherOptions{FAQScorer: lexical.NewScorer(presence)})
+	s2 := rag.NewSearcher(store, nil, rag.SearcherOptions{FAQs: rag.KindOptions{Scorer: lexical.NewScorer(presence)}})
 	res2, err := s2.SearchFAQs(ctx, rag.Query{Text: "até quando posso entregar minha declaração?", Limit: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package rag
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/hybridrag/hybridrag/rag/ingest"
@@ -17,79 +15,51 @@ import (
 
 // The seeds' pt-BR context sentences (seed 000 §5).
 const (
-	NoFAQText      = "Nenhuma FAQ relevante encontrada."
-	NoDocumentText = "Nenhum documento relevante encontrado."
+	noFAQText      = "Nenhuma FAQ relevante encontrada."
+	noDocumentText = "Nenhum documento relevante encontrado."
 	// ContextPreamble opens the consolidated context.
 	ContextPreamble = "Contexto consolidado (use-o para responder; não mencione esta seção ao usuário):"
 	// QuestionPrefix introduces the user's question after the context.
 	QuestionPrefix = "Pergunta do usuário: "
-	// NoPriceText stands for a missing price.
-	NoPriceText = "preço indisponível"
 	// HitSeparator joins hits within a section.
-	HitSeparator = " || "
+	hitSeparator = " || "
 	// AbstainContextText replaces the retrieved sections when no hit is
 	// relevant: the answerer must say so and must not invent.
 	AbstainContextText = "Nenhum registro relevante foi encontrado no catálogo, nas FAQs ou nos documentos para esta pergunta. Diga claramente ao usuário que a loja não tem informação sobre isso, não cite produtos e não invente; se for útil, ofereça o atendimento da equipe técnica."
 	// ContextAnswerChars caps each FAQ answer in the context, so that one
 	// long answer cannot take the whole budget.
-	ContextAnswerChars = 1200
+	contextAnswerChars = 1200
 	// ContextSnippetChars caps each hit's snippet in the context.
-	ContextSnippetChars = 400
+	contextSnippetChars = 400
 )
 
 // NoCatalogText is the seeds' empty catalog sentence for query.
-func NoCatalogText(query string) string {
+func noCatalogText(query string) string {
 	return fmt.Sprintf("Nenhum item do catálogo encontrado para %q.", query)
 }
 
 // FormatFAQContext is the seeds' faqContext: "Q: … | A: …" joined by
 // " || ", or NoFAQText.
-func FormatFAQContext(hits []Hit[storage.FAQ]) string {
+func formatFAQContext(hits []Hit[storage.FAQ]) string {
 	if len(hits) == 0 {
-		return NoFAQText
+		return noFAQText
 	}
 	parts := make([]string, len(hits))
 	for i, h := range hits {
 		parts[i] = "Q: " + textutil.OneLine(textutil.StripMarkdown(h.Record.Question)) + " | A: " +
-			vector.Truncate(textutil.OneLine(textutil.StripMarkdown(h.Record.Answer)), ContextAnswerChars)
+			vector.Truncate(textutil.OneLine(textutil.StripMarkdown(h.Record.Answer)), contextAnswerChars)
 	}
-	return strings.Join(parts, HitSeparator)
+	return strings.Join(parts, hitSeparator)
 }
 
 // FAQSection is the FAQ context section: "FAQs relevantes (N): …".
-func FAQSection(hits []Hit[storage.FAQ]) string {
-	return fmt.Sprintf("FAQs relevantes (%d): %s", len(hits), FormatFAQContext(hits))
-}
-
-// FormatPrice writes a price the Brazilian way ("R$ 1.234,56"), or
-// NoPriceText when p is nil.
-func FormatPrice(p *float64) string {
-	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
-		return NoPriceText
-	}
-	cents := int64(math.Round(*p * 100))
-	neg := cents < 0
-	if neg {
-		cents = -cents
-	}
-	intPart := strconv.FormatInt(cents/100, 10)
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte('.')
-		}
-		b.WriteRune(r)
-	}
-	s := fmt.Sprintf("R$ %s,%02d", b.String(), cents%100)
-	if neg {
-		s = "-" + s
-	}
-	return s
+func faqSection(hits []Hit[storage.FAQ]) string {
+	return fmt.Sprintf("FAQs relevantes (%d): %s", len(hits), formatFAQContext(hits))
 }
 
 // SourceLabel is the seeds' "Fonte" of a hit: lexical, vetorial or
 // vetorial+lexical.
-func SourceLabel(s Source) string {
+func sourceLabel(s Source) string {
 	switch s {
 	case SourceVector:
 		return "vetorial"
@@ -101,7 +71,7 @@ func SourceLabel(s Source) string {
 
 // FormatCatalogHit is the seeds' formatCatalogHit: name, category,
 // manufacturer, price, tags, source, scores and snippet of hit i (0-based).
-func FormatCatalogHit(h Hit[storage.CatalogItem], i int) string {
+func formatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 	it := &h.Record
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d. %s", i+1, textutil.OneLine(it.Name))
@@ -111,11 +81,11 @@ func FormatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 	if it.Manufacturer != "" {
 		fmt.Fprintf(&b, " | Fabricante: %s", textutil.OneLine(it.Manufacturer))
 	}
-	fmt.Fprintf(&b, " | Preço: %s", FormatPrice(it.Price))
+	fmt.Fprintf(&b, " | Preço: %s", textutil.FormatPrice(it.Price))
 	if len(it.Tags) > 0 {
 		fmt.Fprintf(&b, " | Tags: %s", textutil.OneLine(strings.Join(it.Tags, ", ")))
 	}
-	fmt.Fprintf(&b, " | Fonte: %s", SourceLabel(h.Source))
+	fmt.Fprintf(&b, " | Fonte: %s", sourceLabel(h.Source))
 	var scores []string
 	if h.Vector != nil {
 		scores = append(scores, fmt.Sprintf("vec:%.3f", h.Vector.Similarity))
@@ -131,22 +101,22 @@ func FormatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 		snippet = it.Description
 	}
 	if snippet = textutil.OneLine(textutil.StripMarkdown(snippet)); snippet != "" {
-		fmt.Fprintf(&b, " | Snippet: %s", vector.Truncate(snippet, ContextSnippetChars))
+		fmt.Fprintf(&b, " | Snippet: %s", vector.Truncate(snippet, contextSnippetChars))
 	}
 	return b.String()
 }
 
 // CatalogPayload is the seeds' buildCatalogPayload: a header naming the
 // query and the hits joined by " || ", or NoCatalogText.
-func CatalogPayload(query string, hits []Hit[storage.CatalogItem]) string {
+func catalogPayload(query string, hits []Hit[storage.CatalogItem]) string {
 	if len(hits) == 0 {
-		return NoCatalogText(query)
+		return noCatalogText(query)
 	}
 	parts := make([]string, len(hits))
 	for i, h := range hits {
-		parts[i] = FormatCatalogHit(h, i)
+		parts[i] = formatCatalogHit(h, i)
 	}
-	return fmt.Sprintf("Busca híbrida no catálogo para %q (%d itens): %s", query, len(hits), strings.Join(parts, HitSeparator))
+	return fmt.Sprintf("Busca híbrida no catálogo para %q (%d itens): %s", query, len(hits), strings.Join(parts, hitSeparator))
 }
 
 // DocumentCitation is "title › heading path" of a document hit, from its
@@ -165,21 +135,21 @@ func DocumentCitation(h *Hit[storage.Document]) string {
 
 // DocumentSection is the documents context section: "Documentos
 // relevantes (N): [1] citation: snippet || …", or NoDocumentText.
-func DocumentSection(hits []Hit[storage.Document]) string {
+func documentSection(hits []Hit[storage.Document]) string {
 	if len(hits) == 0 {
-		return NoDocumentText
+		return noDocumentText
 	}
 	parts := make([]string, len(hits))
 	for i := range hits {
 		snippet := hits[i].Snippet
-		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(textutil.OneLine(textutil.StripMarkdown(snippet)), ContextSnippetChars))
+		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(textutil.OneLine(textutil.StripMarkdown(snippet)), contextSnippetChars))
 	}
-	return fmt.Sprintf("Documentos relevantes (%d): %s", len(hits), strings.Join(parts, HitSeparator))
+	return fmt.Sprintf("Documentos relevantes (%d): %s", len(hits), strings.Join(parts, hitSeparator))
 }
 
 // HistorySection renders the recent history: "Histórico recente:" then
 // one "Usuário: …" or "Assistente: …" line per turn.
-func HistorySection(history []Turn) string {
+func historySection(history []Turn) string {
 	var b strings.Builder
 	b.WriteString("Histórico recente:")
 	for _, t := range history {

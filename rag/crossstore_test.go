@@ -78,7 +78,7 @@ func TestSameRankingMemoryAndPostgres(t *testing.T) {
 		for _, q := range append(slices.Clone(goldenQueries), "Adjuvante Óleo 100% Vegetal", "fixa_max") {
 			query := rag.Query{Text: q, Limit: 10, Fusion: method}
 			if method == merge.MethodSimple {
-				query.Mode = rag.ModeSimple
+				query.Fusion = merge.MethodSimple
 			}
 			rm, err := sm.SearchCatalog(ctx, query)
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag/fields"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
@@ -30,35 +31,35 @@ const (
 	// testdata/chat_eval.jsonl, where the 95th-percentile scale separated
 	// relevant from other hits better than a MAD-based one (F1 of the
 	// decision 0.81 against 0.73).
-	DefaultVectorMidpoint = 3.0
+	defaultVectorMidpoint = 3.0
 	// DefaultVectorWidth is the logistic width of the vector evidence, in
 	// units of z.
-	DefaultVectorWidth = 0.75
+	defaultVectorWidth = 0.75
 	// DefaultCalibrationOwners is how many owners of a kind lend their
 	// chunk vectors to the background sample.
-	DefaultCalibrationOwners = 64
+	defaultCalibrationOwners = 64
 	// CoverageExponent discounts partial coverage: lexical evidence is
 	// coverage^1.5, so a record holding one of two equally rare concepts
 	// (0.5 → 0.35) is not relevant on its own, while one missing a minor
 	// concept of four (0.75 → 0.65) is.
-	CoverageExponent = 1.5
+	coverageExponent = 1.5
 	// NamedMaxShare is the largest share of a kind's records (but at
 	// least one record) that may hold a concept naming a catalog item: a
 	// brand or product name is (nearly) unique to its items.
-	NamedMaxShare = 0.005
+	namedMaxShare = 0.005
 	// ContextWeight multiplies the weight of a concept named only by the
 	// query's context (Query.Context: the earlier turns of a follow-up),
 	// so the message's own concepts count most.
-	ContextWeight = 0.5
+	contextWeight = 0.5
 	// UnknownWeight is the weight of a concept no record of the kind
 	// holds: the reference weight (a term found in one record in ten),
 	// not the IDF cap. Such a word is either something the store lacks
 	// ("ração") or a paraphrase ("carência" for "intervalo de segurança");
 	// at the cap, one paraphrase would sink a record that answers.
-	UnknownWeight = 1.0
+	unknownWeight = 1.0
 	// DefaultIndirectCredit is the credit of a query concept found only
 	// through the class it belongs to: "ferrugem" matched by "fungicida".
-	DefaultIndirectCredit = 0.5
+	defaultIndirectCredit = 0.5
 )
 
 // DefaultFrameWords are query words that frame a request without naming
@@ -100,10 +101,11 @@ type EvidenceOptions struct {
 	// slice counts every token as content. (DetectFollowUp and the
 	// ExtractiveAnswerer use DefaultFrameWords.)
 	FrameWords []string
-	// NoCalibration skips the background sample: vector evidence then
-	// maps the raw similarity through the seed's confidence levels (0.60
-	// → 0.5, 0.85 → 0.9), which suits real embedding models only.
-	NoCalibration bool
+	// Calibration is the background sample (default On). Off skips it:
+	// vector evidence then maps the raw similarity through the seed's
+	// confidence levels (0.60 → 0.5, 0.85 → 0.9), which suits real
+	// embedding models only.
+	Calibration Toggle
 }
 
 func (o EvidenceOptions) withDefaults() EvidenceOptions {
@@ -111,17 +113,17 @@ func (o EvidenceOptions) withDefaults() EvidenceOptions {
 		o.Threshold = DefaultRelevanceThreshold
 	}
 	if !(o.VectorMidpoint > 0) || math.IsInf(o.VectorMidpoint, 0) {
-		o.VectorMidpoint = DefaultVectorMidpoint
+		o.VectorMidpoint = defaultVectorMidpoint
 	}
 	if !(o.VectorWidth > 0) || math.IsInf(o.VectorWidth, 0) {
-		o.VectorWidth = DefaultVectorWidth
+		o.VectorWidth = defaultVectorWidth
 	}
 	if o.CalibrationOwners < 1 {
-		o.CalibrationOwners = DefaultCalibrationOwners
+		o.CalibrationOwners = defaultCalibrationOwners
 	}
 	switch {
 	case o.IndirectCredit == 0 || o.IndirectCredit > 1 || math.IsNaN(o.IndirectCredit):
-		o.IndirectCredit = DefaultIndirectCredit
+		o.IndirectCredit = defaultIndirectCredit
 	case o.IndirectCredit < 0:
 		o.IndirectCredit = 0
 	}
@@ -325,31 +327,42 @@ const calibrationPage = 1000
 // first use from the store (a failed build is retried by the next
 // search). nil when the store cannot provide one.
 func (s *Searcher) calibrationOf(ctx context.Context, kind storage.OwnerKind) *calibration {
-	if s.evidence.NoCalibration {
-		return nil
+	c, err := s.buildCalibration(ctx, kind)
+	if err != nil || c == nil {
+		return nil // retried by the next search
+	}
+	return c.usable()
+}
+
+// buildCalibration returns the kind's calibration sample, building it on
+// first use; nil without an error when calibration is off or the store
+// cannot list records and read chunks.
+func (s *Searcher) buildCalibration(ctx context.Context, kind storage.OwnerKind) (*calibration, error) {
+	if !s.evidence.Calibration.enabled(true) {
+		return nil, nil
 	}
 	slot := &s.calib.kinds[kindIndex(kind)]
 	if c := slot.Load(); c != nil {
-		return c.usable()
+		return c, nil
 	}
 	lister, ok1 := s.store.(RecordLister)
 	reader, ok2 := s.store.(ChunkReader)
 	if !ok1 || !ok2 {
-		return nil
+		return nil, nil
 	}
 	s.calib.mu.Lock()
 	defer s.calib.mu.Unlock()
 	if c := slot.Load(); c != nil {
-		return c.usable()
+		return c, nil
 	}
-	c, err := buildCalibration(ctx, lister, reader, kind, s.evidence.CalibrationOwners)
+	c, err := buildCalibrationSample(ctx, lister, reader, kind, s.evidence.CalibrationOwners)
 	if err != nil {
-		return nil // retried by the next search
+		return nil, err
 	}
 	// An empty sample (no embedded chunks) is kept, so searches do not
 	// rebuild it each time; RefreshVocabularies drops it.
 	slot.Store(c)
-	return c.usable()
+	return c, nil
 }
 
 // usable returns c, or nil when the sample is empty.
@@ -360,11 +373,11 @@ func (c *calibration) usable() *calibration {
 	return c
 }
 
-// buildCalibration lists up to calibrationPage records of kind (the first
+// buildCalibrationSample lists up to calibrationPage records of kind (the first
 // by ID), takes owners evenly spaced among them, and keeps up to four
 // chunk vectors of each (every k-th of its chunks in source and sequence
 // order).
-func buildCalibration(ctx context.Context, l RecordLister, r ChunkReader, kind storage.OwnerKind, owners int) (*calibration, error) {
+func buildCalibrationSample(ctx context.Context, l RecordLister, r ChunkReader, kind storage.OwnerKind, owners int) (*calibration, error) {
 	var ids []string
 	page := storage.Page{Limit: calibrationPage}
 	var err error
@@ -568,15 +581,15 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, idf func(
 		c.own = true
 		// A number ("720", "250") is shared by unrelated products; only a
 		// word names one.
-		c.rare = minDF > 0 && float64(minDF) <= max(1, NamedMaxShare*float64(docs)) &&
+		c.rare = minDF > 0 && float64(minDF) <= max(1, namedMaxShare*float64(docs)) &&
 			strings.ContainsFunc(c.label, unicode.IsLetter)
 		switch {
 		case unknown:
-			w = UnknownWeight
+			w = unknownWeight
 		case c.corrected:
 			// The user typed no word the store holds: weigh it as a
 			// common term, not as the rare word it was corrected to.
-			w = min(w, UnknownWeight)
+			w = min(w, unknownWeight)
 		default:
 			eq.maxRaw = max(eq.maxRaw, w)
 		}
@@ -608,7 +621,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 		ev.Pair = sig.Pair
 	}
 	var total, got float64
-	fields := map[string]bool{}
+	seen := map[string]bool{}
 	filesOnly := true
 	ownAsked, ownCovered := false, false
 	known := false
@@ -659,8 +672,8 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 		ownCovered = ownCovered || c.own
 		ev.Covered = append(ev.Covered, c.label)
 		for _, f := range where {
-			fields[f] = true
-			if f != FieldFiles {
+			seen[f] = true
+			if f != fields.Files {
 				filesOnly = false
 			}
 		}
@@ -671,13 +684,13 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 	if total > 0 {
 		ev.Coverage = got / total
 	}
-	ev.FilesOnly = len(ev.Covered) > 0 && filesOnly && len(fields) > 0
-	for f := range fields {
+	ev.FilesOnly = len(ev.Covered) > 0 && filesOnly && len(seen) > 0
+	for f := range seen {
 		ev.Fields = append(ev.Fields, f)
 	}
 	slices.Sort(ev.Fields)
 
-	ev.Lexical = math.Pow(ev.Coverage, CoverageExponent)
+	ev.Lexical = math.Pow(ev.Coverage, coverageExponent)
 	missingPair := eq.pairAsked && !ev.Pair
 	if ev.Named && !missingPair {
 		ev.Lexical = max(ev.Lexical, o.Threshold)
@@ -813,7 +826,7 @@ func (eq *evidenceQuery) contextOnly(own []string) {
 	for i := range eq.concepts {
 		c := &eq.concepts[i]
 		if !slices.ContainsFunc(c.direct, func(t string) bool { return slices.Contains(own, t) }) {
-			c.weight *= ContextWeight
+			c.weight *= contextWeight
 			c.own = false
 			eq.hasContext = true
 		}

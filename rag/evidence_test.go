@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 )
@@ -98,21 +99,21 @@ func TestEvidenceOnTestdata(t *testing.T) {
 	}
 }
 
-// TestEvidenceWithoutCalibration: with NoCalibration the vector evidence
+// TestEvidenceWithoutCalibration: with Calibration off the vector evidence
 // maps the raw similarity, and lexical-only searches still judge hits.
 func TestEvidenceWithoutCalibration(t *testing.T) {
 	store, emb := ragtest.Fixture(t)
-	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Evidence: rag.EvidenceOptions{NoCalibration: true}})
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Evidence: rag.EvidenceOptions{Calibration: rag.Off}})
 	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para videira", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range res.Hits {
 		if h.Evidence.Background != nil {
-			t.Errorf("%s: background %+v with NoCalibration", h.ID, h.Evidence.Background)
+			t.Errorf("%s: background %+v with Calibration off", h.ID, h.Evidence.Background)
 		}
 	}
-	lex, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para videira", Limit: 5, Legs: rag.LegsLexical, Mode: rag.ModeSimple})
+	lex, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para videira", Limit: 5, Legs: rag.LegsLexical, Fusion: merge.MethodSimple})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,13 +28,13 @@ type FollowUpFunc func(message string, history []Turn) FollowUpDecision
 var (
 	// FollowUpConnectives open a message that continues the previous one:
 	// "e qual a dose do Fosetal?", "e pra zona rural?", "what about corn?".
-	FollowUpConnectives = []string{
+	followUpConnectives = []string{
 		"e", "mas e", "e quanto", "e se", "entao", "tambem", "alem disso", "agora",
 		"and", "what about", "how about", "also", "then",
 	}
 	// FollowUpReferences point back at something said before: "ele serve
 	// pra milho?", "qual a dose dele?", "does it work on corn?".
-	FollowUpReferences = []string{
+	followUpReferences = []string{
 		"ele", "ela", "eles", "elas", "dele", "dela", "deles", "delas", "nele", "nela", "neles", "nelas",
 		"desse", "dessa", "desses", "dessas", "deste", "desta", "nesse", "nessa", "neste", "nesta",
 		"esse produto", "este produto", "o mesmo", "a mesma", "mesmo produto", "o primeiro", "o segundo",
@@ -44,7 +44,7 @@ var (
 	// FollowUpAttributes are the attributes a message may ask about the
 	// subject of the previous turn without naming it: "qual a dose?",
 	// "e o preço?", "tem em estoque?", "e quanto tempo leva?".
-	FollowUpAttributes = []string{
+	followUpAttributes = []string{
 		"dose", "dosagem", "preco", "valor", "custa", "quanto", "prazo", "carencia", "intervalo", "seguranca",
 		"estoque", "disponivel", "garantia", "frete", "embalagem", "bula", "aplicacao", "aplicar", "quantidade",
 		"formulacao", "fabricante", "marca", "parcela", "parcelar", "desconto", "ingrediente", "ativo",
@@ -75,7 +75,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	words := textutil.NormWords(message)
 	padded := " " + strings.Join(words, " ") + " "
 	reference := false
-	for _, r := range FollowUpReferences {
+	for _, r := range followUpReferences {
 		if strings.Contains(padded, " "+r+" ") {
 			if !englishReference[r] {
 				return FollowUpDecision{FollowUp: true, Reason: "reference"}
@@ -96,16 +96,16 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	frame := defaultFrameSet
 	for _, w := range words {
 		switch {
-		case slices.Contains(FollowUpAttributes, w):
+		case slices.Contains(followUpAttributes, w):
 			attrs++
 		case cultures[w]:
 			crops++
-		case stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2 || slices.Contains(FollowUpConnectives, w):
+		case stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2 || slices.Contains(followUpConnectives, w):
 		default:
 			subject++
 		}
 	}
-	connective := slices.ContainsFunc(FollowUpConnectives, func(c string) bool { return strings.HasPrefix(padded, " "+c+" ") })
+	connective := slices.ContainsFunc(followUpConnectives, func(c string) bool { return strings.HasPrefix(padded, " "+c+" ") })
 	switch {
 	case subject > 0 && reference:
 		// English "it"/"they" also fill a subject's slot ("is it safe to

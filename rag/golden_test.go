@@ -52,7 +52,7 @@ func TestGoldenRankings(t *testing.T) {
 		for _, q := range goldenQueries {
 			query := rag.Query{Text: q, Limit: 5, Fusion: method}
 			if method == merge.MethodSimple {
-				query.Mode = rag.ModeSimple
+				query.Fusion = merge.MethodSimple
 			}
 			res, err := s.SearchCatalog(context.Background(), query)
 			if err != nil {

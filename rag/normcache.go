@@ -11,7 +11,7 @@ import (
 
 // DefaultNormalizedCacheSize is how many records' normalized fields a
 // Searcher keeps for lexical scoring.
-const DefaultNormalizedCacheSize = 20_000
+const defaultNormalizedCacheSize = 20_000
 
 // normCache keeps records' fields already folded by lexical.Normalize, so
 // that scoring the same candidates again (every query scores up to 200)
@@ -32,7 +32,7 @@ func newNormCache(size int) *normCache {
 		return nil
 	}
 	if size == 0 {
-		size = DefaultNormalizedCacheSize
+		size = defaultNormalizedCacheSize
 	}
 	c, err := lru.New[string, normEntry](size)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"slices"
 	"strings"
@@ -23,16 +24,16 @@ import (
 
 // Pipeline defaults (seed 000 §2, §8).
 const (
-	DefaultHistoryLimit    = 6
-	DefaultMaxMessageChars = 2000
-	DefaultMaxTurnChars    = 1000
-	DefaultFAQContextTurns = 2
+	defaultHistoryLimit    = 6
+	defaultMaxMessageChars = 2000
+	defaultMaxTurnChars    = 1000
+	defaultFAQContextTurns = 2
 	// DefaultMaxHistoryTurns and DefaultMaxHistoryChars bound the history
 	// a request may bring (PipelineOptions.MaxHistoryTurns/Chars).
-	DefaultMaxHistoryTurns = 50
-	DefaultMaxHistoryChars = 20000
-	DefaultSummarizeAfter  = 6
-	DefaultAuditPreview    = audit.DefaultPreview
+	defaultMaxHistoryTurns = 50
+	defaultMaxHistoryChars = 20000
+	defaultSummarizeAfter  = 6
+	defaultAuditPreview    = audit.DefaultPreview
 	// DefaultFallbackMessage is the answer when the model fails or
 	// answers nothing.
 	DefaultFallbackMessage = "Desculpe, não consegui responder agora. Tente novamente em instantes ou fale com um atendente."
@@ -107,19 +108,19 @@ type PipelineOptions struct {
 	FollowUp FollowUpFunc
 	// Rerank turns the Searcher's reranker on (true) or off (false) for
 	// the pipeline's searches; nil keeps the Searcher's default
-	// (SearcherOptions.RerankByDefault).
+	// (SearcherOptions.Rerank).
 	Rerank *bool
 }
 
 // Defaults of PipelineOptions.
 const (
 	// DefaultContextTokens is seed 002's context budget.
-	DefaultContextTokens = 2000
+	defaultContextTokens = 2000
 	// DefaultRelativeCut is the relevance gap below a search's best hit
 	// beyond which a relevant hit is left out.
-	DefaultRelativeCut = 0.25
+	defaultRelativeCut = 0.25
 	// DefaultCoverageGap is PipelineOptions.CoverageGap's default.
-	DefaultCoverageGap = 0.3
+	defaultCoverageGap = 0.3
 )
 
 // Pipeline answers chat turns from the catalog, FAQs and documents: it
@@ -131,6 +132,36 @@ type Pipeline struct {
 	classifier Classifier
 	answerer   Answerer
 	opts       PipelineOptions
+}
+
+// DefaultPipelineOptions returns the options a zero PipelineOptions stands
+// for, with every default filled in; NewPipeline applies the same defaults.
+func DefaultPipelineOptions() PipelineOptions {
+	return PipelineOptions{}.withDefaults()
+}
+
+// withDefaults fills the unset fields of o.
+func (o PipelineOptions) withDefaults() PipelineOptions {
+	o.SummarizeAfter = cmp.Or(max(o.SummarizeAfter, 0), defaultSummarizeAfter)
+	o.HistoryLimit = cmp.Or(max(o.HistoryLimit, 0), defaultHistoryLimit)
+	o.MaxMessageChars = cmp.Or(max(o.MaxMessageChars, 0), defaultMaxMessageChars)
+	o.MaxTurnChars = cmp.Or(max(o.MaxTurnChars, 0), defaultMaxTurnChars)
+	o.MaxHistoryTurns = cmp.Or(max(o.MaxHistoryTurns, 0), defaultMaxHistoryTurns)
+	o.MaxHistoryChars = cmp.Or(max(o.MaxHistoryChars, 0), defaultMaxHistoryChars)
+	o.FAQContextTurns = cmp.Or(max(o.FAQContextTurns, 0), defaultFAQContextTurns)
+	o.FallbackMessage = cmp.Or(o.FallbackMessage, DefaultFallbackMessage)
+	o.AuditPreviewChars = cmp.Or(max(o.AuditPreviewChars, 0), defaultAuditPreview)
+	o.ContextTokens = cmp.Or(max(o.ContextTokens, 0), defaultContextTokens)
+	if o.RelativeCut == 0 {
+		o.RelativeCut = defaultRelativeCut
+	}
+	if o.CoverageGap == 0 {
+		o.CoverageGap = defaultCoverageGap
+	}
+	if o.FollowUp == nil {
+		o.FollowUp = DetectFollowUp
+	}
+	return o
 }
 
 // NewPipeline wires a Pipeline. searcher, classifier and answerer are
@@ -145,26 +176,7 @@ func NewPipeline(searcher *Searcher, classifier Classifier, answerer Answerer, o
 	case answerer == nil:
 		return nil, errors.New("rag: NewPipeline: nil Answerer")
 	}
-	o := opts
-	o.SummarizeAfter = cmp.Or(max(o.SummarizeAfter, 0), DefaultSummarizeAfter)
-	o.HistoryLimit = cmp.Or(max(o.HistoryLimit, 0), DefaultHistoryLimit)
-	o.MaxMessageChars = cmp.Or(max(o.MaxMessageChars, 0), DefaultMaxMessageChars)
-	o.MaxTurnChars = cmp.Or(max(o.MaxTurnChars, 0), DefaultMaxTurnChars)
-	o.MaxHistoryTurns = cmp.Or(max(o.MaxHistoryTurns, 0), DefaultMaxHistoryTurns)
-	o.MaxHistoryChars = cmp.Or(max(o.MaxHistoryChars, 0), DefaultMaxHistoryChars)
-	o.FAQContextTurns = cmp.Or(max(o.FAQContextTurns, 0), DefaultFAQContextTurns)
-	o.FallbackMessage = cmp.Or(o.FallbackMessage, DefaultFallbackMessage)
-	o.AuditPreviewChars = cmp.Or(max(o.AuditPreviewChars, 0), DefaultAuditPreview)
-	o.ContextTokens = cmp.Or(max(o.ContextTokens, 0), DefaultContextTokens)
-	if o.RelativeCut == 0 {
-		o.RelativeCut = DefaultRelativeCut
-	}
-	if o.CoverageGap == 0 {
-		o.CoverageGap = DefaultCoverageGap
-	}
-	if o.FollowUp == nil {
-		o.FollowUp = DetectFollowUp
-	}
+	o := opts.withDefaults()
 	return &Pipeline{searcher: searcher, classifier: classifier, answerer: answerer, opts: o}, nil
 }
 
@@ -176,21 +188,40 @@ func (p *Pipeline) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, er
 	return p.run(ctx, req, nil)
 }
 
-// ChatStream answers one turn like Chat and reports its progress to emit:
-// intent, each tool call and its hits, answer tokens (streamed when the
-// Answerer is a StreamAnswerer), then done — or error. emit is called from
-// the calling goroutine, in order; it must not block for long.
-func (p *Pipeline) ChatStream(ctx context.Context, req ChatRequest, emit func(Event)) (*ChatResponse, error) {
-	if emit == nil {
-		emit = func(Event) {}
+// ChatStream answers one turn like Chat, as a stream of events: intent,
+// each tool call and its hits, answer tokens (streamed when the Answerer is
+// a StreamAnswerer), then done, whose Response is what Chat returns — or a
+// final error event, yielded with its error. The turn runs in the calling
+// goroutine as the stream is ranged over; stopping the range early cancels
+// it.
+func (p *Pipeline) ChatStream(ctx context.Context, req ChatRequest) iter.Seq2[Event, error] {
+	return stream(ctx, func(ctx context.Context, emit func(Event)) (*ChatResponse, error) {
+		return p.run(ctx, req, emit)
+	})
+}
+
+// stream turns a run reporting to emit into an event sequence.
+func stream(ctx context.Context, run func(context.Context, func(Event)) (*ChatResponse, error)) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stopped := false
+		emit := func(e Event) {
+			if !stopped && !yield(e, nil) {
+				stopped = true
+				cancel()
+			}
+		}
+		resp, err := run(ctx, emit)
+		if stopped {
+			return
+		}
+		if err != nil {
+			yield(Event{Kind: EventError, Err: err}, err)
+			return
+		}
+		yield(Event{Kind: EventDone, Response: resp}, nil)
 	}
-	resp, err := p.run(ctx, req, emit)
-	if err != nil {
-		emit(Event{Kind: EventError, Error: err.Error()})
-		return nil, err
-	}
-	emit(Event{Kind: EventDone, Response: resp})
-	return resp, nil
 }
 
 // prepared is a validated request.
@@ -297,7 +328,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 
 	// 3. Plan and run the searches. The history joins the queries only
 	// when the message is a follow-up.
-	plan := PlanSearches(cls.Intent)
+	plan := planSearches(cls.Intent)
 	fu := p.opts.FollowUp(pr.message, recent)
 	dbg.FollowUp = &fu
 	if fu.FollowUp && plan.Any() {
@@ -315,9 +346,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
 		cq = searchText{text: strings.TrimSpace(summary.CatalogQuery)}
 	}
-	catalogQuery := CombineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
+	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
 	dbg.CatalogQuery = catalogQuery
-	dbg.FAQQuery = CombineQueryWithContext(pr.message, faqContext, p.searcher.opts.MaxFAQQueryChars)
+	dbg.FAQQuery = combineQueryWithContext(pr.message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 
 	t = time.Now()
 	sr := p.runSearches(ctx, plan, pr.message, cq, searchText{text: pr.message, context: lastTurn}, faqContext, req.Limit, emit)
@@ -357,19 +388,19 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	// Context.
 	var sections []ContextSection
 	if len(recent) > 0 {
-		sections = append(sections, ContextSection{Name: "history", Text: HistorySection(recent)})
+		sections = append(sections, ContextSection{Name: "history", Text: historySection(recent)})
 	}
 	if summary.Text != "" {
 		sections = append(sections, ContextSection{Name: "summary", Text: "Resumo da conversa: " + textutil.OneLine(summary.Text)})
 	}
 	if plan.FAQ && !resp.Abstained {
-		sections = append(sections, ContextSection{Name: "faqs", Text: FAQSection(sr.faqs)})
+		sections = append(sections, ContextSection{Name: "faqs", Text: faqSection(sr.faqs)})
 	}
 	if plan.Catalog && !resp.Abstained {
-		sections = append(sections, ContextSection{Name: "catalog", Text: CatalogPayload(catalogQuery, sr.catalog)})
+		sections = append(sections, ContextSection{Name: "catalog", Text: catalogPayload(catalogQuery, sr.catalog)})
 	}
 	if plan.Documents && !resp.Abstained {
-		sections = append(sections, ContextSection{Name: "documents", Text: DocumentSection(sr.docs)})
+		sections = append(sections, ContextSection{Name: "documents", Text: documentSection(sr.docs)})
 	}
 	if resp.Abstained {
 		sections = append(sections, ContextSection{Name: "abstain", Text: AbstainContextText})
@@ -486,8 +517,8 @@ func (r *searchResults) meanRelevance() float64 {
 // on. cq searches the catalog, dq the documents, and message plus
 // faqContext the FAQs.
 func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
-	catalogQuery := CombineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
-	query := CombineQueryWithContext(dq.text, dq.context, p.searcher.opts.MaxQueryChars)
+	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
+	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.MaxQueryChars)
 	res := &searchResults{timings: map[string]Timings{}, considered: map[string]int{}}
 	var (
 		mu sync.Mutex
@@ -496,7 +527,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 	type call struct {
 		tool, query string
 	}
-	faqQuery := CombineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)
+	faqQuery := combineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 	var calls []call
 	if plan.FAQ {
 		calls = append(calls, call{ToolSearchFAQs, faqQuery})
@@ -570,11 +601,11 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 		)
 		switch c.tool {
 		case ToolSearchFAQs:
-			n, payload, cites = len(res.faqs), FormatFAQContext(res.faqs), faqCitations(res.faqs)
+			n, payload, cites = len(res.faqs), formatFAQContext(res.faqs), faqCitations(res.faqs)
 		case ToolSearchCatalog:
-			n, payload, cites = len(res.catalog), CatalogPayload(catalogQuery, res.catalog), catalogCitations(res.catalog)
+			n, payload, cites = len(res.catalog), catalogPayload(catalogQuery, res.catalog), catalogCitations(res.catalog)
 		case ToolSearchDocuments:
-			n, payload, cites = len(res.docs), DocumentSection(res.docs), documentCitations(res.docs)
+			n, payload, cites = len(res.docs), documentSection(res.docs), documentCitations(res.docs)
 		}
 		p.audit(ctx, c.tool, c.query, limit, n, payload)
 		if emit != nil {
@@ -637,13 +668,13 @@ func (p *Pipeline) fitBudget(r *searchResults, catalogQuery string) {
 	size := func() int {
 		n := 0
 		if len(r.faqs) > 0 {
-			n += utf8.RuneCountInString(FAQSection(r.faqs))
+			n += utf8.RuneCountInString(faqSection(r.faqs))
 		}
 		if len(r.catalog) > 0 {
-			n += utf8.RuneCountInString(CatalogPayload(catalogQuery, r.catalog))
+			n += utf8.RuneCountInString(catalogPayload(catalogQuery, r.catalog))
 		}
 		if len(r.docs) > 0 {
-			n += utf8.RuneCountInString(DocumentSection(r.docs))
+			n += utf8.RuneCountInString(documentSection(r.docs))
 		}
 		return n
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -235,7 +236,7 @@ func TestPipelineStreamEvents(t *testing.T) {
 	var kinds []rag.EventKind
 	var tokens strings.Builder
 	var tools []string
-	resp, err := p.ChatStream(context.Background(), rag.ChatRequest{Message: "qual a dose para controlar lagarta no milho?"}, func(e rag.Event) {
+	resp, err := ragtest.Drain(p.ChatStream(context.Background(), rag.ChatRequest{Message: "qual a dose para controlar lagarta no milho?"}), func(e rag.Event) {
 		if len(kinds) == 0 || kinds[len(kinds)-1] != e.Kind {
 			kinds = append(kinds, e.Kind)
 		}
@@ -261,7 +262,7 @@ func TestPipelineStreamEvents(t *testing.T) {
 	}
 	// An empty message streams an error event.
 	var last rag.Event
-	if _, err := p.ChatStream(context.Background(), rag.ChatRequest{}, func(e rag.Event) { last = e }); err == nil || last.Kind != rag.EventError {
+	if _, err := ragtest.Drain(p.ChatStream(context.Background(), rag.ChatRequest{}), func(e rag.Event) { last = e }); err == nil || last.Kind != rag.EventError {
 		t.Errorf("empty message: err %v, last event %+v", err, last)
 	}
 }
@@ -279,8 +280,8 @@ func TestFormatPriceAndSections(t *testing.T) {
 		p    *float64
 		want string
 	}{{nil, "preço indisponível"}, {ragtest.Ptr(0.5), "R$ 0,50"}, {ragtest.Ptr(1234.567), "R$ 1.234,57"}, {ragtest.Ptr(1e6), "R$ 1.000.000,00"}} {
-		if got := rag.FormatPrice(tc.p); got != tc.want {
-			t.Errorf("FormatPrice(%v) = %q, want %q", tc.p, got, tc.want)
+		if got := textutil.FormatPrice(tc.p); got != tc.want {
+			t.Errorf("textutil.FormatPrice(%v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
 	if got := rag.FAQSection(nil); got != "FAQs relevantes (0): Nenhuma FAQ relevante encontrada." {
@@ -306,5 +307,31 @@ func TestPipelineRequestLimit(t *testing.T) {
 	}
 	if len(resp.Catalog) == 0 || len(resp.Catalog) > 2 || len(resp.FAQs) > 2 || len(resp.Documents) > 2 {
 		t.Errorf("limit 2: %d catalog, %d FAQ, %d document hits", len(resp.Catalog), len(resp.FAQs), len(resp.Documents))
+	}
+}
+
+// TestChatStreamStopsEarly checks that breaking out of the stream ends the
+// turn, and that a failed turn's last event carries the typed error.
+func TestChatStreamStopsEarly(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	ctx := context.Background()
+	var kinds []rag.EventKind
+	for e, err := range p.ChatStream(ctx, rag.ChatRequest{Message: "qual a dose para controlar lagarta no milho?"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, e.Kind)
+		break
+	}
+	if len(kinds) != 1 || kinds[0] != rag.EventIntent {
+		t.Errorf("events before the break %v, want [intent]", kinds)
+	}
+	var last rag.Event
+	var lastErr error
+	for e, err := range p.ChatStream(ctx, rag.ChatRequest{Message: "  "}) {
+		last, lastErr = e, err
+	}
+	if last.Kind != rag.EventError || !errors.Is(lastErr, rag.ErrEmptyMessage) || !errors.Is(last.Err, rag.ErrEmptyMessage) {
+		t.Errorf("empty message: last event %+v, error %v; want an error event carrying ErrEmptyMessage", last, lastErr)
 	}
 }

@@ -61,7 +61,7 @@ func (p Plan) Any() bool { return p.FAQ || p.Catalog || p.Documents }
 // PlanSearches maps an intent to its searches: catalog questions search
 // the catalog and FAQs; support questions FAQs and documents; agronomy
 // questions all three; small talk none; anything else all three.
-func PlanSearches(intent Intent) Plan {
+func planSearches(intent Intent) Plan {
 	switch intent {
 	case IntentCatalog:
 		return Plan{Catalog: true, FAQ: true}
@@ -295,6 +295,7 @@ type Event struct {
 	Token string `json:"token,omitempty"`
 	// Response is the final response (EventDone).
 	Response *ChatResponse `json:"response,omitempty"`
-	// Error describes the failure (EventError).
-	Error string `json:"error,omitempty"`
+	// Err is the turn's error (EventError), the same the stream yields
+	// with the event; errors.Is and errors.As see through it.
+	Err error `json:"-"`
 }

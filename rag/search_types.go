@@ -7,6 +7,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag/rerank"
+	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -20,21 +21,6 @@ var (
 	// ErrInvalidQuery: a query field has an impossible value (unknown mode,
 	// fusion method, leg or aggregation mode, or an invalid filter).
 	ErrInvalidQuery = errors.New("rag: invalid query")
-)
-
-// Mode selects the seeds' two search modes (HYBRID_SEARCH_ENHANCED).
-type Mode string
-
-// Search modes.
-const (
-	// ModeSimple keeps the store's lexical order (terms matched, newest
-	// first) and merges vector hits first, then lexical ones (seed 000
-	// §4.7, simple).
-	ModeSimple Mode = "simple"
-	// ModeEnhanced fetches more lexical candidates, scores every candidate
-	// with lexicalScore and fuses the two lists with the query's fusion
-	// method.
-	ModeEnhanced Mode = "enhanced"
 )
 
 // Legs selects which retrieval legs run.
@@ -91,16 +77,15 @@ type Query struct {
 	Limit int
 	// Filters restrict the owners searched (both legs).
 	Filters []storage.Filter
-	// Mode is simple or enhanced.
-	Mode Mode
 	// Legs restricts retrieval to one leg; the default is both.
 	Legs Legs
-	// Fusion is the fusion method of enhanced mode: weighted (the seeds'
-	// computeCombinedScore), rrf or relative.
+	// Fusion is the fusion method: weighted (the seeds'
+	// computeCombinedScore), rrf, relative or simple (the seeds' simple
+	// mode); "" means SearcherOptions.Fusion.
 	Fusion merge.Method
 	// Weights override the fusion weights. For rrf and relative only
 	// Vector and Lexical are used, as list weights.
-	Weights *FusionWeights
+	Weights *scoring.Weights
 	// VectorThreshold keeps chunks with distance <= the threshold
 	// (pgvector <#>; default -0.5). math.Inf(1) keeps all.
 	VectorThreshold *float64
@@ -116,13 +101,6 @@ type Query struct {
 	// Rerank turns the reranking stage on (true) or off (false); nil
 	// means the Searcher's default.
 	Rerank *bool
-}
-
-// FusionWeights are the weights of the fused score. Zero fields mean the
-// defaults (vector 6, lexical 4, pair 4, rank bonuses 1); negative fields
-// turn a component off.
-type FusionWeights struct {
-	Vector, Lexical, Pair, VectorRank, LexicalRank float64
 }
 
 // Hit is one search result.
@@ -223,8 +201,7 @@ type Result[T any] struct {
 	Hits []Hit[T]
 	// Query is how the query was analyzed.
 	Query QueryAnalysis
-	// Mode, Legs and Fusion are the settings actually used.
-	Mode   Mode
+	// Legs and Fusion are the settings actually used.
 	Legs   Legs
 	Fusion merge.Method
 	// Limit is the clamped limit.

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/rag/fields"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -24,24 +25,14 @@ import (
 
 // Defaults of the Searcher (seed 000 §4, §8; seed 001 §3).
 const (
-	DefaultLimit               = 5
-	DefaultMaxLimit            = 50
-	DefaultVectorThreshold     = -0.5
-	DefaultCandidateMultiplier = 6
-	DefaultCandidateMax        = 200
-	DefaultEmbedTimeout        = 2 * time.Second
-	DefaultMaxFAQQueryChars    = 1200
-	DefaultMaxQueryChars       = 2000
-	// DefaultFileFieldWeight is the lexicalScore weight of an item's
-	// attached file text. The seeds' lexicalScore ignores files (their SQL
-	// never searched them either); real catalogs keep pests, targets and
-	// doses there. 3 (below the name's 3.5 and the tags' 4, above the
-	// manufacturer's 1.5) was chosen on the tune half of the AGROFIT
-	// queries, where 2.5–4 form a plateau: at 1, pest × crop queries lost
-	// to items naming the pest's words as crops in their tags
-	// ("capim-gengibre" vs the crop "gengibre"); held-out hybrid nDCG@10
-	// went from 0.924 to 0.943 (BENCHMARKS.md).
-	DefaultFileFieldWeight = 3.0
+	defaultLimit               = 5
+	defaultMaxLimit            = 50
+	defaultVectorThreshold     = -0.5
+	defaultCandidateMultiplier = 6
+	defaultCandidateMax        = 200
+	defaultEmbedTimeout        = 2 * time.Second
+	defaultMaxFAQQueryChars    = 1200
+	defaultMaxQueryChars       = 2000
 )
 
 // SearchStore is what the Searcher needs from a store: lexical candidates,
@@ -57,40 +48,29 @@ type SearchStore interface {
 }
 
 // SearcherOptions configures a Searcher. The zero value gives the seeds'
-// defaults, with enhanced mode and weighted fusion.
+// defaults with weighted fusion; DefaultSearcherOptions shows them filled
+// in. NewSearcher copies the options (pointers included), so changing them
+// afterwards does not change the Searcher.
 type SearcherOptions struct {
 	// DefaultLimit is used when a query's Limit is < 1 (default 5).
 	DefaultLimit int
 	// MaxLimit clamps every query's Limit (default 50).
 	MaxLimit int
-	// Mode is the default search mode (default ModeEnhanced).
-	Mode Mode
-	// Fusion is the default fusion method of enhanced mode (default
-	// weighted, the seeds' computeCombinedScore).
+	// Fusion is the default fusion method (HYBRID_SEARCH_ENHANCED):
+	// weighted (the default, the seeds' computeCombinedScore and enhanced
+	// mode), rrf, relative, or simple — the seeds' simple mode, which keeps
+	// the store's lexical order (terms matched, newest first), scores
+	// nothing and lists vector hits first, then lexical ones (seed 000 §4.7).
 	Fusion merge.Method
-	// CatalogWeights, FAQWeights and DocumentWeights are the default
-	// fusion weights per kind (zero fields: vector 6, lexical 4, pair 4).
-	// When CatalogWeights are left entirely zero and the embedder
-	// implements vector.FusionWeightSuggester, its suggestion is used for
-	// catalog searches (the hash embedder suggests vector 3, lexical 6:
-	// AGROFIT nDCG@10 0.891 → 0.928; on FAQs and documents it measured
-	// slightly worse, so they keep the seeds' weights).
-	CatalogWeights, FAQWeights, DocumentWeights FusionWeights
-	// CatalogThreshold, FAQThreshold and DocumentThreshold are the
-	// default vector thresholds. nil means -0.5 (the seeds'), or the
-	// embedder's own suggestion when it implements
-	// vector.ThresholdSuggester (the hash embedder suggests -0.2).
-	CatalogThreshold, FAQThreshold, DocumentThreshold *float64
-	// CandidateMultiplier and CandidateMax size candidate pools (6, 200).
+	// Catalog, FAQs and Documents are the settings of each record kind.
+	Catalog, FAQs, Documents KindOptions
+	// CandidateMultiplier and CandidateMax size the lexical candidate pool
+	// (6, 200): min(limit × multiplier, max), never less than the limit.
 	CandidateMultiplier, CandidateMax int
 	// VectorCandidateMultiplier and VectorCandidateMax size the vector
-	// pool alone (CATALOG_VECTOR_CANDIDATE_MULTIPLIER/MAX); 0 means
-	// CandidateMultiplier and CandidateMax. A query's own
+	// pool; 0 means CandidateMultiplier and CandidateMax. A query's own
 	// CandidateMultiplier and CandidateMax override both pools.
 	VectorCandidateMultiplier, VectorCandidateMax int
-	// FAQLegs is the default Legs of FAQ searches that leave Query.Legs
-	// empty; "" means hybrid. LegsLexical is FAQ_HYBRID_ENABLED=false.
-	FAQLegs Legs
 	// ChunksPerOwner (1) and SnippetMaxChars (800) shape snippets.
 	ChunksPerOwner, SnippetMaxChars int
 	// Aggregate is the chunk aggregation mode (default max).
@@ -103,57 +83,95 @@ type SearcherOptions struct {
 	// MaxFAQQueryChars bounds query + context for FAQs (default 1200).
 	MaxFAQQueryChars int
 	// Vocabularies are the per-kind word statistics behind typo
-	// correction and IDF term weights. nil means each kind's vocabulary is
-	// built from the store on the first search of that kind, when the
-	// store is a RecordLister (memory and Postgres are); see
-	// RefreshVocabularies.
+	// correction and IDF term weights. nil means they are built from the
+	// store (a RecordLister: memory and Postgres are) by Warm, or on the
+	// first search of each kind; see Warm and RefreshVocabularies.
 	Vocabularies *Vocabularies
-	// NoVocabulary turns vocabulary-driven query analysis off: no typo
-	// correction and no IDF weights, as in the seeds.
-	NoVocabulary bool
-	// NoTypoCorrection turns typo correction off: by default a query word
-	// of 5+ letters that no indexed word starts with, and that is neither
-	// a stopword nor in the synonym table, is replaced by the indexed word
-	// within one edit (two from 8 letters) found in the most records
-	// ("fungisida" → "fungicida").
-	NoTypoCorrection bool
-	// NoIDF turns IDF term weights off: by default each query term's field
-	// weights and match bonus are multiplied by its IDF relative to a term
-	// found in one record of ten (lexical.Vocabulary.IDFWeights), unless
-	// the kind's Scorer has an IDF hook of its own.
-	NoIDF bool
-	// IDF shapes the IDF weights (zero value: lexical's defaults).
-	IDF lexical.IDFOptions
+	// Vocabulary is the vocabulary-driven query analysis as a whole
+	// (default On); Off gives the seeds' analysis: no typo correction and
+	// no IDF weights.
+	Vocabulary Toggle
+	// TypoCorrection (default On) replaces a query word of 5+ letters that
+	// no indexed word starts with, and that is neither a stopword nor in
+	// the synonym table, by the indexed word within one edit (two from 8
+	// letters) found in the most records ("fungisida" → "fungicida").
+	TypoCorrection Toggle
+	// IDF (default On) multiplies each query term's field weights and
+	// match bonus by its IDF relative to a term found in one record of ten
+	// (lexical.Vocabulary.IDFWeights), unless the kind's Scorer has an IDF
+	// hook of its own. IDFOptions shapes the weights.
+	IDF Toggle
+	// IDFOptions shapes the IDF weights (zero value: lexical's defaults).
+	IDFOptions lexical.IDFOptions
 	// CorrectionMinDF is the least number of records a word must appear
 	// in to be a correction (default 2).
 	CorrectionMinDF int
-	// Scorer scores catalog items; nil means lexical.NewScorer with the
-	// agronomy fields plus the file text at DefaultFileFieldWeight.
-	Scorer *lexical.Scorer
-	// FAQScorer and DocumentScorer score FAQs and documents; nil means
-	// question 3.5 / keywords 4 / category 2 / answer 2.5 and title 3.5 /
-	// source 1.5 / content 2.5 with the same tokenizer and synonyms.
-	FAQScorer, DocumentScorer *lexical.Scorer
-	// Reranker, when set, reranks fused hits of queries with Rerank on.
+	// VectorExpansion (default On) appends the canonical terms of the
+	// synonyms the query used before embedding it ("fungicida para
+	// videira" is embedded as "fungicida para videira uva"), so an embedder
+	// that knows no synonyms (the hash embedder) still meets the catalog's
+	// vocabulary; for semantic models the addition is harmless.
+	VectorExpansion Toggle
+	// Reranker reorders the head of the fused hits of queries with
+	// reranking on.
 	Reranker rerank.Reranker
-	// RerankByDefault turns reranking on for queries that leave Rerank nil.
-	RerankByDefault bool
-	// NormalizedCacheSize is how many records' normalized fields are kept
-	// for lexical scoring (default 20 000; negative disables the cache).
-	NormalizedCacheSize int
-	// NoVectorExpansion embeds the query as typed. By default the
-	// canonical terms of the synonyms the query used are appended before
-	// embedding ("fungicida para videira" is embedded as "fungicida para
-	// videira uva"), so an embedder that knows no synonyms (the hash
-	// embedder) still meets the catalog's vocabulary; for semantic models
-	// the addition is harmless.
-	NoVectorExpansion bool
+	// Rerank is the default of queries that leave Query.Rerank nil
+	// (default Off).
+	Rerank Toggle
 	// RerankOptions are the reranking window and cut (seed: 20 → 5, min
 	// 0.5); the final cut is never above the query's limit.
 	RerankOptions rerank.Options
+	// NormalizedCacheSize is how many records' normalized fields are kept
+	// for lexical scoring (default 20 000; negative disables the cache).
+	NormalizedCacheSize int
 	// Evidence shapes the calibrated relevance every hit carries
 	// (Hit.Evidence); the zero value gives the defaults.
 	Evidence EvidenceOptions
+}
+
+// KindOptions are the settings of one record kind (catalog items, FAQs or
+// documents) in SearcherOptions.
+type KindOptions struct {
+	// Weights are the default fusion weights (zero fields: vector 6,
+	// lexical 4, pair 4, rank bonuses 1; negative fields turn a component
+	// off). When the catalog's are left entirely zero and the embedder
+	// implements vector.FusionWeightSuggester, its suggestion is used for
+	// catalog searches (the hash embedder suggests vector 3, lexical 6:
+	// AGROFIT nDCG@10 0.891 → 0.928; on FAQs and documents it measured
+	// slightly worse, so they keep the seeds' weights).
+	Weights scoring.Weights
+	// Threshold is the default vector threshold (pgvector <#> distance).
+	// nil means -0.5 (the seeds'), or the embedder's own suggestion when
+	// it implements vector.ThresholdSuggester (the hash embedder suggests
+	// -0.2).
+	Threshold *float64
+	// Legs is the default Legs of searches that leave Query.Legs empty;
+	// "" means hybrid. FAQs.Legs = LegsLexical is FAQ_HYBRID_ENABLED=false.
+	Legs Legs
+	// Scorer scores the kind's lexical candidates; nil means the kind's
+	// default from package fields (fields.CatalogScorer, FAQScorer,
+	// DocumentScorer).
+	Scorer *lexical.Scorer
+}
+
+// Toggle turns an optional stage of the Searcher on or off; the zero
+// value keeps the stage's documented default.
+type Toggle int8
+
+// Toggle values.
+const (
+	// On turns the stage on.
+	On Toggle = 1
+	// Off turns the stage off.
+	Off Toggle = -1
+)
+
+// enabled reports whether the stage runs, given its default.
+func (t Toggle) enabled(def bool) bool {
+	if t == 0 {
+		return def
+	}
+	return t == On
 }
 
 // Searcher runs hybrid searches over a tenant-scoped store. It is safe for
@@ -172,29 +190,30 @@ type Searcher struct {
 	frames   sync.Map // *lexical.Scorer → frame word set
 }
 
-// NewSearcher returns a Searcher over store. embedder may be nil, in which
-// case every search is lexical with FallbackEmbeddingDisabled. NewSearcher
-// does no I/O.
-func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptions) *Searcher {
-	o := opts
+// DefaultSearcherOptions returns the options a zero SearcherOptions
+// stands for, with every default filled in (limits, candidate pools,
+// timeouts, the query caps); NewSearcher applies the same defaults.
+func DefaultSearcherOptions() SearcherOptions {
+	return SearcherOptions{}.withDefaults()
+}
+
+// withDefaults fills the unset fields of o.
+func (o SearcherOptions) withDefaults() SearcherOptions {
 	if o.DefaultLimit < 1 {
-		o.DefaultLimit = DefaultLimit
+		o.DefaultLimit = defaultLimit
 	}
 	if o.MaxLimit < 1 {
-		o.MaxLimit = DefaultMaxLimit
+		o.MaxLimit = defaultMaxLimit
 	}
 	o.DefaultLimit = min(o.DefaultLimit, o.MaxLimit)
-	if o.Mode == "" {
-		o.Mode = ModeEnhanced
-	}
 	if o.Fusion == "" {
 		o.Fusion = merge.MethodWeighted
 	}
 	if o.CandidateMultiplier < 1 {
-		o.CandidateMultiplier = DefaultCandidateMultiplier
+		o.CandidateMultiplier = defaultCandidateMultiplier
 	}
 	if o.CandidateMax < 1 {
-		o.CandidateMax = DefaultCandidateMax
+		o.CandidateMax = defaultCandidateMax
 	}
 	o.VectorCandidateMultiplier = max(o.VectorCandidateMultiplier, 0)
 	o.VectorCandidateMax = max(o.VectorCandidateMax, 0)
@@ -205,130 +224,40 @@ func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptio
 		o.SnippetMaxChars = vector.DefaultSnippetMaxChars
 	}
 	if o.EmbedTimeout <= 0 {
-		o.EmbedTimeout = DefaultEmbedTimeout
+		o.EmbedTimeout = defaultEmbedTimeout
 	}
 	if o.MaxQueryChars < 1 {
-		o.MaxQueryChars = DefaultMaxQueryChars
+		o.MaxQueryChars = defaultMaxQueryChars
 	}
 	if o.CorrectionMinDF < 1 {
-		o.CorrectionMinDF = DefaultCorrectionMinDF
+		o.CorrectionMinDF = defaultCorrectionMinDF
 	}
 	if o.MaxFAQQueryChars < 1 {
-		o.MaxFAQQueryChars = DefaultMaxFAQQueryChars
+		o.MaxFAQQueryChars = defaultMaxFAQQueryChars
 	}
+	return o
+}
+
+// NewSearcher returns a Searcher over store. embedder may be nil, in which
+// case every search is lexical with FallbackEmbeddingDisabled. NewSearcher
+// does no I/O.
+func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptions) *Searcher {
+	o := opts.withDefaults()
 	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize)}
 	s.evidence = o.Evidence.withDefaults()
-	s.catalog = o.Scorer
+	s.catalog = o.Catalog.Scorer
 	if s.catalog == nil {
-		s.catalog = lexical.NewScorer(CatalogScorerOptions())
+		s.catalog = lexical.NewScorer(fields.CatalogScorer())
 	}
-	s.faq = o.FAQScorer
+	s.faq = o.FAQs.Scorer
 	if s.faq == nil {
-		s.faq = lexical.NewScorer(FAQScorerOptions())
+		s.faq = lexical.NewScorer(fields.FAQScorer())
 	}
-	s.doc = o.DocumentScorer
+	s.doc = o.Documents.Scorer
 	if s.doc == nil {
-		s.doc = lexical.NewScorer(DocumentScorerOptions())
+		s.doc = lexical.NewScorer(fields.DocumentScorer())
 	}
 	return s
-}
-
-// DefaultQuestionMaxTokens is the token cap of the default FAQ and
-// document scorers: questions are longer than catalog queries, whose cap
-// stays the seeds' 8.
-const DefaultQuestionMaxTokens = 24
-
-// DefaultProximity is the BM25 token-pair weight of the default FAQ and
-// document scorers (lexical.BM25.Proximity), chosen on the tune half of
-// the FaQuAD and IRPF query sets (BENCHMARKS.md).
-const DefaultProximity = 0.5
-
-// DefaultExactWeight is the BM25 exact-word weight of the default FAQ and
-// document scorers (lexical.BM25.Exact): an occurrence of the question's
-// own word counts twice as much as another word of the same stem. Chosen
-// on the tune halves (BENCHMARKS.md): 0 / 0.5 / 1 / 2 / 3 gave FaQuAD
-// tune hybrid nDCG .902 / .903 / .907 / .906 / .907.
-const DefaultExactWeight = 1.0
-
-// CatalogScorerOptions returns the options of the default catalog Scorer:
-// the seeds' lexicalScore (presence scoring, substring matching, no
-// stemming, 8 tokens) over CatalogFields(DefaultFileFieldWeight). Each
-// call returns new slices, so the result can be changed freely.
-func CatalogScorerOptions() lexical.ScorerOptions {
-	return lexical.ScorerOptions{Fields: CatalogFields(DefaultFileFieldWeight)}
-}
-
-// FAQScorerOptions returns the options of the default FAQ Scorer:
-// FAQFields, BM25F term weighting with per-field length normalization
-// (the average field lengths come from the FAQ vocabulary), query tokens
-// stemmed with lexical.SnowballFilter, up to DefaultQuestionMaxTokens of
-// them, matched at word starts (lexical.MatchWordPrefix), with the
-// question's own words weighted DefaultExactWeight over other words of
-// their stem. Long answers would otherwise collect every common word of a
-// question, and questions rarely use the FAQ's own inflections
-// ("declarar" for "declaração").
-func FAQScorerOptions() lexical.ScorerOptions {
-	return questionScorerOptions(FAQFields())
-}
-
-// DocumentScorerOptions returns the options of the default document
-// Scorer: DocumentFields with the FAQ scorer's BM25F, stemming and token
-// cap.
-func DocumentScorerOptions() lexical.ScorerOptions {
-	return questionScorerOptions(DocumentFields())
-}
-
-func questionScorerOptions(fields []lexical.FieldSpec) lexical.ScorerOptions {
-	return lexical.ScorerOptions{
-		Fields: fields,
-		Tokenizer: lexical.Tokenizer{
-			MaxTokens: DefaultQuestionMaxTokens,
-			Filters:   []lexical.TokenFilter{lexical.SnowballFilter{}},
-		},
-		Match: lexical.MatchWordPrefix,
-		BM25:  &lexical.BM25{Proximity: DefaultProximity, Exact: DefaultExactWeight},
-	}
-}
-
-// Field names used by the Searcher's default scorers beyond the agronomy
-// ones of package lexical.
-const (
-	FieldFiles    = "files"
-	FieldQuestion = "question"
-	FieldAnswer   = "answer"
-	FieldKeywords = "keywords"
-	FieldTitle    = "title"
-	FieldContent  = "content"
-	FieldSource   = "source"
-)
-
-// CatalogFields returns the seeds' catalog field weights plus the attached
-// file text at fileWeight (0 leaves files out, as the seeds did).
-func CatalogFields(fileWeight float64) []lexical.FieldSpec {
-	f := lexical.AgronomyFields()
-	if fileWeight > 0 {
-		f = append(f, lexical.FieldSpec{Name: FieldFiles, Weight: fileWeight})
-	}
-	return f
-}
-
-// FAQFields returns the default FAQ field weights.
-func FAQFields() []lexical.FieldSpec {
-	return []lexical.FieldSpec{
-		{Name: FieldQuestion, Weight: 3.5},
-		{Name: FieldKeywords, Weight: 4, Tags: true},
-		{Name: lexical.FieldCategory, Weight: 2},
-		{Name: FieldAnswer, Weight: 2.5},
-	}
-}
-
-// DocumentFields returns the default document field weights.
-func DocumentFields() []lexical.FieldSpec {
-	return []lexical.FieldSpec{
-		{Name: FieldTitle, Weight: 3.5},
-		{Name: FieldSource, Weight: 1.5},
-		{Name: FieldContent, Weight: 2.5},
-	}
 }
 
 // Options returns the Searcher's effective configuration.
@@ -358,7 +287,7 @@ func (r itemRecord) Field(i int) lexical.Field {
 	}
 	i -= len(r.it.Tags)
 	if i < len(r.it.Files) {
-		return lexical.Field{Name: FieldFiles, Text: r.it.Files[i].Text}
+		return lexical.Field{Name: fields.Files, Text: r.it.Files[i].Text}
 	}
 	return lexical.Field{}
 }
@@ -369,14 +298,14 @@ func (r faqRecord) NumFields() int { return 3 + len(r.f.Keywords) }
 func (r faqRecord) Field(i int) lexical.Field {
 	switch i {
 	case 0:
-		return lexical.Field{Name: FieldQuestion, Text: r.f.Question}
+		return lexical.Field{Name: fields.Question, Text: r.f.Question}
 	case 1:
-		return lexical.Field{Name: FieldAnswer, Text: r.f.Answer}
+		return lexical.Field{Name: fields.Answer, Text: r.f.Answer}
 	case 2:
 		return lexical.Field{Name: lexical.FieldCategory, Text: r.f.Category}
 	}
 	if i -= 3; i < len(r.f.Keywords) {
-		return lexical.Field{Name: FieldKeywords, Text: r.f.Keywords[i]}
+		return lexical.Field{Name: fields.Keywords, Text: r.f.Keywords[i]}
 	}
 	return lexical.Field{}
 }
@@ -387,11 +316,11 @@ func (r docRecord) NumFields() int { return 3 }
 func (r docRecord) Field(i int) lexical.Field {
 	switch i {
 	case 0:
-		return lexical.Field{Name: FieldTitle, Text: r.d.Title}
+		return lexical.Field{Name: fields.Title, Text: r.d.Title}
 	case 1:
-		return lexical.Field{Name: FieldSource, Text: r.d.Source}
+		return lexical.Field{Name: fields.Source, Text: r.d.Source}
 	case 2:
-		return lexical.Field{Name: FieldContent, Text: r.d.Content}
+		return lexical.Field{Name: fields.Content, Text: r.d.Content}
 	}
 	return lexical.Field{}
 }
@@ -400,8 +329,9 @@ func (r docRecord) Field(i int) lexical.Field {
 type kindOps[T any] struct {
 	kind      storage.OwnerKind
 	scorer    *lexical.Scorer
-	weights   FusionWeights
+	weights   scoring.Weights
 	threshold *float64
+	legs      Legs
 	lexSearch func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[T], error)
 	get       func(context.Context, []string) ([]T, error)
 	id        func(*T) string
@@ -414,7 +344,7 @@ type kindOps[T any] struct {
 
 func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
 	return kindOps[storage.CatalogItem]{
-		kind: storage.KindItem, scorer: s.catalog, weights: s.opts.CatalogWeights, threshold: s.opts.CatalogThreshold,
+		kind: storage.KindItem, scorer: s.catalog, weights: s.opts.Catalog.Weights, threshold: s.opts.Catalog.Threshold, legs: s.opts.Catalog.Legs,
 		lexSearch: s.store.SearchItems, get: s.store.GetItems,
 		id: func(it *storage.CatalogItem) string { return it.ID },
 		record: func(it *storage.CatalogItem) lexical.Record {
@@ -428,7 +358,7 @@ func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
 
 func (s *Searcher) faqOps() kindOps[storage.FAQ] {
 	return kindOps[storage.FAQ]{
-		kind: storage.KindFAQ, scorer: s.faq, weights: s.opts.FAQWeights, threshold: s.opts.FAQThreshold,
+		kind: storage.KindFAQ, scorer: s.faq, weights: s.opts.FAQs.Weights, threshold: s.opts.FAQs.Threshold, legs: s.opts.FAQs.Legs,
 		lexSearch: s.store.SearchFAQs, get: s.store.GetFAQs,
 		id: func(f *storage.FAQ) string { return f.ID },
 		record: func(f *storage.FAQ) lexical.Record {
@@ -436,13 +366,13 @@ func (s *Searcher) faqOps() kindOps[storage.FAQ] {
 		},
 		title:      func(f *storage.FAQ) string { return f.Question },
 		text:       func(f *storage.FAQ) string { return f.Answer },
-		titleField: FieldQuestion,
+		titleField: fields.Question,
 	}
 }
 
 func (s *Searcher) docOps() kindOps[storage.Document] {
 	return kindOps[storage.Document]{
-		kind: storage.KindDocument, scorer: s.doc, weights: s.opts.DocumentWeights, threshold: s.opts.DocumentThreshold,
+		kind: storage.KindDocument, scorer: s.doc, weights: s.opts.Documents.Weights, threshold: s.opts.Documents.Threshold, legs: s.opts.Documents.Legs,
 		lexSearch: s.store.SearchDocuments, get: s.store.GetDocuments,
 		id: func(d *storage.Document) string { return d.ID },
 		record: func(d *storage.Document) lexical.Record {
@@ -450,7 +380,7 @@ func (s *Searcher) docOps() kindOps[storage.Document] {
 		},
 		title:      func(d *storage.Document) string { return d.Title },
 		text:       func(d *storage.Document) string { return d.Content },
-		titleField: FieldTitle,
+		titleField: fields.Title,
 	}
 }
 
@@ -459,20 +389,17 @@ func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	return search(ctx, s, q, s.itemOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
+	return search(ctx, s, q, s.itemOps(), combineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
 }
 
 // SearchFAQs runs a hybrid search over active FAQs; q.Context is appended
 // to the query text up to MaxFAQQueryChars. A query without Legs uses
-// SearcherOptions.FAQLegs.
+// SearcherOptions.FAQs.Legs.
 func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ], error) {
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	if q.Legs == "" {
-		q.Legs = s.opts.FAQLegs
-	}
-	return search(ctx, s, q, s.faqOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxFAQQueryChars))
+	return search(ctx, s, q, s.faqOps(), combineQueryWithContext(q.Text, q.Context, s.opts.MaxFAQQueryChars))
 }
 
 // SearchDocuments runs a hybrid search over documents.
@@ -480,18 +407,18 @@ func (s *Searcher) SearchDocuments(ctx context.Context, q Query) (*Result[storag
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	return search(ctx, s, q, s.docOps(), CombineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
+	return search(ctx, s, q, s.docOps(), combineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
 }
 
 // CombineQueryWithContext appends context to query, separated by a space,
 // and cuts the result to maxChars characters (the seeds'
 // combineQueryWithContext). The query itself is kept whole when it alone
 // fits; context is cut first.
-func CombineQueryWithContext(query, context string, maxChars int) string {
+func combineQueryWithContext(query, context string, maxChars int) string {
 	query = strings.TrimSpace(query)
 	context = strings.TrimSpace(context)
 	if maxChars < 1 {
-		maxChars = DefaultMaxFAQQueryChars
+		maxChars = defaultMaxFAQQueryChars
 	}
 	query = textutil.TruncateRunes(query, maxChars)
 	if context == "" {
@@ -507,7 +434,6 @@ func CombineQueryWithContext(query, context string, maxChars int) string {
 // settings are a query's effective parameters.
 type settings struct {
 	limit, lexCands, vecCands int
-	mode                      Mode
 	legs                      Legs
 	fusion                    merge.Method
 	weights                   scoring.Weights
@@ -523,11 +449,7 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 		st.limit = s.opts.DefaultLimit
 	}
 	st.limit = min(st.limit, s.opts.MaxLimit)
-	st.mode = cmp.Or(q.Mode, s.opts.Mode)
-	if st.mode != ModeSimple && st.mode != ModeEnhanced {
-		return st, fmt.Errorf("%w: mode %q (want simple|enhanced)", ErrInvalidQuery, q.Mode)
-	}
-	st.legs = cmp.Or(q.Legs, LegsHybrid)
+	st.legs = cmp.Or(q.Legs, ops.legs, LegsHybrid)
 	if st.legs != LegsHybrid && st.legs != LegsLexical && st.legs != LegsVector {
 		return st, fmt.Errorf("%w: legs %q (want hybrid|lexical|vector)", ErrInvalidQuery, q.Legs)
 	}
@@ -537,9 +459,6 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	default:
 		return st, fmt.Errorf("%w: fusion %q (want weighted|rrf|relative|simple)", ErrInvalidQuery, q.Fusion)
 	}
-	if st.mode == ModeSimple {
-		st.fusion = merge.MethodSimple
-	}
 	mult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.CandidateMultiplier)
 	cmax := cmp.Or(max(q.CandidateMax, 0), s.opts.CandidateMax)
 	pool := max(st.limit, min(st.limit*mult, cmax))
@@ -547,11 +466,11 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	vmax := cmp.Or(max(q.CandidateMax, 0), s.opts.VectorCandidateMax, s.opts.CandidateMax)
 	st.vecCands = max(st.limit, min(st.limit*vmult, vmax))
 	st.lexCands = st.limit
-	if st.mode == ModeEnhanced {
+	if st.fusion != merge.MethodSimple {
 		st.lexCands = pool
 	}
 	fw := ops.weights
-	if fw == (FusionWeights{}) && ops.kind == storage.KindItem {
+	if fw == (scoring.Weights{}) && ops.kind == storage.KindItem {
 		if v, l, ok := vector.SuggestFusionWeights(s.embedder); ok {
 			fw.Vector, fw.Lexical = v, l
 		}
@@ -559,8 +478,8 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	if q.Weights != nil {
 		fw = *q.Weights
 	}
-	st.weights = scoring.Weights{Vector: fw.Vector, Lexical: fw.Lexical, Pair: fw.Pair, VectorRank: fw.VectorRank, LexicalRank: fw.LexicalRank}
-	st.threshold = DefaultVectorThreshold
+	st.weights = fw
+	st.threshold = defaultVectorThreshold
 	if t, ok := vector.SuggestThreshold(s.embedder); ok {
 		st.threshold = t
 	}
@@ -586,7 +505,7 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	default:
 		return st, fmt.Errorf("%w: aggregate mode %v", ErrInvalidQuery, st.agg.Mode)
 	}
-	st.rerank = s.opts.RerankByDefault
+	st.rerank = s.opts.Rerank.enabled(false)
 	if q.Rerank != nil {
 		st.rerank = *q.Rerank
 	}
@@ -596,8 +515,9 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 
 type fusionDefaults struct {
 	kind      storage.OwnerKind
-	weights   FusionWeights
+	weights   scoring.Weights
 	threshold *float64
+	legs      Legs
 }
 
 // lexLeg is the lexical leg's outcome.
@@ -638,7 +558,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 		return nil, ErrEmptyQuery
 	}
 	text = textutil.TruncateRunes(strings.TrimSpace(text), s.opts.MaxQueryChars)
-	st, err := s.resolve(&q, fusionDefaults{ops.kind, ops.weights, ops.threshold})
+	st, err := s.resolve(&q, fusionDefaults{ops.kind, ops.weights, ops.threshold, ops.legs})
 	if err != nil {
 		return nil, err
 	}
@@ -654,7 +574,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 			Text: text, Tokens: pq.Tokens(), Terms: pq.Terms(), Fallback: pq.Fallback(),
 			Synonyms: pq.Expansions(), Mentions: pq.Mentions(), Corrections: corrections,
 		},
-		Mode: st.mode, Legs: st.legs, Fusion: st.fusion, Limit: st.limit,
+		Legs: st.legs, Fusion: st.fusion, Limit: st.limit,
 	}
 
 	var (
@@ -667,7 +587,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 			t := time.Now()
 			lex.cands, lex.err = ops.lexSearch(ctx, storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters})
 			lex.took = time.Since(t)
-			if lex.err == nil && st.mode == ModeEnhanced {
+			if lex.err == nil && st.fusion != merge.MethodSimple {
 				lex.scores = make([]lexScore, len(lex.cands))
 				for i := range lex.cands {
 					sc, sig := pq.Score(ops.record(&lex.cands[i].Record))
@@ -678,7 +598,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	}
 	if st.legs != LegsLexical {
 		vtext := text
-		if !s.opts.NoVectorExpansion {
+		if s.opts.VectorExpansion.enabled(true) {
 			vtext = expandForEmbedding(text, res.Query.Synonyms)
 		}
 		wg.Go(func() { vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters) })
@@ -842,7 +762,7 @@ func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, erro
 // fuse merges the legs into hits, best first. lexScores are the lexical
 // candidates' scores in enhanced mode.
 func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCands []storage.LexicalCandidate[T], lexScores []lexScore, owners []vector.OwnerHit, chunks map[string][]storage.Chunk, records map[string]*T) []Hit[T] {
-	enhanced := st.mode == ModeEnhanced
+	enhanced := st.fusion != merge.MethodSimple
 
 	// Lexical list: the store's order in simple mode, lexicalScore order
 	// (stable on the store's order) in enhanced mode.

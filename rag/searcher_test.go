@@ -74,7 +74,7 @@ func TestSearchModesAndFusions(t *testing.T) {
 		q      rag.Query
 		method merge.Method
 	}{
-		{"simple", rag.Query{Mode: rag.ModeSimple}, merge.MethodSimple},
+		{"simple", rag.Query{Fusion: merge.MethodSimple}, merge.MethodSimple},
 		{"weighted", rag.Query{Fusion: merge.MethodWeighted}, merge.MethodWeighted},
 		{"rrf", rag.Query{Fusion: merge.MethodRRF}, merge.MethodRRF},
 		{"relative", rag.Query{Fusion: merge.MethodRelative}, merge.MethodRelative},
@@ -157,7 +157,6 @@ func TestSearchBadInput(t *testing.T) {
 		}
 	}
 	for name, q := range map[string]rag.Query{
-		"mode":      {Text: "x", Mode: "fancy"},
 		"legs":      {Text: "x", Legs: "both"},
 		"fusion":    {Text: "x", Fusion: "borda"},
 		"threshold": {Text: "x", VectorThreshold: ragtest.Ptr(math.NaN())},
@@ -282,7 +281,7 @@ func TestSearchRerank(t *testing.T) {
 	bad := rerank.Func(func(context.Context, string, []rerank.Candidate) ([]rerank.Result, error) {
 		return nil, errors.New("reranker down")
 	})
-	s = rag.NewSearcher(store, emb, rag.SearcherOptions{Reranker: bad, RerankByDefault: true})
+	s = rag.NewSearcher(store, emb, rag.SearcherOptions{Reranker: bad, Rerank: rag.On})
 	res, err = s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para uva", Limit: 10})
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 const (
 	// DefaultCorrectionMinDF is the least number of records an indexed
 	// word must appear in to be the correction of a misspelled token.
-	DefaultCorrectionMinDF = 2
+	defaultCorrectionMinDF = 2
 	// vocabularyPage is the page size used to list a store's records.
 	vocabularyPage = 500
 )
@@ -79,9 +79,9 @@ type RecordLister interface {
 	ListDocuments(ctx context.Context, page storage.Page) ([]storage.Document, error)
 }
 
-// BuildVocabulary lists every record of kind in l and returns its
+// buildVocabulary lists every record of kind in l and returns its
 // vocabulary (active items and FAQs only).
-func BuildVocabulary(ctx context.Context, l RecordLister, kind storage.OwnerKind) (*lexical.Vocabulary, error) {
+func buildVocabulary(ctx context.Context, l RecordLister, kind storage.OwnerKind) (*lexical.Vocabulary, error) {
 	var b lexical.VocabularyBuilder
 	var err error
 	switch kind {
@@ -108,22 +108,6 @@ func BuildVocabulary(ctx context.Context, l RecordLister, kind storage.OwnerKind
 		return nil, fmt.Errorf("rag: build %s vocabulary: %w", kind, err)
 	}
 	return b.Build(), nil
-}
-
-// BuildVocabularies builds the vocabularies of every kind in l.
-func BuildVocabularies(ctx context.Context, l RecordLister) (*Vocabularies, error) {
-	var v Vocabularies
-	var err error
-	if v.Catalog, err = BuildVocabulary(ctx, l, storage.KindItem); err != nil {
-		return nil, err
-	}
-	if v.FAQs, err = BuildVocabulary(ctx, l, storage.KindFAQ); err != nil {
-		return nil, err
-	}
-	if v.Documents, err = BuildVocabulary(ctx, l, storage.KindDocument); err != nil {
-		return nil, err
-	}
-	return &v, nil
 }
 
 func listAll[T any](ctx context.Context, list func(context.Context, storage.Page) ([]T, error), id func(*T) string, add func(*T)) error {
@@ -180,12 +164,21 @@ func kindIndex(kind storage.OwnerKind) int {
 // is a RecordLister (a failed build is retried by the next search), or
 // none (base scorer, no vocabulary).
 func (s *Searcher) lexicon(ctx context.Context, kind storage.OwnerKind, base *lexical.Scorer) *kindLexicon {
-	if s.opts.NoVocabulary {
-		return &kindLexicon{scorer: base}
+	l, err := s.buildLexicon(ctx, kind, base)
+	if err != nil {
+		return &kindLexicon{scorer: base} // retried by the next search
+	}
+	return l
+}
+
+// buildLexicon is lexicon, with the error of a failed build.
+func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, base *lexical.Scorer) (*kindLexicon, error) {
+	if !s.opts.Vocabulary.enabled(true) {
+		return &kindLexicon{scorer: base}, nil
 	}
 	slot := &s.lex.kinds[kindIndex(kind)]
 	if l := slot.Load(); l != nil {
-		return l
+		return l, nil
 	}
 	given := s.lex.given.Load()
 	if given == nil {
@@ -198,32 +191,57 @@ func (s *Searcher) lexicon(ctx context.Context, kind storage.OwnerKind, base *le
 		s.lex.mu.Lock()
 		defer s.lex.mu.Unlock()
 		if l := slot.Load(); l != nil {
-			return l
+			return l, nil
 		}
-		built, err := BuildVocabulary(ctx, lister, kind)
+		built, err := buildVocabulary(ctx, lister, kind)
 		if err != nil {
-			return &kindLexicon{scorer: base}
+			return nil, err
 		}
 		v = built
 	}
 	l := s.newLexicon(v, base)
 	slot.Store(l)
-	return l
+	return l, nil
+}
+
+// Warm builds now what the first search of each kind would otherwise
+// build on its own: the vocabularies behind typo correction and IDF
+// weights (from the store, when it is a RecordLister and
+// SearcherOptions.Vocabularies is nil) and the calibration samples behind
+// Hit.Evidence (when it is also a ChunkReader). It returns the first
+// failure. Without Warm the first searches build them, and a failed build
+// leaves those searches without them, to be retried by the next search;
+// call Warm at start-up to fail loudly instead. After writes, call
+// RefreshVocabularies and then Warm again. Warm is safe to call during
+// searches; calling it again when nothing was refreshed does no I/O.
+func (s *Searcher) Warm(ctx context.Context) error {
+	for _, k := range []struct {
+		kind   storage.OwnerKind
+		scorer *lexical.Scorer
+	}{{storage.KindItem, s.catalog}, {storage.KindFAQ, s.faq}, {storage.KindDocument, s.doc}} {
+		if _, err := s.buildLexicon(ctx, k.kind, k.scorer); err != nil {
+			return err
+		}
+		if _, err := s.buildCalibration(ctx, k.kind); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kindLexicon {
 	l := &kindLexicon{vocab: v, scorer: base}
 	if v.Docs() > 0 {
-		l.idf = v.IDFWeights(s.opts.IDF)
+		l.idf = v.IDFWeights(s.opts.IDFOptions)
 		l.df, l.docs = v.DocFreq, v.Docs()
 	}
-	if v.Docs() > 0 && !s.opts.NoIDF && base.IDF() == nil {
-		l.scorer = base.WithIDF(v.IDFWeights(s.opts.IDF))
+	if v.Docs() > 0 && s.opts.IDF.enabled(true) && base.IDF() == nil {
+		l.scorer = base.WithIDF(v.IDFWeights(s.opts.IDFOptions))
 	}
 	if p, ok := l.scorer.BM25(); ok && len(p.AvgLengths) == 0 {
 		l.scorer = l.scorer.WithAverageLengths(v.AvgFieldWordsAll())
 	}
-	if s.opts.NoTypoCorrection {
+	if !s.opts.TypoCorrection.enabled(true) {
 		l.vocab = nil
 	}
 	return l

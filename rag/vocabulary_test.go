@@ -2,6 +2,7 @@ package rag_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -41,8 +42,8 @@ func TestSearchTypoCorrection(t *testing.T) {
 			want: []lexical.Correction{{From: "fungisida", To: "fungicida"}}, text: "fungicida para videira", sameTop: true,
 		},
 		{name: "store cannot list", store: searchOnly{store}, text: "fungisida para videira"},
-		{name: "NoTypoCorrection", store: store, opts: rag.SearcherOptions{NoTypoCorrection: true}, text: "fungisida para videira"},
-		{name: "NoVocabulary", store: store, opts: rag.SearcherOptions{NoVocabulary: true}, text: "fungisida para videira"},
+		{name: "TypoCorrection off", store: store, opts: rag.SearcherOptions{TypoCorrection: rag.Off}, text: "fungisida para videira"},
+		{name: "Vocabulary off", store: store, opts: rag.SearcherOptions{Vocabulary: rag.Off}, text: "fungisida para videira"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +87,7 @@ func TestSearchIDFWeights(t *testing.T) {
 	if !(w["azoxistrobina"] > w["soja"]) || w["soja"] <= 0 {
 		t.Errorf("IDF weights %v: want azoxistrobina > soja > 0", w)
 	}
-	for _, opts := range []rag.SearcherOptions{{NoIDF: true}, {NoVocabulary: true}} {
+	for _, opts := range []rag.SearcherOptions{{IDF: rag.Off}, {Vocabulary: rag.Off}} {
 		for term, idf := range weights(opts) {
 			if idf != 1 {
 				t.Errorf("%+v: term %q weighs %v, want 1", opts, term, idf)
@@ -193,4 +194,51 @@ func TestRefreshVocabulariesConcurrent(t *testing.T) {
 // vocabFrom builds the vocabularies of src.
 func vocabFrom(src ingest.Sources) *rag.Vocabularies {
 	return rag.VocabulariesFrom(src.Items, src.FAQs, src.Docs())
+}
+
+// failingLister fails every record listing, as a store that is down.
+type failingLister struct{ rag.SearchStore }
+
+var errListDown = errors.New("list: store down")
+
+func (failingLister) ListItems(context.Context, storage.Page) ([]storage.CatalogItem, error) {
+	return nil, errListDown
+}
+func (failingLister) ListFAQs(context.Context, storage.Page) ([]storage.FAQ, error) {
+	return nil, errListDown
+}
+func (failingLister) ListDocuments(context.Context, storage.Page) ([]storage.Document, error) {
+	return nil, errListDown
+}
+
+// TestWarm: Warm builds the vocabularies up front and reports a failed
+// build, where the lazy build of a search stays silent.
+func TestWarm(t *testing.T) {
+	store, emb := ragtest.IndexedMemory(t)
+	ctx := context.Background()
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	if err := s.Warm(ctx); err != nil {
+		t.Fatalf("Warm: %v", err)
+	}
+	res, err := s.SearchCatalog(ctx, rag.Query{Text: "fungisida para videira", Legs: rag.LegsLexical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Query.Corrections) == 0 {
+		t.Error("no typo correction after Warm")
+	}
+
+	down := rag.NewSearcher(failingLister{store}, emb, rag.SearcherOptions{})
+	if err := down.Warm(ctx); !errors.Is(err, errListDown) {
+		t.Errorf("Warm over a failing store: %v, want the listing error", err)
+	}
+	res, err = down.SearchCatalog(ctx, rag.Query{Text: "fungisida para videira", Legs: rag.LegsLexical})
+	if err != nil || len(res.Query.Corrections) != 0 {
+		t.Errorf("search over a failing lister: err %v, corrections %v; want results without corrections", err, res.Query.Corrections)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).Warm(cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("Warm with a cancelled context: %v", err)
+	}
 }

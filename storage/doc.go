@@ -6,7 +6,25 @@
 // Implementations live in sub-packages: storage/memory (the embedded
 // default) and storage/postgres (pgx + pgvector). storage/storagetest is the
 // conformance suite both must pass, so they return the same candidates in
-// the same order for the same data.
+// the same order for the same data. An implementation writes the reads
+// every kind of record shares once, as a generic RecordStore, and embeds
+// RecordStores, which turns one RecordStore per kind into the per-kind
+// methods of CatalogStore, FAQStore and DocumentStore.
+//
+// # Records
+//
+// The three owner records (CatalogItem, FAQ, Document) share their
+// life-cycle representation: a Status field whose zero value means active,
+// StatusInactive hiding the record from every search (lexical and
+// vector) while Get, List and the chunk methods still see it, and the same
+// Active method. Stores store an empty Status as StatusActive and reject
+// any other value with ErrInvalidRecord.
+//
+// A Chunk carries where it came from as typed fields: Start (byte offset
+// in its source text), HeadingPath (headings above it, outermost first)
+// and File (the attached file it was cut from); Metadata is left to
+// free-form chunker or extractor data. Stores keep all of them and return
+// them with every chunk, ChunkMatch included.
 //
 // # Tenancy
 //
@@ -21,13 +39,15 @@
 // normalized term as a plain substring; '%', '_', '\' and quotes have no
 // special meaning. Terms are ORed; candidates are ranked by the number of
 // distinct terms matched, then CreatedAt descending, then ID ascending. Only
-// active records are returned.
+// active records are returned. A query's Limit below 1 means
+// DefaultResultLimit; above MaxResultLimit, MaxResultLimit.
 //
 // # Vector semantics
 //
 // Distance is the negative inner product (pgvector's <#>); smaller is
-// closer. Chunks farther than VectorQuery.MaxDistance are dropped. Only
-// chunks of active owners are returned.
+// closer. Chunks farther than VectorQuery.MaxDistance are dropped (the
+// constant NoThreshold keeps them all). Only chunks of active owners are
+// returned.
 //
 // # Errors
 //

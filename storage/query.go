@@ -91,7 +91,8 @@ func ValidateFilters(kind OwnerKind, filters []Filter, allowedMetadataKeys []str
 type LexicalQuery struct {
 	// Terms are matched after lexical.Normalize; empty terms are ignored.
 	Terms []string
-	// Limit caps the number of candidates; values < 1 mean DefaultLimit.
+	// Limit caps the number of candidates; values < 1 mean
+	// DefaultResultLimit, values above MaxResultLimit mean MaxResultLimit.
 	Limit   int
 	Filters []Filter
 }
@@ -111,33 +112,44 @@ type LexicalCandidate[T any] struct {
 type VectorQuery struct {
 	Kind   OwnerKind
 	Vector []float32
-	// Limit caps the number of chunks; values < 1 mean DefaultLimit.
-	Limit       int
+	// Limit caps the number of chunks; values < 1 mean DefaultResultLimit,
+	// values above MaxResultLimit mean MaxResultLimit.
+	Limit int
+	// MaxDistance drops chunks farther than it. The zero value keeps
+	// distances <= 0 (inner product >= 0); NoThreshold (or +Inf) keeps
+	// every chunk; NaN keeps none.
 	MaxDistance float64
 	Filters     []Filter
 }
 
-// NoThreshold is a MaxDistance that keeps every chunk.
-var NoThreshold = math.Inf(1)
+// NoThreshold is a MaxDistance that keeps every chunk: every distance a
+// store computes (finite, from finite vectors) is <= it.
+const NoThreshold = math.MaxFloat64
 
-// DefaultLimit is the limit used when a query's Limit is below 1.
-const DefaultLimit = 10
+// DefaultResultLimit is the number of records, candidates or chunks a store
+// returns when a query's or page's Limit is below 1. It is the stores'
+// default, unrelated to the default number of hits of a rag search.
+const DefaultResultLimit = 10
 
-// MaxLimit is the largest limit a store honours; larger limits are clamped.
-const MaxLimit = 1000
+// MaxResultLimit is the most records, candidates or chunks a store returns
+// for one query or page; larger limits are clamped to it.
+const MaxResultLimit = 1000
 
-// ClampLimit maps limit into [1, MaxLimit], with DefaultLimit for values < 1.
+// ClampLimit maps limit into [1, MaxResultLimit], with DefaultResultLimit
+// for values < 1.
 func ClampLimit(limit int) int {
 	switch {
 	case limit < 1:
-		return DefaultLimit
-	case limit > MaxLimit:
-		return MaxLimit
+		return DefaultResultLimit
+	case limit > MaxResultLimit:
+		return MaxResultLimit
 	}
 	return limit
 }
 
-// ChunkMatch is one chunk returned by a vector query, without its embedding.
+// ChunkMatch is one chunk returned by a vector query, without its embedding
+// but with everything else stored for it: content, hash, Start,
+// HeadingPath, File and Metadata.
 type ChunkMatch struct {
 	Chunk    Chunk
 	Distance float64
@@ -148,7 +160,8 @@ type Page struct {
 	// After returns records whose ID sorts after it; empty starts at the
 	// beginning.
 	After string
-	// Limit caps the page; values < 1 mean DefaultLimit.
+	// Limit caps the page; values < 1 mean DefaultResultLimit, values
+	// above MaxResultLimit mean MaxResultLimit.
 	Limit int
 }
 

@@ -4,16 +4,26 @@ import (
 	"time"
 )
 
-// Status is the life-cycle state of a catalog item. Only active items are
-// returned by searches.
+// Status is the life-cycle state of a record: catalog items, FAQs and
+// documents all have one. Inactive records are kept (Get, List and the
+// chunk methods still see them) but never returned by searches. The zero
+// value means active; stores store and return it as StatusActive.
 type Status string
 
-// Catalog item states. The interchange format spells them in Portuguese
-// ("ativo", "inativo"); ParseStatus accepts both spellings.
+// Record states. The interchange format spells them in Portuguese ("ativo",
+// "inativo"); ParseStatus accepts both spellings.
 const (
 	StatusActive   Status = "active"
 	StatusInactive Status = "inactive"
 )
+
+// Active reports whether a record with status s is visible to searches:
+// every status but StatusInactive, the zero value included.
+func (s Status) Active() bool { return s != StatusInactive }
+
+// Valid reports whether s is StatusActive, StatusInactive or the zero
+// value (active); stores reject records with any other status.
+func (s Status) Valid() bool { return s == "" || s == StatusActive || s == StatusInactive }
 
 // ParseStatus maps "active"/"ativo" (and the empty string) to StatusActive and
 // "inactive"/"inativo" to StatusInactive, ignoring case and surrounding space.
@@ -37,7 +47,8 @@ type CatalogItem struct {
 	Manufacturer string
 	Tags         []string
 	// Price is nil when unknown.
-	Price    *float64
+	Price *float64
+	// Status is StatusActive (or empty) or StatusInactive; see Active.
 	Status   Status
 	Metadata map[string]string
 	// Files are the texts attached to the item (labels, leaflets, notes).
@@ -48,8 +59,9 @@ type CatalogItem struct {
 	UpdatedAt time.Time
 }
 
-// Active reports whether the item is visible to searches.
-func (it *CatalogItem) Active() bool { return it.Status != StatusInactive }
+// Active reports whether the item is visible to searches (its Status is
+// not StatusInactive).
+func (it *CatalogItem) Active() bool { return it.Status.Active() }
 
 // CatalogFile is a text attached to a catalog item.
 type CatalogFile struct {
@@ -67,15 +79,15 @@ type FAQ struct {
 	Keywords []string
 	// Priority orders FAQs of equal relevance; higher first.
 	Priority int
-	// Inactive FAQs are kept but never returned by searches. The zero value
-	// of a FAQ is inactive only if Inactive is set; see Active.
-	Inactive  bool
+	// Status is StatusActive (or empty) or StatusInactive; see Active.
+	Status    Status
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
 
-// Active reports whether the FAQ is visible to searches.
-func (f *FAQ) Active() bool { return !f.Inactive }
+// Active reports whether the FAQ is visible to searches (its Status is not
+// StatusInactive).
+func (f *FAQ) Active() bool { return f.Status.Active() }
 
 // Document is a free-text document (manual, statute, article) split into
 // chunks for retrieval.
@@ -87,10 +99,16 @@ type Document struct {
 	Content string
 	// ContentHash is the hex SHA-256 of Content; stores fill it when empty.
 	ContentHash string
-	Metadata    map[string]string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Status is StatusActive (or empty) or StatusInactive; see Active.
+	Status    Status
+	Metadata  map[string]string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
+
+// Active reports whether the document is visible to searches (its Status
+// is not StatusInactive).
+func (d *Document) Active() bool { return d.Status.Active() }
 
 // OwnerKind says which kind of record a chunk belongs to.
 type OwnerKind string
@@ -140,7 +158,20 @@ type Chunk struct {
 	// returned by vector search. Otherwise its length must equal the store's
 	// dimensions and every element must be finite.
 	Embedding []float32
-	Metadata  map[string]string
+	// Start is the byte offset of Content in the text it was cut from (the
+	// document's Content, the attached file's Text, ...); it must not be
+	// negative.
+	Start int
+	// HeadingPath is the path of headings above the chunk, outermost first
+	// (for example the document's title, its chapter and its section);
+	// nil when the chunk has none.
+	HeadingPath []string
+	// File is the name of the attached file the chunk was cut from, or
+	// empty.
+	File string
+	// Metadata is free-form text the chunker or an extractor attaches;
+	// stores keep it as given.
+	Metadata map[string]string
 }
 
 // ChunkRef identifies a stored chunk without its text or embedding; it is

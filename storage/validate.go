@@ -83,8 +83,9 @@ func ValidateQueryVector(v []float32, dims int) error {
 }
 
 // ValidateChunks checks the chunks that will replace owner's chunks: the
-// owner reference, every chunk's owner (empty means owner), source, the
-// uniqueness of (source, seq) and every embedding.
+// owner reference, every chunk's owner (empty means owner), source, Seq and
+// Start (not negative), the uniqueness of (source, seq) and every
+// embedding.
 func ValidateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
 	if err := ValidateOwnerRef(owner); err != nil {
 		return err
@@ -104,6 +105,9 @@ func ValidateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
 		}
 		if c.Seq < 0 {
 			return &ValidationError{Owner: owner, Field: "chunks[" + itoa(i) + "].seq", Reason: "negative", Err: ErrInvalidRecord}
+		}
+		if c.Start < 0 {
+			return &ValidationError{Owner: owner, Field: "chunks[" + itoa(i) + "].start", Reason: "negative", Err: ErrInvalidRecord}
 		}
 		k := key{c.Source, c.Seq}
 		if seen[k] {
@@ -141,28 +145,26 @@ func PrepareChunks(owner OwnerRef, chunks []Chunk) []Chunk {
 func ValidateBatch(b *Batch, dims int) error {
 	for i := range b.Items {
 		it := &b.Items[i]
-		if err := validateID(OwnerRef{KindItem, it.ID}); err != nil {
+		ref := OwnerRef{KindItem, it.ID}
+		if err := validateRecord(ref, it.Status); err != nil {
 			return err
 		}
-		if it.Status != "" && it.Status != StatusActive && it.Status != StatusInactive {
-			return &ValidationError{Owner: OwnerRef{KindItem, it.ID}, Field: "status", Reason: "want active|inactive", Err: ErrInvalidRecord}
-		}
 		if it.Price != nil && (math.IsNaN(*it.Price) || math.IsInf(*it.Price, 0) || *it.Price < 0) {
-			return &ValidationError{Owner: OwnerRef{KindItem, it.ID}, Field: "price", Reason: "want a finite number >= 0", Err: ErrInvalidRecord}
+			return &ValidationError{Owner: ref, Field: "price", Reason: "want a finite number >= 0", Err: ErrInvalidRecord}
 		}
 		for j, f := range it.Files {
 			if f.ItemID != "" && f.ItemID != it.ID {
-				return &ValidationError{Owner: OwnerRef{KindItem, it.ID}, Field: "files[" + itoa(j) + "].item_id", Reason: "belongs to another item", Err: ErrInvalidRecord}
+				return &ValidationError{Owner: ref, Field: "files[" + itoa(j) + "].item_id", Reason: "belongs to another item", Err: ErrInvalidRecord}
 			}
 		}
 	}
 	for i := range b.FAQs {
-		if err := validateID(OwnerRef{KindFAQ, b.FAQs[i].ID}); err != nil {
+		if err := validateRecord(OwnerRef{KindFAQ, b.FAQs[i].ID}, b.FAQs[i].Status); err != nil {
 			return err
 		}
 	}
 	for i := range b.Documents {
-		if err := validateID(OwnerRef{KindDocument, b.Documents[i].ID}); err != nil {
+		if err := validateRecord(OwnerRef{KindDocument, b.Documents[i].ID}, b.Documents[i].Status); err != nil {
 			return err
 		}
 	}
@@ -175,6 +177,17 @@ func ValidateBatch(b *Batch, dims int) error {
 		if err := ValidateOwnerRef(d); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validateRecord checks what every owner record has: its ID and its status.
+func validateRecord(ref OwnerRef, status Status) error {
+	if err := validateID(ref); err != nil {
+		return err
+	}
+	if !status.Valid() {
+		return &ValidationError{Owner: ref, Field: "status", Reason: "want active|inactive, got " + quote(string(status)), Err: ErrInvalidRecord}
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
-// Package vector holds embeddings as data: the Embedder interface, vector
-// arithmetic, exact top-k, chunk-to-owner aggregation, a query-embedding
-// cache and a deterministic offline hash embedder.
+// Package vector holds embeddings as data: the Embedder interface and the
+// wrappers that check and retry it, vector arithmetic, exact top-k,
+// chunk-to-owner aggregation and a deterministic offline hash embedder.
 //
 // # Embedders
 //
@@ -8,9 +8,29 @@
 // (llm/openai for OpenAI-compatible APIs); [EmbedderFunc] adapts a function.
 // [HashEmbedder] is a dependency-free stand-in for development, tests and
 // the embedded demo: feature hashing of words, stems and character n-grams,
-// deterministic and unit-length, but not a semantic model. [Cached] wraps
-// any Embedder with an expiring LRU (24 h, 10 000 entries by default) keyed
-// by model, dimension and SHA-256 of the text, with hit/miss statistics.
+// deterministic and unit-length, but not a semantic model.
+//
+// Three wrappers return an Embedder around any other and expose it with
+// Unwrap, so [SuggestThreshold] and [SuggestFusionWeights] see through
+// them:
+//
+//   - [Checked] enforces the contract thresholds and fusion rely on: one
+//     vector per text, of the declared dimension, finite and non-zero,
+//     and unit length — like chromem-go, it normalizes a vector that is
+//     not, and leaves one that is bit for bit. [CheckBatch] is the check
+//     alone.
+//   - [WithRetry] repeats batches that failed with a retryable error
+//     ([IsRetryable]): errors opt in by implementing [TransientError] and,
+//     for a server-requested delay, [RetryDelayError]. Waits are full-jitter
+//     exponential backoff ([RetryPolicy]) and end when the context does.
+//   - The leaf package vector/cache keeps query vectors in an LRU whose
+//     entries expire (24 h, 10 000 entries by default), keyed by model,
+//     dimension and SHA-256 of the text, with hit/miss statistics.
+//
+// A typical stack for a remote model retries the raw calls, checks and
+// normalizes the answers, and caches good vectors only:
+//
+//	e := cache.New(vector.Checked(vector.WithRetry(model, vector.RetryPolicy{})), cache.Options{})
 //
 // # Search
 //
@@ -41,18 +61,24 @@
 // Functions return wrapped sentinels to be tested with errors.Is:
 // [ErrDimensionMismatch] (lengths disagree), [ErrZeroVector] (normalizing
 // or taking the cosine of a zero vector), [ErrNotFinite] (NaN or infinity),
-// [ErrInvalidOptions], [ErrBatchSize] and [ErrNilEmbedder]. Cancelled
+// [ErrEmptyVector], [ErrInvalidOptions], [ErrBatchSize] and
+// [ErrNilEmbedder]. An embedder answer that breaks the contract yields a
+// *[BatchSizeError] (wrong count) or a *[VectorError] naming the index of
+// the text whose vector is bad; both wrap the sentinels above. Cancelled
 // contexts yield ctx.Err(). Nothing in the package panics on bad input.
 //
 // # Concurrency
 //
 // The functions are pure and safe for concurrent use; they never retain or
 // modify their arguments unless documented (Normalize works in place).
-// HashEmbedder and Cached are safe for concurrent use.
+// HashEmbedder is safe for concurrent use; CheckedEmbedder and
+// RetryEmbedder are when the embedder they wrap is.
 //
 // # Dependencies
 //
-// The package imports the standard library, the project's lexical package
-// (normalization, stemming and stopwords for the hash embedder) and
-// github.com/hashicorp/golang-lru/v2/expirable for the cache.
+// vector belongs to the computing core: it imports the standard library
+// and the project's lexical package (normalization, stemming and stopwords
+// for the hash embedder), which imports golang.org/x/text, and nothing
+// else. Code with third-party dependencies lives in leaf packages beneath
+// it: vector/cache, the only importer of github.com/hashicorp/golang-lru.
 package vector

@@ -9,6 +9,11 @@ import "context"
 // "normalized" return unit-length vectors so that the inner product equals
 // cosine similarity. An error means no vector of the batch may be used.
 // Implementations must be safe for concurrent use.
+//
+// Nothing checks the contract by itself: wrap an embedder whose output the
+// program does not control in [Checked], which rejects broken answers with
+// typed errors and normalizes vectors. Errors that a later call may not
+// repeat opt in to [WithRetry] by implementing [TransientError].
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 	Dimensions() int

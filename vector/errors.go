@@ -1,6 +1,9 @@
 package vector
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors. Functions wrap them with %w and context; test with
 // errors.Is.
@@ -19,4 +22,50 @@ var (
 	// ErrBatchSize reports an embedder that returned a different number of
 	// vectors than it was given texts.
 	ErrBatchSize = errors.New("vector: embedder returned a wrong number of vectors")
+	// ErrEmptyVector reports an embedder that returned a nil or empty
+	// vector for a text.
+	ErrEmptyVector = errors.New("vector: empty vector")
+	// ErrNilEmbedder is returned by the Embed method of a wrapper (such as
+	// [CheckedEmbedder], [RetryEmbedder] or vector/cache's Embedder) that
+	// wraps no embedder.
+	ErrNilEmbedder = errors.New("vector: nil embedder")
 )
+
+// BatchSizeError reports an embedder that returned Got vectors for Want
+// texts. It wraps [ErrBatchSize]; get it with errors.As.
+type BatchSizeError struct {
+	// Got is the number of vectors returned.
+	Got int
+	// Want is the number of texts given.
+	Want int
+}
+
+// Error implements error.
+func (e *BatchSizeError) Error() string {
+	return fmt.Sprintf("vector: embedder returned %d vectors for %d texts", e.Got, e.Want)
+}
+
+// Unwrap returns ErrBatchSize.
+func (e *BatchSizeError) Unwrap() error { return ErrBatchSize }
+
+// VectorError reports an unusable vector in an embedder's answer to a
+// batch. Index is the position of the text, and of its vector, in the
+// batch; the text itself is not included, it may be long or private. Err
+// says what is wrong and wraps one of [ErrEmptyVector],
+// [ErrDimensionMismatch], [ErrNotFinite] or [ErrZeroVector], so errors.Is
+// finds the sentinel through a *VectorError; get the index with
+// errors.As.
+type VectorError struct {
+	// Index is the position of the text in the batch.
+	Index int
+	// Err describes the fault.
+	Err error
+}
+
+// Error implements error.
+func (e *VectorError) Error() string {
+	return fmt.Sprintf("vector: vector of text %d: %v", e.Index, e.Err)
+}
+
+// Unwrap returns e.Err.
+func (e *VectorError) Unwrap() error { return e.Err }

@@ -52,26 +52,6 @@ func ExampleHashEmbedder() {
 	// 1536 true
 }
 
-func ExampleCached() {
-	calls := 0
-	slow := vector.EmbedderFunc{Dims: 2, Fn: func(_ context.Context, texts []string) ([][]float32, error) {
-		calls++
-		out := make([][]float32, len(texts))
-		for i := range texts {
-			out[i] = []float32{1, 0}
-		}
-		return out, nil
-	}}
-	c := vector.NewCached(slow, vector.CacheOptions{Model: "demo"})
-	ctx := context.Background()
-	_, _ = c.Embed(ctx, []string{"uva", "soja"})
-	_, _ = c.Embed(ctx, []string{"soja", "milho", "uva"}) // only "milho" is embedded
-	s := c.Stats()
-	fmt.Printf("calls=%d hits=%d misses=%d entries=%d\n", calls, s.Hits, s.Misses, s.Entries)
-	// Output:
-	// calls=2 hits=2 misses=3 entries=3
-}
-
 func ExampleAggregate() {
 	chunks := []vector.ChunkMatch{
 		{OwnerID: "item-1", Content: "Controle de míldio na uva.", Distance: -0.82, Seq: 1},

@@ -20,7 +20,8 @@ const HashSuggestedThreshold = -0.2
 func (e *HashEmbedder) SuggestedThreshold() float64 { return HashSuggestedThreshold }
 
 // SuggestThreshold returns e's suggested threshold, looking through
-// wrappers that expose Unwrap() Embedder (such as Cached); ok is false
+// wrappers that expose Unwrap() Embedder (such as [CheckedEmbedder],
+// [RetryEmbedder] and vector/cache's Embedder); ok is false
 // when no embedder in the chain suggests one.
 func SuggestThreshold(e Embedder) (threshold float64, ok bool) {
 	for range 16 {

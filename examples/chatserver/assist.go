@@ -25,15 +25,15 @@ const (
 )
 
 // assistFunc suggests the missing fields of a catalog item.
-type assistFunc func(ctx context.Context, item storage.CatalogItem) (*assist.AssistResult, error)
+type assistFunc func(ctx context.Context, item storage.CatalogItem) (*assist.Result, error)
 
 // newAssist returns the catalog assistant on chat (seed 000 §3.4,
 // catalog-ai-helper), or nil without a model.
-func newAssist(chat llm.ChatModel, opts assist.AssistOptions) assistFunc {
+func newAssist(chat llm.ChatModel, opts assist.Options) assistFunc {
 	if chat == nil {
 		return nil
 	}
-	return func(ctx context.Context, item storage.CatalogItem) (*assist.AssistResult, error) {
+	return func(ctx context.Context, item storage.CatalogItem) (*assist.Result, error) {
 		return assist.Assist(ctx, chat, item, opts)
 	}
 }
@@ -80,7 +80,7 @@ type fileJSON struct {
 // assistResponse is the answer: the result and the item with the
 // suggestions applied.
 type assistResponse struct {
-	*assist.AssistResult
+	*assist.Result
 	Item assistItemJSON `json:"item"`
 }
 
@@ -118,7 +118,7 @@ func (s *server) handleAssist(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch {
-		case errors.Is(err, assist.ErrAssistInput):
+		case errors.Is(err, assist.ErrInput):
 			writeError(w, errorf(http.StatusBadRequest, codeInvalidField, "name is required"))
 		case errors.Is(err, context.DeadlineExceeded):
 			writeError(w, errorf(http.StatusGatewayTimeout, codeTimeout, "the model took longer than %s", s.cfg.ChatTimeout))

@@ -20,6 +20,7 @@ import (
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"
 	"github.com/hybridrag/hybridrag/vector"
+	"github.com/hybridrag/hybridrag/vector/cache"
 )
 
 // Testdata file names, relative to the testdata directory.
@@ -81,7 +82,7 @@ type backend struct {
 	searcher *rag.Searcher
 	pipeline *rag.Pipeline
 	// cache is the query-embedding cache of the searcher.
-	cache *vector.Cached
+	cache *cache.Embedder
 	// assist suggests catalog fields; nil when no model is configured.
 	assist assistFunc
 	// chat is the chat model of agentic turns; nil offline.
@@ -185,19 +186,15 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 
 	// Search and chat. The searcher embeds queries through a cache; the
 	// indexer above used the raw embedder so chunk texts do not fill it.
-	be.cache = vector.NewCached(emb, vector.CacheOptions{})
+	be.cache = cache.New(emb, cache.Options{})
 	sopts := m.searcherOptions
 	if ts, ok := emb.(vector.ThresholdSuggester); ok {
 		// The cache hides the embedder's threshold suggestion; pass it on.
 		t := ts.SuggestedThreshold()
-		if sopts.CatalogThreshold == nil {
-			sopts.CatalogThreshold = &t
-		}
-		if sopts.FAQThreshold == nil {
-			sopts.FAQThreshold = &t
-		}
-		if sopts.DocumentThreshold == nil {
-			sopts.DocumentThreshold = &t
+		for _, k := range []*rag.KindOptions{&sopts.Catalog, &sopts.FAQs, &sopts.Documents} {
+			if k.Threshold == nil {
+				k.Threshold = &t
+			}
 		}
 	}
 	be.info.Reranker = string(rerankOff)
@@ -208,7 +205,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		}
 		// Every search reranks, the chat's included (the pipeline keeps
 		// the Searcher's default: PipelineOptions.Rerank is nil).
-		sopts.Reranker, sopts.RerankByDefault = kw, true
+		sopts.Reranker, sopts.Rerank = kw, rag.On
 		be.info.Reranker = string(rerankKeyword)
 	}
 	be.searcher = rag.NewSearcher(be.store, be.cache, sopts)

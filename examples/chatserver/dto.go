@@ -418,7 +418,7 @@ func toSearchResponse[T any](kind string, r *rag.Result[T], fill recordFields[T]
 		Query: queryJSON{Text: r.Query.Text, Tokens: nonNil(r.Query.Tokens), Terms: nonNil(r.Query.Terms),
 			Fallback: r.Query.Fallback, Synonyms: r.Query.Synonyms, Mentions: r.Query.Mentions},
 		Mode:           string(r.Legs),
-		Fusion:         fusionName(r.Mode, r.Fusion),
+		Fusion:         string(r.Fusion),
 		Limit:          r.Limit,
 		Counts:         countsJSON{Lexical: r.LexicalCount, Vector: r.VectorCount, Hits: len(r.Hits)},
 		EmbeddingUsed:  r.EmbeddingUsed,
@@ -426,15 +426,6 @@ func toSearchResponse[T any](kind string, r *rag.Result[T], fill recordFields[T]
 		Timings:        toTimings(r.Timings),
 		Hits:           toHits(r.Hits, fill),
 	}
-}
-
-// fusionName is the fusion actually used: "simple" in the seeds' simple
-// mode, else the enhanced mode's method.
-func fusionName(m rag.Mode, f merge.Method) string {
-	if m == rag.ModeSimple {
-		return string(merge.MethodSimple)
-	}
-	return string(f)
 }
 
 // toChatResponse converts a chat turn; message is the user's message (the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"strings"
 	"time"
@@ -58,11 +59,11 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
 func (s *server) runChat(ctx context.Context, req rag.ChatRequest, agentic bool, emit func(rag.Event)) (*rag.ChatResponse, error) {
 	switch {
 	case agentic && emit != nil:
-		return s.be.pipeline.ChatAgenticStream(ctx, req, s.be.chat, s.be.agentic, emit)
+		return drain(s.be.pipeline.ChatAgenticStream(ctx, req, s.be.chat, s.be.agentic), emit)
 	case agentic:
 		return s.be.pipeline.ChatAgentic(ctx, req, s.be.chat, s.be.agentic)
 	case emit != nil:
-		return s.be.pipeline.ChatStream(ctx, req, emit)
+		return drain(s.be.pipeline.ChatStream(ctx, req), emit)
 	}
 	return s.be.pipeline.Chat(ctx, req)
 }
@@ -240,10 +241,8 @@ func (s *server) searchQuery(b searchRequest, kind *string) (rag.Query, *apiErro
 	}
 	switch f := merge.Method(strings.ToLower(strings.TrimSpace(b.Fusion))); f {
 	case "":
-	case merge.MethodSimple:
-		q.Mode = rag.ModeSimple
-	case merge.MethodWeighted, merge.MethodRRF, merge.MethodRelative:
-		q.Mode, q.Fusion = rag.ModeEnhanced, f
+	case merge.MethodSimple, merge.MethodWeighted, merge.MethodRRF, merge.MethodRelative:
+		q.Fusion = f
 	default:
 		return q, errorf(http.StatusBadRequest, codeInvalidField, "fusion must be weighted, rrf, relative or simple")
 	}
@@ -351,4 +350,20 @@ func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "store": s.be.info.Store})
+}
+
+// drain passes every event of a chat stream to emit and returns the done
+// event's response or the stream's error.
+func drain(events iter.Seq2[rag.Event, error], emit func(rag.Event)) (*rag.ChatResponse, error) {
+	var resp *rag.ChatResponse
+	for e, err := range events {
+		emit(e)
+		if err != nil {
+			return nil, err
+		}
+		if e.Kind == rag.EventDone {
+			resp = e.Response
+		}
+	}
+	return resp, nil
 }

@@ -81,15 +81,15 @@ func openModels(rc settings.Config) (models, error) {
 	chat := llmopenai.New(newClient(ep), llmopenai.Options{Model: name})
 	copts := rc.ClassifierOptions()
 	copts.Offline = offline.KeywordClassifier{}
-	cls, err := llmchat.NewLLMClassifier(chat, copts)
+	cls, err := llmchat.NewClassifier(chat, copts)
 	if err != nil {
 		return m, fmt.Errorf("classifier: %w", err)
 	}
-	ans, err := llmchat.NewLLMAnswerer(chat, rc.AnswererOptions())
+	ans, err := llmchat.NewAnswerer(chat, rc.AnswererOptions())
 	if err != nil {
 		return m, fmt.Errorf("answerer: %w", err)
 	}
-	sum, err := llmchat.NewLLMSummarizer(chat, rc.SummarizerOptions())
+	sum, err := llmchat.NewSummarizer(chat, rc.SummarizerOptions())
 	if err != nil {
 		return m, fmt.Errorf("summarizer: %w", err)
 	}

@@ -289,8 +289,8 @@ func TestSearchOptions(t *testing.T) {
 			}
 		}},
 		{"limit clamped", "/api/rag/search", `{"query":"fungicida","limit":100000}`, func(t *testing.T, r searchResponse) {
-			if r.Limit != rag.DefaultMaxLimit {
-				t.Errorf("limit = %d, want %d", r.Limit, rag.DefaultMaxLimit)
+			if r.Limit != rag.DefaultSearcherOptions().MaxLimit {
+				t.Errorf("limit = %d, want %d", r.Limit, rag.DefaultSearcherOptions().MaxLimit)
 			}
 		}},
 	}
@@ -336,7 +336,7 @@ func TestAssist(t *testing.T) {
 		model := llmtest.NewModel(llmtest.Text(`{"description":"Fungicida protetor para videira.","category":"fungicida","price":99.999,"tags":["Uva"," uva ","Tomate"]}`))
 		h := newTestServer(t, nil, func(be *backend) {
 			be.chat = model
-			be.assist = newAssist(model, assist.AssistOptions{Categories: storeCategories(context.Background(), be.store)})
+			be.assist = newAssist(model, assist.Options{Categories: storeCategories(context.Background(), be.store)})
 		}).routes()
 		rec := do(t, h, "POST", "/api/catalog/assist", `{"name":"Cobre Total","manufacturer":"AgroVale"}`)
 		if rec.Code != 200 {
@@ -355,7 +355,7 @@ func TestAssist(t *testing.T) {
 	})
 	t.Run("bad input", func(t *testing.T) {
 		model := llmtest.NewModel()
-		h := newTestServer(t, nil, func(be *backend) { be.assist = newAssist(model, assist.AssistOptions{}) }).routes()
+		h := newTestServer(t, nil, func(be *backend) { be.assist = newAssist(model, assist.Options{}) }).routes()
 		wantError(t, do(t, h, "POST", "/api/catalog/assist", `{"description":"sem nome"}`), 400, codeInvalidField)
 		wantError(t, do(t, h, "POST", "/api/catalog/assist", `{"name":"x","price":-1}`), 400, codeInvalidField)
 		if model.Calls() != 0 {

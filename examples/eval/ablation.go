@@ -6,7 +6,9 @@ import (
 	"os"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/snowball"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/fields"
 )
 
 // ablation holds the switches that turn the Searcher's tuned components
@@ -34,13 +36,13 @@ func (a *ablation) register(fs *flag.FlagSet) {
 	fs.Float64Var(&a.idfOpts.Reference, "idf-ref", 0, "IDF reference document `fraction` (default lexical's 0.1)")
 	fs.Float64Var(&a.idfOpts.Floor, "idf-floor", 0, "IDF weight `floor` (default lexical's 0.1)")
 	fs.Float64Var(&a.idfOpts.Cap, "idf-cap", 0, "IDF weight `cap` (default lexical's 3)")
-	fs.StringVar(&a.stem, "stem", "", "query token `stemmer` of the default scorers: none|light (lexical.StemFilter)|snowball (lexical.SnowballFilter); default: none for the catalog, snowball for FAQs and documents")
+	fs.StringVar(&a.stem, "stem", "", "query token `stemmer` of the default scorers: none|light (lexical.StemFilter)|snowball (snowball.Filter); default: none for the catalog, snowball for FAQs and documents")
 	fs.StringVar(&a.match, "match", "", "`mode` of the default scorers: substring (the seeds' ILIKE) | word-prefix (lexical.MatchWordPrefix); default: substring for the catalog, word-prefix for FAQs and documents")
 	fs.BoolVar(&a.bm25, "bm25", true, "BM25F term weighting in the default FAQ and document scorers (false: the seeds' presence scoring)")
 	fs.Float64Var(&a.proximity, "proximity", -1, "BM25 token-pair `weight` of the default FAQ and document scorers (default rag's)")
 	fs.BoolVar(&a.catBM25, "catalog-bm25", false, "BM25F term weighting in the catalog scorer too (not the default: flat on the AGROFIT tune half)")
 	fs.Float64Var(&a.exact, "exact", -1, "BM25 exact-word `weight` of the default FAQ and document scorers (lexical.BM25.Exact; default rag's)")
-	fs.Float64Var(&a.fileWeight, "file-weight", -1, "lexicalScore `weight` of catalog items' attached file text (default rag.DefaultFileFieldWeight; 0 leaves files out, as the seeds did)")
+	fs.Float64Var(&a.fileWeight, "file-weight", -1, "lexicalScore `weight` of catalog items' attached file text (default fields.DefaultFileWeight; 0 leaves files out, as the seeds did)")
 	fs.IntVar(&a.maxTokens, "max-tokens", 0, "query token `cap` of the default scorers (default: 8 for the catalog, rag.DefaultQuestionMaxTokens for FAQs and documents)")
 	fs.StringVar(&a.synonyms, "synonyms", "", "domain synonym table `file` (JSON, lexical.ParseSynonyms format) merged over the default pt-BR table")
 	fs.IntVar(&a.minDF, "min-df", 0, "least `records` a correction must appear in (default rag's 2)")
@@ -64,21 +66,27 @@ func (a *ablation) load() error {
 
 // searcherOptions returns the Searcher options of the switches.
 func (a ablation) searcherOptions() rag.SearcherOptions {
+	off := func(on bool) rag.Toggle {
+		if on {
+			return 0
+		}
+		return rag.Off
+	}
 	o := rag.SearcherOptions{
-		NoVocabulary: !a.vocab, NoTypoCorrection: !a.typo, NoIDF: !a.idf,
-		IDF: a.idfOpts, CorrectionMinDF: a.minDF,
+		Vocabulary: off(a.vocab), TypoCorrection: off(a.typo), IDF: off(a.idf),
+		IDFOptions: a.idfOpts, CorrectionMinDF: a.minDF,
 	}
 	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.exact >= 0 || a.catBM25 || a.fileWeight >= 0 || a.syn != nil {
-		catalog := rag.CatalogScorerOptions()
+		catalog := fields.CatalogScorer()
 		if a.fileWeight >= 0 {
-			catalog.Fields = rag.CatalogFields(a.fileWeight)
+			catalog.Fields = fields.Catalog(a.fileWeight)
 		}
 		if a.catBM25 {
 			catalog.BM25 = &lexical.BM25{}
 		}
-		o.Scorer = lexical.NewScorer(a.adjust(catalog))
-		o.FAQScorer = lexical.NewScorer(a.adjust(rag.FAQScorerOptions()))
-		o.DocumentScorer = lexical.NewScorer(a.adjust(rag.DocumentScorerOptions()))
+		o.Catalog.Scorer = lexical.NewScorer(a.adjust(catalog))
+		o.FAQs.Scorer = lexical.NewScorer(a.adjust(fields.FAQScorer()))
+		o.Documents.Scorer = lexical.NewScorer(a.adjust(fields.DocumentScorer()))
 	}
 	return o
 }
@@ -91,7 +99,7 @@ func (a ablation) adjust(o lexical.ScorerOptions) lexical.ScorerOptions {
 	case "light":
 		o.Tokenizer.Filters = []lexical.TokenFilter{lexical.StemFilter{}}
 	case "snowball":
-		o.Tokenizer.Filters = []lexical.TokenFilter{lexical.SnowballFilter{}}
+		o.Tokenizer.Filters = []lexical.TokenFilter{snowball.Filter{}}
 	}
 	switch a.match {
 	case "substring":

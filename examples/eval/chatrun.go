@@ -24,6 +24,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
+	"github.com/hybridrag/hybridrag/vector/cache"
 )
 
 // This file runs the chat evaluation (-chat): it builds the pipeline the
@@ -119,13 +120,13 @@ func newOfflineChat(ctx context.Context, rc settings.Config, dims int, src inges
 	// The chatserver's cache hides the embedder's threshold suggestion, so
 	// it passes the suggestion on; do the same.
 	t := h.SuggestedThreshold()
-	for _, p := range []**float64{&sopts.CatalogThreshold, &sopts.FAQThreshold, &sopts.DocumentThreshold} {
-		if *p == nil {
+	for _, k := range []*rag.KindOptions{&sopts.Catalog, &sopts.FAQs, &sopts.Documents} {
+		if k.Threshold == nil {
 			v := t
-			*p = &v
+			k.Threshold = &v
 		}
 	}
-	searcher := rag.NewSearcher(st, vector.NewCached(h, vector.CacheOptions{}), sopts)
+	searcher := rag.NewSearcher(st, cache.New(h, cache.Options{}), sopts)
 	p, err := rag.NewPipeline(searcher, offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rc.PipelineOptions())
 	if err != nil {
 		return nil, err
@@ -138,17 +139,19 @@ func newOfflineChat(ctx context.Context, rc settings.Config, dims int, src inges
 func tuneSearcher(a ablation) func(*rag.SearcherOptions) {
 	return func(o *rag.SearcherOptions) {
 		x := a.searcherOptions()
-		o.NoVocabulary = o.NoVocabulary || x.NoVocabulary
-		o.NoTypoCorrection = o.NoTypoCorrection || x.NoTypoCorrection
-		o.NoIDF = o.NoIDF || x.NoIDF
-		if x.IDF != (lexical.IDFOptions{}) {
-			o.IDF = x.IDF
+		for _, t := range []struct{ to, from *rag.Toggle }{{&o.Vocabulary, &x.Vocabulary}, {&o.TypoCorrection, &x.TypoCorrection}, {&o.IDF, &x.IDF}} {
+			if *t.from == rag.Off {
+				*t.to = rag.Off
+			}
+		}
+		if x.IDFOptions != (lexical.IDFOptions{}) {
+			o.IDFOptions = x.IDFOptions
 		}
 		if x.CorrectionMinDF != 0 {
 			o.CorrectionMinDF = x.CorrectionMinDF
 		}
-		if x.Scorer != nil {
-			o.Scorer, o.FAQScorer, o.DocumentScorer = x.Scorer, x.FAQScorer, x.DocumentScorer
+		if x.Catalog.Scorer != nil {
+			o.Catalog.Scorer, o.FAQs.Scorer, o.Documents.Scorer = x.Catalog.Scorer, x.FAQs.Scorer, x.Documents.Scorer
 		}
 	}
 }
@@ -299,7 +302,7 @@ func executeChat(ctx context.Context, cfg *config, stdout, stderr io.Writer) err
 		base := tune
 		tune = func(o *rag.SearcherOptions) {
 			base(o)
-			o.Reranker, o.RerankByDefault = kw, true
+			o.Reranker, o.Rerank = kw, rag.On
 		}
 	}
 	chat, err := newOfflineChat(ctx, rc, dims, data.src, tune)

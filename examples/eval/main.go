@@ -20,6 +20,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -52,7 +53,7 @@ type config struct {
 	perQuery            string
 	threshold           float64 // NaN: the Searcher's default
 	aggregate           string
-	weights             *rag.FusionWeights
+	weights             *scoring.Weights
 	candMult, candMax   int
 	ablation            ablation
 	anchors             []string
@@ -170,8 +171,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if cfg.queries == "" || cfg.qrels == "" {
 		return nil, usagef("-queries and -qrels are required")
 	}
-	if cfg.k < 1 || cfg.k > rag.DefaultMaxLimit {
-		return nil, usagef("-k %d: want 1..%d", cfg.k, rag.DefaultMaxLimit)
+	if cfg.k < 1 || cfg.k > rag.DefaultSearcherOptions().MaxLimit {
+		return nil, usagef("-k %d: want 1..%d", cfg.k, rag.DefaultSearcherOptions().MaxLimit)
 	}
 	if cfg.dims < 1 {
 		return nil, usagef("-dims %d: want > 0", cfg.dims)
@@ -208,7 +209,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return cfg, nil
 }
 
-func parseWeights(s string) (*rag.FusionWeights, error) {
+func parseWeights(s string) (*scoring.Weights, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) < 2 || len(parts) > 3 {
 		return nil, fmt.Errorf("%q: want vector,lexical[,pair]", s)
@@ -221,7 +222,7 @@ func parseWeights(s string) (*rag.FusionWeights, error) {
 		}
 		v[i] = f
 	}
-	return &rag.FusionWeights{Vector: v[0], Lexical: v[1], Pair: v[2]}, nil
+	return &scoring.Weights{Vector: v[0], Lexical: v[1], Pair: v[2]}, nil
 }
 
 // output is the -json document: the report (k, queries, modes, ...) plus

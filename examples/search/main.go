@@ -52,7 +52,7 @@ type config struct {
 	kind                string
 	legs                rag.Legs
 	fusion              merge.Method
-	seedMode            rag.Mode
+	seedMode            string
 	limit               int
 	tenant              string
 	dims                int
@@ -122,7 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.kind, "kind", "", "what to search: catalog|faq|doc (default: the kind of the only file given, else catalog)")
 	fs.StringVar(&legs, "mode", string(rag.LegsHybrid), "retrieval legs: lexical|vector|hybrid")
 	fs.StringVar(&fusion, "fusion", string(merge.MethodWeighted), "fusion method: weighted|rrf|relative|simple")
-	fs.StringVar(&seedMode, "seedmode", string(rag.ModeEnhanced), "seed search mode: enhanced (lexicalScore + fusion) | simple (store order, vector first)")
+	fs.StringVar(&seedMode, "seedmode", seedEnhanced, "seed search mode: enhanced (lexicalScore + fusion) | simple (store order, vector first)")
 	fs.IntVar(&cfg.limit, "limit", 10, "number of hits (clamped to the Searcher's maximum)")
 	fs.StringVar(&cfg.tenant, "tenant", defaultTenant, "tenant `ID`")
 	fs.IntVar(&cfg.dims, "dims", 0, "embedding dimensions (default: 1536, or the snapshot's for -memfile)")
@@ -199,8 +199,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	default:
 		return nil, usagef("-fusion %q: want weighted, rrf, relative or simple", fusion)
 	}
-	cfg.seedMode = rag.Mode(seedMode)
-	if cfg.seedMode != rag.ModeSimple && cfg.seedMode != rag.ModeEnhanced {
+	cfg.seedMode = seedMode
+	if cfg.seedMode != seedSimple && cfg.seedMode != seedEnhanced {
 		return nil, usagef("-seedmode %q: want simple or enhanced", seedMode)
 	}
 	if cfg.limit < 1 {
@@ -250,3 +250,10 @@ func isTerminal(w io.Writer) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
+
+// The seeds' search modes (-seedmode): simple is the simple fusion method,
+// enhanced any other.
+const (
+	seedSimple   = "simple"
+	seedEnhanced = "enhanced"
+)

@@ -183,7 +183,10 @@ func execute(ctx context.Context, cfg *config, stderr io.Writer) (*report, error
 	defer src.close()
 
 	s := rag.NewSearcher(src.store, src.embedder, rag.SearcherOptions{})
-	q := rag.Query{Text: cfg.query, Limit: cfg.limit, Mode: cfg.seedMode, Legs: cfg.legs, Fusion: cfg.fusion}
+	q := rag.Query{Text: cfg.query, Limit: cfg.limit, Legs: cfg.legs, Fusion: cfg.fusion}
+	if cfg.seedMode == seedSimple {
+		q.Fusion = merge.MethodSimple
+	}
 	if !math.IsNaN(cfg.threshold) {
 		t := cfg.threshold
 		q.VectorThreshold = &t
@@ -234,7 +237,7 @@ func buildReport[T any](res *rag.Result[T], info func(*T) recordInfo) *report {
 			Fallback: res.Query.Fallback, Synonyms: nonNil(res.Query.Synonyms),
 			Cultures: []lexical.Mention{}, Treatments: []lexical.Mention{}, Generics: []lexical.Mention{},
 		},
-		Mode: string(res.Mode), Legs: string(res.Legs), Fusion: string(res.Fusion), Limit: res.Limit,
+		Mode: seedModeOf(res.Fusion), Legs: string(res.Legs), Fusion: string(res.Fusion), Limit: res.Limit,
 		LexicalCount: res.LexicalCount, VectorCount: res.VectorCount,
 		EmbeddingUsed: res.EmbeddingUsed, FallbackReason: string(res.FallbackReason),
 		Timings: timingsReport{
@@ -326,4 +329,13 @@ func nonNil[E any](s []E) []E {
 		return []E{}
 	}
 	return s
+}
+
+// seedModeOf names the seeds' search mode a fusion method stands for:
+// simple for the simple method, enhanced for the others.
+func seedModeOf(f merge.Method) string {
+	if f == merge.MethodSimple {
+		return seedSimple
+	}
+	return seedEnhanced
 }

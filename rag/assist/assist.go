@@ -22,23 +22,23 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-// ToolCatalogAssist is the tool name under which Assist audits its prompt
+// ToolName is the tool name under which Assist audits its prompt
 // (seed 000 §3.4).
-const ToolCatalogAssist = "catalog-ai-helper"
+const ToolName = "catalog-ai-helper"
 
 // Fields Assist can suggest, in the order it asks for them.
 const (
-	AssistFieldDescription = "description"
-	AssistFieldCategory    = "category"
-	AssistFieldPrice       = "price"
-	AssistFieldTags        = "tags"
+	FieldDescription = "description"
+	FieldCategory    = "category"
+	FieldPrice       = "price"
+	FieldTags        = "tags"
 )
 
-// Defaults of AssistOptions.
+// Defaults of Options.
 const (
-	DefaultAssistMaxTags         = 8
-	DefaultAssistMaxDescription  = 600
-	DefaultAssistMaxTokens       = 500
+	DefaultMaxTags         = 8
+	DefaultMaxDescription  = 600
+	DefaultMaxTokens       = 500
 	assistMaxCategoryChars       = 64
 	assistMaxTagChars            = 40
 	assistFileExcerptChars       = 300
@@ -47,17 +47,17 @@ const (
 )
 
 var (
-	// ErrAssistInput reports an item Assist cannot work from: it has no
+	// ErrInput reports an item Assist cannot work from: it has no
 	// name.
-	ErrAssistInput = errors.New("rag: catalog assist needs the item's name")
-	// ErrAssistOptions reports impossible AssistOptions (a negative or
+	ErrInput = errors.New("rag: catalog assist needs the item's name")
+	// ErrOptions reports impossible Options (a negative or
 	// non-finite MaxPrice).
-	ErrAssistOptions = errors.New("rag: invalid catalog assist options")
+	ErrOptions = errors.New("rag: invalid catalog assist options")
 )
 
-// AssistOptions configures Assist (seed 000 §3.4, catalog-ai-helper). The
+// Options configures Assist (seed 000 §3.4, catalog-ai-helper). The
 // zero value has no price bound, no known categories and pt-BR prompts.
-type AssistOptions struct {
+type Options struct {
 	// Model is the model name sent with the request (CATALOG_AI_MODEL);
 	// "" leaves the ChatModel's default.
 	Model string
@@ -126,7 +126,7 @@ func (s Suggestions) Apply(item storage.CatalogItem) storage.CatalogItem {
 
 // DroppedSuggestion is a model suggestion that failed validation.
 type DroppedSuggestion struct {
-	// Field is one of the AssistField names.
+	// Field is one of the Field names.
 	Field string `json:"field"`
 	// Value is the suggestion as the model wrote it.
 	Value string `json:"value"`
@@ -134,9 +134,9 @@ type DroppedSuggestion struct {
 	Reason string `json:"reason"`
 }
 
-// AssistResult is the outcome of Assist.
-type AssistResult struct {
-	// Missing are the fields that were empty, in AssistField order.
+// Result is the outcome of Assist.
+type Result struct {
+	// Missing are the fields that were empty, in Field order.
 	Missing []string `json:"missing"`
 	// Suggestions are the validated values.
 	Suggestions Suggestions `json:"suggestions"`
@@ -167,35 +167,35 @@ type assistPromptData struct {
 // tags are trimmed, deduplicated and capped; anything else is reported in
 // Dropped with a reason. The prompt is audited like the pipeline's tools.
 //
-// Errors: ErrAssistInput for an item without a name, ErrAssistOptions for a
+// Errors: ErrInput for an item without a name, ErrOptions for a
 // bad MaxPrice, ErrUnsupportedLanguage, and the model's error (wrapping
 // llm.ErrInvalidOutput for an answer that is not the requested JSON).
 // Assist is safe for concurrent use when model is.
-func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, opts AssistOptions) (*AssistResult, error) {
+func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, opts Options) (*Result, error) {
 	if model == nil {
 		return nil, errors.New("rag: Assist: nil model")
 	}
 	if strings.TrimSpace(item.Name) == "" {
-		return nil, ErrAssistInput
+		return nil, ErrInput
 	}
 	if math.IsNaN(opts.MaxPrice) || math.IsInf(opts.MaxPrice, 0) || opts.MaxPrice < 0 {
-		return nil, fmt.Errorf("%w: MaxPrice %v (want a finite number >= 0)", ErrAssistOptions, opts.MaxPrice)
+		return nil, fmt.Errorf("%w: MaxPrice %v (want a finite number >= 0)", ErrOptions, opts.MaxPrice)
 	}
 	lang, err := rag.ParseLanguage(string(opts.Language))
 	if err != nil {
 		return nil, err
 	}
-	maxTags := cmp.Or(max(opts.MaxTags, 0), DefaultAssistMaxTags)
-	maxDesc := cmp.Or(max(opts.MaxDescriptionChars, 0), DefaultAssistMaxDescription)
+	maxTags := cmp.Or(max(opts.MaxTags, 0), DefaultMaxTags)
+	maxDesc := cmp.Or(max(opts.MaxDescriptionChars, 0), DefaultMaxDescription)
 	known := knownCategories(opts.Categories)
 
-	res := &AssistResult{}
+	res := &Result{}
 	data := assistPromptData{
 		Name: item.Name, Description: vector.Truncate(textutil.OneLine(item.Description), assistDescriptionOfItemChars),
 		Category: item.Category, Manufacturer: item.Manufacturer, MaxTags: maxTags,
 	}
 	if item.Price != nil {
-		data.Price = rag.FormatPrice(item.Price)
+		data.Price = textutil.FormatPrice(item.Price)
 	}
 	for _, t := range item.Tags {
 		if t = textutil.OneLine(t); t != "" {
@@ -212,26 +212,26 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	}
 	props := map[string]json.RawMessage{}
 	if strings.TrimSpace(item.Description) == "" {
-		res.Missing, data.WantDescription = append(res.Missing, AssistFieldDescription), true
-		props[AssistFieldDescription] = json.RawMessage(`{"type":"string"}`)
+		res.Missing, data.WantDescription = append(res.Missing, FieldDescription), true
+		props[FieldDescription] = json.RawMessage(`{"type":"string"}`)
 	}
 	if strings.TrimSpace(item.Category) == "" {
-		res.Missing, data.WantCategory = append(res.Missing, AssistFieldCategory), true
-		props[AssistFieldCategory] = json.RawMessage(`{"type":"string"}`)
+		res.Missing, data.WantCategory = append(res.Missing, FieldCategory), true
+		props[FieldCategory] = json.RawMessage(`{"type":"string"}`)
 		for _, c := range known {
 			data.Categories = append(data.Categories, c.name)
 		}
 	}
 	if item.Price == nil {
-		res.Missing, data.WantPrice = append(res.Missing, AssistFieldPrice), true
-		props[AssistFieldPrice] = json.RawMessage(`{"type":["number","null"]}`)
+		res.Missing, data.WantPrice = append(res.Missing, FieldPrice), true
+		props[FieldPrice] = json.RawMessage(`{"type":["number","null"]}`)
 		if opts.MaxPrice > 0 {
-			data.MaxPrice = rag.FormatPrice(&opts.MaxPrice)
+			data.MaxPrice = textutil.FormatPrice(&opts.MaxPrice)
 		}
 	}
 	if len(data.Tags) == 0 {
-		res.Missing, data.WantTags = append(res.Missing, AssistFieldTags), true
-		props[AssistFieldTags] = json.RawMessage(`{"type":"array","items":{"type":"string"}}`)
+		res.Missing, data.WantTags = append(res.Missing, FieldTags), true
+		props[FieldTags] = json.RawMessage(`{"type":"array","items":{"type":"string"}}`)
 	}
 	if len(res.Missing) == 0 {
 		return res, nil
@@ -261,7 +261,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 		Model:       opts.Model,
 		Messages:    []llm.Message{llm.SystemMessage(system), llm.UserMessage(res.Prompt)},
 		Temperature: opts.Temperature,
-		MaxTokens:   cmp.Or(max(opts.MaxTokens, 0), DefaultAssistMaxTokens),
+		MaxTokens:   cmp.Or(max(opts.MaxTokens, 0), DefaultMaxTokens),
 	}, llm.ResponseFormat{
 		Name: "catalog_suggestions", Description: "Suggested values for the item's missing fields.",
 		Schema: schema, Strict: true,
@@ -269,7 +269,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	res.Model, res.Usage = cmp.Or(resp.Model, opts.Model), resp.Usage
 	auditArgs, _ := json.Marshal(map[string]any{"item": item.ID, "name": item.Name, "missing": res.Missing})
 	if err != nil {
-		audit.LogToolPayload(ctx, opts.Logger, opts.AuditPreviewChars, ToolCatalogAssist, string(auditArgs), 0, res.Prompt)
+		audit.LogToolPayload(ctx, opts.Logger, opts.AuditPreviewChars, ToolName, string(auditArgs), 0, res.Prompt)
 		return nil, fmt.Errorf("rag: Assist: %w", err)
 	}
 
@@ -289,10 +289,10 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 				if k, ok := matchCategory(known, c); ok {
 					s.Category = k
 				} else {
-					drop(AssistFieldCategory, c, "not one of the known categories")
+					drop(FieldCategory, c, "not one of the known categories")
 				}
 			case len([]rune(c)) > assistMaxCategoryChars:
-				drop(AssistFieldCategory, c, fmt.Sprintf("longer than %d characters", assistMaxCategoryChars))
+				drop(FieldCategory, c, fmt.Sprintf("longer than %d characters", assistMaxCategoryChars))
 			default:
 				s.Category = c
 			}
@@ -303,11 +303,11 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 		v := fmt.Sprint(p)
 		switch {
 		case math.IsNaN(p) || math.IsInf(p, 0):
-			drop(AssistFieldPrice, v, "not a finite number")
+			drop(FieldPrice, v, "not a finite number")
 		case p < 0:
-			drop(AssistFieldPrice, v, "negative price")
+			drop(FieldPrice, v, "negative price")
 		case opts.MaxPrice > 0 && p > opts.MaxPrice:
-			drop(AssistFieldPrice, v, "above the maximum price "+rag.FormatPrice(&opts.MaxPrice))
+			drop(FieldPrice, v, "above the maximum price "+textutil.FormatPrice(&opts.MaxPrice))
 		default:
 			rounded := math.Round(p*100) / 100
 			s.Price = &rounded
@@ -322,16 +322,16 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 			case n == "" || seen[n]:
 				continue
 			case len([]rune(t)) > assistMaxTagChars:
-				drop(AssistFieldTags, t, fmt.Sprintf("longer than %d characters", assistMaxTagChars))
+				drop(FieldTags, t, fmt.Sprintf("longer than %d characters", assistMaxTagChars))
 			case len(s.Tags) == maxTags:
-				drop(AssistFieldTags, t, fmt.Sprintf("more than %d tags", maxTags))
+				drop(FieldTags, t, fmt.Sprintf("more than %d tags", maxTags))
 			default:
 				seen[n] = true
 				s.Tags = append(s.Tags, t)
 			}
 		}
 	}
-	audit.LogToolPayload(ctx, opts.Logger, opts.AuditPreviewChars, ToolCatalogAssist, string(auditArgs), s.Count(), res.Prompt)
+	audit.LogToolPayload(ctx, opts.Logger, opts.AuditPreviewChars, ToolName, string(auditArgs), s.Count(), res.Prompt)
 	return res, nil
 }
 

@@ -25,7 +25,7 @@ func TestAssist(t *testing.T) {
 		name        string
 		item        storage.CatalogItem
 		answer      string
-		opts        assist.AssistOptions
+		opts        assist.Options
 		wantMissing []string
 		want        assist.Suggestions
 		wantDropped []assist.DroppedSuggestion
@@ -34,7 +34,7 @@ func TestAssist(t *testing.T) {
 			name:        "every field missing",
 			item:        ragtest.CatalogItem(),
 			answer:      `{"description":"Fungicida sistêmico para oídio.","category":"fungicida","price":98.499,"tags":["Uva"," uva ","Maçã","","Oídio"]}`,
-			opts:        assist.AssistOptions{MaxPrice: 5000, Categories: ragtest.KnownCategories},
+			opts:        assist.Options{MaxPrice: 5000, Categories: ragtest.KnownCategories},
 			wantMissing: []string{"description", "category", "price", "tags"},
 			want:        assist.Suggestions{Description: "Fungicida sistêmico para oídio.", Category: "Fungicida", Price: ragtest.Ptr(98.5), Tags: []string{"Uva", "Maçã", "Oídio"}},
 		},
@@ -42,7 +42,7 @@ func TestAssist(t *testing.T) {
 			name:        "category matched without accents",
 			item:        ragtest.CatalogItem(),
 			answer:      `{"description":"x","category":"FERTILIZANTE FOLIÁR","price":null,"tags":[]}`,
-			opts:        assist.AssistOptions{Categories: ragtest.KnownCategories},
+			opts:        assist.Options{Categories: ragtest.KnownCategories},
 			wantMissing: []string{"description", "category", "price", "tags"},
 			want:        assist.Suggestions{Description: "x", Category: "Fertilizante Foliar"},
 		},
@@ -50,7 +50,7 @@ func TestAssist(t *testing.T) {
 			name:        "price above the maximum and unknown category are dropped",
 			item:        ragtest.CatalogItem(),
 			answer:      `{"description":"","category":"Remédio de planta","price":12000,"tags":["Uva"]}`,
-			opts:        assist.AssistOptions{MaxPrice: 5000, Categories: ragtest.KnownCategories},
+			opts:        assist.Options{MaxPrice: 5000, Categories: ragtest.KnownCategories},
 			wantMissing: []string{"description", "category", "price", "tags"},
 			want:        assist.Suggestions{Tags: []string{"Uva"}},
 			wantDropped: []assist.DroppedSuggestion{
@@ -62,7 +62,7 @@ func TestAssist(t *testing.T) {
 			name:        "negative price is dropped",
 			item:        ragtest.CatalogItem(),
 			answer:      `{"description":"d","category":"Fungicidas sistêmicos","price":-3,"tags":["a","b","c"]}`,
-			opts:        assist.AssistOptions{MaxTags: 2},
+			opts:        assist.Options{MaxTags: 2},
 			wantMissing: []string{"description", "category", "price", "tags"},
 			want:        assist.Suggestions{Description: "d", Category: "Fungicidas sistêmicos", Tags: []string{"a", "b"}},
 			wantDropped: []assist.DroppedSuggestion{
@@ -78,7 +78,7 @@ func TestAssist(t *testing.T) {
 				return it
 			}(),
 			answer:      `{"category":"Herbicida","tags":["Soja"]}`,
-			opts:        assist.AssistOptions{Categories: ragtest.KnownCategories},
+			opts:        assist.Options{Categories: ragtest.KnownCategories},
 			wantMissing: []string{"category", "tags"},
 			want:        assist.Suggestions{Category: "Herbicida", Tags: []string{"Soja"}},
 		},
@@ -129,7 +129,7 @@ func TestAssist(t *testing.T) {
 func TestAssistPromptAndAudit(t *testing.T) {
 	var logs bytes.Buffer
 	m := llmtest.NewModel(llmtest.Text(`{"description":"d","category":"Fungicida","price":10,"tags":["Uva"]}`))
-	res, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.AssistOptions{
+	res, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.Options{
 		Model: "assist-model", MaxPrice: 5000, Categories: ragtest.KnownCategories,
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil)), AuditPreviewChars: 60,
 	})
@@ -149,7 +149,7 @@ func TestAssistPromptAndAudit(t *testing.T) {
 	if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
 		t.Fatalf("audit log %q: %v", logs.String(), err)
 	}
-	if rec["tool"] != assist.ToolCatalogAssist || rec["results"] != float64(4) || !strings.Contains(rec["arguments"].(string), `"missing":["description","category","price","tags"]`) {
+	if rec["tool"] != assist.ToolName || rec["results"] != float64(4) || !strings.Contains(rec["arguments"].(string), `"missing":["description","category","price","tags"]`) {
 		t.Errorf("audit record %v", rec)
 	}
 	if p := rec["payload"].(string); len([]rune(p)) != 60 || !strings.HasPrefix(prompt, strings.TrimSuffix(p, "…")) {
@@ -163,7 +163,7 @@ func TestAssistErrors(t *testing.T) {
 		it := ragtest.CatalogItem()
 		it.Description, it.Category, it.Price, it.Tags = "d", "c", ragtest.Ptr(1.0), []string{"t"}
 		m := llmtest.NewModel()
-		res, err := assist.Assist(ctx, m, it, assist.AssistOptions{})
+		res, err := assist.Assist(ctx, m, it, assist.Options{})
 		if err != nil || len(res.Missing) != 0 || m.Calls() != 0 {
 			t.Errorf("res %+v err %v calls %d", res, err, m.Calls())
 		}
@@ -171,20 +171,20 @@ func TestAssistErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		item   storage.CatalogItem
-		opts   assist.AssistOptions
+		opts   assist.Options
 		answer llmtest.Step
 		want   error
 	}{
-		{"no name", storage.CatalogItem{Description: "x"}, assist.AssistOptions{}, llmtest.Text("{}"), assist.ErrAssistInput},
-		{"NaN max price", ragtest.CatalogItem(), assist.AssistOptions{MaxPrice: math.NaN()}, llmtest.Text("{}"), assist.ErrAssistOptions},
-		{"negative max price", ragtest.CatalogItem(), assist.AssistOptions{MaxPrice: -1}, llmtest.Text("{}"), assist.ErrAssistOptions},
-		{"not JSON", ragtest.CatalogItem(), assist.AssistOptions{}, llmtest.Text("Sugiro fungicida."), llm.ErrInvalidOutput},
+		{"no name", storage.CatalogItem{Description: "x"}, assist.Options{}, llmtest.Text("{}"), assist.ErrInput},
+		{"NaN max price", ragtest.CatalogItem(), assist.Options{MaxPrice: math.NaN()}, llmtest.Text("{}"), assist.ErrOptions},
+		{"negative max price", ragtest.CatalogItem(), assist.Options{MaxPrice: -1}, llmtest.Text("{}"), assist.ErrOptions},
+		{"not JSON", ragtest.CatalogItem(), assist.Options{}, llmtest.Text("Sugiro fungicida."), llm.ErrInvalidOutput},
 		{"a filled field in the answer", func() storage.CatalogItem {
 			it := ragtest.CatalogItem()
 			it.Description, it.Price, it.Tags = "d", ragtest.Ptr(1.0), []string{"t"}
 			return it
-		}(), assist.AssistOptions{}, llmtest.Text(`{"category":"x","description":"overwrite"}`), llm.ErrInvalidOutput},
-		{"model down", ragtest.CatalogItem(), assist.AssistOptions{}, llmtest.Fail(&llm.APIError{StatusCode: 503}), nil},
+		}(), assist.Options{}, llmtest.Text(`{"category":"x","description":"overwrite"}`), llm.ErrInvalidOutput},
+		{"model down", ragtest.CatalogItem(), assist.Options{}, llmtest.Fail(&llm.APIError{StatusCode: 503}), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := assist.Assist(ctx, llmtest.NewModel(tc.answer), tc.item, tc.opts)

@@ -276,7 +276,7 @@ func FAQChunks(f *storage.FAQ, splitter *chunk.Recursive) []storage.Chunk {
 // DocumentChunks returns the chunks of a document: the structural splitter
 // when it has sections, the recursive one otherwise. Each chunk's metadata
 // holds its heading path for citations.
-func DocumentChunks(d *load.Document, structural *chunk.Structural, recursive *chunk.Recursive) ([]storage.Chunk, error) {
+func DocumentChunks(d *load.ParsedDocument, structural *chunk.Structural, recursive *chunk.Recursive) ([]storage.Chunk, error) {
 	owner := storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID}
 	var parts []chunk.Chunk
 	if len(d.Sections) > 0 {
@@ -376,7 +376,7 @@ func (ix *Indexer) IndexFAQs(ctx context.Context, faqs []storage.FAQ) (Stats, er
 // ReplaceDuplicates, a stored duplicate is deleted instead, in the same
 // transaction as the new document is written; duplicates within docs are
 // always reported (the first one wins).
-func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.Document) (Stats, error) {
+func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.ParsedDocument) (Stats, error) {
 	start := time.Now()
 	st := Stats{Documents: len(docs)}
 	defer func() { st.Duration = time.Since(start) }()
@@ -386,7 +386,7 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.Document) (St
 	// The hash each incoming ID will have once written: a stored document
 	// about to change is no duplicate of its old content.
 	incoming := make(map[string]string, len(docs))
-	keep := make([]load.Document, 0, len(docs))
+	keep := make([]load.ParsedDocument, 0, len(docs))
 	for i := range docs {
 		d := docs[i]
 		if d.ContentHash == "" {
@@ -395,7 +395,7 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.Document) (St
 		incoming[d.ID] = d.ContentHash
 		keep = append(keep, d)
 	}
-	seen := make(map[string]*load.Document, len(keep)) // first document of each hash in this call
+	seen := make(map[string]*load.ParsedDocument, len(keep)) // first document of each hash in this call
 	replaces := make(map[string][]storage.OwnerRef)
 	out := keep[:0]
 	for i := range keep {
@@ -421,27 +421,27 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.Document) (St
 		out = append(out, d)
 		seen[d.ContentHash] = &out[len(out)-1]
 	}
-	err := runBatches(ctx, ix, indexOps[load.Document]{
+	err := runBatches(ctx, ix, indexOps[load.ParsedDocument]{
 		kind: storage.KindDocument,
-		id:   func(d *load.Document) string { return d.ID },
-		chunks: func(d *load.Document) ([]storage.Chunk, error) {
+		id:   func(d *load.ParsedDocument) string { return d.ID },
+		chunks: func(d *load.ParsedDocument) ([]storage.Chunk, error) {
 			return DocumentChunks(d, ix.opts.DocumentChunker, ix.opts.FileChunker)
 		},
-		get: func(ctx context.Context, ids []string) ([]load.Document, error) {
+		get: func(ctx context.Context, ids []string) ([]load.ParsedDocument, error) {
 			got, err := ix.store.GetDocuments(ctx, ids)
-			out := make([]load.Document, len(got))
+			out := make([]load.ParsedDocument, len(got))
 			for i := range got {
-				out[i] = load.Document{Document: got[i]}
+				out[i] = load.ParsedDocument{Document: got[i]}
 			}
 			return out, err
 		},
-		canon: func(d *load.Document) any { return canonicalDocument(&d.Document) },
-		put: func(b *storage.Batch, recs []load.Document) {
+		canon: func(d *load.ParsedDocument) any { return canonicalDocument(&d.Document) },
+		put: func(b *storage.Batch, recs []load.ParsedDocument) {
 			for i := range recs {
 				b.Documents = append(b.Documents, recs[i].Document)
 			}
 		},
-		replaces: func(d *load.Document) []storage.OwnerRef { return replaces[d.ID] },
+		replaces: func(d *load.ParsedDocument) []storage.OwnerRef { return replaces[d.ID] },
 	}, out, &st)
 	return st, err
 }
@@ -470,7 +470,7 @@ func (ix *Indexer) Delete(ctx context.Context, owners ...storage.OwnerRef) error
 type Sources struct {
 	Items     []storage.CatalogItem
 	FAQs      []storage.FAQ
-	Documents []load.Document
+	Documents []load.ParsedDocument
 }
 
 // Docs returns the storage records of the documents.
@@ -932,6 +932,9 @@ func canonicalItem(it *storage.CatalogItem) any {
 func canonicalFAQ(f *storage.FAQ) any {
 	c := *f
 	c.CreatedAt, c.UpdatedAt = time.Time{}, time.Time{}
+	if c.Status == "" {
+		c.Status = storage.StatusActive
+	}
 	c.Keywords = nilIfEmpty(c.Keywords)
 	return c
 }
@@ -939,6 +942,9 @@ func canonicalFAQ(f *storage.FAQ) any {
 func canonicalDocument(d *storage.Document) any {
 	c := *d
 	c.CreatedAt, c.UpdatedAt = time.Time{}, time.Time{}
+	if c.Status == "" {
+		c.Status = storage.StatusActive
+	}
 	if c.ContentHash == "" {
 		c.ContentHash = storage.ContentHash(c.Content)
 	}

@@ -720,7 +720,7 @@ func cmpOr(v, def int) int {
 	return def
 }
 
-func markdownDoc(t *testing.T, name, text string) load.Document {
+func markdownDoc(t *testing.T, name, text string) load.ParsedDocument {
 	t.Helper()
 	d, err := load.ParseDocument(name, []byte(text), nil)
 	if err != nil {
@@ -754,7 +754,7 @@ func TestIndexerDocuments(t *testing.T) {
 			emb := newScripted(t, nil)
 			ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{})
 			doc := markdownDoc(t, "manual.md", manualMD)
-			if _, err := ix.IndexDocuments(ctx, []load.Document{doc}); err != nil {
+			if _, err := ix.IndexDocuments(ctx, []load.ParsedDocument{doc}); err != nil {
 				t.Fatal(err)
 			}
 			cs := storedChunks(t, store, storage.OwnerRef{Kind: storage.KindDocument, ID: "manual.md"})
@@ -774,7 +774,7 @@ func TestIndexerDocuments(t *testing.T) {
 			// A new title changes the heading paths but no chunk text.
 			calls := len(emb.Calls())
 			doc.Title = "Guia do aplicador"
-			st, err := ix.IndexDocuments(ctx, []load.Document{doc})
+			st, err := ix.IndexDocuments(ctx, []load.ParsedDocument{doc})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -789,16 +789,16 @@ func TestIndexerDocuments(t *testing.T) {
 		})
 
 		same := "Conteúdo idêntico: recomendações de manejo integrado de pragas para a soja."
-		docA := load.Document{Document: storage.Document{ID: "a", Title: "Original", Content: same}}
-		docB := load.Document{Document: storage.Document{ID: "b", Title: "Cópia", Content: same}, File: "copia.txt"}
+		docA := load.ParsedDocument{Document: storage.Document{ID: "a", Title: "Original", Content: same}}
+		docB := load.ParsedDocument{Document: storage.Document{ID: "b", Title: "Cópia", Content: same}, File: "copia.txt"}
 
 		t.Run("duplicate rejected", func(t *testing.T) {
 			store := open(t)
 			ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{})
-			if _, err := ix.IndexDocuments(ctx, []load.Document{docA}); err != nil {
+			if _, err := ix.IndexDocuments(ctx, []load.ParsedDocument{docA}); err != nil {
 				t.Fatal(err)
 			}
-			st, err := ix.IndexDocuments(ctx, []load.Document{docB})
+			st, err := ix.IndexDocuments(ctx, []load.ParsedDocument{docB})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -818,7 +818,7 @@ func TestIndexerDocuments(t *testing.T) {
 			// Within one call, the first of two equal documents wins.
 			docC := docB
 			docC.ID = "c"
-			st, err = ix.IndexDocuments(ctx, []load.Document{docC, docB})
+			st, err = ix.IndexDocuments(ctx, []load.ParsedDocument{docC, docB})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -830,11 +830,11 @@ func TestIndexerDocuments(t *testing.T) {
 		t.Run("duplicate replaced", func(t *testing.T) {
 			store := open(t)
 			ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{ReplaceDuplicates: true})
-			if _, err := ix.IndexDocuments(ctx, []load.Document{docA}); err != nil {
+			if _, err := ix.IndexDocuments(ctx, []load.ParsedDocument{docA}); err != nil {
 				t.Fatal(err)
 			}
 			applies := store.applies.Load()
-			st, err := ix.IndexDocuments(ctx, []load.Document{docB})
+			st, err := ix.IndexDocuments(ctx, []load.ParsedDocument{docB})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -862,12 +862,12 @@ func TestIndexerDocuments(t *testing.T) {
 			// a takes new content while b takes a's old content: no duplicate.
 			store := open(t)
 			ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{})
-			if _, err := ix.IndexDocuments(ctx, []load.Document{docA}); err != nil {
+			if _, err := ix.IndexDocuments(ctx, []load.ParsedDocument{docA}); err != nil {
 				t.Fatal(err)
 			}
 			a2 := docA
 			a2.Content, a2.ContentHash = "Novo conteúdo do documento a, sobre milho.", ""
-			st, err := ix.IndexDocuments(ctx, []load.Document{a2, docB})
+			st, err := ix.IndexDocuments(ctx, []load.ParsedDocument{a2, docB})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -95,7 +95,7 @@ func TestPromptGolden(t *testing.T) {
 		}
 		t.Run("classify/"+string(lang), func(t *testing.T) {
 			m := captured(t, llmtest.Text(classifyCatalogJSON))
-			c, err := llmchat.NewLLMClassifier(m, llmchat.LLMClassifierOptions{Model: "classify-model", Language: lang})
+			c, err := llmchat.NewClassifier(m, llmchat.ClassifierOptions{Model: "classify-model", Language: lang})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestPromptGolden(t *testing.T) {
 		})
 		for _, intent := range []rag.Intent{rag.IntentCatalog, rag.IntentSmallTalk} {
 			t.Run("answer/"+string(intent)+"/"+string(lang), func(t *testing.T) {
-				a, err := llmchat.NewLLMAnswerer(llmtest.NewModel(), llmchat.LLMAnswererOptions{Model: "answer-model", Language: lang})
+				a, err := llmchat.NewAnswerer(llmtest.NewModel(), llmchat.AnswererOptions{Model: "answer-model", Language: lang})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -120,7 +120,7 @@ func TestPromptGolden(t *testing.T) {
 			})
 		}
 		t.Run("answer/abstained/"+string(lang), func(t *testing.T) {
-			a, err := llmchat.NewLLMAnswerer(llmtest.NewModel(), llmchat.LLMAnswererOptions{Model: "answer-model", Language: lang})
+			a, err := llmchat.NewAnswerer(llmtest.NewModel(), llmchat.AnswererOptions{Model: "answer-model", Language: lang})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestPromptGolden(t *testing.T) {
 		})
 		t.Run("summarize/"+string(lang), func(t *testing.T) {
 			m := captured(t, llmtest.Text(`{"summary":"s","catalog_query":""}`))
-			s, err := llmchat.NewLLMSummarizer(m, llmchat.LLMSummarizerOptions{Language: lang})
+			s, err := llmchat.NewSummarizer(m, llmchat.SummarizerOptions{Language: lang})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +155,7 @@ func TestPromptGolden(t *testing.T) {
 		})
 		t.Run("assist/"+string(lang), func(t *testing.T) {
 			m := captured(t, llmtest.Text(`{"description":"d","category":"Fungicida","price":1,"tags":[]}`))
-			if _, err := assist.Assist(ctx, m, ragtest.CatalogItem(), assist.AssistOptions{MaxPrice: 5000, Categories: ragtest.KnownCategories, Language: lang}); err != nil {
+			if _, err := assist.Assist(ctx, m, ragtest.CatalogItem(), assist.Options{MaxPrice: 5000, Categories: ragtest.KnownCategories, Language: lang}); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, "assist."+string(lang), dumpRequest(t, m.Requests()[0]))

@@ -239,46 +239,31 @@ func defaultString(s, def string) string {
 // number of cells are record errors naming their line; the other rows
 // still load.
 func ReadCatalogCSV(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
-	o := opts.orDefault()
-	cl := cleaner{o.KeepUnicodeForm}
-	c := &collector{file: name, stop: o.StopOnError}
+	return readRecordsCSV(ctx, r, name, opts, catalogFormat)
+}
+
+// catalogCSV is the CSV form of catalog items, mapped by o.CatalogCSV.
+func catalogCSV(o *Options) csvFormat[storage.CatalogItem] {
 	m := o.CatalogCSV
-	cols := []column{
-		{"id", m.ID, []string{"id", "codigo", "cod", "code", "sku"}, true},
-		{"name", m.Name, []string{"name", "nome", "produto", "product", "titulo", "title"}, true},
-		{"description", m.Description, []string{"description", "descricao", "desc"}, false},
-		{"category", m.Category, []string{"category", "categoria"}, false},
-		{"manufacturer", m.Manufacturer, []string{"manufacturer", "fabricante", "marca", "brand", "empresa"}, false},
-		{"tags", m.Tags, []string{"tags", "tag", "etiquetas"}, false},
-		{"price", m.Price, []string{"price", "preco", "valor", "value"}, false},
-		{"status", m.Status, []string{"status", "situacao"}, false},
-		{"file_name", m.FileName, []string{"file_name", "filename", "arquivo", "nome_arquivo"}, false},
-		{"file_text", m.FileText, []string{"file_text", "arquivo_texto", "texto", "text", "conteudo", "content"}, false},
-	}
-	f, rerr, err := openCSV(r, m.Comma, cols, cl)
-	if err != nil {
-		return nil, fmt.Errorf("load: %s: %w", name, err)
-	}
-	if rerr != nil {
-		c.add(rerr)
-		return nil, c.result(nil)
-	}
 	seps := defaultString(m.TagSeparators, tagSeparators)
-	var items []storage.CatalogItem
-	seen := map[string]int{}
-	err = f.each(ctx, c, func(rec []string, line int) *RecordError {
-		it, ferr := f.item(rec, cl, seps, m.IgnoreExtraColumns)
-		if ferr != nil {
-			return &RecordError{Line: line, Index: -1, ID: it.ID, Field: ferr.field, Err: ferr.err}
-		}
-		if first, dup := seen[it.ID]; dup {
-			return &RecordError{Line: line, Index: -1, ID: it.ID, Field: "id", Err: fmt.Errorf("%w: first seen at line %d", ErrDuplicateID, first)}
-		}
-		seen[it.ID] = line
-		items = append(items, it)
-		return nil
-	})
-	return items, c.result(err)
+	return csvFormat[storage.CatalogItem]{
+		comma: m.Comma,
+		cols: []column{
+			{"id", m.ID, []string{"id", "codigo", "cod", "code", "sku"}, true},
+			{"name", m.Name, []string{"name", "nome", "produto", "product", "titulo", "title"}, true},
+			{"description", m.Description, []string{"description", "descricao", "desc"}, false},
+			{"category", m.Category, []string{"category", "categoria"}, false},
+			{"manufacturer", m.Manufacturer, []string{"manufacturer", "fabricante", "marca", "brand", "empresa"}, false},
+			{"tags", m.Tags, []string{"tags", "tag", "etiquetas"}, false},
+			{"price", m.Price, []string{"price", "preco", "valor", "value"}, false},
+			{"status", m.Status, []string{"status", "situacao"}, false},
+			{"file_name", m.FileName, []string{"file_name", "filename", "arquivo", "nome_arquivo"}, false},
+			{"file_text", m.FileText, []string{"file_text", "arquivo_texto", "texto", "text", "conteudo", "content"}, false},
+		},
+		row: func(f *csvFile, rec []string, cl cleaner) (storage.CatalogItem, *fieldError) {
+			return f.item(rec, cl, seps, m.IgnoreExtraColumns)
+		},
+	}
 }
 
 func (f *csvFile) item(rec []string, c cleaner, seps string, ignoreExtra bool) (storage.CatalogItem, *fieldError) {
@@ -296,12 +281,10 @@ func (f *csvFile) item(rec []string, c cleaner, seps string, ignoreExtra bool) (
 	if it.Name == "" {
 		return it, invalid("name", "empty")
 	}
-	st, err := storage.ParseStatus(f.get(rec, "status", c))
-	if err != nil {
-		return it, &fieldError{"status", err}
-	}
-	it.Status = st
 	var ferr *fieldError
+	if it.Status, ferr = statusValue("status", f.get(rec, "status", c)); ferr != nil {
+		return it, ferr
+	}
 	if it.Price, ferr = parsePrice("price", f.get(rec, "price", c)); ferr != nil {
 		return it, ferr
 	}

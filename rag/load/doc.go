@@ -8,14 +8,23 @@
 //     header whose columns are mapped by CSVMapping (English and Portuguese
 //     header names by default; prices as "1.234,56" or "1234.56").
 //   - FAQs: JSONL ({"id","question","answer","category","keywords",
-//     "priority","active"}) or CSV (FAQCSVMapping).
+//     "priority","active"}), a JSON array of the same objects, or CSV
+//     (FAQCSVMapping).
 //   - Documents: JSONL records ({"id","title","content","source",
-//     "metadata"}), or one document per file: Markdown (headings found with
-//     goldmark), plain text, and Word .docx (the OOXML zip read with
-//     archive/zip and encoding/xml, heading styles kept). Markdown and .docx
-//     documents come with their Sections (heading level and path, byte
-//     offsets into Content) for chunk.Structural. LoadDocumentsDir walks a
-//     directory, choosing the loader by extension.
+//     "metadata","status"}), or one document per file: Markdown (headings
+//     found with goldmark), plain text, and Word .docx (the OOXML zip read
+//     with archive/zip and encoding/xml, heading styles kept). Documents come
+//     as ParsedDocument values: the storage.Document with the file and line
+//     it came from and, for Markdown and .docx, its Sections (heading level
+//     and path, byte offsets into Content) for chunk.Structural.
+//     LoadDocumentsDir walks a directory, choosing the loader by extension.
+//
+// Every record gets a storage.Status, active unless the record says
+// otherwise: a "status" (ativo/inativo, active/inactive) or an "active"
+// boolean (true/false, sim/não, ativo/inativo) in JSON, of any kind; the
+// status column of catalog CSV and the active column of FAQ CSV. The three
+// kinds share one reader per format (JSONL, JSON array, CSV), the checks
+// for repeated IDs and the choice of reader by extension.
 //
 // Text is repaired on the way in: invalid UTF-8 becomes U+FFFD, a UTF-8 BOM
 // is dropped, NUL bytes are removed, line ends become "\n" in documents,

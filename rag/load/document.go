@@ -15,9 +15,9 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// Document is a loaded document with the structure the structural splitter
-// needs.
-type Document struct {
+// ParsedDocument is a storage.Document as a loader parsed it, with where it
+// came from and the structure the structural splitter needs.
+type ParsedDocument struct {
 	storage.Document
 	// Sections are the heading sections of Content, for
 	// chunk.Structural.Split: one per Markdown heading or Word heading
@@ -45,48 +45,36 @@ var documentExts = map[string]string{
 	".docx": FormatDocx,
 }
 
+// documentFormat reads document records.
+var documentFormat = recordFormat[ParsedDocument]{
+	what: "documents", id: func(d *ParsedDocument) string { return d.ID },
+	decode: decodeDocument, at: func(d *ParsedDocument, file string, line int) { d.File, d.Line = file, line },
+}
+
 // ReadDocumentsJSONL reads documents in the interchange format, one JSON
 // object a line:
 //
-//	{"id","title","content","source","metadata"?}
+//	{"id","title","content","source","metadata"?,"status"?}
 //
-// id and content are required; title defaults to the id. ContentHash is
-// filled with storage.ContentHash(Content). Documents with the same content
-// as an earlier one are dropped and reported as record errors wrapping a
-// *DuplicateDocumentError, unless Options.KeepDuplicateDocuments is set.
-func ReadDocumentsJSONL(ctx context.Context, r io.Reader, name string, opts *Options) ([]Document, error) {
+// id and content are required; title defaults to the id; "status"
+// (ativo/inativo, active/inactive) or "active" (a boolean) default to
+// active. ContentHash is filled with storage.ContentHash(Content).
+// Documents with the same content as an earlier one are dropped and
+// reported as record errors wrapping a *DuplicateDocumentError, unless
+// Options.KeepDuplicateDocuments is set.
+func ReadDocumentsJSONL(ctx context.Context, r io.Reader, name string, opts *Options) ([]ParsedDocument, error) {
 	o := opts.orDefault()
 	c := &collector{file: name, stop: o.StopOnError}
-	docs, err := readDocumentsJSONL(ctx, r, o, c)
+	docs, err := jsonlRecords(ctx, r, o, c, documentFormat)
 	if err == nil && !o.KeepDuplicateDocuments {
 		docs = dedupeInto(docs, c)
 	}
 	return docs, c.result(err)
 }
 
-// readDocumentsJSONL reads the records of one JSONL file named c.file into
-// documents, adding record errors to c; it returns fatal errors only.
-func readDocumentsJSONL(ctx context.Context, r io.Reader, o *Options, c *collector) ([]Document, error) {
-	cl := cleaner{o.KeepUnicodeForm}
-	var docs []Document
-	seen := map[string]int{}
-	err := readJSONL(ctx, r, o, c, func(obj object, line int) *RecordError {
-		d, ferr := decodeDocument(obj, cl)
-		if ferr != nil {
-			return &RecordError{Line: line, Index: -1, ID: d.ID, Field: ferr.field, Err: ferr.err}
-		}
-		if first, dup := seen[d.ID]; dup {
-			return &RecordError{Line: line, Index: -1, ID: d.ID, Field: "id", Err: fmt.Errorf("%w: first seen at line %d", ErrDuplicateID, first)}
-		}
-		seen[d.ID] = line
-		docs = append(docs, Document{Document: d, File: c.file, Line: line})
-		return nil
-	})
-	return docs, err
-}
-
-func decodeDocument(obj object, c cleaner) (storage.Document, *fieldError) {
-	var d storage.Document
+func decodeDocument(obj object, c cleaner) (ParsedDocument, *fieldError) {
+	var pd ParsedDocument
+	d := &pd.Document
 	r := strReader{obj: obj}
 	str := r.str
 	d.ID = c.field(str("id"))
@@ -95,22 +83,25 @@ func decodeDocument(obj object, c cleaner) (storage.Document, *fieldError) {
 	d.Source = c.field(str("source"))
 	ferr := r.err
 	if ferr != nil {
-		return d, ferr
+		return pd, ferr
 	}
 	if ferr = checkID(d.ID); ferr != nil {
-		return d, ferr
+		return pd, ferr
 	}
 	if strings.TrimSpace(d.Content) == "" {
-		return d, invalid("content", "empty")
+		return pd, invalid("content", "empty")
 	}
 	if d.Title == "" {
 		d.Title = d.ID
 	}
+	if d.Status, ferr = obj.status(); ferr != nil {
+		return pd, ferr
+	}
 	if d.Metadata, ferr = obj.strMap("metadata", c); ferr != nil {
-		return d, ferr
+		return pd, ferr
 	}
 	d.ContentHash = storage.ContentHash(d.Content)
-	return d, nil
+	return pd, nil
 }
 
 // ParseDocument parses one document file held in data. name is its path
@@ -118,15 +109,16 @@ func decodeDocument(obj object, c cleaner) (storage.Document, *fieldError) {
 // format (.md/.markdown, .txt/.text, .docx). The document's ID and Source
 // are name, unless Markdown front matter sets "id" or "source"; its Title is
 // the first heading (or front-matter "title"), else the file name without
-// extension; Metadata["format"] records the format. Errors come as a
+// extension; Metadata["format"] records the format; its Status is active.
+// Errors come as a
 // *RecordError naming the file, wrapping ErrUnsupportedFormat,
 // ErrInvalidDocx, ErrFileTooLarge or storage.ErrInvalidRecord (empty
 // content).
-func ParseDocument(name string, data []byte, opts *Options) (Document, error) {
+func ParseDocument(name string, data []byte, opts *Options) (ParsedDocument, error) {
 	o := opts.orDefault()
 	cl := cleaner{o.KeepUnicodeForm}
-	fail := func(field string, err error) (Document, error) {
-		return Document{}, &RecordError{File: name, Index: -1, ID: name, Field: field, Err: err}
+	fail := func(field string, err error) (ParsedDocument, error) {
+		return ParsedDocument{}, &RecordError{File: name, Index: -1, ID: name, Field: field, Err: err}
 	}
 	format, ok := documentExts[ext(name)]
 	if !ok {
@@ -135,8 +127,8 @@ func ParseDocument(name string, data []byte, opts *Options) (Document, error) {
 	if int64(len(data)) > o.MaxFileBytes {
 		return fail("", fmt.Errorf("%w: %d bytes, limit %d", ErrFileTooLarge, len(data), o.MaxFileBytes))
 	}
-	d := Document{File: name}
-	d.ID, d.Source = name, name
+	d := ParsedDocument{File: name}
+	d.ID, d.Source, d.Status = name, name, storage.StatusActive
 	var meta map[string]string
 	switch format {
 	case FormatMarkdown:
@@ -182,7 +174,7 @@ func ParseDocument(name string, data []byte, opts *Options) (Document, error) {
 // LoadDocuments loads documents from path: a directory (LoadDocumentsDir),
 // a .jsonl/.ndjson file of records (ReadDocumentsJSONL), or one document
 // file (ParseDocument, with the file's base name as its ID).
-func LoadDocuments(ctx context.Context, p string, opts *Options) ([]Document, error) {
+func LoadDocuments(ctx context.Context, p string, opts *Options) ([]ParsedDocument, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("load: documents: %w", err)
@@ -201,7 +193,7 @@ func LoadDocuments(ctx context.Context, p string, opts *Options) ([]Document, er
 // skipped. A file that fails is a RecordError naming it; the other files
 // still load. Duplicate contents are handled as in ReadDocumentsJSONL,
 // across all files.
-func LoadDocumentsDir(ctx context.Context, dir string, opts *Options) ([]Document, error) {
+func LoadDocumentsDir(ctx context.Context, dir string, opts *Options) ([]ParsedDocument, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("load: documents: %w", err)
 	} else if !st.IsDir() {
@@ -213,7 +205,7 @@ func LoadDocumentsDir(ctx context.Context, dir string, opts *Options) ([]Documen
 // LoadDocumentsFS is LoadDocumentsDir over any file system (testing/fstest,
 // embed.FS, ...). With names, only those files (slash paths) are loaded;
 // without, the whole tree from ".".
-func LoadDocumentsFS(ctx context.Context, fsys fs.FS, opts *Options, names ...string) ([]Document, error) {
+func LoadDocumentsFS(ctx context.Context, fsys fs.FS, opts *Options, names ...string) ([]ParsedDocument, error) {
 	o := opts.orDefault()
 	c := &collector{stop: o.StopOnError}
 	if len(names) == 0 {
@@ -247,7 +239,7 @@ func LoadDocumentsFS(ctx context.Context, fsys fs.FS, opts *Options, names ...st
 			return nil, fmt.Errorf("load: documents: %w", err)
 		}
 	}
-	var docs []Document
+	var docs []ParsedDocument
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return docs, c.result(err)
@@ -269,7 +261,7 @@ func LoadDocumentsFS(ctx context.Context, fsys fs.FS, opts *Options, names ...st
 
 // loadDocumentFile loads one file into documents, adding record errors to
 // c; it returns only fatal errors (cancellation).
-func loadDocumentFile(ctx context.Context, fsys fs.FS, name string, o *Options, c *collector) ([]Document, error) {
+func loadDocumentFile(ctx context.Context, fsys fs.FS, name string, o *Options, c *collector) ([]ParsedDocument, error) {
 	if e := ext(name); e == ".jsonl" || e == ".ndjson" {
 		f, err := fsys.Open(name)
 		if err != nil {
@@ -278,7 +270,7 @@ func loadDocumentFile(ctx context.Context, fsys fs.FS, name string, o *Options, 
 		}
 		defer f.Close()
 		c.file = name
-		docs, err := readDocumentsJSONL(ctx, f, o, c)
+		docs, err := jsonlRecords(ctx, f, o, c, documentFormat)
 		if err != nil && ctx.Err() == nil {
 			// An I/O error ends this file, not the run.
 			c.add(&RecordError{File: name, Index: -1, Err: err})
@@ -306,15 +298,15 @@ func loadDocumentFile(ctx context.Context, fsys fs.FS, name string, o *Options, 
 		c.add(re)
 		return nil, nil
 	}
-	return []Document{d}, nil
+	return []ParsedDocument{d}, nil
 }
 
 // Dedupe drops every document whose content hash (storage.ContentHash of
 // Content) equals that of an earlier document, keeping the first, and
 // returns one *DuplicateDocumentError per dropped document. Empty
 // ContentHash fields are computed. docs is not modified.
-func Dedupe(docs []Document) ([]Document, []*DuplicateDocumentError) {
-	out := make([]Document, 0, len(docs))
+func Dedupe(docs []ParsedDocument) ([]ParsedDocument, []*DuplicateDocumentError) {
+	out := make([]ParsedDocument, 0, len(docs))
 	var dups []*DuplicateDocumentError
 	first := make(map[string]int, len(docs)) // hash -> index in out
 	for _, d := range docs {
@@ -335,7 +327,7 @@ func Dedupe(docs []Document) ([]Document, []*DuplicateDocumentError) {
 }
 
 // dedupeInto runs Dedupe and records each duplicate in c.
-func dedupeInto(docs []Document, c *collector) []Document {
+func dedupeInto(docs []ParsedDocument, c *collector) []ParsedDocument {
 	out, dups := Dedupe(docs)
 	if len(dups) == 0 {
 		return out

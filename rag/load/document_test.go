@@ -39,11 +39,11 @@ func TestReadDocumentsJSONL(t *testing.T) {
 	if !errors.Is(err, ErrDuplicateDocument) {
 		t.Error("errors.Is(err, ErrDuplicateDocument) = false")
 	}
-	want := []Document{
+	want := []ParsedDocument{
 		{Document: storage.Document{ID: "d1", Title: "Soja", Content: "Texto da soja.", Source: "manual",
-			Metadata: map[string]string{"ano": "2024"}, ContentHash: storage.ContentHash("Texto da soja.")}, File: "docs.jsonl", Line: 1},
+			Metadata: map[string]string{"ano": "2024"}, ContentHash: storage.ContentHash("Texto da soja."), Status: storage.StatusActive}, File: "docs.jsonl", Line: 1},
 		{Document: storage.Document{ID: "d2", Title: "d2", Content: "Outro texto.\nSegunda linha.",
-			ContentHash: storage.ContentHash("Outro texto.\nSegunda linha.")}, File: "docs.jsonl", Line: 2},
+			ContentHash: storage.ContentHash("Outro texto.\nSegunda linha."), Status: storage.StatusActive}, File: "docs.jsonl", Line: 2},
 	}
 	if diff := cmp.Diff(want, docs); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -282,7 +282,7 @@ func TestLoadDocumentsDir(t *testing.T) {
 }
 
 func TestDedupe(t *testing.T) {
-	docs := []Document{
+	docs := []ParsedDocument{
 		{Document: storage.Document{ID: "a", Title: "A", Content: "x"}, File: "a.md"},
 		{Document: storage.Document{ID: "b", Content: "y"}},
 		{Document: storage.Document{ID: "c", Content: "x"}, File: "c.md"},

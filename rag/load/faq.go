@@ -1,37 +1,24 @@
 package load
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
+// faqFormat reads FAQs.
+var faqFormat = recordFormat[storage.FAQ]{
+	what: "faqs", id: func(f *storage.FAQ) string { return f.ID },
+	decode: decodeFAQ, csv: faqCSV,
+}
+
 // LoadFAQs reads FAQs from a .jsonl/.ndjson file (see ReadFAQsJSONL), a
-// .json file (an array, or objects one a line) or a .csv/.tsv file (see
-// ReadFAQsCSV).
+// .json file (see ReadFAQsJSON) or a .csv/.tsv file (see ReadFAQsCSV).
 func LoadFAQs(ctx context.Context, path string, opts *Options) ([]storage.FAQ, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load: faqs: %w", err)
-	}
-	defer f.Close()
-	name := filepath.Base(path)
-	switch ext(path) {
-	case ".jsonl", ".ndjson":
-		return ReadFAQsJSONL(ctx, f, name, opts)
-	case ".json":
-		return readFAQsJSON(ctx, f, name, opts)
-	case ".csv", ".tsv":
-		return ReadFAQsCSV(ctx, f, name, opts)
-	}
-	return nil, fmt.Errorf("%w: faqs %s (want .jsonl, .json or .csv)", ErrUnsupportedFormat, name)
+	return loadRecords(ctx, path, opts, faqFormat)
 }
 
 // FAQID derives the ID of a FAQ that has none from its question: "faq-"
@@ -49,55 +36,23 @@ func FAQID(question string) string {
 // question and answer are required; a missing id is derived with FAQID;
 // keywords may also be one string separated by ';' or '|'; "active"
 // (optional, default true; also sim/não, ativo/inativo) sets
-// storage.FAQ.Inactive. The first of two FAQs with the same id wins.
+// storage.FAQ.Status to StatusActive or StatusInactive, and a "status"
+// (ativo/inativo, active/inactive) may stand for or agree with it. The
+// first of two FAQs with the same id wins.
 func ReadFAQsJSONL(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
-	o := opts.orDefault()
-	c := &collector{file: name, stop: o.StopOnError}
-	d := &faqDecoder{c: cleaner{o.KeepUnicodeForm}, seen: map[string]int{}}
-	err := readJSONL(ctx, r, o, c, func(obj object, line int) *RecordError {
-		return d.add(obj, line, -1)
-	})
-	return d.faqs, c.result(err)
+	return readRecordsJSONL(ctx, r, name, opts, faqFormat)
 }
 
-func readFAQsJSON(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
-	o := opts.orDefault()
-	data, err := readAllLimit(r, o.MaxFileBytes)
-	if err != nil {
-		return nil, fmt.Errorf("load: %s: %w", name, err)
-	}
-	if !isJSONArray(data) {
-		return ReadFAQsJSONL(ctx, bytes.NewReader(data), name, opts)
-	}
-	c := &collector{file: name, stop: o.StopOnError}
-	d := &faqDecoder{c: cleaner{o.KeepUnicodeForm}, seen: map[string]int{}}
-	err = readJSONArray(ctx, data, c, func(obj object, line, index int) *RecordError {
-		return d.add(obj, line, index)
-	})
-	return d.faqs, c.result(err)
+// ReadFAQsJSON reads FAQs from a JSON array of interchange objects (see
+// ReadFAQsJSONL), like ReadCatalogJSON.
+func ReadFAQsJSON(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
+	return readRecordsJSON(ctx, r, name, opts, faqFormat)
 }
 
-type faqDecoder struct {
-	c    cleaner
-	faqs []storage.FAQ
-	seen map[string]int
-}
-
-func (d *faqDecoder) add(obj object, line, index int) *RecordError {
-	f, ferr := decodeFAQ(obj, d.c)
-	if ferr != nil {
-		return &RecordError{Line: line, Index: index, ID: f.ID, Field: ferr.field, Err: ferr.err}
-	}
-	return d.keep(f, line, index)
-}
-
-func (d *faqDecoder) keep(f storage.FAQ, line, index int) *RecordError {
-	if first, dup := d.seen[f.ID]; dup {
-		return &RecordError{Line: line, Index: index, ID: f.ID, Field: "id", Err: fmt.Errorf("%w: first seen at line %d", ErrDuplicateID, first)}
-	}
-	d.seen[f.ID] = line
-	d.faqs = append(d.faqs, f)
-	return nil
+// ReadFAQsCSV reads FAQs from CSV with a header row, mapped to fields by
+// opts.FAQCSV (see FAQCSVMapping), with the same rules as ReadFAQsJSONL.
+func ReadFAQsCSV(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
+	return readRecordsCSV(ctx, r, name, opts, faqFormat)
 }
 
 func decodeFAQ(obj object, c cleaner) (storage.FAQ, *fieldError) {
@@ -120,11 +75,9 @@ func decodeFAQ(obj object, c cleaner) (storage.FAQ, *fieldError) {
 	if f.Priority, ferr = obj.integer("priority"); ferr != nil {
 		return f, ferr
 	}
-	active, present, ferr := obj.boolean("active")
-	if ferr != nil {
+	if f.Status, ferr = obj.status(); ferr != nil {
 		return f, ferr
 	}
-	f.Inactive = present && !active
 	return f, finishFAQ(&f)
 }
 
@@ -142,55 +95,37 @@ func finishFAQ(f *storage.FAQ) *fieldError {
 	return checkID(f.ID)
 }
 
-// ReadFAQsCSV reads FAQs from CSV with a header row, mapped to fields by
-// opts.FAQCSV (see FAQCSVMapping), with the same rules as ReadFAQsJSONL.
-func ReadFAQsCSV(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
-	o := opts.orDefault()
-	cl := cleaner{o.KeepUnicodeForm}
-	c := &collector{file: name, stop: o.StopOnError}
+// faqCSV is the CSV form of FAQs, mapped by o.FAQCSV.
+func faqCSV(o *Options) csvFormat[storage.FAQ] {
 	m := o.FAQCSV
-	cols := []column{
-		{"id", m.ID, []string{"id", "codigo", "cod", "code"}, false},
-		{"question", m.Question, []string{"question", "pergunta"}, true},
-		{"answer", m.Answer, []string{"answer", "resposta"}, true},
-		{"category", m.Category, []string{"category", "categoria"}, false},
-		{"keywords", m.Keywords, []string{"keywords", "palavras_chave", "palavraschave", "tags"}, false},
-		{"priority", m.Priority, []string{"priority", "prioridade"}, false},
-		{"active", m.Active, []string{"active", "ativo", "ativa", "status"}, false},
-	}
-	f, rerr, err := openCSV(r, m.Comma, cols, cl)
-	if err != nil {
-		return nil, fmt.Errorf("load: %s: %w", name, err)
-	}
-	if rerr != nil {
-		c.add(rerr)
-		return nil, c.result(nil)
-	}
 	seps := defaultString(m.KeywordSeparators, tagSeparators)
-	d := &faqDecoder{c: cl, seen: map[string]int{}}
-	err = f.each(ctx, c, func(rec []string, line int) *RecordError {
-		q := storage.FAQ{
-			ID:       f.get(rec, "id", cl),
-			Question: f.get(rec, "question", cl),
-			Answer:   f.get(rec, "answer", cl),
-			Category: f.get(rec, "category", cl),
-			Keywords: splitList(f.get(rec, "keywords", cl), seps),
-		}
-		ferr := finishFAQ(&q)
-		if ferr == nil {
-			q.Priority, ferr = parseInt("priority", f.get(rec, "priority", cl))
-		}
-		if ferr == nil {
-			if s := f.get(rec, "active", cl); s != "" {
-				var active bool
-				active, ferr = parseBool("active", s)
-				q.Inactive = !active
+	return csvFormat[storage.FAQ]{
+		comma: m.Comma,
+		cols: []column{
+			{"id", m.ID, []string{"id", "codigo", "cod", "code"}, false},
+			{"question", m.Question, []string{"question", "pergunta"}, true},
+			{"answer", m.Answer, []string{"answer", "resposta"}, true},
+			{"category", m.Category, []string{"category", "categoria"}, false},
+			{"keywords", m.Keywords, []string{"keywords", "palavras_chave", "palavraschave", "tags"}, false},
+			{"priority", m.Priority, []string{"priority", "prioridade"}, false},
+			{"active", m.Active, []string{"active", "ativo", "ativa", "status"}, false},
+		},
+		row: func(f *csvFile, rec []string, cl cleaner) (storage.FAQ, *fieldError) {
+			q := storage.FAQ{
+				ID:       f.get(rec, "id", cl),
+				Question: f.get(rec, "question", cl),
+				Answer:   f.get(rec, "answer", cl),
+				Category: f.get(rec, "category", cl),
+				Keywords: splitList(f.get(rec, "keywords", cl), seps),
 			}
-		}
-		if ferr != nil {
-			return &RecordError{Line: line, Index: -1, ID: q.ID, Field: ferr.field, Err: ferr.err}
-		}
-		return d.keep(q, line, -1)
-	})
-	return d.faqs, c.result(err)
+			ferr := finishFAQ(&q)
+			if ferr == nil {
+				q.Priority, ferr = parseInt("priority", f.get(rec, "priority", cl))
+			}
+			if ferr == nil {
+				q.Status, ferr = activeValue("active", f.get(rec, "active", cl))
+			}
+			return q, ferr
+		},
+	}
 }

@@ -22,9 +22,9 @@ func TestReadFAQsJSONL(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []storage.FAQ{
-		{ID: "f1", Question: "Como declarar?", Answer: "Pelo programa.", Category: "IRPF", Keywords: []string{"declarar", "programa"}, Priority: 10},
-		{ID: "f2", Question: "Prazo?", Answer: "Maio.", Keywords: []string{"prazo", "data"}, Priority: 3, Inactive: true},
-		{ID: FAQID("Sem id?"), Question: "Sem id?", Answer: "Derivado da pergunta."},
+		{ID: "f1", Question: "Como declarar?", Answer: "Pelo programa.", Category: "IRPF", Keywords: []string{"declarar", "programa"}, Priority: 10, Status: storage.StatusActive},
+		{ID: "f2", Question: "Prazo?", Answer: "Maio.", Keywords: []string{"prazo", "data"}, Priority: 3, Status: storage.StatusInactive},
+		{ID: FAQID("Sem id?"), Question: "Sem id?", Answer: "Derivado da pergunta.", Status: storage.StatusActive},
 	}
 	if diff := cmp.Diff(want, faqs); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -86,19 +86,19 @@ func TestReadFAQsCSV(t *testing.T) {
 			"Pergunta;Resposta;Categoria;Palavras-chave;Prioridade;Ativo\n" +
 				"Qual o prazo?;Até maio.;Prazos;prazo|maio;5;não\n",
 			[]storage.FAQ{{ID: FAQID("Qual o prazo?"), Question: "Qual o prazo?", Answer: "Até maio.", Category: "Prazos",
-				Keywords: []string{"prazo", "maio"}, Priority: 5, Inactive: true}},
+				Keywords: []string{"prazo", "maio"}, Priority: 5, Status: storage.StatusInactive}},
 		},
 		{
 			"English headers with id",
 			nil,
 			"id,question,answer,keywords,priority,active\n" + "f1,Q?,A.,a;b,,true\n",
-			[]storage.FAQ{{ID: "f1", Question: "Q?", Answer: "A.", Keywords: []string{"a", "b"}}},
+			[]storage.FAQ{{ID: "f1", Question: "Q?", Answer: "A.", Keywords: []string{"a", "b"}, Status: storage.StatusActive}},
 		},
 		{
 			"explicit mapping",
 			&Options{FAQCSV: FAQCSVMapping{Question: "q", Answer: "r", Keywords: "kw", KeywordSeparators: "/"}},
 			"q,r,kw\nQ?,A.,x/y\n",
-			[]storage.FAQ{{ID: FAQID("Q?"), Question: "Q?", Answer: "A.", Keywords: []string{"x", "y"}}},
+			[]storage.FAQ{{ID: FAQID("Q?"), Question: "Q?", Answer: "A.", Keywords: []string{"x", "y"}, Status: storage.StatusActive}},
 		},
 	}
 	for _, tt := range tests {

@@ -9,7 +9,6 @@ import (
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/offline"
-	"github.com/hybridrag/hybridrag/storage"
 )
 
 func TestDetectLanguage(t *testing.T) {
@@ -95,17 +94,5 @@ func TestKeywordClassifierDefinitions(t *testing.T) {
 		if got.Intent != rag.IntentSupport {
 			t.Errorf("Classify(%q) = %q (%s), want support", msg, got.Intent, got.Reason)
 		}
-	}
-}
-
-func TestContextSectionsStripMarkdown(t *testing.T) {
-	hits := []rag.Hit[storage.Document]{{ID: "d", Record: storage.Document{Title: "Política"}, Snippet: "# Política de trocas\n## Entregas\n**Prazo**: 2 a 5 dias"}}
-	got := rag.DocumentSection(hits)
-	if strings.ContainsAny(got, "#*") || !strings.Contains(got, "Política de trocas Entregas Prazo: 2 a 5 dias") {
-		t.Errorf("DocumentSection = %q", got)
-	}
-	faqs := []rag.Hit[storage.FAQ]{{ID: "f", Record: storage.FAQ{Question: "Prazo?", Answer: "Veja a [tabela](https://x.example) de **prazos**."}}}
-	if got := rag.FormatFAQContext(faqs); got != "Q: Prazo? | A: Veja a tabela de prazos." {
-		t.Errorf("FormatFAQContext = %q", got)
 	}
 }

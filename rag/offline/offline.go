@@ -394,7 +394,7 @@ func priceText(p *float64, lang rag.Language) string {
 	if p == nil && lang == rag.LanguageEnglish {
 		return "price unavailable"
 	}
-	return rag.FormatPrice(p)
+	return textutil.FormatPrice(p)
 }
 
 // itemFacts are the passages of an item's description and attached

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/ingest"
@@ -17,7 +18,6 @@ import (
 	"github.com/hybridrag/hybridrag/rag/llmchat"
 
 	"github.com/hybridrag/hybridrag/scoring"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
 // Environment variable names read by ConfigFromEnv: the seeds' names (seed
@@ -155,43 +155,48 @@ type Config struct {
 	Assist AssistConfig `json:"assist"`
 }
 
-// SearchConfig are the Searcher's knobs (seed 000 §4, §8).
+// SearchConfig are the Searcher's knobs (seed 000 §4, §8), named as the
+// rag.SearcherOptions fields they set.
 type SearchConfig struct {
-	// Enhanced selects enhanced mode (lexicalScore and weighted fusion)
-	// over simple mode (HYBRID_SEARCH_ENHANCED, default true: the library
-	// default, unlike the seed where only "true" enables it).
-	Enhanced bool `json:"enhanced"`
-	// FAQHybrid runs FAQ searches with both legs; false makes them
-	// lexical only (FAQ_HYBRID_ENABLED, default true).
-	FAQHybrid bool `json:"faq_hybrid"`
-	// CatalogVectorThreshold and FAQVectorThreshold keep chunks with a
-	// distance (<#>) at most this value (CATALOG_/FAQ_VECTOR_THRESHOLD);
-	// nil means -0.5 or the embedder's suggestion.
-	CatalogVectorThreshold *float64 `json:"catalog_vector_threshold,omitempty"`
-	FAQVectorThreshold     *float64 `json:"faq_vector_threshold,omitempty"`
-	// CatalogVectorWeight, CatalogLexicalWeight and
-	// CatalogPairPriorityBonus weigh the catalog's fused score (6, 4, 4);
-	// 0 turns a component off.
-	CatalogVectorWeight      float64 `json:"catalog_vector_weight"`
-	CatalogLexicalWeight     float64 `json:"catalog_lexical_weight"`
-	CatalogPairPriorityBonus float64 `json:"catalog_pair_priority_bonus"`
-	// FAQVectorWeight and FAQLexicalWeight weigh the FAQs' fused score
-	// (6, 4); 0 turns a component off.
-	FAQVectorWeight  float64 `json:"faq_vector_weight"`
-	FAQLexicalWeight float64 `json:"faq_lexical_weight"`
-	// LexicalCandidateMultiplier and LexicalCandidateMax size the lexical
-	// pool (CATALOG_LEXICAL_CANDIDATE_*, 6 and 200); VectorCandidate* the
+	// Fusion is weighted (enhanced mode: lexicalScore and the fused score)
+	// or simple (the seeds' simple mode), from HYBRID_SEARCH_ENHANCED
+	// (default true, weighted: the library default, unlike the seed where
+	// only "true" enables it).
+	Fusion merge.Method `json:"fusion"`
+	// Catalog and FAQs are the per-kind knobs.
+	Catalog KindConfig `json:"catalog"`
+	FAQs    KindConfig `json:"faqs"`
+	// CandidateMultiplier and CandidateMax size the lexical pool
+	// (CATALOG_LEXICAL_CANDIDATE_*, 6 and 200); VectorCandidate* the
 	// vector pool (CATALOG_VECTOR_CANDIDATE_*, 6 and 200). They apply to
 	// every kind of search.
-	LexicalCandidateMultiplier int `json:"lexical_candidate_multiplier"`
-	LexicalCandidateMax        int `json:"lexical_candidate_max"`
-	VectorCandidateMultiplier  int `json:"vector_candidate_multiplier"`
-	VectorCandidateMax         int `json:"vector_candidate_max"`
-	// ChunksPerItem is how many chunks make a hit's snippet
+	CandidateMultiplier       int `json:"candidate_multiplier"`
+	CandidateMax              int `json:"candidate_max"`
+	VectorCandidateMultiplier int `json:"vector_candidate_multiplier"`
+	VectorCandidateMax        int `json:"vector_candidate_max"`
+	// ChunksPerOwner is how many chunks make a hit's snippet
 	// (CATALOG_VECTOR_CHUNKS_PER_ITEM, 1); SnippetMaxChars caps it
 	// (CATALOG_VECTOR_SNIPPET_MAX_CHARS, 800).
-	ChunksPerItem   int `json:"chunks_per_item"`
+	ChunksPerOwner  int `json:"chunks_per_owner"`
 	SnippetMaxChars int `json:"snippet_max_chars"`
+}
+
+// KindConfig are one record kind's knobs, named as the rag.KindOptions
+// fields they set.
+type KindConfig struct {
+	// Legs is hybrid ("") or lexical; FAQ_HYBRID_ENABLED=false makes FAQ
+	// searches lexical (catalog searches have no such variable).
+	Legs rag.Legs `json:"legs,omitempty"`
+	// Threshold keeps chunks with a distance (<#>) at most this value
+	// (CATALOG_VECTOR_THRESHOLD, FAQ_VECTOR_THRESHOLD); nil means -0.5 or
+	// the embedder's suggestion.
+	Threshold *float64 `json:"threshold,omitempty"`
+	// Weights weigh the fused score in the seeds' sense, where 0 turns a
+	// component off: CATALOG_VECTOR_WEIGHT, CATALOG_LEXICAL_WEIGHT and
+	// CATALOG_PAIR_PRIORITY_BONUS (6, 4, 4); FAQ_VECTOR_WEIGHT and
+	// FAQ_LEXICAL_WEIGHT (6, 4; FAQs have no pair bonus). The rank bonuses
+	// have no variable.
+	Weights scoring.Weights `json:"weights"`
 }
 
 // ChatConfig are the chat pipeline's knobs and model names.
@@ -290,17 +295,17 @@ type AssistConfig struct {
 // 800-character snippets, 6 turns of history, text-embedding-3-small at
 // 1536 dimensions in batches of 16, pt-BR prompts, no provider.
 func DefaultConfig() Config {
+	so := rag.DefaultSearcherOptions()
 	return Config{
 		Search: SearchConfig{
-			Enhanced: true, FAQHybrid: true,
-			CatalogVectorWeight: scoring.DefaultVectorWeight, CatalogLexicalWeight: scoring.DefaultLexicalWeight,
-			CatalogPairPriorityBonus: scoring.DefaultPairWeight,
-			FAQVectorWeight:          scoring.DefaultVectorWeight, FAQLexicalWeight: scoring.DefaultLexicalWeight,
-			LexicalCandidateMultiplier: rag.DefaultCandidateMultiplier, LexicalCandidateMax: rag.DefaultCandidateMax,
-			VectorCandidateMultiplier: rag.DefaultCandidateMultiplier, VectorCandidateMax: rag.DefaultCandidateMax,
-			ChunksPerItem: vector.DefaultChunksPerOwner, SnippetMaxChars: vector.DefaultSnippetMaxChars,
+			Fusion:              merge.MethodWeighted,
+			Catalog:             KindConfig{Weights: scoring.Weights{Vector: scoring.DefaultVectorWeight, Lexical: scoring.DefaultLexicalWeight, Pair: scoring.DefaultPairWeight}},
+			FAQs:                KindConfig{Weights: scoring.Weights{Vector: scoring.DefaultVectorWeight, Lexical: scoring.DefaultLexicalWeight}},
+			CandidateMultiplier: so.CandidateMultiplier, CandidateMax: so.CandidateMax,
+			VectorCandidateMultiplier: so.CandidateMultiplier, VectorCandidateMax: so.CandidateMax,
+			ChunksPerOwner: so.ChunksPerOwner, SnippetMaxChars: so.SnippetMaxChars,
 		},
-		Chat:      ChatConfig{HistoryLimit: rag.DefaultHistoryLimit, ContextTokens: rag.DefaultContextTokens, Language: rag.LanguagePortuguese},
+		Chat:      ChatConfig{HistoryLimit: rag.DefaultPipelineOptions().HistoryLimit, ContextTokens: rag.DefaultPipelineOptions().ContextTokens, Language: rag.LanguagePortuguese},
 		Embedding: EmbeddingConfig{Model: DefaultEmbeddingModel, Dimensions: DefaultEmbeddingDimensions, BatchSize: DefaultEmbeddingBatchSize},
 	}
 }
@@ -321,20 +326,27 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	r := envReader{getenv: getenv}
 	s := &cfg.Search
-	r.boolean(EnvHybridSearchEnhanced, &s.Enhanced)
-	r.boolean(EnvFAQHybridEnabled, &s.FAQHybrid)
-	r.floatPtr(EnvCatalogVectorThreshold, &s.CatalogVectorThreshold)
-	r.floatPtr(EnvFAQVectorThreshold, &s.FAQVectorThreshold)
-	r.float(EnvCatalogVectorWeight, &s.CatalogVectorWeight)
-	r.float(EnvCatalogLexicalWeight, &s.CatalogLexicalWeight)
-	r.float(EnvCatalogPairPriorityBonus, &s.CatalogPairPriorityBonus)
-	r.float(EnvFAQVectorWeight, &s.FAQVectorWeight)
-	r.float(EnvFAQLexicalWeight, &s.FAQLexicalWeight)
-	r.integer(EnvCatalogLexicalCandidateMultiplier, &s.LexicalCandidateMultiplier)
-	r.integer(EnvCatalogLexicalCandidateMax, &s.LexicalCandidateMax)
+	enhanced, faqHybrid := true, true
+	r.boolean(EnvHybridSearchEnhanced, &enhanced)
+	if !enhanced {
+		s.Fusion = merge.MethodSimple
+	}
+	r.boolean(EnvFAQHybridEnabled, &faqHybrid)
+	if !faqHybrid {
+		s.FAQs.Legs = rag.LegsLexical
+	}
+	r.floatPtr(EnvCatalogVectorThreshold, &s.Catalog.Threshold)
+	r.floatPtr(EnvFAQVectorThreshold, &s.FAQs.Threshold)
+	r.float(EnvCatalogVectorWeight, &s.Catalog.Weights.Vector)
+	r.float(EnvCatalogLexicalWeight, &s.Catalog.Weights.Lexical)
+	r.float(EnvCatalogPairPriorityBonus, &s.Catalog.Weights.Pair)
+	r.float(EnvFAQVectorWeight, &s.FAQs.Weights.Vector)
+	r.float(EnvFAQLexicalWeight, &s.FAQs.Weights.Lexical)
+	r.integer(EnvCatalogLexicalCandidateMultiplier, &s.CandidateMultiplier)
+	r.integer(EnvCatalogLexicalCandidateMax, &s.CandidateMax)
 	r.integer(EnvCatalogVectorCandidateMultiplier, &s.VectorCandidateMultiplier)
 	r.integer(EnvCatalogVectorCandidateMax, &s.VectorCandidateMax)
-	r.integer(EnvCatalogVectorChunksPerItem, &s.ChunksPerItem)
+	r.integer(EnvCatalogVectorChunksPerItem, &s.ChunksPerOwner)
 	r.integer(EnvCatalogVectorSnippetMaxChars, &s.SnippetMaxChars)
 
 	c := &cfg.Chat
@@ -412,23 +424,31 @@ func (c Config) check() []error {
 		}
 	}
 	s := c.Search
-	if s.CatalogVectorThreshold != nil {
-		finite(EnvCatalogVectorThreshold, *s.CatalogVectorThreshold)
+	switch s.Fusion {
+	case merge.MethodWeighted, merge.MethodSimple, merge.MethodRRF, merge.MethodRelative:
+	default:
+		bad(EnvHybridSearchEnhanced, "fusion %q (want weighted, simple, rrf or relative)", s.Fusion)
 	}
-	if s.FAQVectorThreshold != nil {
-		finite(EnvFAQVectorThreshold, *s.FAQVectorThreshold)
+	if s.FAQs.Legs != "" && s.FAQs.Legs != rag.LegsHybrid && s.FAQs.Legs != rag.LegsLexical {
+		bad(EnvFAQHybridEnabled, "legs %q (want hybrid or lexical)", s.FAQs.Legs)
 	}
-	nonNegative(EnvCatalogVectorWeight, s.CatalogVectorWeight)
-	nonNegative(EnvCatalogLexicalWeight, s.CatalogLexicalWeight)
-	nonNegative(EnvCatalogPairPriorityBonus, s.CatalogPairPriorityBonus)
-	nonNegative(EnvFAQVectorWeight, s.FAQVectorWeight)
-	nonNegative(EnvFAQLexicalWeight, s.FAQLexicalWeight)
+	if s.Catalog.Threshold != nil {
+		finite(EnvCatalogVectorThreshold, *s.Catalog.Threshold)
+	}
+	if s.FAQs.Threshold != nil {
+		finite(EnvFAQVectorThreshold, *s.FAQs.Threshold)
+	}
+	nonNegative(EnvCatalogVectorWeight, s.Catalog.Weights.Vector)
+	nonNegative(EnvCatalogLexicalWeight, s.Catalog.Weights.Lexical)
+	nonNegative(EnvCatalogPairPriorityBonus, s.Catalog.Weights.Pair)
+	nonNegative(EnvFAQVectorWeight, s.FAQs.Weights.Vector)
+	nonNegative(EnvFAQLexicalWeight, s.FAQs.Weights.Lexical)
 	const maxPool = 100_000
-	inRange(EnvCatalogLexicalCandidateMultiplier, s.LexicalCandidateMultiplier, 1, maxPool)
-	inRange(EnvCatalogLexicalCandidateMax, s.LexicalCandidateMax, 1, maxPool)
+	inRange(EnvCatalogLexicalCandidateMultiplier, s.CandidateMultiplier, 1, maxPool)
+	inRange(EnvCatalogLexicalCandidateMax, s.CandidateMax, 1, maxPool)
 	inRange(EnvCatalogVectorCandidateMultiplier, s.VectorCandidateMultiplier, 1, maxPool)
 	inRange(EnvCatalogVectorCandidateMax, s.VectorCandidateMax, 1, maxPool)
-	inRange(EnvCatalogVectorChunksPerItem, s.ChunksPerItem, 1, 1000)
+	inRange(EnvCatalogVectorChunksPerItem, s.ChunksPerOwner, 1, 1000)
 	inRange(EnvCatalogVectorSnippetMaxChars, s.SnippetMaxChars, 1, 1_000_000)
 	inRange(EnvChatHistoryContextLimit, c.Chat.HistoryLimit, 1, 1000)
 	inRange(EnvRAGMaxContextTokens, c.Chat.ContextTokens, 100, 8000)
@@ -581,14 +601,14 @@ func (c Config) LogValue() slog.Value {
 	}
 	return slog.GroupValue(
 		slog.Group("search",
-			slog.Bool("enhanced", s.Enhanced), slog.Bool("faq_hybrid", s.FAQHybrid),
-			slog.Any("catalog_vector_threshold", thr(s.CatalogVectorThreshold)), slog.Any("faq_vector_threshold", thr(s.FAQVectorThreshold)),
-			slog.Float64("catalog_vector_weight", s.CatalogVectorWeight), slog.Float64("catalog_lexical_weight", s.CatalogLexicalWeight),
-			slog.Float64("catalog_pair_priority_bonus", s.CatalogPairPriorityBonus),
-			slog.Float64("faq_vector_weight", s.FAQVectorWeight), slog.Float64("faq_lexical_weight", s.FAQLexicalWeight),
-			slog.Int("lexical_candidate_multiplier", s.LexicalCandidateMultiplier), slog.Int("lexical_candidate_max", s.LexicalCandidateMax),
+			slog.String("fusion", string(s.Fusion)), slog.String("faq_legs", string(cmp.Or(s.FAQs.Legs, rag.LegsHybrid))),
+			slog.Any("catalog_threshold", thr(s.Catalog.Threshold)), slog.Any("faq_threshold", thr(s.FAQs.Threshold)),
+			slog.Float64("catalog_vector_weight", s.Catalog.Weights.Vector), slog.Float64("catalog_lexical_weight", s.Catalog.Weights.Lexical),
+			slog.Float64("catalog_pair_weight", s.Catalog.Weights.Pair),
+			slog.Float64("faq_vector_weight", s.FAQs.Weights.Vector), slog.Float64("faq_lexical_weight", s.FAQs.Weights.Lexical),
+			slog.Int("candidate_multiplier", s.CandidateMultiplier), slog.Int("candidate_max", s.CandidateMax),
 			slog.Int("vector_candidate_multiplier", s.VectorCandidateMultiplier), slog.Int("vector_candidate_max", s.VectorCandidateMax),
-			slog.Int("chunks_per_item", s.ChunksPerItem), slog.Int("snippet_max_chars", s.SnippetMaxChars)),
+			slog.Int("chunks_per_owner", s.ChunksPerOwner), slog.Int("snippet_max_chars", s.SnippetMaxChars)),
 		slog.Group("chat",
 			slog.Bool("use_catalog_query", c.Chat.UseCatalogQuery), slog.Int("history_limit", c.Chat.HistoryLimit),
 			slog.Int("context_tokens", c.Chat.ContextTokens),
@@ -613,13 +633,21 @@ func redactURL(v string) string {
 	return ""
 }
 
-// weight maps a Config weight to FusionWeights, where 0 means "default"
-// and a negative value "off".
-func weight(v float64) float64 {
-	if v == 0 {
-		return -1
+// weights maps seed weights, where 0 turns a component off, to
+// scoring.Weights, where 0 means the default and a negative value off; the
+// rank bonuses, which have no variable, keep their defaults.
+func weights(w scoring.Weights, pair bool) scoring.Weights {
+	off := func(v float64) float64 {
+		if v == 0 {
+			return -1
+		}
+		return v
 	}
-	return v
+	out := scoring.Weights{Vector: off(w.Vector), Lexical: off(w.Lexical)}
+	if pair {
+		out.Pair = off(w.Pair)
+	}
+	return out
 }
 
 func copyFloat(p *float64) *float64 {
@@ -630,29 +658,20 @@ func copyFloat(p *float64) *float64 {
 	return &v
 }
 
-// SearcherOptions maps the search knobs to SearcherOptions.
+// SearcherOptions maps the search knobs to rag.SearcherOptions.
 func (c Config) SearcherOptions() rag.SearcherOptions {
 	s := c.Search
-	o := rag.SearcherOptions{
-		Mode:                      rag.ModeSimple,
-		CatalogWeights:            rag.FusionWeights{Vector: weight(s.CatalogVectorWeight), Lexical: weight(s.CatalogLexicalWeight), Pair: weight(s.CatalogPairPriorityBonus)},
-		FAQWeights:                rag.FusionWeights{Vector: weight(s.FAQVectorWeight), Lexical: weight(s.FAQLexicalWeight)},
-		CatalogThreshold:          copyFloat(s.CatalogVectorThreshold),
-		FAQThreshold:              copyFloat(s.FAQVectorThreshold),
-		CandidateMultiplier:       s.LexicalCandidateMultiplier,
-		CandidateMax:              s.LexicalCandidateMax,
+	return rag.SearcherOptions{
+		Fusion:                    s.Fusion,
+		Catalog:                   rag.KindOptions{Weights: weights(s.Catalog.Weights, true), Threshold: copyFloat(s.Catalog.Threshold), Legs: s.Catalog.Legs},
+		FAQs:                      rag.KindOptions{Weights: weights(s.FAQs.Weights, false), Threshold: copyFloat(s.FAQs.Threshold), Legs: s.FAQs.Legs},
+		CandidateMultiplier:       s.CandidateMultiplier,
+		CandidateMax:              s.CandidateMax,
 		VectorCandidateMultiplier: s.VectorCandidateMultiplier,
 		VectorCandidateMax:        s.VectorCandidateMax,
-		ChunksPerOwner:            s.ChunksPerItem,
+		ChunksPerOwner:            s.ChunksPerOwner,
 		SnippetMaxChars:           s.SnippetMaxChars,
 	}
-	if s.Enhanced {
-		o.Mode = rag.ModeEnhanced
-	}
-	if !s.FAQHybrid {
-		o.FAQLegs = rag.LegsLexical
-	}
-	return o
 }
 
 // PipelineOptions maps the chat knobs to PipelineOptions.
@@ -665,21 +684,21 @@ func (c Config) IndexerOptions() ingest.IndexerOptions {
 	return ingest.IndexerOptions{BatchSize: c.Embedding.BatchSize}
 }
 
-// ClassifierOptions maps the chat knobs to LLMClassifierOptions (model,
+// ClassifierOptions maps the chat knobs to llmchat.ClassifierOptions (model,
 // fallback model name on the same provider, language).
-func (c Config) ClassifierOptions() llmchat.LLMClassifierOptions {
-	return llmchat.LLMClassifierOptions{Model: c.Chat.ClassifyModel, FallbackModel: c.Chat.ClassifyFallbackModel, Language: c.Chat.Language}
+func (c Config) ClassifierOptions() llmchat.ClassifierOptions {
+	return llmchat.ClassifierOptions{Model: c.Chat.ClassifyModel, FallbackModel: c.Chat.ClassifyFallbackModel, Language: c.Chat.Language}
 }
 
-// AnswererOptions maps the chat knobs to LLMAnswererOptions.
-func (c Config) AnswererOptions() llmchat.LLMAnswererOptions {
-	return llmchat.LLMAnswererOptions{Model: c.Chat.AnswerModel, Language: c.Chat.Language}
+// AnswererOptions maps the chat knobs to llmchat.AnswererOptions.
+func (c Config) AnswererOptions() llmchat.AnswererOptions {
+	return llmchat.AnswererOptions{Model: c.Chat.AnswerModel, Language: c.Chat.Language}
 }
 
-// SummarizerOptions maps the chat knobs to LLMSummarizerOptions (the
+// SummarizerOptions maps the chat knobs to llmchat.SummarizerOptions (the
 // classification model summarizes).
-func (c Config) SummarizerOptions() llmchat.LLMSummarizerOptions {
-	return llmchat.LLMSummarizerOptions{Model: c.Chat.ClassifyModel, Language: c.Chat.Language}
+func (c Config) SummarizerOptions() llmchat.SummarizerOptions {
+	return llmchat.SummarizerOptions{Model: c.Chat.ClassifyModel, Language: c.Chat.Language}
 }
 
 // AgenticOptions maps the chat knobs to AgenticOptions.
@@ -687,8 +706,8 @@ func (c Config) AgenticOptions() rag.AgenticOptions {
 	return rag.AgenticOptions{Model: c.Chat.AnswerModel, Language: c.Chat.Language}
 }
 
-// AssistOptions maps the assist knobs to AssistOptions with the known
+// AssistOptions maps the assist knobs to assist.Options with the known
 // categories.
-func (c Config) AssistOptions(categories []string) assist.AssistOptions {
-	return assist.AssistOptions{Model: c.Assist.Model, MaxPrice: c.Assist.MaxPrice, Categories: categories, Language: c.Chat.Language}
+func (c Config) AssistOptions(categories []string) assist.Options {
+	return assist.Options{Model: c.Assist.Model, MaxPrice: c.Assist.MaxPrice, Categories: categories, Language: c.Chat.Language}
 }

@@ -14,9 +14,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/settings"
+	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -68,11 +70,11 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 	// The default SearcherOptions give the same settings as the zero value.
 	got := rag.NewSearcher(nil, nil, settings.DefaultConfig().SearcherOptions()).Options()
 	want := rag.NewSearcher(nil, nil, rag.SearcherOptions{}).Options()
-	got.Scorer, got.FAQScorer, got.DocumentScorer = nil, nil, nil
-	want.Scorer, want.FAQScorer, want.DocumentScorer = nil, nil, nil
+	got.Catalog.Scorer, got.FAQs.Scorer, got.Documents.Scorer = nil, nil, nil
+	want.Catalog.Scorer, want.FAQs.Scorer, want.Documents.Scorer = nil, nil, nil
 	// Explicit default weights and pools equal the zero value's defaults.
-	want.CatalogWeights = rag.FusionWeights{Vector: 6, Lexical: 4, Pair: 4}
-	want.FAQWeights = rag.FusionWeights{Vector: 6, Lexical: 4}
+	want.Catalog.Weights = scoring.Weights{Vector: 6, Lexical: 4, Pair: 4}
+	want.FAQs.Weights = scoring.Weights{Vector: 6, Lexical: 4}
 	want.VectorCandidateMultiplier, want.VectorCandidateMax = 6, 200
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("default searcher options (-want +got):\n%s", diff)
@@ -120,10 +122,11 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 	}
 	want := settings.Config{
 		Search: settings.SearchConfig{
-			Enhanced: false, FAQHybrid: false, CatalogVectorThreshold: ragtest.Ptr(-0.3), FAQVectorThreshold: ragtest.Ptr(-0.25),
-			CatalogVectorWeight: 5, CatalogLexicalWeight: 0, CatalogPairPriorityBonus: 7, FAQVectorWeight: 2.5, FAQLexicalWeight: 1,
-			LexicalCandidateMultiplier: 4, LexicalCandidateMax: 100, VectorCandidateMultiplier: 8, VectorCandidateMax: 300,
-			ChunksPerItem: 2, SnippetMaxChars: 500,
+			Fusion:              merge.MethodSimple,
+			Catalog:             settings.KindConfig{Threshold: ragtest.Ptr(-0.3), Weights: scoring.Weights{Vector: 5, Lexical: 0, Pair: 7}},
+			FAQs:                settings.KindConfig{Legs: rag.LegsLexical, Threshold: ragtest.Ptr(-0.25), Weights: scoring.Weights{Vector: 2.5, Lexical: 1}},
+			CandidateMultiplier: 4, CandidateMax: 100, VectorCandidateMultiplier: 8, VectorCandidateMax: 300,
+			ChunksPerOwner: 2, SnippetMaxChars: 500,
 		},
 		Chat: settings.ChatConfig{
 			UseCatalogQuery: true, HistoryLimit: 10, ContextTokens: 3000, AnswerModel: "anthropic/claude-3.5-haiku",
@@ -141,11 +144,11 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 	}
 
 	so := cfg.SearcherOptions()
-	if so.Mode != rag.ModeSimple || so.FAQLegs != rag.LegsLexical || *so.CatalogThreshold != -0.3 || *so.FAQThreshold != -0.25 {
-		t.Errorf("searcher options mode %q faq legs %q thresholds %v %v", so.Mode, so.FAQLegs, *so.CatalogThreshold, *so.FAQThreshold)
+	if so.Fusion != merge.MethodSimple || so.FAQs.Legs != rag.LegsLexical || *so.Catalog.Threshold != -0.3 || *so.FAQs.Threshold != -0.25 {
+		t.Errorf("searcher options fusion %q faq legs %q thresholds %v %v", so.Fusion, so.FAQs.Legs, *so.Catalog.Threshold, *so.FAQs.Threshold)
 	}
-	if so.CatalogWeights != (rag.FusionWeights{Vector: 5, Lexical: -1, Pair: 7}) || so.FAQWeights != (rag.FusionWeights{Vector: 2.5, Lexical: 1}) {
-		t.Errorf("weights %+v %+v (a 0 weight must turn the component off)", so.CatalogWeights, so.FAQWeights)
+	if so.Catalog.Weights != (scoring.Weights{Vector: 5, Lexical: -1, Pair: 7}) || so.FAQs.Weights != (scoring.Weights{Vector: 2.5, Lexical: 1}) {
+		t.Errorf("weights %+v %+v (a 0 weight must turn the component off)", so.Catalog.Weights, so.FAQs.Weights)
 	}
 	if so.CandidateMultiplier != 4 || so.CandidateMax != 100 || so.VectorCandidateMultiplier != 8 || so.VectorCandidateMax != 300 || so.ChunksPerOwner != 2 || so.SnippetMaxChars != 500 {
 		t.Errorf("pools and snippets %+v", so)
@@ -264,7 +267,7 @@ func TestConfigFromEnvInvalid(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	cfg := settings.DefaultConfig()
-	cfg.Search.ChunksPerItem = 0
+	cfg.Search.ChunksPerOwner = 0
 	cfg.Chat.Language = "fr"
 	cfg.Embedding.Model = " "
 	got := envErrors(t, cfg.Validate())

@@ -15,9 +15,12 @@
 // # Layout
 //
 // Records are deep-copied in and out: callers never share a slice or map
-// with the store. Each record keeps its normalized search text
-// (storage.ItemSearchText and friends) and normalized filter values,
-// computed once on write.
+// with the store (a chunk's HeadingPath and Metadata included). Each record
+// keeps its normalized search text (storage.ItemSearchText and friends),
+// normalized filter values and active flag, computed once on write. The
+// three kinds of record share one implementation: a small descriptor per
+// kind (how to copy a record and what to precompute for it) drives the
+// generic get, list, delete, upsert, search and snapshot code.
 //
 // The embeddings of each tenant and owner kind live in one contiguous
 // []float32 slab, one row per embedded chunk. Replacing or deleting chunks
@@ -65,7 +68,12 @@
 // with embeddings packed as little-endian float32 bytes, and a CRC-32C);
 // Load reads it back, checking the dimensions. SaveFile writes to a
 // temporary file and renames it over the target, so a crash never leaves a
-// half-written snapshot; LoadFile reads one.
+// half-written snapshot; LoadFile reads one. Save writes version 2; Load
+// also reads version 1 snapshots, upgrading them as storage/postgres's
+// migration 0002 upgrades a database: a FAQ's Inactive flag becomes its
+// Status, documents are active, and the chunk metadata keys rag's indexer
+// used before chunks had typed fields ("start", "heading_path" joined by
+// " › ", "file") move into Start, HeadingPath and File.
 //
 // # Limits
 //

@@ -82,7 +82,13 @@ func (db *DB) Tenant(id string) (*Store, error) {
 		}
 		db.mu.Unlock()
 	}
-	return &Store{db: db, id: id, t: t}, nil
+	s := &Store{db: db, id: id, t: t}
+	s.recordStores = storage.NewRecordStores(
+		recordStore[storage.CatalogItem]{s, items},
+		recordStore[storage.FAQ]{s, faqs},
+		recordStore[storage.Document]{s, docs},
+		s)
+	return s, nil
 }
 
 // Tenants returns the IDs of the tenants that hold at least one record,
@@ -103,17 +109,25 @@ func (db *DB) Tenants() []string {
 	return ids
 }
 
-// Store is one tenant's view of a DB. It implements storage.Store.
+// Store is one tenant's view of a DB. It implements storage.Store: the
+// methods every kind of record shares (UpsertItems, GetFAQ, SearchDocuments,
+// ...) are those of storage.RecordStores, over this package's one generic
+// implementation; the rest are its own.
 //
 // A Store is safe for concurrent use. Each write (including a whole
 // storage.Batch) is validated completely before anything changes and is
 // then applied under the tenant's write lock, so readers see either none or
 // all of it.
 type Store struct {
+	recordStores
 	db *DB
 	id string
 	t  *tenant
 }
+
+// recordStores embeds storage.RecordStores in Store under a name callers
+// cannot reach.
+type recordStores = storage.RecordStores
 
 var _ storage.Store = (*Store)(nil)
 

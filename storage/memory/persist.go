@@ -13,6 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -28,15 +31,22 @@ var (
 	ErrSnapshotVersion = errors.New("memory: unsupported snapshot version")
 )
 
-// Snapshot format, version 1: the 8-byte magic "HRAGMEM\x00", a
+// Snapshot format, version 2: the 8-byte magic "HRAGMEM\x00", a
 // little-endian uint32 version, then a gob stream of snapHeader, for each
 // tenant a snapTenant followed by its owners (snapOwner, items then FAQs
 // then documents, each sorted by ID), and a snapTrailer holding the
 // CRC-32C of every byte before it. Embeddings are packed little-endian
 // float32 bytes.
+//
+// Version 1, which Load still reads, differed in two ways: a FAQ had
+// Inactive bool where it now has Status (snapFAQv1), and a chunk had no
+// Start, HeadingPath and File: rag's indexer wrote them as the metadata
+// keys "start", "heading_path" and "file", which Load moves into the typed
+// fields (liftLegacyMetadata). Documents of either version without a
+// Status are active.
 const (
 	snapMagic   = "HRAGMEM\x00"
-	snapVersion = 1
+	snapVersion = 2
 )
 
 type snapHeader struct {
@@ -49,6 +59,8 @@ type snapTenant struct {
 	Items, FAQs, Documents int
 }
 
+// snapOwner is one saved record, exactly one of Item, FAQ and Doc, with its
+// chunks.
 type snapOwner struct {
 	Item   *storage.CatalogItem
 	FAQ    *storage.FAQ
@@ -56,11 +68,101 @@ type snapOwner struct {
 	Chunks []snapChunk
 }
 
+// snapOwnerV1 is a snapOwner as version 1 wrote it.
+type snapOwnerV1 struct {
+	Item   *storage.CatalogItem
+	FAQ    *snapFAQv1
+	Doc    *storage.Document
+	Chunks []snapChunk
+}
+
+// snapFAQv1 is storage.FAQ as version 1 snapshots hold it. It is frozen:
+// gob matches fields by name, and these are the names version 1 wrote.
+type snapFAQv1 struct {
+	ID                   string
+	Question, Answer     string
+	Category             string
+	Keywords             []string
+	Priority             int
+	Inactive             bool
+	CreatedAt, UpdatedAt time.Time
+}
+
+// upgrade returns the version 2 form of a version 1 owner.
+func (so *snapOwnerV1) upgrade() snapOwner {
+	out := snapOwner{Item: so.Item, Doc: so.Doc, Chunks: so.Chunks}
+	if f := so.FAQ; f != nil {
+		out.FAQ = &storage.FAQ{
+			ID: f.ID, Question: f.Question, Answer: f.Answer, Category: f.Category,
+			Keywords: f.Keywords, Priority: f.Priority, Status: storage.StatusActive,
+			CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
+		}
+		if f.Inactive {
+			out.FAQ.Status = storage.StatusInactive
+		}
+	}
+	for i := range out.Chunks {
+		liftLegacyMetadata(&out.Chunks[i])
+	}
+	return out
+}
+
+// Metadata keys under which rag's indexer stored what Chunk.Start,
+// HeadingPath and File now hold, before those fields existed; the heading
+// path was joined with legacyHeadingSeparator.
+const (
+	legacyStartKey         = "start"
+	legacyHeadingPathKey   = "heading_path"
+	legacyFileKey          = "file"
+	legacyHeadingSeparator = " › "
+)
+
+// liftLegacyMetadata moves a version 1 chunk's legacy metadata keys into
+// its typed fields, as storage/postgres's migration 0002 does for the rows
+// of older databases: "start" when it is a decimal number (up to 18
+// digits; otherwise it stays in Metadata), "heading_path" split at " › "
+// (an empty one is dropped), "file" as it is.
+func liftLegacyMetadata(c *snapChunk) {
+	if v, ok := c.Metadata[legacyStartKey]; ok && isDecimal(v) {
+		c.Start, _ = strconv.Atoi(v)
+		delete(c.Metadata, legacyStartKey)
+	}
+	if v, ok := c.Metadata[legacyHeadingPathKey]; ok {
+		if v != "" {
+			c.HeadingPath = strings.Split(v, legacyHeadingSeparator)
+		}
+		delete(c.Metadata, legacyHeadingPathKey)
+	}
+	if v, ok := c.Metadata[legacyFileKey]; ok {
+		c.File = v
+		delete(c.Metadata, legacyFileKey)
+	}
+	if len(c.Metadata) == 0 {
+		c.Metadata = nil
+	}
+}
+
+// isDecimal reports whether s is 1 to 18 ASCII digits.
+func isDecimal(s string) bool {
+	if len(s) == 0 || len(s) > 18 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 type snapChunk struct {
 	Source      storage.ChunkSource
 	Seq         int
 	Content     string
 	ContentHash string
+	Start       int
+	HeadingPath []string
+	File        string
 	Metadata    map[string]string
 	// Vec is the embedding as little-endian float32 bytes; empty for none.
 	Vec []byte
@@ -124,9 +226,20 @@ func (t *tenant) save(enc *gob.Encoder, id string) error {
 		owners := slices.Clone(kd.list)
 		sortOwners(owners)
 		for _, o := range owners {
-			so := snapOwner{Item: o.item, FAQ: o.faq, Doc: o.doc, Chunks: make([]snapChunk, len(o.chunks))}
+			so := snapOwner{Chunks: make([]snapChunk, len(o.chunks))}
+			switch rec := o.rec.(type) {
+			case *storage.CatalogItem:
+				so.Item = rec
+			case *storage.FAQ:
+				so.FAQ = rec
+			case *storage.Document:
+				so.Doc = rec
+			}
 			for i, c := range o.chunks {
-				sc := snapChunk{Source: c.c.Source, Seq: c.c.Seq, Content: c.c.Content, ContentHash: c.c.ContentHash, Metadata: c.c.Metadata}
+				sc := snapChunk{
+					Source: c.c.Source, Seq: c.c.Seq, Content: c.c.Content, ContentHash: c.c.ContentHash,
+					Start: c.c.Start, HeadingPath: c.c.HeadingPath, File: c.c.File, Metadata: c.c.Metadata,
+				}
 				if c.row >= 0 {
 					sc.Vec = packVec(kd.vec(c.row))
 				}
@@ -207,7 +320,9 @@ func (c *crcReader) ReadByte() (byte, error) {
 // storage.ErrDimensionMismatch. Records and timestamps are restored as
 // saved. Malformed input, or bytes after the snapshot, fails with
 // ErrCorruptSnapshot, a newer format
-// with ErrSnapshotVersion.
+// with ErrSnapshotVersion. Snapshots of version 1 (written before records
+// had a common Status and chunks their typed fields) are upgraded as they
+// load; see the format notes in persist.go.
 func Load(r io.Reader, opts Options) (*DB, error) {
 	cr := &crcReader{r: bufio.NewReaderSize(r, 1<<20), crc: crc32.New(castagnoli)}
 	var head [len(snapMagic) + 4]byte
@@ -217,8 +332,9 @@ func Load(r io.Reader, opts Options) (*DB, error) {
 	if string(head[:len(snapMagic)]) != snapMagic {
 		return nil, corrupt("header", errors.New("not a hybridrag memory snapshot"))
 	}
-	if v := binary.LittleEndian.Uint32(head[len(snapMagic):]); v != snapVersion {
-		return nil, fmt.Errorf("%w: version %d, this build reads %d", ErrSnapshotVersion, v, snapVersion)
+	version := binary.LittleEndian.Uint32(head[len(snapMagic):])
+	if version < 1 || version > snapVersion {
+		return nil, fmt.Errorf("%w: version %d, this build reads 1 to %d", ErrSnapshotVersion, version, snapVersion)
 	}
 	dec := gob.NewDecoder(cr)
 	var hdr snapHeader
@@ -251,8 +367,8 @@ func Load(r io.Reader, opts Options) (*DB, error) {
 		db.tenants[th.ID] = t
 		for ki, n := range [3]int{th.Items, th.FAQs, th.Documents} {
 			for range n {
-				var so snapOwner
-				if err := dec.Decode(&so); err != nil {
+				so, err := decodeOwner(dec, version)
+				if err != nil {
 					return nil, corrupt("tenant "+th.ID, err)
 				}
 				if err := t.load(db.dims, ki, &so); err != nil {
@@ -287,27 +403,43 @@ func corrupt(where string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrCorruptSnapshot, where, err)
 }
 
+// decodeOwner reads the next owner of a snapshot of the given version.
+func decodeOwner(dec *gob.Decoder, version uint32) (snapOwner, error) {
+	if version == 1 {
+		var so snapOwnerV1
+		err := dec.Decode(&so)
+		return so.upgrade(), err
+	}
+	var so snapOwner
+	err := dec.Decode(&so)
+	return so, err
+}
+
 // load restores one saved owner of kind index ki into t.
 func (t *tenant) load(dims, ki int, so *snapOwner) error {
-	var o *owner
-	var ref storage.OwnerRef
-	var b storage.Batch
 	switch {
 	case ki == 0 && so.Item != nil && so.FAQ == nil && so.Doc == nil:
-		b.Items = []storage.CatalogItem{*so.Item}
-		o, ref = prepareItem(*so.Item), storage.OwnerRef{Kind: storage.KindItem, ID: so.Item.ID}
+		return loadOwner(t, dims, items, *so.Item, so.Chunks)
 	case ki == 1 && so.FAQ != nil && so.Item == nil && so.Doc == nil:
-		b.FAQs = []storage.FAQ{*so.FAQ}
-		o, ref = prepareFAQ(*so.FAQ), storage.OwnerRef{Kind: storage.KindFAQ, ID: so.FAQ.ID}
+		return loadOwner(t, dims, faqs, *so.FAQ, so.Chunks)
 	case ki == 2 && so.Doc != nil && so.Item == nil && so.FAQ == nil:
-		b.Documents = []storage.Document{*so.Doc}
-		o, ref = prepareDoc(*so.Doc), storage.OwnerRef{Kind: storage.KindDocument, ID: so.Doc.ID}
-	default:
-		return errors.New("owner record of the wrong kind")
+		return loadOwner(t, dims, docs, *so.Doc, so.Chunks)
 	}
-	chunks := make([]storage.Chunk, len(so.Chunks))
-	for i, sc := range so.Chunks {
-		c := storage.Chunk{Owner: ref, Source: sc.Source, Seq: sc.Seq, Content: sc.Content, ContentHash: sc.ContentHash, Metadata: sc.Metadata}
+	return errors.New("owner record of the wrong kind")
+}
+
+// loadOwner validates a saved record of kind k with its chunks, as Apply
+// would, and stores it in t with its saved timestamps.
+func loadOwner[T any](t *tenant, dims int, k kindOps[T], rec T, saved []snapChunk) error {
+	o := k.prepare(rec)
+	ref := storage.OwnerRef{Kind: k.kind, ID: o.id}
+	chunks := make([]storage.Chunk, len(saved))
+	for i, sc := range saved {
+		c := storage.Chunk{
+			Owner: ref, Source: sc.Source, Seq: sc.Seq, Content: sc.Content, ContentHash: sc.ContentHash,
+			Start: sc.Start, HeadingPath: sc.HeadingPath, File: sc.File, Metadata: sc.Metadata,
+		}
+		ownChunk(&c)
 		if len(sc.Vec) > 0 {
 			if len(sc.Vec) != 4*dims {
 				return fmt.Errorf("%s %q: embedding of %d bytes, want %d", ref.Kind, ref.ID, len(sc.Vec), 4*dims)
@@ -316,20 +448,19 @@ func (t *tenant) load(dims, ki int, so *snapOwner) error {
 		}
 		chunks[i] = c
 	}
-	b.Chunks = []storage.OwnerChunks{{Owner: ref, Chunks: chunks}}
+	b := storage.Batch{Chunks: []storage.OwnerChunks{{Owner: ref, Chunks: chunks}}}
+	*k.records(&b) = []T{rec}
 	if err := storage.ValidateBatch(&b, dims); err != nil {
 		return err
 	}
-	kd := t.kinds[ki]
+	kd := t.kind(k.kind)
 	if _, dup := kd.owners[o.id]; dup {
 		return fmt.Errorf("%s %q twice", ref.Kind, ref.ID)
 	}
 	if o.created.IsZero() {
 		return fmt.Errorf("%s %q: no CreatedAt", ref.Kind, ref.ID)
 	}
-	if o.doc != nil {
-		t.indexDoc(o.doc)
-	}
+	t.indexHash(o)
 	slices.SortStableFunc(chunks, func(a, b storage.Chunk) int { return compareChunkKey(&a, &b) })
 	kd.replaceChunks(kd.put(o), chunks)
 	return nil

@@ -37,8 +37,14 @@ func fill(t *testing.T, db *memory.DB) {
 					Files: []storage.CatalogFile{{Name: "bula.txt", Text: "ferrugem"}}},
 				{ID: "p2", Name: "Inativo", Status: storage.StatusInactive, CreatedAt: time.Date(2020, 1, 2, 3, 4, 5, 6000, time.UTC)},
 			},
-			FAQs:      []storage.FAQ{{ID: "f1", Question: "Prazo?", Answer: "5 dias", Keywords: []string{"entrega"}, Priority: 2}},
-			Documents: []storage.Document{{ID: "d1", Title: "Manual", Content: "texto " + id, Metadata: map[string]string{"lang": "pt"}}},
+			FAQs: []storage.FAQ{
+				{ID: "f1", Question: "Prazo?", Answer: "5 dias", Keywords: []string{"entrega"}, Priority: 2},
+				{ID: "f2", Question: "Prazo antigo?", Answer: "10 dias", Status: storage.StatusInactive},
+			},
+			Documents: []storage.Document{
+				{ID: "d1", Title: "Manual", Content: "texto " + id, Metadata: map[string]string{"lang": "pt"}},
+				{ID: "d2", Title: "Manual antigo", Content: "velho " + id, Status: storage.StatusInactive},
+			},
 			Chunks: []storage.OwnerChunks{
 				{Owner: storage.OwnerRef{Kind: storage.KindItem, ID: "p1"}, Chunks: []storage.Chunk{
 					{Source: storage.SourceItem, Content: "p1", Embedding: []float32{1, 0, 0, 0}, Metadata: map[string]string{"k": "v"}},
@@ -48,7 +54,8 @@ func fill(t *testing.T, db *memory.DB) {
 					{Source: storage.SourceQuestion, Content: "q", Embedding: []float32{0, 0.5, -0.25, float32(i)}},
 				}},
 				{Owner: storage.OwnerRef{Kind: storage.KindDocument, ID: "d1"}, Chunks: []storage.Chunk{
-					{Source: storage.SourceDoc, Content: "d", Embedding: []float32{0, 0, 1, 0}},
+					{Source: storage.SourceDoc, Content: "d", Embedding: []float32{0, 0, 1, 0},
+						Start: 42, HeadingPath: []string{"Manual", "Dose"}, File: "manual.md", Metadata: map[string]string{"lang": "pt"}},
 				}},
 			},
 		})
@@ -69,6 +76,8 @@ type dump struct {
 	Chunks [][]storage.Chunk
 	Counts storage.Counts
 	Hits   []storage.ChunkMatch
+	// DocHits are the document chunks nearest (0, 0, 1, 0).
+	DocHits []storage.ChunkMatch
 }
 
 func dumpTenant(t *testing.T, db *memory.DB, id string) dump {
@@ -99,6 +108,8 @@ func dumpTenant(t *testing.T, db *memory.DB, id string) dump {
 	d.Counts, err = st.Counts(ctx)
 	must(err)
 	d.Hits, err = st.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindItem, Vector: []float32{1, 0, 0, 0}, MaxDistance: storage.NoThreshold})
+	must(err)
+	d.DocHits, err = st.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindDocument, Vector: []float32{0, 0, 1, 0}, MaxDistance: storage.NoThreshold})
 	must(err)
 	return d
 }
@@ -163,7 +174,8 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"empty", nil, memory.Options{}, memory.ErrCorruptSnapshot},
 		{"not a snapshot", []byte("id,name\n1,x\n"), memory.Options{}, memory.ErrCorruptSnapshot},
-		{"newer version", mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 2); return b }), memory.Options{}, memory.ErrSnapshotVersion},
+		{"newer version", mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 3); return b }), memory.Options{}, memory.ErrSnapshotVersion},
+		{"version 0", mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 0); return b }), memory.Options{}, memory.ErrSnapshotVersion},
 		{"dimensions", good, memory.Options{Dimensions: 1536}, storage.ErrDimensionMismatch},
 		{"truncated", good[:len(good)/2], memory.Options{}, memory.ErrCorruptSnapshot},
 		{"no trailer", good[:len(good)-8], memory.Options{}, memory.ErrCorruptSnapshot},
@@ -192,6 +204,95 @@ func TestLoadErrors(t *testing.T) {
 		if _, err := memory.Load(bytes.NewReader(good[:n]), memory.Options{}); !errors.Is(err, memory.ErrCorruptSnapshot) {
 			t.Fatalf("truncated to %d bytes: err = %v", n, err)
 		}
+	}
+}
+
+// TestLoadVersion1 loads testdata/v1.snap, written by the version 1 code
+// (before FAQs and documents had a Status and chunks their typed fields):
+// the inactive FAQ stays inactive, documents are active, and the chunk
+// metadata keys rag's indexer used then ("start", "heading_path", "file")
+// become Start, HeadingPath and File.
+func TestLoadVersion1(t *testing.T) {
+	ctx := context.Background()
+	db, err := memory.LoadFile(filepath.Join("testdata", "v1.snap"), memory.Options{Dimensions: dims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.Tenant("acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	faqs, err := st.ListFAQs(ctx, storage.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFAQs := []storage.FAQ{
+		{ID: "f1", Question: "Qual o prazo de entrega?", Answer: "5 dias", Keywords: []string{"entrega"}, Priority: 2,
+			Status: storage.StatusActive, CreatedAt: created, UpdatedAt: created},
+		{ID: "f2", Question: "Qual o prazo antigo?", Answer: "10 dias", Status: storage.StatusInactive, CreatedAt: created, UpdatedAt: created},
+	}
+	if d := cmp.Diff(wantFAQs, faqs, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("FAQs (-want +got):\n%s", d)
+	}
+	doc, err := st.GetDocument(ctx, "d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Status != storage.StatusActive {
+		t.Errorf("document status %q, want active", doc.Status)
+	}
+	hits, err := st.SearchFAQs(ctx, storage.LexicalQuery{Terms: []string{"prazo"}})
+	if err != nil || len(hits) != 1 || hits[0].Record.ID != "f1" {
+		t.Errorf("SearchFAQs(prazo) = %+v, %v; want f1 alone", hits, err)
+	}
+	vhits, err := st.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindFAQ, Vector: []float32{0, 1, 0, 0}, MaxDistance: storage.NoThreshold})
+	if err != nil || len(vhits) != 1 || vhits[0].Chunk.Owner.ID != "f1" {
+		t.Errorf("FAQ vector hits = %+v, %v; want f1 alone", vhits, err)
+	}
+
+	// Where each chunk came from, the rest ignored.
+	where := cmp.Options{cmpopts.EquateEmpty(), cmpopts.IgnoreFields(storage.Chunk{}, "Owner", "Content", "ContentHash", "Embedding")}
+	for _, tc := range []struct {
+		owner storage.OwnerRef
+		want  []storage.Chunk
+	}{
+		{storage.OwnerRef{Kind: storage.KindItem, ID: "p1"}, []storage.Chunk{
+			{Source: storage.SourceFile, File: "bula.txt"},
+			{Source: storage.SourceItem},
+		}},
+		{storage.OwnerRef{Kind: storage.KindDocument, ID: "d1"}, []storage.Chunk{
+			{Source: storage.SourceDoc, Start: 7, HeadingPath: []string{"Manual", "Aplicação", "Dose"}, Metadata: map[string]string{"lang": "pt"}},
+			{Source: storage.SourceDoc, Seq: 1, Metadata: map[string]string{"start": "not a number"}},
+		}},
+	} {
+		got, err := st.Chunks(ctx, tc.owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tc.want, got, where); d != "" {
+			t.Errorf("%s chunks (-want +got):\n%s", tc.owner.Kind, d)
+		}
+	}
+	dh, err := st.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindDocument, Vector: []float32{0, 0, 1, 0}, Limit: 1, MaxDistance: storage.NoThreshold})
+	if err != nil || len(dh) != 1 || dh[0].Chunk.Start != 7 || len(dh[0].Chunk.HeadingPath) != 3 {
+		t.Errorf("document vector hit = %+v, %v; want the typed fields", dh, err)
+	}
+
+	// Saved again, it is a version 2 snapshot holding the same data.
+	var buf bytes.Buffer
+	if err := db.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(buf.Bytes()[8:]); v != 2 {
+		t.Errorf("saved version %d, want 2", v)
+	}
+	again, err := memory.Load(&buf, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(dumpTenant(t, db, "acme"), dumpTenant(t, again, "acme"), cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("after saving and loading again (-v1 +v2):\n%s", d)
 	}
 }
 

@@ -4,13 +4,44 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/hybridrag/hybridrag/storage"
 )
 
+// kindOps is what the code shared by the three kinds of record needs to
+// know about one of them, T (storage.CatalogItem, storage.FAQ or
+// storage.Document). Everything else about records is the same for every
+// kind and written once, generically: recordStore (the reads), prepare and
+// apply (the writes), searchLexical and the snapshot code.
+type kindOps[T any] struct {
+	kind storage.OwnerKind
+	// records points at the kind's records in a batch.
+	records func(*storage.Batch) *[]T
+	// prepare deep-copies a validated record into a new owner, filling its
+	// defaults and what searches need (see newOwner).
+	prepare func(T) *owner
+	// clone deep-copies a stored record for a caller.
+	clone func(*T) T
+}
+
+var (
+	items = kindOps[storage.CatalogItem]{kind: storage.KindItem, records: batchItems, prepare: prepareItem, clone: copyItem}
+	faqs  = kindOps[storage.FAQ]{kind: storage.KindFAQ, records: batchFAQs, prepare: prepareFAQ, clone: copyFAQ}
+	docs  = kindOps[storage.Document]{kind: storage.KindDocument, records: batchDocs, prepare: prepareDoc, clone: copyDoc}
+)
+
+func batchItems(b *storage.Batch) *[]storage.CatalogItem { return &b.Items }
+func batchFAQs(b *storage.Batch) *[]storage.FAQ          { return &b.FAQs }
+func batchDocs(b *storage.Batch) *[]storage.Document     { return &b.Documents }
+
+// out returns a deep copy of o's record, which must be of kind k.
+func (k kindOps[T]) out(o *owner) T { return k.clone(o.rec.(*T)) }
+
 // Deep copies: the store never shares a slice, map or pointer with callers.
 
-func copyItem(it storage.CatalogItem) storage.CatalogItem {
+func copyItem(in *storage.CatalogItem) storage.CatalogItem {
+	it := *in
 	it.Tags = slices.Clone(it.Tags)
 	if it.Price != nil {
 		p := *it.Price
@@ -21,78 +52,82 @@ func copyItem(it storage.CatalogItem) storage.CatalogItem {
 	return it
 }
 
-func copyFAQ(f storage.FAQ) storage.FAQ {
+func copyFAQ(in *storage.FAQ) storage.FAQ {
+	f := *in
 	f.Keywords = slices.Clone(f.Keywords)
 	return f
 }
 
-func copyDoc(d storage.Document) storage.Document {
+func copyDoc(in *storage.Document) storage.Document {
+	d := *in
 	d.Metadata = maps.Clone(d.Metadata)
 	return d
 }
 
-// The prepare functions turn validated input into owners, doing the
-// normalization work outside the lock. Timestamps are settled under it.
+// The prepare functions turn a validated record into an owner holding a
+// copy of it, doing the normalization work outside the lock. Timestamps are
+// settled under it, by apply.
 
 func prepareItem(in storage.CatalogItem) *owner {
-	it := copyItem(in)
-	if it.Status == "" {
-		it.Status = storage.StatusActive
-	}
+	it := copyItem(&in)
 	for i := range it.Files {
 		it.Files[i].ItemID = it.ID
 	}
-	it.CreatedAt = storedTime(it.CreatedAt)
-	o := &owner{
-		slot:    -1,
-		id:      it.ID,
-		active:  it.Active(),
-		created: it.CreatedAt,
-		search:  storage.ItemSearchText(&it),
-		fv:      storage.ItemFilterValues(&it),
-		item:    &it,
-	}
+	o := newOwner(&it, it.ID, &it.Status, &it.CreatedAt, &it.UpdatedAt)
+	o.search, o.fv = storage.ItemSearchText(&it), storage.ItemFilterValues(&it)
 	return o
 }
 
 func prepareFAQ(in storage.FAQ) *owner {
-	f := copyFAQ(in)
-	f.CreatedAt = storedTime(f.CreatedAt)
-	o := &owner{
-		slot:    -1,
-		id:      f.ID,
-		active:  f.Active(),
-		created: f.CreatedAt,
-		search:  storage.FAQSearchText(&f),
-		fv:      storage.FAQFilterValues(&f),
-		faq:     &f,
-	}
+	f := copyFAQ(&in)
+	o := newOwner(&f, f.ID, &f.Status, &f.CreatedAt, &f.UpdatedAt)
+	o.search, o.fv = storage.FAQSearchText(&f), storage.FAQFilterValues(&f)
 	return o
 }
 
 func prepareDoc(in storage.Document) *owner {
-	d := copyDoc(in)
+	d := copyDoc(&in)
 	if d.ContentHash == "" {
 		d.ContentHash = storage.ContentHash(d.Content)
 	}
-	d.CreatedAt = storedTime(d.CreatedAt)
-	o := &owner{
-		slot:    -1,
-		id:      d.ID,
-		active:  true,
-		created: d.CreatedAt,
-		search:  storage.DocumentSearchText(&d),
-		fv:      storage.DocumentFilterValues(&d),
-		doc:     &d,
-	}
+	o := newOwner(&d, d.ID, &d.Status, &d.CreatedAt, &d.UpdatedAt)
+	o.search, o.fv, o.hash = storage.DocumentSearchText(&d), storage.DocumentFilterValues(&d), d.ContentHash
 	return o
+}
+
+// newOwner returns the owner of rec, a record the store owns, given its ID
+// and pointers to its Status, CreatedAt and UpdatedAt fields. It stores an
+// empty Status as active, and CreatedAt as stored times are (UTC,
+// microseconds).
+func newOwner(rec any, id string, status *storage.Status, createdAt, updatedAt *time.Time) *owner {
+	if *status == "" {
+		*status = storage.StatusActive
+	}
+	*createdAt = storedTime(*createdAt)
+	return &owner{
+		slot:      -1,
+		id:        id,
+		active:    status.Active(),
+		created:   *createdAt,
+		rec:       rec,
+		createdAt: createdAt,
+		updatedAt: updatedAt,
+	}
 }
 
 // prepared is a validated batch ready to apply.
 type prepared struct {
-	owners  [3][]*owner
-	chunks  []storage.OwnerChunks // owner set, metadata copied, sorted by source and seq
+	owners  [3][]*owner           // indexed by kindIndex
+	chunks  []storage.OwnerChunks // owner set, slices and maps copied, sorted by source and seq
 	deletes []storage.OwnerRef
+}
+
+// addOwners prepares the records of kind k of batch b.
+func addOwners[T any](p *prepared, k kindOps[T], b *storage.Batch) {
+	ki := kindIndex(k.kind)
+	for _, rec := range *k.records(b) {
+		p.owners[ki] = append(p.owners[ki], k.prepare(rec))
+	}
 }
 
 func (s *Store) prepare(b *storage.Batch) (*prepared, error) {
@@ -100,26 +135,34 @@ func (s *Store) prepare(b *storage.Batch) (*prepared, error) {
 		return nil, wrap(err)
 	}
 	p := &prepared{deletes: slices.Clone(b.Deletes)}
-	for _, it := range b.Items {
-		p.owners[0] = append(p.owners[0], prepareItem(it))
-	}
-	for _, f := range b.FAQs {
-		p.owners[1] = append(p.owners[1], prepareFAQ(f))
-	}
-	for _, d := range b.Documents {
-		p.owners[2] = append(p.owners[2], prepareDoc(d))
-	}
+	addOwners(p, items, b)
+	addOwners(p, faqs, b)
+	addOwners(p, docs, b)
 	for _, oc := range b.Chunks {
 		// The embeddings still alias the caller's slices; apply copies them
 		// into the slab.
 		cs := storage.PrepareChunks(oc.Owner, oc.Chunks)
 		for i := range cs {
-			cs[i].Metadata = maps.Clone(cs[i].Metadata)
+			ownChunk(&cs[i])
 		}
 		slices.SortStableFunc(cs, func(a, b storage.Chunk) int { return compareChunkKey(&a, &b) })
 		p.chunks = append(p.chunks, storage.OwnerChunks{Owner: oc.Owner, Chunks: cs})
 	}
 	return p, nil
+}
+
+// ownChunk replaces c's metadata and heading path by copies the store owns
+// (nil when empty). The embedding is left alone: replaceChunks copies it
+// into the slab.
+func ownChunk(c *storage.Chunk) {
+	c.Metadata = maps.Clone(c.Metadata)
+	if len(c.Metadata) == 0 {
+		c.Metadata = nil
+	}
+	c.HeadingPath = slices.Clip(slices.Clone(c.HeadingPath))
+	if len(c.HeadingPath) == 0 {
+		c.HeadingPath = nil
+	}
 }
 
 // apply writes p. The caller holds t.mu for writing and has checked that
@@ -132,25 +175,16 @@ func (s *Store) apply(p *prepared) {
 		for _, o := range owners {
 			old := kd.owners[o.id]
 			if o.created.IsZero() {
-				switch {
-				case old != nil:
-					o.created = old.created
-				default:
-					o.created = now
-				}
-			}
-			switch {
-			case o.item != nil:
-				o.item.CreatedAt, o.item.UpdatedAt = o.created, now
-			case o.faq != nil:
-				o.faq.CreatedAt, o.faq.UpdatedAt = o.created, now
-			case o.doc != nil:
-				o.doc.CreatedAt, o.doc.UpdatedAt = o.created, now
+				o.created = now
 				if old != nil {
-					t.unindexDoc(old.doc)
+					o.created = old.created
 				}
-				t.indexDoc(o.doc)
 			}
+			*o.createdAt, *o.updatedAt = o.created, now
+			if old != nil {
+				t.unindexHash(old)
+			}
+			t.indexHash(o)
 			kd.put(o)
 		}
 	}
@@ -187,26 +221,31 @@ func (s *Store) checkOwners(p *prepared) error {
 
 func (t *tenant) remove(ref storage.OwnerRef) bool {
 	o, ok := t.kind(ref.Kind).remove(ref.ID)
-	if ok && o.doc != nil {
-		t.unindexDoc(o.doc)
+	if ok {
+		t.unindexHash(o)
 	}
 	return ok
 }
 
-func (t *tenant) indexDoc(d *storage.Document) {
-	ids := t.docHash[d.ContentHash]
+// indexHash records a document's content hash in t.docHash; owners of
+// other kinds have no hash.
+func (t *tenant) indexHash(o *owner) {
+	if o.hash == "" {
+		return
+	}
+	ids := t.docHash[o.hash]
 	if ids == nil {
 		ids = make(map[string]struct{}, 1)
-		t.docHash[d.ContentHash] = ids
+		t.docHash[o.hash] = ids
 	}
-	ids[d.ID] = struct{}{}
+	ids[o.id] = struct{}{}
 }
 
-func (t *tenant) unindexDoc(d *storage.Document) {
-	ids := t.docHash[d.ContentHash]
-	delete(ids, d.ID)
+func (t *tenant) unindexHash(o *owner) {
+	ids := t.docHash[o.hash]
+	delete(ids, o.id)
 	if len(ids) == 0 {
-		delete(t.docHash, d.ContentHash)
+		delete(t.docHash, o.hash)
 	}
 }
 
@@ -238,101 +277,59 @@ func (s *Store) write(ctx context.Context, b *storage.Batch) error {
 	return nil
 }
 
-// UpsertItems inserts or replaces items with their files, atomically.
-// CreatedAt is kept from the stored item when the input's is zero;
-// UpdatedAt is always set to now. An empty Status is stored as active.
-func (s *Store) UpsertItems(ctx context.Context, items []storage.CatalogItem) error {
-	return s.write(ctx, &storage.Batch{Items: items})
+// recordStore is the storage.RecordStore of the records of kind k of a
+// tenant, the one implementation of the reads of every kind of record.
+type recordStore[T any] struct {
+	s *Store
+	k kindOps[T]
 }
 
-// UpsertFAQs inserts or replaces FAQs atomically.
-func (s *Store) UpsertFAQs(ctx context.Context, faqs []storage.FAQ) error {
-	return s.write(ctx, &storage.Batch{FAQs: faqs})
-}
-
-// UpsertDocuments inserts or replaces documents atomically, filling an
-// empty ContentHash from Content.
-func (s *Store) UpsertDocuments(ctx context.Context, docs []storage.Document) error {
-	return s.write(ctx, &storage.Batch{Documents: docs})
-}
-
-// ReplaceChunks atomically replaces all chunks of owner. The owner must
-// exist (storage.ErrNotFound); every chunk is validated first.
-func (s *Store) ReplaceChunks(ctx context.Context, owner storage.OwnerRef, chunks []storage.Chunk) error {
-	return s.write(ctx, &storage.Batch{Chunks: []storage.OwnerChunks{{Owner: owner, Chunks: chunks}}})
-}
-
-func (s *Store) delete(ctx context.Context, ref storage.OwnerRef) error {
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	s.t.mu.Lock()
-	defer s.t.mu.Unlock()
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if !s.t.remove(ref) {
-		return notFound(ref)
-	}
-	return nil
-}
-
-// DeleteItem removes the item, its files and its chunks.
-func (s *Store) DeleteItem(ctx context.Context, id string) error {
-	return s.delete(ctx, storage.OwnerRef{Kind: storage.KindItem, ID: id})
-}
-
-// DeleteFAQ removes the FAQ and its chunks.
-func (s *Store) DeleteFAQ(ctx context.Context, id string) error {
-	return s.delete(ctx, storage.OwnerRef{Kind: storage.KindFAQ, ID: id})
-}
-
-// DeleteDocument removes the document and its chunks.
-func (s *Store) DeleteDocument(ctx context.Context, id string) error {
-	return s.delete(ctx, storage.OwnerRef{Kind: storage.KindDocument, ID: id})
-}
-
-// get runs fn on the owner under the read lock.
-func get[T any](ctx context.Context, s *Store, ref storage.OwnerRef, fn func(*owner) T) (T, error) {
+// Get returns a copy of the record with the given ID, or
+// storage.ErrNotFound.
+func (r recordStore[T]) Get(ctx context.Context, id string) (T, error) {
 	var zero T
 	if err := ctxErr(ctx); err != nil {
 		return zero, err
 	}
-	s.t.mu.RLock()
-	defer s.t.mu.RUnlock()
-	o, ok := s.t.kind(ref.Kind).owners[ref.ID]
+	t := r.s.t
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	o, ok := t.kind(r.k.kind).owners[id]
 	if !ok {
-		return zero, notFound(ref)
+		return zero, notFound(storage.OwnerRef{Kind: r.k.kind, ID: id})
 	}
-	return fn(o), nil
+	return r.k.out(o), nil
 }
 
-func getMany[T any](ctx context.Context, s *Store, kind storage.OwnerKind, ids []string, fn func(*owner) T) ([]T, error) {
+// GetMany returns copies of the records among ids, in the order of ids.
+func (r recordStore[T]) GetMany(ctx context.Context, ids []string) ([]T, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	s.t.mu.RLock()
-	defer s.t.mu.RUnlock()
-	kd := s.t.kind(kind)
+	t := r.s.t
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	kd := t.kind(r.k.kind)
 	out := make([]T, 0, len(ids))
 	for _, id := range ids {
 		if o, ok := kd.owners[id]; ok {
-			out = append(out, fn(o))
+			out = append(out, r.k.out(o))
 		}
 	}
 	return out, nil
 }
 
-// list returns a page of owners ordered by ID (bytewise).
-func list[T any](ctx context.Context, s *Store, kind storage.OwnerKind, page storage.Page, fn func(*owner) T) ([]T, error) {
+// List returns a page of records ordered by ID (bytewise).
+func (r recordStore[T]) List(ctx context.Context, page storage.Page) ([]T, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
 	limit := storage.ClampLimit(page.Limit)
-	s.t.mu.RLock()
-	defer s.t.mu.RUnlock()
+	t := r.s.t
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	h := newTopK(limit, func(a, b *owner) bool { return a.id < b.id })
-	for _, o := range s.t.kind(kind).list {
+	for _, o := range t.kind(r.k.kind).list {
 		if o.id > page.After {
 			h.push(o)
 		}
@@ -340,59 +337,34 @@ func list[T any](ctx context.Context, s *Store, kind storage.OwnerKind, page sto
 	owners := h.sorted()
 	out := make([]T, len(owners))
 	for i, o := range owners {
-		out[i] = fn(o)
+		out[i] = r.k.out(o)
 	}
 	return out, nil
 }
 
-func itemOut(o *owner) storage.CatalogItem { return copyItem(*o.item) }
-func faqOut(o *owner) storage.FAQ          { return copyFAQ(*o.faq) }
-func docOut(o *owner) storage.Document     { return copyDoc(*o.doc) }
-
-// GetItem returns the item with its files, or storage.ErrNotFound.
-func (s *Store) GetItem(ctx context.Context, id string) (storage.CatalogItem, error) {
-	return get(ctx, s, storage.OwnerRef{Kind: storage.KindItem, ID: id}, itemOut)
+// Delete removes the record with the given ID, its files and its chunks,
+// or returns storage.ErrNotFound.
+func (r recordStore[T]) Delete(ctx context.Context, id string) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	t := r.s.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	ref := storage.OwnerRef{Kind: r.k.kind, ID: id}
+	if !t.remove(ref) {
+		return notFound(ref)
+	}
+	return nil
 }
 
-// GetItems returns the existing items among ids, in the order of ids.
-func (s *Store) GetItems(ctx context.Context, ids []string) ([]storage.CatalogItem, error) {
-	return getMany(ctx, s, storage.KindItem, ids, itemOut)
-}
-
-// ListItems returns a page of items (active or not) ordered by ID.
-func (s *Store) ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error) {
-	return list(ctx, s, storage.KindItem, page, itemOut)
-}
-
-// GetFAQ returns the FAQ or storage.ErrNotFound.
-func (s *Store) GetFAQ(ctx context.Context, id string) (storage.FAQ, error) {
-	return get(ctx, s, storage.OwnerRef{Kind: storage.KindFAQ, ID: id}, faqOut)
-}
-
-// GetFAQs returns the existing FAQs among ids, in the order of ids.
-func (s *Store) GetFAQs(ctx context.Context, ids []string) ([]storage.FAQ, error) {
-	return getMany(ctx, s, storage.KindFAQ, ids, faqOut)
-}
-
-// ListFAQs returns a page of FAQs ordered by ID.
-func (s *Store) ListFAQs(ctx context.Context, page storage.Page) ([]storage.FAQ, error) {
-	return list(ctx, s, storage.KindFAQ, page, faqOut)
-}
-
-// GetDocument returns the document or storage.ErrNotFound.
-func (s *Store) GetDocument(ctx context.Context, id string) (storage.Document, error) {
-	return get(ctx, s, storage.OwnerRef{Kind: storage.KindDocument, ID: id}, docOut)
-}
-
-// GetDocuments returns the existing documents among ids, in the order of
-// ids.
-func (s *Store) GetDocuments(ctx context.Context, ids []string) ([]storage.Document, error) {
-	return getMany(ctx, s, storage.KindDocument, ids, docOut)
-}
-
-// ListDocuments returns a page of documents ordered by ID.
-func (s *Store) ListDocuments(ctx context.Context, page storage.Page) ([]storage.Document, error) {
-	return list(ctx, s, storage.KindDocument, page, docOut)
+// Search returns lexical candidates among the active records; see
+// searchLexical.
+func (r recordStore[T]) Search(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
+	return searchLexical(ctx, r.s, r.k, q)
 }
 
 // DocumentByHash returns the document whose ContentHash is hash (the one
@@ -413,7 +385,13 @@ func (s *Store) DocumentByHash(ctx context.Context, hash string) (storage.Docume
 			best = id
 		}
 	}
-	return docOut(s.t.kind(storage.KindDocument).owners[best]), nil
+	return docs.out(s.t.kind(storage.KindDocument).owners[best]), nil
+}
+
+// ReplaceChunks atomically replaces all chunks of owner. The owner must
+// exist (storage.ErrNotFound); every chunk is validated first.
+func (s *Store) ReplaceChunks(ctx context.Context, owner storage.OwnerRef, chunks []storage.Chunk) error {
+	return s.write(ctx, &storage.Batch{Chunks: []storage.OwnerChunks{{Owner: owner, Chunks: chunks}}})
 }
 
 // Counts returns the number of records and chunks of the tenant.
@@ -424,9 +402,9 @@ func (s *Store) Counts(ctx context.Context) (storage.Counts, error) {
 	s.t.mu.RLock()
 	defer s.t.mu.RUnlock()
 	var c storage.Counts
-	c.Items = len(s.t.kinds[0].owners)
-	c.FAQs = len(s.t.kinds[1].owners)
-	c.Documents = len(s.t.kinds[2].owners)
+	c.Items = len(s.t.kind(storage.KindItem).owners)
+	c.FAQs = len(s.t.kind(storage.KindFAQ).owners)
+	c.Documents = len(s.t.kind(storage.KindDocument).owners)
 	for _, kd := range s.t.kinds {
 		c.Chunks += kd.chunks
 		c.Embedded += kd.live

@@ -66,11 +66,14 @@ func betterLex(a, b lexHit) bool {
 	return a.o.id < b.o.id
 }
 
-func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind, q storage.LexicalQuery, out func(*owner) T) ([]storage.LexicalCandidate[T], error) {
+// searchLexical returns the lexical candidates of kind k; see
+// storage.LexicalQuery for the semantics. A query without non-empty terms
+// returns no candidates.
+func searchLexical[T any](ctx context.Context, s *Store, k kindOps[T], q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	if err := storage.ValidateFilters(kind, q.Filters, s.db.allowed); err != nil {
+	if err := storage.ValidateFilters(k.kind, q.Filters, s.db.allowed); err != nil {
 		return nil, wrap(err)
 	}
 	terms := storage.NormalizeTerms(q.Terms)
@@ -83,7 +86,7 @@ func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind,
 	s.t.mu.RLock()
 	defer s.t.mu.RUnlock()
 	all := newTopK(limit, betterLex)
-	err := s.t.kind(kind).words.lexicalMatches(terms, func() error { return ctxErr(ctx) }, func(o *owner, n int) {
+	err := s.t.kind(k.kind).words.lexicalMatches(terms, func() error { return ctxErr(ctx) }, func(o *owner, n int) {
 		if o.active && (filters == nil || o.fv.Match(filters)) {
 			all.push(lexHit{o, n})
 		}
@@ -94,26 +97,9 @@ func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind,
 	hits := all.sorted()
 	res := make([]storage.LexicalCandidate[T], len(hits))
 	for i, h := range hits {
-		res[i] = storage.LexicalCandidate[T]{Record: out(h.o), TermsMatched: h.n}
+		res[i] = storage.LexicalCandidate[T]{Record: k.out(h.o), TermsMatched: h.n}
 	}
 	return res, nil
-}
-
-// SearchItems returns lexical candidates among active items; see
-// storage.LexicalQuery for the semantics. A query without non-empty terms
-// returns no candidates.
-func (s *Store) SearchItems(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
-	return searchLexical(ctx, s, storage.KindItem, q, itemOut)
-}
-
-// SearchFAQs returns lexical candidates among active FAQs.
-func (s *Store) SearchFAQs(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
-	return searchLexical(ctx, s, storage.KindFAQ, q, faqOut)
-}
-
-// SearchDocuments returns lexical candidates among documents.
-func (s *Store) SearchDocuments(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.Document], error) {
-	return searchLexical(ctx, s, storage.KindDocument, q, docOut)
 }
 
 type vecHit struct {

@@ -50,7 +50,7 @@ func (t *tenant) empty() bool {
 }
 
 // owner is a stored record (item, FAQ or document) with what searches need
-// precomputed, and its chunks. Exactly one of item, faq and doc is set.
+// precomputed, and its chunks.
 type owner struct {
 	id  string
 	pos int // index in kindData.list
@@ -60,10 +60,13 @@ type owner struct {
 	search  string // normalized search text (storage.*SearchText)
 	slot    int32  // in kindData.words; -1 when not indexed
 	fv      storage.FilterValues
+	hash    string // a document's ContentHash; empty for other kinds
 
-	item *storage.CatalogItem
-	faq  *storage.FAQ
-	doc  *storage.Document
+	// rec is the record: a *storage.CatalogItem, *storage.FAQ or
+	// *storage.Document (see kindOps). createdAt and updatedAt point at its
+	// CreatedAt and UpdatedAt fields.
+	rec                  any
+	createdAt, updatedAt *time.Time
 
 	// chunks are sorted by source then seq.
 	chunks []chunkRec
@@ -130,8 +133,8 @@ func (kd *kindData) put(o *owner) *owner {
 		if reindex {
 			kd.words.drop(old)
 		}
-		old.active, old.created, old.search, old.fv = o.active, o.created, o.search, o.fv
-		old.item, old.faq, old.doc = o.item, o.faq, o.doc
+		old.active, old.created, old.search, old.fv, old.hash = o.active, o.created, o.search, o.fv, o.hash
+		old.rec, old.createdAt, old.updatedAt = o.rec, o.createdAt, o.updatedAt
 		if reindex {
 			kd.words.add(old)
 			kd.maybeReindex()
@@ -285,6 +288,7 @@ func (kd *kindData) chunkCopy(o *owner, i int, withEmbedding bool) storage.Chunk
 	cr := o.chunks[i]
 	c := cr.c
 	c.Metadata = maps.Clone(c.Metadata)
+	c.HeadingPath = slices.Clone(c.HeadingPath)
 	if withEmbedding && cr.row >= 0 {
 		c.Embedding = slices.Clone(kd.vec(cr.row))
 	}

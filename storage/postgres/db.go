@@ -135,7 +135,13 @@ func (db *DB) Tenant(id string) (*Store, error) {
 	if err := storage.ValidateTenant(id); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	return &Store{db: db, tenant: id}, nil
+	s := &Store{db: db, tenant: id}
+	s.recordStores = storage.NewRecordStores(
+		recordStore[storage.CatalogItem]{s, items},
+		recordStore[storage.FAQ]{s, faqs},
+		recordStore[storage.Document]{s, docs},
+		s)
+	return s, nil
 }
 
 // Ping checks that the database is reachable and that its schema matches

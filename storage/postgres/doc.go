@@ -34,9 +34,15 @@
 // lock, so concurrent Migrate calls are safe. All tables live in
 // Options.Schema ("hybridrag" by default) and carry tenant_id, the first
 // column of every primary key; every statement filters on it. Items (with
-// item_files), FAQs and documents each have a chunk table (item_chunks,
-// faq_chunks, document_chunks) whose rows are deleted with their owner (ON
-// DELETE CASCADE). Embeddings are vector(Options.Dimensions), stored inline
+// item_files), FAQs and documents each have an active flag (the record's
+// Status) and a chunk table (item_chunks, faq_chunks, document_chunks) whose
+// rows are deleted with their owner (ON DELETE CASCADE); a chunk row holds
+// its Start, HeadingPath and File in the columns start_offset,
+// heading_path and file_name, and free-form Metadata in jsonb. Migration
+// 0002 upgrades databases created before documents had a status and
+// chunks those columns: documents become active, and the metadata keys
+// rag's indexer used then ("start", "heading_path" joined by " › ",
+// "file") move into the new columns. Embeddings are vector(Options.Dimensions), stored inline
 // (STORAGE PLAIN; exact scans of TOASTed 1536-dimension vectors are about
 // 2.8× slower) and indexed with HNSW (m = 16, ef_construction = 64,
 // vector_ip_ops). pgvector indexes at most 2000 dimensions: beyond that the
@@ -72,6 +78,10 @@
 // HNSW is approximate; Options.ExactSearch bypasses it (an exact scan with
 // the memory store's results). Distances are computed by pgvector in float32
 // and returned as float64, like the memory store.
+//
+// The three kinds of record share one implementation: a descriptor per
+// kind (its columns, scanner, insert statement and text checks) drives the
+// generic get, list, delete, upsert and search code.
 //
 // # Writes
 //

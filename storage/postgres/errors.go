@@ -64,92 +64,66 @@ func checkText(owner storage.OwnerRef, field, s string) error {
 	return nil
 }
 
-func checkTexts(owner storage.OwnerRef, field string, ss []string) error {
-	for i, s := range ss {
-		if err := checkText(owner, fmt.Sprintf("%s[%d]", field, i), s); err != nil {
-			return err
-		}
-	}
-	return nil
+// textCheck runs checkText over the texts of one owner's records and keeps
+// the first failure in err.
+type textCheck struct {
+	owner storage.OwnerRef
+	err   error
 }
 
-func checkMap(owner storage.OwnerRef, field string, m map[string]string) error {
-	for k, v := range m {
-		if err := checkText(owner, field+" key", k); err != nil {
-			return err
-		}
-		if err := checkText(owner, field+"["+k+"]", v); err != nil {
-			return err
-		}
+// text checks fieldsAndValues, pairs of a field name and its text.
+func (c *textCheck) text(fieldsAndValues ...string) {
+	for i := 0; i+1 < len(fieldsAndValues) && c.err == nil; i += 2 {
+		c.err = checkText(c.owner, fieldsAndValues[i], fieldsAndValues[i+1])
 	}
-	return nil
+}
+
+// list checks every element of a list field.
+func (c *textCheck) list(field string, ss []string) {
+	for i, s := range ss {
+		c.text(fmt.Sprintf("%s[%d]", field, i), s)
+	}
+}
+
+// dict checks the keys and values of a map field.
+func (c *textCheck) dict(field string, m map[string]string) {
+	for k, v := range m {
+		c.text(field+" key", k, field+"["+k+"]", v)
+	}
+}
+
+// checkChunkText checks the texts of the chunks replacing owner's.
+func checkChunkText(owner storage.OwnerRef, chunks []storage.Chunk) error {
+	c := textCheck{owner: owner}
+	for j, ch := range chunks {
+		at := fmt.Sprintf("chunks[%d].", j)
+		c.text(at+"content", ch.Content, at+"source", string(ch.Source), at+"content_hash", ch.ContentHash, at+"file", ch.File)
+		c.list(at+"heading_path", ch.HeadingPath)
+		c.dict(at+"metadata", ch.Metadata)
+	}
+	return c.err
 }
 
 // checkBatchText runs checkText over every text of b.
 func checkBatchText(b *storage.Batch) error {
-	for i := range b.Items {
-		it := &b.Items[i]
-		o := storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}
-		for _, f := range []struct{ name, v string }{
-			{"name", it.Name}, {"description", it.Description}, {"category", it.Category}, {"manufacturer", it.Manufacturer},
-		} {
-			if err := checkText(o, f.name, f.v); err != nil {
-				return err
-			}
-		}
-		if err := checkTexts(o, "tags", it.Tags); err != nil {
-			return err
-		}
-		if err := checkMap(o, "metadata", it.Metadata); err != nil {
-			return err
-		}
-		for j, f := range it.Files {
-			if err := checkText(o, fmt.Sprintf("files[%d].name", j), f.Name); err != nil {
-				return err
-			}
-			if err := checkText(o, fmt.Sprintf("files[%d].text", j), f.Text); err != nil {
-				return err
-			}
-		}
+	err := checkRecordsText(items, b.Items)
+	if err == nil {
+		err = checkRecordsText(faqs, b.FAQs)
 	}
-	for i := range b.FAQs {
-		f := &b.FAQs[i]
-		o := storage.OwnerRef{Kind: storage.KindFAQ, ID: f.ID}
-		for _, x := range []struct{ name, v string }{{"question", f.Question}, {"answer", f.Answer}, {"category", f.Category}} {
-			if err := checkText(o, x.name, x.v); err != nil {
-				return err
-			}
-		}
-		if err := checkTexts(o, "keywords", f.Keywords); err != nil {
-			return err
-		}
+	if err == nil {
+		err = checkRecordsText(docs, b.Documents)
 	}
-	for i := range b.Documents {
-		d := &b.Documents[i]
-		o := storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID}
-		for _, x := range []struct{ name, v string }{{"source", d.Source}, {"title", d.Title}, {"content", d.Content}, {"content_hash", d.ContentHash}} {
-			if err := checkText(o, x.name, x.v); err != nil {
-				return err
-			}
-		}
-		if err := checkMap(o, "metadata", d.Metadata); err != nil {
-			return err
-		}
+	for i := 0; i < len(b.Chunks) && err == nil; i++ {
+		err = checkChunkText(b.Chunks[i].Owner, b.Chunks[i].Chunks)
 	}
-	for _, oc := range b.Chunks {
-		for j, c := range oc.Chunks {
-			if err := checkText(oc.Owner, fmt.Sprintf("chunks[%d].content", j), c.Content); err != nil {
-				return err
-			}
-			if err := checkText(oc.Owner, fmt.Sprintf("chunks[%d].source", j), string(c.Source)); err != nil {
-				return err
-			}
-			if err := checkText(oc.Owner, fmt.Sprintf("chunks[%d].content_hash", j), c.ContentHash); err != nil {
-				return err
-			}
-			if err := checkMap(oc.Owner, fmt.Sprintf("chunks[%d].metadata", j), c.Metadata); err != nil {
-				return err
-			}
+	return err
+}
+
+// checkRecordsText checks the text of records of kind k.
+func checkRecordsText[T any](k pgKind[T], recs []T) error {
+	for i := range recs {
+		if err := k.checkText(&recs[i]); err != nil {
+			return err
 		}
 	}
 	return nil

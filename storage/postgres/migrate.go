@@ -119,6 +119,19 @@ func (db *DB) templateData() templateData {
 // Migrate is the only method that runs DDL. It needs the privileges to
 // create the schema (and the extensions, if they are missing).
 func (db *DB) Migrate(ctx context.Context) error {
+	migrations, err := embeddedMigrations()
+	if err != nil {
+		return err
+	}
+	if err := db.migrateTo(ctx, latestVersion(migrations)); err != nil {
+		return err
+	}
+	return db.Check(ctx)
+}
+
+// migrateTo applies the embedded migrations up to version last (tests use
+// it to build the schema of an older release).
+func (db *DB) migrateTo(ctx context.Context, last int) error {
 	if db.err != nil {
 		return db.err
 	}
@@ -174,7 +187,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 		data := db.templateData()
 		for _, m := range migrations {
-			if applied[m.version] {
+			if applied[m.version] || m.version > last {
 				continue
 			}
 			var sql bytes.Buffer
@@ -192,10 +205,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	return db.Check(ctx)
+	return err
 }
 
 type querier interface {

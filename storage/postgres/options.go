@@ -83,10 +83,11 @@ type Options struct {
 	// most this many of the newest matching rows are considered (plus as
 	// many rows matching every term). Results equal the exhaustive ranking
 	// whenever no term matches more rows, and for queries of one or two
-	// terms whenever the window is at least twice the limit; see
-	// Store.SearchItems. Zero means 2×limit, at least 100; values below the
-	// limit are raised to it; a negative value ranks every matching row
-	// (exact, but slow for common words on large tenants).
+	// terms whenever the window is at least twice the limit; see "Lexical
+	// search" in the package documentation. Zero means 2×limit, at least
+	// 100; values below the limit are raised to it; a negative value ranks
+	// every matching row (exact, but slow for common words on large
+	// tenants).
 	LexicalWindow int
 	// Now is the clock used for CreatedAt and UpdatedAt; nil means
 	// time.Now. Times are stored in UTC with microsecond precision.

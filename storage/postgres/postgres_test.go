@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
 
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/postgres"
@@ -84,6 +86,122 @@ func TestMigrate(t *testing.T) {
 			t.Errorf("embedding storage = %q, want p (PLAIN)", storage)
 		}
 	})
+}
+
+// TestMigrateUpgrade fills a schema as version 0001 left it (no document
+// active flag; chunk positions, heading paths and file names in metadata,
+// as rag's indexer wrote them) and checks that Migrate upgrades it: FAQ
+// statuses kept, documents active, the legacy metadata keys moved into the
+// typed chunk fields.
+func TestMigrateUpgrade(t *testing.T) {
+	pool := newPool(t)
+	schema := uniqueSchema(t, pool, "hrt_upg")
+	ctx := testCtx(t)
+	db := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: 4})
+	if err := postgres.MigrateTo(ctx, db, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Check(ctx); !errors.Is(err, storage.ErrSchemaMismatch) {
+		t.Fatalf("Check of a 0001 schema = %v, want ErrSchemaMismatch", err)
+	}
+
+	created := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	for _, f := range []storage.FAQ{
+		{ID: "f1", Question: "Qual o prazo?", Answer: "5 dias"},
+		{ID: "f2", Question: "Qual o prazo antigo?", Answer: "10 dias", Status: storage.StatusInactive},
+	} {
+		exec(`INSERT INTO `+schema+`.faqs (tenant_id, id, question, answer, category, keywords, priority, active,
+			search_text, category_norm, created_at, updated_at) VALUES ('t', $1, $2, $3, '', '{}', 0, $4, $5, '', $6, $6)`,
+			f.ID, f.Question, f.Answer, f.Active(), storage.FAQSearchText(&f), created)
+		exec(`INSERT INTO `+schema+`.faq_chunks (tenant_id, owner_id, source, seq, content, content_hash, embedding, metadata)
+			VALUES ('t', $1, 'question', 0, $2, $3, $4, '{}')`,
+			f.ID, f.Question, storage.ContentHash(f.Question), pgvector.NewVector([]float32{0, 1, 0, 0}))
+	}
+	doc := storage.Document{ID: "d1", Title: "Manual", Content: "Manual de aplicação"}
+	exec(`INSERT INTO `+schema+`.documents (tenant_id, id, source, title, content, content_hash, metadata, search_text,
+		source_norm, metadata_norm, created_at, updated_at) VALUES ('t', $1, '', $2, $3, $4, '{}', $5, '', '{}', $6, $6)`,
+		doc.ID, doc.Title, doc.Content, storage.ContentHash(doc.Content), storage.DocumentSearchText(&doc), created)
+	for i, md := range []map[string]string{
+		{"start": "7", "heading_path": "Manual › Aplicação › Dose", "lang": "pt"},
+		{"start": "not a number", "heading_path": ""},
+	} {
+		exec(`INSERT INTO `+schema+`.document_chunks (tenant_id, owner_id, source, seq, content, content_hash, embedding, metadata)
+			VALUES ('t', 'd1', 'doc', $1, 'x', $2, $3, $4)`, i, storage.ContentHash("x"), pgvector.NewVector([]float32{0, 0, 1, 0}), md)
+	}
+	exec(`INSERT INTO ` + schema + `.items (tenant_id, id, name, description, category, manufacturer, tags, active, metadata,
+		search_text, category_norm, manufacturer_norm, tags_norm, metadata_norm, created_at, updated_at)
+		VALUES ('t', 'i1', 'Fungicida', '', '', '', '{}', true, '{}', 'fungicida', '', '', '{}', '{}', now(), now())`)
+	exec(`INSERT INTO `+schema+`.item_chunks (tenant_id, owner_id, source, seq, content, content_hash, metadata)
+		VALUES ('t', 'i1', 'file', 0, 'bula', $1, '{"start": "12", "file": "bula.txt"}')`, storage.ContentHash("bula"))
+
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate from 0001: %v", err)
+	}
+	s, err := db.Tenant("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	faqs, err := s.ListFAQs(ctx, storage.Page{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(faqs) != 2 || faqs[0].Status != storage.StatusActive || faqs[1].Status != storage.StatusInactive {
+		t.Errorf("FAQs after upgrade = %+v, want f1 active, f2 inactive", faqs)
+	}
+	got, err := s.GetDocument(ctx, "d1")
+	if err != nil || got.Status != storage.StatusActive {
+		t.Errorf("document after upgrade = %+v, %v; want active", got, err)
+	}
+	hits, err := s.SearchDocuments(ctx, storage.LexicalQuery{Terms: []string{"aplicacao"}})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("SearchDocuments after upgrade = %+v, %v; want d1", hits, err)
+	}
+	fh, err := s.SearchFAQs(ctx, storage.LexicalQuery{Terms: []string{"prazo"}})
+	if err != nil || len(fh) != 1 || fh[0].Record.ID != "f1" {
+		t.Errorf("SearchFAQs after upgrade = %+v, %v; want f1 alone", fh, err)
+	}
+
+	// Only where a chunk came from is compared.
+	where := cmp.Options{cmpopts.EquateEmpty(), cmpopts.IgnoreFields(storage.Chunk{}, "Owner", "Source", "Content", "ContentHash", "Embedding")}
+	for _, tc := range []struct {
+		owner storage.OwnerRef
+		want  []storage.Chunk
+	}{
+		{storage.OwnerRef{Kind: storage.KindDocument, ID: "d1"}, []storage.Chunk{
+			{Start: 7, HeadingPath: []string{"Manual", "Aplicação", "Dose"}, Metadata: map[string]string{"lang": "pt"}},
+			{Seq: 1, Metadata: map[string]string{"start": "not a number"}},
+		}},
+		{storage.OwnerRef{Kind: storage.KindItem, ID: "i1"}, []storage.Chunk{{Start: 12, File: "bula.txt"}}},
+	} {
+		got, err := s.Chunks(ctx, tc.owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tc.want, got, where); d != "" {
+			t.Errorf("%s chunks after upgrade (-want +got):\n%s", tc.owner.Kind, d)
+		}
+	}
+	ms, err := s.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindDocument, Vector: []float32{0, 0, 1, 0}, Limit: 1, MaxDistance: storage.NoThreshold})
+	if err != nil || len(ms) != 1 || ms[0].Chunk.Start != 7 || len(ms[0].Chunk.HeadingPath) != 3 {
+		t.Errorf("document vector hit after upgrade = %+v, %v", ms, err)
+	}
+	fm, err := s.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindFAQ, Vector: []float32{0, 1, 0, 0}, MaxDistance: storage.NoThreshold})
+	if err != nil || len(fm) != 1 || fm[0].Chunk.Owner.ID != "f1" {
+		t.Errorf("FAQ vector hits after upgrade = %+v, %v; want f1 alone", fm, err)
+	}
+	var def string
+	if err := pool.QueryRow(ctx, "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'documents_recent'", schema).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if want := "WHERE active"; !strings.Contains(def, want) {
+		t.Errorf("documents_recent = %s, want a partial index %s", def, want)
+	}
 }
 
 func TestSchemaMismatch(t *testing.T) {
@@ -354,6 +472,14 @@ func TestInvalidText(t *testing.T) {
 		{"NUL in chunk content", storage.Batch{
 			Items:  []storage.CatalogItem{{ID: "c"}},
 			Chunks: []storage.OwnerChunks{{Owner: storage.OwnerRef{Kind: storage.KindItem, ID: "c"}, Chunks: []storage.Chunk{{Source: "item", Content: "\x00"}}}},
+		}},
+		{"NUL in chunk heading path", storage.Batch{
+			Documents: []storage.Document{{ID: "d"}},
+			Chunks:    []storage.OwnerChunks{{Owner: storage.OwnerRef{Kind: storage.KindDocument, ID: "d"}, Chunks: []storage.Chunk{{Source: "doc", HeadingPath: []string{"a", "b\x00"}}}}},
+		}},
+		{"invalid UTF-8 in chunk file", storage.Batch{
+			Items:  []storage.CatalogItem{{ID: "c"}},
+			Chunks: []storage.OwnerChunks{{Owner: storage.OwnerRef{Kind: storage.KindItem, ID: "c"}, Chunks: []storage.Chunk{{Source: "file", File: "bula\xff.txt"}}}},
 		}},
 	}
 	for _, tc := range tests {

@@ -57,41 +57,15 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // standard_conforming_strings setting is.
 const likeEscape = ` ESCAPE E'\\'`
 
-// activeSQL is the condition selecting searchable owners of a kind
-// (documents have no active flag).
-func activeSQL(kind storage.OwnerKind, o string) string {
-	if kind == storage.KindDocument {
-		return ""
-	}
-	return " AND " + o + ".active"
-}
-
-// SearchItems returns lexical candidates among active items (name,
-// description, category, manufacturer, tags and file text), ranked by the
-// number of distinct terms matched, then CreatedAt descending, then ID. The
-// work is bounded by Options.LexicalWindow; see the package documentation
-// for when the ranking may differ from the exhaustive one.
-func (s *Store) SearchItems(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
-	return searchLexical(ctx, s, storage.KindItem, q, s.itemCols(), scanItem)
-}
-
-// SearchFAQs returns lexical candidates among active FAQs (question,
-// answer, category and keywords).
-func (s *Store) SearchFAQs(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
-	return searchLexical(ctx, s, storage.KindFAQ, q, faqCols, scanFAQ)
-}
-
-// SearchDocuments returns lexical candidates among documents (title and
-// content).
-func (s *Store) SearchDocuments(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.Document], error) {
-	return searchLexical(ctx, s, storage.KindDocument, q, docCols, scanDoc)
-}
-
-// searchLexical matches the normalized terms against the owners'
+// searchLexical returns lexical candidates among the active records of
+// kind k, ranked by the number of distinct terms matched, then CreatedAt
+// descending, then ID. It matches the normalized terms against the owners'
 // search_text column (normalized in Go when written, indexed with pg_trgm
-// GIN). See lexicalSQL for the query.
-func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind, q storage.LexicalQuery,
-	cols string, scan func(pgx.Row, ...any) (T, error)) ([]storage.LexicalCandidate[T], error) {
+// GIN); the work is bounded by Options.LexicalWindow (see lexicalSQL and
+// the package documentation for when the ranking may differ from the
+// exhaustive one).
+func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
+	kind := k.kind
 	if err := storage.ValidateFilters(kind, q.Filters, s.db.opts.AllowedMetadataKeys); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
@@ -103,7 +77,7 @@ func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind,
 		return nil, s.db.ensure(ctx)
 	}
 	limit := storage.ClampLimit(q.Limit)
-	sql, a, windowed := s.lexicalSQL(kind, cols, terms, q.Filters, limit)
+	sql, a, windowed := s.lexicalSQL(kind, k.selectList(&s.db.tb), terms, q.Filters, limit)
 	settings := "SET LOCAL jit = off"
 	if windowed {
 		// Every part of the windowed query has an index path (the recency
@@ -128,7 +102,7 @@ func searchLexical[T any](ctx context.Context, s *Store, kind storage.OwnerKind,
 			}
 			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
 				var m int32
-				rec, err := scan(r, &m)
+				rec, err := k.scan(r, &m)
 				return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
 			})
 			if err != nil {
@@ -185,7 +159,7 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, terms []string, 
 	for i, t := range terms {
 		pats[i] = a.add("%" + likeEscaper.Replace(t) + "%")
 	}
-	base := "i.tenant_id = $1" + activeSQL(kind, "i") + filterSQL("i", filters, &a)
+	base := "i.tenant_id = $1 AND i.active" + filterSQL("i", filters, &a)
 	like := func(p string) string { return "i.search_text LIKE " + p + likeEscape }
 
 	if window == 0 || len(terms) > maxWindowTerms {
@@ -339,13 +313,14 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	// distance, and a subquery would let the planner assume they are sorted
 	// (an incremental sort that stops after the first few).
 	sql := `WITH c AS MATERIALIZED (
-		SELECT c.owner_id, c.source, c.seq, c.content, c.content_hash, c.metadata, c.embedding <#> $2 AS d
+		SELECT c.owner_id, c.source, c.seq, c.content, c.content_hash, c.start_offset, c.heading_path, c.file_name,
+			c.metadata, c.embedding <#> $2 AS d
 		FROM ` + s.db.tb.chunks[q.Kind] + ` c
 		JOIN ` + owner + ` o ON o.tenant_id = c.tenant_id AND o.id = c.owner_id
-		WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL` + activeSQL(q.Kind, "o") + filterSQL("o", q.Filters, &a) + `
+		WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL AND o.active` + filterSQL("o", q.Filters, &a) + `
 		ORDER BY ` + order + `
 		LIMIT $3)
-	SELECT c.owner_id, c.source, c.seq, c.content, c.content_hash, c.metadata, c.d FROM c
+	SELECT ` + chunkCols + `, c.d FROM c
 	WHERE c.d <= $4
 	ORDER BY c.d, c.owner_id, c.source, c.seq
 	LIMIT $5`
@@ -382,12 +357,9 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 				return wrapCtx(ctx, "search chunks", err)
 			}
 			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.ChunkMatch, error) {
-				m := storage.ChunkMatch{Chunk: storage.Chunk{Owner: storage.OwnerRef{Kind: q.Kind}}}
-				var src string
-				err := r.Scan(&m.Chunk.Owner.ID, &src, &m.Chunk.Seq, &m.Chunk.Content, &m.Chunk.ContentHash, &m.Chunk.Metadata, &m.Distance)
-				m.Chunk.Source = storage.ChunkSource(src)
-				m.Chunk.Metadata = nilIfEmptyMap(m.Chunk.Metadata)
-				return m, err
+				var d float64
+				c, err := scanChunk(r, q.Kind, &d)
+				return storage.ChunkMatch{Chunk: c, Distance: d}, err
 			})
 			if err != nil {
 				return wrapCtx(ctx, "search chunks", err)

@@ -13,17 +13,25 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// Store is one tenant's view of a DB. It implements storage.Store: every
-// statement it runs filters on (or writes) its tenant ID, so it can never
-// read, search or change another tenant's rows.
+// Store is one tenant's view of a DB. It implements storage.Store: the
+// methods every kind of record shares (UpsertItems, GetFAQ, SearchDocuments,
+// ...) are those of storage.RecordStores, over this package's one generic
+// implementation; the rest are its own. Every statement it runs filters on
+// (or writes) its tenant ID, so it can never read, search or change another
+// tenant's rows.
 //
 // A Store is safe for concurrent use. Every multi-row write (UpsertItems,
 // ReplaceChunks, Apply, ...) runs in one transaction: it is validated
 // completely first and then either fully applied or not at all.
 type Store struct {
+	recordStores
 	db     *DB
 	tenant string
 }
+
+// recordStores embeds storage.RecordStores in Store under a name callers
+// cannot reach.
+type recordStores = storage.RecordStores
 
 var _ storage.Store = (*Store)(nil)
 
@@ -32,74 +40,6 @@ func (s *Store) TenantID() string { return s.tenant }
 
 // Dimensions is the length every embedding must have.
 func (s *Store) Dimensions() int { return s.db.opts.Dimensions }
-
-// itemCols selects an item and its files (in file order) from alias i.
-func (s *Store) itemCols() string {
-	f := s.db.tb.files
-	return `i.id, i.name, i.description, i.category, i.manufacturer, i.tags, i.price, i.active,
-		i.metadata, i.created_at, i.updated_at,
-		ARRAY(SELECT f.name FROM ` + f + ` f WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq),
-		ARRAY(SELECT f.body FROM ` + f + ` f WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq)`
-}
-
-const faqCols = `i.id, i.question, i.answer, i.category, i.keywords, i.priority, i.active, i.created_at, i.updated_at`
-
-const docCols = `i.id, i.source, i.title, i.content, i.content_hash, i.metadata, i.created_at, i.updated_at`
-
-func scanItem(row pgx.Row, extra ...any) (storage.CatalogItem, error) {
-	var (
-		it            storage.CatalogItem
-		active        bool
-		names, bodies []string
-	)
-	dst := append([]any{&it.ID, &it.Name, &it.Description, &it.Category, &it.Manufacturer, &it.Tags, &it.Price,
-		&active, &it.Metadata, &it.CreatedAt, &it.UpdatedAt, &names, &bodies}, extra...)
-	if err := row.Scan(dst...); err != nil {
-		return it, err
-	}
-	it.Status = storage.StatusActive
-	if !active {
-		it.Status = storage.StatusInactive
-	}
-	if len(names) > 0 {
-		it.Files = make([]storage.CatalogFile, len(names))
-		for i := range names {
-			it.Files[i] = storage.CatalogFile{ItemID: it.ID, Name: names[i], Text: bodies[i]}
-		}
-	}
-	it.Tags = nilIfEmpty(it.Tags)
-	it.Metadata = nilIfEmptyMap(it.Metadata)
-	it.CreatedAt, it.UpdatedAt = it.CreatedAt.UTC(), it.UpdatedAt.UTC()
-	return it, nil
-}
-
-func scanFAQ(row pgx.Row, extra ...any) (storage.FAQ, error) {
-	var (
-		f      storage.FAQ
-		active bool
-	)
-	dst := append([]any{&f.ID, &f.Question, &f.Answer, &f.Category, &f.Keywords, &f.Priority, &active,
-		&f.CreatedAt, &f.UpdatedAt}, extra...)
-	if err := row.Scan(dst...); err != nil {
-		return f, err
-	}
-	f.Inactive = !active
-	f.Keywords = nilIfEmpty(f.Keywords)
-	f.CreatedAt, f.UpdatedAt = f.CreatedAt.UTC(), f.UpdatedAt.UTC()
-	return f, nil
-}
-
-func scanDoc(row pgx.Row, extra ...any) (storage.Document, error) {
-	var d storage.Document
-	dst := append([]any{&d.ID, &d.Source, &d.Title, &d.Content, &d.ContentHash, &d.Metadata,
-		&d.CreatedAt, &d.UpdatedAt}, extra...)
-	if err := row.Scan(dst...); err != nil {
-		return d, err
-	}
-	d.Metadata = nilIfEmptyMap(d.Metadata)
-	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
-	return d, nil
-}
 
 func nilIfEmpty(s []string) []string {
 	if len(s) == 0 {
@@ -126,16 +66,17 @@ func (s *Store) withConn(ctx context.Context, fn func(conn *pgxpool.Conn) error)
 	return fn(conn)
 }
 
-// getOne runs a single-row query for one owner.
-func getOne[T any](ctx context.Context, s *Store, ref storage.OwnerRef, sql string, scan func(pgx.Row, ...any) (T, error)) (T, error) {
+// getOne runs a single-row query selecting a record of kind k: sql's
+// parameters are the tenant and key.
+func getOne[T any](ctx context.Context, s *Store, k pgKind[T], ref storage.OwnerRef, sql, key string) (T, error) {
 	var out T
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		v, err := scan(conn.QueryRow(ctx, sql, s.tenant, ref.ID))
+		v, err := k.scan(conn.QueryRow(ctx, sql, s.tenant, key))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound(ref)
 		}
 		if err != nil {
-			return wrapCtx(ctx, "get "+string(ref.Kind), err)
+			return wrapCtx(ctx, "get "+string(k.kind), err)
 		}
 		out = v
 		return nil
@@ -143,32 +84,45 @@ func getOne[T any](ctx context.Context, s *Store, ref storage.OwnerRef, sql stri
 	return out, err
 }
 
-// getMany returns the records among ids, in the order of ids.
-func getMany[T any](ctx context.Context, s *Store, kind storage.OwnerKind, sql string, ids []string,
-	scan func(pgx.Row, ...any) (T, error), id func(*T) string) ([]T, error) {
+// recordStore is the storage.RecordStore of the records of kind k of a
+// tenant, the one implementation of the reads of every kind of record.
+type recordStore[T any] struct {
+	s *Store
+	k pgKind[T]
+}
+
+// Get returns the record with the given ID, or an error wrapping
+// storage.ErrNotFound.
+func (r recordStore[T]) Get(ctx context.Context, id string) (T, error) {
+	return getOne(ctx, r.s, r.k, storage.OwnerRef{Kind: r.k.kind, ID: id}, r.k.selectFrom(r.s, "i.id = $2"), id)
+}
+
+// GetMany returns the records among ids, in the order of ids.
+func (r recordStore[T]) GetMany(ctx context.Context, ids []string) ([]T, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	op := "get " + string(r.k.kind) + "s"
 	var out []T
-	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, sql, s.tenant, ids)
+	err := r.s.withConn(ctx, func(conn *pgxpool.Conn) error {
+		rows, err := conn.Query(ctx, r.k.selectFrom(r.s, "i.id = ANY($2)"), r.s.tenant, ids)
 		if err != nil {
-			return wrapCtx(ctx, "get "+string(kind)+"s", err)
+			return wrapCtx(ctx, op, err)
 		}
 		byID := make(map[string]T, len(ids))
 		for rows.Next() {
-			v, err := scan(rows)
+			v, err := r.k.scan(rows)
 			if err != nil {
 				rows.Close()
-				return wrapCtx(ctx, "get "+string(kind)+"s", err)
+				return wrapCtx(ctx, op, err)
 			}
-			byID[id(&v)] = v
+			byID[r.k.id(&v)] = v
 		}
 		if err := rows.Err(); err != nil {
-			return wrapCtx(ctx, "get "+string(kind)+"s", err)
+			return wrapCtx(ctx, op, err)
 		}
-		for _, k := range ids {
-			if v, ok := byID[k]; ok {
+		for _, id := range ids {
+			if v, ok := byID[id]; ok {
 				out = append(out, v)
 			}
 		}
@@ -177,125 +131,51 @@ func getMany[T any](ctx context.Context, s *Store, kind storage.OwnerKind, sql s
 	return out, err
 }
 
-// list returns a page of records ordered by ID.
-func list[T any](ctx context.Context, s *Store, kind storage.OwnerKind, sql string, page storage.Page,
-	scan func(pgx.Row, ...any) (T, error)) ([]T, error) {
+// List returns a page of records ordered by ID (byte order).
+func (r recordStore[T]) List(ctx context.Context, page storage.Page) ([]T, error) {
+	op := "list " + string(r.k.kind) + "s"
 	var out []T
-	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, sql, s.tenant, page.After, storage.ClampLimit(page.Limit))
+	err := r.s.withConn(ctx, func(conn *pgxpool.Conn) error {
+		rows, err := conn.Query(ctx, r.k.selectFrom(r.s, "i.id > $2 ORDER BY i.id LIMIT $3"), r.s.tenant, page.After, storage.ClampLimit(page.Limit))
 		if err != nil {
-			return wrapCtx(ctx, "list "+string(kind)+"s", err)
+			return wrapCtx(ctx, op, err)
 		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) { return r.k.scan(row) })
 		if err != nil {
-			return wrapCtx(ctx, "list "+string(kind)+"s", err)
+			return wrapCtx(ctx, op, err)
 		}
 		return nil
 	})
 	return out, err
 }
 
-// GetItem returns the item with its files, or an error wrapping
-// storage.ErrNotFound.
-func (s *Store) GetItem(ctx context.Context, id string) (storage.CatalogItem, error) {
-	return getOne(ctx, s, storage.OwnerRef{Kind: storage.KindItem, ID: id},
-		"SELECT "+s.itemCols()+" FROM "+s.db.tb.items+" i WHERE i.tenant_id = $1 AND i.id = $2", scanItem)
+// Delete removes the record with the given ID; files and chunks go with it
+// (ON DELETE CASCADE), in the same statement.
+func (r recordStore[T]) Delete(ctx context.Context, id string) error {
+	return r.s.withConn(ctx, func(conn *pgxpool.Conn) error {
+		tag, err := conn.Exec(ctx, "DELETE FROM "+r.k.table(r.s)+" WHERE tenant_id = $1 AND id = $2", r.s.tenant, id)
+		if err != nil {
+			return wrapCtx(ctx, "delete "+string(r.k.kind), err)
+		}
+		if tag.RowsAffected() == 0 {
+			return notFound(storage.OwnerRef{Kind: r.k.kind, ID: id})
+		}
+		return nil
+	})
 }
 
-// GetItems returns the items that exist among ids, in the order of ids.
-func (s *Store) GetItems(ctx context.Context, ids []string) ([]storage.CatalogItem, error) {
-	return getMany(ctx, s, storage.KindItem,
-		"SELECT "+s.itemCols()+" FROM "+s.db.tb.items+" i WHERE i.tenant_id = $1 AND i.id = ANY($2)",
-		ids, scanItem, func(it *storage.CatalogItem) string { return it.ID })
-}
-
-// ListItems returns a page of items ordered by ID (byte order).
-func (s *Store) ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error) {
-	return list(ctx, s, storage.KindItem,
-		"SELECT "+s.itemCols()+" FROM "+s.db.tb.items+" i WHERE i.tenant_id = $1 AND i.id > $2 ORDER BY i.id LIMIT $3",
-		page, scanItem)
-}
-
-// GetFAQ returns the FAQ or an error wrapping storage.ErrNotFound.
-func (s *Store) GetFAQ(ctx context.Context, id string) (storage.FAQ, error) {
-	return getOne(ctx, s, storage.OwnerRef{Kind: storage.KindFAQ, ID: id},
-		"SELECT "+faqCols+" FROM "+s.db.tb.faqs+" i WHERE i.tenant_id = $1 AND i.id = $2", scanFAQ)
-}
-
-// GetFAQs returns the FAQs that exist among ids, in the order of ids.
-func (s *Store) GetFAQs(ctx context.Context, ids []string) ([]storage.FAQ, error) {
-	return getMany(ctx, s, storage.KindFAQ,
-		"SELECT "+faqCols+" FROM "+s.db.tb.faqs+" i WHERE i.tenant_id = $1 AND i.id = ANY($2)",
-		ids, scanFAQ, func(f *storage.FAQ) string { return f.ID })
-}
-
-// ListFAQs returns a page of FAQs ordered by ID.
-func (s *Store) ListFAQs(ctx context.Context, page storage.Page) ([]storage.FAQ, error) {
-	return list(ctx, s, storage.KindFAQ,
-		"SELECT "+faqCols+" FROM "+s.db.tb.faqs+" i WHERE i.tenant_id = $1 AND i.id > $2 ORDER BY i.id LIMIT $3",
-		page, scanFAQ)
-}
-
-// GetDocument returns the document or an error wrapping storage.ErrNotFound.
-func (s *Store) GetDocument(ctx context.Context, id string) (storage.Document, error) {
-	return getOne(ctx, s, storage.OwnerRef{Kind: storage.KindDocument, ID: id},
-		"SELECT "+docCols+" FROM "+s.db.tb.docs+" i WHERE i.tenant_id = $1 AND i.id = $2", scanDoc)
-}
-
-// GetDocuments returns the documents that exist among ids, in the order of
-// ids.
-func (s *Store) GetDocuments(ctx context.Context, ids []string) ([]storage.Document, error) {
-	return getMany(ctx, s, storage.KindDocument,
-		"SELECT "+docCols+" FROM "+s.db.tb.docs+" i WHERE i.tenant_id = $1 AND i.id = ANY($2)",
-		ids, scanDoc, func(d *storage.Document) string { return d.ID })
+// Search returns lexical candidates among the active records; see
+// searchLexical.
+func (r recordStore[T]) Search(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
+	return searchLexical(ctx, r.s, r.k, q)
 }
 
 // DocumentByHash returns the document whose ContentHash is hash (the one
 // with the smallest ID if several share it), or an error wrapping
 // storage.ErrNotFound.
 func (s *Store) DocumentByHash(ctx context.Context, hash string) (storage.Document, error) {
-	return getOne(ctx, s, storage.OwnerRef{Kind: storage.KindDocument, ID: hash},
-		"SELECT "+docCols+" FROM "+s.db.tb.docs+" i WHERE i.tenant_id = $1 AND i.content_hash = $2 ORDER BY i.id LIMIT 1", scanDoc)
-}
-
-// ListDocuments returns a page of documents ordered by ID.
-func (s *Store) ListDocuments(ctx context.Context, page storage.Page) ([]storage.Document, error) {
-	return list(ctx, s, storage.KindDocument,
-		"SELECT "+docCols+" FROM "+s.db.tb.docs+" i WHERE i.tenant_id = $1 AND i.id > $2 ORDER BY i.id LIMIT $3",
-		page, scanDoc)
-}
-
-// DeleteItem removes the item, its files and its chunks, or returns an
-// error wrapping storage.ErrNotFound.
-func (s *Store) DeleteItem(ctx context.Context, id string) error {
-	return s.deleteOne(ctx, storage.OwnerRef{Kind: storage.KindItem, ID: id})
-}
-
-// DeleteFAQ removes the FAQ and its chunks, or returns an error wrapping
-// storage.ErrNotFound.
-func (s *Store) DeleteFAQ(ctx context.Context, id string) error {
-	return s.deleteOne(ctx, storage.OwnerRef{Kind: storage.KindFAQ, ID: id})
-}
-
-// DeleteDocument removes the document and its chunks, or returns an error
-// wrapping storage.ErrNotFound.
-func (s *Store) DeleteDocument(ctx context.Context, id string) error {
-	return s.deleteOne(ctx, storage.OwnerRef{Kind: storage.KindDocument, ID: id})
-}
-
-// deleteOne deletes one owner; files and chunks go with it (ON DELETE
-// CASCADE), in the same statement.
-func (s *Store) deleteOne(ctx context.Context, ref storage.OwnerRef) error {
-	return s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		tag, err := conn.Exec(ctx, "DELETE FROM "+s.db.tb.owners[ref.Kind]+" WHERE tenant_id = $1 AND id = $2", s.tenant, ref.ID)
-		if err != nil {
-			return wrapCtx(ctx, "delete "+string(ref.Kind), err)
-		}
-		if tag.RowsAffected() == 0 {
-			return notFound(ref)
-		}
-		return nil
-	})
+	return getOne(ctx, s, docs, storage.OwnerRef{Kind: storage.KindDocument, ID: hash},
+		docs.selectFrom(s, "i.content_hash = $2 ORDER BY i.id LIMIT 1"), hash)
 }
 
 // Counts returns the number of records and chunks of the tenant.
@@ -371,26 +251,18 @@ func (s *Store) Chunks(ctx context.Context, owner storage.OwnerRef) ([]storage.C
 	}
 	var out []storage.Chunk
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, "SELECT source, seq, content, content_hash, embedding, metadata FROM "+
+		rows, err := conn.Query(ctx, "SELECT "+chunkCols+", embedding FROM "+
 			s.db.tb.chunks[owner.Kind]+" WHERE tenant_id = $1 AND owner_id = $2 ORDER BY source, seq", s.tenant, owner.ID)
 		if err != nil {
 			return wrapCtx(ctx, "chunks", err)
 		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Chunk, error) {
-			c := storage.Chunk{Owner: owner}
-			var (
-				src string
-				emb *pgvector.Vector
-			)
-			if err := r.Scan(&src, &c.Seq, &c.Content, &c.ContentHash, &emb, &c.Metadata); err != nil {
-				return c, err
-			}
-			c.Source = storage.ChunkSource(src)
+			var emb *pgvector.Vector
+			c, err := scanChunk(r, owner.Kind, &emb)
 			if emb != nil {
 				c.Embedding = emb.Slice()
 			}
-			c.Metadata = nilIfEmptyMap(c.Metadata)
-			return c, nil
+			return c, err
 		})
 		if err != nil {
 			return wrapCtx(ctx, "chunks", err)
@@ -398,6 +270,29 @@ func (s *Store) Chunks(ctx context.Context, owner storage.OwnerRef) ([]storage.C
 		return nil
 	})
 	return out, err
+}
+
+// chunkCols is the select list of a chunk without its embedding, read by
+// scanChunk.
+const chunkCols = "owner_id, source, seq, content, content_hash, start_offset, heading_path, file_name, metadata"
+
+// scanChunk reads a chunk of kind selected with chunkCols (and then
+// extra).
+func scanChunk(row pgx.Row, kind storage.OwnerKind, extra ...any) (storage.Chunk, error) {
+	c := storage.Chunk{Owner: storage.OwnerRef{Kind: kind}}
+	var (
+		src   string
+		start int64
+	)
+	dst := append([]any{&c.Owner.ID, &src, &c.Seq, &c.Content, &c.ContentHash, &start, &c.HeadingPath, &c.File, &c.Metadata}, extra...)
+	if err := row.Scan(dst...); err != nil {
+		return c, err
+	}
+	c.Source = storage.ChunkSource(src)
+	c.Start = int(start)
+	c.HeadingPath = nilIfEmpty(c.HeadingPath)
+	c.Metadata = nilIfEmptyMap(c.Metadata)
+	return c, nil
 }
 
 func badKind(kind storage.OwnerKind) error {

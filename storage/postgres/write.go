@@ -16,25 +16,6 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// UpsertItems inserts or replaces items, with their files, in one
-// transaction. A zero CreatedAt keeps the stored one (or is set to now for
-// a new item); UpdatedAt is always set to now. An empty Status is stored as
-// active.
-func (s *Store) UpsertItems(ctx context.Context, items []storage.CatalogItem) error {
-	return s.Apply(ctx, storage.Batch{Items: items})
-}
-
-// UpsertFAQs inserts or replaces FAQs in one transaction.
-func (s *Store) UpsertFAQs(ctx context.Context, faqs []storage.FAQ) error {
-	return s.Apply(ctx, storage.Batch{FAQs: faqs})
-}
-
-// UpsertDocuments inserts or replaces documents in one transaction; an
-// empty ContentHash is filled from Content.
-func (s *Store) UpsertDocuments(ctx context.Context, docs []storage.Document) error {
-	return s.Apply(ctx, storage.Batch{Documents: docs})
-}
-
 // ReplaceChunks atomically replaces all chunks of owner. The owner must
 // exist (storage.ErrNotFound otherwise); every chunk and embedding is
 // validated before anything is written.
@@ -73,15 +54,9 @@ func (s *Store) apply(ctx context.Context, tx pgx.Tx, b *storage.Batch) error {
 		// wins): concurrent batches touching the same records then lock
 		// them in the same order and cannot deadlock each other.
 		batch := &pgx.Batch{}
-		for _, i := range idOrder(len(b.Items), func(i int) string { return b.Items[i].ID }) {
-			s.queueItem(batch, &b.Items[i], now)
-		}
-		for _, i := range idOrder(len(b.FAQs), func(i int) string { return b.FAQs[i].ID }) {
-			s.queueFAQ(batch, &b.FAQs[i], now)
-		}
-		for _, i := range idOrder(len(b.Documents), func(i int) string { return b.Documents[i].ID }) {
-			s.queueDoc(batch, &b.Documents[i], now)
-		}
+		queueRecords(s, batch, items, b.Items, now)
+		queueRecords(s, batch, faqs, b.FAQs, now)
+		queueRecords(s, batch, docs, b.Documents, now)
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 			return wrapCtx(ctx, "write records", err)
 		}
@@ -99,14 +74,17 @@ func (s *Store) apply(ctx context.Context, tx pgx.Tx, b *storage.Batch) error {
 	return nil
 }
 
-// idOrder returns the indexes 0..n-1 sorted stably by id(i).
-func idOrder(n int, id func(int) string) []int {
-	idx := make([]int, n)
+// queueRecords queues the writes of records of kind k, in ID order
+// (stable, so the last of two records with one ID wins).
+func queueRecords[T any](s *Store, batch *pgx.Batch, k pgKind[T], recs []T, now time.Time) {
+	idx := make([]int, len(recs))
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(id(a), id(b)) })
-	return idx
+	slices.SortStableFunc(idx, func(i, j int) int { return strings.Compare(k.id(&recs[i]), k.id(&recs[j])) })
+	for _, i := range idx {
+		k.queue(s, batch, &recs[i], now)
+	}
 }
 
 // createdAt returns t as stored, or nil (SQL NULL) when t is zero so that
@@ -132,71 +110,6 @@ func orEmptyMap(m map[string]string) map[string]string {
 	return m
 }
 
-func (s *Store) queueItem(batch *pgx.Batch, it *storage.CatalogItem, now time.Time) {
-	fv := storage.ItemFilterValues(it)
-	batch.Queue(`INSERT INTO `+s.db.tb.items+` AS t (tenant_id, id, name, description, category, manufacturer,
-			tags, price, active, metadata, search_text, category_norm, manufacturer_norm, tags_norm, metadata_norm,
-			created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, COALESCE($16::timestamptz, $17::timestamptz), $17)
-		ON CONFLICT (tenant_id, id) DO UPDATE SET
-			name = EXCLUDED.name, description = EXCLUDED.description, category = EXCLUDED.category,
-			manufacturer = EXCLUDED.manufacturer, tags = EXCLUDED.tags, price = EXCLUDED.price,
-			active = EXCLUDED.active, metadata = EXCLUDED.metadata, search_text = EXCLUDED.search_text,
-			category_norm = EXCLUDED.category_norm, manufacturer_norm = EXCLUDED.manufacturer_norm,
-			tags_norm = EXCLUDED.tags_norm, metadata_norm = EXCLUDED.metadata_norm,
-			created_at = COALESCE($16::timestamptz, t.created_at), updated_at = EXCLUDED.updated_at`,
-		s.tenant, it.ID, it.Name, it.Description, it.Category, it.Manufacturer,
-		orEmpty(it.Tags), it.Price, it.Active(), orEmptyMap(it.Metadata), storage.ItemSearchText(it),
-		fv.Category, fv.Manufacturer, orEmpty(fv.Tags), orEmptyMap(fv.Metadata),
-		createdAt(it.CreatedAt), now)
-	batch.Queue("DELETE FROM "+s.db.tb.files+" WHERE tenant_id = $1 AND item_id = $2", s.tenant, it.ID)
-	if len(it.Files) > 0 {
-		names := make([]string, len(it.Files))
-		bodies := make([]string, len(it.Files))
-		for i, f := range it.Files {
-			names[i], bodies[i] = f.Name, f.Text
-		}
-		batch.Queue(`INSERT INTO `+s.db.tb.files+` (tenant_id, item_id, seq, name, body)
-			SELECT $1, $2, f.ord - 1, f.name, f.body FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS f(name, body, ord)`,
-			s.tenant, it.ID, names, bodies)
-	}
-}
-
-func (s *Store) queueFAQ(batch *pgx.Batch, f *storage.FAQ, now time.Time) {
-	fv := storage.FAQFilterValues(f)
-	batch.Queue(`INSERT INTO `+s.db.tb.faqs+` AS t (tenant_id, id, question, answer, category, keywords, priority,
-			active, search_text, category_norm, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, COALESCE($11::timestamptz, $12::timestamptz), $12)
-		ON CONFLICT (tenant_id, id) DO UPDATE SET
-			question = EXCLUDED.question, answer = EXCLUDED.answer, category = EXCLUDED.category,
-			keywords = EXCLUDED.keywords, priority = EXCLUDED.priority, active = EXCLUDED.active,
-			search_text = EXCLUDED.search_text, category_norm = EXCLUDED.category_norm,
-			created_at = COALESCE($11::timestamptz, t.created_at), updated_at = EXCLUDED.updated_at`,
-		s.tenant, f.ID, f.Question, f.Answer, f.Category, orEmpty(f.Keywords), f.Priority,
-		f.Active(), storage.FAQSearchText(f), fv.Category,
-		createdAt(f.CreatedAt), now)
-}
-
-func (s *Store) queueDoc(batch *pgx.Batch, d *storage.Document, now time.Time) {
-	fv := storage.DocumentFilterValues(d)
-	hash := d.ContentHash
-	if hash == "" {
-		hash = storage.ContentHash(d.Content)
-	}
-	batch.Queue(`INSERT INTO `+s.db.tb.docs+` AS t (tenant_id, id, source, title, content, content_hash, metadata,
-			search_text, source_norm, metadata_norm, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, COALESCE($11::timestamptz, $12::timestamptz), $12)
-		ON CONFLICT (tenant_id, id) DO UPDATE SET
-			source = EXCLUDED.source, title = EXCLUDED.title, content = EXCLUDED.content,
-			content_hash = EXCLUDED.content_hash, metadata = EXCLUDED.metadata,
-			search_text = EXCLUDED.search_text, source_norm = EXCLUDED.source_norm,
-			metadata_norm = EXCLUDED.metadata_norm,
-			created_at = COALESCE($11::timestamptz, t.created_at), updated_at = EXCLUDED.updated_at`,
-		s.tenant, d.ID, d.Source, d.Title, d.Content, hash, orEmptyMap(d.Metadata),
-		storage.DocumentSearchText(d), fv.Source, orEmptyMap(fv.Metadata),
-		createdAt(d.CreatedAt), now)
-}
-
 // replaceChunks checks that every owner exists, deletes the owners' chunks
 // and copies the new ones in, one kind at a time.
 func (s *Store) replaceChunks(ctx context.Context, tx pgx.Tx, reps []storage.OwnerChunks) error {
@@ -220,7 +133,8 @@ func (s *Store) replaceChunks(ctx context.Context, tx pgx.Tx, reps []storage.Own
 				if c.Embedding != nil {
 					emb = pgvector.NewVector(c.Embedding)
 				}
-				rows = append(rows, []any{s.tenant, c.Owner.ID, string(c.Source), int32(c.Seq), c.Content, c.ContentHash, emb, orEmptyMap(c.Metadata)})
+				rows = append(rows, []any{s.tenant, c.Owner.ID, string(c.Source), int32(c.Seq), c.Content, c.ContentHash, emb,
+					int64(c.Start), orEmpty(c.HeadingPath), c.File, orEmptyMap(c.Metadata)})
 			}
 		}
 		if len(ids) == 0 {
@@ -238,7 +152,8 @@ func (s *Store) replaceChunks(ctx context.Context, tx pgx.Tx, reps []storage.Own
 		}
 		ident := pgx.Identifier{s.db.opts.Schema, chunkTableName(kind)}
 		_, err := tx.CopyFrom(ctx, ident,
-			[]string{"tenant_id", "owner_id", "source", "seq", "content", "content_hash", "embedding", "metadata"},
+			[]string{"tenant_id", "owner_id", "source", "seq", "content", "content_hash", "embedding",
+				"start_offset", "heading_path", "file_name", "metadata"},
 			pgx.CopyFromRows(rows))
 		if err != nil {
 			var pgErr *pgconn.PgError

@@ -38,6 +38,45 @@ func chunkTests() []testCase {
 			wantCounts(t, st, storage.Counts{Items: 1, Chunks: 3, Embedded: 2})
 			diff(t, "Chunks of owner without chunks", []storage.Chunk(nil), getChunks(t, st, itemRef("nope")))
 		}},
+		{"TypedFields", func(t *testing.T, s *suite) {
+			st := s.store(t)
+			upsertDocs(t, st, storage.Document{ID: "d", Title: "Manual", Content: "intro dose"})
+			upsertItems(t, st, storage.CatalogItem{ID: "p", Name: "x"})
+			path := []string{"Manual", "Aplicação", "Dose › máxima"} // a separator inside a heading is kept
+			in := []storage.Chunk{
+				{Source: storage.SourceDoc, Seq: 1, Content: "dose", Embedding: vec(0.5, 0.5), Start: 1234, HeadingPath: path, Metadata: map[string]string{"lang": "pt"}},
+				{Source: storage.SourceDoc, Seq: 0, Content: "intro", Embedding: unit(0), HeadingPath: []string{"Manual"}},
+			}
+			replace(t, st, docRef("d"), in...)
+			replace(t, st, itemRef("p"), storage.Chunk{Source: storage.SourceFile, Content: "bula", Embedding: unit(1), Start: 17, File: "bula.pdf"})
+			intro := storage.Chunk{Owner: docRef("d"), Source: storage.SourceDoc, Seq: 0, Content: "intro", ContentHash: storage.ContentHash("intro"),
+				HeadingPath: []string{"Manual"}}
+			dose := storage.Chunk{Owner: docRef("d"), Source: storage.SourceDoc, Seq: 1, Content: "dose", ContentHash: storage.ContentHash("dose"),
+				Start: 1234, HeadingPath: []string{"Manual", "Aplicação", "Dose › máxima"}, Metadata: map[string]string{"lang": "pt"}}
+			bula := storage.Chunk{Owner: itemRef("p"), Source: storage.SourceFile, Content: "bula", ContentHash: storage.ContentHash("bula"),
+				Start: 17, File: "bula.pdf"}
+
+			withEmb := func(c storage.Chunk, emb []float32) storage.Chunk { c.Embedding = emb; return c }
+			diff(t, "Chunks", []storage.Chunk{withEmb(intro, unit(0)), withEmb(dose, vec(0.5, 0.5))}, getChunks(t, st, docRef("d")))
+			ms, err := st.SearchChunks(ctx(t), storage.VectorQuery{Kind: storage.KindDocument, Vector: unit(0), MaxDistance: storage.NoThreshold})
+			must(t, err)
+			diff(t, "document matches", []storage.ChunkMatch{{Chunk: intro, Distance: -1}, {Chunk: dose, Distance: -0.5}}, ms)
+			ms, err = st.SearchChunks(ctx(t), storage.VectorQuery{Kind: storage.KindItem, Vector: unit(1), MaxDistance: storage.NoThreshold})
+			must(t, err)
+			diff(t, "item matches", []storage.ChunkMatch{{Chunk: bula, Distance: -1}}, ms)
+
+			// The store keeps its own heading paths.
+			path[0] = "mutated"
+			got := getChunks(t, st, docRef("d"))
+			got[1].HeadingPath[1] = "mutated"
+			ms[0].Chunk.HeadingPath = append(ms[0].Chunk.HeadingPath, "mutated")
+			diff(t, "Chunks after callers mutated their copies", []storage.Chunk{withEmb(intro, unit(0)), withEmb(dose, vec(0.5, 0.5))}, getChunks(t, st, docRef("d")))
+
+			// A negative Start is rejected, leaving the chunks as they were.
+			err = st.ReplaceChunks(ctx(t), docRef("d"), []storage.Chunk{{Source: storage.SourceDoc, Content: "x", Start: -1}})
+			wantErr(t, err, storage.ErrInvalidRecord)
+			diff(t, "Chunks after a rejected replace", []storage.Chunk{withEmb(intro, unit(0)), withEmb(dose, vec(0.5, 0.5))}, getChunks(t, st, docRef("d")))
+		}},
 		{"ReplaceIsIdempotent", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertFAQs(t, st, storage.FAQ{ID: "f", Question: "q"})

@@ -185,18 +185,18 @@ func itemTests() []testCase {
 			}
 			diff(t, "paged IDs", want, got)
 		}},
-		{"List/DefaultLimit", func(t *testing.T, s *suite) {
+		{"List/DefaultResultLimit", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			var items []storage.CatalogItem
-			for i := range storage.DefaultLimit + 3 {
+			for i := range storage.DefaultResultLimit + 3 {
 				items = append(items, storage.CatalogItem{ID: fmt.Sprintf("i%02d", i), Name: "x"})
 			}
 			upsertItems(t, st, items...)
 			for _, limit := range []int{0, -1} {
 				page, err := st.ListItems(ctx(t), storage.Page{Limit: limit})
 				must(t, err)
-				if len(page) != storage.DefaultLimit || page[0].ID != "i00" {
-					t.Errorf("Limit %d: got %d items starting %q, want %d from i00", limit, len(page), page[0].ID, storage.DefaultLimit)
+				if len(page) != storage.DefaultResultLimit || page[0].ID != "i00" {
+					t.Errorf("Limit %d: got %d items starting %q, want %d from i00", limit, len(page), page[0].ID, storage.DefaultResultLimit)
 				}
 			}
 		}},
@@ -257,6 +257,7 @@ func faqTests() []testCase {
 			Category:  "Logística",
 			Keywords:  []string{"entrega", "prazo"},
 			Priority:  3,
+			Status:    storage.StatusActive,
 			CreatedAt: at(2),
 		}
 	}
@@ -264,7 +265,7 @@ func faqTests() []testCase {
 		{"RoundTrip", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			inactive := faq("f2")
-			inactive.Inactive = true
+			inactive.Status = storage.StatusInactive
 			inactive.Priority = -1
 			upsertFAQs(t, st, faq("f1"), inactive)
 			for _, want := range []storage.FAQ{faq("f1"), inactive} {
@@ -325,6 +326,7 @@ func documentTests() []testCase {
 			Source:    "manual.md",
 			Title:     "Manual " + id,
 			Content:   content,
+			Status:    storage.StatusActive,
 			Metadata:  map[string]string{"lang": "pt"},
 			CreatedAt: at(3),
 		}

@@ -29,10 +29,14 @@
 //     names and text, no match across fields, ranking by distinct terms,
 //     ties by CreatedAt descending then ID, inactive records excluded,
 //     limits, filters (normalized equality, AND), filter validation.
+//   - Status: for items, FAQs and documents alike, an empty Status stored
+//     as active, inactive records kept but never returned by lexical or
+//     vector searches, reactivation, unknown statuses rejected.
 //   - Chunks: replace and read back (sorted by source and Seq, hashes
-//     filled), idempotent replace, missing owners, ChunkRefs, dimension,
-//     NaN and ±Inf rejection leaving old chunks intact, deep copies,
-//     cascading deletes.
+//     filled), the typed fields Start, HeadingPath and File returned by
+//     Chunks and SearchChunks, idempotent replace, missing owners,
+//     ChunkRefs, dimension, NaN and ±Inf rejection leaving old chunks
+//     intact, a negative Start rejected, deep copies, cascading deletes.
 //   - Vector search: negative inner-product distances, the threshold
 //     (distance <= MaxDistance, boundary included), limits, ties by owner
 //     ID, source and Seq, owner kinds, inactive owners, filters, query
@@ -52,7 +56,9 @@
 // # Contract details the suite pins down
 //
 // Beyond the storage interface comments, it requires: IDs ordered bytewise
-// everywhere (Postgres: COLLATE "C"); an empty Status stored as active;
+// everywhere (Postgres: COLLATE "C"); an empty Status (of any record)
+// stored and returned as StatusActive; an empty HeadingPath or Metadata of
+// a chunk returned as nil or empty;
 // item files kept in input order; a lexical query with no non-empty terms
 // returning no candidates and no error; Chunks of an owner without chunks
 // (or of a missing owner) returning none and no error; deleting a missing

@@ -156,8 +156,8 @@ func lexicalTests() []testCase {
 			}
 			upsertItems(t, st, items...)
 			diff(t, "limit 3", []string{"i14", "i13", "i12"}, searchItemIDs(t, st, storage.LexicalQuery{Terms: []string{"calcario"}, Limit: 3}))
-			if n := len(searchItemIDs(t, st, storage.LexicalQuery{Terms: []string{"calcario"}})); n != storage.DefaultLimit {
-				t.Errorf("limit 0 returned %d, want %d", n, storage.DefaultLimit)
+			if n := len(searchItemIDs(t, st, storage.LexicalQuery{Terms: []string{"calcario"}})); n != storage.DefaultResultLimit {
+				t.Errorf("limit 0 returned %d, want %d", n, storage.DefaultResultLimit)
 			}
 		}},
 		{"NoTerms", func(t *testing.T, s *suite) {
@@ -222,7 +222,7 @@ func lexicalTests() []testCase {
 				storage.FAQ{ID: "a", Question: "x", Answer: "A devolução é grátis", CreatedAt: at(3)},
 				storage.FAQ{ID: "cat", Question: "x", Answer: "y", Category: "Devoluções", CreatedAt: at(2)},
 				storage.FAQ{ID: "kw", Question: "x", Answer: "y", Keywords: []string{"troca", "devolucao"}, CreatedAt: at(1)},
-				storage.FAQ{ID: "off", Question: "Devolução antiga", Inactive: true, CreatedAt: at(5)},
+				storage.FAQ{ID: "off", Question: "Devolução antiga", Status: storage.StatusInactive, CreatedAt: at(5)},
 				storage.FAQ{ID: "both", Question: "Troca ou devolução", Category: "Trocas", CreatedAt: at(0)},
 			)
 			got, err := st.SearchFAQs(ctx(t), storage.LexicalQuery{Terms: []string{"devoluc", "troca"}})

@@ -83,6 +83,7 @@ func (s *suite) groups() []group {
 		{"Items", itemTests()},
 		{"FAQs", faqTests()},
 		{"Documents", documentTests()},
+		{"Status", statusTests()},
 		{"Lexical", lexicalTests()},
 		{"Chunks", chunkTests()},
 		{"Vector", vectorTests()},

@@ -84,10 +84,10 @@ func vectorTests() []testCase {
 				})
 			}
 		}},
-		{"DefaultLimit", func(t *testing.T, s *suite) {
+		{"DefaultResultLimit", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			var items []storage.CatalogItem
-			for i := range storage.DefaultLimit + 2 {
+			for i := range storage.DefaultResultLimit + 2 {
 				items = append(items, storage.CatalogItem{ID: fmt.Sprintf("i%02d", i)})
 			}
 			upsertItems(t, st, items...)
@@ -95,7 +95,7 @@ func vectorTests() []testCase {
 				replace(t, st, itemRef(it.ID), chunk(storage.SourceItem, 0, "x", vec(1-float32(i)/16)))
 			}
 			got := searchHits(t, st, storage.VectorQuery{Kind: storage.KindItem, Vector: unit(0), MaxDistance: storage.NoThreshold})
-			if len(got) != storage.DefaultLimit || got[0].Owner != "i00" || got[len(got)-1].Owner != "i09" {
+			if len(got) != storage.DefaultResultLimit || got[0].Owner != "i00" || got[len(got)-1].Owner != "i09" {
 				t.Fatalf("limit 0: %+v, want i00..i09", got)
 			}
 		}},
@@ -135,7 +135,7 @@ func vectorTests() []testCase {
 			q := storage.VectorQuery{Kind: storage.KindItem, Vector: unit(0), MaxDistance: -0.9, Limit: 100}
 			upsertItems(t, st, storage.CatalogItem{ID: "off"}, storage.CatalogItem{ID: "a", Status: storage.StatusInactive})
 			diff(t, "after swapping active", []hit{{"off", storage.SourceItem, 0, -1}}, searchHits(t, st, q))
-			upsertFAQs(t, st, storage.FAQ{ID: "a", Inactive: true})
+			upsertFAQs(t, st, storage.FAQ{ID: "a", Status: storage.StatusInactive})
 			diff(t, "inactive FAQ", []hit(nil), searchHits(t, st, storage.VectorQuery{Kind: storage.KindFAQ, Vector: unit(0), MaxDistance: storage.NoThreshold}))
 		}},
 		{"Ties", func(t *testing.T, s *suite) {

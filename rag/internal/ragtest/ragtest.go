@@ -6,6 +6,7 @@ package ragtest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -269,3 +270,21 @@ func CatalogItem() storage.CatalogItem {
 
 // KnownCategories are the categories the assist tests accept.
 var KnownCategories = []string{"Fungicida", "Herbicida", "Inseticida", "Fertilizante Foliar"}
+
+// Drain ranges over a chat stream, calling fn (when not nil) with every
+// event, and returns the done event's response or the stream's error.
+func Drain(events iter.Seq2[rag.Event, error], fn func(rag.Event)) (*rag.ChatResponse, error) {
+	var resp *rag.ChatResponse
+	for e, err := range events {
+		if fn != nil {
+			fn(e)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if e.Kind == rag.EventDone {
+			resp = e.Response
+		}
+	}
+	return resp, nil
+}

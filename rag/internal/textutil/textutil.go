@@ -3,7 +3,10 @@
 package textutil
 
 import (
+	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -105,4 +108,33 @@ func FrameSet(words []string, filters ...lexical.TokenFilter) map[string]bool {
 		}
 	}
 	return m
+}
+
+// NoPriceText is what FormatPrice prints for an item without a price.
+const NoPriceText = "preço indisponível"
+
+// FormatPrice writes a price the Brazilian way ("R$ 1.234,56"), or
+// NoPriceText when p is nil.
+func FormatPrice(p *float64) string {
+	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
+		return NoPriceText
+	}
+	cents := int64(math.Round(*p * 100))
+	neg := cents < 0
+	if neg {
+		cents = -cents
+	}
+	intPart := strconv.FormatInt(cents/100, 10)
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte('.')
+		}
+		b.WriteRune(r)
+	}
+	s := fmt.Sprintf("R$ %s,%02d", b.String(), cents%100)
+	if neg {
+		s = "-" + s
+	}
+	return s
 }

@@ -26,7 +26,7 @@ const (
 	MaxCatalogQueryChars = 200
 )
 
-// classificationSchema is the structured output of LLMClassifier (strict:
+// classificationSchema is the structured output of Classifier (strict:
 // every property required, no other property).
 var classificationSchema = json.RawMessage(`{
   "type": "object",
@@ -39,7 +39,7 @@ var classificationSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-// summarySchema is the structured output of LLMSummarizer.
+// summarySchema is the structured output of Summarizer.
 var summarySchema = json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -50,9 +50,9 @@ var summarySchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-// LLMClassifierOptions configures an LLMClassifier. The zero value uses the
+// ClassifierOptions configures a Classifier. The zero value uses the
 // ChatModel's default model, pt-BR prompts and no fallback.
-type LLMClassifierOptions struct {
+type ClassifierOptions struct {
 	// Model is the model name sent with each request
 	// (OPENROUTER_MODEL_CLASSIFY); "" leaves the ChatModel's default.
 	Model string
@@ -64,7 +64,7 @@ type LLMClassifierOptions struct {
 	// FallbackModel is the model name sent to the fallback.
 	FallbackModel string
 	// Offline, when set, classifies when every model failed (for example
-	// KeywordClassifier{}); its Reason is prefixed to say so. Nil returns
+	// offline.KeywordClassifier{}); its Reason is prefixed to say so. Nil returns
 	// the models' errors, and the Pipeline then runs every search
 	// (IntentOther).
 	Offline rag.Classifier
@@ -77,25 +77,25 @@ type LLMClassifierOptions struct {
 	MaxTokens int
 }
 
-// LLMClassifier is a Classifier on the llm.ChatModel port (seed 000 §2
+// Classifier is a Classifier on the llm.ChatModel port (seed 000 §2
 // step 3): it asks for structured output {intent, confidence, reason} with
 // temperature 0, tries a fallback model when the primary fails and
 // optionally an offline classifier after that. It is immutable and safe
 // for concurrent use when its models are.
-type LLMClassifier struct {
+type Classifier struct {
 	model    llm.ChatModel
 	fallback llm.ChatModel
-	opts     LLMClassifierOptions
+	opts     ClassifierOptions
 	system   string
 }
 
-var _ rag.Classifier = (*LLMClassifier)(nil)
+var _ rag.Classifier = (*Classifier)(nil)
 
-// NewLLMClassifier returns a classifier asking model. It fails for a nil
+// NewClassifier returns a classifier asking model. It fails for a nil
 // model or an unsupported language; it does no I/O.
-func NewLLMClassifier(model llm.ChatModel, opts LLMClassifierOptions) (*LLMClassifier, error) {
+func NewClassifier(model llm.ChatModel, opts ClassifierOptions) (*Classifier, error) {
 	if model == nil {
-		return nil, errors.New("rag: NewLLMClassifier: nil model")
+		return nil, errors.New("llmchat: NewClassifier: nil model")
 	}
 	lang, err := rag.ParseLanguage(string(opts.Language))
 	if err != nil {
@@ -109,7 +109,7 @@ func NewLLMClassifier(model llm.ChatModel, opts LLMClassifierOptions) (*LLMClass
 			return nil, err
 		}
 	}
-	c := &LLMClassifier{model: model, opts: opts, system: system}
+	c := &Classifier{model: model, opts: opts, system: system}
 	switch {
 	case opts.Fallback != nil:
 		c.fallback = opts.Fallback
@@ -128,7 +128,7 @@ type classifyUserData struct {
 
 // Classify implements Classifier. The error wraps every model's failure;
 // a done context is returned as such.
-func (c *LLMClassifier) Classify(ctx context.Context, req rag.ClassifyRequest) (rag.Classification, error) {
+func (c *Classifier) Classify(ctx context.Context, req rag.ClassifyRequest) (rag.Classification, error) {
 	msg := strings.TrimSpace(strings.ToValidUTF8(req.Message, "\uFFFD"))
 	if msg == "" {
 		return rag.Classification{}, rag.ErrEmptyMessage
@@ -172,7 +172,7 @@ func (c *LLMClassifier) Classify(ctx context.Context, req rag.ClassifyRequest) (
 }
 
 // try asks one model for a classification.
-func (c *LLMClassifier) try(ctx context.Context, model llm.ChatModel, name string, r llm.Request) (rag.Classification, error) {
+func (c *Classifier) try(ctx context.Context, model llm.ChatModel, name string, r llm.Request) (rag.Classification, error) {
 	r.Model = name
 	var out struct {
 		Intent     string  `json:"intent"`
@@ -202,9 +202,9 @@ func (c *LLMClassifier) try(ctx context.Context, model llm.ChatModel, name strin
 	}, nil
 }
 
-// LLMAnswererOptions configures an LLMAnswerer. The zero value uses the
+// AnswererOptions configures an Answerer. The zero value uses the
 // ChatModel's default model and pt-BR prompts.
-type LLMAnswererOptions struct {
+type AnswererOptions struct {
 	// Model is the model name sent with each request
 	// (OPENROUTER_MODEL_ANSWER); "" leaves the ChatModel's default.
 	Model string
@@ -219,25 +219,25 @@ type LLMAnswererOptions struct {
 	MaxTokens int
 }
 
-// LLMAnswerer is an Answerer (and StreamAnswerer) on the llm.ChatModel port
+// Answerer is an Answerer (and StreamAnswerer) on the llm.ChatModel port
 // (seed 000 §5.2, the second model call): a system prompt, the history as
 // prior user and assistant messages, then the pipeline's consolidated
 // context (without its history section, already sent as messages) ending
 // with the question. An empty answer is an error wrapping llm.ErrEmptyAnswer,
 // so the Pipeline answers with its fallback message. It is immutable and
 // safe for concurrent use when its model is.
-type LLMAnswerer struct {
+type Answerer struct {
 	model llm.ChatModel
-	opts  LLMAnswererOptions
+	opts  AnswererOptions
 }
 
-var _ rag.StreamAnswerer = (*LLMAnswerer)(nil)
+var _ rag.StreamAnswerer = (*Answerer)(nil)
 
-// NewLLMAnswerer returns an answerer asking model. It fails for a nil model
+// NewAnswerer returns an answerer asking model. It fails for a nil model
 // or an unsupported language; it does no I/O.
-func NewLLMAnswerer(model llm.ChatModel, opts LLMAnswererOptions) (*LLMAnswerer, error) {
+func NewAnswerer(model llm.ChatModel, opts AnswererOptions) (*Answerer, error) {
 	if model == nil {
-		return nil, errors.New("rag: NewLLMAnswerer: nil model")
+		return nil, errors.New("llmchat: NewAnswerer: nil model")
 	}
 	lang, err := rag.ParseLanguage(string(opts.Language))
 	if err != nil {
@@ -247,7 +247,7 @@ func NewLLMAnswerer(model llm.ChatModel, opts LLMAnswererOptions) (*LLMAnswerer,
 	if _, err := prompt.Render(prompt.Answer, lang, answerPromptData{}); err != nil {
 		return nil, err
 	}
-	return &LLMAnswerer{model: model, opts: opts}, nil
+	return &Answerer{model: model, opts: opts}, nil
 }
 
 // answerPromptData is the data of the answer template.
@@ -258,7 +258,7 @@ type answerPromptData struct {
 }
 
 // Request returns the model request for req, as Answer sends it.
-func (a *LLMAnswerer) Request(req rag.AnswerRequest) (llm.Request, error) {
+func (a *Answerer) Request(req rag.AnswerRequest) (llm.Request, error) {
 	system := a.opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
 		var err error
@@ -298,7 +298,7 @@ func answerPayload(req rag.AnswerRequest) string {
 
 // Answer implements Answerer. Usage and model are reported even when the
 // answer is empty.
-func (a *LLMAnswerer) Answer(ctx context.Context, req rag.AnswerRequest) (rag.Answer, error) {
+func (a *Answerer) Answer(ctx context.Context, req rag.AnswerRequest) (rag.Answer, error) {
 	r, err := a.Request(req)
 	if err != nil {
 		return rag.Answer{}, err
@@ -309,7 +309,7 @@ func (a *LLMAnswerer) Answer(ctx context.Context, req rag.AnswerRequest) (rag.An
 
 // StreamAnswer implements StreamAnswerer with ChatModel.Stream; onToken
 // receives the text deltas in order.
-func (a *LLMAnswerer) StreamAnswer(ctx context.Context, req rag.AnswerRequest, onToken func(string)) (rag.Answer, error) {
+func (a *Answerer) StreamAnswer(ctx context.Context, req rag.AnswerRequest, onToken func(string)) (rag.Answer, error) {
 	r, err := a.Request(req)
 	if err != nil {
 		return rag.Answer{}, err
@@ -318,7 +318,7 @@ func (a *LLMAnswerer) StreamAnswer(ctx context.Context, req rag.AnswerRequest, o
 	return a.answer(resp, err)
 }
 
-func (a *LLMAnswerer) answer(resp llm.Response, err error) (rag.Answer, error) {
+func (a *Answerer) answer(resp llm.Response, err error) (rag.Answer, error) {
 	ans := rag.Answer{Text: strings.TrimSpace(resp.Message.Content), Model: cmp.Or(resp.Model, a.opts.Model), Usage: resp.Usage}
 	if err != nil {
 		return ans, fmt.Errorf("rag: answer: %w", err)
@@ -332,9 +332,9 @@ func (a *LLMAnswerer) answer(resp llm.Response, err error) (rag.Answer, error) {
 	return ans, nil
 }
 
-// LLMSummarizerOptions configures an LLMSummarizer. The zero value uses the
+// SummarizerOptions configures a Summarizer. The zero value uses the
 // ChatModel's default model and pt-BR prompts.
-type LLMSummarizerOptions struct {
+type SummarizerOptions struct {
 	// Model is the model name sent with each request; "" leaves the
 	// ChatModel's default.
 	Model string
@@ -347,23 +347,23 @@ type LLMSummarizerOptions struct {
 	MaxTokens int
 }
 
-// LLMSummarizer is a Summarizer on the llm.ChatModel port (seed 000 §2 step
+// Summarizer is a Summarizer on the llm.ChatModel port (seed 000 §2 step
 // 2, summarizeHistory): structured output {summary, catalog_query} with
 // temperature 0. It is immutable and safe for concurrent use when its model
 // is.
-type LLMSummarizer struct {
+type Summarizer struct {
 	model  llm.ChatModel
-	opts   LLMSummarizerOptions
+	opts   SummarizerOptions
 	system string
 }
 
-var _ rag.Summarizer = (*LLMSummarizer)(nil)
+var _ rag.Summarizer = (*Summarizer)(nil)
 
-// NewLLMSummarizer returns a summarizer asking model. It fails for a nil
+// NewSummarizer returns a summarizer asking model. It fails for a nil
 // model or an unsupported language; it does no I/O.
-func NewLLMSummarizer(model llm.ChatModel, opts LLMSummarizerOptions) (*LLMSummarizer, error) {
+func NewSummarizer(model llm.ChatModel, opts SummarizerOptions) (*Summarizer, error) {
 	if model == nil {
-		return nil, errors.New("rag: NewLLMSummarizer: nil model")
+		return nil, errors.New("llmchat: NewSummarizer: nil model")
 	}
 	lang, err := rag.ParseLanguage(string(opts.Language))
 	if err != nil {
@@ -377,7 +377,7 @@ func NewLLMSummarizer(model llm.ChatModel, opts LLMSummarizerOptions) (*LLMSumma
 			return nil, err
 		}
 	}
-	return &LLMSummarizer{model: model, opts: opts, system: system}, nil
+	return &Summarizer{model: model, opts: opts, system: system}, nil
 }
 
 // summarizeUserData is the data of the summarize_user template.
@@ -388,7 +388,7 @@ type summarizeUserData struct {
 // Summarize implements Summarizer. An empty history gives an empty Summary
 // without a model call; a blank summary from the model is an error
 // wrapping llm.ErrInvalidOutput.
-func (s *LLMSummarizer) Summarize(ctx context.Context, history []rag.Turn) (rag.Summary, error) {
+func (s *Summarizer) Summarize(ctx context.Context, history []rag.Turn) (rag.Summary, error) {
 	turns := promptTurns(history)
 	if len(turns) == 0 {
 		return rag.Summary{}, nil

@@ -46,26 +46,26 @@ func TestParseLanguage(t *testing.T) {
 func TestLLMConstructorsReject(t *testing.T) {
 	m := llmtest.NewModel()
 	for name, fn := range map[string]func() error{
-		"classifier nil model": func() error { _, err := llmchat.NewLLMClassifier(nil, llmchat.LLMClassifierOptions{}); return err },
+		"classifier nil model": func() error { _, err := llmchat.NewClassifier(nil, llmchat.ClassifierOptions{}); return err },
 		"classifier language": func() error {
-			_, err := llmchat.NewLLMClassifier(m, llmchat.LLMClassifierOptions{Language: "de"})
+			_, err := llmchat.NewClassifier(m, llmchat.ClassifierOptions{Language: "de"})
 			return err
 		},
-		"answerer nil model": func() error { _, err := llmchat.NewLLMAnswerer(nil, llmchat.LLMAnswererOptions{}); return err },
+		"answerer nil model": func() error { _, err := llmchat.NewAnswerer(nil, llmchat.AnswererOptions{}); return err },
 		"answerer language": func() error {
-			_, err := llmchat.NewLLMAnswerer(m, llmchat.LLMAnswererOptions{Language: "es"})
+			_, err := llmchat.NewAnswerer(m, llmchat.AnswererOptions{Language: "es"})
 			return err
 		},
-		"summarizer nil model": func() error { _, err := llmchat.NewLLMSummarizer(nil, llmchat.LLMSummarizerOptions{}); return err },
+		"summarizer nil model": func() error { _, err := llmchat.NewSummarizer(nil, llmchat.SummarizerOptions{}); return err },
 		"summarizer language": func() error {
-			_, err := llmchat.NewLLMSummarizer(m, llmchat.LLMSummarizerOptions{Language: "it"})
+			_, err := llmchat.NewSummarizer(m, llmchat.SummarizerOptions{Language: "it"})
 			return err
 		},
 		"agentic unknown tool": func() error { return agenticErr(t, rag.AgenticOptions{Tools: []string{"searchWeb"}}) },
 		"agentic no tool":      func() error { return agenticErr(t, rag.AgenticOptions{Tools: []string{}}) },
 		"agentic bad language": func() error { return agenticErr(t, rag.AgenticOptions{Language: "xx"}) },
 		"assist unsupported lang": func() error {
-			_, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.AssistOptions{Language: "ja"})
+			_, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.Options{Language: "ja"})
 			return err
 		},
 	} {
@@ -133,13 +133,13 @@ func TestLLMClassifier(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			primary := llmtest.NewModel(tc.primary...)
-			opts := llmchat.LLMClassifierOptions{Model: "classify-model", FallbackModel: tc.fallbackModel, Offline: tc.offline}
+			opts := llmchat.ClassifierOptions{Model: "classify-model", FallbackModel: tc.fallbackModel, Offline: tc.offline}
 			var fallback *llmtest.Model
 			if tc.fallback != nil {
 				fallback = llmtest.NewModel(tc.fallback...)
 				opts.Fallback, opts.FallbackModel = fallback, "fallback-model"
 			}
-			c, err := llmchat.NewLLMClassifier(primary, opts)
+			c, err := llmchat.NewClassifier(primary, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +186,7 @@ func TestLLMClassifier(t *testing.T) {
 
 func TestLLMClassifierStopsOnDoneContext(t *testing.T) {
 	fallback := llmtest.NewModel(llmtest.Text(classifyCatalogJSON))
-	c, err := llmchat.NewLLMClassifier(llmtest.NewModel(llmtest.Hang()), llmchat.LLMClassifierOptions{Fallback: fallback, Offline: offline.KeywordClassifier{}})
+	c, err := llmchat.NewClassifier(llmtest.NewModel(llmtest.Hang()), llmchat.ClassifierOptions{Fallback: fallback, Offline: offline.KeywordClassifier{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestLLMAnswerer(t *testing.T) {
 	ctx := context.Background()
 	t.Run("answer", func(t *testing.T) {
 		m := llmtest.NewModel(llmtest.Text(" Temos o Oidiex por R$ 98,50. ").WithUsage(300, 12))
-		a, err := llmchat.NewLLMAnswerer(m, llmchat.LLMAnswererOptions{Model: "answer-model", MaxTokens: 256})
+		a, err := llmchat.NewAnswerer(m, llmchat.AnswererOptions{Model: "answer-model", MaxTokens: 256})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,14 +252,14 @@ func TestLLMAnswerer(t *testing.T) {
 	})
 	t.Run("empty answer is an error with usage", func(t *testing.T) {
 		m := llmtest.NewModel(llmtest.Text("  ").WithUsage(50, 0))
-		a, _ := llmchat.NewLLMAnswerer(m, llmchat.LLMAnswererOptions{})
+		a, _ := llmchat.NewAnswerer(m, llmchat.AnswererOptions{})
 		ans, err := a.Answer(ctx, answerRequest())
 		if !errors.Is(err, llm.ErrEmptyAnswer) || ans.Usage.PromptTokens != 50 {
 			t.Errorf("error %v, usage %+v", err, ans.Usage)
 		}
 	})
 	t.Run("model error", func(t *testing.T) {
-		a, _ := llmchat.NewLLMAnswerer(llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 500})), llmchat.LLMAnswererOptions{})
+		a, _ := llmchat.NewAnswerer(llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 500})), llmchat.AnswererOptions{})
 		if _, err := a.Answer(ctx, answerRequest()); llm.StatusCode(err) != 500 {
 			t.Errorf("error %v, want the API error", err)
 		}
@@ -267,7 +267,7 @@ func TestLLMAnswerer(t *testing.T) {
 	t.Run("stream", func(t *testing.T) {
 		step := llmtest.Text("Temos o Oidiex.").WithUsage(10, 3)
 		step.Chunks = []string{"Temos ", "o ", "Oidiex."}
-		a, _ := llmchat.NewLLMAnswerer(llmtest.NewModel(step), llmchat.LLMAnswererOptions{})
+		a, _ := llmchat.NewAnswerer(llmtest.NewModel(step), llmchat.AnswererOptions{})
 		var toks []string
 		ans, err := a.StreamAnswer(ctx, answerRequest(), func(s string) { toks = append(toks, s) })
 		if err != nil {
@@ -279,7 +279,7 @@ func TestLLMAnswerer(t *testing.T) {
 	})
 	t.Run("context without sections", func(t *testing.T) {
 		m := llmtest.NewModel(llmtest.Text("ok"), llmtest.Text("ok"))
-		a, _ := llmchat.NewLLMAnswerer(m, llmchat.LLMAnswererOptions{SystemPrompt: "Seja breve."})
+		a, _ := llmchat.NewAnswerer(m, llmchat.AnswererOptions{SystemPrompt: "Seja breve."})
 		_, _ = a.Answer(ctx, rag.AnswerRequest{Message: "oi", Context: "CTX"})
 		_, _ = a.Answer(ctx, rag.AnswerRequest{Message: "oi"})
 		reqs := m.Requests()
@@ -297,7 +297,7 @@ func TestLLMSummarizer(t *testing.T) {
 	}
 	t.Run("summary", func(t *testing.T) {
 		m := llmtest.NewModel(llmtest.Text(`{"summary":"Parreiral com oídio.","catalog_query":"fungicida  uva oídio"}`))
-		s, err := llmchat.NewLLMSummarizer(m, llmchat.LLMSummarizerOptions{Model: "sum"})
+		s, err := llmchat.NewSummarizer(m, llmchat.SummarizerOptions{Model: "sum"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,13 +315,13 @@ func TestLLMSummarizer(t *testing.T) {
 	})
 	t.Run("empty history makes no call", func(t *testing.T) {
 		m := llmtest.NewModel()
-		s, _ := llmchat.NewLLMSummarizer(m, llmchat.LLMSummarizerOptions{})
+		s, _ := llmchat.NewSummarizer(m, llmchat.SummarizerOptions{})
 		if got, err := s.Summarize(ctx, nil); err != nil || got != (rag.Summary{}) || m.Calls() != 0 {
 			t.Errorf("got %+v, %v, %d calls", got, err, m.Calls())
 		}
 	})
 	t.Run("blank summary", func(t *testing.T) {
-		s, _ := llmchat.NewLLMSummarizer(llmtest.NewModel(llmtest.Text(`{"summary":" ","catalog_query":""}`)), llmchat.LLMSummarizerOptions{})
+		s, _ := llmchat.NewSummarizer(llmtest.NewModel(llmtest.Text(`{"summary":" ","catalog_query":""}`)), llmchat.SummarizerOptions{})
 		if _, err := s.Summarize(ctx, hist); !errors.Is(err, llm.ErrInvalidOutput) {
 			t.Errorf("error %v", err)
 		}
@@ -340,9 +340,9 @@ func TestPipelineWithLLMComponents(t *testing.T) {
 	ansStep.Chunks = []string{"Indico ", "o produto ", "do catálogo."}
 	ansModel := llmtest.NewModel(ansStep)
 
-	summarizer, _ := llmchat.NewLLMSummarizer(sumModel, llmchat.LLMSummarizerOptions{})
-	classifier, _ := llmchat.NewLLMClassifier(clsModel, llmchat.LLMClassifierOptions{})
-	answerer, _ := llmchat.NewLLMAnswerer(ansModel, llmchat.LLMAnswererOptions{})
+	summarizer, _ := llmchat.NewSummarizer(sumModel, llmchat.SummarizerOptions{})
+	classifier, _ := llmchat.NewClassifier(clsModel, llmchat.ClassifierOptions{})
+	answerer, _ := llmchat.NewAnswerer(ansModel, llmchat.AnswererOptions{})
 	p, err := rag.NewPipeline(searcher, classifier, answerer, rag.PipelineOptions{Summarizer: summarizer, SummarizeAfter: 2, UseCatalogQuery: true})
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +353,7 @@ func TestPipelineWithLLMComponents(t *testing.T) {
 		{Role: llm.RoleUser, Content: "apareceu um pó branco nas folhas"},
 	}
 	var tokens strings.Builder
-	resp, err := p.ChatStream(context.Background(), rag.ChatRequest{Message: "o que vocês têm para isso?", History: hist}, func(e rag.Event) {
+	resp, err := ragtest.Drain(p.ChatStream(context.Background(), rag.ChatRequest{Message: "o que vocês têm para isso?", History: hist}), func(e rag.Event) {
 		if e.Kind == rag.EventToken {
 			tokens.WriteString(e.Token)
 		}
@@ -384,8 +384,8 @@ func TestPipelineWithLLMComponents(t *testing.T) {
 	}
 
 	// A failing classifier and an empty answer: every search, fallback text.
-	bad, _ := llmchat.NewLLMClassifier(llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 503, Retryable: true})), llmchat.LLMClassifierOptions{})
-	empty, _ := llmchat.NewLLMAnswerer(llmtest.NewModel(llmtest.Text("")), llmchat.LLMAnswererOptions{})
+	bad, _ := llmchat.NewClassifier(llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 503, Retryable: true})), llmchat.ClassifierOptions{})
+	empty, _ := llmchat.NewAnswerer(llmtest.NewModel(llmtest.Text("")), llmchat.AnswererOptions{})
 	p, _ = rag.NewPipeline(searcher, bad, empty, rag.PipelineOptions{})
 	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "fungicida para uva"})
 	if err != nil {

@@ -1,69 +1,71 @@
-package vector
+package cache
 
 import (
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/hashicorp/golang-lru/v2/expirable"
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+
+	"github.com/hybridrag/hybridrag/vector"
 )
 
-// Cache defaults, from the seeds (24 h, 10 000 entries).
+// Defaults, from the seeds (24 h, 10 000 entries).
 const (
-	DefaultCacheTTL        = 24 * time.Hour
-	DefaultCacheMaxEntries = 10_000
+	DefaultTTL        = 24 * time.Hour
+	DefaultMaxEntries = 10_000
 )
 
-// ErrNilEmbedder is returned by a [Cached] that wraps no embedder.
-var ErrNilEmbedder = errors.New("vector: nil embedder")
-
-// CacheOptions configures [NewCached]. The zero value gives the seeds'
-// defaults.
-type CacheOptions struct {
+// Options configures [New]. The zero value gives the seeds' defaults.
+type Options struct {
 	// Model names the wrapped model in cache keys, so that two models (or
-	// two configurations of one) never share entries. "" means the wrapped
-	// embedder's Model() when it has that method, else "".
+	// two configurations of one) never share entries. "" means the
+	// Model() of the wrapped embedder, or of the first embedder that has
+	// that method along its Unwrap() vector.Embedder chain, else "".
 	Model string
-	// TTL is how long an entry lives after it is stored; 0 means
-	// DefaultCacheTTL (24 h); a negative TTL means entries never expire.
+	// TTL is how long an entry is served after it is stored; 0 means
+	// DefaultTTL (24 h); a negative TTL means entries never expire.
 	TTL time.Duration
 	// MaxEntries bounds the number of entries; the least recently used is
-	// evicted first. 0 means DefaultCacheMaxEntries (10 000); a negative
-	// value means no bound.
+	// evicted first. 0 means DefaultMaxEntries (10 000); a negative value
+	// means no bound.
 	MaxEntries int
 }
 
-// CacheStats are the counters of a [Cached]. Every text passed to Embed is
+// Stats are the counters of an [Embedder]. Every text passed to Embed is
 // counted once, as a hit or a miss, by calls that succeed.
-type CacheStats struct {
+type Stats struct {
 	// Hits counts texts answered without asking the wrapped embedder in
 	// that call: found in the cache, repeated earlier in the same batch, or
 	// embedded by a concurrent call that was already asking for them.
 	Hits uint64
 	// Misses counts texts sent to the wrapped embedder.
 	Misses uint64
-	// Entries is the number of vectors currently cached.
+	// Entries is the number of vectors held. An expired entry is held, and
+	// counted, until a lookup finds it expired or it is evicted.
 	Entries int
 	// Evictions counts entries removed because the cache was full, because
-	// they expired, or by Purge.
+	// a lookup found them expired, or by Purge.
 	Evictions uint64
 }
 
 // HitRate returns Hits / (Hits + Misses), or 0 before any lookup.
-func (s CacheStats) HitRate() float64 {
+func (s Stats) HitRate() float64 {
 	if n := s.Hits + s.Misses; n > 0 {
 		return float64(s.Hits) / float64(n)
 	}
 	return 0
 }
 
-// Cached wraps an Embedder with an in-memory, expiring LRU cache of
-// vectors, for query embeddings that repeat.
+// Embedder is a [vector.Embedder] that wraps another with an in-memory
+// LRU cache of vectors whose entries expire, for query embeddings that
+// repeat. Create one with [New].
 //
 // The key of a text is the model name, the dimension and the SHA-256 of the
 // text, so the text itself is not retained. Embed looks every text up,
@@ -72,25 +74,35 @@ func (s CacheStats) HitRate() float64 {
 // a batch are embedded once. When concurrent calls miss on the same text,
 // only the first asks the wrapped embedder and the others wait for its
 // answer (if it fails, they ask again themselves). Vectors from the wrapped
-// embedder are checked (count, dimension, finite values) before they are
-// cached. Every returned vector is a fresh copy the caller may modify.
+// embedder are checked with [vector.CheckBatch] (count, dimension, finite
+// values) before they are cached. Every returned vector is a fresh copy the
+// caller may modify.
 //
-// The cache is github.com/hashicorp/golang-lru/v2/expirable: a
-// well-tested expiring LRU, which runs one background goroutine per cache
-// to drop expired entries (it lives as long as the process, so create one
-// Cached per embedder, not one per request).
+// The LRU is github.com/hashicorp/golang-lru/v2/simplelru behind the
+// Embedder's mutex. Expiry is checked on read: a lookup that finds an
+// entry older than the TTL removes it and counts a miss. No goroutine is
+// started, so an Embedder is reclaimed by the garbage collector like any
+// value once unreachable.
 //
-// A Cached is safe for concurrent use.
-type Cached struct {
-	inner  Embedder
+// An Embedder is safe for concurrent use.
+type Embedder struct {
+	inner  vector.Embedder
 	model  string
 	prefix string
-	lru    *expirable.LRU[string, []float32]
+	ttl    time.Duration // <= 0: entries never expire
 
 	hits, misses, evictions atomic.Uint64
 
-	mu       sync.Mutex
+	mu       sync.Mutex // guards lru and inflight
+	lru      *simplelru.LRU[string, entry]
 	inflight map[string]*flight
+}
+
+// entry is a cached vector and the time it stops being served (zero:
+// never).
+type entry struct {
+	vec     []float32
+	expires time.Time
 }
 
 type flight struct {
@@ -99,15 +111,13 @@ type flight struct {
 	err  error
 }
 
-// NewCached returns a caching wrapper around e configured by opts.
-// It does no I/O. A nil e yields a Cached whose Embed returns
-// ErrNilEmbedder.
-func NewCached(e Embedder, opts CacheOptions) *Cached {
-	c := &Cached{inner: e, model: opts.Model, inflight: make(map[string]*flight)}
+// New returns a caching wrapper around e configured by opts.
+// It does no I/O and starts no goroutine. A nil e yields an Embedder
+// whose Embed returns vector.ErrNilEmbedder.
+func New(e vector.Embedder, opts Options) *Embedder {
+	c := &Embedder{inner: e, model: opts.Model, inflight: make(map[string]*flight)}
 	if c.model == "" {
-		if m, ok := e.(interface{ Model() string }); ok {
-			c.model = m.Model()
-		}
+		c.model = modelOf(e)
 	}
 	dims := 0
 	if e != nil {
@@ -115,26 +125,42 @@ func NewCached(e Embedder, opts CacheOptions) *Cached {
 	}
 	c.prefix = c.model + "\x00" + strconv.Itoa(dims) + "\x00"
 
-	ttl := opts.TTL
-	switch {
-	case ttl == 0:
-		ttl = DefaultCacheTTL
-	case ttl < 0:
-		ttl = 0 // expirable: no expiry
+	switch c.ttl = opts.TTL; {
+	case c.ttl == 0:
+		c.ttl = DefaultTTL
+	case c.ttl < 0:
+		c.ttl = 0
 	}
 	size := opts.MaxEntries
 	switch {
 	case size == 0:
-		size = DefaultCacheMaxEntries
+		size = DefaultMaxEntries
 	case size < 0:
-		size = 0 // expirable: no bound
+		size = math.MaxInt
 	}
-	c.lru = expirable.NewLRU(size, func(string, []float32) { c.evictions.Add(1) }, ttl)
+	// NewLRU fails only for a size <= 0, which cannot happen here.
+	c.lru, _ = simplelru.NewLRU(size, func(string, entry) { c.evictions.Add(1) })
 	return c
 }
 
+// modelOf returns the Model() of e or of the first embedder along its
+// Unwrap chain that has one, else "".
+func modelOf(e vector.Embedder) string {
+	for range 16 {
+		if m, ok := e.(interface{ Model() string }); ok {
+			return m.Model()
+		}
+		u, ok := e.(interface{ Unwrap() vector.Embedder })
+		if !ok {
+			return ""
+		}
+		e = u.Unwrap()
+	}
+	return ""
+}
+
 // Dimensions returns the wrapped embedder's dimension (0 when it is nil).
-func (c *Cached) Dimensions() int {
+func (c *Embedder) Dimensions() int {
 	if c.inner == nil {
 		return 0
 	}
@@ -142,24 +168,54 @@ func (c *Cached) Dimensions() int {
 }
 
 // Model returns the model name used in cache keys.
-func (c *Cached) Model() string { return c.model }
+func (c *Embedder) Model() string { return c.model }
 
 // Stats returns a snapshot of the counters.
-func (c *Cached) Stats() CacheStats {
-	return CacheStats{
+func (c *Embedder) Stats() Stats {
+	c.mu.Lock()
+	n := c.lru.Len()
+	c.mu.Unlock()
+	return Stats{
 		Hits:      c.hits.Load(),
 		Misses:    c.misses.Load(),
-		Entries:   c.lru.Len(),
+		Entries:   n,
 		Evictions: c.evictions.Load(),
 	}
 }
 
 // Purge removes every entry. Counters other than Entries are kept.
-func (c *Cached) Purge() { c.lru.Purge() }
+func (c *Embedder) Purge() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Purge()
+}
 
-func (c *Cached) key(text string) string {
+func (c *Embedder) key(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return c.prefix + string(sum[:])
+}
+
+// get returns the vector cached under key if it has not expired at now,
+// and removes it if it has. c.mu must be held.
+func (c *Embedder) get(key string, now time.Time) ([]float32, bool) {
+	e, ok := c.lru.Get(key)
+	if !ok {
+		return nil, false
+	}
+	if !e.expires.IsZero() && !now.Before(e.expires) {
+		c.lru.Remove(key)
+		return nil, false
+	}
+	return e.vec, true
+}
+
+// add caches v under key from now on. c.mu must be held.
+func (c *Embedder) add(key string, v []float32, now time.Time) {
+	e := entry{vec: v}
+	if c.ttl > 0 {
+		e.expires = now.Add(c.ttl)
+	}
+	c.lru.Add(key, e)
 }
 
 // want is one distinct text of a batch and the positions it fills.
@@ -172,12 +228,13 @@ type want struct {
 
 // Embed returns one vector per text, in input order, from the cache where
 // possible. Errors of the wrapped embedder are returned wrapped; a wrong
-// number of vectors yields ErrBatchSize, a wrong length
-// ErrDimensionMismatch, a NaN or infinity ErrNotFinite. When ctx is done
+// number of vectors yields a *vector.BatchSizeError, a bad vector a
+// *vector.VectorError (wrapping vector.ErrEmptyVector,
+// vector.ErrDimensionMismatch or vector.ErrNotFinite). When ctx is done
 // while waiting for a concurrent call, Embed returns ctx.Err().
-func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+func (c *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if c.inner == nil {
-		return nil, ErrNilEmbedder
+		return nil, vector.ErrNilEmbedder
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -207,9 +264,10 @@ func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error)
 
 	// Cache lookups, then claim or join in-flight calls for the misses.
 	var lead, wait []*want
+	now := time.Now()
 	c.mu.Lock()
 	for _, w := range wants {
-		if v, ok := c.lru.Get(w.key); ok {
+		if v, ok := c.get(w.key, now); ok {
 			fill(w, v)
 			hits += uint64(len(w.idx))
 			continue
@@ -256,8 +314,13 @@ func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		if err != nil {
 			return nil, err
 		}
+		now := time.Now()
+		c.mu.Lock()
 		for i, w := range retry {
-			c.lru.Add(w.key, vecs[i])
+			c.add(w.key, vecs[i], now)
+		}
+		c.mu.Unlock()
+		for i, w := range retry {
 			fill(w, vecs[i])
 			misses++
 			hits += uint64(len(w.idx) - 1)
@@ -272,9 +335,10 @@ func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error)
 // lead embeds the texts this call leads, stores the vectors and releases
 // the calls waiting on them. The flights are settled even if the wrapped
 // embedder panics, so waiters never hang.
-func (c *Cached) lead(ctx context.Context, lead []*want) (vecs [][]float32, err error) {
+func (c *Embedder) lead(ctx context.Context, lead []*want) (vecs [][]float32, err error) {
 	err = errEmbedderPanicked
 	defer func() {
+		now := time.Now()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		for i, w := range lead {
@@ -282,7 +346,7 @@ func (c *Cached) lead(ctx context.Context, lead []*want) (vecs [][]float32, err 
 				w.f.err = err
 			} else {
 				w.f.vec = vecs[i]
-				c.lru.Add(w.key, vecs[i])
+				c.add(w.key, vecs[i], now)
 			}
 			delete(c.inflight, w.key)
 			close(w.f.done)
@@ -294,31 +358,24 @@ func (c *Cached) lead(ctx context.Context, lead []*want) (vecs [][]float32, err 
 
 // errEmbedderPanicked is what waiters see when the leading call's embedder
 // panicked; they then embed by themselves.
-var errEmbedderPanicked = errors.New("vector: wrapped embedder panicked")
+var errEmbedderPanicked = errors.New("cache: wrapped embedder panicked")
 
 // embed asks the wrapped embedder for the texts of ws and checks its answer.
 // The returned vectors are private copies.
-func (c *Cached) embed(ctx context.Context, ws []*want) ([][]float32, error) {
+func (c *Embedder) embed(ctx context.Context, ws []*want) ([][]float32, error) {
 	texts := make([]string, len(ws))
 	for i, w := range ws {
 		texts[i] = w.text
 	}
 	vecs, err := c.inner.Embed(ctx, texts)
 	if err != nil {
-		return nil, fmt.Errorf("vector: cached embedder: %w", err)
+		return nil, fmt.Errorf("cache: wrapped embedder: %w", err)
 	}
-	if len(vecs) != len(texts) {
-		return nil, fmt.Errorf("vector: cached embedder: %d vectors for %d texts: %w", len(vecs), len(texts), ErrBatchSize)
+	if err := vector.CheckBatch(vecs, len(texts), c.inner.Dimensions()); err != nil {
+		return nil, fmt.Errorf("cache: wrapped embedder: %w", err)
 	}
-	dims := c.inner.Dimensions()
 	out := make([][]float32, len(vecs))
 	for i, v := range vecs {
-		if len(v) != dims {
-			return nil, fmt.Errorf("vector: cached embedder: vector %d has %d elements, want %d: %w", i, len(v), dims, ErrDimensionMismatch)
-		}
-		if err := CheckFinite(v); err != nil {
-			return nil, fmt.Errorf("vector: cached embedder: vector %d: %w", i, err)
-		}
 		out[i] = clone(v)
 	}
 	return out, nil
@@ -326,6 +383,6 @@ func (c *Cached) embed(ctx context.Context, ws []*want) ([][]float32, error) {
 
 func clone(v []float32) []float32 { return append([]float32(nil), v...) }
 
-// Unwrap returns the wrapped embedder, so callers can find its optional
-// capabilities (see SuggestThreshold).
-func (c *Cached) Unwrap() Embedder { return c.inner }
+// Unwrap returns the wrapped embedder, so that callers can find its
+// optional capabilities (see vector.SuggestThreshold).
+func (c *Embedder) Unwrap() vector.Embedder { return c.inner }

@@ -1,0 +1,118 @@
+// Package fields holds the lexical schema of each record kind the rag
+// Searcher scores: the field names and weights of catalog items, FAQs and
+// documents, and the default lexical.ScorerOptions built on them.
+package fields
+
+import (
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/snowball"
+)
+
+// DefaultFileWeight is the lexicalScore weight of a catalog item's
+// attached file text in the default catalog scorer. The seeds'
+// lexicalScore ignores files (their SQL never searched them either); real
+// catalogs keep pests, targets and doses there. 3 (below the name's 3.5
+// and the tags' 4, above the manufacturer's 1.5) was chosen on the tune
+// half of the AGROFIT queries, where 2.5–4 form a plateau: at 1, pest ×
+// crop queries lost to items naming the pest's words as crops in their
+// tags ("capim-gengibre" vs the crop "gengibre"); held-out hybrid nDCG@10
+// went from 0.924 to 0.943 (BENCHMARKS.md).
+const DefaultFileWeight = 3.0
+
+// questionMaxTokens is the token cap of the default FAQ and
+// document scorers: questions are longer than catalog queries, whose cap
+// stays the seeds' 8.
+const questionMaxTokens = 24
+
+// proximity is the BM25 token-pair weight of the default FAQ and
+// document scorers (lexical.BM25.Proximity), chosen on the tune half of
+// the FaQuAD and IRPF query sets (BENCHMARKS.md).
+const proximity = 0.5
+
+// exactWeight is the BM25 exact-word weight of the default FAQ and
+// document scorers (lexical.BM25.Exact): an occurrence of the question's
+// own word counts twice as much as another word of the same stem. Chosen
+// on the tune halves (BENCHMARKS.md): 0 / 0.5 / 1 / 2 / 3 gave FaQuAD
+// tune hybrid nDCG .902 / .903 / .907 / .906 / .907.
+const exactWeight = 1.0
+
+// CatalogScorer returns the options of the default catalog Scorer:
+// the seeds' lexicalScore (presence scoring, substring matching, no
+// stemming, 8 tokens) over Catalog(DefaultFileWeight). Each
+// call returns new slices, so the result can be changed freely.
+func CatalogScorer() lexical.ScorerOptions {
+	return lexical.ScorerOptions{Fields: Catalog(DefaultFileWeight)}
+}
+
+// FAQScorer returns the options of the default FAQ Scorer:
+// FAQ, BM25F term weighting with per-field length normalization
+// (the average field lengths come from the FAQ vocabulary), query tokens
+// stemmed with snowball.Filter, up to questionMaxTokens of
+// them, matched at word starts (lexical.MatchWordPrefix), with the
+// question's own words weighted exactWeight over other words of
+// their stem. Long answers would otherwise collect every common word of a
+// question, and questions rarely use the FAQ's own inflections
+// ("declarar" for "declaração").
+func FAQScorer() lexical.ScorerOptions {
+	return questionScorerOptions(FAQ())
+}
+
+// DocumentScorer returns the options of the default document
+// Scorer: Document with the FAQ scorer's BM25F, stemming and token
+// cap.
+func DocumentScorer() lexical.ScorerOptions {
+	return questionScorerOptions(Document())
+}
+
+func questionScorerOptions(fields []lexical.FieldSpec) lexical.ScorerOptions {
+	return lexical.ScorerOptions{
+		Fields: fields,
+		Tokenizer: lexical.Tokenizer{
+			MaxTokens: questionMaxTokens,
+			Filters:   []lexical.TokenFilter{snowball.Filter{}},
+		},
+		Match: lexical.MatchWordPrefix,
+		BM25:  &lexical.BM25{Proximity: proximity, Exact: exactWeight},
+	}
+}
+
+// Field names used by the Searcher's default scorers beyond the agronomy
+// ones of package lexical.
+const (
+	Files    = "files"
+	Question = "question"
+	Answer   = "answer"
+	Keywords = "keywords"
+	Title    = "title"
+	Content  = "content"
+	Source   = "source"
+)
+
+// Catalog returns the seeds' catalog field weights plus the attached
+// file text at fileWeight (0 leaves files out, as the seeds did).
+func Catalog(fileWeight float64) []lexical.FieldSpec {
+	f := lexical.AgronomyFields()
+	if fileWeight > 0 {
+		f = append(f, lexical.FieldSpec{Name: Files, Weight: fileWeight})
+	}
+	return f
+}
+
+// FAQ returns the default FAQ field weights.
+func FAQ() []lexical.FieldSpec {
+	return []lexical.FieldSpec{
+		{Name: Question, Weight: 3.5},
+		{Name: Keywords, Weight: 4, Tags: true},
+		{Name: lexical.FieldCategory, Weight: 2},
+		{Name: Answer, Weight: 2.5},
+	}
+}
+
+// Document returns the default document field weights.
+func Document() []lexical.FieldSpec {
+	return []lexical.FieldSpec{
+		{Name: Title, Weight: 3.5},
+		{Name: Source, Weight: 1.5},
+		{Name: Content, Weight: 2.5},
+	}
+}

@@ -1,0 +1,46 @@
+// Package ingest writes catalog items, FAQs and documents into a store in
+// the shape the rag Searcher reads: records with their chunks and the
+// chunks' embeddings.
+//
+// An [Indexer] turns items (one chunk for the item's own fields,
+// [ItemText], then recursive chunks of each attached file), FAQs (the
+// question alone, then question and answer) and documents (structural
+// chunks keeping the heading path, or recursive ones for text without
+// headings) into chunks, hashes them with SHA-256, embeds only new text in
+// batches (16 texts, ~200k tokens, bounded concurrency, retries on
+// retryable errors) and writes each group of owners with their chunks in
+// one transaction. Re-indexing unchanged content makes no embedding call
+// and no write; [Stats] count what was embedded, skipped and written.
+// [Indexer.Reindex] indexes the three kinds of [Sources] in turn;
+// [Indexer.IndexItems], [Indexer.IndexFAQs] and [Indexer.IndexDocuments]
+// index one kind, and [Indexer.Delete] removes owners with their chunks.
+//
+// [ItemChunks], [FAQChunks] and [DocumentChunks] are the chunking rules on
+// their own, for callers that store chunks themselves. Documents come from
+// package [github.com/hybridrag/hybridrag/rag/load], which also keeps the
+// sections the structural splitter needs; the splitters are those of
+// [github.com/hybridrag/hybridrag/rag/chunk] ([IndexerOptions] can replace
+// them).
+//
+// The store is an [IndexStore] (storage.Store, the memory and Postgres
+// stores, satisfies it); a store that is also an [Analyzer] is asked to
+// refresh its planner statistics after a bulk load. The Indexer embeds
+// with the same vector.Embedder the Searcher embeds queries with: vectors
+// stored with another embedder must be re-indexed.
+//
+// # Errors
+//
+// An embedder whose vectors the store cannot hold fails the run before
+// anything is embedded, with an error wrapping
+// storage.ErrDimensionMismatch. Embedding and store errors are returned
+// wrapped; the groups of owners already written stay written, the failing
+// group leaves the store as it was, and [Stats] say what happened. A document whose content duplicates
+// another is reported in Stats.Duplicates as a
+// *load.DuplicateDocumentError, not as an error of the run.
+//
+// # Concurrency
+//
+// An Indexer is safe for concurrent use, but two concurrent runs over the
+// same owners race like any two writers. It never logs; progress is
+// reported through IndexerOptions.Progress, counts and timings in [Stats].
+package ingest

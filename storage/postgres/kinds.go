@@ -1,0 +1,230 @@
+package postgres
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// pgKind is what the code shared by the three kinds of record needs to know
+// about one of them, T (storage.CatalogItem, storage.FAQ or
+// storage.Document): how to read, write and check it. Everything else
+// (get, list, delete, search, the statements' common parts) is written
+// once, generically, in store.go, search.go and write.go.
+type pgKind[T any] struct {
+	kind storage.OwnerKind
+	id   func(*T) string
+	// cols is the select list of the kind's own columns from its owner
+	// table aliased i; selectList adds what every record has. scan reads a
+	// row selected with selectList (and then extra), with scanRecord.
+	cols func(*tables) string
+	scan func(row pgx.Row, extra ...any) (T, error)
+	// queue queues the statements that insert or replace rec, with
+	// queueUpsert.
+	queue func(s *Store, b *pgx.Batch, rec *T, now time.Time)
+	// checkText rejects text PostgreSQL cannot store (see checkText).
+	checkText func(*T) error
+}
+
+// recordCols are the columns every owner table has, selected after the
+// kind's own (see scanRecord).
+const recordCols = "i.active, i.created_at, i.updated_at"
+
+// table is the kind's owner table.
+func (k pgKind[T]) table(s *Store) string { return s.db.tb.owners[k.kind] }
+
+// selectList is the select list of a record of the kind.
+func (k pgKind[T]) selectList(tb *tables) string { return k.cols(tb) + ", " + recordCols }
+
+// selectFrom returns "SELECT <selectList> FROM <table> i WHERE i.tenant_id
+// = $1 AND <where>".
+func (k pgKind[T]) selectFrom(s *Store, where string) string {
+	return "SELECT " + k.selectList(&s.db.tb) + " FROM " + k.table(s) + " i WHERE i.tenant_id = $1 AND " + where
+}
+
+// scanRecord scans a row selected with selectList into own (the
+// destinations of the kind's columns), then the columns every record has
+// into status, created and updated, then extra.
+func scanRecord(row pgx.Row, own []any, status *storage.Status, created, updated *time.Time, extra []any) error {
+	var active bool
+	if err := row.Scan(append(append(own, &active, created, updated), extra...)...); err != nil {
+		return err
+	}
+	*status = storage.StatusInactive
+	if active {
+		*status = storage.StatusActive
+	}
+	*created, *updated = created.UTC(), updated.UTC()
+	return nil
+}
+
+// colValue is a column of an owner row and the value written to it.
+type colValue struct {
+	name  string
+	value any
+}
+
+// queueUpsert queues the statement inserting or replacing the row id of
+// kind's owner table, with every record's columns (active, created_at,
+// updated_at) and the kind's own cols:
+//
+//	INSERT INTO <table> AS t (tenant_id, id, <cols>, active, created_at, updated_at)
+//	VALUES ($1, $2, ..., $a, COALESCE($c::timestamptz, $u::timestamptz), $u)
+//	ON CONFLICT (tenant_id, id) DO UPDATE SET <col> = EXCLUDED.<col>, ...,
+//	    active = EXCLUDED.active, created_at = COALESCE($c::timestamptz, t.created_at),
+//	    updated_at = EXCLUDED.updated_at
+//
+// A zero created keeps the stored created_at (now for a new row); updated_at
+// is always now. Every value is a bound parameter.
+func (s *Store) queueUpsert(batch *pgx.Batch, kind storage.OwnerKind, id string, active bool, created, now time.Time, cols ...colValue) {
+	cols = append(cols, colValue{"active", active})
+	args := make([]any, 0, len(cols)+4)
+	args = append(args, s.tenant, id)
+	names := make([]string, len(cols))
+	params := make([]string, len(cols))
+	sets := make([]string, len(cols))
+	for i, c := range cols {
+		args = append(args, c.value)
+		names[i], params[i], sets[i] = c.name, "$"+strconv.Itoa(len(args)), c.name+" = EXCLUDED."+c.name
+	}
+	args = append(args, createdAt(created), now)
+	c, u := "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
+	batch.Queue("INSERT INTO "+s.db.tb.owners[kind]+" AS t (tenant_id, id, "+strings.Join(names, ", ")+", created_at, updated_at)\n"+
+		"VALUES ($1, $2, "+strings.Join(params, ", ")+", COALESCE("+c+"::timestamptz, "+u+"::timestamptz), "+u+")\n"+
+		"ON CONFLICT (tenant_id, id) DO UPDATE SET "+strings.Join(sets, ", ")+
+		", created_at = COALESCE("+c+"::timestamptz, t.created_at), updated_at = EXCLUDED.updated_at", args...)
+}
+
+// Catalog items, with their files (table item_files, in file order).
+
+var items = pgKind[storage.CatalogItem]{
+	kind: storage.KindItem, id: func(it *storage.CatalogItem) string { return it.ID },
+	cols: itemCols, scan: scanItem, queue: (*Store).queueItem, checkText: checkItemText,
+}
+
+func itemCols(tb *tables) string {
+	return `i.id, i.name, i.description, i.category, i.manufacturer, i.tags, i.price, i.metadata,
+		ARRAY(SELECT f.name FROM ` + tb.files + ` f WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq),
+		ARRAY(SELECT f.body FROM ` + tb.files + ` f WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq)`
+}
+
+func scanItem(row pgx.Row, extra ...any) (storage.CatalogItem, error) {
+	var (
+		it            storage.CatalogItem
+		names, bodies []string
+	)
+	err := scanRecord(row, []any{&it.ID, &it.Name, &it.Description, &it.Category, &it.Manufacturer, &it.Tags, &it.Price,
+		&it.Metadata, &names, &bodies}, &it.Status, &it.CreatedAt, &it.UpdatedAt, extra)
+	if len(names) > 0 {
+		it.Files = make([]storage.CatalogFile, len(names))
+		for i := range names {
+			it.Files[i] = storage.CatalogFile{ItemID: it.ID, Name: names[i], Text: bodies[i]}
+		}
+	}
+	it.Tags = nilIfEmpty(it.Tags)
+	it.Metadata = nilIfEmptyMap(it.Metadata)
+	return it, err
+}
+
+func (s *Store) queueItem(batch *pgx.Batch, it *storage.CatalogItem, now time.Time) {
+	fv := storage.ItemFilterValues(it)
+	s.queueUpsert(batch, storage.KindItem, it.ID, it.Active(), it.CreatedAt, now,
+		colValue{"name", it.Name}, colValue{"description", it.Description}, colValue{"category", it.Category},
+		colValue{"manufacturer", it.Manufacturer}, colValue{"tags", orEmpty(it.Tags)}, colValue{"price", it.Price},
+		colValue{"metadata", orEmptyMap(it.Metadata)}, colValue{"search_text", storage.ItemSearchText(it)},
+		colValue{"category_norm", fv.Category}, colValue{"manufacturer_norm", fv.Manufacturer},
+		colValue{"tags_norm", orEmpty(fv.Tags)}, colValue{"metadata_norm", orEmptyMap(fv.Metadata)})
+	batch.Queue("DELETE FROM "+s.db.tb.files+" WHERE tenant_id = $1 AND item_id = $2", s.tenant, it.ID)
+	if len(it.Files) > 0 {
+		names := make([]string, len(it.Files))
+		bodies := make([]string, len(it.Files))
+		for i, f := range it.Files {
+			names[i], bodies[i] = f.Name, f.Text
+		}
+		batch.Queue(`INSERT INTO `+s.db.tb.files+` (tenant_id, item_id, seq, name, body)
+			SELECT $1, $2, f.ord - 1, f.name, f.body FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS f(name, body, ord)`,
+			s.tenant, it.ID, names, bodies)
+	}
+}
+
+func checkItemText(it *storage.CatalogItem) error {
+	c := textCheck{owner: storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}}
+	c.text("name", it.Name, "description", it.Description, "category", it.Category, "manufacturer", it.Manufacturer)
+	c.list("tags", it.Tags)
+	c.dict("metadata", it.Metadata)
+	for j, f := range it.Files {
+		c.text(fmt.Sprintf("files[%d].name", j), f.Name, fmt.Sprintf("files[%d].text", j), f.Text)
+	}
+	return c.err
+}
+
+// FAQs.
+
+var faqs = pgKind[storage.FAQ]{
+	kind: storage.KindFAQ, id: func(f *storage.FAQ) string { return f.ID },
+	cols: func(*tables) string { return "i.id, i.question, i.answer, i.category, i.keywords, i.priority" },
+	scan: scanFAQ, queue: (*Store).queueFAQ, checkText: checkFAQText,
+}
+
+func scanFAQ(row pgx.Row, extra ...any) (storage.FAQ, error) {
+	var f storage.FAQ
+	err := scanRecord(row, []any{&f.ID, &f.Question, &f.Answer, &f.Category, &f.Keywords, &f.Priority},
+		&f.Status, &f.CreatedAt, &f.UpdatedAt, extra)
+	f.Keywords = nilIfEmpty(f.Keywords)
+	return f, err
+}
+
+func (s *Store) queueFAQ(batch *pgx.Batch, f *storage.FAQ, now time.Time) {
+	s.queueUpsert(batch, storage.KindFAQ, f.ID, f.Active(), f.CreatedAt, now,
+		colValue{"question", f.Question}, colValue{"answer", f.Answer}, colValue{"category", f.Category},
+		colValue{"keywords", orEmpty(f.Keywords)}, colValue{"priority", f.Priority},
+		colValue{"search_text", storage.FAQSearchText(f)}, colValue{"category_norm", storage.FAQFilterValues(f).Category})
+}
+
+func checkFAQText(f *storage.FAQ) error {
+	c := textCheck{owner: storage.OwnerRef{Kind: storage.KindFAQ, ID: f.ID}}
+	c.text("question", f.Question, "answer", f.Answer, "category", f.Category)
+	c.list("keywords", f.Keywords)
+	return c.err
+}
+
+// Documents.
+
+var docs = pgKind[storage.Document]{
+	kind: storage.KindDocument, id: func(d *storage.Document) string { return d.ID },
+	cols: func(*tables) string { return "i.id, i.source, i.title, i.content, i.content_hash, i.metadata" },
+	scan: scanDoc, queue: (*Store).queueDoc, checkText: checkDocText,
+}
+
+func scanDoc(row pgx.Row, extra ...any) (storage.Document, error) {
+	var d storage.Document
+	err := scanRecord(row, []any{&d.ID, &d.Source, &d.Title, &d.Content, &d.ContentHash, &d.Metadata},
+		&d.Status, &d.CreatedAt, &d.UpdatedAt, extra)
+	d.Metadata = nilIfEmptyMap(d.Metadata)
+	return d, err
+}
+
+func (s *Store) queueDoc(batch *pgx.Batch, d *storage.Document, now time.Time) {
+	fv := storage.DocumentFilterValues(d)
+	hash := d.ContentHash
+	if hash == "" {
+		hash = storage.ContentHash(d.Content)
+	}
+	s.queueUpsert(batch, storage.KindDocument, d.ID, d.Active(), d.CreatedAt, now,
+		colValue{"source", d.Source}, colValue{"title", d.Title}, colValue{"content", d.Content},
+		colValue{"content_hash", hash}, colValue{"metadata", orEmptyMap(d.Metadata)},
+		colValue{"search_text", storage.DocumentSearchText(d)}, colValue{"source_norm", fv.Source},
+		colValue{"metadata_norm", orEmptyMap(fv.Metadata)})
+}
+
+func checkDocText(d *storage.Document) error {
+	c := textCheck{owner: storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID}}
+	c.text("source", d.Source, "title", d.Title, "content", d.Content, "content_hash", d.ContentHash)
+	c.dict("metadata", d.Metadata)
+	return c.err
+}
