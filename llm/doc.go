@@ -42,7 +42,8 @@
 // # Structured output and fallbacks
 //
 // CompleteJSON requests a JSON-schema answer and validates and decodes it;
-// SchemaFor turns the Go type to decode into into the schema to request.
+// SchemaFor derives the schema to request from the Go type the answer
+// decodes into.
 // WithFallback tries a second model when the first fails with a retryable or
 // server error; WithEmptyAnswerFallback maps an empty answer to a fixed
 // message (DefaultEmptyAnswerMessage); FallbackMessages picks the seed's
@@ -66,5 +67,6 @@
 // given to them are. RunTools calls handlers of one turn concurrently (bounded
 // by RunOptions.MaxParallelTools) and OnEvent from a single goroutine.
 // Request, Response, Message, Tool and PendingConfirmation are plain values;
-// functions never modify the ones they are given.
+// functions never modify the ones they are given. A compiled Schema is
+// immutable and may be shared.
 package llm

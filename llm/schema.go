@@ -288,11 +288,49 @@ func (s *Schema) lookupRef(from, ref string) (string, bool) {
 		return "", false
 	}
 	if frag == "" || frag[0] == '/' {
-		_, ok := s.nodes[res+frag]
-		return res + frag, ok
+		return s.derefPointer(res, frag)
 	}
 	ptr, ok := s.anchors[res+"#"+frag]
 	return ptr, ok
+}
+
+// derefPointer returns the canonical pointer (as index builds it) of the
+// subschema at the JSON pointer frag inside the subschema at res. It reads
+// array indexes the way the library does, so "/allOf/+0" is "/allOf/0".
+func (s *Schema) derefPointer(res, frag string) (string, bool) {
+	if frag == "" {
+		return res, true
+	}
+	segs := strings.Split(frag[1:], "/")
+	ptr := res
+	for i := 0; i < len(segs); i++ {
+		n := s.nodes[ptr]
+		kw := segs[i]
+		switch {
+		case kw == "$defs" || kw == "definitions" || kw == "properties" || kw == "patternProperties" ||
+			kw == "dependentSchemas" || kw == "dependencies":
+			if i++; i == len(segs) {
+				return "", false
+			}
+			key := strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[i])
+			ptr += "/" + kw + "/" + escapePointer(key)
+		case kw == "allOf" || kw == "anyOf" || kw == "oneOf" || kw == "prefixItems" || (kw == "items" && n.Items == nil):
+			if i++; i == len(segs) {
+				return "", false
+			}
+			idx, err := strconv.Atoi(segs[i])
+			if err != nil || idx < 0 || (len(segs[i]) > 1 && segs[i][0] == '0') {
+				return "", false
+			}
+			ptr += "/" + kw + "/" + strconv.Itoa(idx)
+		default:
+			ptr += "/" + kw
+		}
+		if _, ok := s.nodes[ptr]; !ok {
+			return "", false
+		}
+	}
+	return ptr, true
 }
 
 // inPlaceEdges returns the pointers of the schemas that apply to the same

@@ -15,11 +15,13 @@ import (
 )
 
 // This file explains a failed validation. Whether a value is valid is always
-// the library's answer; the library reports only its first failure, as text,
-// without the value's location, and visits properties in random order
-// (google/jsonschema-go issue 53). The reporter walks the value instead,
-// asking the library about each part in a fixed order, and phrases the
-// failure of the innermost part that fails.
+// the library's answer, but the library reports only its first failure, as
+// text, without the value's location, and visits properties in random order
+// (google/jsonschema-go issue 53). The reporter walks the value instead: for
+// each value it asks the library about the value's own constraints (a copy
+// of the subschema without the keywords for properties and items) and then
+// about each property and item in a fixed order, descending into the ones
+// that fail, and phrases each failure from the typed subschema.
 
 // reporter collects the Violations of one failed validation.
 type reporter struct {

@@ -149,6 +149,7 @@ func TestCompileSchemaErrors(t *testing.T) {
 		{"ref cycle through an anchor", `{"$defs":{"a":{"$anchor":"loop","not":{"$ref":"#loop"}}}}`, `$ref cycle`},
 		{"ref cycle through a relative $id", `{"$id":"https://a.example/s","$ref":"s#"}`, `$ref cycle`},
 		{"ref cycle in a nested resource", `{"$defs":{"n":{"$id":"https://a.example/n","if":{"$ref":"n"}}}}`, `$ref cycle`},
+		{"ref cycle through an odd index", `{"allOf":[{"$ref":"#/allOf/+0"}]}`, `$ref cycle`},
 		{"dynamic ref cycle", `{"$dynamicAnchor":"node","anyOf":[{"$dynamicRef":"#node"}]}`, `$ref cycle`},
 		{"unknown type", `{"type":"float"}`, `#/type: unknown type "float"`},
 		{"unknown type in a list", `{"properties":{"a":{"type":["string","text"]}}}`, `#/properties/a/type: unknown type "text"`},

@@ -180,6 +180,9 @@ type Searcher struct {
 	norm     *normCache
 	store    SearchStore
 	embedder vector.Embedder
+	// checked wraps embedder: one finite unit vector per query, or a
+	// typed error (the query then falls back to the lexical results).
+	checked  vector.Embedder
 	opts     SearcherOptions
 	catalog  *lexical.Scorer
 	faq      *lexical.Scorer
@@ -197,8 +200,14 @@ func DefaultSearcherOptions() SearcherOptions {
 	return SearcherOptions{}.withDefaults()
 }
 
-// withDefaults fills the unset fields of o.
+// withDefaults fills the unset fields of o and copies its pointers.
 func (o SearcherOptions) withDefaults() SearcherOptions {
+	for _, k := range []*KindOptions{&o.Catalog, &o.FAQs, &o.Documents} {
+		if k.Threshold != nil {
+			t := *k.Threshold
+			k.Threshold = &t
+		}
+	}
 	if o.DefaultLimit < 1 {
 		o.DefaultLimit = defaultLimit
 	}
@@ -239,11 +248,16 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 }
 
 // NewSearcher returns a Searcher over store. embedder may be nil, in which
-// case every search is lexical with FallbackEmbeddingDisabled. NewSearcher
-// does no I/O.
+// case every search is lexical with FallbackEmbeddingDisabled. Query
+// vectors are checked and normalized to unit length (vector.Checked); a
+// bad vector is a vector-leg failure like an embedder error. The options
+// are copied, pointers included. NewSearcher does no I/O.
 func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptions) *Searcher {
 	o := opts.withDefaults()
 	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize)}
+	if embedder != nil {
+		s.checked = vector.Checked(embedder)
+	}
 	s.evidence = o.Evidence.withDefaults()
 	s.catalog = o.Catalog.Scorer
 	if s.catalog == nil {
@@ -742,16 +756,13 @@ func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, erro
 				ch <- out{err: fmt.Errorf("rag: embedder panicked: %v", r)}
 			}
 		}()
-		v, err := s.embedder.Embed(ctx, []string{text})
+		v, err := s.checked.Embed(ctx, []string{text})
 		ch <- out{v, err}
 	}()
 	select {
 	case o := <-ch:
 		if o.err != nil {
 			return nil, o.err
-		}
-		if len(o.v) != 1 || len(o.v[0]) == 0 {
-			return nil, fmt.Errorf("rag: embedder returned %d vectors for 1 text", len(o.v))
 		}
 		return o.v[0], nil
 	case <-ctx.Done():

@@ -412,3 +412,61 @@ func TestSearchFallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestSearcherCopiesOptions: changing the caller's threshold after
+// NewSearcher does not change the Searcher.
+func TestSearcherCopiesOptions(t *testing.T) {
+	store, emb := ragtest.Fixture(t)
+	thr := -0.2
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Catalog: rag.KindOptions{Threshold: &thr}})
+	thr = 5 // would keep every chunk
+	if got := *s.Options().Catalog.Threshold; got != -0.2 {
+		t.Errorf("threshold %v after the caller's change, want -0.2", got)
+	}
+}
+
+// TestSearcherNormalizesQueryVectors: an embedder returning non-unit
+// vectors gives the same hits as the same embedder normalized, and a NaN
+// vector falls back to the lexical results.
+func TestSearcherNormalizesQueryVectors(t *testing.T) {
+	store, emb := ragtest.Fixture(t)
+	ctx := context.Background()
+	scaled := vector.EmbedderFunc{Dims: emb.Dimensions(), Fn: func(ctx context.Context, texts []string) ([][]float32, error) {
+		vs, err := emb.Embed(ctx, texts)
+		for _, v := range vs {
+			for i := range v {
+				v[i] *= 7
+			}
+		}
+		return vs, err
+	}}
+	q := rag.Query{Text: "fungicida para videira", Limit: 5, Legs: rag.LegsVector, VectorThreshold: ragtest.Ptr(-0.2)}
+	want, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rag.NewSearcher(store, scaled, rag.SearcherOptions{}).SearchCatalog(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same hits; near-ties may swap, as the normalized copy differs
+	// from the embedder's own unit vector in the last bits.
+	g, w := hitIDs(got.Hits), hitIDs(want.Hits)
+	slices.Sort(g)
+	slices.Sort(w)
+	if !slices.Equal(g, w) || len(w) == 0 {
+		t.Errorf("scaled embedder hits %v, unit embedder hits %v", g, w)
+	}
+	nan := vector.EmbedderFunc{Dims: emb.Dimensions(), Fn: func(_ context.Context, texts []string) ([][]float32, error) {
+		v := make([]float32, emb.Dimensions())
+		v[0] = float32(math.NaN())
+		return [][]float32{v}, nil
+	}}
+	res, err := rag.NewSearcher(store, nan, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: "fungicida para videira", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FallbackReason != rag.FallbackEmbeddingFailed || !errors.Is(res.VectorError, vector.ErrNotFinite) {
+		t.Errorf("NaN query vector: fallback %q, vector error %v", res.FallbackReason, res.VectorError)
+	}
+}

@@ -132,7 +132,7 @@ func (s *server) handleAssist(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := res.Suggestions.Apply(item)
-	writeJSON(w, http.StatusOK, assistResponse{AssistResult: res, Item: assistItemJSON{
+	writeJSON(w, http.StatusOK, assistResponse{Result: res, Item: assistItemJSON{
 		Name: out.Name, Description: out.Description, Category: out.Category, Manufacturer: out.Manufacturer,
 		Price: out.Price, Tags: nonNil(out.Tags),
 	}})

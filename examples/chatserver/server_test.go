@@ -343,8 +343,8 @@ func TestAssist(t *testing.T) {
 			t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
 		}
 		r := decode[assistResponse](t, rec)
-		if r.AssistResult == nil || len(r.Missing) != 4 {
-			t.Fatalf("result = %+v", r.AssistResult)
+		if r.Result == nil || len(r.Missing) != 4 {
+			t.Fatalf("result = %+v", r.Result)
 		}
 		if r.Item.Category != "Fungicida" || r.Item.Price == nil || *r.Item.Price != 100 || len(r.Item.Tags) != 2 || r.Item.Name != "Cobre Total" {
 			t.Errorf("item = %+v (price %v)", r.Item, r.Item.Price)

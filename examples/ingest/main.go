@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer tgt.close()
 
-	emb, retries, err := newEmbedder(cfg, tgt.store.Dimensions())
+	emb, err := newEmbedder(cfg, tgt.store.Dimensions())
 	if err != nil {
 		fmt.Fprintf(stderr, "ingest: %v\n", err)
 		return exitError
@@ -104,7 +104,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ix := ingest.NewIndexer(tgt.store, emb, ingest.IndexerOptions{
 		Concurrency:       cfg.concurrency,
 		WriteConcurrency:  cfg.writeConcurrency,
-		Retries:           retries,
 		ReplaceDuplicates: cfg.replaceDuplicates,
 		Progress:          prog.update,
 	})
@@ -345,26 +344,30 @@ func openPostgres(ctx context.Context, cfg *config) (*target, error) {
 	return &target{store: st, save: func(bool) error { return nil }, close: pool.Close}, nil
 }
 
-// newEmbedder returns the embedder of cfg and the Indexer's retry count:
-// the OpenAI client retries by itself, so the Indexer does not.
-func newEmbedder(cfg *config, dims int) (vector.Embedder, int, error) {
+// newEmbedder returns the embedder of cfg. The OpenAI client owns the
+// retries (the seeds' 3); the Indexer does not retry.
+func newEmbedder(cfg *config, dims int) (vector.Embedder, error) {
 	if cfg.embedder == "openai" {
 		key := os.Getenv("OPENAI_API_KEY")
 		if strings.TrimSpace(key) == "" {
-			return nil, 0, errors.New("-embedder openai needs OPENAI_API_KEY")
+			return nil, errors.New("-embedder openai needs OPENAI_API_KEY")
 		}
-		opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(ingest.DefaultEmbedRetries)}
+		opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(embedRetries)}
 		if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
 			opts = append(opts, option.WithBaseURL(base))
 		}
 		emb := llmopenai.NewEmbedder(oai.NewClient(opts...), llmopenai.EmbedderOptions{
 			Model: os.Getenv("EMBEDDING_MODEL"), Dimensions: dims,
 		})
-		return emb, -1, nil
+		return emb, nil
 	}
 	emb, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: dims})
 	if err != nil {
-		return nil, 0, fmt.Errorf("hash embedder: %w", err)
+		return nil, fmt.Errorf("hash embedder: %w", err)
 	}
-	return emb, 0, nil
+	return emb, nil
 }
+
+// embedRetries is how many times the OpenAI client retries a failed
+// embedding request (seed 003: 3 retries with backoff).
+const embedRetries = 3

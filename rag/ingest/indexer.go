@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
@@ -25,8 +24,6 @@ const (
 	DefaultEmbedBatchSize   = 16
 	DefaultEmbedBatchTokens = 200_000
 	DefaultEmbedConcurrency = 2
-	DefaultEmbedRetries     = 3
-	DefaultRetryBackoff     = time.Second
 	DefaultWriteBatchOwners = 64
 	DefaultWriteConcurrency = 1
 )
@@ -71,11 +68,6 @@ type IndexerOptions struct {
 	BatchTokens int
 	// Concurrency is the number of embedding requests in flight (default 2).
 	Concurrency int
-	// Retries is how many times a retryable embedding error is retried
-	// (default 3; negative means none), waiting RetryBackoff, then twice
-	// that, and so on (default 1 s, 2 s, 4 s).
-	Retries      int
-	RetryBackoff time.Duration
 	// WriteBatch is the number of owners written per transaction
 	// (default 64).
 	WriteBatch int
@@ -177,20 +169,17 @@ type Indexer struct {
 }
 
 // NewIndexer returns an Indexer writing to store. embedder may be nil: the
-// chunks are then stored without embeddings (lexical search only). It does
-// no I/O.
+// chunks are then stored without embeddings (lexical search only). The
+// Indexer checks what the embedder returns (vector.Checked: one finite,
+// non-zero vector of the right size per text, normalized to unit length)
+// and does not retry: the provider client owns retries (llm/openai's
+// retries 429s and 5xx itself); wrap another embedder with
+// vector.WithRetry to retry the errors it marks transient. It does no I/O.
 func NewIndexer(store IndexStore, embedder vector.Embedder, opts IndexerOptions) *Indexer {
 	o := opts
 	o.BatchSize = cmp.Or(max(o.BatchSize, 0), DefaultEmbedBatchSize)
 	o.BatchTokens = cmp.Or(max(o.BatchTokens, 0), DefaultEmbedBatchTokens)
 	o.Concurrency = cmp.Or(max(o.Concurrency, 0), DefaultEmbedConcurrency)
-	if o.Retries == 0 {
-		o.Retries = DefaultEmbedRetries
-	}
-	o.Retries = max(o.Retries, 0)
-	if o.RetryBackoff <= 0 {
-		o.RetryBackoff = DefaultRetryBackoff
-	}
 	o.WriteBatch = cmp.Or(max(o.WriteBatch, 0), DefaultWriteBatchOwners)
 	o.WriteConcurrency = cmp.Or(max(o.WriteConcurrency, 0), DefaultWriteConcurrency)
 	if o.AnalyzeAfter == 0 {
@@ -202,7 +191,11 @@ func NewIndexer(store IndexStore, embedder vector.Embedder, opts IndexerOptions)
 	if o.DocumentChunker == nil {
 		o.DocumentChunker, _ = chunk.NewStructural(chunk.StructuralOptions{})
 	}
-	return &Indexer{store: store, embedder: embedder, opts: o}
+	ix := &Indexer{store: store, opts: o}
+	if embedder != nil {
+		ix.embedder = vector.Checked(embedder)
+	}
+	return ix
 }
 
 // ItemText is the text of an item's own chunk: name, category,
@@ -881,31 +874,17 @@ func (ix *Indexer) embedAll(ctx context.Context, texts []string, st *Stats) ([][
 	return vecs, nil
 }
 
-// embedBatch embeds one request into out, retrying retryable errors with
-// exponential backoff.
+// embedBatch embeds one request into out. The embedder is checked
+// (vector.Checked): a wrong number of vectors, an empty, zero, non-finite
+// or wrongly sized vector fails the batch with a typed error naming the
+// text, and every vector is stored at unit length.
 func (ix *Indexer) embedBatch(ctx context.Context, texts []string, out [][]float32) error {
-	backoff := ix.opts.RetryBackoff
-	for attempt := 0; ; attempt++ {
-		vecs, err := ix.embedder.Embed(ctx, texts)
-		if err == nil && len(vecs) != len(texts) {
-			err = fmt.Errorf("rag: embedder returned %d vectors for %d texts", len(vecs), len(texts))
-		}
-		if err == nil {
-			copy(out, vecs)
-			return nil
-		}
-		if attempt >= ix.opts.Retries || !llm.IsRetryable(err) || ctx.Err() != nil {
-			return fmt.Errorf("rag: embed %d texts (attempt %d): %w", len(texts), attempt+1, err)
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		backoff *= 2
+	vecs, err := ix.embedder.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("ingest: embed %d texts: %w", len(texts), err)
 	}
+	copy(out, vecs)
+	return nil
 }
 
 // canonical forms compare a record with its stored copy, ignoring the

@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
@@ -422,7 +421,7 @@ func TestIndexerFailureAtomicity(t *testing.T) {
 		store := open(t)
 		// 9 items, 3 per write batch, 2 texts per embedding request: each
 		// batch of changed items makes 2 requests.
-		opts := ingest.IndexerOptions{WriteBatch: 3, BatchSize: 2, Concurrency: 1, RetryBackoff: time.Millisecond}
+		opts := ingest.IndexerOptions{WriteBatch: 3, BatchSize: 2, Concurrency: 1}
 		v1 := ragtest.SampleItems(9)
 		if _, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), opts).IndexItems(ctx, v1); err != nil {
 			t.Fatal(err)
@@ -547,25 +546,35 @@ func TestIndexerWriteFailure(t *testing.T) {
 	}
 }
 
-// TestIndexerRetries checks that retryable errors are retried with backoff
-// and permanent ones are not.
+// transientError is an embedding error marked retryable
+// (vector.TransientError).
+type transientError struct{ transient bool }
+
+func (e *transientError) Error() string {
+	return fmt.Sprintf("embed failed (transient %v)", e.transient)
+}
+func (e *transientError) Transient() bool { return e.transient }
+
+// TestIndexerRetries checks the Indexer with vector.WithRetry, the one
+// retry owner for embedders whose client does not retry: transient errors
+// are retried, permanent and plain ones are not, and the Indexer itself
+// never retries.
 func TestIndexerRetries(t *testing.T) {
-	retryable := &llm.APIError{Provider: "test", StatusCode: 429, Retryable: true}
-	permanent := &llm.APIError{Provider: "test", StatusCode: 400}
+	retryable := &transientError{transient: true}
+	permanent := &transientError{}
 	tests := []struct {
 		name      string
-		retries   int
+		attempts  int // vector.RetryPolicy.Attempts; 0 = no wrapper
 		failures  int // calls failing before success; -1 = always
 		err       error
 		wantCalls int
 		wantErr   bool
 	}{
-		{"retryable twice then success", 0, 2, retryable, 3, false},
-		{"retryable always", 2, -1, retryable, 3, true},
-		{"default retries exhausted", 0, -1, retryable, 4, true},
-		{"permanent not retried", 0, -1, permanent, 1, true},
-		{"plain error not retried", 0, -1, errEmbedderBroken, 1, true},
-		{"retries disabled", -1, -1, retryable, 1, true},
+		{"retryable twice then success", 4, 2, retryable, 3, false},
+		{"retryable always", 3, -1, retryable, 3, true},
+		{"permanent not retried", 4, -1, permanent, 1, true},
+		{"plain error not retried", 4, -1, errEmbedderBroken, 1, true},
+		{"no wrapper, no retry", 0, -1, retryable, 1, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -579,8 +588,11 @@ func TestIndexerRetries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{Retries: tc.retries, RetryBackoff: time.Microsecond})
-			st, err := ix.IndexItems(context.Background(), ragtest.SampleItems(1))
+			var e vector.Embedder = emb
+			if tc.attempts > 0 {
+				e = vector.WithRetry(emb, vector.RetryPolicy{Attempts: tc.attempts, Base: time.Microsecond})
+			}
+			st, err := ingest.NewIndexer(store, e, ingest.IndexerOptions{}).IndexItems(context.Background(), ragtest.SampleItems(1))
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
 			}
@@ -608,10 +620,10 @@ func TestIndexerRetries(t *testing.T) {
 // context ends.
 func TestIndexerRetryBackoffCancelled(t *testing.T) {
 	emb := newScripted(t, func(int, []string) ([][]float32, error) {
-		return nil, &llm.APIError{StatusCode: 503, Retryable: true}
+		return nil, &transientError{transient: true}
 	})
 	store, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
-	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{RetryBackoff: time.Hour})
+	ix := ingest.NewIndexer(store, vector.WithRetry(emb, vector.RetryPolicy{Base: time.Hour, Max: time.Hour}), ingest.IndexerOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
@@ -879,7 +891,8 @@ func TestIndexerDocuments(t *testing.T) {
 }
 
 // TestIndexerInvalidVectors checks that a broken embedder's vectors are
-// rejected by the store with a typed error and nothing is written.
+// rejected before the store with a typed error naming the text, and
+// nothing is written.
 func TestIndexerInvalidVectors(t *testing.T) {
 	nan := func(_ int, texts []string) ([][]float32, error) {
 		out := make([][]float32, len(texts))
@@ -899,14 +912,26 @@ func TestIndexerInvalidVectors(t *testing.T) {
 	missing := func(_ int, texts []string) ([][]float32, error) {
 		return make([][]float32, len(texts)-1), nil
 	}
+	empty := func(_ int, texts []string) ([][]float32, error) {
+		return make([][]float32, len(texts)), nil // nil vectors
+	}
+	zero := func(_ int, texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i := range out {
+			out[i] = make([]float32, ragtest.Dims)
+		}
+		return out, nil
+	}
 	tests := []struct {
 		name string
 		fn   func(int, []string) ([][]float32, error)
 		want error
 	}{
-		{"NaN", nan, storage.ErrInvalidVector},
-		{"wrong length", short, storage.ErrDimensionMismatch},
-		{"too few vectors", missing, nil},
+		{"NaN", nan, vector.ErrNotFinite},
+		{"wrong length", short, vector.ErrDimensionMismatch},
+		{"too few vectors", missing, vector.ErrBatchSize},
+		{"nil vectors", empty, vector.ErrEmptyVector},
+		{"zero vectors", zero, vector.ErrZeroVector},
 	}
 	eachStore(t, func(t *testing.T, open func(*testing.T) *recordingStore) {
 		for _, tc := range tests {
@@ -917,11 +942,9 @@ func TestIndexerInvalidVectors(t *testing.T) {
 				if err == nil {
 					t.Fatal("no error")
 				}
-				if tc.want != nil {
-					var ve *storage.ValidationError
-					if !errors.Is(err, tc.want) || !errors.As(err, &ve) {
-						t.Errorf("err = %v, want a *storage.ValidationError wrapping %v", err, tc.want)
-					}
+				var ve *vector.VectorError
+				if !errors.Is(err, tc.want) || (tc.want != vector.ErrBatchSize && (!errors.As(err, &ve) || ve.Index != 0)) {
+					t.Errorf("err = %v, want %v naming text 0", err, tc.want)
 				}
 				if st.Failed != 3 || st.Written != 0 {
 					t.Errorf("stats %+v, want 3 failed", st)
