@@ -36,9 +36,9 @@ const (
 
 // Defaults of Options.
 const (
-	DefaultMaxTags         = 8
-	DefaultMaxDescription  = 600
-	DefaultMaxTokens       = 500
+	DefaultMaxTags               = 8
+	DefaultMaxDescription        = 600
+	DefaultMaxTokens             = 500
 	assistMaxCategoryChars       = 64
 	assistMaxTagChars            = 40
 	assistFileExcerptChars       = 300
