@@ -26,7 +26,7 @@
 // ("insetisida soja" → "inseticida soja"; [QueryAnalysis.Corrections]
 // lists the changes, and the word as typed is still searched), and each
 // lexical term is weighted by its IDF, so rare words ("azoxistrobina")
-// outweigh common ones ("produto", "soja"). [Searcher.RefreshVocabularies]
+// outweigh common ones ("produto", "soja"). [Searcher.Refresh]
 // rebuilds the vocabularies after large catalog changes; Off in
 // [SearcherOptions.TypoCorrection], [SearcherOptions.IDF] or
 // [SearcherOptions.Vocabulary] turns these off. On the project's evaluation
@@ -56,7 +56,7 @@
 // and a treatment caps records lacking the pair. The background sample is
 // drawn on the first search of each kind ([RecordLister] and [ChunkReader]
 // stores; memory and Postgres give the same sample) and refreshed with
-// RefreshVocabularies; [EvidenceOptions] holds the knobs.
+// Refresh; [EvidenceOptions] holds the knobs.
 //
 // # The pipeline
 //

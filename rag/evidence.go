@@ -23,7 +23,7 @@ const (
 	// DefaultRelevanceThreshold is the relevance from which a hit is
 	// Relevant: seed 002's lowest confidence level (0.60), so that a turn
 	// whose hits are all below it has confidence none and abstains.
-	DefaultRelevanceThreshold = scoring.DefaultLowThreshold
+	defaultRelevanceThreshold = scoring.DefaultLowThreshold
 	// DefaultVectorMidpoint is the calibrated vector distance z at which
 	// vector evidence is 0.5: the hit's similarity is three times as far
 	// above the median of the query's similarities to random stored
@@ -66,7 +66,7 @@ const (
 // its content ("vocês vendem …", "quanto custa …", "do you sell …"):
 // they are not counted as content a hit must cover. They are compared
 // after lexical.Normalize and lexical.Stem.
-var DefaultFrameWords = []string{
+var defaultFrameWords = []string{
 	"vende", "vendem", "vender", "venda", "compra", "comprar", "compro", "produto", "produtos", "loja",
 	"indica", "indicar", "indicado", "indicacao", "recomenda", "recomendar", "recomendado", "recomendacao",
 	"opcao", "opcoes", "melhor", "bom", "boa", "usar", "uso", "utilizar", "serve", "servir", "funciona",
@@ -110,7 +110,7 @@ type EvidenceOptions struct {
 
 func (o EvidenceOptions) withDefaults() EvidenceOptions {
 	if !(o.Threshold > 0 && o.Threshold <= 1) {
-		o.Threshold = DefaultRelevanceThreshold
+		o.Threshold = defaultRelevanceThreshold
 	}
 	if !(o.VectorMidpoint > 0) || math.IsInf(o.VectorMidpoint, 0) {
 		o.VectorMidpoint = defaultVectorMidpoint
@@ -128,7 +128,7 @@ func (o EvidenceOptions) withDefaults() EvidenceOptions {
 		o.IndirectCredit = 0
 	}
 	if o.FrameWords == nil {
-		o.FrameWords = DefaultFrameWords
+		o.FrameWords = defaultFrameWords
 	}
 	return o
 }
@@ -309,7 +309,7 @@ type calibration struct {
 // ChunkReader is the store capability behind vector calibration: the
 // chunks of one owner with their embeddings. Memory and Postgres stores
 // implement it.
-type ChunkReader interface {
+type chunkReader interface {
 	Chunks(ctx context.Context, owner storage.OwnerRef) ([]storage.Chunk, error)
 }
 
@@ -345,8 +345,8 @@ func (s *Searcher) buildCalibration(ctx context.Context, kind storage.OwnerKind)
 	if c := slot.Load(); c != nil {
 		return c, nil
 	}
-	lister, ok1 := s.store.(RecordLister)
-	reader, ok2 := s.store.(ChunkReader)
+	lister, ok1 := s.store.(recordLister)
+	reader, ok2 := s.store.(chunkReader)
 	if !ok1 || !ok2 {
 		return nil, nil
 	}
@@ -360,7 +360,7 @@ func (s *Searcher) buildCalibration(ctx context.Context, kind storage.OwnerKind)
 		return nil, err
 	}
 	// An empty sample (no embedded chunks) is kept, so searches do not
-	// rebuild it each time; RefreshVocabularies drops it.
+	// rebuild it each time; Refresh drops it.
 	slot.Store(c)
 	return c, nil
 }
@@ -377,7 +377,7 @@ func (c *calibration) usable() *calibration {
 // by ID), takes owners evenly spaced among them, and keeps up to four
 // chunk vectors of each (every k-th of its chunks in source and sequence
 // order).
-func buildCalibrationSample(ctx context.Context, l RecordLister, r ChunkReader, kind storage.OwnerKind, owners int) (*calibration, error) {
+func buildCalibrationSample(ctx context.Context, l recordLister, r chunkReader, kind storage.OwnerKind, owners int) (*calibration, error) {
 	var ids []string
 	page := storage.Page{Limit: calibrationPage}
 	var err error

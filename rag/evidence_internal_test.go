@@ -123,7 +123,7 @@ func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
 		{"quanto custa o produto?", nil, false},
 		{"asdkjh qwpoeiru", []string{"asdkjh", "qwpoeiru"}, false},
 	}
-	frame := textutil.FrameSet(DefaultFrameWords)
+	frame := textutil.FrameSet(defaultFrameWords)
 	for _, tt := range tests {
 		eq := analyzeEvidence(s.Prepare(tt.query), s.Synonyms(), func(t string) float64 { return max(idf(t), 1) }, nil, 0, frame, nil)
 		var labels []string

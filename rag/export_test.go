@@ -26,7 +26,7 @@ const (
 )
 
 // BuildVocabularies builds the vocabularies of every kind in l.
-func BuildVocabularies(ctx context.Context, l RecordLister) (*Vocabularies, error) {
+func BuildVocabularies(ctx context.Context, l recordLister) (*Vocabularies, error) {
 	var v Vocabularies
 	var err error
 	if v.Catalog, err = buildVocabulary(ctx, l, storage.KindItem); err != nil {
@@ -40,3 +40,10 @@ func BuildVocabularies(ctx context.Context, l RecordLister) (*Vocabularies, erro
 	}
 	return &v, nil
 }
+
+// Vocabularies and VocabulariesFrom are the in-memory vocabularies the
+// tests compare with the ones built from a store.
+type Vocabularies = vocabularies
+
+// VocabulariesFrom builds the vocabularies of records in memory.
+var VocabulariesFrom = vocabulariesFrom

@@ -31,15 +31,15 @@ func (failingVectorStore) SearchChunks(context.Context, storage.VectorQuery) ([]
 // The listing methods forward to the wrapped store, so the Searcher builds
 // the same vocabulary (typo correction, IDF) as over the store itself.
 func (f failingVectorStore) ListItems(ctx context.Context, p storage.Page) ([]storage.CatalogItem, error) {
-	return f.SearchStore.(rag.RecordLister).ListItems(ctx, p)
+	return f.SearchStore.(storage.Store).ListItems(ctx, p)
 }
 
 func (f failingVectorStore) ListFAQs(ctx context.Context, p storage.Page) ([]storage.FAQ, error) {
-	return f.SearchStore.(rag.RecordLister).ListFAQs(ctx, p)
+	return f.SearchStore.(storage.Store).ListFAQs(ctx, p)
 }
 
 func (f failingVectorStore) ListDocuments(ctx context.Context, p storage.Page) ([]storage.Document, error) {
-	return f.SearchStore.(rag.RecordLister).ListDocuments(ctx, p)
+	return f.SearchStore.(storage.Store).ListDocuments(ctx, p)
 }
 
 type testErr string

@@ -20,10 +20,6 @@ type FollowUpDecision struct {
 	Reason string `json:"reason"`
 }
 
-// FollowUpFunc decides whether message is a follow-up of history
-// (oldest first).
-type FollowUpFunc func(message string, history []Turn) FollowUpDecision
-
 // Word lists of DetectFollowUp, in lexical.Normalize form.
 var (
 	// FollowUpConnectives open a message that continues the previous one:
@@ -53,7 +49,7 @@ var (
 	}
 )
 
-// DetectFollowUp is the default FollowUpFunc. A message is a follow-up
+// DetectFollowUp is the default PipelineOptions.FollowUp. A message is a follow-up
 // when the history holds a user turn and the message
 //
 //   - refers back ("dele", "esse produto", "isso", "it"), or
@@ -131,4 +127,4 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 // for a subject the message names ("is it safe to use Roundup?").
 var englishReference = map[string]bool{"it": true, "its": true, "them": true, "they": true}
 
-var defaultFrameSet = textutil.FrameSet(DefaultFrameWords)
+var defaultFrameSet = textutil.FrameSet(defaultFrameWords)

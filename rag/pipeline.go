@@ -105,7 +105,7 @@ type PipelineOptions struct {
 	// then do recent user turns join the FAQ query (FAQContextTurns) and
 	// the catalog and document queries (the last user turn). nil means
 	// DetectFollowUp.
-	FollowUp FollowUpFunc
+	FollowUp func(message string, history []Turn) FollowUpDecision
 	// Rerank turns the Searcher's reranker on (true) or off (false) for
 	// the pipeline's searches; nil keeps the Searcher's default
 	// (SearcherOptions.Rerank).

@@ -82,11 +82,6 @@ type SearcherOptions struct {
 	MaxQueryChars int
 	// MaxFAQQueryChars bounds query + context for FAQs (default 1200).
 	MaxFAQQueryChars int
-	// Vocabularies are the per-kind word statistics behind typo
-	// correction and IDF term weights. nil means they are built from the
-	// store (a RecordLister: memory and Postgres are) by Warm, or on the
-	// first search of each kind; see Warm and RefreshVocabularies.
-	Vocabularies *Vocabularies
 	// Vocabulary is the vocabulary-driven query analysis as a whole
 	// (default On); Off gives the seeds' analysis: no typo correction and
 	// no IDF weights.
@@ -202,6 +197,7 @@ func DefaultSearcherOptions() SearcherOptions {
 
 // withDefaults fills the unset fields of o and copies its pointers.
 func (o SearcherOptions) withDefaults() SearcherOptions {
+	o.Evidence = o.Evidence.withDefaults()
 	for _, k := range []*KindOptions{&o.Catalog, &o.FAQs, &o.Documents} {
 		if k.Threshold != nil {
 			t := *k.Threshold

@@ -20,17 +20,17 @@ const (
 	vocabularyPage = 500
 )
 
-// Vocabularies are the word statistics of a store's records, one
+// vocabularies are the word statistics of a store's records, one
 // lexical.Vocabulary per kind, built from the same normalized text the
 // lexical leg matches (storage.ItemSearchText, FAQSearchText,
 // DocumentSearchText). The Searcher uses them for typo correction and IDF
 // term weights. A nil field means "no vocabulary for that kind".
-type Vocabularies struct {
+type vocabularies struct {
 	Catalog, FAQs, Documents *lexical.Vocabulary
 }
 
 // of returns the vocabulary of kind.
-func (v *Vocabularies) of(kind storage.OwnerKind) *lexical.Vocabulary {
+func (v *vocabularies) of(kind storage.OwnerKind) *lexical.Vocabulary {
 	if v == nil {
 		return nil
 	}
@@ -45,10 +45,10 @@ func (v *Vocabularies) of(kind storage.OwnerKind) *lexical.Vocabulary {
 	return nil
 }
 
-// VocabulariesFrom builds the vocabularies of records already in memory
+// vocabulariesFrom builds the vocabularies of records already in memory
 // (for example those just given to ingest.Indexer.Reindex); only active
 // items and FAQs count, as only they are searched. It does no I/O.
-func VocabulariesFrom(items []storage.CatalogItem, faqs []storage.FAQ, docs []storage.Document) *Vocabularies {
+func vocabulariesFrom(items []storage.CatalogItem, faqs []storage.FAQ, docs []storage.Document) *vocabularies {
 	src := struct {
 		Items     []storage.CatalogItem
 		FAQs      []storage.FAQ
@@ -68,12 +68,12 @@ func VocabulariesFrom(items []storage.CatalogItem, faqs []storage.FAQ, docs []st
 	for i := range src.Documents {
 		docsB.AddRecord(docRecord{&src.Documents[i]})
 	}
-	return &Vocabularies{Catalog: itemsB.Build(), FAQs: faqsB.Build(), Documents: docsB.Build()}
+	return &vocabularies{Catalog: itemsB.Build(), FAQs: faqsB.Build(), Documents: docsB.Build()}
 }
 
 // RecordLister pages through a store's records; storage.Store satisfies
 // it (memory and Postgres).
-type RecordLister interface {
+type recordLister interface {
 	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
 	ListFAQs(ctx context.Context, page storage.Page) ([]storage.FAQ, error)
 	ListDocuments(ctx context.Context, page storage.Page) ([]storage.Document, error)
@@ -81,7 +81,7 @@ type RecordLister interface {
 
 // buildVocabulary lists every record of kind in l and returns its
 // vocabulary (active items and FAQs only).
-func buildVocabulary(ctx context.Context, l RecordLister, kind storage.OwnerKind) (*lexical.Vocabulary, error) {
+func buildVocabulary(ctx context.Context, l recordLister, kind storage.OwnerKind) (*lexical.Vocabulary, error) {
 	var b lexical.VocabularyBuilder
 	var err error
 	switch kind {
@@ -144,9 +144,6 @@ type kindLexicon struct {
 type lexicons struct {
 	mu    sync.Mutex // serializes builds
 	kinds [3]atomic.Pointer[kindLexicon]
-	// given replaces SearcherOptions.Vocabularies after
-	// RefreshVocabularies(v) with v != nil.
-	given atomic.Pointer[Vocabularies]
 }
 
 func kindIndex(kind storage.OwnerKind) int {
@@ -180,14 +177,8 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 	if l := slot.Load(); l != nil {
 		return l, nil
 	}
-	given := s.lex.given.Load()
-	if given == nil {
-		given = s.opts.Vocabularies
-	}
 	var v *lexical.Vocabulary
-	if given != nil {
-		v = given.of(kind)
-	} else if lister, ok := s.store.(RecordLister); ok {
+	if lister, ok := s.store.(recordLister); ok {
 		s.lex.mu.Lock()
 		defer s.lex.mu.Unlock()
 		if l := slot.Load(); l != nil {
@@ -207,12 +198,13 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 // Warm builds now what the first search of each kind would otherwise
 // build on its own: the vocabularies behind typo correction and IDF
 // weights (from the store, when it is a RecordLister and
-// SearcherOptions.Vocabularies is nil) and the calibration samples behind
+// the store is a recordLister, as memory and Postgres are) and the
+// calibration samples behind
 // Hit.Evidence (when it is also a ChunkReader). It returns the first
 // failure. Without Warm the first searches build them, and a failed build
 // leaves those searches without them, to be retried by the next search;
 // call Warm at start-up to fail loudly instead. After writes, call
-// RefreshVocabularies and then Warm again. Warm is safe to call during
+// Refresh and then Warm again. Warm is safe to call during
 // searches; calling it again when nothing was refreshed does no I/O.
 func (s *Searcher) Warm(ctx context.Context) error {
 	for _, k := range []struct {
@@ -247,20 +239,16 @@ func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kind
 	return l
 }
 
-// RefreshVocabularies drops the vocabularies in use: with v nil, the next
-// search of each kind rebuilds its vocabulary from the records then stored
-// (or uses SearcherOptions.Vocabularies when set); with v not nil, v is
-// used from then on. Call it after large catalog changes: a stale
-// vocabulary only weakens typo correction and IDF weights (the words as
-// typed are still searched), it never hides a record. The vector
-// calibration samples behind Hit.Evidence are dropped too and rebuilt the
-// same way. It is safe to call during searches.
-func (s *Searcher) RefreshVocabularies(v *Vocabularies) {
+// Refresh drops what the Searcher derived from the stored records — the
+// vocabularies behind typo correction and IDF weights and the calibration
+// samples behind Hit.Evidence — so that the next search of each kind (or
+// Warm) rebuilds them from the records then stored. Call it after writes:
+// a stale vocabulary only weakens typo correction and IDF weights (the
+// words as typed are still searched), it never hides a record. It is safe
+// to call during searches.
+func (s *Searcher) Refresh() {
 	s.lex.mu.Lock()
 	defer s.lex.mu.Unlock()
-	if v != nil {
-		s.lex.given.Store(v)
-	}
 	for i := range s.lex.kinds {
 		s.lex.kinds[i].Store(nil)
 	}

@@ -36,11 +36,6 @@ func TestSearchTypoCorrection(t *testing.T) {
 			name: "default: built from the store", store: store,
 			want: []lexical.Correction{{From: "fungisida", To: "fungicida"}}, text: "fungicida para videira", sameTop: true,
 		},
-		{
-			name: "given vocabularies", store: searchOnly{store},
-			opts: rag.SearcherOptions{Vocabularies: vocabFrom(ragtest.TestdataSources(t))},
-			want: []lexical.Correction{{From: "fungisida", To: "fungicida"}}, text: "fungicida para videira", sameTop: true,
-		},
 		{name: "store cannot list", store: searchOnly{store}, text: "fungisida para videira"},
 		{name: "TypoCorrection off", store: store, opts: rag.SearcherOptions{TypoCorrection: rag.Off}, text: "fungisida para videira"},
 		{name: "Vocabulary off", store: store, opts: rag.SearcherOptions{Vocabulary: rag.Off}, text: "fungisida para videira"},
@@ -96,7 +91,7 @@ func TestSearchIDFWeights(t *testing.T) {
 	}
 }
 
-func TestRefreshVocabularies(t *testing.T) {
+func TestRefresh(t *testing.T) {
 	store, emb := ragtest.IndexedMemory(t)
 	ctx := context.Background()
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
@@ -122,9 +117,9 @@ func TestRefreshVocabularies(t *testing.T) {
 	if c := search(); len(c) != 0 {
 		t.Errorf("corrections with the stale vocabulary: %v", c)
 	}
-	s.RefreshVocabularies(nil)
+	s.Refresh()
 	if c := search(); !slices.Equal(c, []lexical.Correction{{From: "zorevc", To: "zorvec"}}) {
-		t.Errorf("corrections after RefreshVocabularies: %v", c)
+		t.Errorf("corrections after Refresh: %v", c)
 	}
 }
 
@@ -167,7 +162,7 @@ func TestBuildVocabularies(t *testing.T) {
 	}
 }
 
-func TestRefreshVocabulariesConcurrent(t *testing.T) {
+func TestRefreshConcurrent(t *testing.T) {
 	store, emb := ragtest.IndexedMemory(t)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
 	ctx := context.Background()
@@ -181,12 +176,8 @@ func TestRefreshVocabulariesConcurrent(t *testing.T) {
 			}
 		}
 	}()
-	for i := range 20 {
-		if i%2 == 0 {
-			s.RefreshVocabularies(nil)
-		} else {
-			s.RefreshVocabularies(vocabFrom(ragtest.TestdataSources(t)))
-		}
+	for range 20 {
+		s.Refresh()
 	}
 	<-done
 }

@@ -549,7 +549,7 @@ func TestChatCitesOnlyRelevant(t *testing.T) {
 	for _, tool := range r.Tools {
 		for _, hit := range tool.Hits {
 			ev := hit.Evidence
-			if ev == nil || !ev.Relevant || ev.Relevance < rag.DefaultRelevanceThreshold || ev.Reason == "" {
+			if ev == nil || !ev.Relevant || ev.Relevance < rag.DefaultSearcherOptions().Evidence.Threshold || ev.Reason == "" {
 				t.Errorf("%s hit %s: evidence %+v, want relevant", tool.Tool, hit.ID, ev)
 				continue
 			}
@@ -600,7 +600,7 @@ func TestSearchHitsCarryEvidence(t *testing.T) {
 			}
 			for _, hit := range r.Hits {
 				ev := hit.Evidence
-				if ev == nil || ev.Reason == "" || ev.Covered == nil || ev.Missing == nil || ev.Relevant != (ev.Relevance >= rag.DefaultRelevanceThreshold) {
+				if ev == nil || ev.Reason == "" || ev.Covered == nil || ev.Missing == nil || ev.Relevant != (ev.Relevance >= rag.DefaultSearcherOptions().Evidence.Threshold) {
 					t.Errorf("hit %s: evidence %+v", hit.ID, ev)
 				}
 			}

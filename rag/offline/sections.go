@@ -509,6 +509,6 @@ func holdsMost(set map[string]bool, words []string) bool {
 	return n > 0 && 2*n >= len(words)
 }
 
-// defaultFrameSet holds the request words (rag.DefaultFrameWords) folded
+// defaultFrameSet holds the request words (rag.DefaultSearcherOptions().Evidence.FrameWords) folded
 // for lookup.
-var defaultFrameSet = textutil.FrameSet(rag.DefaultFrameWords)
+var defaultFrameSet = textutil.FrameSet(rag.DefaultSearcherOptions().Evidence.FrameWords)

@@ -14,6 +14,9 @@ ALTER TABLE {{.S}}.documents ADD COLUMN active boolean NOT NULL DEFAULT true;
 DROP INDEX {{.S}}.documents_recent;
 CREATE INDEX documents_recent ON {{.S}}.documents (tenant_id, created_at DESC, id) WHERE active;
 {{range $t := .ChunkTables}}
+{{- if $.HNSW}}
+DROP INDEX {{$.S}}.{{$t.Table}}_embedding_hnsw;
+{{- end}}
 ALTER TABLE {{$.S}}.{{$t.Table}}
     ADD COLUMN start_offset bigint NOT NULL DEFAULT 0,
     ADD COLUMN heading_path text[] NOT NULL DEFAULT '{}',
@@ -26,4 +29,8 @@ UPDATE {{$.S}}.{{$t.Table}} SET
     metadata     = CASE WHEN metadata->>'start' ~ '^[0-9]{1,18}$' THEN metadata - 'start' ELSE metadata END
         - 'heading_path' - 'file'
 WHERE metadata ?| ARRAY['start', 'heading_path', 'file'];
+{{- if $.HNSW}}
+CREATE INDEX {{$t.Table}}_embedding_hnsw ON {{$.S}}.{{$t.Table}}
+    USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64);
+{{- end}}
 {{end}}
