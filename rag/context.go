@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/llm"
@@ -123,7 +122,7 @@ func catalogPayload(query string, hits []Hit[storage.CatalogItem]) string {
 // best chunk's metadata.
 func DocumentCitation(h *Hit[storage.Document]) string {
 	if h.Vector != nil {
-		if p := h.Vector.Metadata[ingest.MetaHeadingPath]; p != "" {
+		if p := strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator); p != "" {
 			if h.Record.Title != "" && !strings.HasPrefix(p, h.Record.Title) {
 				return h.Record.Title + chunk.HeadingSeparator + p
 			}

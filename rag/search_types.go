@@ -155,10 +155,15 @@ type VectorEvidence struct {
 	Similarity float64
 	// Chunks is the number of matching chunks of the owner.
 	Chunks int
-	// Source and Metadata are those of the owner's best chunk (for
-	// documents, Metadata["heading_path"] locates it for citations).
-	Source   storage.ChunkSource
-	Metadata map[string]string
+	// Source, Start, File, HeadingPath and Metadata are those of the
+	// owner's best chunk: its byte offset in its source text, the attached
+	// file it was cut from (items) and its heading path (documents, title
+	// first; it locates the chunk for citations).
+	Source      storage.ChunkSource
+	Start       int
+	File        string
+	HeadingPath []string
+	Metadata    map[string]string
 }
 
 // QueryAnalysis is how the query was understood.

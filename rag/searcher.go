@@ -728,11 +728,11 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 	}
 	v.used = true
 	v.query = vec // valid: the store accepted it
-	cm := make([]vector.ChunkMatch, len(matches))
+	cm := make([]vector.ScoredChunk, len(matches))
 	v.chunks = make(map[string][]storage.Chunk, len(matches))
 	for i, m := range matches {
 		v.chunks[m.Chunk.Owner.ID] = append(v.chunks[m.Chunk.Owner.ID], m.Chunk)
-		cm[i] = vector.ChunkMatch{OwnerID: m.Chunk.Owner.ID, Content: m.Chunk.Content, Distance: float32(m.Distance), Seq: m.Chunk.Seq}
+		cm[i] = vector.ScoredChunk{OwnerID: m.Chunk.Owner.ID, Content: m.Chunk.Content, Distance: m.Distance, Seq: m.Chunk.Seq}
 	}
 	v.owners = vector.Aggregate(cm, st.agg)
 	return v
@@ -877,11 +877,12 @@ func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCan
 		}
 		if inVec {
 			o := owners[vi]
-			h.Vector = &VectorEvidence{Rank: vi + 1, Distance: float64(o.Distance), Similarity: o.Score, Chunks: o.Matched}
+			h.Vector = &VectorEvidence{Rank: vi + 1, Distance: o.Distance, Similarity: o.Score, Chunks: o.Matched}
 			if len(o.Chunks) > 0 {
 				for _, c := range chunks[o.OwnerID] {
 					if c.Seq == o.Chunks[0].Seq && c.Content == o.Chunks[0].Content {
 						h.Vector.Source, h.Vector.Metadata = c.Source, c.Metadata
+						h.Vector.Start, h.Vector.File, h.Vector.HeadingPath = c.Start, c.File, c.HeadingPath
 						break
 					}
 				}

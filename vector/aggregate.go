@@ -64,14 +64,16 @@ func ParseAggregateMode(s string) (AggregateMode, error) {
 	return 0, fmt.Errorf("vector: aggregate mode %q: %w", s, ErrInvalidOptions)
 }
 
-// ChunkMatch is one chunk returned by a vector search.
-type ChunkMatch struct {
+// ScoredChunk is one chunk returned by a vector search, as Aggregate
+// groups it by owner (storage.ChunkMatch is the store's form, with the
+// whole chunk).
+type ScoredChunk struct {
 	// OwnerID identifies the item, FAQ or document the chunk belongs to.
 	OwnerID string
 	// Content is the chunk text, used for the snippet.
 	Content string
 	// Distance is the <#> distance to the query: smaller is closer.
-	Distance float32
+	Distance float64
 	// Seq is the chunk's position within its owner; it breaks ties
 	// between chunks at equal distance.
 	Seq int
@@ -100,11 +102,11 @@ type OwnerHit struct {
 	// Score is the aggregated similarity (per Mode); larger is better.
 	Score float64
 	// Distance is the distance of the owner's best chunk.
-	Distance float32
+	Distance float64
 	// Matched is the number of the owner's chunks in the input.
 	Matched int
 	// Chunks are the kept chunks, best first, with distinct contents.
-	Chunks []ChunkMatch
+	Chunks []ScoredChunk
 	// Snippet is the kept chunk contents, trimmed, joined with
 	// SnippetSeparator and truncated to SnippetMaxChars runes (ending with
 	// Ellipsis when cut).
@@ -115,7 +117,7 @@ type OwnerHit struct {
 // best first (by Score, then by Distance, then by OwnerID, so the order is
 // deterministic). Chunks with an empty OwnerID or a NaN distance are
 // ignored. Aggregate does not modify chunks; it returns nil for no input.
-func Aggregate(chunks []ChunkMatch, opts AggregateOptions) []OwnerHit {
+func Aggregate(chunks []ScoredChunk, opts AggregateOptions) []OwnerHit {
 	perOwner := opts.ChunksPerOwner
 	if perOwner <= 0 {
 		perOwner = DefaultChunksPerOwner
@@ -129,10 +131,10 @@ func Aggregate(chunks []ChunkMatch, opts AggregateOptions) []OwnerHit {
 		meanK = DefaultMeanTopK
 	}
 
-	groups := make(map[string][]ChunkMatch)
+	groups := make(map[string][]ScoredChunk)
 	var order []string
 	for _, c := range chunks {
-		if c.OwnerID == "" || math.IsNaN(float64(c.Distance)) {
+		if c.OwnerID == "" || math.IsNaN(c.Distance) {
 			continue
 		}
 		g, ok := groups[c.OwnerID]
@@ -148,7 +150,7 @@ func Aggregate(chunks []ChunkMatch, opts AggregateOptions) []OwnerHit {
 	hits := make([]OwnerHit, 0, len(order))
 	for _, id := range order {
 		g := groups[id] // a private copy: appended from the input
-		slices.SortFunc(g, func(a, b ChunkMatch) int {
+		slices.SortFunc(g, func(a, b ScoredChunk) int {
 			if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
 				return c
 			}
@@ -158,16 +160,16 @@ func Aggregate(chunks []ChunkMatch, opts AggregateOptions) []OwnerHit {
 		switch opts.Mode {
 		case AggregateSum:
 			for _, c := range g {
-				h.Score += -float64(c.Distance)
+				h.Score += -c.Distance
 			}
 		case AggregateTopKMean:
 			n := min(meanK, len(g))
 			for _, c := range g[:n] {
-				h.Score += -float64(c.Distance)
+				h.Score += -c.Distance
 			}
 			h.Score /= float64(n)
 		default:
-			h.Score = -float64(g[0].Distance)
+			h.Score = -g[0].Distance
 		}
 
 		seen := make(map[string]bool, perOwner)

@@ -10,7 +10,7 @@ import (
 
 func TestAggregateModes(t *testing.T) {
 	// Owner a: similarities 0.9, 0.5, 0.4; owner b: 0.8, 0.7, 0.6; owner c: 0.85.
-	chunks := []ChunkMatch{
+	chunks := []ScoredChunk{
 		{OwnerID: "a", Content: "a1", Distance: -0.9, Seq: 0},
 		{OwnerID: "b", Content: "b2", Distance: -0.7, Seq: 2},
 		{OwnerID: "a", Content: "a2", Distance: -0.5, Seq: 1},
@@ -66,14 +66,14 @@ func TestAggregateSnippets(t *testing.T) {
 	long := strings.Repeat("á", 500)
 	tests := []struct {
 		name        string
-		chunks      []ChunkMatch
+		chunks      []ScoredChunk
 		opts        AggregateOptions
 		wantSnippet string
 		wantChunks  int
 	}{
 		{
 			name: "two chunks joined best first",
-			chunks: []ChunkMatch{
+			chunks: []ScoredChunk{
 				{OwnerID: "x", Content: " segundo ", Distance: -0.6, Seq: 1},
 				{OwnerID: "x", Content: "primeiro", Distance: -0.7, Seq: 0},
 				{OwnerID: "x", Content: "terceiro", Distance: -0.5, Seq: 2},
@@ -84,7 +84,7 @@ func TestAggregateSnippets(t *testing.T) {
 		},
 		{
 			name: "duplicate contents kept once",
-			chunks: []ChunkMatch{
+			chunks: []ScoredChunk{
 				{OwnerID: "x", Content: "igual", Distance: -0.7, Seq: 0},
 				{OwnerID: "x", Content: "igual ", Distance: -0.6, Seq: 1},
 				{OwnerID: "x", Content: "outro", Distance: -0.5, Seq: 2},
@@ -95,7 +95,7 @@ func TestAggregateSnippets(t *testing.T) {
 		},
 		{
 			name: "equal distances ordered by seq",
-			chunks: []ChunkMatch{
+			chunks: []ScoredChunk{
 				{OwnerID: "x", Content: "depois", Distance: -0.5, Seq: 7},
 				{OwnerID: "x", Content: "antes", Distance: -0.5, Seq: 3},
 			},
@@ -105,7 +105,7 @@ func TestAggregateSnippets(t *testing.T) {
 		},
 		{
 			name: "repeated long chunk kept once",
-			chunks: []ChunkMatch{
+			chunks: []ScoredChunk{
 				{OwnerID: "x", Content: long, Distance: -0.9},
 				{OwnerID: "x", Content: long, Distance: -0.8, Seq: 1},
 			},
@@ -115,7 +115,7 @@ func TestAggregateSnippets(t *testing.T) {
 		},
 		{
 			name: "default 800 runes",
-			chunks: []ChunkMatch{
+			chunks: []ScoredChunk{
 				{OwnerID: "x", Content: long, Distance: -0.9},
 				{OwnerID: "x", Content: long + "b", Distance: -0.8, Seq: 1},
 			},
@@ -125,7 +125,7 @@ func TestAggregateSnippets(t *testing.T) {
 		},
 		{
 			name: "custom limit trims trailing space",
-			chunks: []ChunkMatch{
+			chunks: []ScoredChunk{
 				{OwnerID: "x", Content: "abc def ghi", Distance: -0.9},
 			},
 			opts:        AggregateOptions{SnippetMaxChars: 5},
@@ -160,9 +160,9 @@ func TestAggregateEdges(t *testing.T) {
 		}
 	})
 	t.Run("ignores bad chunks", func(t *testing.T) {
-		got := Aggregate([]ChunkMatch{
+		got := Aggregate([]ScoredChunk{
 			{OwnerID: "", Content: "x", Distance: -1},
-			{OwnerID: "a", Content: "x", Distance: float32(math.NaN())},
+			{OwnerID: "a", Content: "x", Distance: math.NaN()},
 			{OwnerID: "b", Content: "y", Distance: -0.5},
 		}, AggregateOptions{})
 		if len(got) != 1 || got[0].OwnerID != "b" {
@@ -170,7 +170,7 @@ func TestAggregateEdges(t *testing.T) {
 		}
 	})
 	t.Run("ties by distance then owner id", func(t *testing.T) {
-		chunks := []ChunkMatch{
+		chunks := []ScoredChunk{
 			{OwnerID: "z", Distance: -0.5},
 			{OwnerID: "m", Distance: -0.5},
 			{OwnerID: "a", Distance: -0.5},

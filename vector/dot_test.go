@@ -227,7 +227,7 @@ func TestDotAgreesWithDotRowsAndTopK(t *testing.T) {
 	m, q := randVec(r, rows*dim), randVec(r, dim)
 	out := make([]float32, rows)
 	DotRows(out, m, q)
-	res, err := TopK(t.Context(), m, dim, q, rows, nil, NoThreshold)
+	res, err := TopK(t.Context(), m, dim, q, rows, nil, noThreshold)
 	if err != nil || len(res) != rows {
 		t.Fatalf("TopK = %d rows, %v", len(res), err)
 	}

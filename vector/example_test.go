@@ -53,7 +53,7 @@ func ExampleHashEmbedder() {
 }
 
 func ExampleAggregate() {
-	chunks := []vector.ChunkMatch{
+	chunks := []vector.ScoredChunk{
 		{OwnerID: "item-1", Content: "Controle de míldio na uva.", Distance: -0.82, Seq: 1},
 		{OwnerID: "item-2", Content: "Herbicida pós-emergente.", Distance: -0.61},
 		{OwnerID: "item-1", Content: "Fungicida sistêmico.", Distance: -0.75},

@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 )
 
-// NoThreshold disables the distance threshold of [TopK]: every finite
-// distance is <= NoThreshold. +Inf and NaN thresholds mean the same.
-const NoThreshold float32 = math.MaxFloat32
+// noThreshold disables the distance threshold of [TopK]: every finite
+// distance is <= noThreshold. +Inf and NaN thresholds mean the same.
+const noThreshold float32 = math.MaxFloat32
 
 // Match is one row returned by [TopK].
 type Match struct {
@@ -43,7 +43,7 @@ const cancelCheckRows = 1024
 // matrix is a flat, row-major slice of rows of dim elements each; its length
 // must be a multiple of dim, and query must have dim elements, otherwise
 // TopK returns ErrDimensionMismatch (wrapped). Only rows with
-// distance <= maxDistance are kept (pass [NoThreshold] to keep all); rows
+// distance <= maxDistance are kept (pass +Inf to keep all); rows
 // whose distance is NaN are never kept. When keep is not nil, a row is
 // considered only if keep(row) is true; keep is called from several
 // goroutines at once and must be safe for concurrent use. Ties on distance
@@ -74,7 +74,7 @@ func TopK(ctx context.Context, matrix []float32, dim int, query []float32, k int
 		return nil, nil
 	}
 	if math.IsNaN(float64(maxDistance)) || math.IsInf(float64(maxDistance), 1) {
-		maxDistance = NoThreshold
+		maxDistance = noThreshold
 	}
 	k = min(k, rows)
 

@@ -73,12 +73,12 @@ func TestTopKMatchesBruteForce(t *testing.T) {
 		keep func(int) bool
 		maxD float32
 	}{
-		{name: "small single goroutine", rows: 100, dim: 13, k: 7, maxD: NoThreshold},
-		{name: "parallel", rows: 5000, dim: 32, k: 10, maxD: NoThreshold},
-		{name: "parallel odd rows", rows: 4099, dim: 9, k: 25, maxD: NoThreshold},
-		{name: "keep even rows", rows: 5000, dim: 16, k: 10, keep: func(r int) bool { return r%2 == 0 }, maxD: NoThreshold},
+		{name: "small single goroutine", rows: 100, dim: 13, k: 7, maxD: noThreshold},
+		{name: "parallel", rows: 5000, dim: 32, k: 10, maxD: noThreshold},
+		{name: "parallel odd rows", rows: 4099, dim: 9, k: 25, maxD: noThreshold},
+		{name: "keep even rows", rows: 5000, dim: 16, k: 10, keep: func(r int) bool { return r%2 == 0 }, maxD: noThreshold},
 		{name: "threshold", rows: 5000, dim: 16, k: 50, maxD: -0.5},
-		{name: "k larger than rows", rows: 10, dim: 4, k: 100, maxD: NoThreshold},
+		{name: "k larger than rows", rows: 10, dim: 4, k: 100, maxD: noThreshold},
 		{name: "threshold keeps nothing", rows: 300, dim: 8, k: 5, maxD: -2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,7 +113,7 @@ func TestTopKTiesByRow(t *testing.T) {
 	}
 	q := []float32{0.5, 0.5, 0.5, 0.5}
 	for run := range 5 {
-		got, err := TopK(context.Background(), m, dim, q, 3, nil, NoThreshold)
+		got, err := TopK(context.Background(), m, dim, q, 3, nil, noThreshold)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestTopKSpecialThresholdsAndNaN(t *testing.T) {
 	nan := float32(math.NaN())
 	m := []float32{1, 0, nan, 0, 0.5, 0}
 	q := []float32{1, 0}
-	for _, thr := range []float32{NoThreshold, float32(math.Inf(1)), nan} {
+	for _, thr := range []float32{noThreshold, float32(math.Inf(1)), nan} {
 		t.Run(fmt.Sprint(thr), func(t *testing.T) {
 			got, err := TopK(context.Background(), m, 2, q, 10, nil, thr)
 			if err != nil {
@@ -185,7 +185,7 @@ func TestTopKErrorsAndEdges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := TopK(ctx, tt.matrix, tt.dim, tt.query, tt.k, nil, NoThreshold)
+			got, err := TopK(ctx, tt.matrix, tt.dim, tt.query, tt.k, nil, noThreshold)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -201,7 +201,7 @@ func TestTopKCancelled(t *testing.T) {
 	t.Run("before start", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := TopK(ctx, m, 8, q, 5, nil, NoThreshold); !errors.Is(err, context.Canceled) {
+		if _, err := TopK(ctx, m, 8, q, 5, nil, noThreshold); !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
 	})
@@ -218,7 +218,7 @@ func TestTopKCancelled(t *testing.T) {
 			}
 			return true
 		}
-		_, err := TopK(ctx, big, 2, bq, 5, keep, NoThreshold)
+		_, err := TopK(ctx, big, 2, bq, 5, keep, noThreshold)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
@@ -232,7 +232,7 @@ func TestTopKCancelled(t *testing.T) {
 func TestTopKDoesNotModifyInputs(t *testing.T) {
 	m, q := clustered(11, 3000, 16, 3, 0.4)
 	m0, q0 := slices.Clone(m), slices.Clone(q)
-	if _, err := TopK(context.Background(), m, 16, q, 10, nil, NoThreshold); err != nil {
+	if _, err := TopK(context.Background(), m, 16, q, 10, nil, noThreshold); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(m, m0) || !slices.Equal(q, q0) {

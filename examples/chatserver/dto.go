@@ -6,7 +6,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -364,7 +364,7 @@ func toHits[T any](hits []rag.Hit[T], fill recordFields[T]) []hitJSON {
 		if v := h.Vector; v != nil {
 			sim, dist := v.Similarity, v.Distance
 			j.Scores.Vector, j.Scores.VectorDistance, j.Scores.VectorRank, j.Scores.Chunks = &sim, &dist, v.Rank, v.Chunks
-			j.HeadingPath = v.Metadata[ingest.MetaHeadingPath]
+			j.HeadingPath = strings.Join(v.HeadingPath, chunk.HeadingSeparator)
 		}
 		if r := h.Rerank; r != nil {
 			s := r.Score

@@ -28,13 +28,6 @@ const (
 	DefaultWriteConcurrency = 1
 )
 
-// Metadata keys the Indexer sets on chunks.
-const (
-	MetaFile        = "file"         // the attached file a chunk was cut from
-	MetaHeadingPath = "heading_path" // "Title › Section" of a document chunk
-	MetaStart       = "start"        // byte offset of the chunk in its source text
-)
-
 // IndexStore is what the Indexer needs from a store. storage.Store
 // satisfies it.
 type IndexStore interface {
@@ -237,11 +230,7 @@ func ItemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Ch
 	seq := 0
 	for _, f := range it.Files {
 		for _, c := range splitter.Split(f.Text) {
-			md := map[string]string{MetaStart: fmt.Sprint(c.Start)}
-			if f.Name != "" {
-				md[MetaFile] = f.Name
-			}
-			out = append(out, storage.Chunk{Owner: owner, Source: storage.SourceFile, Seq: seq, Content: c.Text, Metadata: md})
+			out = append(out, storage.Chunk{Owner: owner, Source: storage.SourceFile, Seq: seq, Content: c.Text, Start: c.Start, File: f.Name})
 			seq++
 		}
 	}
@@ -267,8 +256,8 @@ func FAQChunks(f *storage.FAQ, splitter *chunk.Recursive) []storage.Chunk {
 }
 
 // DocumentChunks returns the chunks of a document: the structural splitter
-// when it has sections, the recursive one otherwise. Each chunk's metadata
-// holds its heading path for citations.
+// when it has sections, the recursive one otherwise. Each chunk holds its
+// heading path (the title first) for citations.
 func DocumentChunks(d *load.ParsedDocument, structural *chunk.Structural, recursive *chunk.Recursive) ([]storage.Chunk, error) {
 	owner := storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID}
 	var parts []chunk.Chunk
@@ -282,17 +271,13 @@ func DocumentChunks(d *load.ParsedDocument, structural *chunk.Structural, recurs
 	}
 	out := make([]storage.Chunk, 0, len(parts))
 	for i, c := range parts {
-		md := map[string]string{MetaStart: fmt.Sprint(c.Start)}
 		path := c.HeadingPath
 		if len(path) == 0 && d.Title != "" {
 			path = []string{d.Title}
 		} else if len(path) > 0 && d.Title != "" && path[0] != d.Title {
 			path = append([]string{d.Title}, path...)
 		}
-		if len(path) > 0 {
-			md[MetaHeadingPath] = strings.Join(path, chunk.HeadingSeparator)
-		}
-		out = append(out, storage.Chunk{Owner: owner, Source: storage.SourceDoc, Seq: i, Content: c.Text, Metadata: md})
+		out = append(out, storage.Chunk{Owner: owner, Source: storage.SourceDoc, Seq: i, Content: c.Text, Start: c.Start, HeadingPath: path})
 	}
 	return out, nil
 }
@@ -697,8 +682,9 @@ func sameChunks(want []storage.Chunk, have []storage.ChunkRef, needEmbedding boo
 	return true
 }
 
-// sameMetadata reports whether every wanted chunk has the metadata of the
-// stored chunk with its source and Seq.
+// sameMetadata reports whether every wanted chunk has the metadata (free
+// and typed: start, file, heading path) of the stored chunk with its
+// source and Seq.
 func sameMetadata(want, have []storage.Chunk) bool {
 	if len(want) != len(have) {
 		return false
@@ -707,13 +693,13 @@ func sameMetadata(want, have []storage.Chunk) bool {
 		src storage.ChunkSource
 		seq int
 	}
-	byKey := make(map[key]map[string]string, len(have))
-	for _, c := range have {
-		byKey[key{c.Source, c.Seq}] = c.Metadata
+	byKey := make(map[key]*storage.Chunk, len(have))
+	for i := range have {
+		byKey[key{have[i].Source, have[i].Seq}] = &have[i]
 	}
 	for _, c := range want {
-		md, ok := byKey[key{c.Source, c.Seq}]
-		if !ok || !maps.Equal(md, c.Metadata) {
+		h, ok := byKey[key{c.Source, c.Seq}]
+		if !ok || !maps.Equal(h.Metadata, c.Metadata) || h.Start != c.Start || h.File != c.File || !slices.Equal(h.HeadingPath, c.HeadingPath) {
 			return false
 		}
 	}

@@ -301,10 +301,10 @@ func TestIndexerIncremental(t *testing.T) {
 			}
 			var renamed int
 			for _, c := range storedChunks(t, store, itemOwner("item-00")) {
-				if c.Metadata[ingest.MetaFile] == "ficha-v2.txt" {
+				if c.File == "ficha-v2.txt" {
 					renamed++
 				}
-				if c.Metadata[ingest.MetaFile] == "ficha.txt" {
+				if c.File == "ficha.txt" {
 					t.Errorf("chunk %s/%d still names the old file", c.Source, c.Seq)
 				}
 			}
@@ -332,7 +332,7 @@ func TestIndexerIncremental(t *testing.T) {
 				t.Fatalf("%d stored chunks, want %d", len(refs), len(want))
 			}
 			for _, c := range storedChunks(t, store, itemOwner("item-00")) {
-				if f := c.Metadata[ingest.MetaFile]; f != "" && f != "bula.txt" {
+				if f := c.File; f != "" && f != "bula.txt" {
 					t.Errorf("chunk %s/%d of removed file %q kept", c.Source, c.Seq, f)
 				}
 				if c.Embedding == nil {
@@ -774,7 +774,7 @@ func TestIndexerDocuments(t *testing.T) {
 				t.Fatal("no chunks")
 			}
 			for _, c := range cs {
-				p := c.Metadata[ingest.MetaHeadingPath]
+				p := strings.Join(c.HeadingPath, chunk.HeadingSeparator)
 				if !strings.HasPrefix(p, "Manual de aplicação") {
 					t.Errorf("chunk %d heading path %q, want it to start with the title", c.Seq, p)
 				}
@@ -794,7 +794,7 @@ func TestIndexerDocuments(t *testing.T) {
 				t.Errorf("stats %+v after a title change, want 1 written, nothing embedded", st)
 			}
 			for _, c := range storedChunks(t, store, storage.OwnerRef{Kind: storage.KindDocument, ID: "manual.md"}) {
-				if p := c.Metadata[ingest.MetaHeadingPath]; !strings.HasPrefix(p, "Guia do aplicador") {
+				if p := strings.Join(c.HeadingPath, chunk.HeadingSeparator); !strings.HasPrefix(p, "Guia do aplicador") {
 					t.Errorf("chunk %d heading path %q after the title change", c.Seq, p)
 				}
 			}

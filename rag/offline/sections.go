@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -422,7 +421,7 @@ func pickUnits(units []quoteUnit, n, maxShort int) (picked []quoteUnit, ok bool)
 func documentQuote(h *rag.Hit[storage.Document], words, terms []string, n, maxShort int) (text, citation string, defines bool) {
 	heading := ""
 	if h.Vector != nil {
-		heading = h.Vector.Metadata[ingest.MetaHeadingPath]
+		heading = strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator)
 	}
 	// The title's words are what every passage is about.
 	if title := stemSet(h.Record.Title); len(title) > 0 {

@@ -42,7 +42,10 @@
 // 0002 upgrades databases created before documents had a status and
 // chunks those columns: documents become active, and the metadata keys
 // rag's indexer used then ("start", "heading_path" joined by " › ",
-// "file") move into the new columns. Embeddings are vector(Options.Dimensions), stored inline
+// "file") move into the new columns. It rewrites those chunk rows, with
+// the HNSW indexes dropped and rebuilt around the rewrite (cheaper than
+// updating them row by row), holding the tables' locks until it commits:
+// run it at deploy time. Embeddings are vector(Options.Dimensions), stored inline
 // (STORAGE PLAIN; exact scans of TOASTed 1536-dimension vectors are about
 // 2.8× slower) and indexed with HNSW (m = 16, ef_construction = 64,
 // vector_ip_ops). pgvector indexes at most 2000 dimensions: beyond that the

@@ -8,14 +8,20 @@
 -- and dropped from metadata; a "start" that is not a decimal number stays
 -- in metadata. storage/memory upgrades version 1 snapshots the same way.
 --
--- Template fields: as in 0001_init.sql (.S, .ChunkTables).
+-- The rewrite is not a HOT update (a row with an inline vector fills its
+-- page), so updating rows under the HNSW index would insert every row into
+-- the graph again; the index is dropped and rebuilt around it instead
+-- (5,000 1536-dimension chunks: 24 s in place, 6 s with the rebuild). On a
+-- large database, raise maintenance_work_mem for the Migrate session.
+--
+-- Template fields: as in 0001_init.sql (.S, .HNSW, .ChunkTables).
 
 ALTER TABLE {{.S}}.documents ADD COLUMN active boolean NOT NULL DEFAULT true;
 DROP INDEX {{.S}}.documents_recent;
 CREATE INDEX documents_recent ON {{.S}}.documents (tenant_id, created_at DESC, id) WHERE active;
 {{range $t := .ChunkTables}}
 {{- if $.HNSW}}
-DROP INDEX {{$.S}}.{{$t.Table}}_embedding_hnsw;
+DROP INDEX IF EXISTS {{$.S}}.{{$t.Table}}_embedding_hnsw;
 {{- end}}
 ALTER TABLE {{$.S}}.{{$t.Table}}
     ADD COLUMN start_offset bigint NOT NULL DEFAULT 0,
