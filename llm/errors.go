@@ -114,6 +114,11 @@ func (e *APIError) Error() string {
 // Unwrap returns the underlying error.
 func (e *APIError) Unwrap() error { return e.Err }
 
+// Transient reports Retryable, so that vector.IsRetryable and
+// vector.WithRetry see a provider error as retryable or not
+// (vector.TransientError).
+func (e *APIError) Transient() bool { return e.Retryable }
+
 // RetryableStatus reports whether an HTTP status is worth retrying: 408, 409,
 // 429 and every 5xx. Adapters use it to fill APIError.Retryable.
 func RetryableStatus(status int) bool {

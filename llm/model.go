@@ -208,32 +208,20 @@ func (r Response) Text() string { return r.Message.Content }
 // ToolCalls returns the tool calls the model asked for.
 func (r Response) ToolCalls() []ToolCall { return r.Message.ToolCalls }
 
-// StreamEventKind identifies a StreamEvent.
-type StreamEventKind uint8
+// StreamEventKind identifies a StreamEvent; its values read as words, as
+// EventKind's and rag.EventKind's do.
+type StreamEventKind string
 
 // Stream event kinds.
 const (
 	// StreamTextDelta carries a piece of answer text in Text.
-	StreamTextDelta StreamEventKind = iota + 1
+	StreamTextDelta StreamEventKind = "text_delta"
 	// StreamToolCall carries one complete, assembled tool call in ToolCall.
-	StreamToolCall
+	StreamToolCall StreamEventKind = "tool_call"
 	// StreamDone is the last event; Response holds the assembled answer
 	// (all text, all tool calls, finish reason and usage).
-	StreamDone
+	StreamDone StreamEventKind = "done"
 )
-
-// String returns the kind's name.
-func (k StreamEventKind) String() string {
-	switch k {
-	case StreamTextDelta:
-		return "text_delta"
-	case StreamToolCall:
-		return "tool_call"
-	case StreamDone:
-		return "done"
-	}
-	return fmt.Sprintf("StreamEventKind(%d)", uint8(k))
-}
 
 // StreamEvent is one element of ChatModel.Stream.
 type StreamEvent struct {

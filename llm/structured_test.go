@@ -104,7 +104,7 @@ func TestStreamResponseAndCollect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kinds = append(kinds, ev.Kind.String())
+		kinds = append(kinds, string(ev.Kind))
 	}
 	if got, want := strings.Join(kinds, ","), "text_delta,tool_call,done"; got != want {
 		t.Errorf("kinds %s, want %s", got, want)

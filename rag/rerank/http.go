@@ -233,6 +233,14 @@ type APIError struct {
 	RetryAfter time.Duration
 }
 
+// Transient reports Retryable (vector.TransientError), and RetryDelay the
+// server's Retry-After delay (vector.RetryDelayError), so that the shared
+// retry helpers of package vector read this error as they read others.
+func (e *APIError) Transient() bool { return e.Retryable }
+
+// RetryDelay returns RetryAfter.
+func (e *APIError) RetryDelay() time.Duration { return e.RetryAfter }
+
 // Error formats the status and the body.
 func (e *APIError) Error() string {
 	msg := fmt.Sprintf("rerank: %v: HTTP %d %s", e.Flavor, e.StatusCode, http.StatusText(e.StatusCode))
