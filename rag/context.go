@@ -20,15 +20,15 @@ const (
 	ContextPreamble = "Contexto consolidado (use-o para responder; não mencione esta seção ao usuário):"
 	// QuestionPrefix introduces the user's question after the context.
 	QuestionPrefix = "Pergunta do usuário: "
-	// HitSeparator joins hits within a section.
+	// hitSeparator joins hits within a section.
 	hitSeparator = " || "
 	// AbstainContextText replaces the retrieved sections when no hit is
 	// relevant: the answerer must say so and must not invent.
 	AbstainContextText = "Nenhum registro relevante foi encontrado no catálogo, nas FAQs ou nos documentos para esta pergunta. Diga claramente ao usuário que a loja não tem informação sobre isso, não cite produtos e não invente; se for útil, ofereça o atendimento da equipe técnica."
-	// ContextAnswerChars caps each FAQ answer in the context, so that one
+	// contextAnswerChars caps each FAQ answer in the context, so that one
 	// long answer cannot take the whole budget.
 	contextAnswerChars = 1200
-	// ContextSnippetChars caps each hit's snippet in the context.
+	// contextSnippetChars caps each hit's snippet in the context.
 	contextSnippetChars = 400
 )
 
@@ -38,7 +38,7 @@ func noCatalogText(query string) string {
 }
 
 // FormatFAQContext is the seeds' faqContext: "Q: … | A: …" joined by
-// " || ", or NoFAQText.
+// " || ", or noFAQText.
 func formatFAQContext(hits []Hit[storage.FAQ]) string {
 	if len(hits) == 0 {
 		return noFAQText
@@ -133,7 +133,7 @@ func DocumentCitation(h *Hit[storage.Document]) string {
 }
 
 // DocumentSection is the documents context section: "Documentos
-// relevantes (N): [1] citation: snippet || …", or NoDocumentText.
+// relevantes (N): [1] citation: snippet || …", or noDocumentText.
 func documentSection(hits []Hit[storage.Document]) string {
 	if len(hits) == 0 {
 		return noDocumentText

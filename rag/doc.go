@@ -12,22 +12,25 @@
 //   - lexical: the query is tokenized (stopwords dropped, at most 8 tokens)
 //     and expanded with the synonym table ("videira" adds "uva"); the store
 //     returns active records containing any term, ranked by terms matched;
-//     in enhanced mode every candidate is scored with lexicalScore (field
-//     weights, culture/treatment bonuses) and re-sorted;
+//     unless the fusion is simple (the seeds' simple mode) every candidate
+//     is scored with lexicalScore (field weights, culture/treatment
+//     bonuses) and re-sorted;
 //   - vector: the query is embedded (bounded by
-//     [SearcherOptions.EmbedTimeout], 2 s by default), the store returns the
-//     nearest chunks within the threshold (distance <#> <= -0.5), and chunks
-//     are aggregated per owner with a snippet.
+//     [SearcherOptions.EmbedTimeout], 2 s by default; the vector is checked
+//     and normalized to unit length, vector.Checked), the store returns the
+//     nearest chunks within the threshold (distance <#> <= -0.5), and
+//     chunks are aggregated per owner with a snippet.
 //
 // Before both legs, the query is checked against the kind's vocabulary
-// (built from the store's records on the first search of each kind, or
-// given as [SearcherOptions.Vocabularies]): a misspelled word no indexed
+// (built from the store's records by [Searcher.Warm], which reports a
+// failed build, or else on the first search of each kind): a misspelled
+// word no indexed
 // word starts with is corrected to the closest frequent indexed word
 // ("insetisida soja" → "inseticida soja"; [QueryAnalysis.Corrections]
 // lists the changes, and the word as typed is still searched), and each
 // lexical term is weighted by its IDF, so rare words ("azoxistrobina")
-// outweigh common ones ("produto", "soja"). [Searcher.Refresh]
-// rebuilds the vocabularies after large catalog changes; Off in
+// outweigh common ones ("produto", "soja"). Call [Searcher.Refresh] after
+// writes so the vocabularies are rebuilt; [Off] in
 // [SearcherOptions.TypoCorrection], [SearcherOptions.IDF] or
 // [SearcherOptions.Vocabulary] turns these off. On the project's evaluation
 // sets this lifted AGROFIT typo queries from nDCG@10 0.46 to 0.93
@@ -54,9 +57,9 @@
 // 0.3, and for a semantic model, whose relevant chunks sit near 0.8. The
 // two are fused as 1 − (1 − lexical)(1 − vector); a query naming a culture
 // and a treatment caps records lacking the pair. The background sample is
-// drawn on the first search of each kind ([RecordLister] and [ChunkReader]
-// stores; memory and Postgres give the same sample) and refreshed with
-// Refresh; [EvidenceOptions] holds the knobs.
+// drawn by Warm or the first search of each kind (from stores that list
+// records and read chunks, as memory and Postgres do, and give the same
+// sample) and dropped by Refresh; [EvidenceOptions] holds the knobs.
 //
 // # The pipeline
 //

@@ -20,11 +20,11 @@ import (
 
 // Defaults of EvidenceOptions.
 const (
-	// DefaultRelevanceThreshold is the relevance from which a hit is
+	// defaultRelevanceThreshold is the relevance from which a hit is
 	// Relevant: seed 002's lowest confidence level (0.60), so that a turn
 	// whose hits are all below it has confidence none and abstains.
 	defaultRelevanceThreshold = scoring.DefaultLowThreshold
-	// DefaultVectorMidpoint is the calibrated vector distance z at which
+	// defaultVectorMidpoint is the calibrated vector distance z at which
 	// vector evidence is 0.5: the hit's similarity is three times as far
 	// above the median of the query's similarities to random stored
 	// chunks as their 95th percentile is. Chosen on the tune half of
@@ -32,37 +32,37 @@ const (
 	// relevant from other hits better than a MAD-based one (F1 of the
 	// decision 0.81 against 0.73).
 	defaultVectorMidpoint = 3.0
-	// DefaultVectorWidth is the logistic width of the vector evidence, in
+	// defaultVectorWidth is the logistic width of the vector evidence, in
 	// units of z.
 	defaultVectorWidth = 0.75
-	// DefaultCalibrationOwners is how many owners of a kind lend their
+	// defaultCalibrationOwners is how many owners of a kind lend their
 	// chunk vectors to the background sample.
 	defaultCalibrationOwners = 64
-	// CoverageExponent discounts partial coverage: lexical evidence is
+	// coverageExponent discounts partial coverage: lexical evidence is
 	// coverage^1.5, so a record holding one of two equally rare concepts
 	// (0.5 → 0.35) is not relevant on its own, while one missing a minor
 	// concept of four (0.75 → 0.65) is.
 	coverageExponent = 1.5
-	// NamedMaxShare is the largest share of a kind's records (but at
+	// namedMaxShare is the largest share of a kind's records (but at
 	// least one record) that may hold a concept naming a catalog item: a
 	// brand or product name is (nearly) unique to its items.
 	namedMaxShare = 0.005
-	// ContextWeight multiplies the weight of a concept named only by the
+	// contextWeight multiplies the weight of a concept named only by the
 	// query's context (Query.Context: the earlier turns of a follow-up),
 	// so the message's own concepts count most.
 	contextWeight = 0.5
-	// UnknownWeight is the weight of a concept no record of the kind
+	// unknownWeight is the weight of a concept no record of the kind
 	// holds: the reference weight (a term found in one record in ten),
 	// not the IDF cap. Such a word is either something the store lacks
 	// ("ração") or a paraphrase ("carência" for "intervalo de segurança");
 	// at the cap, one paraphrase would sink a record that answers.
 	unknownWeight = 1.0
-	// DefaultIndirectCredit is the credit of a query concept found only
+	// defaultIndirectCredit is the credit of a query concept found only
 	// through the class it belongs to: "ferrugem" matched by "fungicida".
 	defaultIndirectCredit = 0.5
 )
 
-// DefaultFrameWords are query words that frame a request without naming
+// defaultFrameWords are query words that frame a request without naming
 // its content ("vocês vendem …", "quanto custa …", "do you sell …"):
 // they are not counted as content a hit must cover. They are compared
 // after lexical.Normalize and lexical.Stem.
@@ -84,7 +84,7 @@ var defaultFrameWords = []string{
 // value gives the defaults.
 type EvidenceOptions struct {
 	// Threshold is the relevance from which a hit is Relevant (default
-	// 0.60, DefaultRelevanceThreshold).
+	// 0.60, defaultRelevanceThreshold).
 	Threshold float64
 	// VectorMidpoint and VectorWidth map the calibrated vector distance z
 	// (see Evidence) to evidence 1/(1+exp(-(z-midpoint)/width)); defaults
@@ -97,9 +97,10 @@ type EvidenceOptions struct {
 	// class, or only as the word a typo was corrected to (default 0.5;
 	// negative means none).
 	IndirectCredit float64
-	// FrameWords replace DefaultFrameWords for evidence; an empty non-nil
+	// FrameWords are the request words (nil: the built-in list, which
+	// DefaultSearcherOptions().Evidence shows); an empty non-nil
 	// slice counts every token as content. (DetectFollowUp and the
-	// ExtractiveAnswerer use DefaultFrameWords.)
+	// ExtractiveAnswerer use the built-in list.)
 	FrameWords []string
 	// Calibration is the background sample (default On). Off skips it:
 	// vector evidence then maps the raw similarity through the seed's
@@ -142,7 +143,7 @@ const (
 	// at least the threshold).
 	ReasonCovered EvidenceReason = "covered"
 	// ReasonNamed: the catalog item's name holds the query's rarest
-	// concept, a rare one (NamedMaxShare): the query names it.
+	// concept, a rare one (namedMaxShare): the query names it.
 	ReasonNamed EvidenceReason = "named"
 	// ReasonVector: the record's vector is far closer to the query than
 	// random stored chunks are.
@@ -175,14 +176,14 @@ const (
 // confidence level.
 //
 // Lexical evidence is the coverage: the query's content words (tokens
-// less stopwords and DefaultFrameWords), grouped by concept (a synonym
+// less stopwords and the frame words), grouped by concept (a synonym
 // mention and the tokens it spans are one concept: "cana-de-açúcar",
 // "videira" with its canonical "uva"), each weighted by its IDF in the
 // kind's vocabulary; coverage is the weighted share of concepts found in
 // the record (a concept found only through its class — "ferrugem" through
-// "fungicida" — earns DefaultIndirectCredit). Lexical evidence is
-// coverage^1.5 (CoverageExponent). A concept no record of the kind
-// holds weighs UnknownWeight. When a catalog item's name holds the
+// "fungicida" — earns defaultIndirectCredit). Lexical evidence is
+// coverage^1.5 (coverageExponent). A concept no record of the kind
+// holds weighs unknownWeight. When a catalog item's name holds the
 // query's rarest concept, and that concept is rare, the query names the
 // item and its lexical evidence is at least the threshold.
 //
@@ -232,7 +233,7 @@ type Evidence struct {
 	// item's attached files.
 	FilesOnly bool `json:"files_only,omitempty"`
 	// Named reports that the item's name holds the query's rarest
-	// concept, and that concept is rare (NamedMaxShare); Name is that
+	// concept, and that concept is rare (namedMaxShare); Name is that
 	// concept (the query word, normalized).
 	Named bool   `json:"named,omitempty"`
 	Name  string `json:"name,omitempty"`
@@ -306,7 +307,7 @@ type calibration struct {
 	n    int
 }
 
-// ChunkReader is the store capability behind vector calibration: the
+// chunkReader is the store capability behind vector calibration: the
 // chunks of one owner with their embeddings. Memory and Postgres stores
 // implement it.
 type chunkReader interface {
@@ -449,9 +450,9 @@ type queryConcept struct {
 	// indirect: the class is a hypernym (a treatment class for a pest),
 	// worth IndirectCredit alone.
 	indirect bool
-	// weight counts in coverage; raw is the weight before ContextWeight.
+	// weight counts in coverage; raw is the weight before contextWeight.
 	weight, raw float64
-	// rare: at most NamedMaxShare of the records hold it.
+	// rare: at most namedMaxShare of the records hold it.
 	rare bool
 	// own: the message itself names it (not only the context);
 	// unknown: no record of the kind holds it.

@@ -22,13 +22,13 @@ type FollowUpDecision struct {
 
 // Word lists of DetectFollowUp, in lexical.Normalize form.
 var (
-	// FollowUpConnectives open a message that continues the previous one:
+	// followUpConnectives open a message that continues the previous one:
 	// "e qual a dose do Fosetal?", "e pra zona rural?", "what about corn?".
 	followUpConnectives = []string{
 		"e", "mas e", "e quanto", "e se", "entao", "tambem", "alem disso", "agora",
 		"and", "what about", "how about", "also", "then",
 	}
-	// FollowUpReferences point back at something said before: "ele serve
+	// followUpReferences point back at something said before: "ele serve
 	// pra milho?", "qual a dose dele?", "does it work on corn?".
 	followUpReferences = []string{
 		"ele", "ela", "eles", "elas", "dele", "dela", "deles", "delas", "nele", "nela", "neles", "nelas",
@@ -37,7 +37,7 @@ var (
 		"o ultimo", "essa opcao", "esse ai", "isso", "disso",
 		"it", "its", "this one", "that one", "them", "they", "the first", "the second", "the same",
 	}
-	// FollowUpAttributes are the attributes a message may ask about the
+	// followUpAttributes are the attributes a message may ask about the
 	// subject of the previous turn without naming it: "qual a dose?",
 	// "e o preço?", "tem em estoque?", "e quanto tempo leva?".
 	followUpAttributes = []string{

@@ -28,7 +28,7 @@ const (
 	defaultMaxMessageChars = 2000
 	defaultMaxTurnChars    = 1000
 	defaultFAQContextTurns = 2
-	// DefaultMaxHistoryTurns and DefaultMaxHistoryChars bound the history
+	// defaultMaxHistoryTurns and defaultMaxHistoryChars bound the history
 	// a request may bring (PipelineOptions.MaxHistoryTurns/Chars).
 	defaultMaxHistoryTurns = 50
 	defaultMaxHistoryChars = 20000
@@ -114,12 +114,12 @@ type PipelineOptions struct {
 
 // Defaults of PipelineOptions.
 const (
-	// DefaultContextTokens is seed 002's context budget.
+	// defaultContextTokens is seed 002's context budget.
 	defaultContextTokens = 2000
-	// DefaultRelativeCut is the relevance gap below a search's best hit
+	// defaultRelativeCut is the relevance gap below a search's best hit
 	// beyond which a relevant hit is left out.
 	defaultRelativeCut = 0.25
-	// DefaultCoverageGap is PipelineOptions.CoverageGap's default.
+	// defaultCoverageGap is PipelineOptions.CoverageGap's default.
 	defaultCoverageGap = 0.3
 )
 

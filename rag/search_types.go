@@ -71,7 +71,7 @@ type Query struct {
 	// MaxFAQQueryChars in all for FAQs (seed 000 §4.8), MaxQueryChars for
 	// catalog and document searches (the seeds append it to FAQ searches
 	// only; the Pipeline sets it for follow-ups alone). Hit evidence
-	// weighs the concepts only the context names at ContextWeight.
+	// weighs the concepts only the context names at contextWeight.
 	Context string
 	// Limit is the number of hits wanted, clamped to [1, MaxLimit].
 	Limit int

@@ -13,7 +13,7 @@ import (
 
 // Defaults of the vocabulary-driven query analysis.
 const (
-	// DefaultCorrectionMinDF is the least number of records an indexed
+	// defaultCorrectionMinDF is the least number of records an indexed
 	// word must appear in to be the correction of a misspelled token.
 	defaultCorrectionMinDF = 2
 	// vocabularyPage is the page size used to list a store's records.
@@ -71,7 +71,7 @@ func vocabulariesFrom(items []storage.CatalogItem, faqs []storage.FAQ, docs []st
 	return &vocabularies{Catalog: itemsB.Build(), FAQs: faqsB.Build(), Documents: docsB.Build()}
 }
 
-// RecordLister pages through a store's records; storage.Store satisfies
+// recordLister pages through a store's records; storage.Store satisfies
 // it (memory and Postgres).
 type recordLister interface {
 	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
@@ -158,7 +158,7 @@ func kindIndex(kind storage.OwnerKind) int {
 
 // lexicon returns the vocabulary and scorer to analyze a query of kind:
 // from SearcherOptions.Vocabularies, or built once from the store when it
-// is a RecordLister (a failed build is retried by the next search), or
+// is a recordLister (a failed build is retried by the next search), or
 // none (base scorer, no vocabulary).
 func (s *Searcher) lexicon(ctx context.Context, kind storage.OwnerKind, base *lexical.Scorer) *kindLexicon {
 	l, err := s.buildLexicon(ctx, kind, base)
@@ -197,10 +197,9 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 
 // Warm builds now what the first search of each kind would otherwise
 // build on its own: the vocabularies behind typo correction and IDF
-// weights (from the store, when it is a RecordLister and
-// the store is a recordLister, as memory and Postgres are) and the
-// calibration samples behind
-// Hit.Evidence (when it is also a ChunkReader). It returns the first
+// weights (from the store, when it lists records, as storage.Store does)
+// and the calibration samples behind Hit.Evidence (when it also reads
+// chunks). It returns the first
 // failure. Without Warm the first searches build them, and a failed build
 // leaves those searches without them, to be retried by the next search;
 // call Warm at start-up to fail loudly instead. After writes, call

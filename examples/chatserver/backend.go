@@ -187,16 +187,8 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 	// Search and chat. The searcher embeds queries through a cache; the
 	// indexer above used the raw embedder so chunk texts do not fill it.
 	be.cache = cache.New(emb, cache.Options{})
+	// The cache passes the embedder's threshold suggestion on (Unwrap).
 	sopts := m.searcherOptions
-	if ts, ok := emb.(vector.ThresholdSuggester); ok {
-		// The cache hides the embedder's threshold suggestion; pass it on.
-		t := ts.SuggestedThreshold()
-		for _, k := range []*rag.KindOptions{&sopts.Catalog, &sopts.FAQs, &sopts.Documents} {
-			if k.Threshold == nil {
-				k.Threshold = &t
-			}
-		}
-	}
 	be.info.Reranker = string(rerankOff)
 	if cfg.Rerank == rerankKeyword {
 		kw, err := rerank.NewKeyword(rerank.KeywordOptions{})

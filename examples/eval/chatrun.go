@@ -117,15 +117,6 @@ func newOfflineChat(ctx context.Context, rc settings.Config, dims int, src inges
 	if tune != nil {
 		tune(&sopts)
 	}
-	// The chatserver's cache hides the embedder's threshold suggestion, so
-	// it passes the suggestion on; do the same.
-	t := h.SuggestedThreshold()
-	for _, k := range []*rag.KindOptions{&sopts.Catalog, &sopts.FAQs, &sopts.Documents} {
-		if k.Threshold == nil {
-			v := t
-			k.Threshold = &v
-		}
-	}
 	searcher := rag.NewSearcher(st, cache.New(h, cache.Options{}), sopts)
 	p, err := rag.NewPipeline(searcher, offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rc.PipelineOptions())
 	if err != nil {
