@@ -6,9 +6,12 @@
 //
 //   - lexical: accent-insensitive normalization, Portuguese-aware
 //     tokenization and stemming, synonym tables, and the field-weighted
-//     lexicalScore with typed Signals. Standard library + golang.org/x/text.
-//   - vector: the Embedder interface, vector math, exact top-k, chunk-to-owner
-//     aggregation, a query-embedding cache and an offline hash embedder.
+//     lexicalScore with typed Signals; lexical/snowball, the Snowball
+//     Portuguese stemmer. The core (lexical, vector, merge, scoring) imports
+//     the standard library and golang.org/x/text only.
+//   - vector: the Embedder interface and its contract (Checked, WithRetry),
+//     vector math, exact top-k, chunk-to-owner aggregation and an offline
+//     hash embedder; vector/cache, the query-embedding cache.
 //   - merge: fusion of lexical and vector rankings (simple, weighted, RRF,
 //     relative score), pure and explainable.
 //   - scoring: the combined score, confidence levels and ranking metrics.
@@ -17,7 +20,11 @@
 //     and storage/storagetest (the conformance suite both pass).
 //   - llm: provider-agnostic chat ports and the tool loop, with llm/openai
 //     (any OpenAI-compatible API) and llm/llmtest (scripted fakes).
-//   - rag: the product — Searcher, Indexer and the chat Pipeline.
+//   - rag: the front door — the Searcher and the chat Pipeline — with
+//     rag/ingest (the Indexer), rag/offline and rag/llmchat (chat
+//     components without and with a model), rag/settings (the seeds'
+//     environment), rag/assist, rag/fields, rag/load, rag/chunk,
+//     rag/rerank and rag/eval beneath it.
 //
 // Data flows from loaders through chunking, hashing and batched embedding into
 // a tenant-scoped store; a query runs lexical and vector candidates
