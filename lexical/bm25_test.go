@@ -8,8 +8,8 @@ import (
 )
 
 // qa is a two-field record for the BM25 tests.
-func qa(question, answer string) Document {
-	return Document{{Name: "question", Text: question}, {Name: "answer", Text: answer}}
+func qa(question, answer string) Fields {
+	return Fields{{Name: "question", Text: question}, {Name: "answer", Text: answer}}
 }
 
 func bm25Scorer(p BM25) *Scorer {
@@ -29,7 +29,7 @@ func TestBM25WorkedExample(t *testing.T) {
 	sat := func(x float64) float64 { return 4 * 2.2 * x / (x + 1.2) }
 	tests := []struct {
 		name string
-		rec  Document
+		rec  Fields
 		want float64
 	}{
 		// Once in a question of average length: tf 1, the presence score.
@@ -140,7 +140,7 @@ func TestBM25Options(t *testing.T) {
 			t.Errorf("Validate(%+v) = %v", p, err)
 		}
 		// NewScorer corrects instead and never yields NaN scores.
-		got := NewScorer(ScorerOptions{BM25: &p, Fields: []FieldSpec{{Name: "answer", Weight: 1}}}).Prepare("soja").ScoreOnly(Document{{Name: "answer", Text: "soja soja"}})
+		got := NewScorer(ScorerOptions{BM25: &p, Fields: []FieldSpec{{Name: "answer", Weight: 1}}}).Prepare("soja").ScoreOnly(Fields{{Name: "answer", Text: "soja soja"}})
 		if math.IsNaN(got) || math.IsInf(got, 0) || got <= 0 {
 			t.Errorf("NewScorer(%+v) score %v", p, got)
 		}
@@ -153,7 +153,7 @@ func TestBM25Options(t *testing.T) {
 func TestVocabularyFieldLengths(t *testing.T) {
 	var b VocabularyBuilder
 	b.AddRecord(qa("Qual o prazo?", "O prazo termina em maio."))
-	b.AddRecord(Document{{Name: "question", Text: "Multa por atraso na entrega"}})
+	b.AddRecord(Fields{{Name: "question", Text: "Multa por atraso na entrega"}})
 	v := b.Build()
 	if got := v.AvgFieldWords("question"); got != (3+5)/2.0 {
 		t.Errorf("question average = %v", got)

@@ -74,7 +74,7 @@
 // # Scoring
 //
 // A [Scorer] computes the seeds' lexicalScore for any record with named
-// text fields ([Record], [Document], [AgronomyRecord]): per query term, the
+// text fields ([Record], [Fields], [AgronomyRecord]): per query term, the
 // weights of the fields that contain it (name 3.5, description 2.5,
 // category 2, manufacturer 1.5, tags 4 by default) plus 0.5, then +2 for a
 // culture of the query found in the record, +2 for a treatment, +5 for

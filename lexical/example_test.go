@@ -120,14 +120,14 @@ func ExampleScorer() {
 	// {Fields:11 Matches:1.5 Culture:2 Treatment:2 Pair:5 CultureInTag:1 Proximity:0}
 }
 
-func ExampleDocument() {
+func ExampleFields() {
 	// Any schema: FAQs scored on question and answer, with no synonyms.
 	scorer := lexical.NewScorer(lexical.ScorerOptions{
 		Fields:   []lexical.FieldSpec{{Name: "question", Weight: 3}, {Name: "answer", Weight: 1}},
 		Synonyms: &lexical.Synonyms{},
 	})
 	q := scorer.Prepare("prazo de entrega da declaração")
-	faq := lexical.Document{
+	faq := lexical.Fields{
 		{Name: "question", Text: "Qual o prazo para entregar a declaração?"},
 		{Name: "answer", Text: "O prazo termina em 31 de maio."},
 	}

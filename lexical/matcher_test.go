@@ -72,7 +72,7 @@ func TestMatcherFallsBackOnLongPatterns(t *testing.T) {
 	if q.ac != nil {
 		t.Fatal("a matcher was compiled for a 5000-byte pattern")
 	}
-	if got := q.ScoreOnly(Document{{Name: FieldName, Text: "x " + long}}); got != 3.5+0.5 {
+	if got := q.ScoreOnly(Fields{{Name: FieldName, Text: "x " + long}}); got != 3.5+0.5 {
 		t.Errorf("score = %v", got)
 	}
 }

@@ -72,35 +72,35 @@ type Record interface {
 	Field(i int) Field
 }
 
-// Document is a [Record] given as a list of fields, for any schema:
+// Fields is a [Record] given as a list of fields, for any schema:
 //
-//	lexical.Document{{Name: "question", Text: q}, {Name: "answer", Text: a}}
-type Document []Field
+//	lexical.Fields{{Name: "question", Text: q}, {Name: "answer", Text: a}}
+type Fields []Field
 
 // NumFields returns len(d).
-func (d Document) NumFields() int { return len(d) }
+func (d Fields) NumFields() int { return len(d) }
 
 // Field returns d[i].
-func (d Document) Field(i int) Field { return d[i] }
+func (d Fields) Field(i int) Field { return d[i] }
 
-// NormalizedDocument is a [Document] whose field texts are already
+// NormalizedFields is a [Fields] record whose field texts are already
 // [Normalize]d, so scoring uses them as they are instead of normalizing
 // them again. Build one with [NormalizeRecord]; a text that is not
 // normalized scores as if it did not contain what normalization would have
 // made of it.
-type NormalizedDocument []Field
+type NormalizedFields []Field
 
 // NumFields returns len(d).
-func (d NormalizedDocument) NumFields() int { return len(d) }
+func (d NormalizedFields) NumFields() int { return len(d) }
 
 // Field returns d[i].
-func (d NormalizedDocument) Field(i int) Field { return d[i] }
+func (d NormalizedFields) Field(i int) Field { return d[i] }
 
 // NormalizeRecord returns rec's fields with their texts normalized, for
 // records scored many times (a cache of hot records).
-func NormalizeRecord(rec Record) NormalizedDocument {
+func NormalizeRecord(rec Record) NormalizedFields {
 	n := rec.NumFields()
-	doc := make(NormalizedDocument, n)
+	doc := make(NormalizedFields, n)
 	for i := range n {
 		f := rec.Field(i)
 		doc[i] = Field{Name: f.Name, Text: Normalize(f.Text)}
@@ -794,7 +794,7 @@ func (q *PreparedQuery) evalWith(rec Record, sig *Signals, tf *tfState) float64 
 	var termMask [maxTerms]uint64
 	var groupState [maxTerms]uint8
 	s := q.s
-	_, normalized := rec.(NormalizedDocument)
+	_, normalized := rec.(NormalizedFields)
 	for i, n := 0, rec.NumFields(); i < n; i++ {
 		f := rec.Field(i)
 		si := s.specIndex(f.Name)

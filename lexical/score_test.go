@@ -28,9 +28,9 @@ func TestScoreFieldWeights(t *testing.T) {
 		{"substring like ILIKE", "cida", AgronomyRecord{Category: "Fungicida"}, 2 + 0.5},
 		{"accents and case ignored", "acucar", AgronomyRecord{Tags: []string{"Cana-de-AÇÚCAR"}}, 4 + 0.5},
 		{"no match", "trigo", AgronomyRecord{Name: "Soja"}, 0},
-		{"unknown field ignored", "soja", Document{{Name: "notes", Text: "soja"}}, 0},
-		{"document with agronomy names", "soja", Document{{Name: FieldTags, Text: "soja"}, {Name: FieldName, Text: "x"}}, 4 + 0.5},
-		{"empty record", "soja", Document{}, 0},
+		{"unknown field ignored", "soja", Fields{{Name: "notes", Text: "soja"}}, 0},
+		{"document with agronomy names", "soja", Fields{{Name: FieldTags, Text: "soja"}, {Name: FieldName, Text: "x"}}, 4 + 0.5},
+		{"empty record", "soja", Fields{}, 0},
 		{"nil record", "soja", nil, 0},
 	}
 	s := NewScorer(ScorerOptions{Synonyms: noSynonyms})
@@ -253,7 +253,7 @@ func TestScoreCapsTerms(t *testing.T) {
 	if n := len(q.Terms()); n != maxTerms {
 		t.Fatalf("terms = %d, want %d", n, maxTerms)
 	}
-	rec := Document{{Name: FieldName, Text: strings.Join(words, " ")}}
+	rec := Fields{{Name: FieldName, Text: strings.Join(words, " ")}}
 	if got := q.ScoreOnly(rec); !approx(got, maxTerms*(3.5+0.5)) {
 		t.Errorf("score = %v", got)
 	}
@@ -393,11 +393,11 @@ func TestPreparedQueryConcurrentUse(t *testing.T) {
 
 func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-// TestNormalizedDocumentScoresAsDocument checks that a record scored from
+// TestNormalizedFieldsScoreAsFields checks that a record scored from
 // its NormalizeRecord form gets the same score and signals as raw.
-func TestNormalizedDocumentScoresAsDocument(t *testing.T) {
+func TestNormalizedFieldsScoreAsFields(t *testing.T) {
 	s := NewScorer(ScorerOptions{})
-	raw := Document{{Name: "name", Text: "Fungicida CÚPRICO"}, {Name: "description", Text: "Controle da ferrugem-asiática\nna SOJA e no café"}, {Name: "tags", Text: "Orgânico"}}
+	raw := Fields{{Name: "name", Text: "Fungicida CÚPRICO"}, {Name: "description", Text: "Controle da ferrugem-asiática\nna SOJA e no café"}, {Name: "tags", Text: "Orgânico"}}
 	for _, q := range []string{"fungicida para soja", "ferrugem asiatica cafe", "cuprico organico", "herbicida"} {
 		pq := s.Prepare(q)
 		a, sa := pq.Score(raw)

@@ -28,9 +28,9 @@ func TestMatcherMatchesReferenceSnowball(t *testing.T) {
 // another word of the same stem, and changes nothing when off.
 func TestBM25Exact(t *testing.T) {
 	fields := []lexical.FieldSpec{{Name: "content", Weight: 1}}
-	own := lexical.Document{{Name: "content", Text: "a CPU contém registradores rápidos"}}
-	other := lexical.Document{{Name: "content", Text: "a secretaria registra os pedidos"}}
-	score := func(exact float64, d lexical.Document) float64 {
+	own := lexical.Fields{{Name: "content", Text: "a CPU contém registradores rápidos"}}
+	other := lexical.Fields{{Name: "content", Text: "a secretaria registra os pedidos"}}
+	score := func(exact float64, d lexical.Fields) float64 {
 		s := lexical.NewScorer(lexical.ScorerOptions{Fields: fields, Synonyms: &lexical.Synonyms{}, Match: lexical.MatchWordPrefix,
 			Tokenizer: lexical.Tokenizer{Filters: []lexical.TokenFilter{snowball.Filter{}}}, BM25: &lexical.BM25{Exact: exact}})
 		sc, _ := s.Prepare("para que servem os registradores").Score(d)

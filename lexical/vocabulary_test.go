@@ -208,7 +208,7 @@ func TestScorerWithIDF(t *testing.T) {
 	if base.IDF() != nil {
 		t.Fatal("WithIDF modified the original scorer")
 	}
-	rec := Document{{Name: "text", Text: "azoxistrobina para soja"}}
+	rec := Fields{{Name: "text", Text: "azoxistrobina para soja"}}
 	// Terms azoxistrobina (idf 3) and soja (0.5): fields 2×3 + 2×0.5 = 7,
 	// match bonus 0.5×3 + 0.5×0.5 = 1.75.
 	if got := s.Prepare("azoxistrobina soja").ScoreOnly(&rec); math.Abs(got-8.75) > 1e-12 {

@@ -24,7 +24,7 @@ type normCache struct {
 
 type normEntry struct {
 	updated time.Time
-	doc     lexical.NormalizedDocument
+	doc     lexical.NormalizedFields
 }
 
 func newNormCache(size int) *normCache {
