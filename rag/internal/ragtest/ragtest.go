@@ -67,6 +67,7 @@ func TestdataSources(t testing.TB) ingest.Sources {
 	return ingest.Sources{Items: items, FAQs: faqs, Documents: append(docs, more...)}
 }
 
+// HashEmbedder returns a hash embedder of Dims dimensions.
 func HashEmbedder(t testing.TB) *vector.HashEmbedder {
 	t.Helper()
 	e, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: Dims})
@@ -76,8 +77,11 @@ func HashEmbedder(t testing.TB) *vector.HashEmbedder {
 	return e
 }
 
+// BenchDims is the vector size of the benchmarks (the seeds' 1536).
 const BenchDims = 1536
 
+// AgrofitPath returns the AGROFIT catalog of ../shared/data, or skips tb
+// when it is absent.
 func AgrofitPath(tb testing.TB) string {
 	tb.Helper()
 	p := filepath.Join(RepoRoot(tb), "..", "shared", "data", "agrofit", "catalog.jsonl")
@@ -138,6 +142,7 @@ func PostgresDB(t *testing.T) *postgres.DB {
 	return db
 }
 
+// SampleItems returns n sample catalog items.
 func SampleItems(n int) []storage.CatalogItem {
 	items := make([]storage.CatalogItem, n)
 	for i := range items {
@@ -156,6 +161,7 @@ func SampleItems(n int) []storage.CatalogItem {
 	return items
 }
 
+// StoreCounts returns the record counts of s.
 func StoreCounts(t *testing.T, s storage.Store) storage.Counts {
 	t.Helper()
 	c, err := s.Counts(context.Background())

@@ -43,6 +43,7 @@ func StripMarkdown(s string) string {
 }
 
 var (
+	// MDTableSep matches a Markdown table separator row.
 	MDTableSep = regexp.MustCompile(`^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$`)
 	mdBullet   = regexp.MustCompile(`^([-*+]|\d+[.)])\s+`)
 	mdLink     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
@@ -62,6 +63,7 @@ func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// TruncateRunes cuts s to at most n characters, trimming space at the cut.
 func TruncateRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
