@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
@@ -26,7 +27,7 @@ func openPostgres(t *testing.T, dims int, exact bool) *postgres.Store {
 	t.Helper()
 	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
 	if dsn == "" {
-		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset; run .ci/postgres.sh start and export its DSN to run Postgres tests")
+		testenv.Skip(t, testenv.Postgres, "HYBRIDRAG_TEST_DATABASE_URL is unset; run .ci/postgres.sh start and export its DSN to run Postgres tests")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

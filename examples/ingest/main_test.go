@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/storage/memory"
 )
 
@@ -177,7 +178,7 @@ func TestIngestMissingFile(t *testing.T) {
 func TestIngestPostgres(t *testing.T) {
 	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
 	if dsn == "" {
-		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset; set it to a pgx DSN to test ingest -db")
+		testenv.Skip(t, testenv.Postgres, "HYBRIDRAG_TEST_DATABASE_URL is unset; set it to a pgx DSN to test ingest -db")
 	}
 	schema := fmt.Sprintf("ingest_test_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
 	t.Cleanup(func() {

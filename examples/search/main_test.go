@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
@@ -519,7 +520,7 @@ func TestMemfile(t *testing.T) {
 func TestAgrofit(t *testing.T) {
 	path := filepath.Join(repoRoot(t), "..", "shared", "data", "agrofit", "catalog.jsonl")
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("AGROFIT catalog not available: %v", err)
+		testenv.Skip(t, testenv.Data, "AGROFIT catalog not available: %v", err)
 	}
 	if testing.Short() {
 		t.Skip("indexes 4,220 items; skipped with -short")
@@ -547,7 +548,7 @@ func TestAgrofit(t *testing.T) {
 func TestPostgres(t *testing.T) {
 	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
 	if dsn == "" {
-		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is not set; skipping the Postgres search test")
+		testenv.Skip(t, testenv.Postgres, "HYBRIDRAG_TEST_DATABASE_URL is not set; skipping the Postgres search test")
 	}
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/internal/testenv"
 )
 
 // checkChunks verifies the invariants every splitter guarantees: exact
@@ -111,7 +113,7 @@ func faquadText(t testing.TB) string {
 	path := filepath.Join(repoRoot(t), "..", "shared", "data", "faquad", "documents.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("FaQuAD data not available: %v", err)
+		testenv.Skip(t, testenv.Data, "FaQuAD data not available: %v", err)
 	}
 	defer f.Close()
 	var b strings.Builder

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hybridrag/hybridrag/internal/testenv"
 )
 
 // recordErrors extracts the RecordErrors list of err (nil when none).
@@ -58,7 +60,7 @@ func sharedData(t testing.TB, rel string) string {
 	}
 	p := filepath.Join(dir, "..", "shared", "data", rel)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data not available: %v", err)
+		testenv.Skip(t, testenv.Data, "shared data not available: %v", err)
 	}
 	return p
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
@@ -86,7 +87,7 @@ func AgrofitPath(tb testing.TB) string {
 	tb.Helper()
 	p := filepath.Join(RepoRoot(tb), "..", "shared", "data", "agrofit", "catalog.jsonl")
 	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("AGROFIT data not found at %s", p)
+		testenv.Skip(tb, testenv.Data, "AGROFIT data not found at %s", p)
 	}
 	return p
 }
@@ -113,7 +114,7 @@ func PostgresDB(t *testing.T) *postgres.DB {
 	t.Helper()
 	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
 	if dsn == "" {
-		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset; set it to a pgx DSN to run the Postgres indexer tests")
+		testenv.Skip(t, testenv.Postgres, "HYBRIDRAG_TEST_DATABASE_URL is unset; set it to a pgx DSN to run the Postgres indexer tests")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -177,7 +178,7 @@ func BenchPool(b *testing.B) *pgxpool.Pool {
 	b.Helper()
 	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
 	if dsn == "" {
-		b.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset")
+		testenv.Skip(b, testenv.Postgres, "HYBRIDRAG_TEST_DATABASE_URL is unset")
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
