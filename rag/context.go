@@ -16,8 +16,8 @@ import (
 const (
 	noFAQText      = "Nenhuma FAQ relevante encontrada."
 	noDocumentText = "Nenhum documento relevante encontrado."
-	// ContextPreamble opens the consolidated context.
-	ContextPreamble = "Contexto consolidado (use-o para responder; não mencione esta seção ao usuário):"
+	// contextPreamble opens the consolidated context.
+	contextPreamble = "Contexto consolidado (use-o para responder; não mencione esta seção ao usuário):"
 	// QuestionPrefix introduces the user's question after the context.
 	QuestionPrefix = "Pergunta do usuário: "
 	// hitSeparator joins hits within a section.
@@ -169,7 +169,7 @@ func historySection(history []Turn) string {
 // the preamble, the sections separated by blank lines, and the question.
 func BuildContext(sections []ContextSection, message string) string {
 	parts := make([]string, 0, len(sections)+2)
-	parts = append(parts, ContextPreamble)
+	parts = append(parts, contextPreamble)
 	for _, s := range sections {
 		parts = append(parts, s.Text)
 	}

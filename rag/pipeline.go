@@ -191,7 +191,10 @@ func (p *Pipeline) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, er
 // ChatStream answers one turn like Chat, as a stream of events: intent,
 // each tool call and its hits, answer tokens (streamed when the Answerer is
 // a StreamAnswerer), then done, whose Response is what Chat returns — or a
-// final error event, yielded with its error. The turn runs in the calling
+// final error event, yielded with its error. When a streamed answer fails
+// part-way (or ends blank), a reset event discards the tokens so far and
+// the fallback message follows: the tokens after the last reset add up to
+// the done event's Response.Answer, but for surrounding white space. The turn runs in the calling
 // goroutine as the stream is ranged over; stopping the range early cancels
 // it.
 func (p *Pipeline) ChatStream(ctx context.Context, req ChatRequest) iter.Seq2[Event, error] {
@@ -419,9 +422,19 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		Confidence: resp.Confidence, Abstained: resp.Abstained,
 	}
 	t = time.Now()
-	var ans Answer
+	var (
+		ans Answer
+		// streamed: tokens of the model's answer were emitted, so a
+		// fallback must be preceded by EventReset.
+		streamed bool
+	)
 	if sa, ok := p.answerer.(StreamAnswerer); ok && emit != nil {
-		ans, err = sa.StreamAnswer(ctx, areq, func(tok string) { emit(Event{Kind: EventToken, Token: tok}) })
+		ans, err = sa.StreamAnswer(ctx, areq, func(tok string) {
+			if tok != "" {
+				streamed = true
+				emit(Event{Kind: EventToken, Token: tok})
+			}
+		})
 	} else {
 		ans, err = p.answerer.Answer(ctx, areq)
 		if err == nil && emit != nil && ans.Text != "" {
@@ -447,6 +460,10 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		ans.Text = p.opts.FallbackMessage
 		dbg.AnswerFallback = true
 		if emit != nil {
+			if streamed {
+				// The model's partial answer is not the answer.
+				emit(Event{Kind: EventReset})
+			}
 			emit(Event{Kind: EventToken, Token: ans.Text})
 		}
 	}

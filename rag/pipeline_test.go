@@ -74,7 +74,7 @@ func TestPipelineOfflineCatalogTurn(t *testing.T) {
 	if !strings.Contains(resp.Answer, resp.Catalog[0].Record.Name) {
 		t.Errorf("answer does not cite the top product %q:\n%s", resp.Catalog[0].Record.Name, resp.Answer)
 	}
-	for _, want := range []string{rag.ContextPreamble, "FAQs relevantes (", "Busca híbrida no catálogo para", "Fonte: ", rag.QuestionPrefix + "tem fungicida para videira?"} {
+	for _, want := range []string{"Contexto consolidado", "FAQs relevantes (", "Busca híbrida no catálogo para", "Fonte: ", rag.QuestionPrefix + "tem fungicida para videira?"} {
 		if !strings.Contains(resp.Debug.Context, want) {
 			t.Errorf("context lacks %q", want)
 		}

@@ -276,8 +276,14 @@ const (
 	EventToolCall EventKind = "tool_call" // a search about to run
 	EventHits     EventKind = "hits"      // a search's results
 	EventToken    EventKind = "token"     // a piece of the answer
-	EventDone     EventKind = "done"      // the whole response
-	EventError    EventKind = "error"     // the turn failed
+	// EventReset: discard the tokens so far; the answer restarts. It
+	// follows the tokens of a model stream that failed part-way and
+	// precedes the fallback message's tokens, so the tokens after the
+	// last reset add up to the done event's Response.Answer (but for
+	// surrounding white space).
+	EventReset EventKind = "reset"
+	EventDone  EventKind = "done"  // the whole response
+	EventError EventKind = "error" // the turn failed
 )
 
 // Event is one streaming event. Only the fields of its kind are set.

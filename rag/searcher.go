@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -31,6 +32,7 @@ const (
 	defaultCandidateMultiplier = 6
 	defaultCandidateMax        = 200
 	defaultEmbedTimeout        = 2 * time.Second
+	defaultMaxStalledEmbeds    = 16
 	defaultMaxFAQQueryChars    = 1200
 	defaultMaxQueryChars       = 2000
 )
@@ -77,7 +79,19 @@ type SearcherOptions struct {
 	Aggregate vector.AggregateMode
 	// EmbedTimeout bounds the query embedding (default 2 s). On timeout
 	// the search returns lexical results with FallbackEmbeddingFailed.
+	// The search returns at the timeout even when the embedder ignores its
+	// context; the embedder call is then left to finish in the background
+	// (its result is dropped) and counts as stalled until it returns.
 	EmbedTimeout time.Duration
+	// MaxStalledEmbeds is the most query embeddings left running past
+	// their timeout (or their search's cancellation) that the Searcher
+	// tolerates (default 16). While that many have not returned, searches
+	// do not call the embedder: they return lexical results at once with
+	// FallbackEmbeddingFailed and a VectorError wrapping
+	// context.DeadlineExceeded ("query embedder stalled"). So an embedder that ignores its context and
+	// never returns holds at most about that many goroutines (plus one per
+	// search in progress), not one per search.
+	MaxStalledEmbeds int
 	// MaxQueryChars truncates over-long query text (default 2000).
 	MaxQueryChars int
 	// MaxFAQQueryChars bounds query + context for FAQs (default 1200).
@@ -186,6 +200,9 @@ type Searcher struct {
 	calib    calibrations
 	evidence EvidenceOptions
 	frames   sync.Map // *lexical.Scorer → frame word set
+	// stalled counts query embeddings abandoned by their search and still
+	// running (see embedQuery).
+	stalled atomic.Int64
 }
 
 // DefaultSearcherOptions returns the options a zero SearcherOptions
@@ -230,6 +247,9 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 	}
 	if o.EmbedTimeout <= 0 {
 		o.EmbedTimeout = defaultEmbedTimeout
+	}
+	if o.MaxStalledEmbeds < 1 {
+		o.MaxStalledEmbeds = defaultMaxStalledEmbeds
 	}
 	if o.MaxQueryChars < 1 {
 		o.MaxQueryChars = defaultMaxQueryChars
@@ -738,7 +758,29 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 	return v
 }
 
+// errEmbedderStalled is wrapped by Result.VectorError when a search
+// skipped the embedder because SearcherOptions.MaxStalledEmbeds earlier
+// query embeddings outlived their timeout and have not returned. It wraps
+// context.DeadlineExceeded: the calls it waits on timed out.
+var errEmbedderStalled = fmt.Errorf("rag: query embedder stalled: earlier calls outlived their timeout: %w", context.DeadlineExceeded)
+
+// States of a query embedding call (embedQuery).
+const (
+	embedRunning   int32 = iota
+	embedDone            // returned while its search was waiting
+	embedAbandoned       // its search returned first; counted in stalled
+)
+
+// embedQuery embeds the query text with the checked embedder, bounded by
+// EmbedTimeout even when the embedder ignores its context. The call runs
+// in a goroutine that recovers a panic and delivers on a buffered channel,
+// so it can always finish and exit. A call the search stops waiting for is
+// counted in s.stalled until it returns; with MaxStalledEmbeds of them
+// outstanding, the embedder is not called at all.
 func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	if n := s.stalled.Load(); n >= int64(s.opts.MaxStalledEmbeds) {
+		return nil, fmt.Errorf("rag: query embedding: %d earlier calls still running past their timeout: %w", n, errEmbedderStalled)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.EmbedTimeout)
 	defer cancel()
 	type out struct {
@@ -746,24 +788,34 @@ func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, erro
 		err error
 	}
 	ch := make(chan out, 1)
+	var state atomic.Int32
 	go func() {
+		var o out
 		defer func() {
 			if r := recover(); r != nil {
-				ch <- out{err: fmt.Errorf("rag: embedder panicked: %v", r)}
+				o = out{err: fmt.Errorf("rag: embedder panicked: %v", r)}
 			}
+			if !state.CompareAndSwap(embedRunning, embedDone) {
+				s.stalled.Add(-1) // abandoned: no longer stalled
+			}
+			ch <- o
 		}()
-		v, err := s.checked.Embed(ctx, []string{text})
-		ch <- out{v, err}
+		o.v, o.err = s.checked.Embed(ctx, []string{text})
 	}()
+	var o out
 	select {
-	case o := <-ch:
-		if o.err != nil {
-			return nil, o.err
-		}
-		return o.v[0], nil
+	case o = <-ch:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("rag: query embedding: %w", ctx.Err())
+		if state.CompareAndSwap(embedRunning, embedAbandoned) {
+			s.stalled.Add(1)
+			return nil, fmt.Errorf("rag: query embedding: %w", ctx.Err())
+		}
+		o = <-ch // it returned meanwhile and is delivering
 	}
+	if o.err != nil {
+		return nil, o.err
+	}
+	return o.v[0], nil
 }
 
 // fuse merges the legs into hits, best first. lexScores are the lexical

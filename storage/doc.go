@@ -49,6 +49,26 @@
 // constant NoThreshold keeps them all). Only chunks of active owners are
 // returned.
 //
+// # Text and IDs
+//
+// Stores hold text as PostgreSQL does: valid UTF-8 without NUL bytes
+// (ValidText). Every write is checked by ValidateBatch, shared by all
+// stores: an ID that is blank, longer than MaxIDLength or not ValidText
+// (ValidID), and a NUL byte or invalid UTF-8 in any text field of a record
+// or chunk (list elements and map keys included), fail the write with a
+// *ValidationError wrapping ErrInvalidRecord that names the owner and the
+// field, and nothing is written. Callers repair user text beforehand
+// (lexical.Normalize and the ingestion loaders do); stores refuse rather
+// than silently alter it.
+//
+// Reads treat an ID no record can have like any missing one, in every
+// store: Get, Delete and DocumentByHash return ErrNotFound, GetMany and
+// ChunkRefs skip it, and a Page.After cursor holding such bytes is compared
+// bytewise like any other. Calls that take an OwnerRef (ReplaceChunks,
+// Chunks, Batch owners and deletions) validate it like a write:
+// ErrInvalidRecord. Lexical terms and filter values are normalized
+// (lexical.Normalize repairs them) before they are compared.
+//
 // # Errors
 //
 // Stores wrap the sentinels ErrNotFound, ErrDimensionMismatch,

@@ -15,7 +15,8 @@ var (
 	ErrDimensionMismatch = errors.New("storage: embedding dimension mismatch")
 	// ErrInvalidVector: an embedding holds NaN or ±Inf.
 	ErrInvalidVector = errors.New("storage: embedding holds NaN or Inf")
-	// ErrInvalidRecord: a record is malformed (empty ID, unknown status, ...).
+	// ErrInvalidRecord: a record is malformed (empty ID, unknown status, a
+	// NUL byte or invalid UTF-8 in its text, ...).
 	ErrInvalidRecord = errors.New("storage: invalid record")
 	// ErrInvalidFilter: a filter names an unknown field or a metadata key
 	// outside the allowlist.

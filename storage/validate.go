@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -33,18 +35,118 @@ func ContentHash(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func validateID(owner OwnerRef) error {
+// ValidText reports whether s is text every store can hold: valid UTF-8
+// without NUL bytes (PostgreSQL's text type accepts neither). Stores reject
+// records and chunks with other text (ErrInvalidRecord); callers repair user
+// text beforehand (lexical.Normalize and the ingestion loaders do).
+func ValidText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// ValidID reports whether id is an ID a record can have: not blank, at most
+// MaxIDLength bytes, ValidText. Stores look no other ID up: for them a
+// record with such an ID does not exist.
+func ValidID(id string) bool {
+	return idProblem(id) == ""
+}
+
+// idProblem says what is wrong with id, or "".
+func idProblem(id string) string {
 	switch {
-	case owner.ID == "" || strings.TrimSpace(owner.ID) == "":
-		return &ValidationError{Owner: owner, Field: "id", Reason: "empty", Err: ErrInvalidRecord}
-	case len(owner.ID) > MaxIDLength:
-		return &ValidationError{Owner: owner, Field: "id", Reason: "longer than 256 bytes", Err: ErrInvalidRecord}
-	case !utf8.ValidString(owner.ID):
-		return &ValidationError{Owner: owner, Field: "id", Reason: "not valid UTF-8", Err: ErrInvalidRecord}
-	case strings.ContainsRune(owner.ID, 0):
-		return &ValidationError{Owner: owner, Field: "id", Reason: "contains NUL", Err: ErrInvalidRecord}
+	case strings.TrimSpace(id) == "":
+		return "empty"
+	case len(id) > MaxIDLength:
+		return "longer than 256 bytes"
+	}
+	return textProblem(id)
+}
+
+// textProblem says why s is not ValidText, or "".
+func textProblem(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "not valid UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "contains a NUL byte"
+	}
+	return ""
+}
+
+func validateID(owner OwnerRef) error {
+	if p := idProblem(owner.ID); p != "" {
+		return &ValidationError{Owner: owner, Field: "id", Reason: p, Err: ErrInvalidRecord}
 	}
 	return nil
+}
+
+// textCheck checks the texts of one owner's record or chunks with
+// textProblem and keeps the first failure in err.
+type textCheck struct {
+	owner OwnerRef
+	err   error
+}
+
+// text checks fieldsAndValues, pairs of a field name and its text.
+func (c *textCheck) text(fieldsAndValues ...string) {
+	for i := 0; i+1 < len(fieldsAndValues) && c.err == nil; i += 2 {
+		if p := textProblem(fieldsAndValues[i+1]); p != "" {
+			c.err = &ValidationError{Owner: c.owner, Field: fieldsAndValues[i], Reason: p, Err: ErrInvalidRecord}
+		}
+	}
+}
+
+// list checks every element of a list field: field[i].
+func (c *textCheck) list(field string, ss []string) {
+	for i, s := range ss {
+		c.text(field+"["+itoa(i)+"]", s)
+	}
+}
+
+// dict checks the keys ("field key") and values (field["key"]) of a map
+// field, in key order so that the error is the same on every run.
+func (c *textCheck) dict(field string, m map[string]string) {
+	if c.err != nil || len(m) == 0 {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		c.text(field+" key", k, field+"["+quote(k)+"]", m[k])
+	}
+}
+
+func checkItemText(it *CatalogItem) error {
+	c := textCheck{owner: OwnerRef{Kind: KindItem, ID: it.ID}}
+	c.text("name", it.Name, "description", it.Description, "category", it.Category, "manufacturer", it.Manufacturer)
+	c.list("tags", it.Tags)
+	c.dict("metadata", it.Metadata)
+	for j, f := range it.Files {
+		at := "files[" + itoa(j) + "]."
+		c.text(at+"name", f.Name, at+"text", f.Text)
+	}
+	return c.err
+}
+
+func checkFAQText(f *FAQ) error {
+	c := textCheck{owner: OwnerRef{Kind: KindFAQ, ID: f.ID}}
+	c.text("question", f.Question, "answer", f.Answer, "category", f.Category)
+	c.list("keywords", f.Keywords)
+	return c.err
+}
+
+func checkDocumentText(d *Document) error {
+	c := textCheck{owner: OwnerRef{Kind: KindDocument, ID: d.ID}}
+	c.text("source", d.Source, "title", d.Title, "content", d.Content, "content_hash", d.ContentHash)
+	c.dict("metadata", d.Metadata)
+	return c.err
+}
+
+// checkChunkText checks the texts of chunk i of owner.
+func checkChunkText(owner OwnerRef, i int, ch *Chunk) error {
+	c := textCheck{owner: owner}
+	at := "chunks[" + itoa(i) + "]."
+	c.text(at+"content", ch.Content, at+"source", string(ch.Source), at+"content_hash", ch.ContentHash, at+"file", ch.File)
+	c.list(at+"heading_path", ch.HeadingPath)
+	c.dict(at+"metadata", ch.Metadata)
+	return c.err
 }
 
 // ValidateOwnerRef checks that ref has a known kind and a valid ID.
@@ -84,8 +186,9 @@ func ValidateQueryVector(v []float32, dims int) error {
 
 // ValidateChunks checks the chunks that will replace owner's chunks: the
 // owner reference, every chunk's owner (empty means owner), source, Seq and
-// Start (not negative), the uniqueness of (source, seq) and every
-// embedding.
+// Start (not negative), the uniqueness of (source, seq), every text
+// (ValidText: content, source, hash, file, heading path, metadata) and
+// every embedding.
 func ValidateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
 	if err := ValidateOwnerRef(owner); err != nil {
 		return err
@@ -114,6 +217,9 @@ func ValidateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
 			return &ValidationError{Owner: owner, Field: "chunks[" + itoa(i) + "]", Reason: "duplicate source and seq", Err: ErrInvalidRecord}
 		}
 		seen[k] = true
+		if err := checkChunkText(owner, i, c); err != nil {
+			return err
+		}
 		if err := ValidateVector(c.Embedding, dims); err != nil {
 			var ve *ValidationError
 			if errors.As(err, &ve) {
@@ -141,7 +247,10 @@ func PrepareChunks(owner OwnerRef, chunks []Chunk) []Chunk {
 }
 
 // ValidateBatch checks every record, chunk and deletion of b against dims,
-// so that a store can reject the batch before writing anything.
+// so that a store can reject the batch before writing anything: IDs
+// (ValidID), statuses, prices, every text field (ValidText: no NUL byte, no
+// invalid UTF-8, in values, list elements and map keys alike), chunks
+// (ValidateChunks) and deletions (ValidateOwnerRef).
 func ValidateBatch(b *Batch, dims int) error {
 	for i := range b.Items {
 		it := &b.Items[i]
@@ -157,14 +266,23 @@ func ValidateBatch(b *Batch, dims int) error {
 				return &ValidationError{Owner: ref, Field: "files[" + itoa(j) + "].item_id", Reason: "belongs to another item", Err: ErrInvalidRecord}
 			}
 		}
+		if err := checkItemText(it); err != nil {
+			return err
+		}
 	}
 	for i := range b.FAQs {
 		if err := validateRecord(OwnerRef{KindFAQ, b.FAQs[i].ID}, b.FAQs[i].Status); err != nil {
 			return err
 		}
+		if err := checkFAQText(&b.FAQs[i]); err != nil {
+			return err
+		}
 	}
 	for i := range b.Documents {
 		if err := validateRecord(OwnerRef{KindDocument, b.Documents[i].ID}, b.Documents[i].Status); err != nil {
+			return err
+		}
+		if err := checkDocumentText(&b.Documents[i]); err != nil {
 			return err
 		}
 	}

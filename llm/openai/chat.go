@@ -6,9 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
+	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -103,8 +106,13 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 
 // Stream implements llm.ChatModel with a streamed chat completion. Text
 // deltas are yielded as they arrive; tool-call deltas are assembled by index
-// and yielded once the stream has finished, followed by StreamDone. A stream
-// that ends without a finish reason yields an error wrapping
+// and yielded once the stream has finished, followed by StreamDone.
+//
+// A stream is complete when a choice reports a finish reason or the server
+// ends it with the "data: [DONE]" marker: some OpenAI-compatible servers
+// send [DONE] without any finish reason, and their answer is kept (with an
+// empty Response.FinishReason). A stream that ends with neither (a
+// connection closed part-way) yields an error wrapping
 // llm.ErrInvalidResponse.
 func (m *Model) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
@@ -116,7 +124,9 @@ func (m *Model) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Strea
 		if !m.opts.DisableStreamUsage {
 			params.StreamOptions.IncludeUsage = oai.Bool(true)
 		}
-		stream := m.client.Chat.Completions.NewStreaming(ctx, params, m.opts.RequestOptions...)
+		var sawDone atomic.Bool
+		opts := append(slices.Clip(m.opts.RequestOptions), option.WithMiddleware(watchDone(&sawDone)))
+		stream := m.client.Chat.Completions.NewStreaming(ctx, params, opts...)
 		defer stream.Close()
 
 		var (
@@ -169,8 +179,8 @@ func (m *Model) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Strea
 			yield(llm.StreamEvent{}, fmt.Errorf("openai: chat completion stream: %w", err))
 			return
 		}
-		if !finished {
-			yield(llm.StreamEvent{}, fmt.Errorf("openai: chat completion stream: %w: the stream ended without a finish reason", llm.ErrInvalidResponse))
+		if !finished && !sawDone.Load() {
+			yield(llm.StreamEvent{}, fmt.Errorf("openai: chat completion stream: %w: the stream ended without a finish reason or [DONE]", llm.ErrInvalidResponse))
 			return
 		}
 		resp.Message.Content = text.String()
@@ -190,6 +200,46 @@ func (m *Model) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Strea
 		}
 		yield(llm.StreamEvent{Kind: llm.StreamDone, Response: &resp}, nil)
 	}
+}
+
+// doneMarker is the last event of a complete chat completion stream, as it
+// appears on the wire after a line break.
+var doneMarker = []byte("\ndata: [DONE]")
+
+// watchDone is a middleware that sets done when the response body carries
+// the [DONE] marker at the start of a line ("data: [DONE]"; the space may
+// be missing). openai-go ends its stream on [DONE] and on a plain end of
+// the body alike; this tells the two apart.
+func watchDone(done *atomic.Bool) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if err == nil && res != nil && res.Body != nil {
+			res.Body = &doneWatcher{ReadCloser: res.Body, done: done, tail: []byte{'\n'}}
+		}
+		return res, err
+	}
+}
+
+// doneWatcher scans a body for doneMarker as it is read, keeping the end of
+// the previous read so a marker split across reads is found.
+type doneWatcher struct {
+	io.ReadCloser
+	done *atomic.Bool
+	tail []byte
+}
+
+func (w *doneWatcher) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	if n > 0 && !w.done.Load() {
+		buf := append(w.tail, p[:n]...)
+		// "data:[DONE]" is the same event without the optional space.
+		if bytes.Contains(buf, doneMarker) || bytes.Contains(buf, []byte("\ndata:[DONE]")) {
+			w.done.Store(true)
+		}
+		keep := min(len(buf), len(doneMarker)-1)
+		w.tail = append(w.tail[:0], buf[len(buf)-keep:]...)
+	}
+	return n, err
 }
 
 // CompleteJSON asks for a JSON answer matching schema in OpenAI strict

@@ -3,6 +3,8 @@ package openai_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +131,7 @@ func TestStreamFailures(t *testing.T) {
 			t.Errorf("events before the error %q", got)
 		}
 	})
-	t.Run("ends without finish reason", func(t *testing.T) {
+	t.Run("ends without finish reason or [DONE]", func(t *testing.T) {
 		srv := newFakeServer(t, sse(deltaChunk(`{"content":"Par"}`, "")))
 		_, _, err := streamEvents(t, llmopenai.New(srv.client(0), llmopenai.Options{}), context.Background(), chatReq())
 		if !errors.Is(err, llm.ErrInvalidResponse) {
@@ -191,4 +193,65 @@ func TestStreamFailures(t *testing.T) {
 			t.Fatal("breaking out of the stream did not release it")
 		}
 	})
+}
+
+// TestStreamDoneWithoutFinishReason: some OpenAI-compatible servers end a
+// complete answer with [DONE] but never send a finish reason. The answer is
+// kept (finish reason empty), however the body is split into reads.
+func TestStreamDoneWithoutFinishReason(t *testing.T) {
+	events := []string{
+		deltaChunk(`{"role":"assistant","content":""}`, ""),
+		deltaChunk(`{"content":"Temos o "}`, ""),
+		deltaChunk(`{"content":"Fosetal."}`, ""),
+		"[DONE]",
+	}
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+	}{
+		{"one write per event", sse(events...)},
+		{"one byte per write", trickle(1, "", events...)},
+		{"seven bytes per write, no space after data:", trickle(7, "data:", events...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, tt.handler)
+			got, done, err := streamEvents(t, llmopenai.New(srv.client(0), llmopenai.Options{DisableStreamUsage: true}), context.Background(), chatReq())
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if want := []string{"text:Temos o ", "text:Fosetal.", "done"}; !cmp.Equal(got, want) {
+				t.Errorf("events %q, want %q", got, want)
+			}
+			if done == nil || done.Text() != "Temos o Fosetal." || done.FinishReason != "" {
+				t.Errorf("done = %+v", done)
+			}
+		})
+	}
+	// The same answer cut before [DONE] is still an error.
+	srv := newFakeServer(t, trickle(3, "", events[:3]...))
+	if _, _, err := streamEvents(t, llmopenai.New(srv.client(0), llmopenai.Options{}), context.Background(), chatReq()); !errors.Is(err, llm.ErrInvalidResponse) {
+		t.Fatalf("cut stream: err = %v", err)
+	}
+}
+
+// trickle answers with an event stream written n bytes at a time, each
+// flushed; prefix replaces "data: " before every event.
+func trickle(n int, prefix string, events ...string) http.HandlerFunc {
+	if prefix == "" {
+		prefix = "data: "
+	}
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		var body strings.Builder
+		for _, e := range events {
+			body.WriteString(prefix + e + "\n\n")
+		}
+		b := body.String()
+		for i := 0; i < len(b); i += n {
+			_, _ = io.WriteString(w, b[i:min(i+n, len(b))])
+			w.(http.Flusher).Flush()
+		}
+	}
 }

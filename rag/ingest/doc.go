@@ -34,9 +34,22 @@
 // anything is embedded, with an error wrapping
 // storage.ErrDimensionMismatch. Embedding and store errors are returned
 // wrapped; the groups of owners already written stay written, the failing
-// group leaves the store as it was, and [Stats] say what happened. A document whose content duplicates
-// another is reported in Stats.Duplicates as a
-// *load.DuplicateDocumentError, not as an error of the run.
+// group leaves the store as it was, and [Stats] say what happened. An
+// embedder that panics fails its group the same way, with an
+// *[EmbedderPanicError] wrapping [ErrEmbedderPanic] (and the panic value,
+// when it is an error). A vector that breaks the embedder contract (nil,
+// empty, zero, non-finite, of the wrong size) fails its group with the
+// *vector.VectorError naming the text, and is not counted in
+// Stats.Embedded. A document whose content duplicates another is reported
+// in Stats.Duplicates as a *load.DuplicateDocumentError, not as an error
+// of the run.
+//
+// An Index call returns when its context is done even if the embedder
+// ignores the context: each embedding request runs in a goroutine the
+// Indexer stops waiting for. Such an abandoned request may still finish
+// in the background (its vectors are dropped, nothing is written); its
+// goroutine exits when the embedder returns, and stays blocked for as long
+// as the embedder does not.
 //
 // # Concurrency
 //

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -114,7 +115,8 @@ type Stats struct {
 	// Chunks is the number of chunks of the owners seen (blank chunks are
 	// dropped and not counted).
 	Chunks int
-	// Embedded is the number of texts the embedder returned vectors for.
+	// Embedded is the number of texts the embedder returned valid vectors
+	// for (a request with a bad vector, an error or a panic counts none).
 	// Equal texts among the chunks being written are embedded once.
 	Embedded int
 	// Skipped is the number of chunks not sent to the embedder: kept
@@ -864,12 +866,44 @@ func (ix *Indexer) embedAll(ctx context.Context, texts []string, st *Stats) ([][
 // (vector.Checked): a wrong number of vectors, an empty, zero, non-finite
 // or wrongly sized vector fails the batch with a typed error naming the
 // text, and every vector is stored at unit length.
+//
+// The call runs in a goroutine of its own, so that neither a panic (an
+// *EmbedderPanicError) nor an embedder ignoring its context can take the
+// Indexer with it: embedBatch returns when ctx is done whether or not the
+// call has. An abandoned call finishes in the background when the
+// embedder returns (its result is dropped; it never touches out), and its
+// goroutine then exits; one that never returns keeps its goroutine.
 func (ix *Indexer) embedBatch(ctx context.Context, texts []string, out [][]float32) error {
-	vecs, err := ix.embedder.Embed(ctx, texts)
-	if err != nil {
-		return fmt.Errorf("ingest: embed %d texts: %w", len(texts), err)
+	type result struct {
+		vecs [][]float32
+		err  error
 	}
-	copy(out, vecs)
+	// Buffered: the goroutine can always deliver and exit, even when
+	// nobody is waiting any more.
+	ch := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- result{err: &EmbedderPanicError{Value: r, Stack: debug.Stack(), Texts: len(texts)}}
+			}
+		}()
+		vecs, err := ix.embedder.Embed(ctx, texts)
+		ch <- result{vecs, err}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		select {
+		case r = <-ch: // finished meanwhile: keep its answer
+		default:
+			return fmt.Errorf("ingest: embed %d texts: %w", len(texts), ctx.Err())
+		}
+	}
+	if r.err != nil {
+		return fmt.Errorf("ingest: embed %d texts: %w", len(texts), r.err)
+	}
+	copy(out, r.vecs)
 	return nil
 }
 

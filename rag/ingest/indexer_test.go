@@ -891,8 +891,8 @@ func TestIndexerDocuments(t *testing.T) {
 }
 
 // TestIndexerInvalidVectors checks that a broken embedder's vectors are
-// rejected before the store with a typed error naming the text, and
-// nothing is written.
+// rejected before the store with a typed error naming the text, that they
+// are not counted as embedded, and that nothing is written (issue 16).
 func TestIndexerInvalidVectors(t *testing.T) {
 	nan := func(_ int, texts []string) ([][]float32, error) {
 		out := make([][]float32, len(texts))
@@ -912,8 +912,15 @@ func TestIndexerInvalidVectors(t *testing.T) {
 	missing := func(_ int, texts []string) ([][]float32, error) {
 		return make([][]float32, len(texts)-1), nil
 	}
-	empty := func(_ int, texts []string) ([][]float32, error) {
+	nilVecs := func(_ int, texts []string) ([][]float32, error) {
 		return make([][]float32, len(texts)), nil // nil vectors
+	}
+	empty := func(_ int, texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i := range out {
+			out[i] = []float32{}
+		}
+		return out, nil
 	}
 	zero := func(_ int, texts []string) ([][]float32, error) {
 		out := make([][]float32, len(texts))
@@ -930,7 +937,8 @@ func TestIndexerInvalidVectors(t *testing.T) {
 		{"NaN", nan, vector.ErrNotFinite},
 		{"wrong length", short, vector.ErrDimensionMismatch},
 		{"too few vectors", missing, vector.ErrBatchSize},
-		{"nil vectors", empty, vector.ErrEmptyVector},
+		{"nil vectors", nilVecs, vector.ErrEmptyVector},
+		{"empty vectors", empty, vector.ErrEmptyVector},
 		{"zero vectors", zero, vector.ErrZeroVector},
 	}
 	eachStore(t, func(t *testing.T, open func(*testing.T) *recordingStore) {
@@ -948,6 +956,9 @@ func TestIndexerInvalidVectors(t *testing.T) {
 				}
 				if st.Failed != 3 || st.Written != 0 {
 					t.Errorf("stats %+v, want 3 failed", st)
+				}
+				if st.Embedded != 0 {
+					t.Errorf("Stats.Embedded = %d, want 0: no valid vector came back", st.Embedded)
 				}
 				if c := ragtest.StoreCounts(t, store); c != (storage.Counts{}) {
 					t.Errorf("Counts = %+v, want nothing written", c)

@@ -308,7 +308,11 @@ func (a *Answerer) Answer(ctx context.Context, req rag.AnswerRequest) (rag.Answe
 }
 
 // StreamAnswer implements StreamAnswerer with ChatModel.Stream; onToken
-// receives the text deltas in order.
+// receives the text deltas in order. A stream that fails after some deltas
+// returns the error: onToken has then seen part of an answer that is not
+// one, and the Pipeline streams EventReset before its fallback message.
+// Whether a stream is complete is the ChatModel's call (llm/openai keeps an
+// answer ended by [DONE] without a finish reason).
 func (a *Answerer) StreamAnswer(ctx context.Context, req rag.AnswerRequest, onToken func(string)) (rag.Answer, error) {
 	r, err := a.Request(req)
 	if err != nil {

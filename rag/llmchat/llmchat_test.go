@@ -245,7 +245,7 @@ func TestLLMAnswerer(t *testing.T) {
 			t.Errorf("model %q max tokens %d", r.Model, r.MaxTokens)
 		}
 		payload := ragtest.LastUser(r)
-		if strings.Contains(payload, "Histórico recente") || !strings.HasPrefix(payload, rag.ContextPreamble) ||
+		if strings.Contains(payload, "Histórico recente") || !strings.HasPrefix(payload, "Contexto consolidado") ||
 			!strings.Contains(payload, "FAQs relevantes (1)") || !strings.HasSuffix(payload, rag.QuestionPrefix+"tem fungicida?") {
 			t.Errorf("payload:\n%s", payload)
 		}

@@ -99,7 +99,10 @@
 // storage.ErrInvalidTenant) wrapped with context, validation failures as
 // *storage.ValidationError, and ctx.Err() wrapped when the context is done.
 // Load returns ErrCorruptSnapshot or ErrSnapshotVersion. A rejected write
-// writes nothing.
+// writes nothing. Writes are validated by storage.ValidateBatch, like
+// storage/postgres's: text PostgreSQL cannot store (NUL bytes, invalid
+// UTF-8) is rejected here too, so the two stores accept the same data (and
+// Load rejects a snapshot holding such text as corrupt).
 //
 // # Concurrency
 //

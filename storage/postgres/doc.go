@@ -83,16 +83,17 @@
 // and returned as float64, like the memory store.
 //
 // The three kinds of record share one implementation: a descriptor per
-// kind (its columns, scanner, insert statement and text checks) drives the
-// generic get, list, delete, upsert and search code.
+// kind (its columns, scanner and insert statement) drives the generic get,
+// list, delete, upsert and search code.
 //
 // # Writes
 //
-// Every write is validated completely first (storage.ValidateBatch, plus
-// text PostgreSQL cannot store: invalid UTF-8 and NUL bytes, rejected with
-// storage.ErrInvalidRecord) and then applied in one transaction: records
-// with pipelined statements, chunks with COPY. A failed batch leaves the
-// store as it was. Times are stored in UTC with microsecond precision.
+// Every write is validated completely first (storage.ValidateBatch, which
+// rejects text PostgreSQL cannot store, invalid UTF-8 and NUL bytes, with
+// storage.ErrInvalidRecord, as the memory store does) and then applied in
+// one transaction: records with pipelined statements, chunks with COPY. A
+// failed batch leaves the store as it was. Times are stored in UTC with
+// microsecond precision.
 //
 // After a bulk load the planner has no statistics for the new rows until
 // autovacuum analyzes them (about a minute), and hybrid searches meanwhile
@@ -104,7 +105,11 @@
 // Methods return errors wrapping the storage sentinels (storage.ErrNotFound,
 // storage.ErrSchemaMismatch, storage.ErrInvalidRecord, ...) or
 // *storage.ValidationError, and otherwise the pgx error wrapped with the
-// operation that failed. Messages never contain the DSN. A cancelled or
+// operation that failed. IDs no record can have (storage.ValidID: NUL
+// bytes, invalid UTF-8, ...) and page cursors holding such bytes are
+// handled in Go, never sent: reads and deletes by such an ID return
+// storage.ErrNotFound or skip it, as the memory store does, rather than a
+// server error. Messages never contain the DSN. A cancelled or
 // expired context stops the query (pgx cancels it on the server) and the
 // error matches ctx.Err() with errors.Is.
 //

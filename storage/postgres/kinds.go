@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -27,8 +26,6 @@ type pgKind[T any] struct {
 	// queue queues the statements that insert or replace rec, with
 	// queueUpsert.
 	queue func(s *Store, b *pgx.Batch, rec *T, now time.Time)
-	// checkText rejects text PostgreSQL cannot store (see checkText).
-	checkText func(*T) error
 }
 
 // recordCols are the columns every owner table has, selected after the
@@ -104,7 +101,7 @@ func (s *Store) queueUpsert(batch *pgx.Batch, kind storage.OwnerKind, id string,
 
 var items = pgKind[storage.CatalogItem]{
 	kind: storage.KindItem, id: func(it *storage.CatalogItem) string { return it.ID },
-	cols: itemCols, scan: scanItem, queue: (*Store).queueItem, checkText: checkItemText,
+	cols: itemCols, scan: scanItem, queue: (*Store).queueItem,
 }
 
 func itemCols(tb *tables) string {
@@ -152,23 +149,12 @@ func (s *Store) queueItem(batch *pgx.Batch, it *storage.CatalogItem, now time.Ti
 	}
 }
 
-func checkItemText(it *storage.CatalogItem) error {
-	c := textCheck{owner: storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}}
-	c.text("name", it.Name, "description", it.Description, "category", it.Category, "manufacturer", it.Manufacturer)
-	c.list("tags", it.Tags)
-	c.dict("metadata", it.Metadata)
-	for j, f := range it.Files {
-		c.text(fmt.Sprintf("files[%d].name", j), f.Name, fmt.Sprintf("files[%d].text", j), f.Text)
-	}
-	return c.err
-}
-
 // FAQs.
 
 var faqs = pgKind[storage.FAQ]{
 	kind: storage.KindFAQ, id: func(f *storage.FAQ) string { return f.ID },
 	cols: func(*tables) string { return "i.id, i.question, i.answer, i.category, i.keywords, i.priority" },
-	scan: scanFAQ, queue: (*Store).queueFAQ, checkText: checkFAQText,
+	scan: scanFAQ, queue: (*Store).queueFAQ,
 }
 
 func scanFAQ(row pgx.Row, extra ...any) (storage.FAQ, error) {
@@ -186,19 +172,12 @@ func (s *Store) queueFAQ(batch *pgx.Batch, f *storage.FAQ, now time.Time) {
 		colValue{"search_text", storage.FAQSearchText(f)}, colValue{"category_norm", storage.FAQFilterValues(f).Category})
 }
 
-func checkFAQText(f *storage.FAQ) error {
-	c := textCheck{owner: storage.OwnerRef{Kind: storage.KindFAQ, ID: f.ID}}
-	c.text("question", f.Question, "answer", f.Answer, "category", f.Category)
-	c.list("keywords", f.Keywords)
-	return c.err
-}
-
 // Documents.
 
 var docs = pgKind[storage.Document]{
 	kind: storage.KindDocument, id: func(d *storage.Document) string { return d.ID },
 	cols: func(*tables) string { return "i.id, i.source, i.title, i.content, i.content_hash, i.metadata" },
-	scan: scanDoc, queue: (*Store).queueDoc, checkText: checkDocText,
+	scan: scanDoc, queue: (*Store).queueDoc,
 }
 
 func scanDoc(row pgx.Row, extra ...any) (storage.Document, error) {
@@ -220,11 +199,4 @@ func (s *Store) queueDoc(batch *pgx.Batch, d *storage.Document, now time.Time) {
 		colValue{"content_hash", hash}, colValue{"metadata", orEmptyMap(d.Metadata)},
 		colValue{"search_text", storage.DocumentSearchText(d)}, colValue{"source_norm", fv.Source},
 		colValue{"metadata_norm", orEmptyMap(fv.Metadata)})
-}
-
-func checkDocText(d *storage.Document) error {
-	c := textCheck{owner: storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID}}
-	c.text("source", d.Source, "title", d.Title, "content", d.Content, "content_hash", d.ContentHash)
-	c.dict("metadata", d.Metadata)
-	return c.err
 }

@@ -70,7 +70,7 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	terms := storage.NormalizeTerms(q.Terms)
-	// Stored text never holds NUL (see checkText), so such terms match
+	// Stored text never holds NUL (storage.ValidText), so such terms match
 	// nothing; PostgreSQL could not even receive them.
 	terms = dropNUL(terms)
 	if len(terms) == 0 {

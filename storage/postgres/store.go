@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -84,6 +85,33 @@ func getOne[T any](ctx context.Context, s *Store, k pgKind[T], ref storage.Owner
 	return out, err
 }
 
+// noQuery is what a call answered without a statement (an ID no record
+// can have, see storage.ValidID) returns first: the context's error or the
+// schema check's, as if it had run one.
+func (s *Store) noQuery(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return s.db.ensure(ctx)
+}
+
+// validIDs returns the IDs among ids a record can have (storage.ValidID):
+// PostgreSQL's text cannot even hold the others, and no record has them.
+func validIDs(ids []string) []string {
+	for i, id := range ids {
+		if !storage.ValidID(id) {
+			out := slices.Clone(ids[:i])
+			for _, id := range ids[i+1:] {
+				if storage.ValidID(id) {
+					out = append(out, id)
+				}
+			}
+			return out
+		}
+	}
+	return ids
+}
+
 // recordStore is the storage.RecordStore of the records of kind k of a
 // tenant, the one implementation of the reads of every kind of record.
 type recordStore[T any] struct {
@@ -92,15 +120,27 @@ type recordStore[T any] struct {
 }
 
 // Get returns the record with the given ID, or an error wrapping
-// storage.ErrNotFound.
+// storage.ErrNotFound (at once for an ID no record can have).
 func (r recordStore[T]) Get(ctx context.Context, id string) (T, error) {
-	return getOne(ctx, r.s, r.k, storage.OwnerRef{Kind: r.k.kind, ID: id}, r.k.selectFrom(r.s, "i.id = $2"), id)
+	ref := storage.OwnerRef{Kind: r.k.kind, ID: id}
+	if !storage.ValidID(id) {
+		var zero T
+		if err := r.s.noQuery(ctx); err != nil {
+			return zero, err
+		}
+		return zero, notFound(ref)
+	}
+	return getOne(ctx, r.s, r.k, ref, r.k.selectFrom(r.s, "i.id = $2"), id)
 }
 
-// GetMany returns the records among ids, in the order of ids.
+// GetMany returns the records among ids, in the order of ids; IDs no
+// record can have are skipped like missing ones.
 func (r recordStore[T]) GetMany(ctx context.Context, ids []string) ([]T, error) {
 	if len(ids) == 0 {
 		return nil, nil
+	}
+	if ids = validIDs(ids); len(ids) == 0 {
+		return nil, r.s.noQuery(ctx)
 	}
 	op := "get " + string(r.k.kind) + "s"
 	var out []T
@@ -131,12 +171,22 @@ func (r recordStore[T]) GetMany(ctx context.Context, ids []string) ([]T, error) 
 	return out, err
 }
 
-// List returns a page of records ordered by ID (byte order).
+// List returns a page of records ordered by ID (byte order). A cursor
+// that is not text PostgreSQL can hold (NUL bytes, invalid UTF-8) is
+// compared with the IDs' UTF-8 bytes instead, with the same result.
 func (r recordStore[T]) List(ctx context.Context, page storage.Page) ([]T, error) {
 	op := "list " + string(r.k.kind) + "s"
+	after := "i.id > $2"
+	var cursor any = page.After
+	if !storage.ValidText(page.After) {
+		// Under COLLATE "C" text compares as its UTF-8 bytes do, so this
+		// is the same order; it cannot use the primary key, but no valid
+		// cursor takes this path.
+		after, cursor = "convert_to(i.id, 'UTF8') > $2", []byte(page.After)
+	}
 	var out []T
 	err := r.s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, r.k.selectFrom(r.s, "i.id > $2 ORDER BY i.id LIMIT $3"), r.s.tenant, page.After, storage.ClampLimit(page.Limit))
+		rows, err := conn.Query(ctx, r.k.selectFrom(r.s, after+" ORDER BY i.id LIMIT $3"), r.s.tenant, cursor, storage.ClampLimit(page.Limit))
 		if err != nil {
 			return wrapCtx(ctx, op, err)
 		}
@@ -150,8 +200,15 @@ func (r recordStore[T]) List(ctx context.Context, page storage.Page) ([]T, error
 }
 
 // Delete removes the record with the given ID; files and chunks go with it
-// (ON DELETE CASCADE), in the same statement.
+// (ON DELETE CASCADE), in the same statement. An ID no record can have is
+// storage.ErrNotFound.
 func (r recordStore[T]) Delete(ctx context.Context, id string) error {
+	if !storage.ValidID(id) {
+		if err := r.s.noQuery(ctx); err != nil {
+			return err
+		}
+		return notFound(storage.OwnerRef{Kind: r.k.kind, ID: id})
+	}
 	return r.s.withConn(ctx, func(conn *pgxpool.Conn) error {
 		tag, err := conn.Exec(ctx, "DELETE FROM "+r.k.table(r.s)+" WHERE tenant_id = $1 AND id = $2", r.s.tenant, id)
 		if err != nil {
@@ -174,6 +231,12 @@ func (r recordStore[T]) Search(ctx context.Context, q storage.LexicalQuery) ([]s
 // with the smallest ID if several share it), or an error wrapping
 // storage.ErrNotFound.
 func (s *Store) DocumentByHash(ctx context.Context, hash string) (storage.Document, error) {
+	if !storage.ValidText(hash) {
+		if err := s.noQuery(ctx); err != nil {
+			return storage.Document{}, err
+		}
+		return storage.Document{}, notFound(storage.OwnerRef{Kind: storage.KindDocument, ID: hash})
+	}
 	return getOne(ctx, s, docs, storage.OwnerRef{Kind: storage.KindDocument, ID: hash},
 		docs.selectFrom(s, "i.content_hash = $2 ORDER BY i.id LIMIT 1"), hash)
 }
@@ -207,13 +270,19 @@ func (s *Store) Counts(ctx context.Context) (storage.Counts, error) {
 }
 
 // ChunkRefs lists the stored chunks of the given owners (every owner of
-// kind when ownerIDs is nil), ordered by owner ID, source and Seq.
+// kind when ownerIDs is nil), ordered by owner ID, source and Seq; IDs no
+// record can have are skipped like missing ones.
 func (s *Store) ChunkRefs(ctx context.Context, kind storage.OwnerKind, ownerIDs []string) ([]storage.ChunkRef, error) {
 	if !kind.Valid() {
 		return nil, badKind(kind)
 	}
 	if ownerIDs != nil && len(ownerIDs) == 0 {
 		return nil, nil
+	}
+	if ownerIDs != nil {
+		if ownerIDs = validIDs(ownerIDs); len(ownerIDs) == 0 {
+			return nil, s.noQuery(ctx)
+		}
 	}
 	sql := "SELECT owner_id, source, seq, content_hash, embedding IS NOT NULL FROM " + s.db.tb.chunks[kind] + " WHERE tenant_id = $1"
 	args := []any{s.tenant}

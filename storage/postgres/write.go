@@ -23,18 +23,16 @@ func (s *Store) ReplaceChunks(ctx context.Context, owner storage.OwnerRef, chunk
 	return s.Apply(ctx, storage.Batch{Chunks: []storage.OwnerChunks{{Owner: owner, Chunks: chunks}}})
 }
 
-// Apply validates the whole batch (storage.ValidateBatch, plus text
-// PostgreSQL cannot store: invalid UTF-8 and NUL bytes) and then writes it in
-// one transaction: records first, then chunk replacements, then deletions.
+// Apply validates the whole batch (storage.ValidateBatch, which also
+// rejects the text PostgreSQL cannot store: invalid UTF-8 and NUL bytes)
+// and then writes it in one transaction: records first, then chunk
+// replacements, then deletions.
 // A chunk replacement naming an owner that neither exists nor is written by
 // the batch fails it with storage.ErrNotFound; deleting a missing owner is
 // not an error. When an owner appears in several chunk replacements, the
 // last one wins.
 func (s *Store) Apply(ctx context.Context, b storage.Batch) error {
 	if err := storage.ValidateBatch(&b, s.db.opts.Dimensions); err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
-	if err := checkBatchText(&b); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	if b.Empty() {

@@ -44,6 +44,13 @@
 //   - Batches: owners and chunks in one batch, atomicity on a bad vector,
 //     a missing owner or an invalid record, write order (records, chunks,
 //     deletions), ValidationError naming the owner.
+//   - Text: NUL bytes and invalid UTF-8 in any ID or text field of a
+//     record or chunk rejected on write with a *storage.ValidationError
+//     wrapping ErrInvalidRecord that names the field, nothing written;
+//     such IDs absent on read (Get, Delete and DocumentByHash return
+//     ErrNotFound, GetItems and ChunkRefs skip them, Chunks rejects the
+//     owner reference with ErrInvalidRecord); a page cursor holding such
+//     bytes compared bytewise like any other.
 //   - Tenancy: invalid tenant IDs; the same IDs in two tenants are
 //     independent; tenant A cannot get, list, search (lexical or vector),
 //     read chunks of, replace chunks of, delete or count tenant B's rows.

@@ -88,6 +88,7 @@ func (s *suite) groups() []group {
 		{"Chunks", chunkTests()},
 		{"Vector", vectorTests()},
 		{"Batch", batchTests()},
+		{"Text", textTests()},
 		{"Tenancy", tenancyTests()},
 		{"Concurrency", concurrencyTests()},
 		{"Cancellation", cancellationTests()},
