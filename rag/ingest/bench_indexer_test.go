@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/load"
@@ -33,11 +34,11 @@ func BenchmarkIndexer(b *testing.B) {
 	}
 	faqs, err := load.LoadFAQs(ctx, filepath.Join(root, "br_taxqa", "faqs.jsonl"), nil)
 	if err != nil {
-		b.Skipf("IRPF FAQs: %v", err)
+		testenv.Skip(b, testenv.Data, "IRPF FAQs: %v", err)
 	}
 	docs, err := load.LoadDocuments(ctx, filepath.Join(root, "faquad", "documents.jsonl"), nil)
 	if err != nil {
-		b.Skipf("FaQuAD documents: %v", err)
+		testenv.Skip(b, testenv.Data, "FaQuAD documents: %v", err)
 	}
 	emb, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: ragtest.BenchDims})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -144,7 +145,7 @@ func benchStore(b *testing.B, n int) *memory.Store {
 		b.Skip("100k-item benchmarks need ~1 GB of RAM and a few seconds of setup; skipped with -short")
 	}
 	if err := loadCatalog(); err != nil {
-		b.Skipf("real catalog unavailable (%v); the benchmarks need %s", err, catalogPath)
+		testenv.Skip(b, testenv.Data, "real catalog unavailable (%v); the benchmarks need %s", err, catalogPath)
 	}
 	benchMu.Lock()
 	defer benchMu.Unlock()

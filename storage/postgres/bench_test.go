@@ -37,6 +37,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/postgres"
@@ -60,7 +61,7 @@ func catalogPath(tb testing.TB) string {
 			return p
 		}
 	}
-	tb.Skip("AGROFIT catalog not found; set HYBRIDRAG_AGROFIT_CATALOG to shared/data/agrofit/catalog.jsonl")
+	testenv.Skip(tb, testenv.Data, "AGROFIT catalog not found; set HYBRIDRAG_AGROFIT_CATALOG to shared/data/agrofit/catalog.jsonl")
 	return ""
 }
 

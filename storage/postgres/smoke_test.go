@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,7 +16,7 @@ func testDSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
 	if dsn == "" {
-		t.Skip("HYBRIDRAG_TEST_DATABASE_URL is unset; run .ci/postgres.sh start and export its DSN to run Postgres tests")
+		testenv.Skip(t, testenv.Postgres, "HYBRIDRAG_TEST_DATABASE_URL is unset; run .ci/postgres.sh start and export its DSN to run Postgres tests")
 	}
 	return dsn
 }
