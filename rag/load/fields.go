@@ -46,21 +46,26 @@ func parseObject(data []byte) (object, error) {
 	return toObject(v)
 }
 
-// toObject checks that v is a JSON object and lower-cases its keys.
+// toObject checks that v is a JSON object and lower-cases its keys. Two
+// keys that differ only in case ("Id" and "ID") are an ErrSyntax error, not
+// a choice left to map order.
 func toObject(v any) (object, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%w: want a JSON object, got %s", ErrSyntax, kindOf(v))
 	}
+	out := make(object, len(m))
+	seen := make(map[string]string, len(m))
 	for k, x := range m {
-		if lk := strings.ToLower(k); lk != k {
-			delete(m, k)
-			if _, dup := m[lk]; !dup {
-				m[lk] = x
-			}
+		lk := strings.ToLower(k)
+		if other, dup := seen[lk]; dup {
+			a, b := min(k, other), max(k, other)
+			return nil, fmt.Errorf("%w: keys %q and %q differ only in case", ErrSyntax, a, b)
 		}
+		seen[lk] = k
+		out[lk] = x
 	}
-	return object(m), nil
+	return out, nil
 }
 
 // scalar returns a string, number or boolean as text; nil is "".
@@ -169,12 +174,19 @@ func (o object) strMap(key string, c cleaner) (map[string]string, *fieldError) {
 		return nil, nil
 	}
 	out := make(map[string]string, len(m))
+	from := make(map[string]string, len(m))
 	for k, e := range m {
 		s, ok := scalar(e)
 		if !ok {
 			return nil, invalid(key+"."+k, "want a string, got %s", kindOf(e))
 		}
-		out[c.field(k)] = c.field(s)
+		ck := c.field(k)
+		if other, dup := from[ck]; dup {
+			a, b := min(k, other), max(k, other)
+			return nil, invalid(key, "keys %q and %q are the same key %q once cleaned", a, b, ck)
+		}
+		from[ck] = k
+		out[ck] = c.field(s)
 	}
 	return out, nil
 }

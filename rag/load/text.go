@@ -31,11 +31,11 @@ func (c cleaner) text(s string) string {
 // field cleans and trims a short field (ID, name, category, ...).
 func (c cleaner) field(s string) string { return strings.TrimSpace(c.text(s)) }
 
-// document cleans a whole document: BOM stripped, CRLF and lone CR turned
-// into LF.
+// document cleans a whole document: leading BOMs stripped (after the text
+// is cleaned, so cleaning a cleaned document changes nothing), CRLF and
+// lone CR turned into LF.
 func (c cleaner) document(b []byte) string {
-	b = bytes.TrimPrefix(b, utf8BOM)
-	s := c.text(string(b))
+	s := strings.TrimLeft(c.text(string(b)), "\ufeff")
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 		s = strings.ReplaceAll(s, "\r", "\n")

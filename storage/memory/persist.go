@@ -358,10 +358,10 @@ func Load(r io.Reader, opts Options) (*DB, error) {
 			return nil, corrupt("tenant header", err)
 		}
 		if _, dup := db.tenants[th.ID]; dup {
-			return nil, corrupt("tenant header", fmt.Errorf("tenant %q twice", th.ID))
+			return nil, corrupt("tenant header", fmt.Errorf("tenant %s twice", storage.QuoteID(th.ID)))
 		}
 		if th.Items < 0 || th.FAQs < 0 || th.Documents < 0 {
-			return nil, corrupt("tenant header", fmt.Errorf("negative counts for tenant %q", th.ID))
+			return nil, corrupt("tenant header", fmt.Errorf("negative counts for tenant %s", storage.QuoteID(th.ID)))
 		}
 		t := newTenant(db.dims)
 		db.tenants[th.ID] = t
@@ -442,7 +442,7 @@ func loadOwner[T any](t *tenant, dims int, k kindOps[T], rec T, saved []snapChun
 		ownChunk(&c)
 		if len(sc.Vec) > 0 {
 			if len(sc.Vec) != 4*dims {
-				return fmt.Errorf("%s %q: embedding of %d bytes, want %d", ref.Kind, ref.ID, len(sc.Vec), 4*dims)
+				return fmt.Errorf("%s %s: embedding of %d bytes, want %d", ref.Kind, storage.QuoteID(ref.ID), len(sc.Vec), 4*dims)
 			}
 			c.Embedding = unpackVec(sc.Vec)
 		}
@@ -455,10 +455,10 @@ func loadOwner[T any](t *tenant, dims int, k kindOps[T], rec T, saved []snapChun
 	}
 	kd := t.kind(k.kind)
 	if _, dup := kd.owners[o.id]; dup {
-		return fmt.Errorf("%s %q twice", ref.Kind, ref.ID)
+		return fmt.Errorf("%s %s twice", ref.Kind, storage.QuoteID(ref.ID))
 	}
 	if o.created.IsZero() {
-		return fmt.Errorf("%s %q: no CreatedAt", ref.Kind, ref.ID)
+		return fmt.Errorf("%s %s: no CreatedAt", ref.Kind, storage.QuoteID(ref.ID))
 	}
 	t.indexHash(o)
 	slices.SortStableFunc(chunks, func(a, b storage.Chunk) int { return compareChunkKey(&a, &b) })
