@@ -4,16 +4,23 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+
+	"github.com/hybridrag/hybridrag/rag"
 )
 
 // Browser test settings. CI installs Debian's chromium (.ci/browser.sh) and
@@ -36,16 +43,7 @@ const (
 // and saves screenshots (desktop and phone widths) to
 // $HYBRIDRAG_SCREENSHOT_DIR (default: a temporary directory).
 func TestBrowserChat(t *testing.T) {
-	required := os.Getenv(envRequireBrowser) == "1"
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if required {
-			t.Fatalf("%s is missing and %s=1: install it with .ci/browser.sh (apt-get install chromium)", chromiumPath, envRequireBrowser)
-		}
-		t.Skipf("skipping the browser test: %s not found (install Debian's chromium, or run .ci/browser.sh; set %s=1 to make this a failure)", chromiumPath, envRequireBrowser)
-	}
-	if testing.Short() && !required {
-		t.Skip("skipping the browser test in -short mode")
-	}
+	skipWithoutBrowser(t)
 	shots := os.Getenv(envScreenshotDir)
 	if shots == "" {
 		shots = t.TempDir()
@@ -54,48 +52,7 @@ func TestBrowserChat(t *testing.T) {
 	}
 
 	url := startLoopback(t, nil)
-
-	// The browser.
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1100, 900),
-	)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-
-	// Collect console errors and uncaught exceptions (a CSP violation is
-	// a browser-log error).
-	var (
-		mu       sync.Mutex
-		problems []string
-	)
-	messages := chromedp.Console(bctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			if m.IsException() || m.Type == "error" {
-				mu.Lock()
-				problems = append(problems, m.String())
-				mu.Unlock()
-			}
-		}
-	}()
+	bctx, problems := newBrowser(t, 90*time.Second)
 
 	const (
 		done     = `li.msg.assistant[data-state="done"]`
@@ -207,11 +164,9 @@ func TestBrowserChat(t *testing.T) {
 	phone := browse(t, bctx, chromedp.CaptureScreenshot())
 	saveShot(t, filepath.Join(shots, "chatserver-phone.png"), phone)
 
-	mu.Lock()
-	for _, p := range problems {
+	for _, p := range problems() {
 		t.Errorf("browser console: %s", p)
 	}
-	mu.Unlock()
 
 	// With a bearer token: the first try is refused, the page asks for the
 	// token (focus in its field) and keeps the question; Enter in the
@@ -241,6 +196,152 @@ func TestBrowserChat(t *testing.T) {
 	}
 	if text := browse(t, bctx, chromedp.Text(chromedp.CSS(answer))); !strings.Contains(text, "Fosetal 800 WG") {
 		t.Errorf("answer with the token: %q", text)
+	}
+}
+
+// TestBrowserStreamReset: the page honours the reset event. A stream
+// that sends part of an answer, then reset, then the fallback text shows
+// the fallback text alone; one that sends part of an answer, then reset,
+// then an error shows the error without the partial answer.
+func TestBrowserStreamReset(t *testing.T) {
+	skipWithoutBrowser(t)
+	const (
+		partial  = "Resposta parcial do modelo"
+		fallback = "Desculpe, não consegui responder agora."
+	)
+	release := make(chan struct{})
+	var turn atomic.Int32
+	s := newTestServer(t, nil, nil)
+	resp, err := s.be.pipeline.Chat(context.Background(), rag.ChatRequest{Message: browserQuestion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := toChatResponse(resp, browserQuestion)
+	final.Answer = fallback
+	mux := http.NewServeMux()
+	mux.Handle("/", s.routes()) // the page and /api/stats
+	mux.HandleFunc("/api/chat", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
+		_ = sw.event(rag.EventToken, tokenEventJSON{Token: partial})
+		_ = sw.event(rag.EventReset, struct{}{})
+		if turn.Add(1) == 1 {
+			_ = sw.event(rag.EventToken, tokenEventJSON{Token: fallback})
+			select { // the test looks at the page now
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			_ = sw.event(rag.EventDone, final)
+			return
+		}
+		_ = sw.event(rag.EventError, errorBody{Error: errStoreUnavailable().detail()})
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	releaseTurn := sync.OnceFunc(func() { close(release) })
+	defer releaseTurn() // before srv.Close, which waits for the handler
+	bctx, problems := newBrowser(t, 60*time.Second)
+
+	const answer = `[...document.querySelectorAll('li.msg.assistant .answer')].pop().textContent`
+	waitText := func(want string) {
+		t.Helper()
+		if err := chromedp.Do(bctx, chromedp.Poll[chromedp.Void](answer+` === `+strconv.Quote(want), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+			got := browse(t, bctx, chromedp.Evaluate[string](answer))
+			t.Fatalf("the answer shows %q, want %q: %v", got, want, err)
+		}
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#q")),
+		chromedp.SendKeys(chromedp.CSS("#q"), browserQuestion),
+		pressEnter(),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitText(fallback) // before done: the partial text is gone
+	releaseTurn()
+	if err := chromedp.Do(bctx, chromedp.WaitVisible(chromedp.CSS(`li.msg.assistant[data-state="done"]`))); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := chromedp.Do(bctx,
+		chromedp.SendKeys(chromedp.CSS("#q"), browserQuestion),
+		pressEnter(),
+		chromedp.WaitVisible(chromedp.CSS(`li.msg.assistant[data-state="error"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if got := browse(t, bctx, chromedp.Evaluate[string](answer)); strings.Contains(got, partial) || !strings.Contains(got, codeStoreUnavailable) {
+		t.Errorf("after reset and error the answer shows %q, want the error alone", got)
+	}
+	for _, p := range problems() {
+		t.Errorf("browser console: %s", p)
+	}
+}
+
+// skipWithoutBrowser skips the test when Chromium is missing (fails with
+// HYBRIDRAG_REQUIRE_BROWSER=1) or in -short mode.
+func skipWithoutBrowser(t *testing.T) {
+	t.Helper()
+	required := os.Getenv(envRequireBrowser) == "1"
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if required {
+			t.Fatalf("%s is missing and %s=1: install it with .ci/browser.sh (apt-get install chromium)", chromiumPath, envRequireBrowser)
+		}
+		t.Skipf("skipping the browser test: %s not found (install Debian's chromium, or run .ci/browser.sh; set %s=1 to make this a failure)", chromiumPath, envRequireBrowser)
+	}
+	if testing.Short() && !required {
+		t.Skip("skipping the browser test in -short mode")
+	}
+}
+
+// newBrowser starts headless Chromium for at most timeout and returns its
+// context and a function listing the console errors and uncaught
+// exceptions so far (a CSP violation is a browser-log error).
+func newBrowser(t *testing.T, timeout time.Duration) (context.Context, func() []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1100, 900),
+	)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(cancelBrowser)
+	var (
+		mu       sync.Mutex
+		problems []string
+	)
+	messages := chromedp.Console(bctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() || m.Type == "error" {
+				mu.Lock()
+				problems = append(problems, m.String())
+				mu.Unlock()
+			}
+		}
+	}()
+	return bctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(problems)
 	}
 }
 

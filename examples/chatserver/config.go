@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +37,42 @@ const defaultRerank = rerankOff
 
 // envRerank selects the reranker when -rerank is not given.
 const envRerank = "RERANK"
+
+// Environment variables of the proxy settings, read when the flag is not
+// given.
+const (
+	envTrustedHops    = "TRUSTED_HOPS"
+	envTrustedProxies = "TRUSTED_PROXIES"
+)
+
+// maxTrustedHops bounds -trusted-hops.
+const maxTrustedHops = 16
+
+// Parse errors of the proxy settings.
+var (
+	errBadHops  = fmt.Errorf("want a number of proxies from 1 to %d", maxTrustedHops)
+	errBadProxy = errors.New("want comma-separated CIDR prefixes or IP addresses")
+)
+
+// proxyList is the -trusted-proxies flag.
+type proxyList []netip.Prefix
+
+func (p proxyList) String() string {
+	s := make([]string, len(p))
+	for i, x := range p {
+		s[i] = x.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func (p *proxyList) Set(v string) error {
+	l, err := parseProxies(v)
+	if err != nil {
+		return err
+	}
+	*p = l
+	return nil
+}
 
 // rerankMode is the reranker of the searches (-rerank, RERANK).
 type rerankMode string
@@ -96,9 +134,19 @@ type config struct {
 	// (-rate requests per second, -burst); Rate <= 0 turns the limit off.
 	Rate  float64
 	Burst int
-	// TrustProxy takes the client IP from X-Forwarded-For / X-Real-IP
-	// (-trust-proxy); only behind a proxy that sets them.
-	TrustProxy bool
+	// RateClients bounds the limiter's table of clients (-rate-clients);
+	// when it is full, new clients share one bucket.
+	RateClients int
+	// TrustProxy takes the client IP from X-Forwarded-For (-trust-proxy),
+	// read from the right: the TrustedHops-th address (default 1, the one
+	// the proxy in front appended), or with TrustedProxies the right-most
+	// address that is not a trusted proxy (and only when the peer is
+	// one). Either of TrustedHops (-trusted-hops, TRUSTED_HOPS) and
+	// TrustedProxies (-trusted-proxies, TRUSTED_PROXIES) implies
+	// TrustProxy.
+	TrustProxy     bool
+	TrustedHops    int
+	TrustedProxies []netip.Prefix
 	// MaxBodyBytes bounds request bodies (-max-body).
 	MaxBodyBytes int64
 	// MaxMessageChars, MaxHistoryTurns and MaxTurnChars bound a chat
@@ -155,6 +203,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		MaxQueryChars:   defaultMaxQueryChars,
 		ShutdownTimeout: defaultShutdownTimeout,
 	}
+	var proxies proxyList
 	fs := flag.NewFlagSet("chatserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Addr, "addr", defaultAddr, "listen address")
@@ -165,7 +214,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&cfg.CORSOrigin, "cors-origin", "", `origin allowed by CORS ("*" for any; empty: CORS off)`)
 	fs.Float64Var(&cfg.Rate, "rate", defaultRate, "requests per second per client IP on /api/ (<= 0: unlimited)")
 	fs.IntVar(&cfg.Burst, "burst", defaultBurst, "burst of the per-IP rate limit")
-	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "take the client IP from X-Forwarded-For (only behind a trusted proxy)")
+	fs.IntVar(&cfg.RateClients, "rate-clients", defaultRateClients, "clients the rate limiter tracks at most; when full, new clients share one bucket")
+	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "take the client IP from X-Forwarded-For, read from the right (only behind a proxy; see -trusted-hops, -trusted-proxies)")
+	fs.IntVar(&cfg.TrustedHops, "trusted-hops", 1, "proxies in front of the server: the client is this many X-Forwarded-For addresses from the right (implies -trust-proxy; default $"+envTrustedHops+" or 1)")
+	fs.Var(&proxies, "trusted-proxies", "comma-separated `CIDRs` of the trusted proxies: the client is the right-most X-Forwarded-For address outside them (implies -trust-proxy; default $"+envTrustedProxies+")")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", defaultMaxBodyBytes, "maximum request body in bytes")
 	fs.DurationVar(&cfg.ChatTimeout, "chat-timeout", defaultChatTimeout, "time limit of one chat turn")
 	fs.DurationVar(&cfg.SearchTimeout, "search-timeout", defaultSearchTimeout, "time limit of one search")
@@ -186,6 +238,8 @@ Environment:
                       stay offline unless OPENAI_API_KEY is also set
   CHAT_TOKEN          bearer token (same as -token)
   RERANK              reranker of the searches, off or keyword (same as -rerank; the flag wins)
+  TRUSTED_HOPS        same as -trusted-hops (the flag wins)
+  TRUSTED_PROXIES     same as -trusted-proxies (the flag wins)
   The seeds' search knobs (HYBRID_SEARCH_ENHANCED, CATALOG_VECTOR_WEIGHT, ...) are read by
   rag.ConfigFromEnv; EMBEDDING_DIMENSIONS sets the vector size (default 1536).
 
@@ -215,7 +269,12 @@ Flags:
 			cfg.Rerank = m
 		}
 	}
+	if err := proxyConfig(&cfg, fs, proxies, getenv); err != nil {
+		return config{}, err
+	}
 	switch {
+	case cfg.RateClients < 1:
+		return config{}, &usageError{msg: "-rate-clients must be at least 1"}
 	case cfg.Burst < 1 && cfg.Rate > 0:
 		return config{}, &usageError{msg: "-burst must be at least 1"}
 	case cfg.MaxBodyBytes < 1024:
@@ -231,6 +290,44 @@ Flags:
 	}
 	cfg.Env = envConfig{DatabaseURL: strings.TrimSpace(getenv("DATABASE_URL")), RAG: rc}
 	return cfg, nil
+}
+
+// proxyConfig completes the proxy settings of cfg from the flags (fs,
+// proxies) and the environment: TRUSTED_HOPS and TRUSTED_PROXIES when the
+// flags are not given; either implies TrustProxy; both is an error.
+func proxyConfig(cfg *config, fs *flag.FlagSet, proxies proxyList, getenv func(string) string) error {
+	hopsSet, proxiesSet := flagSet(fs, "trusted-hops"), flagSet(fs, "trusted-proxies")
+	if !hopsSet {
+		if v := strings.TrimSpace(getenv(envTrustedHops)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > maxTrustedHops {
+				ee := &settings.EnvError{Var: envTrustedHops, Value: v, Err: errBadHops}
+				return &usageError{msg: "environment: " + ee.Error(), err: ee}
+			}
+			cfg.TrustedHops, hopsSet = n, true
+		}
+	} else if cfg.TrustedHops < 1 || cfg.TrustedHops > maxTrustedHops {
+		return &usageError{msg: "-trusted-hops: " + errBadHops.Error()}
+	}
+	if !proxiesSet {
+		if v := strings.TrimSpace(getenv(envTrustedProxies)); v != "" {
+			l, err := parseProxies(v)
+			if err != nil {
+				ee := &settings.EnvError{Var: envTrustedProxies, Value: v, Err: err}
+				return &usageError{msg: "environment: " + ee.Error(), err: ee}
+			}
+			proxies, proxiesSet = l, len(l) > 0
+		}
+	}
+	if proxiesSet && len(proxies) == 0 {
+		return &usageError{msg: "-trusted-proxies: " + errBadProxy.Error()}
+	}
+	if hopsSet && proxiesSet {
+		return &usageError{msg: "give -trusted-hops or -trusted-proxies (or TRUSTED_HOPS or TRUSTED_PROXIES), not both"}
+	}
+	cfg.TrustedProxies = proxies
+	cfg.TrustProxy = cfg.TrustProxy || hopsSet || proxiesSet
+	return nil
 }
 
 // flagSet reports whether the flag name was given on the command line.

@@ -48,6 +48,8 @@
 //	POST /api/chat            {message, history:[{role,content}], limit?, mode?: planned|agentic}
 //	                          JSON, or Server-Sent Events with "Accept: text/event-stream":
 //	                          intent, tool_call, hits, token…, then done (the JSON response) or error;
+//	                          reset (data {}) means "discard the tokens so far; the answer restarts"
+//	                          (a model stream that failed part-way, before the fallback text);
 //	                          the response: {answer, intent, plan, tools:[{tool, query, hits}],
 //	                          citations, abstained, confidence, confidence_text, debug}
 //	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
@@ -65,21 +67,54 @@
 // browser post to the API).
 //
 // Errors are JSON with a stable code: {"error":{"code":"rate_limited",
-// "message":"..."}}. Codes: invalid_json, invalid_field, empty_message,
-// message_too_long, history_too_long, empty_query, query_too_long (400),
-// unauthorized (401), not_found (404), method_not_allowed (405),
-// body_too_large (413), rate_limited (429, with Retry-After), internal
-// (500), not_configured (501), upstream_error (502), canceled and
-// store_unavailable (503), timeout (504).
+// "message":"...","retry_after":2}}. Codes: invalid_json, invalid_field,
+// empty_message, message_too_long, history_too_long, empty_query,
+// query_too_long (400), unauthorized (401), not_found (404),
+// method_not_allowed (405), body_too_large (413), rate_limited (429, with
+// Retry-After), internal (500), not_configured (501), upstream_error
+// (502), canceled and store_unavailable (503; the latter with
+// Retry-After), timeout (504).
+//
+// # When the store is down
+//
+// A search that fails because the store cannot be reached (a refused or
+// broken connection, PostgreSQL shutting down, or any error while the
+// store does not answer a ping) is 503 store_unavailable with
+// Retry-After: 5, as is a chat turn whose every search failed while the
+// store does not answer. An SSE chat pings the store before the stream
+// starts (503 then), and a store lost during the turn ends the stream with
+// reset and an error event store_unavailable. Error texts of the store
+// and the models (hosts, users, database names, URLs, SQL) are logged,
+// never sent: debug.errors names the failed step ("catalog search
+// failed"), model_calls[].error and tool_calls[].error say only that the
+// call failed.
 //
 // # Hardening
 //
 // Request bodies are limited (-max-body, 64 KiB); messages, history and
 // queries have length limits; /api/ requests are rate limited per client
-// IP with golang.org/x/time/rate (-rate, -burst; -trust-proxy reads
-// X-Forwarded-For); -token or CHAT_TOKEN requires "Authorization: Bearer
-// <token>" on /api/ (the page and /healthz stay open; the page asks for the
-// token); CORS is off unless -cors-origin is set. The server sets
+// with golang.org/x/time/rate (-rate, -burst), an IPv4 address or an IPv6
+// /64 being one client. The limiter's table holds at most -rate-clients
+// clients (10000, about 2.5 MB); clients whose bucket has refilled are
+// swept, and while the table is still full new clients share one
+// overflow bucket (clients already limited keep theirs: a flood from many
+// addresses cannot reset them). /api/stats shows the table (rate_limiter).
+//
+// Behind a reverse proxy, -trust-proxy takes the client from
+// X-Forwarded-For read from the right, the end the proxies append to (the
+// left end is whatever the client sent): by default the right-most
+// address, the one the proxy in front of the server appended.
+// -trusted-hops N (TRUSTED_HOPS) takes the N-th from the right, for N
+// proxies in a chain; -trusted-proxies CIDRs (TRUSTED_PROXIES, e.g.
+// "10.0.0.0/8,192.0.2.7") reads the header only from a peer in those
+// ranges and takes the right-most address outside them. Either implies
+// -trust-proxy; the flags win over the variables. X-Real-IP is ignored.
+// Without -trust-proxy the client is the connection's peer; never use it
+// on a server clients can reach directly.
+//
+// -token or CHAT_TOKEN requires "Authorization: Bearer <token>" on /api/
+// (the page and /healthz stay open; the page asks for the token); CORS is
+// off unless -cors-origin is set. The server sets
 // ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout; SSE streams
 // move their write deadline forward per event with http.ResponseController
 // and send keep-alive comments while a turn is slow (-heartbeat). A client

@@ -269,9 +269,12 @@ type debugJSON struct {
 	ModelCalls     []modelCallJSON     `json:"model_calls"`
 	CatalogQuery   string              `json:"catalog_query,omitempty"`
 	FAQQuery       string              `json:"faq_query,omitempty"`
-	Errors         []string            `json:"errors,omitempty"`
-	AnswerFallback bool                `json:"answer_fallback,omitempty"`
-	Context        string              `json:"context,omitempty"`
+	// Errors name the steps that failed ("catalog search failed"); the
+	// errors themselves, which may carry hosts, users, URLs and SQL, go
+	// to the server's log only.
+	Errors         []string `json:"errors,omitempty"`
+	AnswerFallback bool     `json:"answer_fallback,omitempty"`
+	Context        string   `json:"context,omitempty"`
 	// FollowUp says whether the message was taken as a follow-up of the
 	// history (only then does the history join the searches).
 	FollowUp *followUpJSON `json:"follow_up,omitempty"`
@@ -295,7 +298,8 @@ type toolCallJSON struct {
 	Status     string  `json:"status"`
 	Results    int     `json:"results"`
 	DurationMS float64 `json:"duration_ms"`
-	Error      string  `json:"error,omitempty"`
+	// Error is "search failed" when the call failed (the error is logged).
+	Error string `json:"error,omitempty"`
 }
 
 type pipelineTimingsJSON struct {
@@ -311,7 +315,9 @@ type modelCallJSON struct {
 	Model      string  `json:"model,omitempty"`
 	DurationMS float64 `json:"duration_ms"`
 	Usage      any     `json:"usage,omitempty"`
-	Error      string  `json:"error,omitempty"`
+	// Error is "model call failed" when the call failed (the error is
+	// logged).
+	Error string `json:"error,omitempty"`
 }
 
 // SSE event payloads (see sse.go).
@@ -449,7 +455,7 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 			ModelCalls:     make([]modelCallJSON, 0, len(d.ModelCalls)),
 			CatalogQuery:   d.CatalogQuery,
 			FAQQuery:       d.FAQQuery,
-			Errors:         d.Errors,
+			Errors:         sanitizeDebugErrors(d.Errors),
 			AnswerFallback: d.AnswerFallback,
 			Context:        d.Context,
 			Considered:     d.Considered,
@@ -463,10 +469,10 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 	}
 	for _, c := range d.ToolCalls {
 		out.Debug.ToolCalls = append(out.Debug.ToolCalls, toolCallJSON{Iteration: c.Iteration, Name: c.Name, Arguments: c.Arguments,
-			Status: string(c.Status), Results: c.Results, DurationMS: ms(c.Duration), Error: c.Error})
+			Status: string(c.Status), Results: c.Results, DurationMS: ms(c.Duration), Error: sanitizeCallError(c.Error, "search failed")})
 	}
 	for _, c := range d.ModelCalls {
-		mc := modelCallJSON{Step: c.Step, Model: c.Model, DurationMS: ms(c.Duration), Error: c.Error}
+		mc := modelCallJSON{Step: c.Step, Model: c.Model, DurationMS: ms(c.Duration), Error: sanitizeCallError(c.Error, "model call failed")}
 		if c.Usage.TotalTokens > 0 {
 			mc.Usage = c.Usage
 		}
@@ -490,6 +496,27 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 		tool(rag.ToolSearchDocuments, strings.TrimSpace(message), toHits(r.Documents, docFields))
 	}
 	return out
+}
+
+// sanitizeDebugErrors is rag.Debug.Errors as the client sees them: which
+// step failed, not the error text (logged by the handlers).
+func sanitizeDebugErrors(errs []string) []string {
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = sanitizeDebugError(e)
+	}
+	return out
+}
+
+// sanitizeCallError is msg when a call failed (errText not empty), else "".
+func sanitizeCallError(errText, msg string) string {
+	if errText == "" {
+		return ""
+	}
+	return msg
 }
 
 func toIntent(c rag.Classification) intentJSON {

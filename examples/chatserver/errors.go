@@ -59,15 +59,27 @@ type errorBody struct {
 type errorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// RetryAfter repeats the Retry-After header in seconds, for the SSE
+	// error event, which comes after the headers.
+	RetryAfter int `json:"retry_after,omitempty"`
+}
+
+// detail is the JSON of e.
+func (e *apiError) detail() errorDetail {
+	d := errorDetail{Code: e.Code, Message: e.Message}
+	if e.RetryAfter > 0 {
+		d.RetryAfter = max(int((e.RetryAfter+time.Second-1)/time.Second), 1)
+	}
+	return d
 }
 
 // writeError writes e as JSON with its status.
 func writeError(w http.ResponseWriter, e *apiError) {
-	if e.RetryAfter > 0 {
-		secs := int((e.RetryAfter + time.Second - 1) / time.Second)
-		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	d := e.detail()
+	if d.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfter))
 	}
-	writeJSON(w, e.Status, errorBody{Error: errorDetail{Code: e.Code, Message: e.Message}})
+	writeJSON(w, e.Status, errorBody{Error: d})
 }
 
 // writeJSON writes v as the JSON response body with status.
@@ -99,7 +111,13 @@ func decodeJSON(r *http.Request, v any) *apiError {
 	err := dec.Decode(v)
 	if err == nil {
 		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
-			err = errors.New("unexpected data after the JSON object")
+			// A body cut at the limit after a complete object is still
+			// too large (413), not malformed.
+			if tb := (*http.MaxBytesError)(nil); errors.As(terr, &tb) {
+				err = terr
+			} else {
+				err = errors.New("unexpected data after the JSON object")
+			}
 		}
 	}
 	if err == nil {

@@ -52,6 +52,11 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.chatError(err))
 		return
 	}
+	s.logTurnErrors(resp)
+	if s.turnStoreFailed(ctx, resp) {
+		writeError(w, errStoreUnavailable())
+		return
+	}
 	writeJSON(w, http.StatusOK, toChatResponse(resp, req.Message))
 }
 
@@ -195,7 +200,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string
 		if r.Context().Err() != nil {
 			return
 		}
-		writeError(w, s.searchError(err))
+		writeError(w, s.searchError(ctx, err))
 		return
 	}
 	if vectorErr != nil {
@@ -249,8 +254,10 @@ func (s *server) searchQuery(b searchRequest, kind *string) (rag.Query, *apiErro
 	return q, nil
 }
 
-// searchError maps a search error to an API error.
-func (s *server) searchError(err error) *apiError {
+// searchError maps a search error to an API error: a store that cannot
+// be reached is 503 store_unavailable; the store's error text (hosts,
+// users, SQL) goes to the log only.
+func (s *server) searchError(ctx context.Context, err error) *apiError {
 	switch {
 	case errors.Is(err, rag.ErrEmptyQuery):
 		return errorf(http.StatusBadRequest, codeEmptyQuery, "query is empty")
@@ -258,6 +265,9 @@ func (s *server) searchError(err error) *apiError {
 		return errorf(http.StatusBadRequest, codeInvalidField, "%s", strings.TrimPrefix(err.Error(), "rag: "))
 	case errors.Is(err, context.DeadlineExceeded):
 		return errorf(http.StatusGatewayTimeout, codeTimeout, "the search took longer than %s", s.cfg.SearchTimeout)
+	case s.storeDown(ctx, err):
+		s.log.Warn("search: store unavailable", "error", err)
+		return errStoreUnavailable()
 	}
 	s.log.Error("search failed", "error", err)
 	return errorf(http.StatusInternalServerError, codeInternal, "internal error")
@@ -274,7 +284,9 @@ type statsResponse struct {
 	StartedAt     time.Time    `json:"started_at"`
 	UptimeSeconds float64      `json:"uptime_seconds"`
 	RateLimit     string       `json:"rate_limit"`
-	Auth          bool         `json:"auth"`
+	// RateLimiter is the limiter's client table; absent without a limit.
+	RateLimiter *limiterStats `json:"rate_limiter,omitempty"`
+	Auth        bool          `json:"auth"`
 }
 
 type countsStats struct {
@@ -317,6 +329,8 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.limiter != nil {
 		resp.RateLimit = fmt.Sprintf("%g/s per client, burst %d", s.cfg.Rate, s.cfg.Burst)
+		st := s.limiter.stats()
+		resp.RateLimiter = &st
 	}
 	if s.be.cache != nil {
 		st := s.be.cache.Stats()

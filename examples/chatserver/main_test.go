@@ -191,6 +191,57 @@ func TestParseConfigRerank(t *testing.T) {
 	}
 }
 
+func TestParseConfigProxy(t *testing.T) {
+	tests := []struct {
+		name        string
+		args        []string
+		env         map[string]string
+		trust       bool
+		hops        int
+		proxies     string
+		wantErr     string // substring of the error; "" for none
+		envErrOfVar string // the error is a *settings.EnvError naming this variable
+	}{
+		{name: "default", hops: 1},
+		{name: "trust-proxy: one hop", args: []string{"-trust-proxy"}, trust: true, hops: 1},
+		{name: "hops imply trust", args: []string{"-trusted-hops", "2"}, trust: true, hops: 2},
+		{name: "proxies imply trust", args: []string{"-trusted-proxies", "10.0.0.0/8, 192.0.2.7"}, trust: true, hops: 1, proxies: "10.0.0.0/8,192.0.2.7/32"},
+		{name: "env hops", env: map[string]string{envTrustedHops: "3"}, trust: true, hops: 3},
+		{name: "env proxies", env: map[string]string{envTrustedProxies: "2001:db8::/32"}, trust: true, hops: 1, proxies: "2001:db8::/32"},
+		{name: "flag wins over env", args: []string{"-trusted-hops", "2"}, env: map[string]string{envTrustedHops: "5"}, trust: true, hops: 2},
+		{name: "bad hops", args: []string{"-trusted-hops", "0"}, wantErr: "-trusted-hops"},
+		{name: "too many hops", args: []string{"-trusted-hops", "99"}, wantErr: "-trusted-hops"},
+		{name: "bad proxies", args: []string{"-trusted-proxies", "10.0.0.0/33"}, wantErr: "-trusted-proxies"},
+		{name: "empty proxies", args: []string{"-trusted-proxies", " , "}, wantErr: "-trusted-proxies"},
+		{name: "both", args: []string{"-trusted-hops", "2", "-trusted-proxies", "10.0.0.0/8"}, wantErr: "not both"},
+		{name: "bad env hops", env: map[string]string{envTrustedHops: "many"}, wantErr: envTrustedHops, envErrOfVar: envTrustedHops},
+		{name: "bad env proxies", env: map[string]string{envTrustedProxies: "localhost"}, wantErr: envTrustedProxies, envErrOfVar: envTrustedProxies},
+		{name: "bad rate-clients", args: []string{"-rate-clients", "0"}, wantErr: "-rate-clients"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := parseConfig(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if tt.wantErr != "" {
+				var ue *usageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want a usage error containing %q", err, tt.wantErr)
+				}
+				var ee *settings.EnvError
+				if got := errors.As(err, &ee) && ee.Var == tt.envErrOfVar; got != (tt.envErrOfVar != "") {
+					t.Errorf("err = %v: an EnvError naming %q = %v", err, tt.envErrOfVar, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.TrustProxy != tt.trust || cfg.TrustedHops != tt.hops || proxyList(cfg.TrustedProxies).String() != tt.proxies || cfg.RateClients != defaultRateClients {
+				t.Errorf("trust %v hops %d proxies %q clients %d; want %v %d %q", cfg.TrustProxy, cfg.TrustedHops, proxyList(cfg.TrustedProxies), cfg.RateClients, tt.trust, tt.hops, tt.proxies)
+			}
+		})
+	}
+}
+
 func TestFindTestdata(t *testing.T) {
 	if dir, err := findTestdata(""); err != nil || !strings.HasSuffix(dir, "testdata") {
 		t.Errorf("search upwards from the package: %q %v", dir, err)

@@ -41,6 +41,7 @@ type server struct {
 	log     *slog.Logger
 	be      *backend
 	limiter *ipLimiter // nil: no rate limit
+	clients clientResolver
 	static  fs.FS
 	started time.Time
 
@@ -70,9 +71,9 @@ func newServerWith(cfg config, log *slog.Logger, be *backend) *server {
 	if err != nil { // cannot happen: the directory is embedded
 		panic(err)
 	}
-	s := &server{cfg: cfg, log: log, be: be, static: static, started: time.Now()}
+	s := &server{cfg: cfg, log: log, be: be, static: static, started: time.Now(), clients: newClientResolver(cfg)}
 	if cfg.Rate > 0 {
-		s.limiter = newIPLimiter(cfg.Rate, cfg.Burst)
+		s.limiter = newIPLimiter(cfg.Rate, cfg.Burst, cfg.RateClients)
 	}
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	return s
@@ -127,7 +128,7 @@ func (s *server) api(method string, h http.HandlerFunc) http.Handler {
 			return
 		}
 		if s.limiter != nil {
-			if ok, wait := s.limiter.allow(clientIP(r, s.cfg.TrustProxy)); !ok {
+			if ok, wait := s.limiter.allow(s.clients.clientAddr(r)); !ok {
 				s.rateLimited.Add(1)
 				e := errorf(http.StatusTooManyRequests, codeRateLimited, "too many requests; retry later")
 				e.RetryAfter = wait
@@ -244,7 +245,7 @@ func (s *server) observe(h http.Handler) http.Handler {
 			}
 			if s.cfg.Verbose {
 				s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", status,
-					"duration", time.Since(start).Round(time.Microsecond), "client", clientIP(r, s.cfg.TrustProxy))
+					"duration", time.Since(start).Round(time.Microsecond), "client", s.clients.clientIP(r))
 			}
 		}()
 		h.ServeHTTP(rec, r)

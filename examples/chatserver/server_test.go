@@ -53,9 +53,13 @@ func TestChatBadRequests(t *testing.T) {
 func TestBodyLimit(t *testing.T) {
 	h := newTestServer(t, nil, nil).routes()
 	big := `{"message":"` + strings.Repeat("a", defaultMaxBodyBytes) + `"}`
+	// A complete object followed by whitespace past the limit: too large,
+	// not malformed.
+	padded := `{}` + strings.Repeat(" ", defaultMaxBodyBytes)
 	for _, path := range []string{"/api/chat", "/api/rag/search", "/api/faq/search", "/api/catalog/assist"} {
 		t.Run(path, func(t *testing.T) {
 			wantError(t, do(t, h, "POST", path, big), http.StatusRequestEntityTooLarge, codeBodyTooLarge)
+			wantError(t, do(t, h, "POST", path, padded), http.StatusRequestEntityTooLarge, codeBodyTooLarge)
 		})
 	}
 }
@@ -136,25 +140,42 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestClientIP(t *testing.T) {
+	proxies, err := parseProxies("10.0.0.0/8, 192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
-		name, remote, xff string
-		trust             bool
-		want              string
+		name, remote string
+		xff          []string // one header per element
+		res          clientResolver
+		want         string
 	}{
-		{"peer", "192.0.2.1:4000", "", false, "192.0.2.1"},
-		{"xff ignored", "192.0.2.1:4000", "203.0.113.9", false, "192.0.2.1"},
-		{"xff trusted", "192.0.2.1:4000", "203.0.113.9, 10.0.0.1", true, "203.0.113.9"},
-		{"bad xff", "192.0.2.1:4000", "nonsense", true, "192.0.2.1"},
-		{"ipv6 peer", "[2001:db8::1]:4000", "", false, "2001:db8::1"},
+		{"peer", "192.0.2.1:4000", nil, clientResolver{}, "192.0.2.1"},
+		{"xff ignored", "192.0.2.1:4000", []string{"203.0.113.9"}, clientResolver{}, "192.0.2.1"},
+		{"one hop: the right-most", "192.0.2.1:4000", []string{"203.0.113.9, 198.51.100.7"}, clientResolver{trustProxy: true, hops: 1}, "198.51.100.7"},
+		{"spoofed left entry ignored", "127.0.0.1:4000", []string{"6.6.6.6, 127.0.0.1"}, clientResolver{trustProxy: true, hops: 1}, "127.0.0.1"},
+		{"two hops", "192.0.2.1:4000", []string{"6.6.6.6, 203.0.113.9, 10.0.0.1"}, clientResolver{trustProxy: true, hops: 2}, "203.0.113.9"},
+		{"fewer entries than hops", "192.0.2.1:4000", []string{"203.0.113.9"}, clientResolver{trustProxy: true, hops: 3}, "203.0.113.9"},
+		{"headers joined in order", "192.0.2.1:4000", []string{"6.6.6.6", "203.0.113.9"}, clientResolver{trustProxy: true, hops: 1}, "203.0.113.9"},
+		{"no header", "192.0.2.1:4000", nil, clientResolver{trustProxy: true, hops: 1}, "192.0.2.1"},
+		{"bad right-most entry", "192.0.2.1:4000", []string{"203.0.113.9, nonsense"}, clientResolver{trustProxy: true, hops: 1}, "192.0.2.1"},
+		{"entry with port", "192.0.2.1:4000", []string{"[2001:db8::7]:443"}, clientResolver{trustProxy: true, hops: 1}, "2001:db8::7"},
+		{"mapped ipv4", "[::ffff:192.0.2.1]:4000", nil, clientResolver{}, "192.0.2.1"},
+		{"ipv6 peer", "[2001:db8::1]:4000", nil, clientResolver{}, "2001:db8::1"},
+		{"cidrs: right-most untrusted", "10.1.1.1:4000", []string{"6.6.6.6, 203.0.113.9, 10.2.2.2"}, clientResolver{trustProxy: true, proxies: proxies}, "203.0.113.9"},
+		{"cidrs: untrusted peer", "203.0.113.50:4000", []string{"6.6.6.6"}, clientResolver{trustProxy: true, proxies: proxies}, "203.0.113.50"},
+		{"cidrs: single address", "192.0.2.1:4000", []string{"6.6.6.6, 198.51.100.7"}, clientResolver{trustProxy: true, proxies: proxies}, "198.51.100.7"},
+		{"cidrs: all trusted", "10.1.1.1:4000", []string{"10.3.3.3, 10.2.2.2"}, clientResolver{trustProxy: true, proxies: proxies}, "10.3.3.3"},
+		{"cidrs: garbage stops the walk", "10.1.1.1:4000", []string{"6.6.6.6, bogus, 10.2.2.2"}, clientResolver{trustProxy: true, proxies: proxies}, "10.2.2.2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRequest(t, "GET", "/", "")
 			r.RemoteAddr = tt.remote
-			if tt.xff != "" {
-				r.Header.Set("X-Forwarded-For", tt.xff)
+			for _, v := range tt.xff {
+				r.Header.Add("X-Forwarded-For", v)
 			}
-			if got := clientIP(r, tt.trust); got != tt.want {
+			if got := tt.res.clientIP(r); got != tt.want {
 				t.Errorf("clientIP = %q, want %q", got, tt.want)
 			}
 		})

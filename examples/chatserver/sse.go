@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/hybridrag/hybridrag/rag"
@@ -20,8 +21,22 @@ import (
 //	event: tool_call   data: {"tool":"searchCatalog","query":"..."}   (one per planned search)
 //	event: hits        data: {"tool":"searchCatalog","count":5,"sources":[...]}
 //	event: token       data: {"token":"Produtos "}                    (many)
+//	event: reset       data: {}                                        (discard the tokens so far)
 //	event: done        data: the /api/chat JSON response
 //	event: error       data: {"error":{"code":"timeout","message":"..."}} (instead of done)
+//
+// A reset means the answer restarts: the client drops the text of the
+// tokens it has shown. The pipeline sends one when the model's stream
+// fails part-way, before the fallback text; streamChat sends one before
+// an error event that follows tokens, and before done when the tokens
+// shown do not add up to the final answer (done.answer then follows as
+// one token), so what a client shows is always the answer or nothing.
+//
+// The store is pinged before the stream starts (when it can be): a store
+// that does not answer is a 503 store_unavailable with Retry-After, not
+// a stream. A store that fails during the turn, so that every search
+// failed, ends the stream with a reset and an error event with code
+// store_unavailable (and retry_after).
 //
 // Each event is flushed as it happens; while nothing happens for
 // cfg.Heartbeat a comment line (": keep-alive") keeps proxies from closing
@@ -34,6 +49,10 @@ func (s *server) streamChat(w http.ResponseWriter, r *http.Request, req rag.Chat
 	defer cancel()
 	stop := context.AfterFunc(s.streams, cancel) // server shutdown
 	defer stop()
+	if s.pingFails(ctx) {
+		writeError(w, errStoreUnavailable())
+		return
+	}
 
 	rc := http.NewResponseController(w)
 	h := w.Header()
@@ -72,6 +91,9 @@ func (s *server) streamChat(w http.ResponseWriter, r *http.Request, req rag.Chat
 	heartbeat := time.NewTicker(s.cfg.Heartbeat)
 	defer heartbeat.Stop()
 	broken := false
+	// shown is the answer text the client shows: the tokens since the
+	// last reset.
+	var shown strings.Builder
 	fail := func(werr error) {
 		broken = true
 		cancel()
@@ -89,6 +111,12 @@ loop:
 			if broken || ev.Kind == rag.EventError || ev.Kind == rag.EventDone {
 				continue // error and done are written below, with our codes
 			}
+			switch ev.Kind {
+			case rag.EventToken:
+				shown.WriteString(ev.Token)
+			case rag.EventReset:
+				shown.Reset()
+			}
 			if werr := sw.event(ev.Kind, eventData(ev)); werr != nil {
 				fail(werr)
 			}
@@ -105,10 +133,27 @@ loop:
 	if broken || r.Context().Err() != nil {
 		return // nobody is listening
 	}
+	var e *apiError
 	if err != nil {
-		e := s.chatError(err)
-		_ = sw.event(rag.EventError, errorBody{Error: errorDetail{Code: e.Code, Message: e.Message}})
+		e = s.chatError(err)
+	} else if s.logTurnErrors(resp); s.turnStoreFailed(ctx, resp) {
+		e = errStoreUnavailable()
+	}
+	if e != nil {
+		if shown.Len() > 0 {
+			if sw.event(rag.EventReset, struct{}{}) != nil {
+				return
+			}
+		}
+		_ = sw.event(rag.EventError, errorBody{Error: e.detail()})
 		return
+	}
+	if strings.TrimSpace(shown.String()) != strings.TrimSpace(resp.Answer) {
+		// The tokens do not add up to the answer (a mode that streamed
+		// text it then replaced): show the answer instead.
+		if sw.event(rag.EventReset, struct{}{}) != nil || sw.event(rag.EventToken, tokenEventJSON{Token: resp.Answer}) != nil {
+			return
+		}
 	}
 	_ = sw.event(rag.EventDone, toChatResponse(resp, req.Message))
 }
@@ -130,6 +175,8 @@ func eventData(ev rag.Event) any {
 		return hitsEventJSON{Tool: ev.Tool, Count: len(ev.Sources), Sources: nonNil(ev.Sources)}
 	case rag.EventToken:
 		return tokenEventJSON{Token: ev.Token}
+	case rag.EventReset:
+		return struct{}{}
 	}
 	return map[string]string{"kind": string(ev.Kind)}
 }

@@ -245,6 +245,12 @@
             answer += data.token;
             view.answer.textContent = answer;
             break;
+          case "reset":
+            // The answer restarts (the model failed part-way): drop the
+            // partial text; the fallback or an error follows.
+            answer = "";
+            view.answer.textContent = "";
+            break;
           case "done":
             finished = true;
             answer = data.answer;
