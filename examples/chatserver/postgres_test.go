@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hybridrag/hybridrag/internal/testenv"
 )
 
 // envTestDSN names the PostgreSQL + pgvector DSN of the integration tests
@@ -28,7 +30,7 @@ const envTestDSN = "HYBRIDRAG_TEST_DATABASE_URL"
 func TestPostgresBackend(t *testing.T) {
 	dsn := os.Getenv(envTestDSN)
 	if dsn == "" {
-		t.Skipf("skipping the PostgreSQL test: set %s to a PostgreSQL + pgvector DSN (.ci/postgres.sh start prints one)", envTestDSN)
+		testenv.Skip(t, testenv.Postgres, "skipping the PostgreSQL test: set %s to a PostgreSQL + pgvector DSN (.ci/postgres.sh start prints one)", envTestDSN)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -98,7 +100,7 @@ func TestPostgresBackend(t *testing.T) {
 func TestPostgresOutage(t *testing.T) {
 	dsn := os.Getenv(envTestDSN)
 	if dsn == "" {
-		t.Skipf("skipping the PostgreSQL test: set %s to a PostgreSQL + pgvector DSN (.ci/postgres.sh start prints one)", envTestDSN)
+		testenv.Skip(t, testenv.Postgres, "skipping the PostgreSQL test: set %s to a PostgreSQL + pgvector DSN (.ci/postgres.sh start prints one)", envTestDSN)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
