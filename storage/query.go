@@ -89,13 +89,22 @@ func ValidateFilters(kind OwnerKind, filters []Filter, allowedMetadataKeys []str
 // the number of distinct terms matched, then by CreatedAt descending, then by
 // ID ascending.
 type LexicalQuery struct {
-	// Terms are matched after lexical.Normalize; empty terms are ignored.
+	// Terms are matched after lexical.Normalize; empty and repeated terms
+	// are ignored, and so is every term after the first MaxLexicalTerms
+	// distinct ones (see NormalizeTerms), in every store.
 	Terms []string
 	// Limit caps the number of candidates; values < 1 mean
 	// DefaultResultLimit, values above MaxResultLimit mean MaxResultLimit.
 	Limit   int
 	Filters []Filter
 }
+
+// MaxLexicalTerms is the most distinct normalized terms a lexical query
+// matches: stores use the first MaxLexicalTerms and ignore the rest, as they
+// clamp limits to MaxResultLimit, so that no query (a pasted document of
+// thousands of words) makes a store build an unbounded statement or scan.
+// rag's Searcher truncates query text before (SearcherOptions.MaxQueryChars).
+const MaxLexicalTerms = 64
 
 // LexicalCandidate is one record returned by a lexical query.
 type LexicalCandidate[T any] struct {

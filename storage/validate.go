@@ -353,11 +353,15 @@ func joinNormalized(parts []string) string {
 }
 
 // NormalizeTerms normalizes, trims and dedupes lexical query terms, dropping
-// empty ones, preserving order.
+// empty ones, preserving order, and keeps the first MaxLexicalTerms of
+// them: every store matches exactly the terms it returns.
 func NormalizeTerms(terms []string) []string {
-	out := make([]string, 0, len(terms))
-	seen := make(map[string]bool, len(terms))
+	out := make([]string, 0, min(len(terms), MaxLexicalTerms))
+	seen := make(map[string]bool, min(len(terms), MaxLexicalTerms))
 	for _, t := range terms {
+		if len(out) == MaxLexicalTerms {
+			break
+		}
 		n := lexical.Normalize(t)
 		if n == "" || seen[n] {
 			continue

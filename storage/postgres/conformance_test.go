@@ -55,8 +55,7 @@ func conformanceOpener(parent *testing.T, pool *pgxpool.Pool, base postgres.Opti
 }
 
 // TestConformance runs the storage conformance suite against PostgreSQL:
-// once with the defaults (HNSW index, windowed lexical ranking) and once
-// with exact vector search and the exhaustive lexical ranking.
+// once with the defaults (HNSW index) and once with exact vector search.
 func TestConformance(t *testing.T) {
 	pool := newPool(t)
 	for _, tc := range []struct {
@@ -64,7 +63,7 @@ func TestConformance(t *testing.T) {
 		opts postgres.Options
 	}{
 		{"hnsw", postgres.Options{}},
-		{"exact", postgres.Options{ExactSearch: true, LexicalWindow: -1}},
+		{"exact", postgres.Options{ExactSearch: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			storagetest.Run(t, conformanceOpener(t, pool, tc.opts))

@@ -42,6 +42,9 @@ type tables struct {
 	items, files, faqs, docs, migrations string
 	chunks                               map[storage.OwnerKind]string
 	owners                               map[storage.OwnerKind]string
+	// words and postings are the word index of each kind's owners
+	// (migration 0003).
+	words, postings map[storage.OwnerKind]string
 }
 
 // New returns a DB using pool with the given options. It does no I/O: call
@@ -78,6 +81,12 @@ func New(pool *pgxpool.Pool, opts Options) *DB {
 			storage.KindFAQ:      q + ".faqs",
 			storage.KindDocument: q + ".documents",
 		},
+		words:    map[storage.OwnerKind]string{},
+		postings: map[storage.OwnerKind]string{},
+	}
+	for _, t := range wordTables {
+		db.tb.words[t.kind] = q + "." + t.Words
+		db.tb.postings[t.kind] = q + "." + t.Postings
 	}
 	return db
 }
@@ -279,9 +288,12 @@ func (db *DB) warmConn(ctx context.Context, conn *pgx.Conn) error {
 		if _, err := conn.Exec(ctx, sql, zero); err != nil {
 			return wrapCtx(ctx, "warm "+string(kind)+" vector index", err)
 		}
-		// A lexical probe: the owner table, its primary key and its trigram
-		// index, for an empty tenant ID (no tenant has it).
-		sql = "SELECT 1 FROM " + db.tb.owners[kind] + " i WHERE i.tenant_id = '' AND i.search_text LIKE '%warm%' LIMIT 1"
+		// A lexical probe: the word index (dictionary, trigram index,
+		// postings) and the owner table's primary key, for an empty tenant
+		// ID (no tenant has it).
+		sql = "SELECT i.id FROM " + db.tb.owners[kind] + " i WHERE i.tenant_id = '' AND i.id = ANY(ARRAY(SELECT p.owner_id FROM " +
+			db.tb.postings[kind] + " p WHERE p.tenant_id = '' AND p.word_id = ANY(ARRAY(SELECT d.id FROM " + db.tb.words[kind] +
+			" d WHERE d.tenant_id = '' AND d.word LIKE '%warm%'))))"
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			return wrapCtx(ctx, "warm "+string(kind)+" lexical index", err)
 		}

@@ -31,8 +31,9 @@
 //
 // Migrations are embedded SQL files applied in order, each once, recorded in
 // <schema>.schema_migrations, in one transaction under a PostgreSQL advisory
-// lock, so concurrent Migrate calls are safe. All tables live in
-// Options.Schema ("hybridrag" by default) and carry tenant_id, the first
+// lock, so concurrent Migrate calls are safe; Migrate needs the vector,
+// pg_trgm and btree_gin extensions and creates those missing. All tables
+// live in Options.Schema ("hybridrag" by default) and carry tenant_id, the first
 // column of every primary key; every statement filters on it. Items (with
 // item_files), FAQs and documents each have an active flag (the record's
 // Status) and a chunk table (item_chunks, faq_chunks, document_chunks) whose
@@ -45,7 +46,9 @@
 // "file") move into the new columns. It rewrites those chunk rows, with
 // the HNSW indexes dropped and rebuilt around the rewrite (cheaper than
 // updating them row by row), holding the tables' locks until it commits:
-// run it at deploy time. Embeddings are vector(Options.Dimensions), stored inline
+// run it at deploy time. Migration 0003 builds the word index (see Lexical
+// search) from the existing rows, also at deploy time. Embeddings are
+// vector(Options.Dimensions), stored inline
 // (STORAGE PLAIN; exact scans of TOASTed 1536-dimension vectors are about
 // 2.8× slower) and indexed with HNSW (m = 16, ef_construction = 64,
 // vector_ip_ops). pgvector indexes at most 2000 dimensions: beyond that the
@@ -57,18 +60,41 @@
 // # Lexical search
 //
 // Each owner row stores its search text, normalized by lexical.Normalize in
-// Go (storage.ItemSearchText and friends), in a search_text column indexed
-// with pg_trgm GIN; no accent folding runs in SQL. A term matches when the
-// text contains it (LIKE '%term%' with '%', '_' and '\' escaped, or strpos),
-// always as a bound parameter. The ranking is the seeds': distinct terms
-// matched, then newest, then ID. To bound the cost of common words (a naive
-// ranking evaluates every matching row), a search considers for each term
-// its Options.LexicalWindow newest matching rows plus the newest rows
-// matching every term, and ranks their union with exact match counts. The
-// result is the exhaustive ranking whenever no term matches more rows than
-// the window, and for one- or two-term queries whenever the window is at
-// least twice the limit, which the default guarantees; a negative
-// LexicalWindow always ranks every matching row.
+// Go (storage.ItemSearchText and friends), in a search_text column; no
+// accent folding runs in SQL. A term matches when the text contains it, %,
+// _ and \ literal, always as a bound parameter. The ranking is the seeds':
+// distinct terms matched, then newest, then ID; results are exactly the
+// memory store's for every query (TestLexicalMatchesMemory compares them on
+// random corpora through inserts, updates and deletes).
+//
+// Searches read a word index (migration 0003) rather than the text. A word
+// is a maximal run of characters other than the ASCII characters that are
+// not letters or digits, as in the memory store. Per kind, <kind>_words is
+// each tenant's dictionary of the words of its active owners, with a
+// btree_gin + pg_trgm index on (tenant_id, word), and <kind>_postings holds
+// (tenant_id, word_id, owner_id) with the owner's created_at for every
+// active owner and each distinct word of its text. A term without
+// separators is contained in a text exactly when it is contained in one of
+// its words, so its matches are the postings of the dictionary words
+// containing it (LIKE '%term%' on the trigram index; strpos over the
+// tenant's dictionary for terms under three characters); a term with
+// separators ("2,4-d") takes the owners posted under the words containing
+// its longest run and confirms each with strpos on search_text; a term made
+// only of separators ("%") is checked against every active owner. Counting
+// the terms each owner matches and ranking read the postings alone; only
+// the returned rows, and with filters the candidates, are read from the
+// owner table. The cost grows with the postings of the query's terms, not
+// with the tenant's size, except for separator-only terms.
+//
+// A trigger on each owner table maintains the postings in the transaction
+// of every insert, update (of the search text, status or CreatedAt) and
+// delete. A write first adds the batch's new words to the dictionary in
+// one sorted statement of its own, so that concurrent writers never wait
+// for each other's words inside their transactions. Dictionary words are
+// never deleted: one that no active owner holds any more has no postings
+// and matches nothing. A query uses its first storage.MaxLexicalTerms
+// distinct normalized terms (storage.NormalizeTerms), as the memory store
+// does.
 //
 // # Vector search
 //

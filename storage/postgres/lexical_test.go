@@ -3,14 +3,16 @@ package postgres_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"
 )
 
@@ -32,151 +34,240 @@ func lexHits(t *testing.T, s storage.Store, q storage.LexicalQuery) []lexHit {
 	return out
 }
 
-// TestLexicalWindow checks the bounded (windowed) lexical query against the
-// exhaustive ranking on data where common words match far more rows than
-// the window: identical for one and two terms (the documented guarantee),
-// and for more terms every returned count is exact and the order is the
-// ranking order.
-func TestLexicalWindow(t *testing.T) {
+// lexCorpus draws random catalog items and queries from a small
+// vocabulary: words inside words, words across separators, separators
+// alone, multi-byte letters, LIKE metacharacters.
+type lexCorpus struct {
+	rng *rand.Rand
+}
+
+var (
+	lexWords = []string{"soja", "sojas", "milho", "ferrugem", "2,4-d", "100%", "0,5", "l/ha", "cana-de-acucar", "ação",
+		"Açúcar", "fungicida", "de", "a", "%", "_", "\\", "x", "percevejo", "lagarta-do-cartucho", "uva", "abc_def"}
+	lexSeps  = []string{" ", "\n", "-", ", ", "/", "%", "_", "."}
+	lexTerms = []string{"soja", "oja", "sojas", "milho de", "2,4-d", "4-d", ",", "%", "_", "\\", "100%", "l/ha", "cana-de",
+		"de acucar", "çã", "ação", "acucar", "ca", "xyz", "a", "fungicida\nsoja", "errugem", "de", "lagarta-do", "c_d",
+		"-", "uva soja", "0,5 l", "x"}
+	lexCategories = []string{"Fungicida", "Herbicida", "Inseticida"}
+)
+
+func (c *lexCorpus) text() string {
+	var b strings.Builder
+	for range c.rng.IntN(10) {
+		b.WriteString(lexWords[c.rng.IntN(len(lexWords))])
+		b.WriteString(lexSeps[c.rng.IntN(len(lexSeps))])
+	}
+	return b.String()
+}
+
+func (c *lexCorpus) item(id string, base time.Time) storage.CatalogItem {
+	it := storage.CatalogItem{
+		ID:          id,
+		Name:        c.text(),
+		Description: c.text(),
+		Category:    lexCategories[c.rng.IntN(len(lexCategories))],
+		// Few distinct times, so that ties on CreatedAt are broken by ID.
+		CreatedAt: base.Add(time.Duration(c.rng.IntN(20)) * time.Hour),
+	}
+	if c.rng.IntN(3) == 0 {
+		it.Tags = []string{lexWords[c.rng.IntN(len(lexWords))]}
+	}
+	if c.rng.IntN(4) == 0 {
+		it.Files = []storage.CatalogFile{{ItemID: id, Name: "bula.txt", Text: c.text()}}
+	}
+	if c.rng.IntN(8) == 0 {
+		it.Status = storage.StatusInactive
+	}
+	return it
+}
+
+func (c *lexCorpus) query() storage.LexicalQuery {
+	q := storage.LexicalQuery{Limit: 1 + c.rng.IntN(30)}
+	for range 1 + c.rng.IntN(4) {
+		q.Terms = append(q.Terms, lexTerms[c.rng.IntN(len(lexTerms))])
+	}
+	if c.rng.IntN(4) == 0 {
+		q.Filters = []storage.Filter{{Field: storage.FieldCategory, Value: lexCategories[c.rng.IntN(len(lexCategories))]}}
+	}
+	return q
+}
+
+// TestLexicalMatchesMemory checks PostgreSQL's lexical search (the word
+// index of migration 0003) against the memory store's on random corpora,
+// through inserts, text changes, status changes, CreatedAt changes and
+// deletes (Apply and DeleteItem): the same candidates, TermsMatched and
+// order for every query, with and without filters. It then copies the
+// owner rows into a schema at migration 0002 and checks that Migrate's
+// backfill indexes them to the same results.
+func TestLexicalMatchesMemory(t *testing.T) {
 	db, pool := openDB(t, postgres.Options{Dimensions: 4})
+	ctx := testCtx(t)
+	pg, err := db.Tenant("eq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another tenant with the same IDs and other texts: its rows must never
+	// appear in pg's results.
+	other, err := db.Tenant("eq-other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := memory.New(memory.Options{Dimensions: 4}).Tenant("eq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &lexCorpus{rng: rand.New(rand.NewPCG(14, 1))}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	check := func(step int) {
+		t.Helper()
+		for range 40 {
+			q := c.query()
+			want := lexHits(t, mem, q)
+			if got := lexHits(t, pg, q); !cmp.Equal(want, got) {
+				t.Fatalf("step %d, query %q limit %d filters %v (-memory +postgres):\n%s", step, q.Terms, q.Limit, q.Filters, cmp.Diff(want, got))
+			}
+		}
+	}
+	write := func(b storage.Batch) {
+		t.Helper()
+		if err := mem.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := pg.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []string
+	for i := range 60 {
+		ids = append(ids, fmt.Sprintf("it-%02d", i))
+	}
+	for step := range 25 {
+		var b storage.Batch
+		for range 1 + c.rng.IntN(12) {
+			id := ids[c.rng.IntN(len(ids))]
+			switch c.rng.IntN(6) {
+			case 0:
+				b.Deletes = append(b.Deletes, storage.OwnerRef{Kind: storage.KindItem, ID: id})
+			default:
+				b.Items = append(b.Items, c.item(id, base))
+			}
+		}
+		write(b)
+		if step%5 == 4 {
+			// DeleteItem, outside Apply.
+			id := ids[c.rng.IntN(len(ids))]
+			errMem, errPG := mem.DeleteItem(ctx, id), pg.DeleteItem(ctx, id)
+			if (errMem == nil) != (errPG == nil) {
+				t.Fatalf("DeleteItem(%s): memory %v, postgres %v", id, errMem, errPG)
+			}
+		}
+		var ob storage.Batch
+		for range 5 {
+			ob.Items = append(ob.Items, c.item(ids[c.rng.IntN(len(ids))], base))
+		}
+		if err := other.Apply(ctx, ob); err != nil {
+			t.Fatal(err)
+		}
+		check(step)
+	}
+
+	// Backfill: the same owner rows in a schema at migration 0002, then
+	// Migrate.
 	schema := db.Options().Schema
-	const limit = 10
-	windowed := postgres.New(pool, postgres.Options{Dimensions: 4, Schema: schema, LexicalWindow: 2 * limit})
-	exhaustive := postgres.New(pool, postgres.Options{Dimensions: 4, Schema: schema, LexicalWindow: -1})
-	ws, _ := windowed.Tenant("w")
-	es, _ := exhaustive.Tenant("w")
-
-	// Word i of the vocabulary appears in about 1/(i+1) of the items, so the
-	// first words match hundreds of rows and the last ones a few. Creation
-	// times repeat, so ties on created_at are broken by ID.
-	vocab := []string{"soja", "milho", "cafe", "lagarta", "ferrugem", "percevejo", "trigo", "algodao", "uva", "mosca", "broca", "acaro"}
-	rng := rand.New(rand.NewPCG(5, 6))
-	var items []storage.CatalogItem
-	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 1500 {
-		var ws []string
-		for j, w := range vocab {
-			if rng.IntN(j+2) == 0 {
-				ws = append(ws, w)
-			}
-		}
-		it := storage.CatalogItem{
-			ID:          fmt.Sprintf("it-%04d", rng.IntN(100000)*10000+i),
-			Name:        "Produto " + strings.Join(ws, " "),
-			Description: "texto",
-			CreatedAt:   base.Add(time.Duration(rng.IntN(300)) * time.Hour),
-		}
-		if rng.IntN(15) == 0 {
-			it.Status = storage.StatusInactive
-		}
-		items = append(items, it)
-	}
-	if err := ws.UpsertItems(testCtx(t), items); err != nil {
+	old := postgres.New(pool, postgres.Options{Dimensions: 4, Schema: uniqueSchema(t, pool, "hrt_backfill")})
+	if err := postgres.MigrateTo(ctx, old, 2); err != nil {
 		t.Fatal(err)
 	}
-
-	queries := [][]string{{"soja"}, {"so"}, {"acaro"}, {"soja", "milho"}, {"soja", "acaro"}, {"broca", "acaro"},
-		{"cafe", "uva"}, {"nada", "soja"}, {"produto", "texto"}}
-	for range 30 {
-		k := 1 + rng.IntN(2)
-		var q []string
-		for range k {
-			q = append(q, vocab[rng.IntN(len(vocab))])
+	oldSchema := pgx.Identifier{old.Options().Schema}.Sanitize()
+	for _, table := range []string{"items", "item_files"} {
+		if _, err := pool.Exec(ctx, "INSERT INTO "+oldSchema+"."+table+" SELECT * FROM "+pgx.Identifier{schema}.Sanitize()+"."+table); err != nil {
+			t.Fatal(err)
 		}
-		queries = append(queries, q)
 	}
-	for _, terms := range queries {
-		t.Run(strings.Join(terms, "+"), func(t *testing.T) {
-			q := storage.LexicalQuery{Terms: terms, Limit: limit}
-			want := lexHits(t, es, q)
-			got := lexHits(t, ws, q)
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("windowed vs exhaustive (-want +got):\n%s", d)
-			}
-		})
-	}
-
-	// Adversarial data: "alfa" and "bravo" each in 200 new items, together
-	// only in 5 old ones (only the all-terms window finds them); "delta" in
-	// 15 middle-aged items that all also hold the very common "charlie", so
-	// their count needs strpos for "charlie" (its window is cut short).
-	adv, _ := windowed.Tenant("adv")
-	advExact, _ := exhaustive.Tenant("adv")
-	var advItems []storage.CatalogItem
-	add := func(id string, hoursAgo int, words ...string) {
-		advItems = append(advItems, storage.CatalogItem{ID: id, Name: strings.Join(words, " "),
-			CreatedAt: base.Add(time.Duration(10000-hoursAgo) * time.Hour)})
-	}
-	for i := range 200 {
-		add(fmt.Sprintf("a%03d", i), i, "alfa")
-		add(fmt.Sprintf("b%03d", i), i, "bravo")
-		add(fmt.Sprintf("c%03d", i), i, "charlie")
-	}
-	for i := range 5 {
-		add(fmt.Sprintf("ab%d", i), 5000+i, "alfa bravo")
-	}
-	for i := range 15 {
-		add(fmt.Sprintf("cd%02d", i), 1000+i, "charlie delta")
-	}
-	if err := adv.UpsertItems(testCtx(t), advItems); err != nil {
+	if err := old.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, terms := range [][]string{{"alfa", "bravo"}, {"delta", "charlie", "echo"}, {"charlie", "delta"}} {
-		t.Run("adversarial/"+strings.Join(terms, "+"), func(t *testing.T) {
-			q := storage.LexicalQuery{Terms: terms, Limit: limit}
-			want := lexHits(t, advExact, q)
-			if len(want) == 0 || want[0].M < 2 {
-				t.Fatalf("bad fixture: exhaustive ranking %v", want)
-			}
-			if d := cmp.Diff(want, lexHits(t, adv, q)); d != "" {
-				t.Errorf("windowed vs exhaustive (-want +got):\n%s", d)
-			}
-		})
+	pg, err = old.Tenant("eq")
+	if err != nil {
+		t.Fatal(err)
 	}
+	check(-1)
+}
 
-	// Three to five terms: no equality guarantee, but every count is exact
-	// and the order is the ranking order.
-	exact := map[string]storage.CatalogItem{}
-	for _, it := range items {
-		exact[it.ID] = it
+// TestWordIndexMaintained follows one item through every kind of write and
+// checks both the search results and the postings rows: a posting left
+// behind by an update or a delete, or missing after one, fails it.
+func TestWordIndexMaintained(t *testing.T) {
+	db, pool := openDB(t, postgres.Options{Dimensions: 4})
+	ctx := testCtx(t)
+	s, err := db.Tenant("m")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := range 20 {
-		k := 3 + rng.IntN(3)
-		var terms []string
-		for range k {
-			terms = append(terms, vocab[rng.IntN(len(vocab))])
+	postings := func() []string {
+		t.Helper()
+		rows, err := pool.Query(ctx, `SELECT p.owner_id || ':' || d.word FROM `+pgx.Identifier{db.Options().Schema}.Sanitize()+`.item_postings p
+			JOIN `+pgx.Identifier{db.Options().Schema}.Sanitize()+`.item_words d ON d.tenant_id = p.tenant_id AND d.id = p.word_id
+			WHERE p.tenant_id = 'm' ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(fmt.Sprintf("many/%d", i), func(t *testing.T) {
-			got := lexHits(t, ws, storage.LexicalQuery{Terms: terms, Limit: limit})
-			want := lexHits(t, es, storage.LexicalQuery{Terms: terms, Limit: limit})
-			if len(got) != len(want) {
-				t.Errorf("got %d hits, want %d", len(got), len(want))
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	search := func(term string) []lexHit {
+		t.Helper()
+		return lexHits(t, s, storage.LexicalQuery{Terms: []string{term}})
+	}
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	steps := []struct {
+		name     string
+		write    func() error
+		postings []string
+		terms    map[string][]lexHit
+	}{
+		{"insert", func() error {
+			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Alfa bravo", CreatedAt: t0}, {ID: "b", Name: "alfa", CreatedAt: t0.Add(time.Hour)}})
+		}, []string{"a:alfa", "a:bravo", "b:alfa"}, map[string][]lexHit{"alf": {{"b", 1}, {"a", 1}}, "bravo": {{"a", 1}}}},
+		{"text changed", func() error {
+			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie", CreatedAt: t0}})
+		}, []string{"a:charlie", "b:alfa"}, map[string][]lexHit{"alf": {{"b", 1}}, "bravo": {}, "charl": {{"a", 1}}}},
+		{"created_at changed", func() error {
+			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}})
+		}, []string{"a:alfa", "a:charlie", "b:alfa"}, map[string][]lexHit{"alfa": {{"a", 1}, {"b", 1}}}},
+		{"inactive", func() error {
+			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour), Status: storage.StatusInactive}})
+		}, []string{"b:alfa"}, map[string][]lexHit{"alfa": {{"b", 1}}, "charlie": {}}},
+		{"active again", func() error {
+			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}})
+		}, []string{"a:alfa", "a:charlie", "b:alfa"}, map[string][]lexHit{"alfa": {{"a", 1}, {"b", 1}}, "charlie": {{"a", 1}}}},
+		{"same text rewritten", func() error {
+			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}})
+		}, []string{"a:alfa", "a:charlie", "b:alfa"}, map[string][]lexHit{"alfa": {{"a", 1}, {"b", 1}}}},
+		{"DeleteItem", func() error { return s.DeleteItem(ctx, "b") },
+			[]string{"a:alfa", "a:charlie"}, map[string][]lexHit{"alfa": {{"a", 1}}}},
+		{"Apply delete", func() error {
+			return s.Apply(ctx, storage.Batch{Deletes: []storage.OwnerRef{{Kind: storage.KindItem, ID: "a"}}})
+		}, nil, map[string][]lexHit{"alfa": {}, "charlie": {}}},
+	}
+	for _, st := range steps {
+		if err := st.write(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if d := cmp.Diff(st.postings, postings(), cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s: postings (-want +got):\n%s", st.name, d)
+		}
+		for term, want := range st.terms {
+			if want == nil {
+				want = []lexHit{}
 			}
-			norm := storage.NormalizeTerms(terms)
-			for _, h := range got {
-				it := exact[h.ID]
-				m := 0
-				for _, term := range norm {
-					if strings.Contains(storage.ItemSearchText(&it), term) {
-						m++
-					}
-				}
-				if m != h.M {
-					t.Errorf("%s: TermsMatched = %d, want %d", h.ID, h.M, m)
-				}
+			if d := cmp.Diff(want, search(term)); d != "" {
+				t.Errorf("%s: search %q (-want +got):\n%s", st.name, term, d)
 			}
-			if !slices.IsSortedFunc(got, func(a, b lexHit) int {
-				if a.M != b.M {
-					return b.M - a.M
-				}
-				ca, cb := exact[a.ID].CreatedAt, exact[b.ID].CreatedAt
-				if c := cb.Compare(ca); c != 0 {
-					return c
-				}
-				return strings.Compare(a.ID, b.ID)
-			}) {
-				t.Errorf("hits not in ranking order: %v", got)
-			}
-		})
+		}
 	}
 }

@@ -82,6 +82,18 @@ func latestVersion(ms []migration) int {
 
 type chunkTable struct{ Table, Owner string }
 
+// wordTable names the word index tables of one kind's owner table.
+type wordTable struct {
+	kind                   storage.OwnerKind
+	Owner, Words, Postings string
+}
+
+var wordTables = []wordTable{
+	{storage.KindItem, "items", "item_words", "item_postings"},
+	{storage.KindFAQ, "faqs", "faq_words", "faq_postings"},
+	{storage.KindDocument, "documents", "document_words", "document_postings"},
+}
+
 // templateData is what migrations are rendered with; every field is
 // produced by this package (the schema is validated and quoted).
 type templateData struct {
@@ -90,6 +102,7 @@ type templateData struct {
 	Plain       bool
 	HNSW        bool
 	ChunkTables []chunkTable
+	WordTables  []wordTable
 }
 
 func (db *DB) templateData() templateData {
@@ -104,10 +117,11 @@ func (db *DB) templateData() templateData {
 			{"faq_chunks", "faqs"},
 			{"document_chunks", "documents"},
 		},
+		WordTables: wordTables,
 	}
 }
 
-// Migrate creates or upgrades the schema: the vector and pg_trgm
+// Migrate creates or upgrades the schema: the vector, pg_trgm and btree_gin
 // extensions (when missing), the schema, its tables and indexes. It applies
 // the embedded migrations not yet recorded in the schema_migrations table,
 // in one transaction under an advisory lock, so concurrent calls (several
@@ -148,7 +162,7 @@ func (db *DB) migrateTo(ctx context.Context, last int) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", int32(migrationLockKey), db.opts.Schema); err != nil {
 			return wrapErr("migrate: advisory lock", err)
 		}
-		for _, ext := range []string{"vector", "pg_trgm"} {
+		for _, ext := range []string{"vector", "pg_trgm", "btree_gin"} {
 			var exists bool
 			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1)", ext).Scan(&exists); err != nil {
 				return wrapErr("migrate: look up extension "+ext, err)

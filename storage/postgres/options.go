@@ -79,16 +79,6 @@ type Options struct {
 	// creates the tables. Inline storage makes exact scans about 2.8×
 	// faster at 1536 dimensions; vectors above 1800 dimensions never use it.
 	StorageDefault bool
-	// LexicalWindow bounds the work of a lexical search: for each term, at
-	// most this many of the newest matching rows are considered (plus as
-	// many rows matching every term). Results equal the exhaustive ranking
-	// whenever no term matches more rows, and for queries of one or two
-	// terms whenever the window is at least twice the limit; see "Lexical
-	// search" in the package documentation. Zero means 2×limit, at least
-	// 100; values below the limit are raised to it; a negative value ranks
-	// every matching row (exact, but slow for common words on large
-	// tenants).
-	LexicalWindow int
 	// Now is the clock used for CreatedAt and UpdatedAt; nil means
 	// time.Now. Times are stored in UTC with microsecond precision.
 	Now func() time.Time

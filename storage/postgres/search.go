@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -59,11 +60,9 @@ const likeEscape = ` ESCAPE E'\\'`
 
 // searchLexical returns lexical candidates among the active records of
 // kind k, ranked by the number of distinct terms matched, then CreatedAt
-// descending, then ID. It matches the normalized terms against the owners'
-// search_text column (normalized in Go when written, indexed with pg_trgm
-// GIN); the work is bounded by Options.LexicalWindow (see lexicalSQL and
-// the package documentation for when the ranking may differ from the
-// exhaustive one).
+// descending, then ID: exactly the memory store's results. It reads the
+// kind's word index (see lexicalSQL), never the owners' search text except
+// to confirm terms holding separators.
 func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
 	kind := k.kind
 	if err := storage.ValidateFilters(kind, q.Filters, s.db.opts.AllowedMetadataKeys); err != nil {
@@ -77,25 +76,19 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 		return nil, s.db.ensure(ctx)
 	}
 	limit := storage.ClampLimit(q.Limit)
-	sql, a, windowed := s.lexicalSQL(kind, k.selectList(&s.db.tb), terms, q.Filters, limit)
-	settings := "SET LOCAL jit = off"
-	if windowed {
-		// Every part of the windowed query has an index path (the recency
-		// index, the trigram index, the primary key); a sequential scan is
-		// only ever chosen on a misestimate, and costs a LIKE per row.
-		settings += "; SET LOCAL enable_seqscan = off"
-	}
+	sql, a := s.lexicalSQL(kind, k.selectList(&s.db.tb), terms, q.Filters, limit)
 	var out []storage.LexicalCandidate[T]
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
 		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
-			// JIT compilation costs 100+ ms on these plans, whose cost
-			// estimates are high but whose real work is bounded.
-			if _, err := tx.Exec(ctx, settings); err != nil {
+			// JIT compilation costs more than these queries, whose cost
+			// estimates are high (the postings of a common word) but whose
+			// work is index lookups.
+			if _, err := tx.Exec(ctx, "SET LOCAL jit = off"); err != nil {
 				return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
 			}
 			// QueryExecModeExec: an unnamed statement, planned with the
-			// actual terms, so that each window picks the right index. A
-			// cached generic plan would pick one for every term.
+			// actual terms. A cached generic plan would be one plan for
+			// every term.
 			rows, err := tx.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, a...)...)
 			if err != nil {
 				return wrapCtx(ctx, "search "+string(kind)+"s", err)
@@ -114,145 +107,103 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 	return out, err
 }
 
-// probeFactor is the ratio of a window's probe (the newest rows examined
-// to tell common, medium and rare conditions apart) to the window size.
-const probeFactor = 4
-
-// maxWindowTerms is the most terms the windowed query handles (one bit per
-// term and one for the all-terms window in an integer); queries with more
-// terms use the exhaustive ranking.
-const maxWindowTerms = 30
-
-// lexicalWindow returns the window size for limit, or 0 for the exhaustive
-// ranking.
-func (o *Options) lexicalWindow(limit int) int {
-	switch {
-	case o.LexicalWindow < 0:
-		return 0
-	case o.LexicalWindow > 0:
-		return max(o.LexicalWindow, limit)
-	}
-	return max(2*limit, 100)
+// isWordSep reports whether b separates words in the word index: an ASCII
+// byte other than a letter or digit (the bytes of multi-byte UTF-8
+// characters never are). search_words (migration 0003) splits the same way.
+func isWordSep(b byte) bool {
+	return b < 0x80 && !('a' <= b && b <= 'z' || '0' <= b && b <= '9' || 'A' <= b && b <= 'Z')
 }
 
-// lexicalSQL builds the lexical candidate query.
+// eachWord calls fn with every maximal run of non-separator bytes of s.
+func eachWord(s string, fn func(w string)) {
+	for i := 0; i < len(s); {
+		for i < len(s) && isWordSep(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && !isWordSep(s[j]) {
+			j++
+		}
+		if j > i {
+			fn(s[i:j])
+		}
+		i = j
+	}
+}
+
+// minTrigramRunes is the shortest string the trigram index can look up:
+// pg_trgm extracts no trigram from shorter LIKE patterns and would read the
+// whole index, so shorter strings scan the tenant's dictionary instead.
+const minTrigramRunes = 3
+
+// lexicalSQL builds the lexical candidate query: exact, and bounded by the
+// postings of the terms rather than by the number of records.
 //
-// The ranking (distinct terms matched, then newest, then ID) is the seeds'
-// semantics. Computed naively, it evaluates every term against every row
-// matching any term, which costs seconds at 100k rows for a common word.
-// The windowed query bounds that work: for each term it takes the W newest
-// matching rows (scanning newest first for a common term, from the trigram
-// index for a rare one; see win below), plus the W newest rows matching all
-// terms; it then computes the
-// exact number of terms matched for the union of those windows (strpos only
-// where a window was cut short) and ranks it. The result equals the
-// exhaustive ranking whenever no term matches more than W rows, and, for
-// one or two terms, whenever W >= 2×limit (the default W is 2×limit, at
-// least 100). With three or more common terms, a row matching several but
-// not all of them can be missed when it is older than the W newest matches
-// of each of its terms.
-func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, terms []string, filters []storage.Filter, limit int) (sql string, a args, windowed bool) {
-	owner := s.db.tb.owners[kind]
-	window := s.db.opts.lexicalWindow(limit)
-	a = args{s.tenant, limit}
-	pats := make([]string, len(terms))
+// Every term is matched through the kind's word index (migration 0003):
+//
+//   - a term without separators (see isWordSep) is contained in a text
+//     exactly when it is contained in one of its words, so its matches are
+//     the postings of the dictionary words containing it (LIKE '%term%' on
+//     the trigram index, or strpos over the tenant's dictionary when the
+//     term is too short for trigrams);
+//   - a term with separators ("2,4-d", "cana-de-acucar") takes the owners
+//     posted under the words containing its longest run and confirms each
+//     with strpos on the owner's search text;
+//   - a term made only of separators ("%") is checked with strpos against
+//     every active owner of the tenant.
+//
+// Postings exist for active owners only and carry the owner's created_at,
+// so the number of distinct terms matched (one bit per term, at most
+// storage.MaxLexicalTerms) and the ranking are computed from the index;
+// only the limit's rows (and, with filters, the candidates) are read from
+// the owner table.
+func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, terms []string, filters []storage.Filter, limit int) (string, args) {
+	tb := &s.db.tb
+	owner, words, postings := tb.owners[kind], tb.words[kind], tb.postings[kind]
+	a := args{s.tenant, limit}
+	hits := make([]string, 0, len(terms))
 	for i, t := range terms {
-		pats[i] = a.add("%" + likeEscaper.Replace(t) + "%")
-	}
-	base := "i.tenant_id = $1 AND i.active" + filterSQL("i", filters, &a)
-	like := func(p string) string { return "i.search_text LIKE " + p + likeEscape }
-
-	if window == 0 || len(terms) > maxWindowTerms {
-		likes := make([]string, len(terms))
-		for i, p := range pats {
-			likes[i] = like(p)
+		bit := strconv.Itoa(i)
+		longest, runs := "", 0
+		eachWord(t, func(w string) {
+			runs++
+			if len(w) > len(longest) {
+				longest = w
+			}
+		})
+		if runs == 0 {
+			hits = append(hits, "SELECT o.id AS owner_id, o.created_at, "+bit+" AS t FROM "+owner+
+				" o WHERE o.tenant_id = $1 AND o.active AND strpos(o.search_text, "+a.add(t)+") > 0")
+			continue
 		}
-		return `WITH c AS (
-		SELECT i.id, i.created_at, (` + strings.Join(likes, ")::int + (") + `)::int AS m
-		FROM ` + owner + ` i
-		WHERE ` + base + ` AND (` + strings.Join(likes, " OR ") + `)
-		ORDER BY m DESC, i.created_at DESC, i.id
-		LIMIT $2)
-	SELECT ` + cols + `, c.m FROM c JOIN ` + owner + ` i ON i.tenant_id = $1 AND i.id = c.id
-	ORDER BY c.m DESC, c.created_at DESC, c.id`, a, false
-	}
-
-	w := a.add(window)
-	x := a.add(probeFactor * window)
-	var (
-		b      strings.Builder
-		unions []string
-		full   []string
-		counts []string
-	)
-	b.WriteString("WITH ")
-	// A window is the W newest rows matching a condition. The planner
-	// cannot choose how to find them (its LIKE estimates on long text are
-	// often off by 10×, and trigram false positives make the index scan
-	// of a short term far costlier than its matches), so the query
-	// decides from a probe of the P newest rows:
-	//   - the probe holds W matches: the condition is common, done;
-	//   - it holds at least W/16: medium, keep scanning newest first
-	//     (about 16·P rows at most, on average);
-	//   - fewer: rare, take every match from the trigram index and keep
-	//     the W newest.
-	// Scans test terms with strpos, about twice as fast as LIKE; the
-	// trigram index needs LIKE.
-	raws := make([]string, len(terms))
-	for i, t := range terms {
-		raws[i] = a.add(t)
-	}
-	contains := func(col string, idx ...int) string {
-		cs := make([]string, len(idx))
-		for k, i := range idx {
-			cs[k] = "strpos(" + col + ", " + raws[i] + ") > 0"
+		var cond string
+		if utf8.RuneCountInString(longest) >= minTrigramRunes {
+			cond = "d.word LIKE " + a.add("%"+likeEscaper.Replace(longest)+"%") + likeEscape
+		} else {
+			cond = "strpos(d.word, " + a.add(longest) + ") > 0"
 		}
-		return strings.Join(cs, " AND ")
-	}
-	medium := a.add(max(window/16, 1))
-	win := func(name, cond string, idx ...int) {
-		n := "(SELECT count(*) FROM " + name + "p)"
-		newest := " ORDER BY i.created_at DESC, i.id LIMIT " + w
-		b.WriteString(name + "p AS MATERIALIZED (SELECT r.id, r.created_at FROM (SELECT i.id, i.created_at, i.search_text FROM " +
-			owner + " i WHERE " + base + " ORDER BY i.created_at DESC, i.id LIMIT " + x + ") r WHERE " +
-			contains("r.search_text", idx...) + " LIMIT " + w + "),\n")
-		b.WriteString(name + " AS MATERIALIZED (SELECT id, created_at FROM " + name + "p WHERE " + n + " >= " + w +
-			"\n UNION ALL (SELECT i.id, i.created_at FROM " + owner + " i WHERE " + base + " AND " + n + " < " + w +
-			" AND " + n + " >= " + medium + " AND " + contains("i.search_text", idx...) + newest + ")" +
-			"\n UNION ALL (SELECT i.id, i.created_at FROM (SELECT i.id, i.created_at FROM " + owner + " i WHERE " + base +
-			" AND " + cond + " AND " + n + " < " + medium + " OFFSET 0) i" + newest + ")),\n")
-	}
-	for i, p := range pats {
-		name := "w" + strconv.Itoa(i)
-		win(name, like(p), i)
-		unions = append(unions, "SELECT id, created_at, "+strconv.Itoa(1<<i)+" AS b FROM "+name)
-		counts = append(counts, "(SELECT count(*) FROM "+name+") >= "+w+" AS f"+strconv.Itoa(i))
-		// Matched when the row is in the term's window, or, when the window
-		// was cut short, when the term is in its text.
-		full = append(full, "((u.seen & "+strconv.Itoa(1<<i)+") <> 0 OR (f.f"+strconv.Itoa(i)+
-			" AND "+contains("i.search_text", i)+"))::int")
-	}
-	m := strings.Join(full, " + ")
-	if len(pats) > 1 {
-		likes := make([]string, len(pats))
-		idx := make([]int, len(pats))
-		for i, p := range pats {
-			likes[i] = like(p)
-			idx[i] = i
+		wids := "ARRAY(SELECT d.id FROM " + words + " d WHERE d.tenant_id = $1 AND " + cond + ")"
+		if len(longest) == len(t) {
+			hits = append(hits, "SELECT p.owner_id, p.created_at, "+bit+" AS t FROM "+postings+
+				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+wids+")")
+			continue
 		}
-		win("wall", strings.Join(likes, " AND "), idx...)
-		all := 1 << len(pats)
-		unions = append(unions, "SELECT id, created_at, "+strconv.Itoa(all)+" AS b FROM wall")
-		m = "CASE WHEN (u.seen & " + strconv.Itoa(all) + ") <> 0 THEN " + strconv.Itoa(len(pats)) + " ELSE " + m + " END"
+		hits = append(hits, "SELECT o.id AS owner_id, o.created_at, "+bit+" AS t FROM "+owner+
+			" o WHERE o.tenant_id = $1 AND o.id = ANY(ARRAY(SELECT DISTINCT p.owner_id FROM "+postings+
+			" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+wids+")))"+
+			" AND o.active AND strpos(o.search_text, "+a.add(t)+") > 0")
 	}
-	b.WriteString("u AS (SELECT id, max(created_at) AS created_at, bit_or(b) AS seen FROM (" +
-		strings.Join(unions, " UNION ALL ") + ") x GROUP BY id),\n")
-	b.WriteString("f AS (SELECT " + strings.Join(counts, ", ") + "),\n")
-	b.WriteString("r AS (SELECT u.id, u.created_at, " + m + " AS m FROM u CROSS JOIN f JOIN " + owner +
-		" i ON i.tenant_id = $1 AND i.id = u.id ORDER BY m DESC, u.created_at DESC, u.id LIMIT $2)\n")
-	b.WriteString("SELECT " + cols + ", r.m FROM r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.id" +
-		" ORDER BY r.m DESC, r.created_at DESC, r.id")
-	return b.String(), a, true
+	// c: every matching owner with the set of terms it matches (bit t).
+	c := `c AS (SELECT h.owner_id, max(h.created_at) AS created_at, bit_count(bit_or(1::int8 << h.t)::bit(64))::int4 AS m
+	FROM (` + strings.Join(hits, "\n\tUNION ALL ") + `) h GROUP BY h.owner_id)`
+	r := `r AS (SELECT c.owner_id, c.created_at, c.m FROM c ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2)`
+	if len(filters) > 0 {
+		r = `r AS (SELECT c.owner_id, c.created_at, c.m FROM c JOIN ` + owner + ` i ON i.tenant_id = $1 AND i.id = c.owner_id
+	WHERE i.active` + filterSQL("i", filters, &a) + `
+	ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2)`
+	}
+	return "WITH " + c + ",\n" + r + "\nSELECT " + cols + ", r.m FROM r JOIN " + owner +
+		" i ON i.tenant_id = $1 AND i.id = r.owner_id ORDER BY r.m DESC, r.created_at DESC, r.owner_id", a
 }
 
 func dropNUL(terms []string) []string {

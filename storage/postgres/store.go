@@ -200,7 +200,8 @@ func (r recordStore[T]) List(ctx context.Context, page storage.Page) ([]T, error
 }
 
 // Delete removes the record with the given ID; files and chunks go with it
-// (ON DELETE CASCADE), in the same statement. An ID no record can have is
+// (ON DELETE CASCADE), and its postings (the owner table's trigger), in the
+// same statement. An ID no record can have is
 // storage.ErrNotFound.
 func (r recordStore[T]) Delete(ctx context.Context, id string) error {
 	if !storage.ValidID(id) {
@@ -369,7 +370,8 @@ func badKind(kind storage.OwnerKind) error {
 }
 
 // Analyze refreshes PostgreSQL's planner statistics of kind's tables (the
-// owners, their chunks and, for items, their files) with ANALYZE. The
+// owners, their chunks, their word index and, for items, their files) with
+// ANALYZE. The
 // statistics are per table, shared by every tenant of the schema.
 //
 // Right after a bulk load the planner has no statistics for rows that
@@ -382,7 +384,7 @@ func (s *Store) Analyze(ctx context.Context, kind storage.OwnerKind) error {
 		return badKind(kind)
 	}
 	tb := s.db.tb
-	tables := []string{tb.owners[kind], tb.chunks[kind]}
+	tables := []string{tb.owners[kind], tb.chunks[kind], tb.words[kind], tb.postings[kind]}
 	if kind == storage.KindItem {
 		tables = append(tables, tb.files)
 	}

@@ -39,10 +39,68 @@ func (s *Store) Apply(ctx context.Context, b storage.Batch) error {
 		return s.db.ensure(ctx)
 	}
 	return s.withConn(ctx, func(conn *pgxpool.Conn) error {
+		if err := s.addWords(ctx, conn, &b); err != nil {
+			return err
+		}
 		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
 			return s.apply(ctx, tx, &b)
 		})
 	})
+}
+
+// addWords inserts the words of the batch's active records missing from
+// the tenant's dictionaries (see migration 0003), sorted, one statement per
+// kind, each committed on its own before the batch's transaction starts.
+//
+// The owner tables' triggers would insert them anyway, but word by word
+// inside the batch's transaction: two batches introducing the same new
+// words in different orders could then wait for each other (a deadlock).
+// Here each statement takes its words in one order and commits at once.
+// A word added for a batch that then fails stays in the dictionary with no
+// postings, where it matches nothing.
+func (s *Store) addWords(ctx context.Context, conn *pgxpool.Conn, b *storage.Batch) error {
+	for _, kind := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
+		set := map[string]struct{}{}
+		add := func(text string) { eachWord(text, func(w string) { set[w] = struct{}{} }) }
+		switch kind {
+		case storage.KindItem:
+			for i := range b.Items {
+				if b.Items[i].Active() {
+					add(storage.ItemSearchText(&b.Items[i]))
+				}
+			}
+		case storage.KindFAQ:
+			for i := range b.FAQs {
+				if b.FAQs[i].Active() {
+					add(storage.FAQSearchText(&b.FAQs[i]))
+				}
+			}
+		case storage.KindDocument:
+			for i := range b.Documents {
+				if b.Documents[i].Active() {
+					add(storage.DocumentSearchText(&b.Documents[i]))
+				}
+			}
+		}
+		if len(set) == 0 {
+			continue
+		}
+		words := make([]string, 0, len(set))
+		for w := range set {
+			words = append(words, w)
+		}
+		slices.Sort(words)
+		// Words already in the dictionary are filtered out first, so that
+		// the common case (no new word) takes no row lock.
+		table := s.db.tb.words[kind]
+		if _, err := conn.Exec(ctx, "INSERT INTO "+table+` (tenant_id, word)
+			SELECT $1, w FROM unnest($2::text[]) AS w
+			WHERE NOT EXISTS (SELECT 1 FROM `+table+` d WHERE d.tenant_id = $1 AND d.word = w)
+			ORDER BY w ON CONFLICT DO NOTHING`, s.tenant, words); err != nil {
+			return wrapCtx(ctx, "write records: add words", err)
+		}
+	}
+	return nil
 }
 
 func (s *Store) apply(ctx context.Context, tx pgx.Tx, b *storage.Batch) error {

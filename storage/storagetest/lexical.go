@@ -215,6 +215,50 @@ func lexicalTests() []testCase {
 			_, err = st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: []string{"x"}, Filters: []storage.Filter{{Field: storage.FieldCategory, Value: "x"}}})
 			wantErr(t, err, storage.ErrInvalidFilter)
 		}},
+		{"TermCap", func(t *testing.T, s *suite) {
+			// A query of thousands of terms is answered, with its first
+			// storage.MaxLexicalTerms distinct normalized terms: repeats
+			// and empty terms do not count, later terms are ignored.
+			st := s.store(t)
+			upsertItems(t, st,
+				storage.CatalogItem{ID: "first", Name: "Alfa", CreatedAt: at(1)},
+				storage.CatalogItem{ID: "last", Name: "Ômega", CreatedAt: at(2)},
+				storage.CatalogItem{ID: "many", Name: "palavra7 palavra8", CreatedAt: at(3)})
+			terms := []string{"alfa", "ALFA", " ", "Álfa"}
+			for i := range 4500 {
+				terms = append(terms, fmt.Sprintf("palavra%d", i))
+			}
+			terms = append(terms, "omega")
+			got, err := st.SearchItems(ctx(t), storage.LexicalQuery{Terms: terms})
+			must(t, err)
+			diff(t, "IDs", []string{"many", "first"}, itemIDs(got))
+			if len(got) == 2 && (got[0].TermsMatched != 2 || got[1].TermsMatched != 1) {
+				t.Errorf("TermsMatched = %d, %d; want 2, 1", got[0].TermsMatched, got[1].TermsMatched)
+			}
+			// The 64th distinct term counts, the 65th does not.
+			cut := []string{"alfa"}
+			for i := range storage.MaxLexicalTerms - 2 {
+				cut = append(cut, fmt.Sprintf("zz%d", i))
+			}
+			cut = append(cut, "palavra7", "palavra8")
+			got, err = st.SearchItems(ctx(t), storage.LexicalQuery{Terms: cut})
+			must(t, err)
+			diff(t, "IDs at the cap", []string{"many", "first"}, itemIDs(got))
+			if len(got) == 2 && got[0].TermsMatched != 1 {
+				t.Errorf("TermsMatched of many = %d, want 1 (palavra8 is term 65)", got[0].TermsMatched)
+			}
+			for _, kind := range []string{"faqs", "documents"} {
+				var err error
+				if kind == "faqs" {
+					_, err = st.SearchFAQs(ctx(t), storage.LexicalQuery{Terms: terms})
+				} else {
+					_, err = st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: terms})
+				}
+				if err != nil {
+					t.Errorf("search %s with %d terms: %v", kind, len(terms), err)
+				}
+			}
+		}},
 		{"FAQs", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertFAQs(t, st,
