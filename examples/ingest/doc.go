@@ -5,7 +5,7 @@
 //
 //	ingest [-catalog F.jsonl|.json|.csv] [-faqs F.jsonl|.csv] [-docs DIR|F.jsonl]
 //	       (-memfile OUT | -db DSN) [-schema S] [-tenant T]
-//	       [-embedder hash|openai] [-dims N] [-replace-duplicates]
+//	       [-embedder hash|openai] [-dims N] [-batch-size N] [-replace-duplicates]
 //	       [-concurrency N] [-write-concurrency N] [-progress auto|bar|lines|none]
 //
 // At least one of -catalog, -faqs and -docs is needed, and exactly one of
@@ -23,7 +23,16 @@
 // -embedder hash (the default) is the offline vector.HashEmbedder; openai
 // uses OPENAI_API_KEY, OPENAI_BASE_URL (any OpenAI-compatible server) and
 // EMBEDDING_MODEL (default text-embedding-3-small) through llm/openai, with
-// the client's retries. -dims defaults to the snapshot's dimensions, or 1536.
+// the client's retries. The environment is read with
+// settings.ConfigFromEnv, so the variables are those of the library's
+// configuration and an invalid one is a usage error naming it:
+//
+//   - -dims, else EMBEDDING_DIMENSIONS, else the snapshot's dimensions,
+//     else 1536, sizes the vectors of either embedder (and the "dimensions"
+//     sent to the API). A snapshot or schema of other dimensions is refused.
+//   - -batch-size, else EMBEDDING_BATCH_SIZE, else 16, is the most texts per
+//     embedding request (1 to 2048).
+//
 // Search the result with the same embedder and dimensions.
 //
 // -concurrency is the number of embedding requests in flight (default 2);
@@ -43,5 +52,5 @@
 //
 // Exit status: 0 on success; 1 when a record was malformed, a file could
 // not be read, or indexing failed (what was written stays written, and a
-// re-run resumes); 2 on a usage error.
+// re-run resumes); 2 on a usage error or an invalid environment variable.
 package main

@@ -19,6 +19,7 @@ import (
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"
@@ -45,10 +46,15 @@ type config struct {
 	tenant              string
 	embedder            string
 	dims                int
+	batchSize           int
 	replaceDuplicates   bool
 	concurrency         int
 	writeConcurrency    int
 	progress            string
+	// env is the configuration read from the environment
+	// (settings.ConfigFromEnv): the embedding model, dimensions and batch
+	// size, and the OpenAI endpoint.
+	env settings.Config
 }
 
 // usageError is a command-line mistake: exit status 2.
@@ -58,15 +64,16 @@ func (e *usageError) Error() string { return e.msg }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// run is the whole command. It writes the summary line to stdout and
-// everything else to stderr, and returns the exit status.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseFlags(args, stderr)
+// run is the whole command, reading the environment through getenv. It
+// writes the summary line to stdout and everything else to stderr, and
+// returns the exit status.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, getenv, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -102,6 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	prog := newProgress(cfg.progress, stderr, len(src.Items)+len(src.FAQs)+len(src.Documents))
 	ix := ingest.NewIndexer(tgt.store, emb, ingest.IndexerOptions{
+		BatchSize:         cfg.batchSize,
 		Concurrency:       cfg.concurrency,
 		WriteConcurrency:  cfg.writeConcurrency,
 		ReplaceDuplicates: cfg.replaceDuplicates,
@@ -131,7 +139,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags parses the command line, and the environment through getenv
+// (see settings.ConfigFromEnv): an invalid variable is a usage error naming
+// it. -dims and -batch-size win over EMBEDDING_DIMENSIONS and
+// EMBEDDING_BATCH_SIZE.
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
 	cfg := &config{}
 	fl := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -143,7 +155,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.StringVar(&cfg.schema, "schema", "", "PostgreSQL schema (default "+postgres.DefaultSchema+")")
 	fl.StringVar(&cfg.tenant, "tenant", defaultTenant, "tenant ID")
 	fl.StringVar(&cfg.embedder, "embedder", "hash", "embedder: hash (offline) or openai")
-	fl.IntVar(&cfg.dims, "dims", 0, "embedding dimensions (default: the snapshot's, or 1536)")
+	fl.IntVar(&cfg.dims, "dims", 0, "embedding dimensions (default: $EMBEDDING_DIMENSIONS, else the snapshot's, else 1536)")
+	fl.IntVar(&cfg.batchSize, "batch-size", 0, fmt.Sprintf("texts per embedding request (default: $EMBEDDING_BATCH_SIZE, else %d)", ingest.DefaultEmbedBatchSize))
 	fl.BoolVar(&cfg.replaceDuplicates, "replace-duplicates", false, "let a document replace a stored one with the same content")
 	fl.IntVar(&cfg.concurrency, "concurrency", 0, fmt.Sprintf("embedding requests in flight (default %d)", ingest.DefaultEmbedConcurrency))
 	fl.IntVar(&cfg.writeConcurrency, "write-concurrency", 0, "write transactions in flight (default 2 with -db, 1 with -memfile)")
@@ -169,6 +182,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, &usageError{fmt.Sprintf("-embedder %q: want hash or openai", cfg.embedder)}
 	case cfg.dims < 0:
 		return nil, &usageError{fmt.Sprintf("-dims %d: want a positive number", cfg.dims)}
+	case cfg.batchSize < 0:
+		return nil, &usageError{fmt.Sprintf("-batch-size %d: want a positive number", cfg.batchSize)}
 	case cfg.concurrency < 0:
 		return nil, &usageError{fmt.Sprintf("-concurrency %d: want a positive number", cfg.concurrency)}
 	case cfg.writeConcurrency < 0:
@@ -183,6 +198,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if err := storage.ValidateTenant(cfg.tenant); err != nil {
 		return nil, &usageError{fmt.Sprintf("-tenant: %v", err)}
+	}
+	env, err := settings.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, &usageError{fmt.Sprintf("environment: %v", err)}
+	}
+	cfg.env = env
+	if cfg.dims == 0 && strings.TrimSpace(getenv(settings.EnvEmbeddingDimensions)) != "" {
+		cfg.dims = env.Embedding.Dimensions
+	}
+	if cfg.batchSize == 0 {
+		cfg.batchSize = env.Embedding.BatchSize
 	}
 	if cfg.writeConcurrency == 0 {
 		// pgvector's HNSW inserts dominate a Postgres ingest and scale with
@@ -326,7 +352,7 @@ func openPostgres(ctx context.Context, cfg *config) (*target, error) {
 	mpool.Close()
 	if err != nil {
 		if errors.Is(err, storage.ErrSchemaMismatch) {
-			return nil, fmt.Errorf("migrate %s: %w (is -dims the one the schema was created with?)", where, err)
+			return nil, fmt.Errorf("migrate %s: %w (is -dims or EMBEDDING_DIMENSIONS the one the schema was created with?)", where, err)
 		}
 		return nil, fmt.Errorf("migrate %s: %w", where, err)
 	}
@@ -348,16 +374,16 @@ func openPostgres(ctx context.Context, cfg *config) (*target, error) {
 // retries (the seeds' 3); the Indexer does not retry.
 func newEmbedder(cfg *config, dims int) (vector.Embedder, error) {
 	if cfg.embedder == "openai" {
-		key := os.Getenv("OPENAI_API_KEY")
-		if strings.TrimSpace(key) == "" {
+		p := cfg.env.Providers
+		if p.OpenAIAPIKey == "" {
 			return nil, errors.New("-embedder openai needs OPENAI_API_KEY")
 		}
-		opts := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(embedRetries)}
-		if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
-			opts = append(opts, option.WithBaseURL(base))
+		opts := []option.RequestOption{option.WithAPIKey(p.OpenAIAPIKey.Value()), option.WithMaxRetries(embedRetries)}
+		if p.OpenAIBaseURL != "" {
+			opts = append(opts, option.WithBaseURL(p.OpenAIBaseURL))
 		}
 		emb := llmopenai.NewEmbedder(oai.NewClient(opts...), llmopenai.EmbedderOptions{
-			Model: os.Getenv("EMBEDDING_MODEL"), Dimensions: dims,
+			Model: cfg.env.Embedding.Model, Dimensions: dims, MaxBatch: cfg.batchSize,
 		})
 		return emb, nil
 	}

@@ -35,10 +35,17 @@ func summary(t *testing.T, out string) map[string]int {
 	return got
 }
 
+// runIngest runs the command with an empty environment.
 func runIngest(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runIngestEnv(t, nil, args...)
+}
+
+// runIngestEnv runs the command with env as its environment.
+func runIngestEnv(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), args, &out, &errOut)
+	code = run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

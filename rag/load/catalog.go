@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -59,7 +58,7 @@ func decodeItem(obj object, c cleaner) (storage.CatalogItem, *fieldError) {
 	str := r.str
 	it.ID = c.field(str("id"))
 	it.Name = c.field(str("name"))
-	it.Description = strings.TrimSpace(c.text(str("description")))
+	it.Description = c.field(str("description"))
 	it.Category = c.field(str("category"))
 	it.Manufacturer = c.field(str("manufacturer"))
 	ferr := r.err
@@ -113,7 +112,7 @@ func decodeFiles(v any, itemID string, c cleaner) ([]storage.CatalogFile, *field
 		if ferr != nil {
 			return nil, &fieldError{field + "." + ferr.field, ferr.err}
 		}
-		files = append(files, storage.CatalogFile{ItemID: itemID, Name: c.field(name), Text: strings.TrimSpace(c.text(text))})
+		files = append(files, storage.CatalogFile{ItemID: itemID, Name: c.field(name), Text: c.field(text)})
 	}
 	if len(files) == 0 {
 		return nil, nil

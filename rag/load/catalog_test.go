@@ -163,7 +163,8 @@ func TestReadCatalogJSONLLines(t *testing.T) {
 		{"blank lines skipped", "\n  \n" + `{"id":"a","name":"A"}` + "\n\n", nil, []string{"a"}, 0, nil},
 		{"line longer than 64 KB", long + "\n" + `{"id":"a","name":"A"}`, nil, []string{"big", "a"}, 0, nil},
 		{"line over MaxLineBytes", long + "\n" + `{"id":"a","name":"A"}`, &Options{MaxLineBytes: 1000}, []string{"a"}, 1, ErrLineTooLong},
-		{"invalid UTF-8 repaired", "{\"id\":\"a\",\"name\":\"Caf\xe9\"}", nil, []string{"a"}, 0, nil},
+		{"invalid UTF-8 read as Windows-1252", "{\"id\":\"a\",\"name\":\"Caf\xe9\"}", nil, []string{"a"}, 0, nil},
+		{"invalid UTF-8 after a BOM replaced", "\ufeff{\"id\":\"a\",\"name\":\"Caf\xe9\"}", nil, []string{"a"}, 0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,7 +181,10 @@ func TestReadCatalogJSONLLines(t *testing.T) {
 					t.Errorf("BOM kept in id %q", it.ID)
 				}
 			}
-			if tt.name == "invalid UTF-8 repaired" && items[0].Name != "Caf\uFFFD" {
+			if tt.name == "invalid UTF-8 read as Windows-1252" && items[0].Name != "Café" {
+				t.Errorf("name = %q, want %q", items[0].Name, "Café")
+			}
+			if tt.name == "invalid UTF-8 after a BOM replaced" && items[0].Name != "Caf\uFFFD" {
 				t.Errorf("name = %q, want %q", items[0].Name, "Caf\uFFFD")
 			}
 			if diff := cmp.Diff(tt.wantIDs, ids); diff != "" {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
@@ -72,6 +73,24 @@ type csvFile struct {
 	header []string
 	idx    map[string]int // field -> column index
 	used   []bool         // column is mapped
+	// bom is set when the header began with a UTF-8 byte order mark,
+	// which declares the whole file UTF-8.
+	bom bool
+}
+
+// decodeRow makes the cells of rec valid UTF-8 in place. Each row (and the
+// header) is judged as a whole: when any cell is not valid UTF-8, every
+// cell of the row is read as Windows-1252, unless a BOM declared the file
+// UTF-8 (see decodeText).
+func decodeRow(rec []string, bom bool) {
+	for _, cell := range rec {
+		if !utf8.ValidString(cell) {
+			for i := range rec {
+				rec[i] = decodeText(rec[i], bom)
+			}
+			return
+		}
+	}
 }
 
 func headerKey(s string) string {
@@ -92,6 +111,7 @@ func openCSV(r io.Reader, comma rune, cols []column, c cleaner) (*csvFile, *Reco
 	if err != nil && err != io.EOF {
 		return nil, nil, err
 	}
+	bom := strings.HasPrefix(first, "\ufeff")
 	first = strings.TrimPrefix(first, "\ufeff")
 	if strings.TrimSpace(first) == "" {
 		return nil, &RecordError{Line: 1, Index: -1, Err: fmt.Errorf("%w: no header line", ErrMissingColumn)}, nil
@@ -105,10 +125,11 @@ func openCSV(r io.Reader, comma rune, cols []column, c cleaner) (*csvFile, *Reco
 	if err != nil {
 		return nil, &RecordError{Line: 1, Index: -1, Err: fmt.Errorf("%w: header: %v", ErrSyntax, err)}, nil
 	}
+	decodeRow(header, bom)
 	for i := range header {
 		header[i] = c.field(header[i])
 	}
-	f := &csvFile{r: cr, header: header, idx: make(map[string]int), used: make([]bool, len(header))}
+	f := &csvFile{r: cr, header: header, idx: make(map[string]int), used: make([]bool, len(header)), bom: bom}
 	keys := make([]string, len(header))
 	for i, h := range header {
 		keys[i] = headerKey(h)
@@ -192,6 +213,7 @@ func (f *csvFile) each(ctx context.Context, c *collector, fn func(rec []string, 
 			}
 		} else {
 			line, _ := f.r.FieldPos(0)
+			decodeRow(rec, f.bom)
 			if blank(rec) {
 				continue
 			}
@@ -273,7 +295,7 @@ func (f *csvFile) item(rec []string, c cleaner, seps string, ignoreExtra bool) (
 		Description:  f.get(rec, "description", c),
 		Category:     f.get(rec, "category", c),
 		Manufacturer: f.get(rec, "manufacturer", c),
-		Tags:         splitList(f.get(rec, "tags", c), seps),
+		Tags:         cleanList(splitList(f.get(rec, "tags", c), seps), c),
 	}
 	if ferr := checkID(it.ID); ferr != nil {
 		return it, ferr

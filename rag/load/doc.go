@@ -26,9 +26,39 @@
 // kinds share one reader per format (JSONL, JSON array, CSV), the checks
 // for repeated IDs and the choice of reader by extension.
 //
-// Text is repaired on the way in: invalid UTF-8 becomes U+FFFD, a UTF-8 BOM
-// is dropped, NUL bytes are removed, line ends become "\n" in documents,
-// and text is put in Unicode NFC unless Options.KeepUnicodeForm is set.
+// Text is repaired on the way in: a UTF-8 BOM is dropped, NUL bytes are
+// removed, line ends become "\n" in documents, and text is put in Unicode
+// NFC unless Options.KeepUnicodeForm is set.
+//
+// # Encodings
+//
+// Input is expected in UTF-8, and valid UTF-8 is taken as it is. Input
+// that is not valid UTF-8 is decoded as Windows-1252, the superset of
+// Latin-1 (ISO-8859-1) that Excel, Notepad and older systems write when
+// they save "ANSI" text on a Brazilian Windows, so that "café, açúcar"
+// keeps its accents instead of turning into U+FFFD. The five bytes
+// Windows-1252 leaves undefined become the C1 controls of the same value,
+// as the WHATWG Encoding Standard decodes them. Input that begins with a
+// UTF-8 BOM has declared itself UTF-8: its invalid bytes become U+FFFD.
+// The decision is made per unit read: per file for Markdown and text
+// documents and JSON arrays, per line for JSONL, and per row (the header
+// included) for CSV, whose files are read as a stream; a BOM on the first
+// line counts for the whole file. .docx parts are XML, which is UTF-8 by
+// definition.
+//
+// Text that is valid UTF-8 but reads like UTF-8 once decoded as
+// Windows-1252 ("cafÃ©", "aÃ§Ãºcar", "â€“" for "café", "açúcar", "–";
+// seed 002's "mojibake latin-1") is repaired, line by line, as seed 002's
+// parser does, unless Options.KeepMojibake is set. The repair is
+// conservative: a line is repaired only when the whole line round-trips
+// (every character is ASCII or Windows-1252, their Windows-1252 bytes are
+// valid UTF-8, and every character those bytes spell is itself a printable
+// Windows-1252 character), so proper Portuguese ("NÃO É SÓ AÇÃO"), a line
+// mixing "café" with "cafÃ©", or one holding a character outside
+// Windows-1252 is left alone. Text mangled twice is repaired twice, so
+// loading the loader's own output changes nothing. The unit is a line of a
+// document or of a field such as a description or an answer; tag and
+// keyword lists are split before.
 // JSONL lines may be up to Options.MaxLineBytes long (64 MiB by default),
 // far beyond bufio.Scanner's 64 KiB.
 //

@@ -116,7 +116,7 @@ func decodeDocument(obj object, c cleaner) (ParsedDocument, *fieldError) {
 // content).
 func ParseDocument(name string, data []byte, opts *Options) (ParsedDocument, error) {
 	o := opts.orDefault()
-	cl := cleaner{o.KeepUnicodeForm}
+	cl := newCleaner(o)
 	fail := func(field string, err error) (ParsedDocument, error) {
 		return ParsedDocument{}, &RecordError{File: name, Index: -1, ID: name, Field: field, Err: err}
 	}

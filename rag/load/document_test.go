@@ -162,7 +162,8 @@ func TestParseDocumentText(t *testing.T) {
 		wantErr         error
 	}{
 		{"plain text", "notas/dicas de campo.txt", "Linha 1\r\nLinha 2\rLinha 3", "Linha 1\nLinha 2\nLinha 3", nil},
-		{"invalid UTF-8 repaired", "a.txt", "caf\xe9", "caf\uFFFD", nil},
+		{"invalid UTF-8 read as Windows-1252", "a.txt", "caf\xe9 \x93x\x94", "café “x”", nil},
+		{"invalid UTF-8 after a BOM replaced", "a.txt", "\ufeffcaf\xe9", "caf\uFFFD", nil},
 		{"whitespace only", "a.txt", " \n\t ", "", storage.ErrInvalidRecord},
 		{"unsupported extension", "a.pdf", "%PDF", "", ErrUnsupportedFormat},
 		{"too large", "a.txt", strings.Repeat("x", 2000), "", ErrFileTooLarge},

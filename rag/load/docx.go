@@ -305,7 +305,7 @@ func (w *docxWriter) parse(r io.Reader) error {
 				}
 				p := paras[len(paras)-1]
 				paras = paras[:len(paras)-1]
-				text := strings.TrimSpace(w.cl.text(p.text.String()))
+				text := w.cl.field(p.text.String())
 				switch {
 				case text == "":
 				case len(paras) > 0: // a text box inside a paragraph

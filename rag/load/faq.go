@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"io"
-	"strings"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
@@ -61,7 +60,7 @@ func decodeFAQ(obj object, c cleaner) (storage.FAQ, *fieldError) {
 	str := r.str
 	f.ID = c.field(str("id"))
 	f.Question = c.field(str("question"))
-	f.Answer = strings.TrimSpace(c.text(str("answer")))
+	f.Answer = c.field(str("answer"))
 	f.Category = c.field(str("category"))
 	ferr := r.err
 	if ferr != nil {
@@ -116,7 +115,7 @@ func faqCSV(o *Options) csvFormat[storage.FAQ] {
 				Question: f.get(rec, "question", cl),
 				Answer:   f.get(rec, "answer", cl),
 				Category: f.get(rec, "category", cl),
-				Keywords: splitList(f.get(rec, "keywords", cl), seps),
+				Keywords: cleanList(splitList(f.get(rec, "keywords", cl), seps), cl),
 			}
 			ferr := finishFAQ(&q)
 			if ferr == nil {

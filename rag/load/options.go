@@ -34,6 +34,11 @@ type Options struct {
 	// accent (as in the AGROFIT data) is stored like "café" typed on a
 	// keyboard.
 	KeepUnicodeForm bool
+	// KeepMojibake keeps text that reads like UTF-8 decoded as
+	// Windows-1252 ("cafÃ©" for "café") as it is. By default each such
+	// line is repaired when the whole line round-trips (see the package
+	// documentation), as seed 002's parser does.
+	KeepMojibake bool
 }
 
 func (o *Options) orDefault() *Options {

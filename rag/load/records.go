@@ -104,7 +104,7 @@ func readRecordsJSONL[T any](ctx context.Context, r io.Reader, name string, opts
 // jsonlRecords reads the records of one JSONL file named c.file, adding
 // record errors to c; it returns fatal errors only.
 func jsonlRecords[T any](ctx context.Context, r io.Reader, o *Options, c *collector, k recordFormat[T]) ([]T, error) {
-	cl := cleaner{o.KeepUnicodeForm}
+	cl := newCleaner(o)
 	set := newRecordSet(k)
 	err := readJSONL(ctx, r, o, c, func(obj object, line int) *RecordError {
 		rec, ferr := k.decode(obj, cl)
@@ -124,10 +124,11 @@ func readRecordsJSON[T any](ctx context.Context, r io.Reader, name string, opts 
 	if err != nil {
 		return nil, fmt.Errorf("load: %s: %w", name, err)
 	}
+	data = decodeBytes(data, bytes.HasPrefix(data, utf8BOM))
 	if !isJSONArray(data) {
 		return readRecordsJSONL(ctx, bytes.NewReader(data), name, opts, k)
 	}
-	cl := cleaner{o.KeepUnicodeForm}
+	cl := newCleaner(o)
 	c := &collector{file: name, stop: o.StopOnError}
 	set := newRecordSet(k)
 	err = readJSONArray(ctx, data, c, func(obj object, line, index int) *RecordError {
@@ -143,7 +144,7 @@ func readRecordsJSON[T any](ctx context.Context, r io.Reader, name string, opts 
 // readRecordsCSV reads records of kind k from CSV with a header row.
 func readRecordsCSV[T any](ctx context.Context, r io.Reader, name string, opts *Options, k recordFormat[T]) ([]T, error) {
 	o := opts.orDefault()
-	cl := cleaner{o.KeepUnicodeForm}
+	cl := newCleaner(o)
 	c := &collector{file: name, stop: o.StopOnError}
 	form := k.csv(o)
 	f, rerr, err := openCSV(r, form.comma, form.cols, cl)
@@ -184,7 +185,9 @@ func readJSONL(ctx context.Context, r io.Reader, o *Options, c *collector, add f
 		case len(bytes.TrimSpace(line)) == 0:
 			continue
 		default:
-			obj, perr := parseObject(line)
+			// Each line is a record: a line that is not UTF-8 is read as
+			// Windows-1252, unless a BOM declared the file UTF-8.
+			obj, perr := parseObject(decodeBytes(line, lr.bom))
 			if perr != nil {
 				rerr = &RecordError{Line: lr.line, Index: -1, Err: perr}
 			} else {

@@ -12,13 +12,20 @@ import (
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// cleaner repairs text read from a file: invalid UTF-8 becomes U+FFFD, NUL
-// bytes (which PostgreSQL text cannot hold) are dropped, and, unless
-// disabled, the text is put in Unicode NFC.
-type cleaner struct{ keepForm bool }
+// cleaner repairs text read from a file: input that is not valid UTF-8 is
+// decoded as Windows-1252 (see decodeText), NUL bytes (which PostgreSQL
+// text cannot hold) are dropped, and, unless disabled, the text is put in
+// Unicode NFC and lines of UTF-8 mojibake are repaired (see
+// repairMojibake).
+type cleaner struct{ keepForm, keepMojibake bool }
+
+// newCleaner returns the cleaner of o.
+func newCleaner(o *Options) cleaner {
+	return cleaner{keepForm: o.KeepUnicodeForm, keepMojibake: o.KeepMojibake}
+}
 
 func (c cleaner) text(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = decodeText(s, false)
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "")
 	}
@@ -28,17 +35,36 @@ func (c cleaner) text(s string) string {
 	return s
 }
 
-// field cleans and trims a short field (ID, name, category, ...).
-func (c cleaner) field(s string) string { return strings.TrimSpace(c.text(s)) }
+// field cleans and trims a field (ID, name, description, answer, ...).
+// The mojibake repair and trimming alternate until neither changes the
+// text, so that cleaning a cleaned field changes nothing: the repair runs
+// first, since a trailing no-break space may be half of a mangled "à",
+// and trimming can make a line repairable.
+func (c cleaner) field(s string) string {
+	s = c.text(s)
+	if c.keepMojibake {
+		return strings.TrimSpace(s)
+	}
+	for {
+		r := strings.TrimSpace(repairMojibake(s))
+		if r == s {
+			return s
+		}
+		s = r
+	}
+}
 
 // document cleans a whole document: leading BOMs stripped (after the text
 // is cleaned, so cleaning a cleaned document changes nothing), CRLF and
-// lone CR turned into LF.
+// lone CR turned into LF, and lines of mojibake repaired.
 func (c cleaner) document(b []byte) string {
 	s := strings.TrimLeft(c.text(string(b)), "\ufeff")
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	if !c.keepMojibake {
+		s = repairMojibake(s)
 	}
 	return s
 }
@@ -63,6 +89,9 @@ type lineReader struct {
 	max  int
 	line int // number of the line last returned, from 1
 	buf  []byte
+	// bom is set when the first line began with a UTF-8 byte order mark,
+	// which declares the whole input UTF-8.
+	bom bool
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -99,8 +128,8 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 	lr.line++
 	line = bytes.TrimSuffix(lr.buf, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	if lr.line == 1 {
-		line = bytes.TrimPrefix(line, utf8BOM)
+	if lr.line == 1 && bytes.HasPrefix(line, utf8BOM) {
+		line, lr.bom = line[len(utf8BOM):], true
 	}
 	if len(line) > lr.max {
 		tooLong, line = true, nil
