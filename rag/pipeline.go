@@ -110,6 +110,11 @@ type PipelineOptions struct {
 	// the pipeline's searches; nil keeps the Searcher's default
 	// (SearcherOptions.Rerank).
 	Rerank *bool
+	// Documents is document search in planned mode (default On). Off
+	// plans no document search for any intent, follow-ups included
+	// (seed 002's RAG__ENABLED=false); agentic mode offers the tools named
+	// in AgenticOptions.Tools instead.
+	Documents Toggle
 }
 
 // Defaults of PipelineOptions.
@@ -338,6 +343,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		// A follow-up's intent is judged on a fragment ("e por que isso
 		// ajuda?"): every search runs and the evidence decides.
 		plan = Plan{FAQ: true, Catalog: true, Documents: true}
+	}
+	if p.opts.Documents == Off {
+		plan.Documents = false
 	}
 	dbg.Plan = plan
 	var faqContext, lastTurn string

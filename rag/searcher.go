@@ -161,6 +161,10 @@ type KindOptions struct {
 	// default from package fields (fields.CatalogScorer, FAQScorer,
 	// DocumentScorer).
 	Scorer *lexical.Scorer
+	// Limit is the number of hits of the kind's searches that leave
+	// Query.Limit below 1; 0 (or negative) means DefaultLimit. It is
+	// clamped to MaxLimit. Documents.Limit is seed 002's RAG__TOP_K.
+	Limit int
 }
 
 // Toggle turns an optional stage of the Searcher on or off; the zero
@@ -220,6 +224,7 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 			t := *k.Threshold
 			k.Threshold = &t
 		}
+		k.Limit = max(k.Limit, 0)
 	}
 	if o.DefaultLimit < 1 {
 		o.DefaultLimit = defaultLimit
@@ -362,6 +367,7 @@ type kindOps[T any] struct {
 	weights   scoring.Weights
 	threshold *float64
 	legs      Legs
+	limit     int
 	lexSearch func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[T], error)
 	get       func(context.Context, []string) ([]T, error)
 	id        func(*T) string
@@ -374,7 +380,7 @@ type kindOps[T any] struct {
 
 func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
 	return kindOps[storage.CatalogItem]{
-		kind: storage.KindItem, scorer: s.catalog, weights: s.opts.Catalog.Weights, threshold: s.opts.Catalog.Threshold, legs: s.opts.Catalog.Legs,
+		kind: storage.KindItem, scorer: s.catalog, weights: s.opts.Catalog.Weights, threshold: s.opts.Catalog.Threshold, legs: s.opts.Catalog.Legs, limit: s.opts.Catalog.Limit,
 		lexSearch: s.store.SearchItems, get: s.store.GetItems,
 		id: func(it *storage.CatalogItem) string { return it.ID },
 		record: func(it *storage.CatalogItem) lexical.Record {
@@ -388,7 +394,7 @@ func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
 
 func (s *Searcher) faqOps() kindOps[storage.FAQ] {
 	return kindOps[storage.FAQ]{
-		kind: storage.KindFAQ, scorer: s.faq, weights: s.opts.FAQs.Weights, threshold: s.opts.FAQs.Threshold, legs: s.opts.FAQs.Legs,
+		kind: storage.KindFAQ, scorer: s.faq, weights: s.opts.FAQs.Weights, threshold: s.opts.FAQs.Threshold, legs: s.opts.FAQs.Legs, limit: s.opts.FAQs.Limit,
 		lexSearch: s.store.SearchFAQs, get: s.store.GetFAQs,
 		id: func(f *storage.FAQ) string { return f.ID },
 		record: func(f *storage.FAQ) lexical.Record {
@@ -402,7 +408,7 @@ func (s *Searcher) faqOps() kindOps[storage.FAQ] {
 
 func (s *Searcher) docOps() kindOps[storage.Document] {
 	return kindOps[storage.Document]{
-		kind: storage.KindDocument, scorer: s.doc, weights: s.opts.Documents.Weights, threshold: s.opts.Documents.Threshold, legs: s.opts.Documents.Legs,
+		kind: storage.KindDocument, scorer: s.doc, weights: s.opts.Documents.Weights, threshold: s.opts.Documents.Threshold, legs: s.opts.Documents.Legs, limit: s.opts.Documents.Limit,
 		lexSearch: s.store.SearchDocuments, get: s.store.GetDocuments,
 		id: func(d *storage.Document) string { return d.ID },
 		record: func(d *storage.Document) lexical.Record {
@@ -476,7 +482,7 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	var st settings
 	st.limit = q.Limit
 	if st.limit < 1 {
-		st.limit = s.opts.DefaultLimit
+		st.limit = cmp.Or(ops.limit, s.opts.DefaultLimit)
 	}
 	st.limit = min(st.limit, s.opts.MaxLimit)
 	st.legs = cmp.Or(q.Legs, ops.legs, LegsHybrid)
@@ -548,6 +554,7 @@ type fusionDefaults struct {
 	weights   scoring.Weights
 	threshold *float64
 	legs      Legs
+	limit     int // the kind's default limit; 0 means DefaultLimit
 }
 
 // lexLeg is the lexical leg's outcome.
@@ -588,7 +595,7 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 		return nil, ErrEmptyQuery
 	}
 	text = textutil.TruncateRunes(strings.TrimSpace(text), s.opts.MaxQueryChars)
-	st, err := s.resolve(&q, fusionDefaults{ops.kind, ops.weights, ops.threshold, ops.legs})
+	st, err := s.resolve(&q, fusionDefaults{ops.kind, ops.weights, ops.threshold, ops.legs, ops.limit})
 	if err != nil {
 		return nil, err
 	}
