@@ -58,7 +58,7 @@ func TestMigrate(t *testing.T) {
 			t.Errorf("schema_migrations has %d rows, %d distinct versions; want each migration once", n, distinct)
 		}
 	})
-	t.Run("creates HNSW and trigram indexes", func(t *testing.T) {
+	t.Run("creates HNSW and word indexes", func(t *testing.T) {
 		rows, err := pool.Query(ctx, "SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname", schema)
 		if err != nil {
 			t.Fatal(err)
@@ -72,9 +72,16 @@ func TestMigrate(t *testing.T) {
 			names = append(names, n)
 		}
 		for _, want := range []string{"item_chunks_embedding_hnsw", "faq_chunks_embedding_hnsw", "document_chunks_embedding_hnsw",
-			"items_search_trgm", "faqs_search_trgm", "documents_search_trgm"} {
+			"item_words_trgm", "faq_words_trgm", "document_words_trgm",
+			"item_postings_key", "faq_postings_key", "document_postings_key"} {
 			if !slices.Contains(names, want) {
 				t.Errorf("index %s missing; have %v", want, names)
+			}
+		}
+		// Migration 0003 dropped the trigram indexes on search_text.
+		for _, gone := range []string{"items_search_trgm", "faqs_search_trgm", "documents_search_trgm"} {
+			if slices.Contains(names, gone) {
+				t.Errorf("index %s still exists", gone)
 			}
 		}
 		var storage string

@@ -12,10 +12,12 @@
 --                    a surrogate id; a btree_gin + pg_trgm index on
 --                    (tenant_id, word) finds the words containing a string
 --                    (LIKE '%term%').
---   <kind>_postings  (tenant_id, word_id, owner_id) for every active owner
---                    and every distinct word of its search text, with the
---                    owner's created_at (in the primary key's INCLUDE list,
---                    so ranking reads the index alone).
+--   <kind>_postings  (tenant_id, word_id, created_at, owner_id) for every
+--                    active owner and every distinct word of its search
+--                    text, created_at being the owner's; its unique index
+--                    in that order (created_at descending) lets a search
+--                    walk a word's owners newest first, probe whether an
+--                    owner holds a word, and rank from the index alone.
 --
 -- A trigger on each owner table maintains the postings in the transaction
 -- of every insert, update (of search_text, active or created_at) and
@@ -26,6 +28,12 @@
 -- copied, which is faster than maintaining them row by row).
 --
 -- Template fields: .S and .WordTables (Owner, Words, Postings).
+
+-- The trigram indexes on search_text served the scans this index
+-- replaces; nothing reads them any more, and every write paid for them.
+DROP INDEX IF EXISTS {{.S}}.items_search_trgm;
+DROP INDEX IF EXISTS {{.S}}.faqs_search_trgm;
+DROP INDEX IF EXISTS {{.S}}.documents_search_trgm;
 
 CREATE FUNCTION {{.S}}.search_words(t text) RETURNS SETOF text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -54,15 +62,15 @@ SELECT o.tenant_id, d.id, o.id, o.created_at
 FROM {{$.S}}.{{$t.Owner}} o CROSS JOIN LATERAL {{$.S}}.search_words(o.search_text) AS w(w)
 JOIN {{$.S}}.{{$t.Words}} d ON d.tenant_id = o.tenant_id AND d.word = w.w
 WHERE o.active
-ORDER BY 1, 2, 3;
-ALTER TABLE {{$.S}}.{{$t.Postings}} ADD PRIMARY KEY (tenant_id, word_id, owner_id) INCLUDE (created_at);
+ORDER BY 1, 2, 4 DESC, 3;
+CREATE UNIQUE INDEX {{$t.Postings}}_key ON {{$.S}}.{{$t.Postings}} (tenant_id, word_id, created_at DESC, owner_id);
 CREATE INDEX {{$t.Words}}_trgm ON {{$.S}}.{{$t.Words}} USING gin (tenant_id, word gin_trgm_ops);
 
 CREATE FUNCTION {{$.S}}.{{$t.Owner}}_index_words() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
     IF TG_OP <> 'INSERT' AND OLD.active THEN
         DELETE FROM {{$.S}}.{{$t.Postings}} p
-        WHERE p.tenant_id = OLD.tenant_id AND p.owner_id = OLD.id
+        WHERE p.tenant_id = OLD.tenant_id AND p.created_at = OLD.created_at AND p.owner_id = OLD.id
           AND p.word_id IN (SELECT d.id FROM {{$.S}}.{{$t.Words}} d
                             WHERE d.tenant_id = OLD.tenant_id AND d.word IN (SELECT {{$.S}}.search_words(OLD.search_text)));
     END IF;
