@@ -115,6 +115,13 @@ const postingsCap = 2048
 // with more words is sorted instead.
 const maxMergedWords = 8
 
+// probeFence ends every probe subquery of the walk (EXISTS): with OFFSET,
+// PostgreSQL neither pulls an EXISTS up into a semi-join nor turns it into
+// a hashed subplan, both of which read every row the probe could match
+// (every owner, for a strpos probe) before the walk's first row; the probe
+// stays an index lookup per walked row, and the walk stops at the limit.
+const probeFence = " OFFSET 0"
+
 // lexTerm is one normalized query term and what the word index holds for
 // it.
 type lexTerm struct {
@@ -254,7 +261,7 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, f
 					// An owner holding several of the words is walked once,
 					// under the first.
 					sub += " AND NOT EXISTS (SELECT FROM " + postings + " q WHERE q.tenant_id = $1 AND q.word_id = ANY(" +
-						a.add(rt.wids[:j]) + ") AND q.created_at = p.created_at AND q.owner_id = p.owner_id)"
+						a.add(rt.wids[:j]) + ") AND q.created_at = p.created_at AND q.owner_id = p.owner_id" + probeFence + ")"
 				}
 				subs[j] = sub + " ORDER BY p.created_at DESC, p.owner_id)"
 			}
@@ -272,23 +279,19 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, f
 				text = append(text, "strpos(o.search_text, "+raw(i)+") > 0")
 			} else if i != r {
 				conds = append(conds, "EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+ids(i)+
-					") AND q.created_at = u.created_at AND q.owner_id = u.owner_id)")
+					") AND q.created_at = u.created_at AND q.owner_id = u.owner_id"+probeFence+")")
 			}
 		}
 		if len(text) > 0 || filt != "" {
 			conds = append(conds, "EXISTS (SELECT FROM "+owner+" o WHERE o.tenant_id = $1 AND o.id = u.owner_id"+
-				prefixAnd(text)+filt+")")
+				prefixAnd(text)+filt+probeFence+")")
 		}
 		where := ""
 		if len(conds) > 0 {
-			// "IS TRUE" keeps the probes per-row filters of the ordered
-			// walk: bare EXISTS clauses would be pulled up into semi-joins,
-			// which the planner may run as hash joins that read every
-			// posting of the walk before the limit applies. The ORDER BY
-			// states the order the walk already has (it costs nothing then)
-			// and guarantees it whatever the plan.
-			where = " WHERE (" + strings.Join(conds, " AND ") + ") IS TRUE"
+			where = " WHERE " + strings.Join(conds, " AND ")
 		}
+		// The ORDER BY states the order the walk already has (it costs
+		// nothing then) and guarantees it whatever the plan.
 		b.WriteString("p1 AS MATERIALIZED (SELECT u.owner_id, u.created_at FROM (" + walk + ") u" + where +
 			" ORDER BY u.created_at DESC, u.owner_id LIMIT $2)")
 		if len(lts) == 1 {
