@@ -248,7 +248,7 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, f
 
 	var b strings.Builder
 	b.WriteString("WITH ")
-	gate := ""
+	gate, top := "", ""
 	if r >= 0 {
 		// Phase 1.
 		var walk string
@@ -300,7 +300,16 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, f
 			return b.String(), a
 		}
 		b.WriteString(",\n")
-		gate = " AND (SELECT count(*) FROM p1) < $2"
+		enough := "(SELECT count(*) FROM p1)"
+		if p2 := s.streamSQL(kind, lts, filt, &a); p2 != "" {
+			b.WriteString(p2)
+			enough += " + (SELECT count(*) FROM p2)"
+		}
+		gate = " AND " + enough + " < $2"
+		top = "SELECT owner_id, created_at, " + T + "::int4 AS m FROM p1 WHERE " + enough + " >= $2"
+		if strings.Contains(enough, "p2") {
+			top += "\n\tUNION ALL SELECT owner_id, created_at, " + strconv.Itoa(len(lts)-1) + " FROM p2 WHERE " + enough + " >= $2"
+		}
 	}
 
 	// Phase 2: one branch per term, each owner at most once.
@@ -330,15 +339,67 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, f
 		ranked += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = c.owner_id WHERE o.active" + filt
 	}
 	ranked += " ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
-	if r >= 0 {
-		b.WriteString("r AS (SELECT owner_id, created_at, " + T + "::int4 AS m FROM p1 WHERE (SELECT count(*) FROM p1) >= $2" +
-			"\n\tUNION ALL (" + ranked + "))\n")
+	if top != "" {
+		b.WriteString("r AS (" + top + "\n\tUNION ALL (" + ranked + "))\n")
 	} else {
 		b.WriteString("r AS (" + ranked + ")\n")
 	}
 	b.WriteString("SELECT " + cols + ", r.m FROM r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
 		" ORDER BY r.m DESC, r.created_at DESC, r.owner_id")
 	return b.String(), a
+}
+
+// maxStreamWords is the most dictionary words (over all terms) whose
+// postings streamSQL merges, one ordered index scan each.
+const maxStreamWords = 32
+
+// streamSQL returns the CTE p2 of lexicalSQL's second phase, or "" when it
+// does not apply. When the walk p1 found fewer than the limit's owners
+// matching every term, p1 holds all of them, and the next best owners are
+// those matching all terms but one, newest first. p2 finds them by merging
+// the postings of every word of every term newest first (the postings of
+// one owner are then adjacent, so grouping them yields the exact set of
+// terms it matches) and stops at the limit. It applies when every term is
+// exact (no separators), between two and 62 terms, with at most
+// maxStreamWords words in all; otherwise, and when p2 falls short too, the
+// full count runs.
+func (s *Store) streamSQL(kind storage.OwnerKind, lts []lexTerm, filt string, a *args) string {
+	if len(lts) < 2 || len(lts) > 62 {
+		return ""
+	}
+	words := 0
+	for _, lt := range lts {
+		if !lt.exact {
+			return ""
+		}
+		words += len(lt.wids)
+	}
+	if words == 0 || words > maxStreamWords {
+		return ""
+	}
+	postings := s.db.tb.postings[kind]
+	var subs []string
+	for i, lt := range lts {
+		for _, w := range lt.wids {
+			subs = append(subs, "(SELECT p.owner_id, p.created_at, "+strconv.FormatInt(int64(1)<<i, 10)+"::int8 AS b FROM "+postings+
+				" p WHERE p.tenant_id = $1 AND p.word_id = "+a.add(w)+" ORDER BY p.created_at DESC, p.owner_id)")
+		}
+	}
+	// missing is the set of terms an owner lacks: exactly one bit.
+	missing := "(" + strconv.FormatInt(int64(1)<<len(lts)-1, 10) + "::int8 # g.bits)"
+	cond := missing + " <> 0 AND (" + missing + " & (" + missing + " - 1)) = 0"
+	if filt != "" {
+		cond += " AND EXISTS (SELECT FROM " + s.db.tb.owners[kind] + " o WHERE o.tenant_id = $1 AND o.id = g.owner_id" +
+			filt + probeFence + ")"
+	}
+	merged := strings.Join(subs, " UNION ALL ")
+	if len(subs) > 1 {
+		merged += " ORDER BY created_at DESC, owner_id"
+	}
+	return "p2 AS MATERIALIZED (SELECT g.owner_id, g.created_at FROM (SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" +
+		merged + ") x" +
+		" GROUP BY x.created_at, x.owner_id ORDER BY x.created_at DESC, x.owner_id) g WHERE " + cond +
+		" LIMIT $2 - (SELECT count(*) FROM p1)),\n"
 }
 
 // prefixAnd returns " AND c1 AND c2 ..." for conds, or "".
