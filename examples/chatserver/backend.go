@@ -81,6 +81,9 @@ type backend struct {
 	store    store
 	searcher *rag.Searcher
 	pipeline *rag.Pipeline
+	// indexer writes the records of the write API with the embedder the
+	// store was indexed with (raw, not the query cache).
+	indexer *ingest.Indexer
 	// cache is the query-embedding cache of the searcher.
 	cache *cache.Embedder
 	// assist suggests catalog fields; nil when no model is configured.
@@ -138,7 +141,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 	// Store.
 	var seed bool
 	if dsn := cfg.Env.DatabaseURL; dsn != "" {
-		st, ping, closeDB, empty, err := openPostgres(ctx, dsn, cfg.Schema, cfg.Tenant, emb.Dimensions())
+		st, ping, closeDB, empty, err := openPostgres(ctx, dsn, cfg.Schema, cfg.Tenant, emb.Dimensions(), cfg.MetadataKeys)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +149,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		be.info.Store = "postgres"
 		seed = empty
 	} else {
-		st, err := memory.New(memory.Options{Dimensions: emb.Dimensions()}).Tenant(cfg.Tenant)
+		st, err := memory.New(memory.Options{Dimensions: emb.Dimensions(), AllowedMetadataKeys: cfg.MetadataKeys}).Tenant(cfg.Tenant)
 		if err != nil {
 			return nil, fmt.Errorf("-tenant: %w", err)
 		}
@@ -154,6 +157,8 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		be.info.Store = "memory"
 		seed = true
 	}
+
+	be.indexer = ingest.NewIndexer(be.store, emb, m.indexerOptions)
 
 	// Testdata: needed to seed; optional for a filled Postgres store.
 	dir, derr := findTestdata(cfg.Testdata)
@@ -170,7 +175,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 			return nil, err
 		}
 		loaded := time.Since(start)
-		st, err := ingest.NewIndexer(be.store, emb, m.indexerOptions).Reindex(ctx, src)
+		st, err := be.indexer.Reindex(ctx, src)
 		if err != nil {
 			return nil, fmt.Errorf("index testdata: %w", err)
 		}
@@ -221,8 +226,9 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 }
 
 // openPostgres connects to dsn, migrates the schema and returns the tenant
-// store; empty reports a store without any record (to be seeded).
-func openPostgres(ctx context.Context, dsn, schema, tenant string, dims int) (st *postgres.Store, ping func(context.Context) error, closeDB func(), empty bool, err error) {
+// store; empty reports a store without any record (to be seeded). keys
+// are the metadata keys search filters may name.
+func openPostgres(ctx context.Context, dsn, schema, tenant string, dims int, keys []string) (st *postgres.Store, ping func(context.Context) error, closeDB func(), empty bool, err error) {
 	pcfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx errors may echo the DSN; never print it (it may hold a password).
@@ -235,7 +241,7 @@ func openPostgres(ctx context.Context, dsn, schema, tenant string, dims int) (st
 	if err != nil {
 		return nil, nil, nil, false, fmt.Errorf("postgres: connect: %w", err)
 	}
-	db := postgres.New(pool, postgres.Options{Dimensions: dims, Schema: schema})
+	db := postgres.New(pool, postgres.Options{Dimensions: dims, Schema: schema, AllowedMetadataKeys: keys})
 	fail := func(err error) (*postgres.Store, func(context.Context) error, func(), bool, error) {
 		pool.Close()
 		return nil, nil, nil, false, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +30,77 @@ const (
 	defaultSearchTimeout   = 10 * time.Second
 	defaultHeartbeat       = 10 * time.Second
 	defaultShutdownTimeout = 10 * time.Second
+	// defaultMaxWriteBody bounds the bodies of the write API (an item
+	// with its files, a document): larger than -max-body, which bounds
+	// chat and search requests.
+	defaultMaxWriteBody = 4 << 20
 )
+
+// envMetadataKeys sets the metadata filter allowlist when -metadata-keys
+// is not given.
+const envMetadataKeys = "METADATA_FILTER_KEYS"
+
+// defaultMetadataKeys are the metadata keys searches may filter on by
+// default: the testdata catalog's product attributes and the documents'
+// theme and audience. Values compare as normalized text (case and accents
+// ignored), so only keys with short, categorical values are worth
+// allowing.
+var defaultMetadataKeys = keyList{"formulacao", "ingrediente_ativo", "classe_toxicologica", "classe_ambiental", "tema", "publico"}
+
+// keyList is the -metadata-keys flag: comma-separated metadata keys.
+type keyList []string
+
+func (k keyList) String() string { return strings.Join(k, ",") }
+
+func (k *keyList) Set(v string) error {
+	l, err := parseKeys(v)
+	if err != nil {
+		return err
+	}
+	*k = l
+	return nil
+}
+
+// errBadKey is the parse error of a metadata key that no filter could
+// name (storage.Filter keys match [a-z0-9_][a-z0-9_.-]{0,63}).
+var errBadKey = errors.New("want comma-separated lowercase keys of letters, digits, '_', '.' and '-' (at most 64 each)")
+
+// parseKeys reads a comma-separated key list; blanks are dropped, keys are
+// lower-cased and deduplicated, and "" or "none" is the empty list (no
+// metadata filter allowed).
+func parseKeys(v string) (keyList, error) {
+	out := keyList{}
+	if strings.EqualFold(strings.TrimSpace(v), "none") {
+		return out, nil
+	}
+	for _, k := range strings.Split(v, ",") {
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k == "" || slices.Contains(out, k) {
+			continue
+		}
+		if !validMetadataKey(k) {
+			return nil, fmt.Errorf("%q: %w", k, errBadKey)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// validMetadataKey reports whether k is a key storage.Filter accepts.
+func validMetadataKey(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for i, r := range k {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+		case (r == '.' || r == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // defaultRerank is the reranking of -rerank and RERANK when neither is
 // set. Off until the chat evaluation decides; flip it here.
@@ -125,8 +196,16 @@ type config struct {
 	// Schema is the PostgreSQL schema with DATABASE_URL (-schema).
 	Schema string
 	// Token, when set, is the bearer token every /api/ request must carry
-	// (-token or CHAT_TOKEN).
+	// (-token or CHAT_TOKEN). The write API (PUT and DELETE on
+	// /api/items/, /api/faqs/, /api/documents/) is refused without one.
 	Token string
+	// MetadataKeys are the metadata keys search filters may name
+	// (-metadata-keys, else METADATA_FILTER_KEYS, else
+	// defaultMetadataKeys); the stores get the same allowlist.
+	MetadataKeys []string
+	// MaxWriteBodyBytes bounds the request bodies of the write API
+	// (-max-write-body).
+	MaxWriteBodyBytes int64
 	// CORSOrigin, when set, is the origin allowed to call the API from a
 	// browser ("*" for any); empty sends no CORS headers (-cors-origin).
 	CORSOrigin string
@@ -204,6 +283,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		ShutdownTimeout: defaultShutdownTimeout,
 	}
 	var proxies proxyList
+	metaKeys := slices.Clone(defaultMetadataKeys)
 	fs := flag.NewFlagSet("chatserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Addr, "addr", defaultAddr, "listen address")
@@ -219,6 +299,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&cfg.TrustedHops, "trusted-hops", 1, "proxies in front of the server: the client is this many X-Forwarded-For addresses from the right (implies -trust-proxy; default $"+envTrustedHops+" or 1)")
 	fs.Var(&proxies, "trusted-proxies", "comma-separated `CIDRs` of the trusted proxies: the client is the right-most X-Forwarded-For address outside them (implies -trust-proxy; default $"+envTrustedProxies+")")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", defaultMaxBodyBytes, "maximum request body in bytes")
+	fs.Int64Var(&cfg.MaxWriteBodyBytes, "max-write-body", defaultMaxWriteBody, "maximum request body of the write API (PUT /api/items/{id}, ...) in bytes")
+	fs.Var(&metaKeys, "metadata-keys", "comma-separated metadata `keys` search filters may name (\"none\": no metadata filter; default $"+envMetadataKeys+" or "+defaultMetadataKeys.String()+")")
 	fs.DurationVar(&cfg.ChatTimeout, "chat-timeout", defaultChatTimeout, "time limit of one chat turn")
 	fs.DurationVar(&cfg.SearchTimeout, "search-timeout", defaultSearchTimeout, "time limit of one search")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", defaultHeartbeat, "interval of SSE keep-alive comments")
@@ -236,7 +318,8 @@ Environment:
   OPENAI_API_KEY      real models (OPENAI_BASE_URL, OPENAI_MODEL, EMBEDDING_MODEL to change them)
   OPENROUTER_API_KEY  real chat models through OpenRouter (OPENROUTER_MODEL_ANSWER); embeddings
                       stay offline unless OPENAI_API_KEY is also set
-  CHAT_TOKEN          bearer token (same as -token)
+  CHAT_TOKEN          bearer token (same as -token); the write API needs one
+  METADATA_FILTER_KEYS  metadata keys search filters may name (same as -metadata-keys; the flag wins)
   RERANK              reranker of the searches, off or keyword (same as -rerank; the flag wins)
   TRUSTED_HOPS        same as -trusted-hops (the flag wins)
   TRUSTED_PROXIES     same as -trusted-proxies (the flag wins)
@@ -269,6 +352,17 @@ Flags:
 			cfg.Rerank = m
 		}
 	}
+	if !flagSet(fs, "metadata-keys") {
+		if v, ok := lookupEnv(getenv, envMetadataKeys); ok {
+			l, err := parseKeys(v)
+			if err != nil {
+				ee := &settings.EnvError{Var: envMetadataKeys, Value: v, Err: err}
+				return config{}, &usageError{msg: "environment: " + ee.Error(), err: ee}
+			}
+			metaKeys = l
+		}
+	}
+	cfg.MetadataKeys = metaKeys
 	if err := proxyConfig(&cfg, fs, proxies, getenv); err != nil {
 		return config{}, err
 	}
@@ -279,6 +373,8 @@ Flags:
 		return config{}, &usageError{msg: "-burst must be at least 1"}
 	case cfg.MaxBodyBytes < 1024:
 		return config{}, &usageError{msg: "-max-body must be at least 1024"}
+	case cfg.MaxWriteBodyBytes < 1024:
+		return config{}, &usageError{msg: "-max-write-body must be at least 1024"}
 	case cfg.ChatTimeout <= 0 || cfg.SearchTimeout <= 0:
 		return config{}, &usageError{msg: "-chat-timeout and -search-timeout must be positive"}
 	case cfg.Heartbeat <= 0:
@@ -328,6 +424,12 @@ func proxyConfig(cfg *config, fs *flag.FlagSet, proxies proxyList, getenv func(s
 	cfg.TrustedProxies = proxies
 	cfg.TrustProxy = cfg.TrustProxy || hopsSet || proxiesSet
 	return nil
+}
+
+// lookupEnv returns the variable name when it is set and not blank.
+func lookupEnv(getenv func(string) string, name string) (string, bool) {
+	v := strings.TrimSpace(getenv(name))
+	return v, v != ""
 }
 
 // flagSet reports whether the flag name was given on the command line.

@@ -57,6 +57,15 @@
 //	POST /api/faq/search      the same, kind faq
 //	POST /api/catalog/assist  {name, description?, category?, manufacturer?, price?, tags?, files?}
 //	                          suggestions for the empty fields; 501 without a chat model
+//	PUT  /api/items/{id}      {name, description?, category?, manufacturer?, tags?, price?,
+//	                          status?: active|inactive, metadata?, files?:[{name, text}]}
+//	PUT  /api/faqs/{id}       {question, answer, category?, keywords?, priority?, status?}
+//	PUT  /api/documents/{id}  {content, title?, source?, metadata?, status?, format?: text|markdown}
+//	                          create (201) or replace (200) one record through the Indexer:
+//	                          {kind, id, created, index:{chunks, embedded, skipped, unchanged}};
+//	                          needs -token (see "Writing records")
+//	DELETE /api/items/{id}, /api/faqs/{id}, /api/documents/{id}
+//	                          remove the record and its chunks: {kind, id, deleted}; 404 when absent
 //	GET  /api/stats           components, record counts, embedding-cache stats, uptime
 //	GET  /healthz             200 {"status":"ok"} when the store answers
 //	GET  /                    the chat page (embedded; no build step)
@@ -69,11 +78,41 @@
 // Errors are JSON with a stable code: {"error":{"code":"rate_limited",
 // "message":"...","retry_after":2}}. Codes: invalid_json, invalid_field,
 // empty_message, message_too_long, history_too_long, empty_query,
-// query_too_long (400), unauthorized (401), not_found (404),
-// method_not_allowed (405), body_too_large (413), rate_limited (429, with
+// query_too_long, invalid_record (400), unauthorized (401),
+// writes_disabled (403), not_found (404), method_not_allowed (405),
+// duplicate_document (409), body_too_large (413), rate_limited (429, with
 // Retry-After), internal (500), not_configured (501), upstream_error
 // (502), canceled and store_unavailable (503; the latter with
 // Retry-After), timeout (504).
+//
+// # Writing records
+//
+// PUT and DELETE on /api/items/{id}, /api/faqs/{id} and /api/documents/{id}
+// (the ID is the rest of the path, slashes included) write the server's
+// tenant through the library's ingest.Indexer, the path that keeps chunks
+// in step with their records: an update re-chunks the record and
+// re-embeds only the chunks whose text changed (a record equal to the
+// stored one is neither embedded nor written: "unchanged": true), a
+// delete removes the record, its files and its chunks in one transaction.
+// After each write the Searcher's vocabularies and calibration samples
+// are refreshed (rag.Searcher.Refresh), so the next search sees the
+// change. Writes are serialized and bounded by -chat-timeout; bodies by
+// -max-write-body (4 MiB).
+//
+// The write API is off unless a token is configured: without -token or
+// CHAT_TOKEN every write is 403 writes_disabled, so an open demo cannot
+// be written to. Bodies are strict JSON (unknown fields are 400
+// invalid_json); an "id" in the body must equal the path's. A record the
+// stores would refuse (no name, question, answer or content, a negative
+// price, a NUL byte or invalid UTF-8, an unknown status) is 400
+// invalid_record before anything is embedded; a document whose content
+// equals another stored document's is 409 duplicate_document; deleting
+// an ID the tenant does not hold is 404 not_found.
+//
+// Writing records with the store directly (storage's UpsertItems, or
+// Apply with records and no chunks) keeps the chunks of the old text:
+// searches would still find the old words through the vector leg. Go
+// through the Indexer, as this server does.
 //
 // # When the store is down
 //

@@ -33,6 +33,13 @@ const (
 	codeUpstream         = "upstream_error"
 	codeStoreUnavailable = "store_unavailable"
 	codeInternal         = "internal"
+	// The write API's codes.
+	codeWritesDisabled = "writes_disabled"
+	codeInvalidRecord  = "invalid_record"
+	codeDuplicate      = "duplicate_document"
+	// The search filters' codes.
+	codeInvalidFilter      = "invalid_filter"
+	codeMetadataNotAllowed = "metadata_key_not_allowed"
 )
 
 // apiError is an error with its HTTP status and stable code.

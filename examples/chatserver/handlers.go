@@ -313,6 +313,8 @@ type requestStats struct {
 	Chats        int64 `json:"chats"`
 	Streams      int64 `json:"streams"`
 	Searches     int64 `json:"searches"`
+	// Writes counts requests of the write API (PUT and DELETE).
+	Writes int64 `json:"writes"`
 }
 
 // handleStats answers GET /api/stats.
@@ -321,7 +323,7 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
 		Components: s.be.info,
 		Index:      s.be.index,
 		Requests: requestStats{Total: s.requests.Load(), ServerErrors: s.serverErrors.Load(), RateLimited: s.rateLimited.Load(),
-			Chats: s.chats.Load(), Streams: s.streamsServed.Load(), Searches: s.searches.Load()},
+			Chats: s.chats.Load(), Streams: s.streamsServed.Load(), Searches: s.searches.Load(), Writes: s.writes.Load()},
 		StartedAt:     s.started.UTC().Truncate(time.Second),
 		UptimeSeconds: time.Since(s.started).Round(time.Millisecond).Seconds(),
 		RateLimit:     "off",

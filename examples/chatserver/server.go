@@ -10,8 +10,11 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hybridrag/hybridrag/storage"
 )
 
 // web holds the chat page: plain HTML, CSS and JavaScript, no build step.
@@ -50,7 +53,11 @@ type server struct {
 	streams     context.Context
 	stopStreams context.CancelFunc
 
-	requests, serverErrors, rateLimited, chats, streamsServed, searches atomic.Int64
+	// writeMu serializes the write API: two Indexer runs over the same
+	// record would race like any two writers.
+	writeMu sync.Mutex
+
+	requests, serverErrors, rateLimited, chats, streamsServed, searches, writes atomic.Int64
 }
 
 // newServer opens the backend cfg selects and returns the server over it.
@@ -109,6 +116,9 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/api/faq/search", s.api(http.MethodPost, s.handleFAQSearch))
 	mux.Handle("/api/catalog/assist", s.api(http.MethodPost, s.handleAssist))
 	mux.Handle("/api/stats", s.api(http.MethodGet, s.handleStats))
+	mux.Handle("/api/items/{id...}", s.writeAPI(storage.KindItem, s.putItem))
+	mux.Handle("/api/faqs/{id...}", s.writeAPI(storage.KindFAQ, s.putFAQ))
+	mux.Handle("/api/documents/{id...}", s.writeAPI(storage.KindDocument, s.putDocument))
 	mux.Handle("/api/", s.cors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusNotFound, codeNotFound, "no endpoint %s", r.URL.Path))
 	})))
@@ -117,14 +127,34 @@ func (s *server) routes() http.Handler {
 	return s.observe(s.recoverer(mux))
 }
 
-// api wraps an API handler: CORS, method check, rate limit, bearer token
-// and body limit, in that order (rate limiting first also slows token
-// guessing).
+// api wraps an API handler answering one method; see guard.
 func (s *server) api(method string, h http.HandlerFunc) http.Handler {
+	return s.guard(route{methods: []string{method}}, h)
+}
+
+// route says what a guarded API handler accepts.
+type route struct {
+	// methods are the methods answered (GET implies HEAD); others are 405.
+	methods []string
+	// write marks the write API: refused (403 writes_disabled) unless a
+	// bearer token is configured, and bodies bounded by -max-write-body
+	// instead of -max-body.
+	write bool
+}
+
+// guard wraps an API handler: CORS, method check, rate limit, the write
+// API's token requirement, bearer token and body limit, in that order
+// (rate limiting first also slows token guessing).
+func (s *server) guard(rt route, h http.HandlerFunc) http.Handler {
+	allow := strings.Join(rt.methods, ", ")
+	limit := s.cfg.MaxBodyBytes
+	if rt.write {
+		limit = s.cfg.MaxWriteBodyBytes
+	}
 	return s.cors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
-			w.Header().Set("Allow", method)
-			writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use %s for %s", method, r.URL.Path))
+		if !allowed(rt.methods, r.Method) {
+			w.Header().Set("Allow", allow)
+			writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use %s for %s", strings.Join(rt.methods, " or "), r.URL.Path))
 			return
 		}
 		if s.limiter != nil {
@@ -136,14 +166,29 @@ func (s *server) api(method string, h http.HandlerFunc) http.Handler {
 				return
 			}
 		}
+		if rt.write && s.cfg.Token == "" {
+			writeError(w, errorf(http.StatusForbidden, codeWritesDisabled,
+				"the write API is off: start the server with -token or CHAT_TOKEN to enable it"))
+			return
+		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hybridrag"`)
 			writeError(w, errorf(http.StatusUnauthorized, codeUnauthorized, "missing or invalid bearer token"))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		h(w, r)
 	}))
+}
+
+// allowed reports whether method is among methods (HEAD when GET is).
+func allowed(methods []string, method string) bool {
+	for _, m := range methods {
+		if m == method || (m == http.MethodGet && method == http.MethodHead) {
+			return true
+		}
+	}
+	return false
 }
 
 // authorized checks the bearer token, when one is configured.
@@ -172,7 +217,7 @@ func (s *server) cors(h http.Handler) http.Handler {
 			hd.Set("Access-Control-Allow-Origin", s.cfg.CORSOrigin)
 			hd.Add("Vary", "Origin")
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				hd.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				hd.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
 				hd.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept")
 				hd.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
