@@ -28,6 +28,20 @@
 // with the same vector.Embedder the Searcher embeds queries with: vectors
 // stored with another embedder must be re-indexed.
 //
+// # Writes must go through the Indexer
+//
+// A store's record writes (storage's UpsertItems, UpsertFAQs,
+// UpsertDocuments, or Apply with records and no chunks) replace the
+// record only: the chunks cut from its old text stay, with their vectors,
+// and the vector leg keeps finding the old words. Write changed records
+// through an Indexer (IndexItems, IndexFAQs, IndexDocuments), which
+// re-chunks them and re-embeds the chunks whose text changed, and remove
+// records with [Indexer.Delete] (or the stores' Delete methods), which
+// remove their chunks too. A Searcher over the store should then be
+// refreshed (rag.Searcher.Refresh). examples/chatserver's write API
+// (PUT and DELETE /api/items/{id}, /api/faqs/{id}, /api/documents/{id})
+// does both.
+//
 // # Errors
 //
 // An embedder whose vectors the store cannot hold fails the run before
