@@ -51,6 +51,13 @@
 // with backoff are the provider client's job (openai-go option.WithMaxRetries),
 // not this package's.
 //
+// # Tokens
+//
+// TokenCounter is seed 003's countTokens on the port: a ChatModel may
+// implement it to count with its own tokenizer, and CountTokens uses it
+// then, EstimateTokens (runes / 4, rounded up) otherwise. Counting is
+// local and cheap; the rag Pipeline budgets its context with it.
+//
 // # Errors
 //
 // Sentinels for errors.Is: ErrMaxIterations, ErrEmptyAnswer,

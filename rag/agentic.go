@@ -419,6 +419,9 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 			}
 		}
 	}
+	if p.opts.Tracer != nil {
+		model = tracedModel{ChatModel: model, tracer: p.opts.Tracer, count: p.countTokens}
+	}
 	result, runErr := llm.RunTools(ctx, model, llm.Request{
 		Model: opts.Model, Messages: msgs, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
 	}, tools, runOpts)

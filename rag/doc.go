@@ -107,9 +107,25 @@
 // # Concurrency
 //
 // Searcher and Pipeline are safe for concurrent use; their configuration
-// is fixed at construction. The Searcher never logs, and the Pipeline
-// writes its audit records only to [PipelineOptions.Logger]; timings and
-// counts are returned as data ([Result.Timings], [ChatResponse.Debug]).
+// is fixed at construction. Timings and counts are returned as data
+// ([Result.Timings], [ChatResponse.Debug]); nothing is logged unless a
+// logger is given: the Searcher writes one record per search to
+// [SearcherOptions.Logger] (seed 000 logHybridStats: each leg's count,
+// the fallback reason, the timings), the Pipeline its audit records to
+// [PipelineOptions.Logger].
+//
+// # Tracing
+//
+// [SearcherOptions.Tracer], [PipelineOptions.Tracer] and the Indexer's
+// IndexerOptions.Tracer take the tracers of package
+// [github.com/hybridrag/hybridrag/rag/trace]: Start/End pairs with typed
+// data around each search (and each retrieval leg), query and batch
+// embedding, model call (summary, classification, answer, agentic calls)
+// and ingestion group, so that OpenTelemetry or metrics can be attached
+// without hybridrag depending on them. The context budget
+// ([PipelineOptions.ContextTokens]) counts tokens with
+// [PipelineOptions.TokenCounter] (llm.EstimateTokens, runes / 4, by
+// default); [Debug.ContextTokens] reports the context's size.
 //
 // # See also
 //
@@ -125,6 +141,8 @@
 //   - [github.com/hybridrag/hybridrag/rag/settings]: Config, DefaultConfig
 //     and ConfigFromEnv, the seeds' environment variables mapped onto the
 //     options of every package.
+//   - [github.com/hybridrag/hybridrag/rag/trace]: the tracer interfaces;
+//     rag/trace/tracetest records traces in tests.
 //   - [github.com/hybridrag/hybridrag/rag/load],
 //     [github.com/hybridrag/hybridrag/rag/chunk],
 //     [github.com/hybridrag/hybridrag/rag/rerank],

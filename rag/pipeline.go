@@ -16,6 +16,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/rag/internal/audit"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/rag/trace"
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/scoring"
@@ -88,11 +89,16 @@ type PipelineOptions struct {
 	// 0.60). A turn with no relevant hit has level none and abstains.
 	Confidence scoring.Thresholds
 	// ContextTokens is the budget of the retrieved sections of the
-	// context, in tokens of about 4 characters (seed 002: 2000, the
+	// context, in tokens counted by TokenCounter (seed 002: 2000, the
 	// default): hits are added in evidence order until the next one would
 	// not fit. History and summary have their own caps (HistoryLimit,
 	// MaxTurnChars).
 	ContextTokens int
+	// TokenCounter counts tokens for ContextTokens and
+	// Debug.ContextTokens; nil means llm.EstimateTokens (runes / 4,
+	// rounded up). A chat model that counts its own tokens can be passed
+	// when it implements llm.TokenCounter.
+	TokenCounter llm.TokenCounter
 	// RelativeCut drops relevant hits whose relevance is more than this
 	// below the best hit of the same search (default 0.25; negative keeps
 	// every relevant hit).
@@ -115,6 +121,11 @@ type PipelineOptions struct {
 	// (seed 002's RAG__ENABLED=false); agentic mode offers the tools named
 	// in AgenticOptions.Tools instead.
 	Documents Toggle
+	// Tracer, when set, traces the turn's model calls (package trace):
+	// the summary, the classification and the answer, and each model call
+	// of an agentic turn. Searches are traced by the Searcher's
+	// SearcherOptions.Tracer. nil traces nothing.
+	Tracer trace.ModelTracer
 }
 
 // Defaults of PipelineOptions.
@@ -297,7 +308,11 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	var summary Summary
 	if p.opts.Summarizer != nil && len(pr.history) > p.opts.SummarizeAfter {
 		t := time.Now()
-		s, err := p.opts.Summarizer.Summarize(ctx, pr.history)
+		sctx, end := p.modelStart(ctx, trace.StepSummarize, func() int { return p.turnTokens(pr.history) })
+		s, err := p.opts.Summarizer.Summarize(sctx, pr.history)
+		if end != nil {
+			end(trace.ModelEndData{Err: err})
+		}
 		dbg.Timings.Summarize = time.Since(t)
 		call := ModelCall{Step: "summarize", Duration: dbg.Timings.Summarize}
 		if err != nil {
@@ -315,7 +330,13 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 
 	// 2. Intent.
 	t := time.Now()
-	cls, err := p.classifier.Classify(ctx, ClassifyRequest{Message: pr.message, Summary: summary.Text, History: recent})
+	cctx, end := p.modelStart(ctx, trace.StepClassify, func() int {
+		return p.countTokens(pr.message) + p.countTokens(summary.Text) + p.turnTokens(recent)
+	})
+	cls, err := p.classifier.Classify(cctx, ClassifyRequest{Message: pr.message, Summary: summary.Text, History: recent})
+	if end != nil {
+		end(trace.ModelEndData{Model: cls.Model, Err: err})
+	}
 	dbg.Timings.Classify = time.Since(t)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -418,6 +439,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	}
 	contextText := BuildContext(sections, pr.message)
 	dbg.Context = contextText
+	dbg.ContextTokens = p.countTokens(contextText)
 	resp.Sources = citations(sr)
 	if resp.Sources == nil {
 		resp.Sources = []Citation{}
@@ -436,18 +458,22 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		// fallback must be preceded by EventReset.
 		streamed bool
 	)
+	actx, end := p.modelStart(ctx, trace.StepAnswer, func() int { return dbg.ContextTokens })
 	if sa, ok := p.answerer.(StreamAnswerer); ok && emit != nil {
-		ans, err = sa.StreamAnswer(ctx, areq, func(tok string) {
+		ans, err = sa.StreamAnswer(actx, areq, func(tok string) {
 			if tok != "" {
 				streamed = true
 				emit(Event{Kind: EventToken, Token: tok})
 			}
 		})
 	} else {
-		ans, err = p.answerer.Answer(ctx, areq)
+		ans, err = p.answerer.Answer(actx, areq)
 		if err == nil && emit != nil && ans.Text != "" {
 			emit(Event{Kind: EventToken, Token: ans.Text})
 		}
+	}
+	if end != nil {
+		end(trace.ModelEndData{Model: ans.Model, Usage: ans.Usage, Err: err})
 	}
 	dbg.Timings.Answer = time.Since(t)
 	call := ModelCall{Step: "answer", Model: ans.Model, Duration: dbg.Timings.Answer, Usage: ans.Usage}
@@ -686,24 +712,24 @@ func selectRelevant[T any](hits []Hit[T], tie func(*T) int, cut float64) []Hit[T
 }
 
 // fitBudget drops the least relevant hits, across searches, until the
-// retrieved sections fit ContextTokens (about 4 characters a token). The
+// retrieved sections fit ContextTokens, counted by the TokenCounter over
+// the sections' texts joined (by default about 4 characters a token). The
 // best hit of the turn is always kept.
 func (p *Pipeline) fitBudget(r *searchResults, catalogQuery string) {
-	budget := p.opts.ContextTokens * 4
 	size := func() int {
-		n := 0
+		var b strings.Builder
 		if len(r.faqs) > 0 {
-			n += utf8.RuneCountInString(faqSection(r.faqs))
+			b.WriteString(faqSection(r.faqs))
 		}
 		if len(r.catalog) > 0 {
-			n += utf8.RuneCountInString(catalogPayload(catalogQuery, r.catalog))
+			b.WriteString(catalogPayload(catalogQuery, r.catalog))
 		}
 		if len(r.docs) > 0 {
-			n += utf8.RuneCountInString(documentSection(r.docs))
+			b.WriteString(documentSection(r.docs))
 		}
-		return n
+		return p.countTokens(b.String())
 	}
-	for size() > budget && len(r.faqs)+len(r.catalog)+len(r.docs) > 1 {
+	for size() > p.opts.ContextTokens && len(r.faqs)+len(r.catalog)+len(r.docs) > 1 {
 		// Drop the last hit of the search whose last hit is least relevant.
 		worst, which := 2.0, -1
 		consider := func(e *Evidence, i int) {

@@ -234,6 +234,9 @@ type Debug struct {
 	SearchTimings map[string]Timings `json:"search_timings,omitempty"`
 	// Context is the full context given to the answerer.
 	Context string `json:"context,omitempty"`
+	// ContextTokens is Context's size in tokens, counted by
+	// PipelineOptions.TokenCounter (an estimate by default).
+	ContextTokens int `json:"context_tokens,omitempty"`
 	// Errors are non-fatal problems (a failed summary, a failed search).
 	Errors []string `json:"errors,omitempty"`
 	// AnswerFallback reports that the answer is the configured fallback

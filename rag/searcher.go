@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"slices"
 	"strings"
@@ -17,8 +18,10 @@ import (
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag/rerank"
+	"github.com/hybridrag/hybridrag/rag/trace"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
@@ -136,6 +139,19 @@ type SearcherOptions struct {
 	// Evidence shapes the calibrated relevance every hit carries
 	// (Hit.Evidence); the zero value gives the defaults.
 	Evidence EvidenceOptions
+	// Logger, when set, receives one record per search (seed 000
+	// logHybridStats): "rag search" at info level with the kind, the
+	// query (its first 200 characters), the number of results, each
+	// leg's count, whether the embedding was used and the fallback reason,
+	// the legs, fusion and limit, and the stage timings (a "timings"
+	// group); "rag search failed" at warning level with the error (a
+	// blank query, rejected at once, is not logged). nil logs nothing.
+	Logger *slog.Logger
+	// Tracer, when set, traces each search (package trace). When it also
+	// implements trace.LegTracer each retrieval leg is traced, and when it
+	// implements trace.EmbedTracer each query embedding. nil traces
+	// nothing.
+	Tracer trace.SearchTracer
 }
 
 // KindOptions are the settings of one record kind (catalog items, FAQs or
@@ -207,6 +223,8 @@ type Searcher struct {
 	// stalled counts query embeddings abandoned by their search and still
 	// running (see embedQuery).
 	stalled atomic.Int64
+	// tracers are the interfaces opts.Tracer implements.
+	tracers searchTracers
 }
 
 // DefaultSearcherOptions returns the options a zero SearcherOptions
@@ -275,7 +293,7 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 // are copied, pointers included. NewSearcher does no I/O.
 func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptions) *Searcher {
 	o := opts.withDefaults()
-	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize)}
+	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize), tracers: newSearchTracers(o.Tracer)}
 	if embedder != nil {
 		s.checked = vector.Checked(embedder)
 	}
@@ -585,7 +603,18 @@ type vecLeg struct {
 	took      time.Duration
 }
 
+// search runs one search, traced and logged when the Searcher has a
+// tracer or a logger.
 func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], text string) (*Result[T], error) {
+	if s.tracers.search == nil && s.opts.Logger == nil {
+		return runSearch(ctx, s, q, ops, text)
+	}
+	return observed(ctx, s, ops.kind, text, q.Limit, func(ctx context.Context) (*Result[T], error) {
+		return runSearch(ctx, s, q, ops, text)
+	})
+}
+
+func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], text string) (*Result[T], error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -621,6 +650,10 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 	)
 	if st.legs != LegsVector {
 		wg.Go(func() {
+			ctx := ctx
+			if lt := s.tracers.leg; lt != nil {
+				ctx = lt.TraceLegStart(ctx, trace.LegStartData{Kind: ops.kind, Leg: trace.LegLexical})
+			}
 			t := time.Now()
 			lex.cands, lex.err = ops.lexSearch(ctx, storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters})
 			lex.took = time.Since(t)
@@ -631,6 +664,9 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 					lex.scores[i] = lexScore{sc, sig}
 				}
 			}
+			if lt := s.tracers.leg; lt != nil {
+				lt.TraceLegEnd(ctx, trace.LegEndData{Candidates: len(lex.cands), Err: lex.err})
+			}
 		})
 	}
 	if st.legs != LegsLexical {
@@ -638,7 +674,16 @@ func search[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T], te
 		if s.opts.VectorExpansion.enabled(true) {
 			vtext = expandForEmbedding(text, res.Query.Synonyms)
 		}
-		wg.Go(func() { vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters) })
+		wg.Go(func() {
+			lt := s.tracers.leg
+			if lt == nil {
+				vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters)
+				return
+			}
+			ctx := lt.TraceLegStart(ctx, trace.LegStartData{Kind: ops.kind, Leg: trace.LegVector})
+			vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters)
+			lt.TraceLegEnd(ctx, trace.LegEndData{Candidates: len(vec.owners), FallbackReason: string(vec.reason), Err: vec.err})
+		})
 	}
 	wg.Wait()
 	res.Timings.Lexical, res.Timings.Embed, res.Timings.Vector = lex.took, vec.embedTook, vec.took
@@ -738,7 +783,7 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 		return v
 	}
 	t := time.Now()
-	vec, err := s.embedQuery(ctx, text)
+	vec, err := s.embedQuery(ctx, kind, text)
 	v.embedTook = time.Since(t)
 	if err != nil {
 		v.reason, v.err = FallbackEmbeddingFailed, err
@@ -784,12 +829,22 @@ const (
 // so it can always finish and exit. A call the search stops waiting for is
 // counted in s.stalled until it returns; with MaxStalledEmbeds of them
 // outstanding, the embedder is not called at all.
-func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, error) {
+func (s *Searcher) embedQuery(ctx context.Context, kind storage.OwnerKind, text string) (v []float32, err error) {
 	if n := s.stalled.Load(); n >= int64(s.opts.MaxStalledEmbeds) {
 		return nil, fmt.Errorf("rag: query embedding: %d earlier calls still running past their timeout: %w", n, errEmbedderStalled)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.EmbedTimeout)
 	defer cancel()
+	if et := s.tracers.embed; et != nil {
+		ctx = et.TraceEmbedStart(ctx, trace.EmbedStartData{Kind: kind, Texts: 1, Tokens: llm.EstimateTokens(text), Query: true})
+		defer func() {
+			d := trace.EmbedEndData{Err: err}
+			if err == nil {
+				d.Vectors = 1
+			}
+			et.TraceEmbedEnd(ctx, d)
+		}()
+	}
 	type out struct {
 		v   [][]float32
 		err error

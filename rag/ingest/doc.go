@@ -27,6 +27,9 @@
 // refresh its planner statistics after a bulk load. The Indexer embeds
 // with the same vector.Embedder the Searcher embeds queries with: vectors
 // stored with another embedder must be re-indexed.
+// [IndexerOptions.Tracer] traces each group of owners and, when it is also
+// a trace.EmbedTracer, each embedding request (package
+// [github.com/hybridrag/hybridrag/rag/trace]).
 //
 // # Writes must go through the Indexer
 //

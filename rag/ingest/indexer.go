@@ -16,6 +16,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/rag/trace"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -94,6 +95,10 @@ type IndexerOptions struct {
 	// call, with Done growing to Total for each kind. It must not block for
 	// long.
 	Progress func(Progress)
+	// Tracer, when set, traces each group of WriteBatch owners (package
+	// rag/trace), and each embedding request when it also implements
+	// trace.EmbedTracer. nil traces nothing.
+	Tracer trace.BatchTracer
 }
 
 // Analyzer is implemented by stores whose query planner keeps statistics
@@ -161,6 +166,8 @@ type Indexer struct {
 	store    IndexStore
 	embedder vector.Embedder
 	opts     IndexerOptions
+	// embedTracer is opts.Tracer as an EmbedTracer, or nil.
+	embedTracer trace.EmbedTracer
 }
 
 // NewIndexer returns an Indexer writing to store. embedder may be nil: the
@@ -187,6 +194,7 @@ func NewIndexer(store IndexStore, embedder vector.Embedder, opts IndexerOptions)
 		o.DocumentChunker, _ = chunk.NewStructural(chunk.StructuralOptions{})
 	}
 	ix := &Indexer{store: store, opts: o}
+	ix.embedTracer, _ = o.Tracer.(trace.EmbedTracer)
 	if embedder != nil {
 		ix.embedder = vector.Checked(embedder)
 	}
@@ -530,12 +538,16 @@ func runBatches[T any](ctx context.Context, ix *Indexer, ops indexOps[T], recs [
 			break
 		}
 		group := uniq[lo:min(lo+ix.opts.WriteBatch, len(uniq))]
-		batch, n, err := prepareGroup(ctx, ix, ops, group, st)
+		gt := ix.startGroup(ctx, ops.kind, len(group), st)
+		batch, n, err := prepareGroup(gt.ctx, ix, ops, group, st)
+		gt.prepared(st)
 		if err != nil {
+			gt.end(0, err)
 			firstErr = err
 			break
 		}
 		if batch.Empty() {
+			gt.end(0, nil)
 			finish(written{owners: len(group)})
 			continue
 		}
@@ -544,14 +556,17 @@ func runBatches[T any](ctx context.Context, ix *Indexer, ops indexOps[T], recs [
 			inflight--
 		}
 		if firstErr != nil {
+			gt.end(0, fmt.Errorf("rag: %d %ss not written: an earlier group failed: %w", n, ops.kind, firstErr))
 			break
 		}
 		inflight++
 		go func() {
-			err := ix.store.Apply(ctx, batch)
+			err := ix.store.Apply(gt.ctx, batch)
 			if err != nil {
 				err = fmt.Errorf("rag: write %ss: %w", ops.kind, err)
+				n = 0
 			}
+			gt.end(n, err)
 			results <- written{owners: len(group), written: n, err: err}
 		}()
 	}
@@ -789,7 +804,7 @@ func (ix *Indexer) prepareChunks(ctx context.Context, work []*pending, st *Stats
 	if len(todo) == 0 {
 		return nil
 	}
-	vecs, err := ix.embedAll(ctx, todo, st)
+	vecs, err := ix.embedAll(ctx, work[0].owner.Kind, todo, st)
 	if err != nil {
 		return err
 	}
@@ -804,7 +819,7 @@ func (ix *Indexer) prepareChunks(ctx context.Context, work []*pending, st *Stats
 // embedAll embeds texts in requests of at most BatchSize texts and
 // BatchTokens estimated tokens, Concurrency at a time, and returns the
 // vectors in order. The first failure cancels the other requests.
-func (ix *Indexer) embedAll(ctx context.Context, texts []string, st *Stats) ([][]float32, error) {
+func (ix *Indexer) embedAll(ctx context.Context, kind storage.OwnerKind, texts []string, st *Stats) ([][]float32, error) {
 	type span struct{ lo, hi int }
 	var spans []span
 	lo, tokens := 0, 0
@@ -838,7 +853,7 @@ func (ix *Indexer) embedAll(ctx context.Context, texts []string, st *Stats) ([][
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			err := ix.embedBatch(ctx, texts[s.lo:s.hi], vecs[s.lo:s.hi])
+			err := ix.embedBatch(ctx, kind, texts[s.lo:s.hi], vecs[s.lo:s.hi])
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -873,7 +888,17 @@ func (ix *Indexer) embedAll(ctx context.Context, texts []string, st *Stats) ([][
 // call has. An abandoned call finishes in the background when the
 // embedder returns (its result is dropped; it never touches out), and its
 // goroutine then exits; one that never returns keeps its goroutine.
-func (ix *Indexer) embedBatch(ctx context.Context, texts []string, out [][]float32) error {
+func (ix *Indexer) embedBatch(ctx context.Context, kind storage.OwnerKind, texts []string, out [][]float32) (err error) {
+	if et := ix.embedTracer; et != nil {
+		ctx = ix.startEmbed(ctx, et, kind, texts)
+		defer func() {
+			d := trace.EmbedEndData{Err: err}
+			if err == nil {
+				d.Vectors = len(texts)
+			}
+			et.TraceEmbedEnd(ctx, d)
+		}()
+	}
 	type result struct {
 		vecs [][]float32
 		err  error

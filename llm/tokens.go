@@ -1,0 +1,41 @@
+package llm
+
+import "unicode/utf8"
+
+// TokenCounter counts the tokens a text takes in a model's input (seed
+// 003 §2.3 countTokens). It must be safe for concurrent use and cheap:
+// callers such as the rag Pipeline's context budget call it several
+// times per turn, so it should count locally (a tokenizer, an estimate),
+// not ask the provider.
+//
+// A ChatModel may implement TokenCounter to count with its own tokenizer;
+// CountTokens finds it by type assertion.
+type TokenCounter interface {
+	CountTokens(text string) int
+}
+
+// TokenCounterFunc adapts a function to TokenCounter.
+type TokenCounterFunc func(text string) int
+
+// CountTokens returns f(text).
+func (f TokenCounterFunc) CountTokens(text string) int { return f(text) }
+
+// EstimateTokens is the default token count: the number of runes divided
+// by 4, rounded up — about 4 characters a token for Portuguese and
+// English with OpenAI-style tokenizers (seed 002; rag/chunk estimates
+// chunk sizes the same way). It over-counts code and under-counts text
+// full of rare words or non-Latin scripts; plug a real tokenizer in
+// through TokenCounter where the budget must be exact.
+func EstimateTokens(text string) int {
+	return (utf8.RuneCountInString(text) + 3) / 4
+}
+
+// CountTokens counts text's tokens for model: with its own CountTokens
+// when it implements TokenCounter, with EstimateTokens otherwise (model
+// nil included).
+func CountTokens(model ChatModel, text string) int {
+	if tc, ok := model.(TokenCounter); ok {
+		return tc.CountTokens(text)
+	}
+	return EstimateTokens(text)
+}

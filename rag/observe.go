@@ -1,0 +1,207 @@
+package rag
+
+import (
+	"context"
+	"iter"
+	"log/slog"
+	"time"
+
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/rag/trace"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// logQueryChars caps the query text in the per-search log record.
+const logQueryChars = 200
+
+// searchTracers are the tracer interfaces SearcherOptions.Tracer
+// implements, found once by NewSearcher; each nil when not implemented.
+type searchTracers struct {
+	search trace.SearchTracer
+	leg    trace.LegTracer
+	embed  trace.EmbedTracer
+}
+
+func newSearchTracers(t trace.SearchTracer) searchTracers {
+	if t == nil {
+		return searchTracers{}
+	}
+	st := searchTracers{search: t}
+	st.leg, _ = t.(trace.LegTracer)
+	st.embed, _ = t.(trace.EmbedTracer)
+	return st
+}
+
+// searchOutcome is the non-generic part of a Result, for the log record
+// and the tracer.
+type searchOutcome struct {
+	hits, lexical, vector int
+	legs                  Legs
+	fusion                string
+	limit                 int
+	embeddingUsed         bool
+	fallback              FallbackReason
+	vectorErr, rerankErr  error
+	corrections           int
+	timings               Timings
+}
+
+func outcomeOf[T any](r *Result[T]) searchOutcome {
+	return searchOutcome{
+		hits: len(r.Hits), lexical: r.LexicalCount, vector: r.VectorCount,
+		legs: r.Legs, fusion: string(r.Fusion), limit: r.Limit,
+		embeddingUsed: r.EmbeddingUsed, fallback: r.FallbackReason,
+		vectorErr: r.VectorError, rerankErr: r.RerankError,
+		corrections: len(r.Query.Corrections), timings: r.Timings,
+	}
+}
+
+// observed runs a search with the Searcher's tracer and logger, when it
+// has either; run is the search itself.
+func observed[T any](ctx context.Context, s *Searcher, kind storage.OwnerKind, text string, limit int, run func(context.Context) (*Result[T], error)) (*Result[T], error) {
+	start := time.Now()
+	if t := s.tracers.search; t != nil {
+		ctx = t.TraceSearchStart(ctx, trace.SearchStartData{Kind: kind, Text: text, Limit: limit})
+	}
+	res, err := run(ctx)
+	var out searchOutcome
+	if res != nil {
+		out = outcomeOf(res)
+	}
+	if t := s.tracers.search; t != nil {
+		d := trace.SearchEndData{Err: err}
+		if err == nil {
+			d = trace.SearchEndData{
+				Hits: out.hits, LexicalCount: out.lexical, VectorCount: out.vector,
+				Legs: string(out.legs), Fusion: out.fusion, Limit: out.limit,
+				EmbeddingUsed: out.embeddingUsed, FallbackReason: string(out.fallback), VectorError: out.vectorErr,
+			}
+		}
+		t.TraceSearchEnd(ctx, d)
+	}
+	if s.opts.Logger != nil {
+		logSearch(ctx, s.opts.Logger, kind, text, &out, time.Since(start), err)
+	}
+	return res, err
+}
+
+// logSearch writes the search's record (seed 000 logHybridStats): the
+// counts of each leg, whether the vector leg ran and why not, and the
+// stage timings. A failed search is logged at warning level with its
+// error.
+func logSearch(ctx context.Context, l *slog.Logger, kind storage.OwnerKind, text string, o *searchOutcome, total time.Duration, err error) {
+	if !l.Enabled(ctx, slog.LevelWarn) || (err == nil && !l.Enabled(ctx, slog.LevelInfo)) {
+		return
+	}
+	query := textutil.TruncateRunes(textutil.OneLine(text), logQueryChars)
+	if err != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, "rag search failed",
+			slog.String("kind", string(kind)),
+			slog.String("query", query),
+			slog.Duration("total", total),
+			slog.String("error", err.Error()))
+		return
+	}
+	attrs := make([]slog.Attr, 0, 16)
+	attrs = append(attrs,
+		slog.String("kind", string(kind)),
+		slog.String("query", query),
+		slog.Int("results", o.hits),
+		slog.Int("lexical_count", o.lexical),
+		slog.Int("vector_count", o.vector),
+		slog.Bool("embedding_used", o.embeddingUsed),
+		slog.String("fallback_reason", string(o.fallback)),
+		slog.String("legs", string(o.legs)),
+		slog.String("fusion", o.fusion),
+		slog.Int("limit", o.limit),
+		slog.Int("corrections", o.corrections),
+		slog.Group("timings",
+			slog.Duration("lexical", o.timings.Lexical),
+			slog.Duration("embed", o.timings.Embed),
+			slog.Duration("vector", o.timings.Vector),
+			slog.Duration("fetch", o.timings.Fetch),
+			slog.Duration("merge", o.timings.Merge),
+			slog.Duration("rerank", o.timings.Rerank),
+			slog.Duration("total", o.timings.Total)),
+	)
+	if o.vectorErr != nil {
+		attrs = append(attrs, slog.String("vector_error", o.vectorErr.Error()))
+	}
+	if o.rerankErr != nil {
+		attrs = append(attrs, slog.String("rerank_error", o.rerankErr.Error()))
+	}
+	l.LogAttrs(ctx, slog.LevelInfo, "rag search", attrs...)
+}
+
+// countTokens counts text's tokens with the Pipeline's TokenCounter.
+func (p *Pipeline) countTokens(text string) int {
+	if p.opts.TokenCounter != nil {
+		return p.opts.TokenCounter.CountTokens(text)
+	}
+	return llm.EstimateTokens(text)
+}
+
+// turnTokens counts the tokens of the turns' contents.
+func (p *Pipeline) turnTokens(turns []Turn) int {
+	n := 0
+	for _, t := range turns {
+		n += p.countTokens(t.Content)
+	}
+	return n
+}
+
+// modelStart starts tracing a model call of step; promptTokens is called
+// only when there is a tracer. end, nil without a tracer, ends the call.
+func (p *Pipeline) modelStart(ctx context.Context, step string, promptTokens func() int) (context.Context, func(trace.ModelEndData)) {
+	t := p.opts.Tracer
+	if t == nil {
+		return ctx, nil
+	}
+	ctx = t.TraceModelStart(ctx, trace.ModelStartData{Step: step, PromptTokens: promptTokens()})
+	return ctx, func(d trace.ModelEndData) { t.TraceModelEnd(ctx, d) }
+}
+
+// tracedModel traces each call of an agentic turn's model with
+// PipelineOptions.Tracer.
+type tracedModel struct {
+	llm.ChatModel
+	tracer trace.ModelTracer
+	count  func(string) int
+}
+
+func (m tracedModel) start(ctx context.Context, req llm.Request) context.Context {
+	n := 0
+	for _, msg := range req.Messages {
+		n += m.count(msg.Content)
+	}
+	return m.tracer.TraceModelStart(ctx, trace.ModelStartData{Step: trace.StepTools, Model: req.Model, PromptTokens: n})
+}
+
+// Complete traces one model call.
+func (m tracedModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	ctx = m.start(ctx, req)
+	resp, err := m.ChatModel.Complete(ctx, req)
+	m.tracer.TraceModelEnd(ctx, trace.ModelEndData{Model: resp.Model, Usage: resp.Usage, Err: err})
+	return resp, err
+}
+
+// Stream traces one streamed model call: it ends with the stream's done
+// event or error, or when the caller stops ranging.
+func (m tracedModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.StreamEvent, error] {
+	return func(yield func(llm.StreamEvent, error) bool) {
+		ctx := m.start(ctx, req)
+		var end trace.ModelEndData
+		defer func() { m.tracer.TraceModelEnd(ctx, end) }()
+		for ev, err := range m.ChatModel.Stream(ctx, req) {
+			if err != nil {
+				end.Err = err
+			} else if ev.Kind == llm.StreamDone && ev.Response != nil {
+				end.Model, end.Usage = ev.Response.Model, ev.Response.Usage
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
