@@ -6,18 +6,23 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag/llmchat"
-
+	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/vector"
+	"github.com/hybridrag/hybridrag/vector/cache"
 )
 
 // Environment variable names read by ConfigFromEnv: the seeds' names (seed
@@ -57,6 +62,28 @@ const (
 	EnvCatalogAIMaxPrice                 = "CATALOG_AI_MAX_PRICE"
 )
 
+// Environment variable names of seed 004 (the knowledge base: query
+// embedding cache, reranking) and seed 002 (document RAG, prefix RAG__)
+// read by ConfigFromEnv, each mapped onto a Config field as documented
+// next to the field. Where a seed name and a name above set the same knob,
+// the name above wins: EMBEDDING_MODEL over KB_EMBEDDING_MODEL over
+// RAG__EMBEDDING_MODEL.
+const (
+	EnvKBEmbeddingModel       = "KB_EMBEDDING_MODEL"
+	EnvKBCacheEnabled         = "KB_CACHE_ENABLED"
+	EnvKBCacheTTLMS           = "KB_CACHE_TTL_MS"
+	EnvKBCacheMaxSize         = "KB_CACHE_MAX_SIZE"
+	EnvKBRerankerEnabled      = "KB_RERANKER_ENABLED"
+	EnvKBRerankerModel        = "KB_RERANKER_MODEL"
+	EnvCohereAPIKey           = "COHERE_API_KEY"
+	EnvRAGEnabled             = "RAG__ENABLED"
+	EnvRAGTopK                = "RAG__TOP_K"
+	EnvRAGMinSimilarity       = "RAG__MIN_SIMILARITY"
+	EnvRAGDocumentsPath       = "RAG__DOCUMENTS_PATH"
+	EnvRAGEmbeddingModel      = "RAG__EMBEDDING_MODEL"
+	EnvRAGConfidenceThreshold = "RAG__CONFIDENCE_THRESHOLD"
+)
+
 // Defaults of Config that have no constant elsewhere.
 const (
 	// DefaultEmbeddingModel is the seeds' embedding model.
@@ -71,6 +98,12 @@ const (
 	MaxEmbeddingDimensions = 16000
 	// MaxEmbeddingBatchSize bounds EMBEDDING_BATCH_SIZE (OpenAI's limit).
 	MaxEmbeddingBatchSize = 2048
+	// MaxCacheTTL bounds KB_CACHE_TTL_MS (ten years).
+	MaxCacheTTL = 10 * 365 * 24 * time.Hour
+	// MaxCacheEntries bounds KB_CACHE_MAX_SIZE.
+	MaxCacheEntries = 10_000_000
+	// MaxDocumentsTopK bounds RAG__TOP_K (seed 002: 1–20).
+	MaxDocumentsTopK = 20
 )
 
 // ErrInvalidConfig is matched (errors.Is) by every *EnvError.
@@ -153,6 +186,13 @@ type Config struct {
 	Embedding EmbeddingConfig `json:"embedding"`
 	// Assist configures catalog assist.
 	Assist AssistConfig `json:"assist"`
+	// Cache is the query-embedding cache (seed 004's KB_CACHE_*).
+	Cache CacheConfig `json:"cache"`
+	// Rerank is the reranker (seed 004's KB_RERANKER_* and
+	// COHERE_API_KEY).
+	Rerank RerankConfig `json:"rerank"`
+	// Documents are the document-search knobs (seed 002's RAG__*).
+	Documents DocumentsConfig `json:"documents"`
 }
 
 // SearchConfig are the Searcher's knobs (seed 000 §4, §8), named as the
@@ -211,6 +251,14 @@ type ChatConfig struct {
 	// tokens of about 4 characters (seed 002's RAG__MAX_CONTEXT_TOKENS,
 	// default 2000, 100–8000).
 	ContextTokens int `json:"context_tokens"`
+	// ConfidenceThreshold is the mean relevance from which a turn's
+	// confidence is medium (PipelineOptions.Confidence.Medium; seed 002's
+	// RAG__CONFIDENCE_THRESHOLD, default 0.70, between the low and high
+	// thresholds 0.60 and 0.85 so that the levels stay ordered). Seed 002
+	// calls it the threshold of its ALTA level but gives it 0.70, the
+	// MÉDIA threshold of its own calculator (ALTA is 0.85 there); it sets
+	// the medium level here, so its default changes nothing.
+	ConfidenceThreshold float64 `json:"confidence_threshold"`
 	// AnswerModel answers (OPENROUTER_MODEL_ANSWER, else OPENAI_MODEL);
 	// ClassifyModel classifies (OPENROUTER_MODEL_CLASSIFY, else
 	// AnswerModel); ClassifyFallbackModel is tried when it fails
@@ -232,6 +280,9 @@ type ProviderConfig struct {
 	OpenAIAPIKey       Secret `json:"openai_api_key,omitempty"`
 	OpenAIBaseURL      string `json:"openai_base_url,omitempty"`
 	OpenAIModel        string `json:"openai_model,omitempty"`
+	// CohereAPIKey (seed 004's COHERE_API_KEY) makes Config.Reranker use
+	// Cohere's rerank API.
+	CohereAPIKey Secret `json:"cohere_api_key,omitempty"`
 }
 
 // Endpoint is an OpenAI-compatible server to build a client for.
@@ -275,7 +326,8 @@ func (p ProviderConfig) Embeddings() (e Endpoint, ok bool) {
 
 // EmbeddingConfig is the embedding model (seed 001).
 type EmbeddingConfig struct {
-	// Model (EMBEDDING_MODEL, text-embedding-3-small), Dimensions
+	// Model (EMBEDDING_MODEL, else seed 004's KB_EMBEDDING_MODEL, else seed
+	// 002's RAG__EMBEDDING_MODEL; text-embedding-3-small), Dimensions
 	// (EMBEDDING_DIMENSIONS, 1536) and BatchSize (EMBEDDING_BATCH_SIZE, 16).
 	Model      string `json:"model"`
 	Dimensions int    `json:"dimensions"`
@@ -290,10 +342,73 @@ type AssistConfig struct {
 	MaxPrice float64 `json:"max_price"`
 }
 
+// CacheConfig is seed 004's query-embedding cache, served by package
+// vector/cache: Config.QueryEmbedder wraps the Searcher's embedder in it.
+// Seed 004 keeps its cache in a PostgreSQL table (kb_embedding_cache),
+// shared by processes and kept across restarts; vector/cache lives in the
+// process's memory, is emptied by a restart, and reports hits, misses and
+// entries (cache.Embedder.Stats) but not the seed's oldest and newest
+// entry dates. Its Purge is the seed's clearCache; expired entries go when
+// a lookup finds them or the least recently used one is evicted, with no
+// separate cleanupCache.
+type CacheConfig struct {
+	// Enabled wraps the embedder in the cache (KB_CACHE_ENABLED, default
+	// true).
+	Enabled bool `json:"enabled"`
+	// TTL is how long an entry is served (KB_CACHE_TTL_MS, in
+	// milliseconds, default 24 h, at most MaxCacheTTL).
+	TTL time.Duration `json:"ttl"`
+	// MaxEntries bounds the cache, least recently used evicted first
+	// (KB_CACHE_MAX_SIZE, default 10 000, at most MaxCacheEntries).
+	MaxEntries int `json:"max_entries"`
+}
+
+// RerankConfig is seed 004's reranking: Config.Reranker builds the
+// reranker, in the seed's order of providers, for SearcherOptions.Reranker.
+type RerankConfig struct {
+	// Enabled reranks every search by default (SearcherOptions.Rerank,
+	// from KB_RERANKER_ENABLED). Unset it is 0, the library's default:
+	// off, unlike seed 004, where reranking is on unless disabled, because
+	// the Searcher reranks only with a Reranker given to it.
+	Enabled rag.Toggle `json:"enabled"`
+	// Model is the chat model of the LLM reranker, used when no Cohere key
+	// is set (KB_RERANKER_MODEL, else the classification model). Seed
+	// 004's default, gpt-4o-mini, is not assumed: it is an OpenAI name,
+	// which OpenRouter spells openai/gpt-4o-mini.
+	Model string `json:"model,omitempty"`
+}
+
+// DocumentsConfig are seed 002's document-search knobs.
+type DocumentsConfig struct {
+	// Enabled is document search in the chat pipeline (RAG__ENABLED,
+	// default true): false sets PipelineOptions.Documents to rag.Off and
+	// leaves searchDocuments out of AgenticOptions.Tools. Searches made
+	// directly with Searcher.SearchDocuments are not affected.
+	Enabled bool `json:"enabled"`
+	// Limit is the number of hits of a document search
+	// (SearcherOptions.Documents.Limit; RAG__TOP_K, 1–20). 0 means the
+	// Searcher's DefaultLimit, 5, which is also the seed's default.
+	Limit int `json:"limit,omitempty"`
+	// MinSimilarity keeps the document chunks whose cosine similarity to
+	// the query is at least this (RAG__MIN_SIMILARITY, 0–1): it sets
+	// SearcherOptions.Documents.Threshold to its negative, the pgvector
+	// <#> distance of unit vectors. nil keeps the Searcher's default
+	// threshold (-0.5, or the embedder's suggestion), not the seed's 0.6.
+	MinSimilarity *float64 `json:"min_similarity,omitempty"`
+	// Path is the documents directory (RAG__DOCUMENTS_PATH). The library
+	// reads no files by itself: it is there for programs, e.g.
+	// load.LoadDocumentsDir(ctx, cfg.Documents.Path, nil). Unset it is "",
+	// not the seed's data/documents.
+	Path string `json:"path,omitempty"`
+}
+
 // DefaultConfig returns the seeds' defaults: enhanced hybrid search for
 // catalog and FAQs, weights 6/4/4, pools 6×/200, one chunk per item and
 // 800-character snippets, 6 turns of history, text-embedding-3-small at
-// 1536 dimensions in batches of 16, pt-BR prompts, no provider.
+// 1536 dimensions in batches of 16, pt-BR prompts, no provider; a query
+// embedding cache of 10 000 entries for 24 h, reranking left to the
+// Searcher's default (off), document search on with the Searcher's limit
+// and threshold, and the medium confidence level at 0.70.
 func DefaultConfig() Config {
 	so := rag.DefaultSearcherOptions()
 	return Config{
@@ -305,8 +420,13 @@ func DefaultConfig() Config {
 			VectorCandidateMultiplier: so.CandidateMultiplier, VectorCandidateMax: so.CandidateMax,
 			ChunksPerOwner: so.ChunksPerOwner, SnippetMaxChars: so.SnippetMaxChars,
 		},
-		Chat:      ChatConfig{HistoryLimit: rag.DefaultPipelineOptions().HistoryLimit, ContextTokens: rag.DefaultPipelineOptions().ContextTokens, Language: rag.LanguagePortuguese},
+		Chat: ChatConfig{
+			HistoryLimit: rag.DefaultPipelineOptions().HistoryLimit, ContextTokens: rag.DefaultPipelineOptions().ContextTokens,
+			ConfidenceThreshold: scoring.DefaultMediumThreshold, Language: rag.LanguagePortuguese,
+		},
 		Embedding: EmbeddingConfig{Model: DefaultEmbeddingModel, Dimensions: DefaultEmbeddingDimensions, BatchSize: DefaultEmbeddingBatchSize},
+		Cache:     CacheConfig{Enabled: true, TTL: cache.DefaultTTL, MaxEntries: cache.DefaultMaxEntries},
+		Documents: DocumentsConfig{Enabled: true},
 	}
 }
 
@@ -353,10 +473,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	r.boolean(EnvCatalogQueryKeywordsEnabled, &c.UseCatalogQuery)
 	r.integer(EnvChatHistoryContextLimit, &c.HistoryLimit)
 	r.integer(EnvRAGMaxContextTokens, &c.ContextTokens)
+	r.float(EnvRAGConfidenceThreshold, &c.ConfidenceThreshold)
 
 	p := &cfg.Providers
 	p.OpenRouterAPIKey = Secret(strings.TrimSpace(getenv(EnvOpenRouterAPIKey)))
 	p.OpenAIAPIKey = Secret(strings.TrimSpace(getenv(EnvOpenAIAPIKey)))
+	p.CohereAPIKey = Secret(strings.TrimSpace(getenv(EnvCohereAPIKey)))
 	r.url(EnvOpenRouterSiteURL, &p.OpenRouterSiteURL)
 	r.url(EnvOpenAIBaseURL, &p.OpenAIBaseURL)
 	r.str(EnvOpenRouterSiteName, &p.OpenRouterSiteName)
@@ -369,6 +491,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	r.str(EnvOpenRouterModelClassifyFallback, &c.ClassifyFallbackModel)
 
 	e := &cfg.Embedding
+	// Later reads win: EMBEDDING_MODEL, then KB_, then RAG__.
+	r.str(EnvRAGEmbeddingModel, &e.Model)
+	r.str(EnvKBEmbeddingModel, &e.Model)
 	r.str(EnvEmbeddingModel, &e.Model)
 	r.integer(EnvEmbeddingDimensions, &e.Dimensions)
 	r.integer(EnvEmbeddingBatchSize, &e.BatchSize)
@@ -377,6 +502,22 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	r.str(EnvCatalogAIModel, &a.Model)
 	a.Model = cmp.Or(a.Model, c.AnswerModel)
 	r.float(EnvCatalogAIMaxPrice, &a.MaxPrice)
+
+	cc := &cfg.Cache
+	r.boolean(EnvKBCacheEnabled, &cc.Enabled)
+	r.millis(EnvKBCacheTTLMS, &cc.TTL)
+	r.integer(EnvKBCacheMaxSize, &cc.MaxEntries)
+
+	rr := &cfg.Rerank
+	r.toggle(EnvKBRerankerEnabled, &rr.Enabled)
+	r.str(EnvKBRerankerModel, &rr.Model)
+	rr.Model = cmp.Or(rr.Model, c.ClassifyModel)
+
+	d := &cfg.Documents
+	r.boolean(EnvRAGEnabled, &d.Enabled)
+	r.topK(EnvRAGTopK, &d.Limit)
+	r.floatPtr(EnvRAGMinSimilarity, &d.MinSimilarity)
+	r.str(EnvRAGDocumentsPath, &d.Path)
 
 	// Range checks, reported with the variable's value.
 	for _, err := range cfg.check() {
@@ -452,6 +593,10 @@ func (c Config) check() []error {
 	inRange(EnvCatalogVectorSnippetMaxChars, s.SnippetMaxChars, 1, 1_000_000)
 	inRange(EnvChatHistoryContextLimit, c.Chat.HistoryLimit, 1, 1000)
 	inRange(EnvRAGMaxContextTokens, c.Chat.ContextTokens, 100, 8000)
+	if finite(EnvRAGConfidenceThreshold, c.Chat.ConfidenceThreshold) &&
+		(c.Chat.ConfidenceThreshold < scoring.DefaultLowThreshold || c.Chat.ConfidenceThreshold > scoring.DefaultHighThreshold) {
+		bad(EnvRAGConfidenceThreshold, "%v out of range [%v, %v] (the low and high confidence thresholds)", c.Chat.ConfidenceThreshold, scoring.DefaultLowThreshold, scoring.DefaultHighThreshold)
+	}
 	if _, err := rag.ParseLanguage(string(c.Chat.Language)); err != nil {
 		errs = append(errs, &EnvError{Var: "Chat.Language", Err: err})
 	}
@@ -462,6 +607,21 @@ func (c Config) check() []error {
 	}
 	if finite(EnvCatalogAIMaxPrice, c.Assist.MaxPrice) && c.Assist.MaxPrice < 0 {
 		bad(EnvCatalogAIMaxPrice, "negative (want >= 0; 0 means no bound)")
+	}
+	if c.Cache.TTL < time.Millisecond || c.Cache.TTL > MaxCacheTTL {
+		bad(EnvKBCacheTTLMS, "%v out of range [1ms, %v]", c.Cache.TTL, MaxCacheTTL)
+	}
+	inRange(EnvKBCacheMaxSize, c.Cache.MaxEntries, 1, MaxCacheEntries)
+	switch c.Rerank.Enabled {
+	case 0, rag.On, rag.Off:
+	default:
+		bad(EnvKBRerankerEnabled, "toggle %d (want rag.On, rag.Off or 0)", c.Rerank.Enabled)
+	}
+	if c.Documents.Limit != 0 {
+		inRange(EnvRAGTopK, c.Documents.Limit, 1, MaxDocumentsTopK)
+	}
+	if p := c.Documents.MinSimilarity; p != nil && finite(EnvRAGMinSimilarity, *p) && (*p < 0 || *p > 1) {
+		bad(EnvRAGMinSimilarity, "%v out of range [0, 1] (a cosine similarity)", *p)
 	}
 	for _, u := range []struct{ name, v string }{
 		{EnvOpenAIBaseURL, c.Providers.OpenAIBaseURL}, {EnvOpenRouterSiteURL, c.Providers.OpenRouterSiteURL},
@@ -572,6 +732,60 @@ func (r *envReader) floatPtr(name string, dst **float64) {
 	}
 }
 
+// toggle reads a boolean as rag.On or rag.Off; unset leaves dst alone.
+func (r *envReader) toggle(name string, dst *rag.Toggle) {
+	if _, ok := r.value(name); !ok {
+		return
+	}
+	var on bool
+	before := len(r.errs)
+	r.boolean(name, &on)
+	if len(r.errs) > before {
+		return
+	}
+	*dst = rag.Off
+	if on {
+		*dst = rag.On
+	}
+}
+
+// millis reads a whole number of milliseconds in [1, MaxCacheTTL].
+func (r *envReader) millis(name string, dst *time.Duration) {
+	v, ok := r.value(name)
+	if !ok {
+		return
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		r.fail(name, v, errors.New("not a whole number of milliseconds"))
+		return
+	}
+	if maxMS := int64(MaxCacheTTL / time.Millisecond); n < 1 || n > maxMS {
+		r.fail(name, v, fmt.Errorf("%d ms out of range [1, %d]", n, maxMS))
+		return
+	}
+	*dst = time.Duration(n) * time.Millisecond
+}
+
+// topK reads RAG__TOP_K, where 0 is out of range, unlike the field's 0.
+func (r *envReader) topK(name string, dst *int) {
+	if _, ok := r.value(name); !ok {
+		return
+	}
+	n := -1
+	before := len(r.errs)
+	r.integer(name, &n)
+	if len(r.errs) > before {
+		return
+	}
+	if n < 1 || n > MaxDocumentsTopK {
+		v, _ := r.value(name)
+		r.fail(name, v, fmt.Errorf("%d out of range [1, %d]", n, MaxDocumentsTopK))
+		return
+	}
+	*dst = n
+}
+
 func (r *envReader) integer(name string, dst *int) {
 	v, ok := r.value(name)
 	if !ok {
@@ -622,7 +836,26 @@ func (c Config) LogValue() slog.Value {
 		slog.Group("embedding",
 			slog.String("model", c.Embedding.Model), slog.Int("dimensions", c.Embedding.Dimensions), slog.Int("batch_size", c.Embedding.BatchSize)),
 		slog.Group("assist", slog.String("model", c.Assist.Model), slog.Float64("max_price", c.Assist.MaxPrice)),
+		slog.Group("cache", slog.Bool("enabled", c.Cache.Enabled), slog.Duration("ttl", c.Cache.TTL), slog.Int("max_entries", c.Cache.MaxEntries)),
+		slog.Group("rerank",
+			slog.String("enabled", toggleName(c.Rerank.Enabled)), slog.String("model", c.Rerank.Model),
+			slog.Any("cohere_api_key", c.Providers.CohereAPIKey)),
+		slog.Group("documents",
+			slog.Bool("enabled", c.Documents.Enabled), slog.Int("limit", c.Documents.Limit),
+			slog.Any("min_similarity", thr(c.Documents.MinSimilarity)), slog.String("path", c.Documents.Path),
+			slog.Float64("confidence_threshold", c.Chat.ConfidenceThreshold)),
 	)
+}
+
+// toggleName names a rag.Toggle for logs.
+func toggleName(t rag.Toggle) string {
+	switch t {
+	case rag.On:
+		return "on"
+	case rag.Off:
+		return "off"
+	}
+	return "default"
 }
 
 // redactURL hides the password of a URL.
@@ -658,13 +891,22 @@ func copyFloat(p *float64) *float64 {
 	return &v
 }
 
-// SearcherOptions maps the search knobs to rag.SearcherOptions.
+// SearcherOptions maps the search knobs to rag.SearcherOptions, seed 002's
+// document limit and similarity and seed 004's reranking default included
+// (set the Reranker from Config.Reranker).
 func (c Config) SearcherOptions() rag.SearcherOptions {
 	s := c.Search
+	var docThreshold *float64
+	if c.Documents.MinSimilarity != nil {
+		t := -*c.Documents.MinSimilarity
+		docThreshold = &t
+	}
 	return rag.SearcherOptions{
 		Fusion:                    s.Fusion,
 		Catalog:                   rag.KindOptions{Weights: weights(s.Catalog.Weights, true), Threshold: copyFloat(s.Catalog.Threshold), Legs: s.Catalog.Legs},
 		FAQs:                      rag.KindOptions{Weights: weights(s.FAQs.Weights, false), Threshold: copyFloat(s.FAQs.Threshold), Legs: s.FAQs.Legs},
+		Documents:                 rag.KindOptions{Threshold: docThreshold, Limit: c.Documents.Limit},
+		Rerank:                    c.Rerank.Enabled,
 		CandidateMultiplier:       s.CandidateMultiplier,
 		CandidateMax:              s.CandidateMax,
 		VectorCandidateMultiplier: s.VectorCandidateMultiplier,
@@ -674,9 +916,18 @@ func (c Config) SearcherOptions() rag.SearcherOptions {
 	}
 }
 
-// PipelineOptions maps the chat knobs to PipelineOptions.
+// PipelineOptions maps the chat knobs to PipelineOptions: history, context
+// budget, the medium confidence threshold and, from Documents.Enabled,
+// document search.
 func (c Config) PipelineOptions() rag.PipelineOptions {
-	return rag.PipelineOptions{HistoryLimit: c.Chat.HistoryLimit, UseCatalogQuery: c.Chat.UseCatalogQuery, ContextTokens: c.Chat.ContextTokens}
+	po := rag.PipelineOptions{
+		HistoryLimit: c.Chat.HistoryLimit, UseCatalogQuery: c.Chat.UseCatalogQuery, ContextTokens: c.Chat.ContextTokens,
+		Confidence: scoring.Thresholds{Medium: c.Chat.ConfidenceThreshold},
+	}
+	if !c.Documents.Enabled {
+		po.Documents = rag.Off
+	}
+	return po
 }
 
 // IndexerOptions maps the embedding knobs to IndexerOptions.
@@ -701,9 +952,49 @@ func (c Config) SummarizerOptions() llmchat.SummarizerOptions {
 	return llmchat.SummarizerOptions{Model: c.Chat.ClassifyModel, Language: c.Chat.Language}
 }
 
-// AgenticOptions maps the chat knobs to AgenticOptions.
+// AgenticOptions maps the chat knobs to AgenticOptions; with
+// Documents.Enabled false the document search tool is not offered.
 func (c Config) AgenticOptions() rag.AgenticOptions {
-	return rag.AgenticOptions{Model: c.Chat.AnswerModel, Language: c.Chat.Language}
+	ao := rag.AgenticOptions{Model: c.Chat.AnswerModel, Language: c.Chat.Language}
+	if !c.Documents.Enabled {
+		ao.Tools = []string{rag.ToolSearchCatalog, rag.ToolSearchFAQs}
+	}
+	return ao
+}
+
+// CacheOptions maps the cache knobs to cache.Options (TTL and size);
+// whether to cache at all is Cache.Enabled, which QueryEmbedder applies.
+func (c Config) CacheOptions() cache.Options {
+	return cache.Options{TTL: c.Cache.TTL, MaxEntries: c.Cache.MaxEntries}
+}
+
+// QueryEmbedder returns e wrapped in a query-embedding cache
+// (cache.New with CacheOptions) when Cache.Enabled, else e itself. Give the
+// result to the Searcher; the Indexer embeds each text once and gains
+// nothing from it. It does no I/O. A nil e is returned as is.
+func (c Config) QueryEmbedder(e vector.Embedder) vector.Embedder {
+	if e == nil || !c.Cache.Enabled {
+		return e
+	}
+	return cache.New(e, c.CacheOptions())
+}
+
+// Reranker returns the reranker of seed 004, choosing the provider in the
+// seed's order: Cohere's rerank API when COHERE_API_KEY is set
+// (rerank.HTTP over client; nil means http.DefaultClient), else the LLM
+// reranker on chat with Rerank.Model when chat is not nil, else the
+// offline keyword reranker (the seed's fallback: 60% original score, 25%
+// content overlap, 15% title overlap). It does no I/O. Set the result as
+// SearcherOptions.Reranker; Rerank.Enabled says whether searches use it
+// by default, and a query's Rerank overrides that.
+func (c Config) Reranker(client *http.Client, chat llm.ChatModel) (rerank.Reranker, error) {
+	if key := c.Providers.CohereAPIKey; key != "" {
+		return rerank.NewHTTP(client, rerank.HTTPOptions{APIKey: key.Value(), Flavor: rerank.FlavorCohere})
+	}
+	if chat != nil {
+		return rerank.NewLLM(chat, rerank.LLMOptions{Model: c.Rerank.Model, Language: string(c.Chat.Language)})
+	}
+	return rerank.NewKeyword(rerank.KeywordOptions{})
 }
 
 // AssistOptions maps the assist knobs to assist.Options with the known

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -138,7 +139,12 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 		},
 		Embedding: settings.EmbeddingConfig{Model: "nomic-embed-text", Dimensions: 768, BatchSize: 32},
 		Assist:    settings.AssistConfig{Model: "openai/gpt-4o", MaxPrice: 25000},
+		// Seed 004's and 002's knobs keep their defaults (TestSeedEnvNames).
+		Cache:     settings.CacheConfig{Enabled: true, TTL: 24 * time.Hour, MaxEntries: 10000},
+		Rerank:    settings.RerankConfig{Model: "openai/gpt-4o-mini"},
+		Documents: settings.DocumentsConfig{Enabled: true},
 	}
+	want.Chat.ConfidenceThreshold = 0.70
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Fatalf("config (-want +got):\n%s", diff)
 	}

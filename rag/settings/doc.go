@@ -11,8 +11,8 @@
 // components' options with [Config.SearcherOptions],
 // [Config.PipelineOptions], [Config.AgenticOptions],
 // [Config.IndexerOptions], [Config.ClassifierOptions],
-// [Config.SummarizerOptions], [Config.AnswererOptions] and
-// [Config.AssistOptions]. [ProviderConfig.Chat] and
+// [Config.SummarizerOptions], [Config.AnswererOptions],
+// [Config.AssistOptions] and [Config.CacheOptions]. [ProviderConfig.Chat] and
 // [ProviderConfig.Embeddings] say which OpenAI-compatible endpoint serves
 // chat and embeddings, if any:
 //
@@ -21,6 +21,37 @@
 //		return err // names every invalid variable
 //	}
 //	s := rag.NewSearcher(store, emb, cfg.SearcherOptions())
+//
+// # The seeds' other names
+//
+// Seed 004 (the knowledge base) and seed 002 (document RAG, prefix RAG__)
+// name their own variables; ConfigFromEnv maps each onto the knob that
+// does the same thing, and where the library has no such feature the
+// field's documentation says so:
+//
+//	KB_EMBEDDING_MODEL         Embedding.Model (EMBEDDING_MODEL wins)
+//	RAG__EMBEDDING_MODEL       Embedding.Model (EMBEDDING_MODEL and KB_EMBEDDING_MODEL win)
+//	KB_CACHE_ENABLED           Cache.Enabled → Config.QueryEmbedder (vector/cache, in memory, not a table)
+//	KB_CACHE_TTL_MS            Cache.TTL → cache.Options.TTL
+//	KB_CACHE_MAX_SIZE          Cache.MaxEntries → cache.Options.MaxEntries
+//	KB_RERANKER_ENABLED        Rerank.Enabled → SearcherOptions.Rerank (unset: off, the library's default)
+//	KB_RERANKER_MODEL          Rerank.Model → the LLM reranker of Config.Reranker
+//	COHERE_API_KEY             Providers.CohereAPIKey → Cohere's rerank API in Config.Reranker
+//	RAG__ENABLED               Documents.Enabled → PipelineOptions.Documents, AgenticOptions.Tools
+//	RAG__TOP_K                 Documents.Limit → SearcherOptions.Documents.Limit
+//	RAG__MIN_SIMILARITY        Documents.MinSimilarity → SearcherOptions.Documents.Threshold (negated)
+//	RAG__MAX_CONTEXT_TOKENS    Chat.ContextTokens → PipelineOptions.ContextTokens
+//	RAG__CONFIDENCE_THRESHOLD  Chat.ConfidenceThreshold → PipelineOptions.Confidence.Medium
+//	RAG__DOCUMENTS_PATH        Documents.Path, for programs (the library reads no files)
+//
+// [Config.QueryEmbedder] wraps the query embedder in the cache and
+// [Config.Reranker] builds the reranker in seed 004's order (Cohere, then
+// a chat model, then the offline keyword reranker). Differences from the
+// seeds are documented on the fields: the cache lives in memory and has
+// no oldest/newest entry dates, reranking stays off unless enabled, the
+// reranker model and the documents path have no built-in default, and
+// RAG__CONFIDENCE_THRESHOLD sets the medium level (its default, 0.70, is
+// the seed's MÉDIA threshold).
 //
 // API keys are [Secret] values: they print, log and marshal as
 // "[REDACTED]", and so does a Config ([Config.String], [Config.LogValue],

@@ -31,6 +31,12 @@ var fuzzVars = []string{
 	settings.EnvEmbeddingDimensions, settings.EnvEmbeddingBatchSize,
 	settings.EnvChatHistoryContextLimit, settings.EnvRAGMaxContextTokens,
 	settings.EnvCatalogAIModel, settings.EnvCatalogAIMaxPrice,
+	// Seed 004's and seed 002's names, appended so that the corpus keeps
+	// its meaning.
+	settings.EnvKBEmbeddingModel, settings.EnvKBCacheEnabled, settings.EnvKBCacheTTLMS, settings.EnvKBCacheMaxSize,
+	settings.EnvKBRerankerEnabled, settings.EnvKBRerankerModel, settings.EnvCohereAPIKey,
+	settings.EnvRAGEnabled, settings.EnvRAGTopK, settings.EnvRAGMinSimilarity, settings.EnvRAGDocumentsPath,
+	settings.EnvRAGEmbeddingModel, settings.EnvRAGConfidenceThreshold,
 }
 
 // fuzzEnv maps the lines of in to fuzzVars, in order.
@@ -121,6 +127,18 @@ func FuzzConfigFromEnv(f *testing.F) {
 			settings.EnvCatalogVectorSnippetMaxChars: "1_000",
 		},
 		{
+			settings.EnvKBEmbeddingModel: "kb-model", settings.EnvKBCacheEnabled: "false", settings.EnvKBCacheTTLMS: "60000",
+			settings.EnvKBCacheMaxSize: "500", settings.EnvKBRerankerEnabled: "true", settings.EnvKBRerankerModel: "gpt-4o-mini",
+			settings.EnvCohereAPIKey: "co-secretsecret", settings.EnvRAGEnabled: "false", settings.EnvRAGTopK: "5",
+			settings.EnvRAGMinSimilarity: "0.6", settings.EnvRAGDocumentsPath: "data/documents",
+			settings.EnvRAGEmbeddingModel: "rag-model", settings.EnvRAGConfidenceThreshold: "0.70",
+		},
+		{
+			settings.EnvKBCacheEnabled: "talvez", settings.EnvKBCacheTTLMS: "-1", settings.EnvKBCacheMaxSize: "0",
+			settings.EnvKBRerankerEnabled: "2", settings.EnvCohereAPIKey: "co-topsecretvalue", settings.EnvRAGEnabled: "?",
+			settings.EnvRAGTopK: "0", settings.EnvRAGMinSimilarity: "1.01", settings.EnvRAGConfidenceThreshold: "NaN",
+		},
+		{
 			settings.EnvEmbeddingDimensions: strings.Repeat("9", 100),
 			settings.EnvOpenAIModel:         "modelo-ção",
 			settings.EnvCatalogAIModel:      "\x00\xff",
@@ -139,12 +157,12 @@ func FuzzConfigFromEnv(f *testing.F) {
 		for k, v := range env {
 			blank[k] = v
 		}
-		blank[settings.EnvOpenRouterAPIKey], blank[settings.EnvOpenAIAPIKey] = "", ""
+		blank[settings.EnvOpenRouterAPIKey], blank[settings.EnvOpenAIAPIKey], blank[settings.EnvCohereAPIKey] = "", "", ""
 		cfgBlank, errBlank := settings.ConfigFromEnv(func(k string) string { return blank[k] })
 		if (err == nil) != (errBlank == nil) || err != nil && err.Error() != errBlank.Error() {
 			t.Fatalf("API keys change the outcome: %v / %v", err, errBlank)
 		}
-		keys := []string{strings.TrimSpace(env[settings.EnvOpenRouterAPIKey]), strings.TrimSpace(env[settings.EnvOpenAIAPIKey])}
+		keys := []string{strings.TrimSpace(env[settings.EnvOpenRouterAPIKey]), strings.TrimSpace(env[settings.EnvOpenAIAPIKey]), strings.TrimSpace(env[settings.EnvCohereAPIKey])}
 
 		if err == nil {
 			if verr := cfg.Validate(); verr != nil {
@@ -163,7 +181,11 @@ func FuzzConfigFromEnv(f *testing.F) {
 					t.Fatalf("an API key shows in the printed or encoded Config: %q", k)
 				}
 			}
-			_ = cfg.SearcherOptions()
+			_, _ = cfg.SearcherOptions(), cfg.PipelineOptions()
+			_, _ = cfg.AgenticOptions(), cfg.CacheOptions()
+			if _, rerr := cfg.Reranker(nil, nil); rerr != nil {
+				t.Fatalf("Reranker of a valid Config: %v", rerr)
+			}
 			return
 		}
 
