@@ -130,18 +130,36 @@ func repairLine(line string) (string, bool) {
 		return line, false
 	}
 	b := make([]byte, 0, len(line))
+	need := 0 // continuation bytes the UTF-8 sequence being spelled still needs
 	for _, r := range line {
-		if r < utf8.RuneSelf {
-			b = append(b, byte(r))
-			continue
+		c := byte(r)
+		if r >= utf8.RuneSelf {
+			var ok bool
+			if c, ok = win1252Bytes[r]; !ok {
+				return line, false
+			}
 		}
-		c, ok := win1252Bytes[r]
-		if !ok {
+		// Give up at the first byte that cannot continue valid UTF-8, so
+		// that proper Portuguese ("é" then a letter) costs little.
+		switch {
+		case need > 0:
+			if c&0xC0 != 0x80 {
+				return line, false
+			}
+			need--
+		case c < utf8.RuneSelf:
+		case c >= 0xC2 && c <= 0xDF:
+			need = 1
+		case c >= 0xE0 && c <= 0xEF:
+			need = 2
+		case c >= 0xF0 && c <= 0xF4:
+			need = 3
+		default:
 			return line, false
 		}
 		b = append(b, c)
 	}
-	if !utf8.Valid(b) {
+	if need > 0 || !utf8.Valid(b) {
 		return line, false
 	}
 	for _, r := range string(b) {

@@ -825,7 +825,7 @@ func (c Config) LogValue() slog.Value {
 			slog.Int("chunks_per_owner", s.ChunksPerOwner), slog.Int("snippet_max_chars", s.SnippetMaxChars)),
 		slog.Group("chat",
 			slog.Bool("use_catalog_query", c.Chat.UseCatalogQuery), slog.Int("history_limit", c.Chat.HistoryLimit),
-			slog.Int("context_tokens", c.Chat.ContextTokens),
+			slog.Int("context_tokens", c.Chat.ContextTokens), slog.Float64("confidence_threshold", c.Chat.ConfidenceThreshold),
 			slog.String("answer_model", c.Chat.AnswerModel), slog.String("classify_model", c.Chat.ClassifyModel),
 			slog.String("classify_fallback_model", c.Chat.ClassifyFallbackModel), slog.String("language", string(c.Chat.Language))),
 		slog.Group("providers",
@@ -842,8 +842,7 @@ func (c Config) LogValue() slog.Value {
 			slog.Any("cohere_api_key", c.Providers.CohereAPIKey)),
 		slog.Group("documents",
 			slog.Bool("enabled", c.Documents.Enabled), slog.Int("limit", c.Documents.Limit),
-			slog.Any("min_similarity", thr(c.Documents.MinSimilarity)), slog.String("path", c.Documents.Path),
-			slog.Float64("confidence_threshold", c.Chat.ConfidenceThreshold)),
+			slog.Any("min_similarity", thr(c.Documents.MinSimilarity)), slog.String("path", c.Documents.Path)),
 	)
 }
 
