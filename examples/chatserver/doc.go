@@ -53,7 +53,8 @@
 //	                          the response: {answer, intent, plan, tools:[{tool, query, hits}],
 //	                          citations, abstained, confidence, confidence_text, debug}
 //	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
-//	                           fusion?: weighted|rrf|relative|simple, context?}
+//	                           fusion?: weighted|rrf|relative|simple, context?,
+//	                           filters?: {category?, manufacturer?, tag?, source?, metadata?: {key: value}}}
 //	POST /api/faq/search      the same, kind faq
 //	POST /api/catalog/assist  {name, description?, category?, manufacturer?, price?, tags?, files?}
 //	                          suggestions for the empty fields; 501 without a chat model
@@ -75,10 +76,26 @@
 // CORS preflight, so any web page could otherwise make a visitor's
 // browser post to the API).
 //
+// # Filters
+//
+// The filters of a search (storage.Filter) restrict both legs and are
+// ANDed; values compare as normalized text (case and accents ignored), and
+// blank ones are ignored. category applies to items and FAQs,
+// manufacturer and tag (any of the item's tags) to items, source to
+// documents, metadata to items and documents. Metadata keys must be in
+// the allowlist, -metadata-keys or METADATA_FILTER_KEYS (comma-separated;
+// "none" allows none; default formulacao, ingrediente_ativo,
+// classe_toxicologica, classe_ambiental, tema, publico), which the store
+// gets too: another key is 400 metadata_key_not_allowed, naming the
+// allowed ones; a filter the kind does not have (manufacturer on FAQs) or
+// a value over 256 bytes is 400 invalid_filter. The response echoes the
+// filters applied ("filters": [{field, key?, value}]).
+//
 // Errors are JSON with a stable code: {"error":{"code":"rate_limited",
 // "message":"...","retry_after":2}}. Codes: invalid_json, invalid_field,
 // empty_message, message_too_long, history_too_long, empty_query,
-// query_too_long, invalid_record (400), unauthorized (401),
+// query_too_long, invalid_record, invalid_filter,
+// metadata_key_not_allowed (400), unauthorized (401),
 // writes_disabled (403), not_found (404), method_not_allowed (405),
 // duplicate_document (409), body_too_large (413), rate_limited (429, with
 // Retry-After), internal (500), not_configured (501), upstream_error

@@ -44,6 +44,29 @@ type searchRequest struct {
 	Fusion string `json:"fusion"`
 	// Context is recent conversation text, appended to FAQ queries.
 	Context string `json:"context"`
+	// Filters restrict the records searched (both legs); see filtersJSON.
+	Filters *filtersJSON `json:"filters"`
+}
+
+// filtersJSON are the typed filters of a search (storage.Filter), ANDed.
+// Values compare as normalized text (case and accents ignored): category
+// applies to items and FAQs, manufacturer and tag to items (an item
+// matches when any tag equals the value), source to documents, and
+// metadata to items and documents, each key equal to its value; metadata
+// keys must be in the server's allowlist (-metadata-keys).
+type filtersJSON struct {
+	Category     string            `json:"category"`
+	Manufacturer string            `json:"manufacturer"`
+	Tag          string            `json:"tag"`
+	Source       string            `json:"source"`
+	Metadata     map[string]string `json:"metadata"`
+}
+
+// filterJSON is one applied filter, echoed in a search response.
+type filterJSON struct {
+	Field string `json:"field"`
+	Key   string `json:"key,omitempty"`
+	Value string `json:"value"`
 }
 
 // intentJSON is rag.Classification.
@@ -229,7 +252,10 @@ type searchResponse struct {
 	EmbeddingUsed  bool        `json:"embedding_used"`
 	FallbackReason string      `json:"fallback_reason"`
 	Timings        timingsJSON `json:"timings_ms"`
-	Hits           []hitJSON   `json:"hits"`
+	// Filters are the filters applied, in the order the store got them;
+	// absent without filters.
+	Filters []filterJSON `json:"filters,omitempty"`
+	Hits    []hitJSON    `json:"hits"`
 }
 
 // toolJSON is one search a chat turn ran.

@@ -203,6 +203,9 @@ func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string
 		writeError(w, s.searchError(ctx, err))
 		return
 	}
+	for _, f := range q.Filters {
+		resp.Filters = append(resp.Filters, filterJSON{Field: string(f.Field), Key: f.Key, Value: f.Value})
+	}
 	if vectorErr != nil {
 		s.log.Warn("search: vector leg failed; lexical results only", "kind", kind, "fallback", resp.FallbackReason, "error", vectorErr)
 	}
@@ -234,6 +237,11 @@ func (s *server) searchQuery(b searchRequest, kind *string) (rag.Query, *apiErro
 	default:
 		return q, errorf(http.StatusBadRequest, codeInvalidField, "kind must be catalog, faq or doc")
 	}
+	filters, e := s.searchFilters(*kind, b.Filters)
+	if e != nil {
+		return q, e
+	}
+	q.Filters = filters
 	switch strings.ToLower(strings.TrimSpace(b.Mode)) {
 	case "", string(rag.LegsHybrid):
 		q.Legs = rag.LegsHybrid
@@ -261,6 +269,9 @@ func (s *server) searchError(ctx context.Context, err error) *apiError {
 	switch {
 	case errors.Is(err, rag.ErrEmptyQuery):
 		return errorf(http.StatusBadRequest, codeEmptyQuery, "query is empty")
+	case errors.Is(err, storage.ErrInvalidFilter):
+		// searchFilters checks what the store checks; this is a safety net.
+		return errorf(http.StatusBadRequest, codeInvalidFilter, "%s", recordReason(err))
 	case errors.Is(err, rag.ErrInvalidQuery):
 		return errorf(http.StatusBadRequest, codeInvalidField, "%s", strings.TrimPrefix(err.Error(), "rag: "))
 	case errors.Is(err, context.DeadlineExceeded):

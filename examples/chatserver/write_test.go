@@ -96,6 +96,8 @@ type writeCase struct {
 	newWord        string
 	search         string // search endpoint
 	kindField      string // "kind" of /api/rag/search, "" for faq
+	// keep and drop are filters that keep and exclude the created record.
+	keep, drop string
 }
 
 func writeCases(prefix string) []writeCase {
@@ -109,12 +111,15 @@ func writeCases(prefix string) []writeCase {
 				"manufacturer":"Testes SA","tags":["Soja"],"price":99.5,"metadata":{"formulacao":"EC"},
 				"files":[{"name":"bula.txt","text":"Bula do plumbrite: aplicar 200 mL/ha em lagartas da soja."}]}`,
 			oldWord: "zorblax", newWord: "plumbrite", search: "/api/rag/search", kindField: "catalog",
+			keep: `{"category":"inseticida","tag":"soja","manufacturer":"testes sa","metadata":{"formulacao":"ec"}}`,
+			drop: `{"metadata":{"formulacao":"SC"}}`,
 		},
 		{
 			name: "faq", kind: storage.KindFAQ, path: "/api/faqs/" + prefix + "faq-1",
 			create:  `{"question":"Vocês aceitam pagamento em quartzorim?","answer":"Sim, o quartzorim é aceito em todas as compras.","category":"pagamento","keywords":["quartzorim"]}`,
 			update:  `{"question":"Vocês aceitam pagamento em velundra?","answer":"Sim, a velundra é aceita em todas as compras.","category":"pagamento","keywords":["velundra"]}`,
 			oldWord: "quartzorim", newWord: "velundra", search: "/api/faq/search",
+			keep: `{"category":"Pagamento"}`, drop: `{"category":"entrega"}`,
 		},
 		{
 			name: "document", kind: storage.KindDocument, path: "/api/documents/" + prefix + "docs/guia.md",
@@ -123,15 +128,20 @@ func writeCases(prefix string) []writeCase {
 			update: `{"title":"Guia do melquior","format":"markdown","metadata":{"tema":"testes"},
 				"content":"# Guia do melquior\n\nO melquior protege a lavoura contra a geada.\n\n## Aplicação\n\nAplique o melquior ao entardecer."}`,
 			oldWord: "brastivo", newWord: "melquior", search: "/api/rag/search", kindField: "doc",
+			keep: `{"source":"api","metadata":{"tema":"testes"}}`, drop: `{"metadata":{"tema":"milho"}}`,
 		},
 	}
 }
 
-// searchBody is a search request for word on tc's endpoint.
-func (tc writeCase) searchBody(word, mode string) string {
+// searchBody is a search request for word on tc's endpoint, with the
+// filters object filters when not empty.
+func (tc writeCase) searchBody(word, mode string, filters ...string) string {
 	b := `{"query":"` + word + `","mode":"` + mode + `","limit":10`
 	if tc.kindField != "" {
 		b += `,"kind":"` + tc.kindField + `"`
+	}
+	for _, f := range filters {
+		b += `,"filters":` + f
 	}
 	return b + "}"
 }
@@ -164,6 +174,15 @@ func testWriteLifecycle(t *testing.T, h http.Handler, be *backend, prefix string
 			text, n, embedded := chunkTexts(t, be, owner)
 			if n == 0 || !embedded || !strings.Contains(strings.ToLower(text), tc.oldWord) {
 				t.Errorf("after create: %d chunks (embedded %v): %q", n, embedded, text)
+			}
+			// The store filters the new record on both legs.
+			for _, mode := range []string{"lexical", "hybrid"} {
+				if !slices.Contains(searchIDs(t, h, tc.search, tc.searchBody(tc.oldWord, mode, tc.keep)), id) {
+					t.Errorf("%s search with filters %s misses the new %s", mode, tc.keep, tc.kind)
+				}
+				if slices.Contains(searchIDs(t, h, tc.search, tc.searchBody(tc.oldWord, mode, tc.drop)), id) {
+					t.Errorf("%s search with filters %s finds the new %s", mode, tc.drop, tc.kind)
+				}
 			}
 
 			// The same record again: nothing embedded or written.
