@@ -11,6 +11,7 @@
 //	       [-fusion weighted|rrf|relative|simple] [-seedmode simple|enhanced]
 //	       [-limit N] [-tenant T] [-dims N] [-schema S] [-embedder hash|openai|none]
 //	       [-threshold X] [-json] [-explain]
+//	       [-category C] [-manufacturer M] [-tag T] [-source S] [-meta key=value]...
 //
 // Data sources:
 //
@@ -26,6 +27,14 @@
 // (default hybrid); -fusion the fusion method of enhanced mode (default
 // weighted, the seeds' computeCombinedScore); -seedmode simple runs the seeds'
 // simple mode (store order, vector hits first, no lexicalScore).
+//
+// Filters (storage.Filter, the ones /api/rag/search takes) restrict both
+// legs and are ANDed; values compare without case or accents: -category
+// (items, FAQs), -manufacturer and -tag (items), -source (documents) and
+// the repeatable -meta key=value (items, documents). The store allows the
+// metadata keys -meta names (this is a local tool; examples/chatserver has
+// an allowlist). A filter the kind does not have is a usage error. The
+// report shows the filters ("filters" in -json).
 //
 // The query embedder must be the one the data was indexed with: the hash
 // embedder by default (at the store's dimensions), or -embedder openai

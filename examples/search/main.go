@@ -15,6 +15,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/storage"
 )
 
 // Exit codes.
@@ -60,6 +61,11 @@ type config struct {
 	threshold           float64 // NaN: the Searcher's default
 	json, explain       bool
 	snippetChars        int
+	// filters restrict the search (-category, -manufacturer, -tag,
+	// -source, -meta); metaKeys are the metadata keys they name, the
+	// store's allowlist.
+	filters  []storage.Filter
+	metaKeys []string
 }
 
 func main() {
@@ -112,6 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	cfg := &config{}
 	var legs, fusion, seedMode, threshold string
+	var ff filterFlags
 	fs.StringVar(&cfg.catalog, "catalog", "", "catalog `file` (JSONL, JSON or CSV) to index in memory")
 	fs.StringVar(&cfg.faqs, "faqs", "", "FAQ `file` (JSONL or CSV) to index in memory")
 	fs.StringVar(&cfg.docs, "docs", "", "documents `dir|file` (directory of .md/.txt/.docx, or JSONL) to index in memory")
@@ -129,6 +136,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.embedder, "embedder", "hash", "query embedder: hash|openai|none (must match the one used to index)")
 	fs.StringVar(&threshold, "threshold", "", "vector distance threshold (default -0.5; \"inf\" keeps all)")
 	fs.IntVar(&cfg.snippetChars, "snippet", 0, "snippet characters shown per hit (default 160, 800 with -explain)")
+	fs.StringVar(&ff.category, "category", "", "only items or FAQs of this `category` (case and accents ignored)")
+	fs.StringVar(&ff.manufacturer, "manufacturer", "", "only items of this `manufacturer`")
+	fs.StringVar(&ff.tag, "tag", "", "only items with this `tag`")
+	fs.StringVar(&ff.source, "source", "", "only documents from this `source`")
+	fs.Var(&ff.meta, "meta", "only items or documents whose metadata `key=value` (repeatable; ANDed with the other filters)")
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object instead of the human report")
 	fs.BoolVar(&cfg.explain, "explain", false, "show the full score explanations")
 	fs.Usage = func() {
@@ -186,6 +198,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, usagef("-kind %s needs the matching file flag (-catalog, -faqs or -docs)", cfg.kind)
 		}
 	}
+
+	filters, keys, err := ff.filters(cfg.kind)
+	if err != nil {
+		return nil, err
+	}
+	cfg.filters, cfg.metaKeys = filters, keys
 
 	cfg.legs = rag.Legs(legs)
 	switch cfg.legs {

@@ -77,6 +77,9 @@ func (p *printer) header(rep *report) {
 	p.line(0, "fallback", "%s", yesNo(q.Fallback, "yes (no token survived: the whole normalized query is the term)", "no"))
 	p.line(0, "search", "kind=%s store=%s tenant=%s dims=%d embedder=%s", rep.Kind, rep.Store, rep.Tenant, rep.Dimensions, rep.Embedder)
 	p.cont(0, "mode=%s legs=%s fusion=%s limit=%d", rep.Mode, rep.Legs, rep.Fusion, rep.Limit)
+	if len(rep.Filters) > 0 {
+		p.line(0, "filters", "%s", filterText(rep.Filters))
+	}
 	p.line(0, "counts", "lexical=%d vector=%d", rep.LexicalCount, rep.VectorCount)
 	reason := rep.FallbackReason
 	if reason == "" {

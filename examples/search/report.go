@@ -17,24 +17,27 @@ import (
 // report is everything a search shows, printed as text or as JSON. Field
 // names are part of the -json contract: add fields, never rename them.
 type report struct {
-	Kind           string        `json:"kind"`
-	Store          string        `json:"store"` // memory | memfile | postgres
-	Tenant         string        `json:"tenant"`
-	Dimensions     int           `json:"dimensions"`
-	Embedder       string        `json:"embedder"`
-	Query          queryReport   `json:"query"`
-	Mode           string        `json:"mode"`
-	Legs           string        `json:"legs"`
-	Fusion         string        `json:"fusion"`
-	Limit          int           `json:"limit"`
-	LexicalCount   int           `json:"lexical_count"`
-	VectorCount    int           `json:"vector_count"`
-	EmbeddingUsed  bool          `json:"embedding_used"`
-	FallbackReason string        `json:"fallback_reason"`
-	VectorError    string        `json:"vector_error,omitempty"`
-	Index          *indexReport  `json:"index,omitempty"`
-	Timings        timingsReport `json:"timings_ms"`
-	Hits           []hitReport   `json:"hits"`
+	Kind           string       `json:"kind"`
+	Store          string       `json:"store"` // memory | memfile | postgres
+	Tenant         string       `json:"tenant"`
+	Dimensions     int          `json:"dimensions"`
+	Embedder       string       `json:"embedder"`
+	Query          queryReport  `json:"query"`
+	Mode           string       `json:"mode"`
+	Legs           string       `json:"legs"`
+	Fusion         string       `json:"fusion"`
+	Limit          int          `json:"limit"`
+	LexicalCount   int          `json:"lexical_count"`
+	VectorCount    int          `json:"vector_count"`
+	EmbeddingUsed  bool         `json:"embedding_used"`
+	FallbackReason string       `json:"fallback_reason"`
+	VectorError    string       `json:"vector_error,omitempty"`
+	Index          *indexReport `json:"index,omitempty"`
+	// Filters are the filters of the search (-category, -meta, ...);
+	// absent without any.
+	Filters []filterReport `json:"filters,omitempty"`
+	Timings timingsReport  `json:"timings_ms"`
+	Hits    []hitReport    `json:"hits"`
 }
 
 // indexReport describes the in-memory indexing of -catalog/-faqs/-docs.
@@ -183,7 +186,7 @@ func execute(ctx context.Context, cfg *config, stderr io.Writer) (*report, error
 	defer src.close()
 
 	s := rag.NewSearcher(src.store, src.embedder, rag.SearcherOptions{})
-	q := rag.Query{Text: cfg.query, Limit: cfg.limit, Legs: cfg.legs, Fusion: cfg.fusion}
+	q := rag.Query{Text: cfg.query, Limit: cfg.limit, Legs: cfg.legs, Fusion: cfg.fusion, Filters: cfg.filters}
 	if cfg.seedMode == seedSimple {
 		q.Fusion = merge.MethodSimple
 	}
@@ -218,6 +221,7 @@ func execute(ctx context.Context, cfg *config, stderr io.Writer) (*report, error
 	rep.Dimensions = src.dims
 	rep.Embedder = cfg.embedder
 	rep.Index = src.index
+	rep.Filters = filterReports(cfg.filters)
 	switch {
 	case cfg.memfile != "":
 		rep.Store = "memfile"

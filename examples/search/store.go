@@ -88,7 +88,7 @@ func buildInMemory(ctx context.Context, cfg *config, stderr io.Writer) (*source,
 	if err != nil {
 		return nil, err
 	}
-	st, err := memory.New(memory.Options{Dimensions: dims}).Tenant(cfg.tenant)
+	st, err := memory.New(memory.Options{Dimensions: dims, AllowedMetadataKeys: cfg.metaKeys}).Tenant(cfg.tenant)
 	if err != nil {
 		return nil, fmt.Errorf("-tenant: %w", err)
 	}
@@ -159,7 +159,7 @@ func loadOutcome(what, path string, n int, err error, stderr io.Writer) error {
 }
 
 func openMemfile(cfg *config) (*source, error) {
-	db, err := memory.LoadFile(cfg.memfile, memory.Options{Dimensions: cfg.dims})
+	db, err := memory.LoadFile(cfg.memfile, memory.Options{Dimensions: cfg.dims, AllowedMetadataKeys: cfg.metaKeys})
 	if err != nil {
 		return nil, fmt.Errorf("load snapshot: %w", err)
 	}
@@ -192,7 +192,7 @@ func openPostgres(ctx context.Context, cfg *config) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	db := postgres.New(pool, postgres.Options{Dimensions: dims, Schema: cfg.schema})
+	db := postgres.New(pool, postgres.Options{Dimensions: dims, Schema: cfg.schema, AllowedMetadataKeys: cfg.metaKeys})
 	pctx, cancel := context.WithTimeout(ctx, dbConnectTimeout)
 	defer cancel()
 	if err := db.Ping(pctx); err != nil {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// TestFilterFlags: -category, -manufacturer, -tag, -source and the
+// repeatable -meta become store filters, the -meta keys the allowlist; a
+// filter the kind does not have is a usage error naming the flag.
+func TestFilterFlags(t *testing.T) {
+	catalog, faqs := testdataPath(t, "catalog.jsonl"), testdataPath(t, "faqs.jsonl")
+	docs := testdataPath(t, "documents.jsonl")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		want     []storage.Filter
+		wantKeys []string
+		wantErr  string
+	}{
+		{name: "none", args: []string{"-catalog", catalog}},
+		{
+			name: "item filters", args: []string{"-catalog", catalog, "-tag", "Soja", "-category", " Fungicida ", "-manufacturer", "AgroVale"},
+			want: []storage.Filter{{Field: storage.FieldCategory, Value: "Fungicida"}, {Field: storage.FieldManufacturer, Value: "AgroVale"}, {Field: storage.FieldTag, Value: "Soja"}},
+		},
+		{
+			name: "metadata", args: []string{"-catalog", catalog, "-meta", "Formulacao=SC", "-meta", "embalagem = frasco de 1 L", "-meta", "formulacao=EC"},
+			want: []storage.Filter{
+				{Field: storage.FieldMetadata, Key: "formulacao", Value: "SC"}, {Field: storage.FieldMetadata, Key: "embalagem", Value: "frasco de 1 L"},
+				{Field: storage.FieldMetadata, Key: "formulacao", Value: "EC"},
+			},
+			wantKeys: []string{"formulacao", "embalagem"},
+		},
+		{name: "faq category", args: []string{"-faqs", faqs, "-category", "entrega"}, want: []storage.Filter{{Field: storage.FieldCategory, Value: "entrega"}}},
+		{
+			name: "document source and metadata", args: []string{"-docs", docs, "-source", "equipe-tecnica", "-meta", "tema=milho"},
+			want:     []storage.Filter{{Field: storage.FieldSource, Value: "equipe-tecnica"}, {Field: storage.FieldMetadata, Key: "tema", Value: "milho"}},
+			wantKeys: []string{"tema"},
+		},
+		{name: "manufacturer on FAQs", args: []string{"-faqs", faqs, "-manufacturer", "AgroVale"}, wantErr: "-manufacturer: manufacturer applies to catalog items only"},
+		{name: "tag on documents", args: []string{"-docs", docs, "-tag", "Soja"}, wantErr: "-tag: tag applies to catalog items only"},
+		{name: "source on items", args: []string{"-catalog", catalog, "-source", "x"}, wantErr: "-source: source applies to documents only"},
+		{name: "meta on FAQs", args: []string{"-faqs", faqs, "-meta", "tema=x"}, wantErr: "-meta tema: metadata does not apply to FAQs"},
+		{name: "meta without value", args: []string{"-catalog", catalog, "-meta", "formulacao"}, wantErr: "want key=value"},
+		{name: "meta bad key", args: []string{"-catalog", catalog, "-meta", "a b=c"}, wantErr: "-meta a b: metadata key"},
+		{name: "long value", args: []string{"-catalog", catalog, "-category", strings.Repeat("a", 300)}, wantErr: "-category: value longer than 256 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseFlags(append(tc.args, "-q", "x"), io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+				_, errOut, code := runCLI(t, append(tc.args, "-q", "x")...)
+				if code != exitUsage || !strings.Contains(errOut, tc.wantErr) {
+					t.Errorf("run: exit %d, stderr %q", code, errOut)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(cfg.filters, tc.want) || !slices.Equal(cfg.metaKeys, tc.wantKeys) {
+				t.Errorf("filters %+v keys %v, want %+v keys %v", cfg.filters, cfg.metaKeys, tc.want, tc.wantKeys)
+			}
+		})
+	}
+}
+
+// TestFilteredSearch: the filters reach the store (both legs); every hit
+// satisfies them; the report echoes them, in JSON and in the human
+// output.
+func TestFilteredSearch(t *testing.T) {
+	catalog := testdataPath(t, "catalog.jsonl")
+	items, err := load.LoadCatalog(context.Background(), catalog, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]storage.CatalogItem{}
+	for _, it := range items {
+		byID[it.ID] = it
+	}
+	args := []string{"-catalog", catalog, "-q", "soja", "-dims", testDims, "-limit", "20"}
+	all := runJSON(t, args...)
+	filtered := append(slices.Clone(args), "-category", "fungicida", "-meta", "formulacao=sc")
+	for _, mode := range []string{"hybrid", "lexical", "vector"} {
+		t.Run(mode, func(t *testing.T) {
+			rep := runJSON(t, append(filtered, "-mode", mode)...)
+			if len(rep.Hits) == 0 {
+				t.Fatal("no hit")
+			}
+			for _, h := range rep.Hits {
+				it := byID[h.ID]
+				if lexical.Normalize(it.Category) != "fungicida" || lexical.Normalize(it.Metadata["formulacao"]) != "sc" {
+					t.Errorf("hit %s: category %q formulacao %q", h.ID, it.Category, it.Metadata["formulacao"])
+				}
+			}
+			want := []filterReport{{Field: "category", Value: "fungicida"}, {Field: "metadata", Key: "formulacao", Value: "sc"}}
+			if !slices.Equal(rep.Filters, want) {
+				t.Errorf("filters %+v, want %+v", rep.Filters, want)
+			}
+		})
+	}
+	if len(all.Hits) <= 3 || all.Filters != nil {
+		t.Errorf("unfiltered: %d hits, filters %+v", len(all.Hits), all.Filters)
+	}
+	out, errOut, code := runCLI(t, filtered...)
+	if code != exitOK || !strings.Contains(out, "category=fungicida, metadata.formulacao=sc") {
+		t.Errorf("human output (exit %d, %s) lacks the filters line:\n%s", code, errOut, out)
+	}
+}
