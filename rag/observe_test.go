@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
@@ -229,6 +230,24 @@ func TestSearchTracer(t *testing.T) {
 			if le := l.End.(trace.LegEndData); le.FallbackReason != string(rag.FallbackVectorQueryError) || !errors.Is(le.Err, errVectorDown) {
 				t.Errorf("vector leg end %+v", le)
 			}
+		}
+	})
+
+	t.Run("embedding timeout", func(t *testing.T) {
+		rec := &tracetest.Recorder{}
+		emb := &blockingEmbedder{release: make(chan struct{})}
+		defer close(emb.release)
+		s := rag.NewSearcher(store, emb, rag.SearcherOptions{Tracer: rec, EmbedTimeout: 20 * time.Millisecond})
+		if _, err := s.SearchCatalog(ctx, rag.Query{Text: "fungicida"}); err != nil {
+			t.Fatal(err)
+		}
+		checkSpans(t, rec) // the abandoned call's span ended when the search stopped waiting
+		e := rec.Named(tracetest.SpanEmbed)
+		if len(e) != 1 || !errors.Is(e[0].End.(trace.EmbedEndData).Err, context.DeadlineExceeded) {
+			t.Fatalf("embed spans %+v", e)
+		}
+		if end := rec.Named(tracetest.SpanSearch)[0].End.(trace.SearchEndData); end.FallbackReason != string(rag.FallbackEmbeddingFailed) {
+			t.Errorf("search end %+v", end)
 		}
 	})
 
