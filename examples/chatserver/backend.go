@@ -32,6 +32,12 @@ const (
 	dbConnectTimeout = 10 * time.Second
 )
 
+// Store names of components.Store and the search responses.
+const (
+	storeMemory   = "memory"
+	storePostgres = "postgres"
+)
+
 // errTestdataNotFound is returned when no testdata directory is found.
 var errTestdataNotFound = errors.New("testdata not found")
 
@@ -146,7 +152,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 			return nil, err
 		}
 		be.store, be.ping, be.close = st, ping, closeDB
-		be.info.Store = "postgres"
+		be.info.Store = storePostgres
 		seed = empty
 	} else {
 		st, err := memory.New(memory.Options{Dimensions: emb.Dimensions(), AllowedMetadataKeys: cfg.MetadataKeys}).Tenant(cfg.Tenant)
@@ -154,7 +160,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 			return nil, fmt.Errorf("-tenant: %w", err)
 		}
 		be.store = st
-		be.info.Store = "memory"
+		be.info.Store = storeMemory
 		seed = true
 	}
 

@@ -55,7 +55,10 @@
 //	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
 //	                           fusion?: weighted|rrf|relative|simple, context?,
 //	                           filters?: {category?, manufacturer?, tag?, source?, metadata?: {key: value}}}
-//	POST /api/faq/search      the same, kind faq
+//	POST /api/faq/search      the same, kind faq; a search response says which store answered
+//	                          ("store": memory|postgres), whether the vector leg ran ("vector_leg",
+//	                          "pgvector") or why not ("fallback_reason"), and the reranker and
+//	                          whether it reordered the hits ("reranker", "reranked", "rerank_error")
 //	POST /api/catalog/assist  {name, description?, category?, manufacturer?, price?, tags?, files?}
 //	                          suggestions for the empty fields; 501 without a chat model
 //	PUT  /api/items/{id}      {name, description?, category?, manufacturer?, tags?, price?,

@@ -243,15 +243,28 @@ type countsJSON struct {
 
 // searchResponse is the body of a search answer.
 type searchResponse struct {
-	Kind           string      `json:"kind"`
-	Query          queryJSON   `json:"query"`
-	Mode           string      `json:"mode"`
-	Fusion         string      `json:"fusion"`
-	Limit          int         `json:"limit"`
-	Counts         countsJSON  `json:"counts"`
-	EmbeddingUsed  bool        `json:"embedding_used"`
-	FallbackReason string      `json:"fallback_reason"`
-	Timings        timingsJSON `json:"timings_ms"`
+	Kind           string     `json:"kind"`
+	Query          queryJSON  `json:"query"`
+	Mode           string     `json:"mode"`
+	Fusion         string     `json:"fusion"`
+	Limit          int        `json:"limit"`
+	Counts         countsJSON `json:"counts"`
+	EmbeddingUsed  bool       `json:"embedding_used"`
+	FallbackReason string     `json:"fallback_reason"`
+	// Store is the backend searched: memory or postgres.
+	Store string `json:"store"`
+	// VectorLeg reports that the vector leg ran (the query was embedded
+	// and the store's vector search answered; fallback_reason says why
+	// not); PGVector that it ran on PostgreSQL's pgvector.
+	VectorLeg bool `json:"vector_leg"`
+	PGVector  bool `json:"pgvector"`
+	// Reranker is the configured reranker (off or keyword); Reranked
+	// reports that it reordered this search's hits; RerankError says that
+	// it failed and the fused order was kept (the error is logged).
+	Reranker    string      `json:"reranker"`
+	Reranked    bool        `json:"reranked"`
+	RerankError string      `json:"rerank_error,omitempty"`
+	Timings     timingsJSON `json:"timings_ms"`
 	// Filters are the filters applied, in the order the store got them;
 	// absent without filters.
 	Filters []filterJSON `json:"filters,omitempty"`
@@ -455,9 +468,35 @@ func toSearchResponse[T any](kind string, r *rag.Result[T], fill recordFields[T]
 		Counts:         countsJSON{Lexical: r.LexicalCount, Vector: r.VectorCount, Hits: len(r.Hits)},
 		EmbeddingUsed:  r.EmbeddingUsed,
 		FallbackReason: string(r.FallbackReason),
+		VectorLeg:      r.EmbeddingUsed,
+		Reranked:       reranked(r),
+		RerankError:    sanitizeCallError(errText(r.RerankError), "rerank failed; fused order kept"),
 		Timings:        toTimings(r.Timings),
 		Hits:           toHits(r.Hits, fill),
 	}
+}
+
+// reranked reports whether the reranking stage reordered r's hits: it
+// ran without error (a hit carries a rerank score, or the stage took time
+// and may have dropped every hit under its minimum score).
+func reranked[T any](r *rag.Result[T]) bool {
+	if r.RerankError != nil {
+		return false
+	}
+	for i := range r.Hits {
+		if r.Hits[i].Rerank != nil {
+			return true
+		}
+	}
+	return r.Timings.Rerank > 0
+}
+
+// errText is err's text, or "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // toChatResponse converts a chat turn; message is the user's message (the

@@ -175,25 +175,25 @@ func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.SearchTimeout)
 	defer cancel()
 	var (
-		resp      searchResponse
-		err       error
-		vectorErr error
+		resp                 searchResponse
+		err                  error
+		vectorErr, rerankErr error
 	)
 	switch kind {
 	case kindFAQ:
 		var res *rag.Result[storage.FAQ]
 		if res, err = s.be.searcher.SearchFAQs(ctx, q); err == nil {
-			resp, vectorErr = toSearchResponse(kind, res, faqFields), res.VectorError
+			resp, vectorErr, rerankErr = toSearchResponse(kind, res, faqFields), res.VectorError, res.RerankError
 		}
 	case kindDoc:
 		var res *rag.Result[storage.Document]
 		if res, err = s.be.searcher.SearchDocuments(ctx, q); err == nil {
-			resp, vectorErr = toSearchResponse(kind, res, docFields), res.VectorError
+			resp, vectorErr, rerankErr = toSearchResponse(kind, res, docFields), res.VectorError, res.RerankError
 		}
 	default:
 		var res *rag.Result[storage.CatalogItem]
 		if res, err = s.be.searcher.SearchCatalog(ctx, q); err == nil {
-			resp, vectorErr = toSearchResponse(kind, res, itemFields), res.VectorError
+			resp, vectorErr, rerankErr = toSearchResponse(kind, res, itemFields), res.VectorError, res.RerankError
 		}
 	}
 	if err != nil {
@@ -205,6 +205,11 @@ func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string
 	}
 	for _, f := range q.Filters {
 		resp.Filters = append(resp.Filters, filterJSON{Field: string(f.Field), Key: f.Key, Value: f.Value})
+	}
+	resp.Store, resp.Reranker = s.be.info.Store, s.be.info.Reranker
+	resp.PGVector = resp.VectorLeg && resp.Store == storePostgres
+	if resp.RerankError != "" {
+		s.log.Warn("search: rerank failed; fused order kept", "kind", kind, "error", rerankErr)
 	}
 	if vectorErr != nil {
 		s.log.Warn("search: vector leg failed; lexical results only", "kind", kind, "fallback", resp.FallbackReason, "error", vectorErr)

@@ -665,6 +665,9 @@ func TestRerankKeyword(t *testing.T) {
 	if r.Timings.Rerank <= 0 {
 		t.Errorf("rerank timing = %v", r.Timings.Rerank)
 	}
+	if !r.Reranked || r.Reranker != "keyword" || r.RerankError != "" {
+		t.Errorf("reranked %v reranker %q error %q, want reranked by keyword", r.Reranked, r.Reranker, r.RerankError)
+	}
 	// The chat's searches rerank too.
 	c := decode[chatResponse](t, do(t, h, "POST", "/api/chat", `{"message":"tem fungicida para videira?"}`))
 	if len(c.Tools) == 0 || c.Abstained {
@@ -688,6 +691,9 @@ func TestRerankKeyword(t *testing.T) {
 		if hit.Scores.Rerank != nil {
 			t.Errorf("reranker off: hit %s has rerank score %v", hit.ID, *hit.Scores.Rerank)
 		}
+	}
+	if r.Reranked || r.Reranker != "off" {
+		t.Errorf("reranker off: reranked %v reranker %q", r.Reranked, r.Reranker)
 	}
 	if st := decode[statsResponse](t, do(t, off, "GET", "/api/stats", "")); st.Components.Reranker != "off" {
 		t.Errorf("stats reranker = %q, want off", st.Components.Reranker)
@@ -740,5 +746,27 @@ func TestStatsDoNotCount501(t *testing.T) {
 	}
 	if st.Requests.ServerErrors != 0 {
 		t.Errorf("server_errors = %d after a 501", st.Requests.ServerErrors)
+	}
+}
+
+// TestSearchProvenance: a search response says which store answered,
+// whether the vector leg ran (and on pgvector) and whether it was
+// reranked.
+func TestSearchProvenance(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	for _, tc := range []struct {
+		path, body string
+		vector     bool
+	}{
+		{"/api/rag/search", `{"query":"fungicida para videira"}`, true},
+		{"/api/rag/search", `{"query":"fungicida para videira","mode":"lexical"}`, false},
+		{"/api/faq/search", `{"query":"prazo de entrega","mode":"vector"}`, true},
+		{"/api/rag/search", `{"query":"milho","kind":"doc"}`, true},
+	} {
+		r := decode[searchResponse](t, do(t, h, "POST", tc.path, tc.body))
+		if r.Store != storeMemory || r.VectorLeg != tc.vector || r.PGVector || r.Reranker != "off" || r.Reranked {
+			t.Errorf("%s %s: store %q vector_leg %v pgvector %v reranker %q reranked %v", tc.path, tc.body,
+				r.Store, r.VectorLeg, r.PGVector, r.Reranker, r.Reranked)
+		}
 	}
 }

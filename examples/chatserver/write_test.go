@@ -259,6 +259,10 @@ func TestPostgresWriteAPI(t *testing.T) {
 		t.Fatalf("store %q, want postgres", be.info.Store)
 	}
 	testWriteLifecycle(t, h, be, "pg-")
+	r := decode[searchResponse](t, authed(t, h, "POST", "/api/rag/search", `{"query":"fungicida para videira"}`))
+	if r.Store != storePostgres || !r.VectorLeg || !r.PGVector {
+		t.Errorf("postgres search: store %q vector_leg %v pgvector %v", r.Store, r.VectorLeg, r.PGVector)
+	}
 }
 
 // TestWriteAPIRefusedWithoutToken: with no token configured the write API
