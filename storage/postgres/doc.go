@@ -72,19 +72,30 @@
 // not letters or digits, as in the memory store. Per kind, <kind>_words is
 // each tenant's dictionary of the words of its active owners, with a
 // btree_gin + pg_trgm index on (tenant_id, word), and <kind>_postings holds
-// (tenant_id, word_id, owner_id) with the owner's created_at for every
-// active owner and each distinct word of its text. A term without
+// a row (tenant_id, word_id, created_at, owner_id), unique in that order
+// with created_at descending, for every active owner and each distinct word
+// of its text, created_at being the owner's. A term without
 // separators is contained in a text exactly when it is contained in one of
 // its words, so its matches are the postings of the dictionary words
 // containing it (LIKE '%term%' on the trigram index; strpos over the
 // tenant's dictionary for terms under three characters); a term with
 // separators ("2,4-d") takes the owners posted under the words containing
 // its longest run and confirms each with strpos on search_text; a term made
-// only of separators ("%") is checked against every active owner. Counting
-// the terms each owner matches and ranking read the postings alone; only
-// the returned rows, and with filters the candidates, are read from the
-// owner table. The cost grows with the postings of the query's terms, not
-// with the tenant's size, except for separator-only terms.
+// only of separators ("%") is checked against every active owner.
+//
+// The ranking is found level by level: an owner matching at least L of T
+// terms holds one of the T-L+1 rarest terms, so level L walks those terms'
+// postings newest first (ordered index scans, merged), counts each walked
+// owner's terms exactly (one index probe per other term, or strpos) and
+// stops at the limit. Most queries end at the first level or two, after
+// reading about as many postings as the limit; when four levels do not fill
+// the limit, every posting of every term is counted and ranked. The cost
+// thus grows with the limit and, in the worst case, with the postings of
+// the query's terms, never with a scan of the text (except for
+// separator-only terms). A search first reads each term's dictionary words,
+// with the number of their postings (up to 2,048), then ranks, in one
+// transaction with jit off and work_mem at 32 MB (so that the full count
+// of common words is hashed in memory).
 //
 // A trigger on each owner table maintains the postings in the transaction
 // of every insert, update (of the search text, status or CreatedAt) and

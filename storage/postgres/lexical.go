@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -36,8 +38,11 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
 			// JIT compilation costs more than these queries, whose cost
 			// estimates are high (the postings of a common word) but whose
-			// work is mostly index lookups.
-			if _, err := tx.Exec(ctx, "SET LOCAL jit = off"); err != nil {
+			// work is mostly index lookups. The full count of a query whose
+			// levels fall short hashes every owner of its terms' postings:
+			// 59k owners of 100k took 8 MB and spilled to disk at the
+			// default 4 MB.
+			if _, err := tx.Exec(ctx, "SET LOCAL jit = off; SET LOCAL work_mem = '32MB'"); err != nil {
 				return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
 			}
 			lts, err := s.lookupTerms(ctx, tx, kind, terms)
@@ -110,12 +115,15 @@ const minTrigramRunes = 3
 // to tell a rare term from a common one.
 const postingsCap = 2048
 
-// maxMergedWords is the most dictionary words whose postings the
-// newest-first walk merges in order (one index scan each); a rarest term
-// with more words is sorted instead.
-const maxMergedWords = 8
+// maxStreamWords is the most dictionary words whose postings one level
+// of lexicalSQL merges (one ordered index scan each); a single term with
+// more words has its postings sorted instead.
+const maxStreamWords = 32
 
-// probeFence ends every probe subquery of the walk (EXISTS): with OFFSET,
+// maxLevels is the most levels lexicalSQL walks before the full count.
+const maxLevels = 4
+
+// probeFence ends every probe subquery of a level (EXISTS): with OFFSET,
 // PostgreSQL neither pulls an EXISTS up into a semi-join nor turns it into
 // a hashed subplan, both of which read every row the probe could match
 // (every owner, for a strpos probe) before the walk's first row; the probe
@@ -190,8 +198,8 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 }
 
 // lexicalSQL builds the ranking query over terms looked up by lookupTerms:
-// exact, and bounded by the postings of the terms rather than by the
-// number of records.
+// exact, and in the common cases bounded by the limit rather than by the
+// postings of common terms.
 //
 // A term without separators (see isWordSep) is contained in a text exactly
 // when it is contained in one of its words, so its matches are the
@@ -201,27 +209,30 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 // of separators ("%") is checked with strpos against every active owner.
 // Postings exist for active owners only and carry the owner's created_at.
 //
-// The query runs in two phases:
-//
-//  1. p1 walks the postings of the rarest term newest first (one ordered
-//     index scan per word, merged) and keeps the owners matching every
-//     term, up to the limit: each other term is probed with one index
-//     lookup in its words' postings (or strpos). When it finds limit
-//     owners, they are the answer: no owner matches more terms, and
-//     these are the newest of those matching all. With one term, p1 is
-//     the answer whatever it finds.
-//  2. Otherwise (only then: PostgreSQL skips a subplan whose one-time
-//     filter is false), c counts the terms each owner matches over the
-//     union of the terms' postings and ranks them.
+// The ranking is found level by level, from T (every term matched) down:
+// an owner matching at least L of the T terms holds one of the T-L+1
+// rarest terms. Level L (CTE pL) walks the postings of the words of those
+// terms newest first (one ordered index scan per word, merged; the postings
+// of one owner are adjacent and grouped), computes each walked owner's
+// exact count (probing the other terms' postings by index, or strpos) and
+// keeps the newest owners matching exactly L terms, up to the limit minus
+// what the levels above found. A level that falls short has found every
+// owner of its level, so the next one continues; once the levels hold the
+// limit's owners, they are the answer. The levels stop after maxLevels, at
+// a term made only of separators or when a walk would merge more than
+// maxStreamWords words; if they end short of the limit, the full count
+// (every owner of every term's postings, ranked) is the answer instead.
+// PostgreSQL skips a LIMIT 0 level and a subplan whose one-time filter is
+// false, so only the levels needed run.
 func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter, limit int) (string, args) {
 	tb := &s.db.tb
 	owner, postings := tb.owners[kind], tb.postings[kind]
 	a := args{s.tenant, limit}
-	T := strconv.Itoa(len(lts))
+	T := len(lts)
 	// Parameters are added when first used: PostgreSQL cannot type an
 	// unused one.
-	idsP := make([]string, len(lts))
-	rawP := make([]string, len(lts))
+	idsP := make([]string, T)
+	rawP := make([]string, T)
 	ids := func(i int) string {
 		if idsP[i] == "" {
 			idsP[i] = a.add(lts[i].wids)
@@ -234,172 +245,162 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, f
 		}
 		return rawP[i]
 	}
-	// The rarest term walkable through postings.
-	r := -1
-	for i, lt := range lts {
-		if lt.run != "" && (r < 0 || lt.postings < lts[r].postings || lt.postings == lts[r].postings && lt.exact && !lts[r].exact) {
-			r = i
-		}
-	}
 	var filt string
 	if len(filters) > 0 {
 		filt = filterSQL("o", filters, &a)
 	}
+	// Terms by rarity: walkable terms by postings (exact ones first on a
+	// tie), separator-only terms last.
+	order := make([]int, T)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		lx, ly := &lts[x], &lts[y]
+		switch {
+		case (lx.run == "") != (ly.run == ""):
+			if lx.run == "" {
+				return 1
+			}
+			return -1
+		case lx.postings != ly.postings:
+			return cmp.Compare(lx.postings, ly.postings)
+		case lx.exact != ly.exact:
+			if lx.exact {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	bit := func(i int) string { return strconv.FormatInt(int64(1)<<i, 10) }
 
-	var b strings.Builder
+	var (
+		b      strings.Builder
+		levels []string // the level CTE names, best first
+		found  = "0"    // the count of owners the levels hold, as SQL
+	)
 	b.WriteString("WITH ")
-	gate, top := "", ""
-	if r >= 0 {
-		// Phase 1.
+	walkedWords := 0
+	for n := 1; n <= T && n <= maxLevels; n++ {
+		t := order[n-1]
+		if lts[t].run == "" {
+			break
+		}
+		walkedWords += len(lts[t].wids)
+		eager := false
+		if walkedWords > maxStreamWords {
+			if n > 1 {
+				break
+			}
+			eager = true // one term with many words: sort its postings
+		}
+		walked := order[:n]
+		L := T - n + 1
 		var walk string
-		rt := lts[r]
-		if n := len(rt.wids); n >= 1 && n <= maxMergedWords {
-			subs := make([]string, n)
-			for j, w := range rt.wids {
-				sub := "(SELECT p.owner_id, p.created_at FROM " + postings + " p WHERE p.tenant_id = $1 AND p.word_id = " + a.add(w)
-				if j > 0 {
-					// An owner holding several of the words is walked once,
-					// under the first.
-					sub += " AND NOT EXISTS (SELECT FROM " + postings + " q WHERE q.tenant_id = $1 AND q.word_id = ANY(" +
-						a.add(rt.wids[:j]) + ") AND q.created_at = p.created_at AND q.owner_id = p.owner_id" + probeFence + ")"
+		if eager {
+			walk = "SELECT p.owner_id, p.created_at, " + bit(t) + "::int8 AS b FROM " + postings +
+				" p WHERE p.tenant_id = $1 AND p.word_id = ANY(" + ids(t) + ")"
+		} else {
+			var subs []string
+			for _, i := range walked {
+				for _, w := range lts[i].wids {
+					subs = append(subs, "(SELECT p.owner_id, p.created_at, "+bit(i)+"::int8 AS b FROM "+postings+
+						" p WHERE p.tenant_id = $1 AND p.word_id = "+a.add(w)+" ORDER BY p.created_at DESC, p.owner_id)")
 				}
-				subs[j] = sub + " ORDER BY p.created_at DESC, p.owner_id)"
+			}
+			if len(subs) == 0 {
+				// The walked terms are in no word: no owner matches L terms.
+				subs = []string{"(SELECT NULL::text AS owner_id, NULL::timestamptz AS created_at, 0::int8 AS b WHERE false)"}
 			}
 			walk = strings.Join(subs, " UNION ALL ")
-			if n > 1 {
+			if len(subs) > 1 {
 				walk += " ORDER BY created_at DESC, owner_id"
 			}
-		} else {
-			walk = "SELECT DISTINCT p.owner_id, p.created_at FROM " + postings + " p WHERE p.tenant_id = $1 AND p.word_id = ANY(" +
-				ids(r) + ") ORDER BY p.created_at DESC, p.owner_id"
 		}
-		var conds, text []string
-		for i, lt := range lts {
-			if !lt.exact {
-				text = append(text, "strpos(o.search_text, "+raw(i)+") > 0")
-			} else if i != r {
-				conds = append(conds, "EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+ids(i)+
-					") AND q.created_at = u.created_at AND q.owner_id = u.owner_id"+probeFence+")")
+		// m is the exact number of terms g matches; text terms need the
+		// owner row (o).
+		var counts []string
+		needText := filt != ""
+		for i := range lts {
+			inWalk := slices.Contains(walked, i)
+			switch {
+			case inWalk && lts[i].exact:
+				counts = append(counts, "(g.bits & "+bit(i)+" <> 0)::int")
+			case inWalk:
+				counts = append(counts, "(g.bits & "+bit(i)+" <> 0 AND strpos(o.search_text, "+raw(i)+") > 0)::int")
+				needText = true
+			case lts[i].exact:
+				counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+ids(i)+
+					") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+"))::int")
+			default:
+				counts = append(counts, "(strpos(o.search_text, "+raw(i)+") > 0)::int")
+				needText = true
 			}
 		}
-		if len(text) > 0 || filt != "" {
-			conds = append(conds, "EXISTS (SELECT FROM "+owner+" o WHERE o.tenant_id = $1 AND o.id = u.owner_id"+
-				prefixAnd(text)+filt+probeFence+")")
+		cond := strings.Join(counts, " + ") + " = " + strconv.Itoa(L)
+		if needText {
+			cond = "EXISTS (SELECT FROM " + owner + " o WHERE o.tenant_id = $1 AND o.id = g.owner_id" + filt + " AND " + cond + probeFence + ")"
 		}
-		where := ""
-		if len(conds) > 0 {
-			where = " WHERE " + strings.Join(conds, " AND ")
-		}
-		// The ORDER BY states the order the walk already has (it costs
-		// nothing then) and guarantees it whatever the plan.
-		b.WriteString("p1 AS MATERIALIZED (SELECT u.owner_id, u.created_at FROM (" + walk + ") u" + where +
-			" ORDER BY u.created_at DESC, u.owner_id LIMIT $2)")
-		if len(lts) == 1 {
-			b.WriteString("\nSELECT " + cols + ", 1 FROM p1 JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = p1.owner_id" +
-				" ORDER BY p1.created_at DESC, p1.owner_id")
-			return b.String(), a
-		}
-		b.WriteString(",\n")
-		enough := "(SELECT count(*) FROM p1)"
-		if p2 := s.streamSQL(kind, lts, filt, &a); p2 != "" {
-			b.WriteString(p2)
-			enough += " + (SELECT count(*) FROM p2)"
-		}
-		gate = " AND " + enough + " < $2"
-		top = "SELECT owner_id, created_at, " + T + "::int4 AS m FROM p1 WHERE " + enough + " >= $2"
-		if strings.Contains(enough, "p2") {
-			top += "\n\tUNION ALL SELECT owner_id, created_at, " + strconv.Itoa(len(lts)-1) + " FROM p2 WHERE " + enough + " >= $2"
+		name := "p" + strconv.Itoa(L)
+		b.WriteString(name + " AS MATERIALIZED (SELECT g.owner_id, g.created_at FROM (SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" +
+			walk + ") x GROUP BY x.created_at, x.owner_id ORDER BY x.created_at DESC, x.owner_id) g WHERE " + cond +
+			" ORDER BY g.created_at DESC, g.owner_id LIMIT greatest($2 - (" + found + "), 0)),\n")
+		levels = append(levels, name)
+		if found == "0" {
+			found = "(SELECT count(*) FROM " + name + ")"
+		} else {
+			found += " + (SELECT count(*) FROM " + name + ")"
 		}
 	}
-
-	// Phase 2: one branch per term, each owner at most once.
-	hits := make([]string, 0, len(lts))
-	for i, lt := range lts {
-		switch {
-		case lt.run == "":
-			hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
-				" o WHERE o.tenant_id = $1 AND o.active AND strpos(o.search_text, "+raw(i)+") > 0"+gate)
-		case lt.exact && len(lt.wids) <= 1:
-			hits = append(hits, "SELECT p.owner_id, p.created_at FROM "+postings+
-				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate)
-		case lt.exact:
-			hits = append(hits, "SELECT DISTINCT p.owner_id, p.created_at FROM "+postings+
-				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate)
-		default:
-			hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
-				" o WHERE o.tenant_id = $1 AND o.id = ANY(ARRAY(SELECT DISTINCT p.owner_id FROM "+postings+
-				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate+"))"+
-				" AND o.active AND strpos(o.search_text, "+raw(i)+") > 0"+gate)
-		}
+	var top []string
+	for _, name := range levels {
+		top = append(top, "SELECT owner_id, created_at, "+name[1:]+"::int4 AS m FROM "+name)
 	}
-	b.WriteString("c AS (SELECT h.owner_id, h.created_at, count(*)::int4 AS m FROM (" +
-		strings.Join(hits, "\n\tUNION ALL ") + ") h GROUP BY h.owner_id, h.created_at),\n")
-	ranked := "SELECT c.owner_id, c.created_at, c.m FROM c"
-	if filt != "" {
-		ranked += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = c.owner_id WHERE o.active" + filt
-	}
-	ranked += " ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
-	if top != "" {
-		b.WriteString("r AS (" + top + "\n\tUNION ALL (" + ranked + "))\n")
+	complete := len(levels) > 0 && strings.TrimPrefix(levels[len(levels)-1], "p") == "1"
+	if complete {
+		// The levels went down to one term: they hold every match.
+		b.WriteString("r AS (" + strings.Join(top, "\n\tUNION ALL ") + ")\n")
 	} else {
-		b.WriteString("r AS (" + ranked + ")\n")
+		gate := ""
+		if len(levels) > 0 {
+			gate = " AND " + found + " < $2"
+			for i := range top {
+				top[i] += " WHERE " + found + " >= $2"
+			}
+		}
+		// The full count: one branch per term, each owner at most once.
+		hits := make([]string, 0, T)
+		for i, lt := range lts {
+			switch {
+			case lt.run == "":
+				hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
+					" o WHERE o.tenant_id = $1 AND o.active AND strpos(o.search_text, "+raw(i)+") > 0"+gate)
+			case lt.exact && len(lt.wids) <= 1:
+				hits = append(hits, "SELECT p.owner_id, p.created_at FROM "+postings+
+					" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate)
+			case lt.exact:
+				hits = append(hits, "SELECT DISTINCT p.owner_id, p.created_at FROM "+postings+
+					" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate)
+			default:
+				hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
+					" o WHERE o.tenant_id = $1 AND o.id = ANY(ARRAY(SELECT DISTINCT p.owner_id FROM "+postings+
+					" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate+"))"+
+					" AND o.active AND strpos(o.search_text, "+raw(i)+") > 0"+gate)
+			}
+		}
+		b.WriteString("c AS (SELECT h.owner_id, h.created_at, count(*)::int4 AS m FROM (" +
+			strings.Join(hits, "\n\tUNION ALL ") + ") h GROUP BY h.owner_id, h.created_at),\n")
+		ranked := "SELECT c.owner_id, c.created_at, c.m FROM c"
+		if filt != "" {
+			ranked += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = c.owner_id WHERE o.active" + filt
+		}
+		ranked += " ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
+		b.WriteString("r AS (" + strings.Join(append(top, "("+ranked+")"), "\n\tUNION ALL ") + ")\n")
 	}
 	b.WriteString("SELECT " + cols + ", r.m FROM r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
 		" ORDER BY r.m DESC, r.created_at DESC, r.owner_id")
 	return b.String(), a
-}
-
-// maxStreamWords is the most dictionary words (over all terms) whose
-// postings streamSQL merges, one ordered index scan each.
-const maxStreamWords = 32
-
-// streamSQL returns the CTE p2 of lexicalSQL's second phase, or "" when it
-// does not apply. When the walk p1 found fewer than the limit's owners
-// matching every term, p1 holds all of them, and the next best owners are
-// those matching all terms but one, newest first. p2 finds them by merging
-// the postings of every word of every term newest first (the postings of
-// one owner are then adjacent, so grouping them yields the exact set of
-// terms it matches) and stops at the limit. It applies when every term is
-// exact (no separators), between two and 62 terms, with at most
-// maxStreamWords words in all; otherwise, and when p2 falls short too, the
-// full count runs.
-func (s *Store) streamSQL(kind storage.OwnerKind, lts []lexTerm, filt string, a *args) string {
-	if len(lts) < 2 || len(lts) > 62 {
-		return ""
-	}
-	words := 0
-	for _, lt := range lts {
-		if !lt.exact {
-			return ""
-		}
-		words += len(lt.wids)
-	}
-	if words == 0 || words > maxStreamWords {
-		return ""
-	}
-	postings := s.db.tb.postings[kind]
-	var subs []string
-	for i, lt := range lts {
-		for _, w := range lt.wids {
-			subs = append(subs, "(SELECT p.owner_id, p.created_at, "+strconv.FormatInt(int64(1)<<i, 10)+"::int8 AS b FROM "+postings+
-				" p WHERE p.tenant_id = $1 AND p.word_id = "+a.add(w)+" ORDER BY p.created_at DESC, p.owner_id)")
-		}
-	}
-	// missing is the set of terms an owner lacks: exactly one bit.
-	missing := "(" + strconv.FormatInt(int64(1)<<len(lts)-1, 10) + "::int8 # g.bits)"
-	cond := missing + " <> 0 AND (" + missing + " & (" + missing + " - 1)) = 0"
-	if filt != "" {
-		cond += " AND EXISTS (SELECT FROM " + s.db.tb.owners[kind] + " o WHERE o.tenant_id = $1 AND o.id = g.owner_id" +
-			filt + probeFence + ")"
-	}
-	merged := strings.Join(subs, " UNION ALL ")
-	if len(subs) > 1 {
-		merged += " ORDER BY created_at DESC, owner_id"
-	}
-	return "p2 AS MATERIALIZED (SELECT g.owner_id, g.created_at FROM (SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" +
-		merged + ") x" +
-		" GROUP BY x.created_at, x.owner_id ORDER BY x.created_at DESC, x.owner_id) g WHERE " + cond +
-		" LIMIT $2 - (SELECT count(*) FROM p1)),\n"
 }
 
 // prefixAnd returns " AND c1 AND c2 ..." for conds, or "".

@@ -83,7 +83,7 @@ func (c *lexCorpus) item(id string, base time.Time) storage.CatalogItem {
 
 func (c *lexCorpus) query() storage.LexicalQuery {
 	q := storage.LexicalQuery{Limit: 1 + c.rng.IntN(30)}
-	for range 1 + c.rng.IntN(4) {
+	for range 1 + c.rng.IntN(6) {
 		q.Terms = append(q.Terms, lexTerms[c.rng.IntN(len(lexTerms))])
 	}
 	if c.rng.IntN(4) == 0 {
