@@ -65,8 +65,13 @@ type ToolCallRecord struct {
 	Status llm.ToolStatus `json:"status"`
 	// Results is the number of hits returned to the model.
 	Results int `json:"results"`
-	// Duration is the search's run time.
+	// Duration is the search's run time, retry included.
 	Duration time.Duration `json:"duration"`
+	// Attempts is how many times the search ran: a failed search is
+	// retried once before the model is told (seed 003 §10.2), so 2 means
+	// it was retried (and Error says it failed again when set). 0 for a
+	// call that ran no search (invalid arguments, an unknown tool).
+	Attempts int `json:"attempts,omitempty"`
 	// Error is the failure, as logged (the model gets a shorter text).
 	Error string `json:"error,omitempty"`
 }
@@ -126,9 +131,10 @@ var (
 //
 // Each tool returns the seeds' pt-BR payload (CatalogPayload, FAQSection,
 // DocumentSection), is audited like the planned searches, and adds its hits
-// to the response. Invalid arguments, an empty query and search failures
-// go back to the model as error results (storage details are not shown to
-// it). The response carries the hits, sources, confidence and Debug with a
+// to the response. A search that fails is run once more (seed 003 §10.2,
+// ToolCallRecord.Attempts); invalid arguments, an empty query and a search
+// that failed twice go back to the model as error results (storage
+// details are not shown to it). The response carries the hits, sources, confidence and Debug with a
 // ModelCall per iteration ("tools" or "answer") and every tool call.
 //
 // When the loop ends without an answer — *llm.MaxIterationsExceededError,
@@ -169,6 +175,8 @@ type toolOutcome struct {
 	reason  FallbackReason
 	took    time.Duration
 	err     error
+	// attempts is how many times the search ran (2 after a retry).
+	attempts int
 }
 
 // agentRun collects the outcomes of one agentic turn's tool calls, keyed
@@ -223,7 +231,19 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 		q.Filters = filters(a)
 	}
 	start := time.Now()
-	res, err := search(ctx, q)
+	var (
+		res *Result[T]
+		err error
+	)
+	// A failed search is tried once more before the model is told (seed
+	// 003 §10.2, "retry 1x"); a bad query or a done ctx is not.
+	for o.attempts < 2 {
+		o.attempts++
+		res, err = search(ctx, q)
+		if err == nil || ctx.Err() != nil || errors.Is(err, ErrEmptyQuery) || errors.Is(err, ErrInvalidQuery) {
+			break
+		}
+	}
 	o.took = time.Since(start)
 	if err != nil {
 		o.err = err
@@ -467,7 +487,7 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 			return nil, fmt.Errorf("%w: %w", ErrNoAnswer, runErr)
 		}
 		dbg.Errors = append(dbg.Errors, "answer: "+runErr.Error())
-		answer = p.opts.FallbackMessage
+		answer = p.fallbackText(runErr)
 		dbg.AnswerFallback = true
 		if emit != nil {
 			emit(Event{Kind: EventToken, Token: answer})
@@ -498,7 +518,7 @@ func (r *agentRun) collect(result *llm.RunResult, dbg *Debug) *searchResults {
 				payloads = append(payloads, ex.Result)
 			}
 			if o := r.outcome(ex.Call.Name, ex.Call.Arguments); o != nil && ex.Status != llm.ToolInvalidArguments && ex.Status != llm.ToolUnknown {
-				rec.Results = o.count
+				rec.Results, rec.Attempts = o.count, o.attempts
 				if o.err != nil {
 					rec.Error = o.err.Error()
 					dbg.Errors = append(dbg.Errors, ex.Call.Name+": "+o.err.Error())

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -256,22 +257,24 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 func TestChatAgenticModelFailures(t *testing.T) {
 	apiErr := &llm.APIError{Provider: "test", StatusCode: 500, Message: "boom"}
 	for _, tc := range []struct {
-		name     string
-		steps    []llmtest.Step
-		wantIs   error
-		wantCall int
+		name       string
+		steps      []llmtest.Step
+		wantIs     error
+		wantCall   int
+		wantAnswer string
 	}{
-		{"API error", []llmtest.Step{llmtest.Fail(apiErr)}, nil, 1},
-		{"empty answer", []llmtest.Step{llmtest.Text(" ")}, llm.ErrEmptyAnswer, 1},
-		{"API error after a search", []llmtest.Step{llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"pix"}`)), llmtest.Fail(apiErr)}, nil, 2},
+		{"API error", []llmtest.Step{llmtest.Fail(apiErr)}, nil, 1, rag.DefaultFallbackMessage},
+		// Seed 003 §10.4.2: an empty answer has its own text.
+		{"empty answer", []llmtest.Step{llmtest.Text(" ")}, llm.ErrEmptyAnswer, 1, llm.DefaultEmptyAnswerMessage},
+		{"API error after a search", []llmtest.Step{llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"pix"}`)), llmtest.Fail(apiErr)}, nil, 2, rag.DefaultFallbackMessage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := ragtest.OfflinePipeline(t, rag.PipelineOptions{}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.Answer != rag.DefaultFallbackMessage || !resp.Debug.AnswerFallback {
-				t.Errorf("answer %q", resp.Answer)
+			if resp.Answer != tc.wantAnswer || !resp.Debug.AnswerFallback {
+				t.Errorf("answer %q, want %q", resp.Answer, tc.wantAnswer)
 			}
 			_, err = ragtest.OfflinePipeline(t, rag.PipelineOptions{NoFallback: true}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
 			if !errors.Is(err, rag.ErrNoAnswer) {
@@ -357,5 +360,67 @@ func TestChatAgenticStream(t *testing.T) {
 	}
 	if tools := m.Requests()[0].Tools; len(tools) != 1 || tools[0].Name != rag.ToolSearchFAQs {
 		t.Errorf("offered tools %+v", tools)
+	}
+}
+
+// flakyStore fails the first failures lexical FAQ searches, then answers.
+type flakyStore struct {
+	rag.SearchStore
+	failures int
+	calls    *atomic.Int64
+}
+
+func (f flakyStore) SearchFAQs(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
+	if n := f.calls.Add(1); n <= int64(f.failures) {
+		return nil, errors.New("connection reset by peer")
+	}
+	return f.SearchStore.SearchFAQs(ctx, q)
+}
+
+// Seed 003 §10.2: a failed tool call is retried once; only a second
+// failure reaches the model.
+func TestChatAgenticRetriesAFailedSearchOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		failures     int
+		wantStatus   llm.ToolStatus
+		wantAttempts int
+		wantSearches int64
+	}{
+		{"fails once, then succeeds", 1, llm.ToolOK, 2, 2},
+		{"fails twice, reported", 2, llm.ToolFailed, 2, 2},
+		{"succeeds at once", 0, llm.ToolOK, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, emb := ragtest.Fixture(t)
+			var calls atomic.Int64
+			p, _ := rag.NewPipeline(rag.NewSearcher(flakyStore{store, tc.failures, &calls}, emb, rag.SearcherOptions{}),
+				offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
+			m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("f", rag.ToolSearchFAQs, `{"query":"prazo de entrega"}`)), llmtest.Text("ok"))
+			resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"}, m, rag.AgenticOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := calls.Load(); got != tc.wantSearches {
+				t.Errorf("%d store searches, want %d", got, tc.wantSearches)
+			}
+			rec := resp.Debug.ToolCalls
+			if len(rec) != 1 || rec[0].Status != tc.wantStatus || rec[0].Attempts != tc.wantAttempts {
+				t.Fatalf("tool calls %+v", rec)
+			}
+			res := toolMessages(m.Requests()[1])
+			if len(res) != 1 {
+				t.Fatalf("tool results %+v", res)
+			}
+			if tc.wantStatus == llm.ToolOK {
+				if res[0].IsError || len(resp.FAQs) == 0 || rec[0].Error != "" {
+					t.Errorf("model got %+v; %d FAQ hits; error %q", res[0], len(resp.FAQs), rec[0].Error)
+				}
+				return
+			}
+			if !res[0].IsError || !strings.Contains(res[0].Content, "search failed") || !strings.Contains(rec[0].Error, "connection reset") {
+				t.Errorf("model got %+v; record %+v", res[0], rec[0])
+			}
+		})
 	}
 }

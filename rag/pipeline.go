@@ -35,9 +35,13 @@ const (
 	defaultMaxHistoryChars = 20000
 	defaultSummarizeAfter  = 6
 	defaultAuditPreview    = audit.DefaultPreview
-	// DefaultFallbackMessage is the answer when the model fails or
-	// answers nothing.
-	DefaultFallbackMessage = "Desculpe, não consegui responder agora. Tente novamente em instantes ou fale com um atendente."
+	// DefaultFallbackMessage is the answer when the turn fails for a
+	// reason the per-error messages do not single out (seed 003 §10.1's
+	// "error" text, llm.DefaultFallbackMessages().Error): a model error,
+	// the iteration limit, every search failing. An empty answer gets
+	// llm.DefaultEmptyAnswerMessage, a timeout, a rate limit or an
+	// unavailable provider their own texts (PipelineOptions.FallbackMessages).
+	DefaultFallbackMessage = "Ops, algo deu errado do meu lado. Tenta de novo?"
 )
 
 // Tool names of the pipeline's searches, as the seeds log them.
@@ -74,11 +78,19 @@ type PipelineOptions struct {
 	FAQContextTurns int
 	// Limit is the number of hits per search (default: the Searcher's).
 	Limit int
-	// FallbackMessage answers when the answerer fails or returns nothing;
-	// empty means DefaultFallbackMessage. Set NoFallback to return the
-	// error instead.
+	// FallbackMessage, when set, answers every failure of the answer (a
+	// model error, an empty answer, every search failing). Empty picks the
+	// text for the failure from FallbackMessages. Set NoFallback to return
+	// the error instead.
 	FallbackMessage string
 	NoFallback      bool
+	// FallbackMessages are the per-failure answers used when
+	// FallbackMessage is empty (seed 003 §10.1 and §10.4.2): Timeout for a
+	// deadline, RateLimit for HTTP 429, Unavailable for 502/503/504 and
+	// transport failures, Empty for an empty answer, Error for anything
+	// else. Each empty field is the seed's pt-BR text
+	// (llm.DefaultFallbackMessages; Error is DefaultFallbackMessage).
+	FallbackMessages llm.FallbackMessages
 	// Logger receives the audit records (tool, arguments, result count,
 	// payload preview); nil logs nothing.
 	Logger *slog.Logger
@@ -165,7 +177,13 @@ func (o PipelineOptions) withDefaults() PipelineOptions {
 	o.MaxHistoryTurns = cmp.Or(max(o.MaxHistoryTurns, 0), defaultMaxHistoryTurns)
 	o.MaxHistoryChars = cmp.Or(max(o.MaxHistoryChars, 0), defaultMaxHistoryChars)
 	o.FAQContextTurns = cmp.Or(max(o.FAQContextTurns, 0), defaultFAQContextTurns)
-	o.FallbackMessage = cmp.Or(o.FallbackMessage, DefaultFallbackMessage)
+	seed := llm.DefaultFallbackMessages()
+	fm := &o.FallbackMessages
+	fm.Timeout = cmp.Or(fm.Timeout, seed.Timeout)
+	fm.RateLimit = cmp.Or(fm.RateLimit, seed.RateLimit)
+	fm.Unavailable = cmp.Or(fm.Unavailable, seed.Unavailable)
+	fm.Empty = cmp.Or(fm.Empty, seed.Empty)
+	fm.Error = cmp.Or(fm.Error, DefaultFallbackMessage)
 	o.AuditPreviewChars = cmp.Or(max(o.AuditPreviewChars, 0), defaultAuditPreview)
 	o.ContextTokens = cmp.Or(max(o.ContextTokens, 0), defaultContextTokens)
 	if o.RelativeCut == 0 {
@@ -405,7 +423,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		if p.opts.NoFallback {
 			return nil, fmt.Errorf("%w: every search failed: %s", ErrNoAnswer, strings.Join(sr.errors, "; "))
 		}
-		resp.Answer, dbg.AnswerFallback, resp.Sources = p.opts.FallbackMessage, true, []Citation{}
+		resp.Answer, dbg.AnswerFallback, resp.Sources = p.fallbackText(errSearchesFailed), true, []Citation{}
 		if emit != nil {
 			emit(Event{Kind: EventToken, Token: resp.Answer})
 		}
@@ -491,7 +509,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		if err != nil {
 			dbg.Errors = append(dbg.Errors, "answer: "+err.Error())
 		}
-		ans.Text = p.opts.FallbackMessage
+		ans.Text = p.fallbackText(err)
 		dbg.AnswerFallback = true
 		if emit != nil {
 			if streamed {
@@ -509,6 +527,23 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	}
 	dbg.Timings.Total = time.Since(start)
 	return resp, nil
+}
+
+// errSearchesFailed stands for a turn whose searches all failed, for
+// fallbackText.
+var errSearchesFailed = errors.New("rag: every search failed")
+
+// fallbackText is the answer for a failed turn: FallbackMessage when set,
+// else the FallbackMessages text for err (Empty for a nil err, an answer
+// that came back blank).
+func (p *Pipeline) fallbackText(err error) string {
+	if p.opts.FallbackMessage != "" {
+		return p.opts.FallbackMessage
+	}
+	if err == nil {
+		return p.opts.FallbackMessages.Empty
+	}
+	return p.opts.FallbackMessages.For(err)
 }
 
 // recentUserText joins the last n user turns, oldest first.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -208,14 +209,34 @@ func TestPipelineFallbacks(t *testing.T) {
 	}
 
 	// A failing or empty answer becomes the fallback message.
-	for name, a := range map[string]*fakeAnswerer{"error": {err: errors.New("model down")}, "empty": {text: "  "}} {
-		p, _ := rag.NewPipeline(s, offline.KeywordClassifier{}, a, rag.PipelineOptions{})
+	// Seed 003 §10.1 and §10.4.2: the text depends on the failure, and
+	// FallbackMessage, when set, answers them all.
+	fixed := rag.PipelineOptions{FallbackMessage: "Fale com um atendente."}
+	own := rag.PipelineOptions{FallbackMessages: llm.FallbackMessages{RateLimit: "Calma!"}}
+	rateLimited := &llm.APIError{StatusCode: 429, Retryable: true}
+	for _, tc := range []struct {
+		name string
+		a    *fakeAnswerer
+		opts rag.PipelineOptions
+		want string
+	}{
+		{"error", &fakeAnswerer{err: errors.New("model down")}, rag.PipelineOptions{}, rag.DefaultFallbackMessage},
+		{"empty", &fakeAnswerer{text: "  "}, rag.PipelineOptions{}, llm.DefaultEmptyAnswerMessage},
+		{"timeout", &fakeAnswerer{err: fmt.Errorf("answer: %w", context.DeadlineExceeded)}, rag.PipelineOptions{}, llm.DefaultFallbackMessages().Timeout},
+		{"rate limit", &fakeAnswerer{err: rateLimited}, rag.PipelineOptions{}, llm.DefaultFallbackMessages().RateLimit},
+		{"unavailable", &fakeAnswerer{err: &llm.APIError{StatusCode: 503, Retryable: true}}, rag.PipelineOptions{}, llm.DefaultFallbackMessages().Unavailable},
+		{"own rate-limit text", &fakeAnswerer{err: rateLimited}, own, "Calma!"},
+		{"own texts keep the seed's others", &fakeAnswerer{text: ""}, own, llm.DefaultEmptyAnswerMessage},
+		{"FallbackMessage answers an error", &fakeAnswerer{err: rateLimited}, fixed, "Fale com um atendente."},
+		{"FallbackMessage answers an empty answer", &fakeAnswerer{text: " "}, fixed, "Fale com um atendente."},
+	} {
+		p, _ := rag.NewPipeline(s, offline.KeywordClassifier{}, tc.a, tc.opts)
 		resp, err := p.Chat(ctx, rag.ChatRequest{Message: "fungicida para uva"})
 		if err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if resp.Answer != rag.DefaultFallbackMessage || !resp.Debug.AnswerFallback {
-			t.Errorf("%s: answer %q fallback %v", name, resp.Answer, resp.Debug.AnswerFallback)
+		if resp.Answer != tc.want || !resp.Debug.AnswerFallback {
+			t.Errorf("%s: answer %q (fallback %v), want %q", tc.name, resp.Answer, resp.Debug.AnswerFallback, tc.want)
 		}
 	}
 	// NoFallback returns a typed error instead.

@@ -391,7 +391,7 @@ func TestPipelineWithLLMComponents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Intent.Intent != rag.IntentOther || !resp.Debug.Plan.Documents || resp.Answer != rag.DefaultFallbackMessage {
+	if resp.Intent.Intent != rag.IntentOther || !resp.Debug.Plan.Documents || resp.Answer != llm.DefaultEmptyAnswerMessage {
 		t.Errorf("intent %q plan %+v answer %q", resp.Intent.Intent, resp.Debug.Plan, resp.Answer)
 	}
 }
