@@ -45,7 +45,8 @@
 // SchemaFor derives the schema to request from the Go type the answer
 // decodes into.
 // WithFallback tries a second model when the first fails with a retryable or
-// server error; WithEmptyAnswerFallback maps an empty answer to a fixed
+// server error, WithFallbackModel another model name on the same client;
+// WithEmptyAnswerFallback maps an empty answer to a fixed
 // message (DefaultEmptyAnswerMessage); FallbackMessages picks the seed's
 // pt-BR text for a failure (timeout, rate limit, unavailable, error). Retries
 // with backoff are the provider client's job (openai-go option.WithMaxRetries),

@@ -22,12 +22,34 @@ type FallbackModel struct {
 	// ShouldFallback decides from Primary's error; nil means
 	// DefaultShouldFallback.
 	ShouldFallback func(error) bool
+	// FallbackName, when not empty, is the Request.Model of the requests
+	// sent to Fallback, so that one client can fall back to another model
+	// of its provider (OpenRouter's "anthropic/claude-3.5-haiku" after
+	// "openai/gpt-4o-mini"). Empty sends the request unchanged.
+	FallbackName string
 }
 
 // WithFallback returns a model that tries primary, then fallback on
 // retryable errors, 5xx statuses, transport failures and invalid responses.
 func WithFallback(primary, fallback ChatModel) *FallbackModel {
 	return &FallbackModel{Primary: primary, Fallback: fallback}
+}
+
+// WithFallbackModel returns a model that tries model, then model again with
+// Request.Model set to name, on the errors WithFallback falls back on: the
+// fallback model name of seed 000's OPENROUTER_MODEL_CLASSIFY_FALLBACK and
+// settings' OPENROUTER_MODEL_ANSWER_FALLBACK, on the same provider. Nest
+// calls for more names: WithFallbackModel(WithFallbackModel(m, a), b).
+func WithFallbackModel(model ChatModel, name string) *FallbackModel {
+	return &FallbackModel{Primary: model, Fallback: model, FallbackName: name}
+}
+
+// fallbackRequest is req as sent to Fallback.
+func (m *FallbackModel) fallbackRequest(req Request) Request {
+	if m.FallbackName != "" {
+		req.Model = m.FallbackName
+	}
+	return req
 }
 
 // DefaultShouldFallback reports errors worth trying another model for: those
@@ -58,7 +80,7 @@ func (m *FallbackModel) Complete(ctx context.Context, req Request) (Response, er
 	if err == nil || !m.should(ctx, err) {
 		return resp, err
 	}
-	resp, ferr := m.Fallback.Complete(ctx, req)
+	resp, ferr := m.Fallback.Complete(ctx, m.fallbackRequest(req))
 	if ferr != nil {
 		return Response{}, fmt.Errorf("llm: primary model failed (%w); fallback model failed: %w", err, ferr)
 	}
@@ -83,7 +105,7 @@ func (m *FallbackModel) Stream(ctx context.Context, req Request) iter.Seq2[Strea
 				yield(StreamEvent{}, err)
 				return
 			}
-			for fev, ferr := range m.Fallback.Stream(ctx, req) {
+			for fev, ferr := range m.Fallback.Stream(ctx, m.fallbackRequest(req)) {
 				if ferr != nil {
 					ferr = fmt.Errorf("llm: primary model failed (%w); fallback model failed: %w", err, ferr)
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +70,52 @@ func TestFallbackModelComplete(t *testing.T) {
 			t.Errorf("got %q, %v", resp.Text(), err)
 		}
 	})
+}
+
+// One client, two model names: the fallback request names the fallback
+// model, and nesting adds a third.
+func TestWithFallbackModel(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		steps      []llmtest.Step
+		build      func(llm.ChatModel) llm.ChatModel
+		wantText   string
+		wantModels []string
+	}{
+		{"primary answers", []llmtest.Step{llmtest.Text("a")},
+			func(m llm.ChatModel) llm.ChatModel { return llm.WithFallbackModel(m, "backup") }, "a", []string{"main"}},
+		{"primary 503, fallback answers", []llmtest.Step{llmtest.Fail(apiErr(503)), llmtest.Text("b")},
+			func(m llm.ChatModel) llm.ChatModel { return llm.WithFallbackModel(m, "backup") }, "b", []string{"main", "backup"}},
+		{"client error: no fallback", []llmtest.Step{llmtest.Fail(apiErr(400))},
+			func(m llm.ChatModel) llm.ChatModel { return llm.WithFallbackModel(m, "backup") }, "", []string{"main"}},
+		{"two names", []llmtest.Step{llmtest.Fail(apiErr(503)), llmtest.Fail(apiErr(502)), llmtest.Text("c")},
+			func(m llm.ChatModel) llm.ChatModel {
+				return llm.WithFallbackModel(llm.WithFallbackModel(m, "backup"), "last")
+			}, "c", []string{"main", "backup", "last"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, stream := range []bool{false, true} {
+				m := llmtest.NewModel(tc.steps...)
+				req := userReq("x")
+				req.Model = "main"
+				var text string
+				if stream {
+					resp, _ := llm.Collect(tc.build(m).Stream(context.Background(), req), nil)
+					text = resp.Text()
+				} else {
+					resp, _ := tc.build(m).Complete(context.Background(), req)
+					text = resp.Text()
+				}
+				var models []string
+				for _, r := range m.Requests() {
+					models = append(models, r.Model)
+				}
+				if text != tc.wantText || !slices.Equal(models, tc.wantModels) {
+					t.Errorf("stream %v: text %q, models %v; want %q, %v", stream, text, models, tc.wantText, tc.wantModels)
+				}
+			}
+		})
+	}
 }
 
 func collectText(t *testing.T, m llm.ChatModel) (string, error) {

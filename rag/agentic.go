@@ -29,6 +29,12 @@ type AgenticOptions struct {
 	// Model is the model name sent with each request
 	// (OPENROUTER_MODEL_ANSWER); "" leaves the ChatModel's default.
 	Model string
+	// FallbackModel, when not empty, is the model name each model call
+	// is retried with when it fails with a retryable or server error
+	// (llm.WithFallbackModel on the same ChatModel; settings'
+	// OPENROUTER_MODEL_ANSWER_FALLBACK). Debug.ModelCalls name the model
+	// that answered.
+	FallbackModel string
 	// MaxIterations is the most model calls of a turn (default 5, seed 003
 	// §6.8). A model still asking for tools after that ends the turn with
 	// *llm.MaxIterationsExceededError, or the fallback message.
@@ -438,6 +444,9 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 				emit(e)
 			}
 		}
+	}
+	if opts.FallbackModel != "" {
+		model = llm.WithFallbackModel(model, opts.FallbackModel)
 	}
 	if p.opts.Tracer != nil {
 		model = tracedModel{ChatModel: model, tracer: p.opts.Tracer, count: p.countTokens}

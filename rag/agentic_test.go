@@ -424,3 +424,36 @@ func TestChatAgenticRetriesAFailedSearchOnce(t *testing.T) {
 		})
 	}
 }
+
+// AgenticOptions.FallbackModel: a model call that fails with a server
+// error is asked again of the fallback model, and the turn goes on.
+func TestChatAgenticFallbackModel(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	unavailable := &llm.APIError{Provider: "test", StatusCode: 503, Retryable: true}
+	m := llmtest.NewModel(
+		llmtest.Fail(unavailable),
+		llmtest.ToolCalls(llmtest.Call("f", rag.ToolSearchFAQs, `{"query":"prazo de entrega"}`)),
+		llmtest.Fail(unavailable),
+		llmtest.Text("Entregamos em até 5 dias úteis."),
+	)
+	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"}, m, rag.AgenticOptions{Model: "main", FallbackModel: "backup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Answer != "Entregamos em até 5 dias úteis." || resp.Debug.AnswerFallback || len(resp.FAQs) == 0 {
+		t.Errorf("answer %q (fallback message %v), %d FAQs", resp.Answer, resp.Debug.AnswerFallback, len(resp.FAQs))
+	}
+	var models []string
+	for _, r := range m.Requests() {
+		models = append(models, r.Model)
+	}
+	if !slices.Equal(models, []string{"main", "backup", "main", "backup"}) {
+		t.Errorf("requests named %v", models)
+	}
+
+	// Without a fallback model the same failure is the fallback message.
+	resp, err = p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"}, llmtest.NewModel(llmtest.Fail(unavailable)), rag.AgenticOptions{Model: "main"})
+	if err != nil || resp.Answer != llm.DefaultFallbackMessages().Unavailable || !resp.Debug.AnswerFallback {
+		t.Errorf("without fallback: answer %q, error %v", resp.Answer, err)
+	}
+}

@@ -208,6 +208,13 @@ type AnswererOptions struct {
 	// Model is the model name sent with each request
 	// (OPENROUTER_MODEL_ANSWER); "" leaves the ChatModel's default.
 	Model string
+	// FallbackModel, when not empty, is the model name the answer is
+	// asked of when the first request fails with a retryable or server
+	// error (llm.WithFallbackModel on the same ChatModel; settings'
+	// OPENROUTER_MODEL_ANSWER_FALLBACK). A stream falls back only if it
+	// failed before its first token. For a fallback on another client,
+	// pass llm.WithFallback(primary, other) as the model instead.
+	FallbackModel string
 	// Language selects the system prompt (default pt-BR).
 	Language rag.Language
 	// SystemPrompt replaces the built-in instructions.
@@ -246,6 +253,9 @@ func NewAnswerer(model llm.ChatModel, opts AnswererOptions) (*Answerer, error) {
 	opts.Language = lang
 	if _, err := prompt.Render(prompt.Answer, lang, answerPromptData{}); err != nil {
 		return nil, err
+	}
+	if opts.FallbackModel != "" {
+		model = llm.WithFallbackModel(model, opts.FallbackModel)
 	}
 	return &Answerer{model: model, opts: opts}, nil
 }

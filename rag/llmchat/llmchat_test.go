@@ -277,6 +277,30 @@ func TestLLMAnswerer(t *testing.T) {
 			t.Errorf("tokens %q, answer %+v", toks, ans)
 		}
 	})
+	t.Run("fallback model answers when the primary fails", func(t *testing.T) {
+		for _, stream := range []bool{false, true} {
+			m := llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 503, Retryable: true}), llmtest.Text("Do reserva."))
+			a, _ := llmchat.NewAnswerer(m, llmchat.AnswererOptions{Model: "main", FallbackModel: "backup"})
+			var ans rag.Answer
+			var err error
+			if stream {
+				ans, err = a.StreamAnswer(ctx, answerRequest(), func(string) {})
+			} else {
+				ans, err = a.Answer(ctx, answerRequest())
+			}
+			reqs := m.Requests()
+			if err != nil || ans.Text != "Do reserva." || len(reqs) != 2 || reqs[0].Model != "main" || reqs[1].Model != "backup" {
+				t.Errorf("stream %v: answer %+v, error %v, %d requests", stream, ans, err, len(reqs))
+			}
+		}
+	})
+	t.Run("no fallback on a client error", func(t *testing.T) {
+		m := llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 400}), llmtest.Text("never"))
+		a, _ := llmchat.NewAnswerer(m, llmchat.AnswererOptions{FallbackModel: "backup"})
+		if _, err := a.Answer(ctx, answerRequest()); llm.StatusCode(err) != 400 || m.Calls() != 1 {
+			t.Errorf("error %v after %d calls", err, m.Calls())
+		}
+	})
 	t.Run("context without sections", func(t *testing.T) {
 		m := llmtest.NewModel(llmtest.Text("ok"), llmtest.Text("ok"))
 		a, _ := llmchat.NewAnswerer(m, llmchat.AnswererOptions{SystemPrompt: "Seja breve."})

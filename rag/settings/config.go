@@ -84,6 +84,12 @@ const (
 	EnvRAGConfidenceThreshold = "RAG__CONFIDENCE_THRESHOLD"
 )
 
+// EnvOpenRouterModelAnswerFallback names the answer model's fallback
+// (ChatConfig.AnswerFallbackModel). No seed has it: seed 003 §2.3 asks for
+// an automatic fallback when the provider fails, and the name follows seed
+// 000's OPENROUTER_MODEL_CLASSIFY_FALLBACK.
+const EnvOpenRouterModelAnswerFallback = "OPENROUTER_MODEL_ANSWER_FALLBACK"
+
 // Defaults of Config that have no constant elsewhere.
 const (
 	// DefaultEmbeddingModel is the seeds' embedding model.
@@ -266,6 +272,12 @@ type ChatConfig struct {
 	AnswerModel           string `json:"answer_model,omitempty"`
 	ClassifyModel         string `json:"classify_model,omitempty"`
 	ClassifyFallbackModel string `json:"classify_fallback_model,omitempty"`
+	// AnswerFallbackModel is the model name the answer (planned and
+	// agentic) is asked of when AnswerModel fails with a retryable or
+	// server error, on the same provider (OPENROUTER_MODEL_ANSWER_FALLBACK;
+	// "" has no fallback). It maps to llmchat.AnswererOptions.FallbackModel
+	// and rag.AgenticOptions.FallbackModel, both llm.WithFallbackModel.
+	AnswerFallbackModel string `json:"answer_fallback_model,omitempty"`
 	// Language is the prompts' language (default pt-BR; no variable).
 	Language rag.Language `json:"language"`
 }
@@ -489,6 +501,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	r.str(EnvOpenRouterModelClassify, &c.ClassifyModel)
 	c.ClassifyModel = cmp.Or(c.ClassifyModel, c.AnswerModel)
 	r.str(EnvOpenRouterModelClassifyFallback, &c.ClassifyFallbackModel)
+	r.str(EnvOpenRouterModelAnswerFallback, &c.AnswerFallbackModel)
 
 	e := &cfg.Embedding
 	// Later reads win: EMBEDDING_MODEL, then KB_, then RAG__.
@@ -827,7 +840,8 @@ func (c Config) LogValue() slog.Value {
 			slog.Bool("use_catalog_query", c.Chat.UseCatalogQuery), slog.Int("history_limit", c.Chat.HistoryLimit),
 			slog.Int("context_tokens", c.Chat.ContextTokens), slog.Float64("confidence_threshold", c.Chat.ConfidenceThreshold),
 			slog.String("answer_model", c.Chat.AnswerModel), slog.String("classify_model", c.Chat.ClassifyModel),
-			slog.String("classify_fallback_model", c.Chat.ClassifyFallbackModel), slog.String("language", string(c.Chat.Language))),
+			slog.String("classify_fallback_model", c.Chat.ClassifyFallbackModel),
+			slog.String("answer_fallback_model", c.Chat.AnswerFallbackModel), slog.String("language", string(c.Chat.Language))),
 		slog.Group("providers",
 			slog.Any("openrouter_api_key", c.Providers.OpenRouterAPIKey), slog.String("openrouter_site_url", c.Providers.OpenRouterSiteURL),
 			slog.String("openrouter_site_name", c.Providers.OpenRouterSiteName),
@@ -940,9 +954,10 @@ func (c Config) ClassifierOptions() llmchat.ClassifierOptions {
 	return llmchat.ClassifierOptions{Model: c.Chat.ClassifyModel, FallbackModel: c.Chat.ClassifyFallbackModel, Language: c.Chat.Language}
 }
 
-// AnswererOptions maps the chat knobs to llmchat.AnswererOptions.
+// AnswererOptions maps the chat knobs to llmchat.AnswererOptions (model,
+// fallback model name on the same provider, language).
 func (c Config) AnswererOptions() llmchat.AnswererOptions {
-	return llmchat.AnswererOptions{Model: c.Chat.AnswerModel, Language: c.Chat.Language}
+	return llmchat.AnswererOptions{Model: c.Chat.AnswerModel, FallbackModel: c.Chat.AnswerFallbackModel, Language: c.Chat.Language}
 }
 
 // SummarizerOptions maps the chat knobs to llmchat.SummarizerOptions (the
@@ -951,10 +966,11 @@ func (c Config) SummarizerOptions() llmchat.SummarizerOptions {
 	return llmchat.SummarizerOptions{Model: c.Chat.ClassifyModel, Language: c.Chat.Language}
 }
 
-// AgenticOptions maps the chat knobs to AgenticOptions; with
-// Documents.Enabled false the document search tool is not offered.
+// AgenticOptions maps the chat knobs to AgenticOptions (the answer model
+// and its fallback, language); with Documents.Enabled false the document
+// search tool is not offered.
 func (c Config) AgenticOptions() rag.AgenticOptions {
-	ao := rag.AgenticOptions{Model: c.Chat.AnswerModel, Language: c.Chat.Language}
+	ao := rag.AgenticOptions{Model: c.Chat.AnswerModel, FallbackModel: c.Chat.AnswerFallbackModel, Language: c.Chat.Language}
 	if !c.Documents.Enabled {
 		ao.Tools = []string{rag.ToolSearchCatalog, rag.ToolSearchFAQs}
 	}

@@ -109,6 +109,7 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 		settings.EnvOpenRouterModelClassify:           "openai/gpt-4o-mini",
 		settings.EnvOpenRouterModelClassifyFallback:   "meta-llama/llama-3.1-8b-instruct",
 		settings.EnvOpenRouterModelAnswer:             "anthropic/claude-3.5-haiku",
+		settings.EnvOpenRouterModelAnswerFallback:     "openai/gpt-4o-mini",
 		settings.EnvEmbeddingModel:                    "nomic-embed-text",
 		settings.EnvEmbeddingDimensions:               "768",
 		settings.EnvEmbeddingBatchSize:                "32",
@@ -132,6 +133,7 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 		Chat: settings.ChatConfig{
 			UseCatalogQuery: true, HistoryLimit: 10, ContextTokens: 3000, AnswerModel: "anthropic/claude-3.5-haiku",
 			ClassifyModel: "openai/gpt-4o-mini", ClassifyFallbackModel: "meta-llama/llama-3.1-8b-instruct", Language: rag.LanguagePortuguese,
+			AnswerFallbackModel: "openai/gpt-4o-mini",
 		},
 		Providers: settings.ProviderConfig{
 			OpenRouterAPIKey: "sk-or-v1-secretsecret", OpenRouterSiteURL: "https://loja.example.com", OpenRouterSiteName: "Agro Loja",
@@ -168,10 +170,10 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 	if co := cfg.ClassifierOptions(); co.Model != "openai/gpt-4o-mini" || co.FallbackModel != "meta-llama/llama-3.1-8b-instruct" {
 		t.Errorf("classifier options %+v", co)
 	}
-	if ao := cfg.AnswererOptions(); ao.Model != "anthropic/claude-3.5-haiku" {
+	if ao := cfg.AnswererOptions(); ao.Model != "anthropic/claude-3.5-haiku" || ao.FallbackModel != "openai/gpt-4o-mini" {
 		t.Errorf("answerer options %+v", ao)
 	}
-	if ag := cfg.AgenticOptions(); ag.Model != "anthropic/claude-3.5-haiku" {
+	if ag := cfg.AgenticOptions(); ag.Model != "anthropic/claude-3.5-haiku" || ag.FallbackModel != "openai/gpt-4o-mini" {
 		t.Errorf("agentic options %+v", ag)
 	}
 	if as := cfg.AssistOptions([]string{"Fungicida"}); as.Model != "openai/gpt-4o" || as.MaxPrice != 25000 || len(as.Categories) != 1 {

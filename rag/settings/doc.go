@@ -44,6 +44,13 @@
 //	RAG__CONFIDENCE_THRESHOLD  Chat.ConfidenceThreshold → PipelineOptions.Confidence.Medium
 //	RAG__DOCUMENTS_PATH        Documents.Path, for programs (the library reads no files)
 //
+// One name is the project's, in the seeds' style: OPENROUTER_MODEL_ANSWER_FALLBACK
+// ([EnvOpenRouterModelAnswerFallback]) names the model the answer falls
+// back to on the same provider when the answer model fails with a
+// retryable or server error (seed 003 §2.3), mapped by
+// [Config.AnswererOptions] and [Config.AgenticOptions] onto
+// llm.WithFallbackModel.
+//
 // [Config.QueryEmbedder] wraps the query embedder in the cache and
 // [Config.Reranker] builds the reranker in seed 004's order (Cohere, then
 // a chat model, then the offline keyword reranker). Differences from the

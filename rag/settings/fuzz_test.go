@@ -37,6 +37,7 @@ var fuzzVars = []string{
 	settings.EnvKBRerankerEnabled, settings.EnvKBRerankerModel, settings.EnvCohereAPIKey,
 	settings.EnvRAGEnabled, settings.EnvRAGTopK, settings.EnvRAGMinSimilarity, settings.EnvRAGDocumentsPath,
 	settings.EnvRAGEmbeddingModel, settings.EnvRAGConfidenceThreshold,
+	settings.EnvOpenRouterModelAnswerFallback,
 }
 
 // fuzzEnv maps the lines of in to fuzzVars, in order.
