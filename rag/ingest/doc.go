@@ -15,6 +15,15 @@
 // [Indexer.IndexItems], [Indexer.IndexFAQs] and [Indexer.IndexDocuments]
 // index one kind, and [Indexer.Delete] removes owners with their chunks.
 //
+// [IndexerOptions.Extractors] derive metadata from each document and its
+// chunks before they are compared and embedded (seed 002
+// MetadataExtractor): an [Extractor] may set document metadata and chunk
+// metadata, which searches can then filter on. Package
+// [github.com/hybridrag/hybridrag/rag/ingest/legal] is the built-in one,
+// for pt-BR statutes (artigo, parágrafo, inciso, alínea, the act's type,
+// the seed's marca_* markers). [ExtractDocument] runs extractors for
+// callers that chunk documents themselves.
+//
 // [ItemChunks], [FAQChunks] and [DocumentChunks] are the chunking rules on
 // their own, for callers that store chunks themselves. Documents come from
 // package [github.com/hybridrag/hybridrag/rag/load], which also keeps the

@@ -95,6 +95,13 @@ type IndexerOptions struct {
 	// call, with Done growing to Total for each kind. It must not block for
 	// long.
 	Progress func(Progress)
+	// Extractors derive document and chunk metadata from each document
+	// indexed, in order (see Extractor; package rag/ingest/legal is one for
+	// pt-BR statutes). They do not run for items and FAQs. Metadata they
+	// write is part of what is compared with the stored copy: a changed
+	// extractor rewrites the records and chunks whose metadata changes,
+	// without re-embedding unchanged text.
+	Extractors []Extractor
 	// Tracer, when set, traces each group of WriteBatch owners (package
 	// rag/trace), and each embedding request when it also implements
 	// trace.EmbedTracer. nil traces nothing.
@@ -187,6 +194,7 @@ func NewIndexer(store IndexStore, embedder vector.Embedder, opts IndexerOptions)
 	if o.AnalyzeAfter == 0 {
 		o.AnalyzeAfter = DefaultAnalyzeAfter
 	}
+	o.Extractors = slices.Clone(o.Extractors)
 	if o.FileChunker == nil {
 		o.FileChunker, _ = chunk.NewRecursive(chunk.RecursiveOptions{})
 	}
@@ -297,8 +305,9 @@ func DocumentChunks(d *load.ParsedDocument, structural *chunk.Structural, recurs
 type indexOps[T any] struct {
 	kind storage.OwnerKind
 	id   func(*T) string
-	// chunks cuts a record into chunks (without embeddings).
-	chunks func(*T) ([]storage.Chunk, error)
+	// chunks cuts a record into chunks (without embeddings); it may also
+	// fill the record's and the chunks' metadata (extractors).
+	chunks func(context.Context, *T) ([]storage.Chunk, error)
 	// get reads the stored records among ids.
 	get func(context.Context, []string) ([]T, error)
 	// canon is the form compared with the stored record.
@@ -330,7 +339,7 @@ func (ix *Indexer) IndexItems(ctx context.Context, items []storage.CatalogItem) 
 	err := runBatches(ctx, ix, indexOps[storage.CatalogItem]{
 		kind: storage.KindItem,
 		id:   func(it *storage.CatalogItem) string { return it.ID },
-		chunks: func(it *storage.CatalogItem) ([]storage.Chunk, error) {
+		chunks: func(_ context.Context, it *storage.CatalogItem) ([]storage.Chunk, error) {
 			return ItemChunks(it, ix.opts.FileChunker), nil
 		},
 		get:   ix.store.GetItems,
@@ -346,12 +355,14 @@ func (ix *Indexer) IndexFAQs(ctx context.Context, faqs []storage.FAQ) (Stats, er
 	start := time.Now()
 	st := Stats{FAQs: len(faqs)}
 	err := runBatches(ctx, ix, indexOps[storage.FAQ]{
-		kind:   storage.KindFAQ,
-		id:     func(f *storage.FAQ) string { return f.ID },
-		chunks: func(f *storage.FAQ) ([]storage.Chunk, error) { return FAQChunks(f, ix.opts.FileChunker), nil },
-		get:    ix.store.GetFAQs,
-		canon:  canonicalFAQ,
-		put:    func(b *storage.Batch, recs []storage.FAQ) { b.FAQs = recs },
+		kind: storage.KindFAQ,
+		id:   func(f *storage.FAQ) string { return f.ID },
+		chunks: func(_ context.Context, f *storage.FAQ) ([]storage.Chunk, error) {
+			return FAQChunks(f, ix.opts.FileChunker), nil
+		},
+		get:   ix.store.GetFAQs,
+		canon: canonicalFAQ,
+		put:   func(b *storage.Batch, recs []storage.FAQ) { b.FAQs = recs },
 	}, faqs, &st)
 	st.Duration = time.Since(start)
 	return st, err
@@ -412,8 +423,17 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.ParsedDocumen
 	err := runBatches(ctx, ix, indexOps[load.ParsedDocument]{
 		kind: storage.KindDocument,
 		id:   func(d *load.ParsedDocument) string { return d.ID },
-		chunks: func(d *load.ParsedDocument) ([]storage.Chunk, error) {
-			return DocumentChunks(d, ix.opts.DocumentChunker, ix.opts.FileChunker)
+		chunks: func(ctx context.Context, d *load.ParsedDocument) ([]storage.Chunk, error) {
+			chunks, err := DocumentChunks(d, ix.opts.DocumentChunker, ix.opts.FileChunker)
+			if err != nil {
+				return nil, err
+			}
+			// Blank chunks are dropped before the extractors see them.
+			chunks = slices.DeleteFunc(chunks, func(c storage.Chunk) bool { return strings.TrimSpace(c.Content) == "" })
+			if err := ExtractDocument(ctx, ix.opts.Extractors, &d.Document, chunks); err != nil {
+				return nil, err
+			}
+			return chunks, nil
 		},
 		get: func(ctx context.Context, ids []string) ([]load.ParsedDocument, error) {
 			got, err := ix.store.GetDocuments(ctx, ids)
@@ -624,7 +644,7 @@ func prepareGroup[T any](ctx context.Context, ix *Indexer, ops indexOps[T], grou
 	for i := range group {
 		rec := &group[i]
 		owner := storage.OwnerRef{Kind: kind, ID: ops.id(rec)}
-		chunks, err := ops.chunks(rec)
+		chunks, err := ops.chunks(ctx, rec)
 		if err != nil {
 			return storage.Batch{}, 0, err
 		}

@@ -1,0 +1,41 @@
+// Package legal is a metadata extractor for Brazilian legal texts (leis,
+// decretos, portarias, instruções normativas, resoluções…), the built-in
+// example of an ingest.Extractor (seed 002 §3.1 MetadataExtractor).
+//
+// Run by an ingest.Indexer (IndexerOptions.Extractors), an [Extractor]
+// writes, for each document:
+//
+//   - on the document, [KeyDocumentType] (lei, decreto, portaria,
+//     instrucao_normativa, … see [DocumentType]), [KeyDocumentNumber] and
+//     [KeyDocumentYear], read from the title or the first lines;
+//   - on each chunk, the unit its own text starts in — [KeyTitulo],
+//     [KeyCapitulo], [KeySecao], [KeyArtigo], [KeyParagrafo], [KeyInciso],
+//     [KeyAlinea] — and [KeyTipo] (caput, paragrafo, inciso, alinea,
+//     heading or content). The structure is followed across the chunks of
+//     the document through their byte offsets, so a chunk inside Art. 5º
+//     § 2º inciso III carries artigo=5, paragrafo=2, inciso=III although
+//     its text has no header of its own;
+//   - on each chunk, the seed's nine markers (marca_atencao, marca_stf,
+//     marca_stj, marca_concurso, marca_crime, marca_pena, marca_hediondo,
+//     marca_acao_penal, marca_militar), each "true" or "false", matched by
+//     regular expressions on the normalized text ([DefaultMarkers];
+//     Options.Markers replaces them), and [KeyBanca]/[KeyAno] when the
+//     chunk cites an examining board ("CEBRASPE 2024").
+//
+// Values are plain text: article "5" (Art. 5º), "1000" (Art. 1.000), "5-A"
+// (Art. 5º-A); paragraph "2" or "único"; inciso "III"; alínea "a".
+//
+// Document keys are filters like any document metadata
+// (storage.FieldMetadata, with the key in the store's allowlist); chunk
+// keys are stored with each chunk and returned with its vector matches.
+//
+// Structure is recognised line by line, as statutes are written: a line
+// starting "Art. 5º", "§ 2º", "Parágrafo único", "III –" (an upper-case
+// Roman numeral and a dash), "a)", or "TÍTULO I", "CAPÍTULO II", "Seção
+// III". Text that does not follow that layout gets tipo=content and no
+// unit.
+//
+// # Concurrency
+//
+// An Extractor is immutable and safe for concurrent use.
+package legal

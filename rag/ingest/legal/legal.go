@@ -1,0 +1,227 @@
+package legal
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/storage"
+)
+
+// Document-level metadata keys, set on storage.Document.Metadata when the
+// title or the first lines name the act.
+const (
+	// KeyDocumentType is the kind of act: one of the DocumentType values.
+	KeyDocumentType = "tipo_documento"
+	// KeyDocumentNumber is the act's number without thousands separators
+	// ("Lei nº 8.072" gives "8072").
+	KeyDocumentNumber = "numero_documento"
+	// KeyDocumentYear is the year of the act's date ("de 25 de julho de
+	// 1990" gives "1990").
+	KeyDocumentYear = "ano_documento"
+)
+
+// Chunk-level metadata keys (seed 002 §3.1 ChunkMetadata).
+const (
+	KeyTitulo   = "titulo"   // the Título, a Roman numeral ("I") or "ÚNICO"
+	KeyCapitulo = "capitulo" // the Capítulo
+	KeySecao    = "secao"    // the Seção
+	// KeyArtigo is the article number: "5", "1000" (Art. 1.000), "5-A".
+	KeyArtigo = "artigo"
+	// KeyParagrafo is the paragraph: "1", "2", or "único".
+	KeyParagrafo = "paragrafo"
+	// KeyInciso is the inciso, a Roman numeral: "I", "III".
+	KeyInciso = "inciso"
+	// KeyAlinea is the alínea, a lower-case letter: "a".
+	KeyAlinea = "alinea"
+	// KeyTipo says what the chunk's own text starts in: one of the Tipo
+	// values.
+	KeyTipo = "tipo"
+	// KeyBanca is the examining board a chunk cites (CEBRASPE, CESPE,
+	// FCC, VUNESP, FGV), upper case; KeyAno the year that follows it.
+	KeyBanca = "banca"
+	KeyAno   = "ano"
+)
+
+// The seed's markers: each is set on every chunk of a legal document, to
+// "true" or "false".
+const (
+	MarcaAtencao   = "marca_atencao"    // text marked "#Atenção:"
+	MarcaSTF       = "marca_stf"        // mentions the STF / Supremo Tribunal Federal
+	MarcaSTJ       = "marca_stj"        // mentions the STJ / Superior Tribunal de Justiça
+	MarcaConcurso  = "marca_concurso"   // relevant to public exams (concurso, a banca)
+	MarcaCrime     = "marca_crime"      // criminal law: crime, delito, tipificação
+	MarcaPena      = "marca_pena"       // a penalty: pena, reclusão, detenção, sanção
+	MarcaHediondo  = "marca_hediondo"   // heinous crimes (Lei 8.072)
+	MarcaAcaoPenal = "marca_acao_penal" // ação penal, public or private
+	MarcaMilitar   = "marca_militar"    // military law (Código Penal Militar…)
+)
+
+// Values of KeyTipo: the seed's caput, inciso, heading and content, with
+// paragrafo and alinea told apart.
+const (
+	TipoCaput     = "caput"     // an article's head text
+	TipoParagrafo = "paragrafo" // a paragraph (§) of an article
+	TipoInciso    = "inciso"    // an inciso
+	TipoAlinea    = "alinea"    // an alínea
+	TipoHeading   = "heading"   // a Título, Capítulo or Seção heading
+	TipoContent   = "content"   // anything else (preamble, notes)
+)
+
+// DocumentType values of KeyDocumentType.
+const (
+	Constituicao         = "constituicao"
+	EmendaConstitucional = "emenda_constitucional"
+	LeiComplementar      = "lei_complementar"
+	DecretoLei           = "decreto_lei"
+	Lei                  = "lei"
+	Decreto              = "decreto"
+	MedidaProvisoria     = "medida_provisoria"
+	Portaria             = "portaria"
+	InstrucaoNormativa   = "instrucao_normativa"
+	Resolucao            = "resolucao"
+	Sumula               = "sumula"
+)
+
+// Marker is one marker rule: a chunk whose normalized text (lower case,
+// accents removed: lexical.Normalize) matches Pattern gets Key = "true",
+// any other chunk Key = "false".
+type Marker struct {
+	Key     string
+	Pattern *regexp.Regexp
+}
+
+// DefaultMarkers returns the seed's nine marker rules (a new slice on each
+// call; the patterns are shared and safe for concurrent use).
+func DefaultMarkers() []Marker {
+	return []Marker{
+		{MarcaAtencao, regexp.MustCompile(`#\s*atencao`)},
+		{MarcaSTF, regexp.MustCompile(`\bstf\b|supremo tribunal federal`)},
+		{MarcaSTJ, regexp.MustCompile(`\bstj\b|superior tribunal de justica`)},
+		{MarcaConcurso, regexp.MustCompile(`\bconcursos?\b|#\s*questao|` + bancaRE)},
+		{MarcaCrime, regexp.MustCompile(`\bcrimes?\b|\bdelitos?\b|\btipifica`)},
+		{MarcaPena, regexp.MustCompile(`\bpenas?\b|\breclusao\b|\bdetencao\b|\bsancao\b|\bsancoes\b`)},
+		{MarcaHediondo, regexp.MustCompile(`\bhediond|\b8\.?072\b`)},
+		{MarcaAcaoPenal, regexp.MustCompile(`\bacao penal\b|\bacoes penais\b`)},
+		{MarcaMilitar, regexp.MustCompile(`\bmilitar(es)?\b`)},
+	}
+}
+
+const bancaRE = `\b(cebraspe|cespe|fcc|vunesp|fgv)\b`
+
+var bancaYearRE = regexp.MustCompile(bancaRE + `[^0-9\n]{0,12}((?:19|20)\d\d)?`)
+
+// Options configures an Extractor; the zero value gives the seed's rules.
+type Options struct {
+	// Markers replaces DefaultMarkers when non-nil.
+	Markers []Marker
+}
+
+// Extractor is the pt-BR legal metadata extractor: it implements
+// ingest.Extractor. It is immutable and safe for concurrent use.
+type Extractor struct {
+	markers []Marker
+}
+
+// New returns an Extractor. It does no I/O.
+func New(opts Options) *Extractor {
+	m := opts.Markers
+	if m == nil {
+		m = DefaultMarkers()
+	}
+	return &Extractor{markers: append([]Marker(nil), m...)}
+}
+
+// Extract sets the document's type, number and year (KeyDocumentType,
+// KeyDocumentNumber, KeyDocumentYear) when its title or first lines name
+// the act, and on each chunk the structure its own text starts in
+// (KeyTitulo … KeyAlinea, KeyTipo), the markers and the cited banca.
+//
+// The structure is read from doc.Content once, line by line (a line
+// starting "Art. 5º", "§ 2º", "Parágrafo único", "III –", "a)", "CAPÍTULO
+// II"…), and each chunk is placed at its Start offset: a chunk in the
+// middle of Art. 5º § 2º inciso III gets those values although its text
+// names none of them. A chunk that overlaps the one before is placed where
+// its new text begins; one that starts before any article (a heading, the
+// preamble) takes the first article that begins in it. A chunk whose text
+// is not found at its Start is located by searching doc.Content after the
+// previous chunk. A heading ends the article before it.
+func (e *Extractor) Extract(_ context.Context, doc *storage.Document, chunks []storage.Chunk) error {
+	if typ, num, year := DocumentType(doc.Title, doc.Content); typ != "" {
+		if doc.Metadata == nil {
+			doc.Metadata = make(map[string]string, 3)
+		}
+		doc.Metadata[KeyDocumentType] = typ
+		setNonEmpty(doc.Metadata, KeyDocumentNumber, num)
+		setNonEmpty(doc.Metadata, KeyDocumentYear, year)
+	}
+	events := parse(doc.Content)
+	prevStart, prevEnd := -1, -1
+	for i := range chunks {
+		c := &chunks[i]
+		start := locate(doc.Content, c, prevEnd)
+		var st state
+		if start >= 0 {
+			end := start + len(c.Content)
+			pos := start
+			if prevStart >= 0 && prevStart < start && prevEnd > start && prevEnd < end {
+				pos = prevEnd
+				for pos < end && isSpace(doc.Content[pos]) {
+					pos++
+				}
+			}
+			st = stateAt(events, pos, end)
+			prevStart, prevEnd = start, end
+		} else {
+			st = stateAt(parse(c.Content), 0, len(c.Content))
+		}
+		if c.Metadata == nil {
+			c.Metadata = make(map[string]string, 8+len(e.markers))
+		}
+		st.write(c.Metadata)
+		norm := lexical.Normalize(c.Content)
+		for _, m := range e.markers {
+			c.Metadata[m.Key] = boolString(m.Pattern.MatchString(norm))
+		}
+		if sm := bancaYearRE.FindStringSubmatch(norm); sm != nil {
+			c.Metadata[KeyBanca] = strings.ToUpper(sm[1])
+			setNonEmpty(c.Metadata, KeyAno, sm[2])
+		}
+	}
+	return nil
+}
+
+// locate returns the byte offset of c's text in content: its Start when
+// the text is there, else the first occurrence at or after from, else -1.
+func locate(content string, c *storage.Chunk, from int) int {
+	if c.Content == "" {
+		return -1
+	}
+	if c.Start >= 0 && c.Start+len(c.Content) <= len(content) && content[c.Start:c.Start+len(c.Content)] == c.Content {
+		return c.Start
+	}
+	from = max(from-len(c.Content), 0)
+	if from > len(content) {
+		return -1
+	}
+	if i := strings.Index(content[from:], c.Content); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+func setNonEmpty(m map[string]string, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
