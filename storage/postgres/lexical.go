@@ -19,7 +19,8 @@ import (
 // kind k, ranked by the number of distinct terms matched, then CreatedAt
 // descending, then ID: exactly the memory store's results. It reads the
 // kind's word index (migration 0003), in one transaction: lookupTerms finds
-// each term's dictionary words, then lexicalSQL ranks their postings.
+// each term's dictionary words, then the levels of a lexPlan rank their
+// postings, one statement per level, until the limit is filled.
 func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
 	kind := k.kind
 	if err := storage.ValidateFilters(kind, q.Filters, s.db.opts.AllowedMetadataKeys); err != nil {
@@ -36,36 +37,55 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 	var out []storage.LexicalCandidate[T]
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
 		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
-			// JIT compilation costs more than these queries, whose cost
-			// estimates are high (the postings of a common word) but whose
-			// work is mostly index lookups. The full count of a query whose
-			// levels fall short hashes every owner of its terms' postings:
-			// 59k owners of 100k took 8 MB and spilled to disk at the
-			// default 4 MB.
-			if _, err := tx.Exec(ctx, "SET LOCAL jit = off; SET LOCAL work_mem = '32MB'"); err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
-			}
+			// lookupTerms also turns JIT compilation off: it costs more
+			// than these queries, whose cost estimates are high (the
+			// postings of a common word) but whose work is mostly index
+			// lookups.
 			lts, err := s.lookupTerms(ctx, tx, kind, terms)
 			if err != nil {
 				return wrapCtx(ctx, "search "+string(kind)+"s: look up words", err)
 			}
-			sql, a := s.lexicalSQL(kind, k.selectList(&s.db.tb), lts, q.Filters, limit)
-			// QueryExecModeExec: an unnamed statement, planned with the
-			// actual words. A cached generic plan would be one plan for
-			// every query.
-			rows, err := tx.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, a...)...)
-			if err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s", err)
+			plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters)
+			run := func(sql string, a args) ([]storage.LexicalCandidate[T], error) {
+				// QueryExecModeExec: an unnamed statement, planned with the
+				// actual words and limit.
+				rows, err := tx.Query(ctx, sql, append([]any{pgx.QueryExecModeExec}, a...)...)
+				if err != nil {
+					return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
+				}
+				res, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
+					var m int32
+					rec, err := k.scan(r, &m)
+					return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
+				})
+				if err != nil {
+					return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
+				}
+				return res, nil
 			}
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
-				var m int32
-				rec, err := k.scan(r, &m)
-				return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
-			})
-			if err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s", err)
+			for {
+				sql, a, last, ok := plan.level(limit - len(out))
+				if !ok {
+					break
+				}
+				res, err := run(sql, a)
+				if err != nil {
+					return err
+				}
+				out = append(out, res...)
+				if len(out) >= limit || last {
+					return nil
+				}
 			}
-			return nil
+			// The full count hashes every owner of the terms' postings:
+			// 59k owners of 100k took 8 MB and spilled to disk at the
+			// default work_mem of 4 MB.
+			if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '32MB'"); err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
+			}
+			sql, a := plan.full(limit)
+			out, err = run(sql, a)
+			return err
 		})
 	})
 	return out, err
@@ -116,11 +136,11 @@ const minTrigramRunes = 3
 const postingsCap = 2048
 
 // maxStreamWords is the most dictionary words whose postings one level
-// of lexicalSQL merges (one ordered index scan each); a single term with
+// of a lexPlan merges (one ordered index scan each); a single term with
 // more words has its postings sorted instead.
 const maxStreamWords = 32
 
-// maxLevels is the most levels lexicalSQL walks before the full count.
+// maxLevels is the most levels a lexPlan walks before the full count.
 const maxLevels = 4
 
 // probeFence ends every probe subquery of a level (EXISTS): with OFFSET,
@@ -148,6 +168,7 @@ type lexTerm struct {
 
 // lookupTerms finds, in one statement, the dictionary words containing
 // each term's longest run and counts (up to postingsCap) their postings.
+// It sets jit off for the transaction tx.
 func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKind, terms []string) ([]lexTerm, error) {
 	lts := make([]lexTerm, len(terms))
 	a := args{s.tenant}
@@ -177,9 +198,22 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 			" FROM (SELECT ARRAY(SELECT d.id FROM "+s.db.tb.words[kind]+" d WHERE d.tenant_id = $1 AND "+cond+" ORDER BY d.id) AS ids) w")
 	}
 	if len(parts) == 0 {
-		return lts, nil
+		// Only separator terms: nothing to look up.
+		_, err := tx.Exec(ctx, "SET LOCAL jit = off")
+		return lts, err
 	}
-	rows, err := tx.Query(ctx, strings.Join(parts, "\nUNION ALL "), append([]any{pgx.QueryExecModeExec}, a...)...)
+	// One round trip with the session settings; the statement's text
+	// depends only on the number and kind of terms, so pgx prepares it once
+	// per connection and shape.
+	batch := &pgx.Batch{}
+	batch.Queue("SET LOCAL jit = off")
+	batch.Queue(strings.Join(parts, "\nUNION ALL "), a...)
+	br := tx.SendBatch(ctx, batch)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
@@ -194,12 +228,15 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 		}
 		return nil
 	})
-	return lts, err
+	if err != nil {
+		return nil, err
+	}
+	return lts, br.Close()
 }
 
-// lexicalSQL builds the ranking query over terms looked up by lookupTerms:
-// exact, and in the common cases bounded by the limit rather than by the
-// postings of common terms.
+// lexPlan ranks the owners matching lexTerms (found by lookupTerms),
+// exactly, and in the common cases reading about as many postings as the
+// limit rather than every posting of common terms.
 //
 // A term without separators (see isWordSep) is contained in a text exactly
 // when it is contained in one of its words, so its matches are the
@@ -211,50 +248,35 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 //
 // The ranking is found level by level, from T (every term matched) down:
 // an owner matching at least L of the T terms holds one of the T-L+1
-// rarest terms. Level L (CTE pL) walks the postings of the words of those
-// terms newest first (one ordered index scan per word, merged; the postings
-// of one owner are adjacent and grouped), computes each walked owner's
+// rarest terms. Level L walks the postings of the words of those terms
+// newest first (one ordered index scan per word, merged; the postings of
+// one owner are then adjacent and grouped), computes each walked owner's
 // exact count (probing the other terms' postings by index, or strpos) and
-// keeps the newest owners matching exactly L terms, up to the limit minus
-// what the levels above found. A level that falls short has found every
-// owner of its level, so the next one continues; once the levels hold the
-// limit's owners, they are the answer. The levels stop after maxLevels, at
-// a term made only of separators or when a walk would merge more than
-// maxStreamWords words; if they end short of the limit, the full count
-// (every owner of every term's postings, ranked) is the answer instead.
-// PostgreSQL skips a LIMIT 0 level and a subplan whose one-time filter is
-// false, so only the levels needed run.
-func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter, limit int) (string, args) {
-	tb := &s.db.tb
-	owner, postings := tb.owners[kind], tb.postings[kind]
-	a := args{s.tenant, limit}
-	T := len(lts)
-	// Parameters are added when first used: PostgreSQL cannot type an
-	// unused one.
-	idsP := make([]string, T)
-	rawP := make([]string, T)
-	ids := func(i int) string {
-		if idsP[i] == "" {
-			idsP[i] = a.add(lts[i].wids)
-		}
-		return idsP[i]
-	}
-	raw := func(i int) string {
-		if rawP[i] == "" {
-			rawP[i] = a.add(lts[i].text)
-		}
-		return rawP[i]
-	}
-	var filt string
-	if len(filters) > 0 {
-		filt = filterSQL("o", filters, &a)
-	}
-	// Terms by rarity: walkable terms by postings (exact ones first on a
-	// tie), separator-only terms last.
-	order := make([]int, T)
+// returns the newest owners matching exactly L terms, up to what the limit
+// still needs. A level that returns fewer has found every owner of its
+// level, so the next one continues; the levels above hold the better
+// owners. Each level is its own statement, planned only when needed. The
+// levels stop after maxLevels, at a term made only of separators or when a
+// walk would merge more than maxStreamWords words; if they end short of
+// the limit, full counts every owner of every term's postings and ranks
+// them instead.
+type lexPlan struct {
+	s       *Store
+	kind    storage.OwnerKind
+	cols    string
+	lts     []lexTerm
+	filters []storage.Filter
+	order   []int // term indexes, rarest first
+	n       int   // levels returned so far
+}
+
+func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter) *lexPlan {
+	order := make([]int, len(lts))
 	for i := range order {
 		order[i] = i
 	}
+	// Walkable terms by postings (exact ones first on a tie), terms made
+	// of separators last.
 	slices.SortStableFunc(order, func(x, y int) int {
 		lx, ly := &lts[x], &lts[y]
 		switch {
@@ -273,140 +295,155 @@ func (s *Store) lexicalSQL(kind storage.OwnerKind, cols string, lts []lexTerm, f
 		}
 		return 0
 	})
-	bit := func(i int) string { return strconv.FormatInt(int64(1)<<i, 10) }
-
-	var (
-		b      strings.Builder
-		levels []string // the level CTE names, best first
-		found  = "0"    // the count of owners the levels hold, as SQL
-	)
-	b.WriteString("WITH ")
-	walkedWords := 0
-	for n := 1; n <= T && n <= maxLevels; n++ {
-		t := order[n-1]
-		if lts[t].run == "" {
-			break
-		}
-		walkedWords += len(lts[t].wids)
-		eager := false
-		if walkedWords > maxStreamWords {
-			if n > 1 {
-				break
-			}
-			eager = true // one term with many words: sort its postings
-		}
-		walked := order[:n]
-		L := T - n + 1
-		var walk string
-		if eager {
-			walk = "SELECT p.owner_id, p.created_at, " + bit(t) + "::int8 AS b FROM " + postings +
-				" p WHERE p.tenant_id = $1 AND p.word_id = ANY(" + ids(t) + ")"
-		} else {
-			var subs []string
-			for _, i := range walked {
-				for _, w := range lts[i].wids {
-					subs = append(subs, "(SELECT p.owner_id, p.created_at, "+bit(i)+"::int8 AS b FROM "+postings+
-						" p WHERE p.tenant_id = $1 AND p.word_id = "+a.add(w)+" ORDER BY p.created_at DESC, p.owner_id)")
-				}
-			}
-			if len(subs) == 0 {
-				// The walked terms are in no word: no owner matches L terms.
-				subs = []string{"(SELECT NULL::text AS owner_id, NULL::timestamptz AS created_at, 0::int8 AS b WHERE false)"}
-			}
-			walk = strings.Join(subs, " UNION ALL ")
-			if len(subs) > 1 {
-				walk += " ORDER BY created_at DESC, owner_id"
-			}
-		}
-		// m is the exact number of terms g matches; text terms need the
-		// owner row (o).
-		var counts []string
-		needText := filt != ""
-		for i := range lts {
-			inWalk := slices.Contains(walked, i)
-			switch {
-			case inWalk && lts[i].exact:
-				counts = append(counts, "(g.bits & "+bit(i)+" <> 0)::int")
-			case inWalk:
-				counts = append(counts, "(g.bits & "+bit(i)+" <> 0 AND strpos(o.search_text, "+raw(i)+") > 0)::int")
-				needText = true
-			case lts[i].exact:
-				counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+ids(i)+
-					") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+"))::int")
-			default:
-				counts = append(counts, "(strpos(o.search_text, "+raw(i)+") > 0)::int")
-				needText = true
-			}
-		}
-		cond := strings.Join(counts, " + ") + " = " + strconv.Itoa(L)
-		if needText {
-			cond = "EXISTS (SELECT FROM " + owner + " o WHERE o.tenant_id = $1 AND o.id = g.owner_id" + filt + " AND " + cond + probeFence + ")"
-		}
-		name := "p" + strconv.Itoa(L)
-		b.WriteString(name + " AS MATERIALIZED (SELECT g.owner_id, g.created_at FROM (SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" +
-			walk + ") x GROUP BY x.created_at, x.owner_id ORDER BY x.created_at DESC, x.owner_id) g WHERE " + cond +
-			" ORDER BY g.created_at DESC, g.owner_id LIMIT greatest($2 - (" + found + "), 0)),\n")
-		levels = append(levels, name)
-		if found == "0" {
-			found = "(SELECT count(*) FROM " + name + ")"
-		} else {
-			found += " + (SELECT count(*) FROM " + name + ")"
-		}
-	}
-	var top []string
-	for _, name := range levels {
-		top = append(top, "SELECT owner_id, created_at, "+name[1:]+"::int4 AS m FROM "+name)
-	}
-	complete := len(levels) > 0 && strings.TrimPrefix(levels[len(levels)-1], "p") == "1"
-	if complete {
-		// The levels went down to one term: they hold every match.
-		b.WriteString("r AS (" + strings.Join(top, "\n\tUNION ALL ") + ")\n")
-	} else {
-		gate := ""
-		if len(levels) > 0 {
-			gate = " AND " + found + " < $2"
-			for i := range top {
-				top[i] += " WHERE " + found + " >= $2"
-			}
-		}
-		// The full count: one branch per term, each owner at most once.
-		hits := make([]string, 0, T)
-		for i, lt := range lts {
-			switch {
-			case lt.run == "":
-				hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
-					" o WHERE o.tenant_id = $1 AND o.active AND strpos(o.search_text, "+raw(i)+") > 0"+gate)
-			case lt.exact && len(lt.wids) <= 1:
-				hits = append(hits, "SELECT p.owner_id, p.created_at FROM "+postings+
-					" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate)
-			case lt.exact:
-				hits = append(hits, "SELECT DISTINCT p.owner_id, p.created_at FROM "+postings+
-					" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate)
-			default:
-				hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
-					" o WHERE o.tenant_id = $1 AND o.id = ANY(ARRAY(SELECT DISTINCT p.owner_id FROM "+postings+
-					" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+ids(i)+")"+gate+"))"+
-					" AND o.active AND strpos(o.search_text, "+raw(i)+") > 0"+gate)
-			}
-		}
-		b.WriteString("c AS (SELECT h.owner_id, h.created_at, count(*)::int4 AS m FROM (" +
-			strings.Join(hits, "\n\tUNION ALL ") + ") h GROUP BY h.owner_id, h.created_at),\n")
-		ranked := "SELECT c.owner_id, c.created_at, c.m FROM c"
-		if filt != "" {
-			ranked += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = c.owner_id WHERE o.active" + filt
-		}
-		ranked += " ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
-		b.WriteString("r AS (" + strings.Join(append(top, "("+ranked+")"), "\n\tUNION ALL ") + ")\n")
-	}
-	b.WriteString("SELECT " + cols + ", r.m FROM r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
-		" ORDER BY r.m DESC, r.created_at DESC, r.owner_id")
-	return b.String(), a
+	return &lexPlan{s: s, kind: kind, cols: cols, lts: lts, filters: filters, order: order}
 }
 
-// prefixAnd returns " AND c1 AND c2 ..." for conds, or "".
-func prefixAnd(conds []string) string {
-	if len(conds) == 0 {
-		return ""
+// lexArgs builds one statement's parameters: $1 the tenant, $2 the limit,
+// then each term's word IDs and text when first used (PostgreSQL cannot
+// type an unused parameter).
+type lexArgs struct {
+	a        args
+	ids, raw []string
+	lts      []lexTerm
+}
+
+func newLexArgs(tenant string, limit int, lts []lexTerm) *lexArgs {
+	return &lexArgs{a: args{tenant, limit}, ids: make([]string, len(lts)), raw: make([]string, len(lts)), lts: lts}
+}
+
+func (x *lexArgs) wordIDs(i int) string {
+	if x.ids[i] == "" {
+		x.ids[i] = x.a.add(x.lts[i].wids)
 	}
-	return " AND " + strings.Join(conds, " AND ")
+	return x.ids[i]
+}
+
+func (x *lexArgs) text(i int) string {
+	if x.raw[i] == "" {
+		x.raw[i] = x.a.add(x.lts[i].text)
+	}
+	return x.raw[i]
+}
+
+func termBit(i int) string { return strconv.FormatInt(int64(1)<<i, 10) }
+
+// level returns the statement of the next level, asking for need owners,
+// and whether it is the last (level 1: it completes the ranking); ok is
+// false when the levels have ended.
+func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
+	T := len(p.lts)
+	n := p.n + 1
+	if n > T || n > maxLevels || need < 1 {
+		return "", nil, false, false
+	}
+	walked := p.order[:n]
+	words := 0
+	for _, i := range walked {
+		if p.lts[i].run == "" {
+			return "", nil, false, false
+		}
+		words += len(p.lts[i].wids)
+	}
+	eager := words > maxStreamWords
+	if eager && n > 1 {
+		return "", nil, false, false
+	}
+	p.n = n
+	tb := &p.s.db.tb
+	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
+	x := newLexArgs(p.s.tenant, need, p.lts)
+	L := T - n + 1
+	var walk string
+	if eager {
+		// One term with many words: sort its postings.
+		t := walked[0]
+		walk = "SELECT p.owner_id, p.created_at, " + termBit(t) + "::int8 AS b FROM " + postings +
+			" p WHERE p.tenant_id = $1 AND p.word_id = ANY(" + x.wordIDs(t) + ")"
+	} else {
+		var subs []string
+		for _, i := range walked {
+			for _, w := range p.lts[i].wids {
+				subs = append(subs, "(SELECT p.owner_id, p.created_at, "+termBit(i)+"::int8 AS b FROM "+postings+
+					" p WHERE p.tenant_id = $1 AND p.word_id = "+x.a.add(w)+" ORDER BY p.created_at DESC, p.owner_id)")
+			}
+		}
+		if len(subs) == 0 {
+			// The walked terms are in no word: no owner matches L terms.
+			subs = []string{"(SELECT NULL::text AS owner_id, NULL::timestamptz AS created_at, 0::int8 AS b WHERE false)"}
+		}
+		walk = strings.Join(subs, " UNION ALL ")
+		if len(subs) > 1 {
+			walk += " ORDER BY created_at DESC, owner_id"
+		}
+	}
+	var filt string
+	if len(p.filters) > 0 {
+		filt = filterSQL("o", p.filters, &x.a)
+	}
+	// The exact number of terms owner g matches; terms matched on the text
+	// need the owner row o.
+	counts := make([]string, 0, T)
+	needText := filt != ""
+	for i, lt := range p.lts {
+		inWalk := slices.Contains(walked, i)
+		switch {
+		case inWalk && lt.exact:
+			counts = append(counts, "(g.bits & "+termBit(i)+" <> 0)::int")
+		case inWalk:
+			counts = append(counts, "(g.bits & "+termBit(i)+" <> 0 AND strpos(o.search_text, "+x.text(i)+") > 0)::int")
+			needText = true
+		case lt.exact:
+			counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
+				") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+"))::int")
+		default:
+			counts = append(counts, "(strpos(o.search_text, "+x.text(i)+") > 0)::int")
+			needText = true
+		}
+	}
+	cond := strings.Join(counts, " + ") + " = " + strconv.Itoa(L)
+	if needText {
+		cond = "EXISTS (SELECT FROM " + owner + " o WHERE o.tenant_id = $1 AND o.id = g.owner_id" + filt + " AND " + cond + probeFence + ")"
+	}
+	sql = "SELECT " + p.cols + ", " + strconv.Itoa(L) + " FROM (SELECT g.owner_id, g.created_at FROM (" +
+		"SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" + walk + ") x" +
+		" GROUP BY x.created_at, x.owner_id ORDER BY x.created_at DESC, x.owner_id) g WHERE " + cond +
+		" ORDER BY g.created_at DESC, g.owner_id LIMIT $2) r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
+		" ORDER BY r.created_at DESC, r.owner_id"
+	return sql, x.a, L == 1, true
+}
+
+// full returns the statement counting, for every owner in any term's
+// postings, the terms it matches, and ranking them.
+func (p *lexPlan) full(limit int) (string, args) {
+	tb := &p.s.db.tb
+	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
+	x := newLexArgs(p.s.tenant, limit, p.lts)
+	// One branch per term, each owner at most once.
+	hits := make([]string, 0, len(p.lts))
+	for i, lt := range p.lts {
+		switch {
+		case lt.run == "":
+			hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
+				" o WHERE o.tenant_id = $1 AND o.active AND strpos(o.search_text, "+x.text(i)+") > 0")
+		case lt.exact && len(lt.wids) <= 1:
+			hits = append(hits, "SELECT p.owner_id, p.created_at FROM "+postings+
+				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
+		case lt.exact:
+			hits = append(hits, "SELECT DISTINCT p.owner_id, p.created_at FROM "+postings+
+				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
+		default:
+			hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
+				" o WHERE o.tenant_id = $1 AND o.id = ANY(ARRAY(SELECT DISTINCT p.owner_id FROM "+postings+
+				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")))"+
+				" AND o.active AND strpos(o.search_text, "+x.text(i)+") > 0")
+		}
+	}
+	ranked := "SELECT c.owner_id, c.created_at, c.m FROM (SELECT h.owner_id, h.created_at, count(*)::int4 AS m FROM (" +
+		strings.Join(hits, "\n\tUNION ALL ") + ") h GROUP BY h.owner_id, h.created_at) c"
+	if len(p.filters) > 0 {
+		ranked += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = c.owner_id WHERE o.active" + filterSQL("o", p.filters, &x.a)
+	}
+	ranked += " ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
+	return "SELECT " + p.cols + ", r.m FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
+		" ORDER BY r.m DESC, r.created_at DESC, r.owner_id", x.a
 }
