@@ -11,7 +11,9 @@
 // retryable errors) and writes each group of owners with their chunks in
 // one transaction. Re-indexing unchanged content makes no embedding call
 // and no write; [Stats] count what was embedded, skipped and written.
-// [Indexer.Reindex] indexes the three kinds of [Sources] in turn;
+// [Indexer.Reindex] indexes the three kinds of [Sources] in turn and, with
+// [IndexerOptions.Prune] (off by default), then deletes the records of the
+// tenant absent from them, with their chunks ([Stats].Pruned counts them);
 // [Indexer.IndexItems], [Indexer.IndexFAQs] and [Indexer.IndexDocuments]
 // index one kind, and [Indexer.Delete] removes owners with their chunks.
 //

@@ -95,6 +95,16 @@ type IndexerOptions struct {
 	// call, with Done growing to Total for each kind. It must not block for
 	// long.
 	Progress func(Progress)
+	// Prune makes Reindex delete, once every kind is indexed, the records
+	// of the tenant absent from its Sources, with their chunks, for each
+	// kind the Sources hold at least one record of (a kind given no
+	// records is left alone, so that a missing or empty file cannot empty
+	// a catalog; remove such records with Delete). A stored document that
+	// a source document duplicates (Stats.Duplicates) is kept. The store
+	// must list records (a Lister, as storage.Store does); Reindex fails
+	// with ErrPruneUnsupported before writing anything otherwise. Off by
+	// default; IndexItems, IndexFAQs and IndexDocuments never prune.
+	Prune bool
 	// Extractors derive document and chunk metadata from each document
 	// indexed, in order (see Extractor; package rag/ingest/legal is one for
 	// pt-BR statutes). They do not run for items and FAQs. Metadata they
@@ -142,6 +152,9 @@ type Stats struct {
 	Written int
 	// Failed is the number of owners not written because of errors.
 	Failed int
+	// Pruned is the number of records Reindex deleted, with their chunks,
+	// because they were absent from its Sources (IndexerOptions.Prune).
+	Pruned int
 	// Duplicates are documents rejected as duplicates.
 	Duplicates []*load.DuplicateDocumentError
 	Duration   time.Duration
@@ -157,13 +170,19 @@ func (s *Stats) add(o Stats) {
 	s.Unchanged += o.Unchanged
 	s.Written += o.Written
 	s.Failed += o.Failed
+	s.Pruned += o.Pruned
 	s.Duplicates = append(s.Duplicates, o.Duplicates...)
 }
 
-// String is the summary line of examples/ingest.
+// String is the summary line of examples/ingest; pruned=N is included
+// when records were pruned.
 func (s Stats) String() string {
-	return fmt.Sprintf("items=%d faqs=%d documents=%d chunks=%d embedded=%d skipped=%d failed=%d duration=%s",
-		s.Items, s.FAQs, s.Documents, s.Chunks, s.Embedded, s.Skipped, s.Failed, s.Duration.Round(time.Millisecond))
+	pruned := ""
+	if s.Pruned > 0 {
+		pruned = fmt.Sprintf(" pruned=%d", s.Pruned)
+	}
+	return fmt.Sprintf("items=%d faqs=%d documents=%d chunks=%d embedded=%d skipped=%d failed=%d%s duration=%s",
+		s.Items, s.FAQs, s.Documents, s.Chunks, s.Embedded, s.Skipped, s.Failed, pruned, s.Duration.Round(time.Millisecond))
 }
 
 // Indexer turns records into chunks, embeds what changed and writes owners
@@ -491,10 +510,16 @@ func (s Sources) Docs() []storage.Document {
 }
 
 // Reindex indexes items, FAQs and documents in turn and returns the
-// combined stats; it stops at the first error.
+// combined stats; it stops at the first error. With IndexerOptions.Prune,
+// it then deletes the records absent from src (see Prune), only when every
+// kind was indexed without error.
 func (ix *Indexer) Reindex(ctx context.Context, src Sources) (Stats, error) {
 	start := time.Now()
 	var total Stats
+	lister, _ := ix.store.(Lister)
+	if ix.opts.Prune && lister == nil {
+		return total, ErrPruneUnsupported
+	}
 	s, err := ix.IndexItems(ctx, src.Items)
 	total.add(s)
 	if err == nil {
@@ -505,8 +530,93 @@ func (ix *Indexer) Reindex(ctx context.Context, src Sources) (Stats, error) {
 		s, err = ix.IndexDocuments(ctx, src.Documents)
 		total.add(s)
 	}
+	if err == nil && ix.opts.Prune {
+		err = ix.prune(ctx, lister, src, &total)
+	}
 	total.Duration = time.Since(start)
 	return total, err
+}
+
+// Lister is what pruning needs from a store besides an IndexStore: the
+// records of each kind, page by page in ID order. storage.Store satisfies
+// it.
+type Lister interface {
+	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
+	ListFAQs(ctx context.Context, page storage.Page) ([]storage.FAQ, error)
+	ListDocuments(ctx context.Context, page storage.Page) ([]storage.Document, error)
+}
+
+// prune deletes, for each kind src has records of, the stored records
+// absent from src, WriteBatch owners per transaction.
+func (ix *Indexer) prune(ctx context.Context, l Lister, src Sources, st *Stats) error {
+	keepDocs := make([]string, 0, len(src.Documents)+len(st.Duplicates))
+	for i := range src.Documents {
+		keepDocs = append(keepDocs, src.Documents[i].ID)
+	}
+	for _, d := range st.Duplicates {
+		keepDocs = append(keepDocs, d.ExistingID)
+	}
+	kinds := []struct {
+		kind storage.OwnerKind
+		keep []string
+		list func(context.Context, storage.Page) ([]string, error)
+	}{
+		{storage.KindItem, idsOf(src.Items, func(it *storage.CatalogItem) string { return it.ID }), listIDs(l.ListItems, func(it *storage.CatalogItem) string { return it.ID })},
+		{storage.KindFAQ, idsOf(src.FAQs, func(f *storage.FAQ) string { return f.ID }), listIDs(l.ListFAQs, func(f *storage.FAQ) string { return f.ID })},
+		{storage.KindDocument, keepDocs, listIDs(l.ListDocuments, func(d *storage.Document) string { return d.ID })},
+	}
+	for _, k := range kinds {
+		if len(k.keep) == 0 || (k.kind == storage.KindDocument && len(src.Documents) == 0) {
+			continue
+		}
+		keep := make(map[string]bool, len(k.keep))
+		for _, id := range k.keep {
+			keep[id] = true
+		}
+		var gone []storage.OwnerRef
+		page := storage.Page{Limit: storage.MaxResultLimit}
+		for {
+			ids, err := k.list(ctx, page)
+			if err != nil {
+				return fmt.Errorf("ingest: list %ss to prune: %w", k.kind, err)
+			}
+			for _, id := range ids {
+				if !keep[id] {
+					gone = append(gone, storage.OwnerRef{Kind: k.kind, ID: id})
+				}
+			}
+			if len(ids) < page.Limit {
+				break
+			}
+			page.After = ids[len(ids)-1]
+		}
+		for lo := 0; lo < len(gone); lo += ix.opts.WriteBatch {
+			group := gone[lo:min(lo+ix.opts.WriteBatch, len(gone))]
+			if err := ix.store.Apply(ctx, storage.Batch{Deletes: group}); err != nil {
+				return fmt.Errorf("ingest: prune %d %ss: %w", len(group), k.kind, err)
+			}
+			st.Pruned += len(group)
+		}
+	}
+	return nil
+}
+
+func idsOf[T any](recs []T, id func(*T) string) []string {
+	out := make([]string, len(recs))
+	for i := range recs {
+		out[i] = id(&recs[i])
+	}
+	return out
+}
+
+func listIDs[T any](list func(context.Context, storage.Page) ([]T, error), id func(*T) string) func(context.Context, storage.Page) ([]string, error) {
+	return func(ctx context.Context, p storage.Page) ([]string, error) {
+		recs, err := list(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return idsOf(recs, id), nil
+	}
 }
 
 func runBatches[T any](ctx context.Context, ix *Indexer, ops indexOps[T], recs []T, st *Stats) error {
