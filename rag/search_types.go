@@ -77,6 +77,19 @@ type Query struct {
 	Limit int
 	// Filters restrict the owners searched (both legs).
 	Filters []storage.Filter
+	// ChunkFilters restrict the search to chunks whose metadata matches
+	// every filter (see ChunkFilter), and so to the owners having such a
+	// chunk: the vector leg aggregates matching chunks only (hit evidence,
+	// snippet and VectorEvidence.Metadata come from them), and a hit of
+	// the lexical leg alone is kept when the owner has a matching chunk,
+	// with the one containing the most query terms as its snippet. The
+	// Searcher applies them to what the store returns: the vector leg asks
+	// the store for its storage.MaxResultLimit nearest chunks and keeps as
+	// many candidates as usual among those that match (a matching chunk
+	// farther than that is missed); the lexical leg reads the chunks of
+	// its candidates (the store must have a Chunks method, as the memory
+	// and PostgreSQL stores do; ErrInvalidQuery otherwise).
+	ChunkFilters []ChunkFilter
 	// Legs restricts retrieval to one leg; the default is both.
 	Legs Legs
 	// Fusion is the fusion method: weighted (the seeds'

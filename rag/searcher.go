@@ -494,6 +494,8 @@ type settings struct {
 	threshold                 float64
 	agg                       vector.AggregateOptions
 	rerank                    bool
+	// chunkFilters are the query's chunk filters, values normalized.
+	chunkFilters []ChunkFilter
 }
 
 func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
@@ -581,8 +583,11 @@ type lexLeg[T any] struct {
 	// scores[i] is the lexicalScore of cands[i], set in enhanced mode,
 	// computed in the leg so that it overlaps the vector leg.
 	scores []lexScore
-	err    error
-	took   time.Duration
+	// matched are the candidates' chunks passing the chunk filters, by
+	// owner ID (set only with chunk filters).
+	matched map[string][]storage.Chunk
+	err     error
+	took    time.Duration
 }
 
 // lexScore is a lexical candidate's lexicalScore with its signals.
@@ -631,6 +636,13 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	if err := validateFilters(ops.kind, q.Filters); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidQuery, err)
 	}
+	if st.chunkFilters, err = prepareChunkFilters(q.ChunkFilters); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidQuery, err)
+	}
+	cr, _ := s.store.(chunkReader)
+	if len(st.chunkFilters) > 0 && cr == nil && st.legs != LegsVector {
+		return nil, fmt.Errorf("%w: chunk filters need a store that reads chunks", ErrInvalidQuery)
+	}
 
 	lx := s.lexicon(ctx, ops.kind, ops.scorer)
 	text, corrections := s.correctQuery(text, lx)
@@ -656,6 +668,9 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 			}
 			t := time.Now()
 			lex.cands, lex.err = ops.lexSearch(ctx, storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters})
+			if lex.err == nil && len(st.chunkFilters) > 0 {
+				lex.cands, lex.matched, lex.err = keepWithChunks(ctx, cr, ops.kind, lex.cands, ops.id, st.chunkFilters)
+			}
 			lex.took = time.Since(t)
 			if lex.err == nil && st.fusion != merge.MethodSimple {
 				lex.scores = make([]lexScore, len(lex.cands))
@@ -722,6 +737,9 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 
 	t = time.Now()
 	res.Hits = fuse(&st, ops, pq, lex.cands, lex.scores, vec.owners, vec.chunks, records)
+	if len(st.chunkFilters) > 0 {
+		chunkSnippets(res.Hits, lex.matched, res.Query.Terms, st.agg.SnippetMaxChars)
+	}
 	res.Timings.Merge = time.Since(t)
 
 	if st.rerank && len(res.Hits) > 0 {
@@ -790,13 +808,23 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 		return v
 	}
 	t = time.Now()
+	limit := st.vecCands
+	if len(st.chunkFilters) > 0 {
+		// The store cannot filter on chunk metadata: ask for its most
+		// chunks and keep those that pass.
+		limit = storage.MaxResultLimit
+	}
 	matches, err := s.store.SearchChunks(ctx, storage.VectorQuery{
-		Kind: kind, Vector: vec, Limit: st.vecCands, MaxDistance: st.threshold, Filters: filters,
+		Kind: kind, Vector: vec, Limit: limit, MaxDistance: st.threshold, Filters: filters,
 	})
 	v.took = time.Since(t)
 	if err != nil {
 		v.reason, v.err = FallbackVectorQueryError, err
 		return v
+	}
+	if len(st.chunkFilters) > 0 {
+		matches = filterMatches(matches, st.chunkFilters)
+		matches = matches[:min(len(matches), st.vecCands)]
 	}
 	v.used = true
 	v.query = vec // valid: the store accepted it

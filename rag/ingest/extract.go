@@ -17,8 +17,8 @@ import (
 //
 // Extract may set entries of doc.Metadata (document-level metadata,
 // filterable with storage.FieldMetadata when the store allows the key) and
-// of each chunk's Metadata (chunk-level, returned with vector matches);
-// a nil map may be replaced by a new one. It must not
+// of each chunk's Metadata (chunk-level, filterable with rag's
+// Query.ChunkFilters); a nil map may be replaced by a new one. It must not
 // change anything else: content, offsets and order are the Indexer's.
 // Both maps belong to the Indexer for the call (the caller's records are
 // not modified). An error fails the document's group of owners like a

@@ -27,7 +27,9 @@
 //
 // Document keys are filters like any document metadata
 // (storage.FieldMetadata, with the key in the store's allowlist); chunk
-// keys are stored with each chunk and returned with its vector matches.
+// keys are filters of rag's Query.ChunkFilters
+// (rag.ChunkFilter{Key: legal.KeyArtigo, Value: "5"}), which keep the
+// chunks having them, and the documents having such chunks.
 //
 // Structure is recognised line by line, as statutes are written: a line
 // starting "Art. 5º", "§ 2º", "Parágrafo único", "III –" (an upper-case
