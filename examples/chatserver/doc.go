@@ -108,12 +108,15 @@
 // # Writing records
 //
 // PUT and DELETE on /api/items/{id}, /api/faqs/{id} and /api/documents/{id}
-// (the ID is the rest of the path, slashes included) write the server's
-// tenant through the library's ingest.Indexer, the path that keeps chunks
+// write the server's tenant through the library's ingest.Indexer, the
+// path that keeps chunks
 // in step with their records: an update re-chunks the record and
 // re-embeds only the chunks whose text changed (a record equal to the
 // stored one is neither embedded nor written: "unchanged": true), a
 // delete removes the record, its files and its chunks in one transaction.
+// The ID is the rest of the path, slashes included (escape other reserved
+// characters); an ID with ".", ".." or empty path segments cannot be
+// addressed: the router redirects to the cleaned path.
 // After each write the Searcher's vocabularies and calibration samples
 // are refreshed (rag.Searcher.Refresh), so the next search sees the
 // change. Writes are serialized and bounded by -chat-timeout; bodies by
