@@ -57,6 +57,32 @@ type AgenticOptions struct {
 	// MaxParallelTools bounds the searches of one turn running at once;
 	// 0 means llm.DefaultMaxParallelTools.
 	MaxParallelTools int
+	// Actions are tools offered besides the searches, typically with a
+	// side effect (package rag/actions has the quote request of FAQ 031).
+	// One with RequiresConfirmation is not executed when the model calls
+	// it: the turn ends with ChatResponse.Confirmation and an
+	// EventConfirm, and the next turn, given it back in
+	// ChatRequest.Confirmation, confirms, rejects or corrects it (seed 003
+	// §9). Their names must differ from the searches'.
+	Actions []llm.Tool
+	// Decide reads the user's reply to a pending confirmation; nil means
+	// llm.KeywordDecision (offline, pt-BR and English keywords). To ask a
+	// model instead, as seed 003 §9.6 does:
+	//
+	//	Decide: func(ctx context.Context, p *llm.PendingConfirmation, reply string) (llm.Decision, error) {
+	//		return llm.DetectDecision(ctx, model, p, reply)
+	//	}
+	//
+	// A DecisionCorrect is never executed with patched arguments: the
+	// reply goes to the model, which calls the tool again, and the user is
+	// asked again (seed 003 §9.4). An error keeps the confirmation pending:
+	// the turn answers with the fallback message and returns the same
+	// Confirmation.
+	Decide func(ctx context.Context, pending *llm.PendingConfirmation, reply string) (llm.Decision, error)
+	// ConfirmationTTL is how long a pending confirmation stays valid; 0
+	// means llm.DefaultConfirmationTTL (5 minutes, seed 003 §9.5), a
+	// negative value never expires.
+	ConfirmationTTL time.Duration
 }
 
 // ToolCallRecord is one tool call of an agentic turn, for Debug.ToolCalls.
@@ -410,6 +436,16 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	if err != nil {
 		return nil, err
 	}
+	confirmed := map[string]bool{} // tools that wait for the user
+	for _, a := range opts.Actions {
+		if slices.ContainsFunc(tools, func(t llm.Tool) bool { return t.Name == a.Name }) {
+			return nil, fmt.Errorf("rag: agentic: action %q has the name of a search tool", a.Name)
+		}
+		tools = append(tools, a)
+		if a.RequiresConfirmation {
+			confirmed[a.Name] = true
+		}
+	}
 	recent := pr.history
 	if len(recent) > p.opts.HistoryLimit {
 		recent = recent[len(recent)-p.opts.HistoryLimit:]
@@ -422,21 +458,30 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 
 	runOpts := &llm.RunOptions{
 		MaxIterations: maxIter, MaxParallelTools: opts.MaxParallelTools, ToolTimeout: opts.ToolTimeout,
-		Stream: emit != nil,
+		Stream: emit != nil, ConfirmationTTL: opts.ConfirmationTTL,
 	}
+	// streamed: model text was emitted, so the question of a pending
+	// confirmation must be preceded by EventReset.
+	streamed := false
 	if emit != nil {
 		runOpts.OnEvent = func(ev llm.Event) {
 			switch ev.Kind {
 			case llm.EventTextDelta:
+				streamed = streamed || ev.Text != ""
 				emit(Event{Kind: EventToken, Token: ev.Text})
 			case llm.EventModelResponse:
 				if ev.Iteration >= maxIter {
 					return // the loop stops; these calls never run
 				}
 				for _, c := range ev.Response.Message.ToolCalls {
-					emit(Event{Kind: EventToolCall, Tool: c.Name, Query: toolQuery(c.Arguments)})
+					if !confirmed[c.Name] { // those wait for the user
+						emit(Event{Kind: EventToolCall, Tool: c.Name, Query: toolQuery(c.Arguments)})
+					}
 				}
 			case llm.EventToolResult:
+				if s := ev.Tool.Status; s == llm.ToolPendingConfirmation || s == llm.ToolRejected {
+					return // nothing ran
+				}
 				e := Event{Kind: EventHits, Tool: ev.Tool.Call.Name, Query: toolQuery(ev.Tool.Call.Arguments)}
 				if o := run.outcome(ev.Tool.Call.Name, ev.Tool.Call.Arguments); o != nil {
 					e.Sources = o.cites
@@ -451,9 +496,48 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	if p.opts.Tracer != nil {
 		model = tracedModel{ChatModel: model, tracer: p.opts.Tracer, count: p.countTokens}
 	}
-	result, runErr := llm.RunTools(ctx, model, llm.Request{
-		Model: opts.Model, Messages: msgs, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
-	}, tools, runOpts)
+	resp := &ChatResponse{Intent: Classification{Intent: IntentOther, Reason: "agentic mode: the model chose the searches"}}
+	dbg := &resp.Debug
+	fresh := func() (*llm.RunResult, error) {
+		return llm.RunTools(ctx, model, llm.Request{
+			Model: opts.Model, Messages: msgs, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
+		}, tools, runOpts)
+	}
+	var (
+		result *llm.RunResult
+		runErr error
+	)
+	if pend := req.Confirmation; pend != nil {
+		if pend.ExpiresAt.IsZero() || time.Now().Before(pend.ExpiresAt) {
+			var decided bool
+			result, decided, runErr = p.resume(ctx, pend, pr.message, model, tools, runOpts, opts.Decide, dbg, emit)
+			if !decided {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				// Seed 003 §9.3: the confirmation stays pending and the
+				// user is asked to try again.
+				if p.opts.NoFallback {
+					return nil, fmt.Errorf("%w: confirmation: %w", ErrNoAnswer, runErr)
+				}
+				dbg.Errors = append(dbg.Errors, "confirmation: "+runErr.Error())
+				resp.Answer, resp.Confirmation, resp.Sources, dbg.AnswerFallback = p.fallbackText(runErr), pend, []Citation{}, true
+				if emit != nil {
+					emit(Event{Kind: EventToken, Token: resp.Answer})
+					emit(Event{Kind: EventConfirm, Tool: pend.Call.Name, Confirmation: pend})
+				}
+				dbg.Timings.Total = time.Since(start)
+				return resp, nil
+			}
+		}
+		if result == nil && (runErr == nil || errors.Is(runErr, llm.ErrConfirmationExpired)) {
+			dbg.Errors = append(dbg.Errors, "confirmation: "+pend.ID+" expired; the message starts a new turn")
+			dbg.Decision = ""
+			result, runErr = fresh()
+		}
+	} else {
+		result, runErr = fresh()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -461,8 +545,6 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 		return nil, fmt.Errorf("rag: agentic: %w", runErr)
 	}
 
-	resp := &ChatResponse{Intent: Classification{Intent: IntentOther, Reason: "agentic mode: the model chose the searches"}}
-	dbg := &resp.Debug
 	sr := run.collect(result, dbg)
 	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
 	resp.Sources = citations(sr)
@@ -473,6 +555,9 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 		resp.Catalog, resp.FAQs, resp.Documents, resp.Sources = nil, nil, nil, []Citation{}
 	}
 	for _, it := range result.Iterations {
+		if it.Response.Message.Role == "" {
+			continue // a resumed confirmation's record: no model call
+		}
 		step := "answer"
 		if len(it.Response.Message.ToolCalls) > 0 {
 			step = "tools"
@@ -487,6 +572,20 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 		dbg.ModelCalls = append(dbg.ModelCalls, ModelCall{Step: "answer", Model: opts.Model, Error: runErr.Error()})
 	}
 
+	if pend := result.Pending; pend != nil && runErr == nil {
+		// The turn waits for the user (seed 003 §9.3): the question is
+		// the answer.
+		resp.Confirmation, resp.Answer, resp.Abstained = pend, pend.Summary, false
+		if emit != nil {
+			if streamed {
+				emit(Event{Kind: EventReset})
+			}
+			emit(Event{Kind: EventToken, Token: pend.Summary})
+			emit(Event{Kind: EventConfirm, Tool: pend.Call.Name, Confirmation: pend})
+		}
+		dbg.Timings.Total = time.Since(start)
+		return resp, nil
+	}
 	answer := strings.TrimSpace(result.Response.Message.Content)
 	if runErr == nil && answer == "" {
 		runErr = fmt.Errorf("rag: agentic: %w (finish reason %q)", llm.ErrEmptyAnswer, result.Response.FinishReason)
@@ -580,4 +679,78 @@ func appendNew[T any](dst, hits []Hit[T], kind storage.OwnerKind, seen map[strin
 		dst = append(dst, h)
 	}
 	return slices.Clip(dst)
+}
+
+// correctedResult is what the model is told of a pending call the user
+// corrected instead of confirming (seed 003 §9.4).
+const correctedResult = `{"status":"not_executed","message":"The user did not confirm this call: the next user message corrects it. Call the tool again with the corrected arguments; the user will be asked to confirm again."}`
+
+// otherCallResult answers the other calls of that turn still waiting for
+// the user.
+const otherCallResult = `{"status":"not_executed","message":"Not executed: the user corrected another call of this turn. Call it again if it is still needed."}`
+
+// keywordDecide is the default AgenticOptions.Decide.
+func keywordDecide(_ context.Context, _ *llm.PendingConfirmation, reply string) (llm.Decision, error) {
+	return llm.Decision{Kind: llm.KeywordDecision(reply)}, nil
+}
+
+// resume answers a pending confirmation with the user's reply (seed 003
+// §9.3-9.4): confirm and reject resume the loop (llm.ResumeConfirmation);
+// a correction starts a new loop over the transcript, the call answered as
+// not executed and the reply added, so that the model calls the tool again
+// and the user is asked again. decided is false when decide failed; err is
+// then its error and the confirmation stays pending.
+func (p *Pipeline) resume(ctx context.Context, pend *llm.PendingConfirmation, reply string, model llm.ChatModel, tools []llm.Tool,
+	runOpts *llm.RunOptions, decide func(context.Context, *llm.PendingConfirmation, string) (llm.Decision, error), dbg *Debug, emit func(Event),
+) (result *llm.RunResult, decided bool, err error) {
+	if decide == nil {
+		decide = keywordDecide
+	}
+	d, err := decide(ctx, pend, reply)
+	if err != nil {
+		return nil, false, err
+	}
+	dbg.Decision = d.Kind
+	switch d.Kind {
+	case llm.DecisionConfirm, llm.DecisionReject:
+		if d.Kind == llm.DecisionConfirm && emit != nil {
+			emit(Event{Kind: EventToolCall, Tool: pend.Call.Name, Query: toolQuery(pend.Call.Arguments)})
+		}
+		result, err = llm.ResumeConfirmation(ctx, model, pend, d, tools, runOpts)
+		return result, true, err
+	case llm.DecisionCorrect:
+		req, err := correctionRequest(pend, reply)
+		if err != nil {
+			return nil, true, err
+		}
+		result, err = llm.RunTools(ctx, model, req, tools, runOpts)
+		return result, true, err
+	}
+	return nil, true, fmt.Errorf("%w: unknown decision %q", llm.ErrInvalidRequest, d.Kind)
+}
+
+// correctionRequest is the request that follows a correction: the pending
+// turn's transcript, its unresolved calls answered as not executed, then
+// the user's reply.
+func correctionRequest(pend *llm.PendingConfirmation, reply string) (llm.Request, error) {
+	req := pend.Request
+	msgs := slices.Clone(req.Messages)
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != llm.RoleAssistant ||
+		len(msgs[len(msgs)-1].ToolCalls) != len(pend.Results) ||
+		pend.CallIndex < 0 || pend.CallIndex >= len(pend.Results) {
+		return llm.Request{}, fmt.Errorf("%w: pending confirmation %s is inconsistent", llm.ErrInvalidRequest, pend.ID)
+	}
+	calls := msgs[len(msgs)-1].ToolCalls
+	for i, r := range pend.Results {
+		if r.Role == "" {
+			content := otherCallResult
+			if i == pend.CallIndex {
+				content = correctedResult
+			}
+			r = llm.ToolResultMessage(calls[i], content, true)
+		}
+		msgs = append(msgs, r)
+	}
+	req.Messages, req.Tools = append(msgs, llm.UserMessage(reply)), nil
+	return req, nil
 }

@@ -88,8 +88,31 @@
 // each returning the seeds' pt-BR payload, and loops through llm.RunTools
 // for at most 5 model calls; past that the turn ends with the fallback
 // message or, with [PipelineOptions.NoFallback], an error wrapping
-// [ErrNoAnswer] and *llm.MaxIterationsExceededError.
+// [ErrNoAnswer] and *llm.MaxIterationsExceededError. A search that fails
+// is run once more before the model is told (seed 003 §10.2), and
+// [AgenticOptions.FallbackModel] names a model asked when a call fails
+// with a retryable or server error.
 // [Pipeline.ChatAgenticStream] yields the same events as ChatStream.
+//
+// # Confirmations
+//
+// [AgenticOptions.Actions] offers tools with a side effect besides the
+// searches (package [github.com/hybridrag/hybridrag/rag/actions] has the
+// quote request of FAQ 031). When the model calls one with
+// llm.Tool.RequiresConfirmation, it is not executed (seed 003 §9): the
+// turn ends with [ChatResponse.Confirmation] (an llm.PendingConfirmation:
+// the tool, its arguments, the question in Summary, which is also the
+// Answer) and, in a stream, an [EventConfirm] before done. The caller
+// keeps it — server-side: it holds the transcript — and passes it back as
+// [ChatRequest.Confirmation] with the user's reply. [AgenticOptions.Decide]
+// (llm.KeywordDecision by default, offline; llm.DetectDecision asks a
+// model) reads the reply: a confirmation executes the call and the model
+// answers with its result; a rejection does not execute it and the model
+// says so; anything else is a correction ("não, 500 litros"): the call is
+// answered as not executed, the reply goes to the model, which calls the
+// tool again — and the user is asked again (seed 003 §9.4).
+// [Debug.Decision] records which. A confirmation expires after 5 minutes
+// ([AgenticOptions.ConfirmationTTL]); an expired one starts a new turn.
 //
 // # Errors
 //
@@ -102,7 +125,12 @@
 // invalid UTF-8 repaired. Store errors are returned wrapped. A chat turn
 // with an empty message is [ErrEmptyMessage]; when the Answerer fails the
 // turn answers with the fallback message, or returns an error wrapping
-// ErrNoAnswer with NoFallback.
+// ErrNoAnswer with NoFallback. The fallback message depends on the
+// failure (seed 003 §10.1, §10.4.2; [PipelineOptions.FallbackMessages]):
+// "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?" for
+// an empty answer, the seed's texts for a timeout, a rate limit and an
+// unavailable provider, and [DefaultFallbackMessage] for anything else;
+// [PipelineOptions.FallbackMessage] replaces them all.
 //
 // # Concurrency
 //
@@ -138,6 +166,9 @@
 //     summarizer and answerer on an llm.ChatModel.
 //   - [github.com/hybridrag/hybridrag/rag/assist]: suggestions for a
 //     catalog item's missing fields.
+//   - [github.com/hybridrag/hybridrag/rag/actions]: tools with a side
+//     effect for the agentic mode, confirmed by the user first (the quote
+//     request).
 //   - [github.com/hybridrag/hybridrag/rag/settings]: Config, DefaultConfig
 //     and ConfigFromEnv, the seeds' environment variables mapped onto the
 //     options of every package.

@@ -91,6 +91,18 @@ type ChatRequest struct {
 	History []Turn `json:"history,omitempty"`
 	// Limit is the number of hits per search (default: the Searcher's).
 	Limit int `json:"limit,omitempty"`
+	// Confirmation is the ChatResponse.Confirmation of the previous turn,
+	// which Message answers (agentic mode, seed 003 §9): the turn confirms
+	// the pending tool call (executes it and answers with its result),
+	// rejects it (does not execute it and says so) or takes Message as a
+	// correction (the model calls the tool again, which asks again). It
+	// holds the transcript so far, so History is not read. It is the
+	// server's state, not the client's: keep it server-side by its ID (the
+	// seed keeps it in Redis for 5 minutes) rather than accepting it from
+	// a client, which could rewrite the arguments or the prompt. An
+	// expired one is dropped and the turn starts afresh (Debug.Errors says
+	// so). Planned mode (Chat, ChatStream) ignores it.
+	Confirmation *llm.PendingConfirmation `json:"confirmation,omitempty"`
 }
 
 // Classification is a Classifier's verdict.
@@ -251,6 +263,9 @@ type Debug struct {
 	// ToolCalls are the tool calls of an agentic turn (ChatAgentic), in
 	// the order the model asked for them.
 	ToolCalls []ToolCallRecord `json:"tool_calls,omitempty"`
+	// Decision is how the turn took the reply to ChatRequest.Confirmation:
+	// confirm, reject or correct; empty when there was none.
+	Decision llm.DecisionKind `json:"decision,omitempty"`
 }
 
 // ChatResponse is the result of one turn.
@@ -267,7 +282,13 @@ type ChatResponse struct {
 	// says so and Sources is empty. Small talk never abstains.
 	Abstained bool     `json:"abstained"`
 	Summary   *Summary `json:"summary,omitempty"`
-	Debug     Debug    `json:"debug"`
+	// Confirmation is set when the turn ended waiting for the user to
+	// confirm a tool call (agentic mode, a tool with
+	// llm.Tool.RequiresConfirmation, seed 003 §9): the call was not
+	// executed, Answer is the question (Confirmation.Summary), and the
+	// next turn resolves it when given back as ChatRequest.Confirmation.
+	Confirmation *llm.PendingConfirmation `json:"confirmation,omitempty"`
+	Debug        Debug                    `json:"debug"`
 }
 
 // EventKind names a streaming event.
@@ -285,8 +306,12 @@ const (
 	// last reset add up to the done event's Response.Answer (but for
 	// surrounding white space).
 	EventReset EventKind = "reset"
-	EventDone  EventKind = "done"  // the whole response
-	EventError EventKind = "error" // the turn failed
+	// EventConfirm: the turn waits for the user to confirm the tool call
+	// in Confirmation (agentic mode); it follows the question's tokens and
+	// precedes done, whose Response.Confirmation is the same value.
+	EventConfirm EventKind = "confirm"
+	EventDone    EventKind = "done"  // the whole response
+	EventError   EventKind = "error" // the turn failed
 )
 
 // Event is one streaming event. Only the fields of its kind are set.
@@ -294,14 +319,18 @@ type Event struct {
 	Kind EventKind `json:"kind"`
 	// Intent (EventIntent).
 	Intent *Classification `json:"intent,omitempty"`
-	// Tool is "searchFaqs", "searchCatalog" or "searchDocuments"
-	// (EventToolCall, EventHits); Query its query text.
+	// Tool is "searchFaqs", "searchCatalog", "searchDocuments" or, in
+	// agentic mode, an action's name (EventToolCall, EventHits,
+	// EventConfirm); Query its query text.
 	Tool  string `json:"tool,omitempty"`
 	Query string `json:"query,omitempty"`
 	// Sources are a search's hits (EventHits).
 	Sources []Citation `json:"sources,omitempty"`
 	// Token is answer text (EventToken).
 	Token string `json:"token,omitempty"`
+	// Confirmation is the pending tool call (EventConfirm): its Summary
+	// is the question for the user, Call the tool and arguments.
+	Confirmation *llm.PendingConfirmation `json:"confirmation,omitempty"`
 	// Response is the final response (EventDone).
 	Response *ChatResponse `json:"response,omitempty"`
 	// Err is the turn's error (EventError), the same the stream yields
