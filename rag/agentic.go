@@ -193,6 +193,9 @@ func (p *Pipeline) ChatAgenticStream(ctx context.Context, req ChatRequest, model
 type agenticPromptData struct {
 	Catalog, FAQs, Documents bool
 	MaxIterations            int
+	// Actions: AgenticOptions.Actions offers tools besides the searches;
+	// Confirm: one of them requires confirmation.
+	Actions, Confirm bool
 }
 
 // toolOutcome is what one search tool call produced.
@@ -426,6 +429,8 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	if strings.TrimSpace(system) == "" {
 		system, err = prompt.Render(prompt.Agentic, lang, agenticPromptData{
 			Catalog: enabled.Catalog, FAQs: enabled.FAQ, Documents: enabled.Documents, MaxIterations: maxIter,
+			Actions: len(opts.Actions) > 0,
+			Confirm: slices.ContainsFunc(opts.Actions, func(t llm.Tool) bool { return t.RequiresConfirmation }),
 		})
 		if err != nil {
 			return nil, err

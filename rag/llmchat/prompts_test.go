@@ -16,6 +16,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/actions"
 	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/llmchat"
@@ -152,6 +153,19 @@ func TestPromptGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkGolden(t, "agentic."+string(lang), dumpRequest(t, m.Requests()[0]))
+		})
+		t.Run("agentic_actions/"+string(lang), func(t *testing.T) {
+			m := captured(t, llmtest.Text("ok"))
+			p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+			quote, err := actions.NewQuoteTool(func(context.Context, actions.Quote) (string, error) { return "", nil }, actions.QuoteOptions{Language: lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := rag.AgenticOptions{Language: lang, Tools: []string{rag.ToolSearchFAQs}, Actions: []llm.Tool{quote}}
+			if _, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "vocês fazem cotação para 500 L?"}, m, opts); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "agentic_actions."+string(lang), dumpRequest(t, m.Requests()[0]))
 		})
 		t.Run("assist/"+string(lang), func(t *testing.T) {
 			m := captured(t, llmtest.Text(`{"description":"d","category":"Fungicida","price":1,"tags":[]}`))
