@@ -156,7 +156,7 @@ func (e *Extractor) Extract(_ context.Context, doc *storage.Document, chunks []s
 		setNonEmpty(doc.Metadata, KeyDocumentNumber, num)
 		setNonEmpty(doc.Metadata, KeyDocumentYear, year)
 	}
-	events := parse(doc.Content)
+	units := newStructure(doc.Content)
 	prevStart, prevEnd := -1, -1
 	for i := range chunks {
 		c := &chunks[i]
@@ -171,10 +171,11 @@ func (e *Extractor) Extract(_ context.Context, doc *storage.Document, chunks []s
 					pos++
 				}
 			}
-			st = stateAt(events, pos, end)
+			st = units.at(pos, end)
 			prevStart, prevEnd = start, end
 		} else {
-			st = stateAt(parse(c.Content), 0, len(c.Content))
+			own := newStructure(c.Content)
+			st = own.at(0, len(c.Content))
 		}
 		if c.Metadata == nil {
 			c.Metadata = make(map[string]string, 8+len(e.markers))

@@ -1,7 +1,9 @@
 package legal
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -75,24 +77,39 @@ func (s *state) write(m map[string]string) {
 	m[KeyTipo] = s.tipo()
 }
 
-// stateAt returns the state at offset pos: every event at or before pos
+// structure is a text's units: events in offset order and, for each,
+// the state once it is applied.
+type structure struct {
+	events []event
+	after  []state
+}
+
+func newStructure(text string) structure {
+	ev := parse(text)
+	after := make([]state, len(ev))
+	var s state
+	for i, e := range ev {
+		s.apply(e)
+		after[i] = s
+	}
+	return structure{ev, after}
+}
+
+// at returns the state at offset pos: every event at or before pos
 // applied; when no article is then in effect, up to the first article
 // starting before end.
-func stateAt(events []event, pos, end int) state {
+func (st *structure) at(pos, end int) state {
+	i, _ := slices.BinarySearchFunc(st.events, pos+1, func(e event, off int) int { return cmp.Compare(e.off, off) })
 	var s state
-	i := 0
-	for ; i < len(events) && events[i].off <= pos; i++ {
-		s.apply(events[i])
+	if i > 0 {
+		s = st.after[i-1]
 	}
 	if s.v[lvArtigo] != "" {
 		return s
 	}
-	for j := i; j < len(events) && events[j].off < end; j++ {
-		if events[j].lv == lvArtigo {
-			for ; i <= j; i++ {
-				s.apply(events[i])
-			}
-			break
+	for j := i; j < len(st.events) && st.events[j].off < end; j++ {
+		if st.events[j].lv == lvArtigo {
+			return st.after[j]
 		}
 	}
 	return s
