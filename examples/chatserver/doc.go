@@ -70,7 +70,8 @@
 //	                          needs -token (see "Writing records")
 //	DELETE /api/items/{id}, /api/faqs/{id}, /api/documents/{id}
 //	                          remove the record and its chunks: {kind, id, deleted}; 404 when absent
-//	GET  /api/stats           components, record counts, embedding-cache stats, uptime
+//	GET  /api/stats           components, record counts, embedding-cache stats, uptime,
+//	                          write_api (on with a token), metadata_filter_keys
 //	GET  /healthz             200 {"status":"ok"} when the store answers
 //	GET  /                    the chat page (embedded; no build step)
 //
@@ -109,18 +110,17 @@
 //
 // PUT and DELETE on /api/items/{id}, /api/faqs/{id} and /api/documents/{id}
 // write the server's tenant through the library's ingest.Indexer, the
-// path that keeps chunks
-// in step with their records: an update re-chunks the record and
-// re-embeds only the chunks whose text changed (a record equal to the
-// stored one is neither embedded nor written: "unchanged": true), a
-// delete removes the record, its files and its chunks in one transaction.
-// The ID is the rest of the path, slashes included (escape other reserved
-// characters); an ID with ".", ".." or empty path segments cannot be
-// addressed: the router redirects to the cleaned path.
-// After each write the Searcher's vocabularies and calibration samples
-// are refreshed (rag.Searcher.Refresh), so the next search sees the
-// change. Writes are serialized and bounded by -chat-timeout; bodies by
-// -max-write-body (4 MiB).
+// path that keeps chunks in step with their records: an update re-chunks
+// the record and re-embeds only the chunks whose text changed (a record
+// equal to the stored one is neither embedded nor written: "unchanged":
+// true), a delete removes the record, its files and its chunks in one
+// transaction. After each write the Searcher's vocabularies and
+// calibration samples are refreshed (rag.Searcher.Refresh), so the next
+// search sees the change. Writes are serialized and bounded by
+// -chat-timeout; bodies by -max-write-body (4 MiB). The ID is the rest of
+// the path, slashes included (escape other reserved characters); an ID
+// with ".", ".." or empty path segments cannot be addressed: the router
+// redirects to the cleaned path.
 //
 // The write API is off unless a token is configured: without -token or
 // CHAT_TOKEN every write is 403 writes_disabled, so an open demo cannot

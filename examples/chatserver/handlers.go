@@ -303,6 +303,11 @@ type statsResponse struct {
 	// RateLimiter is the limiter's client table; absent without a limit.
 	RateLimiter *limiterStats `json:"rate_limiter,omitempty"`
 	Auth        bool          `json:"auth"`
+	// WriteAPI reports whether PUT and DELETE on /api/items/{id},
+	// /api/faqs/{id} and /api/documents/{id} are on (they need a token).
+	WriteAPI bool `json:"write_api"`
+	// MetadataKeys are the metadata keys search filters may name.
+	MetadataKeys []string `json:"metadata_filter_keys"`
 }
 
 type countsStats struct {
@@ -344,6 +349,8 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
 		UptimeSeconds: time.Since(s.started).Round(time.Millisecond).Seconds(),
 		RateLimit:     "off",
 		Auth:          s.cfg.Token != "",
+		WriteAPI:      s.cfg.Token != "",
+		MetadataKeys:  nonNil(s.cfg.MetadataKeys),
 	}
 	if s.limiter != nil {
 		resp.RateLimit = fmt.Sprintf("%g/s per client, burst %d", s.cfg.Rate, s.cfg.Burst)

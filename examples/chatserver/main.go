@@ -108,7 +108,7 @@ func startupLine(s *server, addr string, took time.Duration) string {
 	}
 	auth := ""
 	if s.cfg.Token != "" {
-		auth = ", bearer token required on /api/"
+		auth = ", bearer token required on /api/ (write API on)"
 	}
 	return fmt.Sprintf("chatserver: http://%s — store=%s (%s) embedder=%s classifier=%s answerer=%s reranker=%s; ready in %s%s; to switch: %s",
 		displayAddr(addr), c.Store, seeded, c.Embedder, c.Classifier, c.Answerer, c.Reranker, took.Round(time.Millisecond), auth, sw)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -374,4 +375,58 @@ func quoteJSON(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestWriteAPIConcurrentSearches: searches and chat turns running while
+// records are written and deleted all succeed (run with -race), and
+// /api/stats reports the write API.
+func TestWriteAPIConcurrentSearches(t *testing.T) {
+	h, _ := newWriteServer(t, "", "")
+	st := decode[statsResponse](t, authed(t, h, "GET", "/api/stats", ""))
+	if !st.WriteAPI || !st.Auth || !slices.Equal(st.MetadataKeys, defaultMetadataKeys) {
+		t.Errorf("stats: write_api %v auth %v metadata keys %v", st.WriteAPI, st.Auth, st.MetadataKeys)
+	}
+	done := make(chan struct{})
+	errs := make(chan string, 64)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				path, body := "/api/rag/search", `{"query":"inseticida zorblax soja"}`
+				if i == 2 {
+					path, body = "/api/chat", `{"message":"tem inseticida zorblax?"}`
+				}
+				if rec := authed(t, h, "POST", path, body); rec.Code != http.StatusOK {
+					errs <- fmt.Sprintf("%s: %d %s", path, rec.Code, rec.Body.String())
+					return
+				}
+			}
+		})
+	}
+	for i := range 20 {
+		path := fmt.Sprintf("/api/items/c-%d", i%4)
+		body := fmt.Sprintf(`{"name":"Zorblax %d","description":"Inseticida zorblax versão %d para soja."}`, i, i)
+		if rec := authed(t, h, "PUT", path, body); rec.Code != http.StatusOK && rec.Code != http.StatusCreated {
+			t.Errorf("put %s: %d %s", path, rec.Code, rec.Body.String())
+		}
+		if i%3 == 2 {
+			if rec := authed(t, h, "DELETE", path, ""); rec.Code != http.StatusOK {
+				t.Errorf("delete %s: %d %s", path, rec.Code, rec.Body.String())
+			}
+		}
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if st := decode[statsResponse](t, authed(t, h, "GET", "/api/stats", "")); st.Requests.Writes != 26 {
+		t.Errorf("stats: %d writes, want 26", st.Requests.Writes)
+	}
 }
