@@ -37,7 +37,9 @@
 // PendingConfirmation (serializable, with a pt-BR summary for the user), and
 // ResumeConfirmation later resolves it as Confirm, Reject or Correct (a merge
 // patch of the arguments, validated) and continues the loop. DetectDecision
-// classifies a free-text user reply into a Decision with a forced tool call.
+// classifies a free-text user reply into a Decision with a forced tool call;
+// KeywordDecision does it offline from pt-BR and English keywords ("sim",
+// "pode", "não", "cancela"; anything else is a correction).
 //
 // # Structured output and fallbacks
 //
