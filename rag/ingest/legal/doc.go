@@ -34,8 +34,10 @@
 // Structure is recognised line by line, as statutes are written: a line
 // starting "Art. 5º", "§ 2º", "Parágrafo único", "III –" (an upper-case
 // Roman numeral and a dash), "a)", or "TÍTULO I", "CAPÍTULO II", "Seção
-// III". Text that does not follow that layout gets tipo=content and no
-// unit.
+// III", after any Markdown heading marker, emphasis or quote ("## CAPÍTULO
+// II", "**Art. 5º**"); a Markdown heading naming no unit ("## Notas") ends
+// the article before it. Text that does not follow that layout gets
+// tipo=content and no unit.
 //
 // # Concurrency
 //

@@ -3,6 +3,7 @@ package legal_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -216,6 +217,10 @@ func TestUnits(t *testing.T) {
 		{"heading only", "TÍTULO II\nDOS DIREITOS\nSeção I\nDisposições", map[string]string{"titulo": "II", "tipo": "heading"}},
 		{"capítulo único", "CAPÍTULO ÚNICO\nArt. 1º Texto.", map[string]string{"capitulo": "ÚNICO", "artigo": "1", "tipo": "caput"}},
 		{"prose", "O artigo 5 trata de igualdade.", map[string]string{"tipo": "content"}},
+		{"bold article", "**Art. 7º** Vigência.", map[string]string{"artigo": "7", "tipo": "caput"}},
+		{"markdown unit heading", "## CAPÍTULO IV\nArt. 9º Texto.", map[string]string{"capitulo": "IV", "artigo": "9", "tipo": "caput"}},
+		{"markdown other heading", "## Notas\nTexto.", map[string]string{"tipo": "heading"}},
+		{"marker is no heading", "#Atenção: texto.", map[string]string{"tipo": "content", "marca_atencao": "true"}},
 	}
 	e := legal.New(legal.Options{})
 	for _, tt := range tests {
@@ -224,6 +229,49 @@ func TestUnits(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMarkdownLaw reads the law as Markdown, cut by the structural
+// splitter at its headings: "## CAPÍTULO II" is a unit, and a Markdown
+// heading naming none ends the article before it.
+func TestMarkdownLaw(t *testing.T) {
+	data, err := os.ReadFile("testdata/lei_1234.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := strings.Replace(string(data), "LEI Nº", "# LEI Nº", 1)
+	md = strings.ReplaceAll(md, "CAPÍTULO", "## CAPÍTULO")
+	md += "\n## Notas\n\nO regulamento desta Lei tratará das podas e das multas aplicáveis aos pomares.\n"
+	d, err := load.ParseDocument("lei.md", []byte(md), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := chunk.NewStructural(chunk.StructuralOptions{MaxTokens: 60, OverlapTokens: 10, MinTokens: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := ingest.DocumentChunks(&d, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ingest.ExtractDocument(context.Background(), []ingest.Extractor{legal.New(legal.Options{})}, &d.Document, chunks); err != nil {
+		t.Fatal(err)
+	}
+	if d.Metadata[legal.KeyDocumentType] != legal.Lei {
+		t.Errorf("document metadata %v", d.Metadata)
+	}
+	var got []string
+	for _, c := range chunks {
+		m := c.Metadata
+		got = append(got, strings.Join([]string{m[legal.KeyCapitulo], m[legal.KeyArtigo], m[legal.KeyParagrafo], m[legal.KeyInciso], m[legal.KeyTipo]}, "/"))
+	}
+	want := []string{
+		"////heading", "I/1///caput", "I/2///caput", "I/2//III/inciso", "II/3///caput", "II/4///caput",
+		"II/5///caput", "II/5/2/II/inciso", "II/5/3//paragrafo", "II/6///caput", "II////heading",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("capitulo/artigo/paragrafo/inciso/tipo per chunk (-want +got):\n%s", diff)
 	}
 }
 

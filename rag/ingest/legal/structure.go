@@ -21,6 +21,9 @@ const (
 	lvInciso
 	lvAlinea
 	numLevels
+	// lvOther is a Markdown heading that names no unit ("## Notas"): it
+	// ends the article before it.
+	lvOther
 )
 
 var levelKeys = [numLevels]string{KeyTitulo, KeyCapitulo, KeySecao, KeyArtigo, KeyParagrafo, KeyInciso, KeyAlinea}
@@ -41,6 +44,13 @@ type state struct {
 }
 
 func (s *state) apply(e event) {
+	if e.lv == lvOther {
+		for l := lvArtigo; l < numLevels; l++ {
+			s.v[l] = ""
+		}
+		s.heading = true
+		return
+	}
 	s.v[e.lv] = e.value
 	for l := e.lv + 1; l < numLevels; l++ {
 		s.v[l] = ""
@@ -147,9 +157,26 @@ func parse(text string) []event {
 }
 
 func classify(line string) (event, bool) {
+	md := false
+	if loc := mdHeadingRE.FindStringIndex(line); loc != nil {
+		line, md = line[loc[1]:], true
+	}
+	// Emphasis and quotes around a unit: "**Art. 5º**", "> § 1º".
+	line = strings.TrimLeft(line, "*_> \t")
 	if line == "" {
 		return event{}, false
 	}
+	ev, ok := classifyUnit(line)
+	if !ok && md {
+		return event{lv: lvOther}, true
+	}
+	return ev, ok
+}
+
+// mdHeadingRE is a Markdown ATX heading's marker.
+var mdHeadingRE = regexp.MustCompile(`^#{1,6}[ \t]+`)
+
+func classifyUnit(line string) (event, bool) {
 	if m := incisoRE.FindStringSubmatch(line); m != nil && romanRE.MatchString(m[1]) {
 		return event{lv: lvInciso, value: m[1]}, true
 	}
@@ -226,7 +253,7 @@ func DocumentType(title, content string) (typ, number, year string) {
 		}
 	}
 	for _, line := range lines {
-		norm := lexical.Normalize(strings.TrimSpace(line))
+		norm := lexical.Normalize(strings.TrimLeft(strings.TrimSpace(line), "#*_> \t"))
 		for _, dt := range documentTypes {
 			loc := dt.re.FindStringIndex(norm)
 			if loc == nil {
