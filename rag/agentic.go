@@ -166,8 +166,11 @@ var (
 // to the response. A search that fails is run once more (seed 003 §10.2,
 // ToolCallRecord.Attempts); invalid arguments, an empty query and a search
 // that failed twice go back to the model as error results (storage
-// details are not shown to it). The response carries the hits, sources, confidence and Debug with a
-// ModelCall per iteration ("tools" or "answer") and every tool call.
+// details are not shown to it). The response carries the hits, sources,
+// confidence and Debug with a ModelCall per iteration ("tools" or
+// "answer") and every tool call. Tools with a side effect
+// (AgenticOptions.Actions) may end the turn waiting for the user's
+// confirmation: see ChatResponse.Confirmation and ChatRequest.Confirmation.
 //
 // When the loop ends without an answer — *llm.MaxIterationsExceededError,
 // a model error, an empty answer — the answer is the Pipeline's fallback
@@ -515,7 +518,7 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	if pend := req.Confirmation; pend != nil {
 		if pend.ExpiresAt.IsZero() || time.Now().Before(pend.ExpiresAt) {
 			var decided bool
-			result, decided, runErr = p.resume(ctx, pend, pr.message, model, tools, runOpts, opts.Decide, dbg, emit)
+			result, decided, runErr = resume(ctx, pend, pr.message, model, tools, runOpts, opts.Decide, dbg, emit)
 			if !decided {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -688,7 +691,7 @@ func appendNew[T any](dst, hits []Hit[T], kind storage.OwnerKind, seen map[strin
 
 // correctedResult is what the model is told of a pending call the user
 // corrected instead of confirming (seed 003 §9.4).
-const correctedResult = `{"status":"not_executed","message":"The user did not confirm this call: the next user message corrects it. Call the tool again with the corrected arguments; the user will be asked to confirm again."}`
+const correctedResult = `{"status":"not_executed","message":"The user did not confirm this call. If their next message corrects it, call the tool again with the corrected arguments (the user will be asked to confirm again); if it is about something else, answer it and do not call the tool."}`
 
 // otherCallResult answers the other calls of that turn still waiting for
 // the user.
@@ -705,7 +708,7 @@ func keywordDecide(_ context.Context, _ *llm.PendingConfirmation, reply string) 
 // not executed and the reply added, so that the model calls the tool again
 // and the user is asked again. decided is false when decide failed; err is
 // then its error and the confirmation stays pending.
-func (p *Pipeline) resume(ctx context.Context, pend *llm.PendingConfirmation, reply string, model llm.ChatModel, tools []llm.Tool,
+func resume(ctx context.Context, pend *llm.PendingConfirmation, reply string, model llm.ChatModel, tools []llm.Tool,
 	runOpts *llm.RunOptions, decide func(context.Context, *llm.PendingConfirmation, string) (llm.Decision, error), dbg *Debug, emit func(Event),
 ) (result *llm.RunResult, decided bool, err error) {
 	if decide == nil {
