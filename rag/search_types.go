@@ -87,8 +87,10 @@ type Query struct {
 	// the store for its storage.MaxResultLimit nearest chunks and keeps as
 	// many candidates as usual among those that match (a matching chunk
 	// farther than that is missed); the lexical leg reads the chunks of
-	// its candidates (the store must have a Chunks method, as the memory
-	// and PostgreSQL stores do; ErrInvalidQuery otherwise).
+	// its candidates, one store call each with their embeddings (the store
+	// must have a Chunks method, as the memory and PostgreSQL stores do;
+	// ErrInvalidQuery otherwise), which costs more than a storage filter
+	// on PostgreSQL: no store filters chunk metadata itself yet.
 	ChunkFilters []ChunkFilter
 	// Legs restricts retrieval to one leg; the default is both.
 	Legs Legs
