@@ -164,7 +164,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		seed = true
 	}
 
-	be.indexer = ingest.NewIndexer(be.store, emb, m.indexerOptions)
+	be.indexer = ingest.NewIndexer(be.store, markedEmbedder{emb}, m.indexerOptions)
 
 	// Testdata: needed to seed; optional for a filled Postgres store.
 	dir, derr := findTestdata(cfg.Testdata)

@@ -130,7 +130,9 @@
 // price, a NUL byte or invalid UTF-8, an unknown status) is 400
 // invalid_record before anything is embedded; a document whose content
 // equals another stored document's is 409 duplicate_document; deleting
-// an ID the tenant does not hold is 404 not_found.
+// an ID the tenant does not hold is 404 not_found. A write whose embedding
+// fails (the embedding API down, a broken vector) is 502 upstream_error
+// and writes nothing: the stored record and its chunks stay as they were.
 //
 // Writing records with the store directly (storage's UpsertItems, or
 // Apply with records and no chunks) keeps the chunks of the old text:

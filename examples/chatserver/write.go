@@ -10,6 +10,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 // The write API: PUT creates or replaces one record, DELETE removes it,
@@ -382,6 +383,9 @@ func (s *server) writeFailed(ctx context.Context, owner storage.OwnerRef, err er
 	case s.storeDown(ctx, err):
 		s.log.Warn("write: store unavailable", "kind", owner.Kind, "error", err)
 		return errStoreUnavailable()
+	case isEmbedFailure(err):
+		s.log.Warn("write: embedding failed; nothing written", "kind", owner.Kind, "id", owner.ID, "error", err)
+		return errorf(http.StatusBadGateway, codeUpstream, "the embedding model failed; nothing was written, try again")
 	}
 	s.log.Error("write failed", "kind", owner.Kind, "id", owner.ID, "error", err)
 	return errorf(http.StatusInternalServerError, codeInternal, "internal error")
@@ -433,4 +437,35 @@ func trimAll(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// embedError marks an error the embedder returned to the Indexer, so that
+// the write API answers 502 upstream_error instead of 500.
+type embedError struct{ err error }
+
+func (e *embedError) Error() string { return e.err.Error() }
+
+func (e *embedError) Unwrap() error { return e.err }
+
+// markedEmbedder is the Indexer's embedder: e, with its errors marked as
+// *embedError (context errors of a done ctx are left as they are).
+type markedEmbedder struct{ vector.Embedder }
+
+// Embed embeds texts with the wrapped embedder and marks its errors.
+func (m markedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	v, err := m.Embedder.Embed(ctx, texts)
+	if err != nil && ctx.Err() == nil {
+		err = &embedError{err}
+	}
+	return v, err
+}
+
+// isEmbedFailure reports an error of the embedder: one it returned, a
+// panic, or a vector breaking its contract.
+func isEmbedFailure(err error) bool {
+	var (
+		ee *embedError
+		ve *vector.VectorError
+	)
+	return errors.As(err, &ee) || errors.As(err, &ve) || errors.Is(err, ingest.ErrEmbedderPanic)
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,7 +19,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hybridrag/hybridrag/internal/testenv"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 // writeToken is the bearer token of the write tests.
@@ -428,5 +432,44 @@ func TestWriteAPIConcurrentSearches(t *testing.T) {
 	}
 	if st := decode[statsResponse](t, authed(t, h, "GET", "/api/stats", "")); st.Requests.Writes != 26 {
 		t.Errorf("stats: %d writes, want 26", st.Requests.Writes)
+	}
+}
+
+// TestWriteAPIEmbedderDown: a write whose embedding fails is 502
+// upstream_error, writes nothing and logs no error (a warning).
+func TestWriteAPIEmbedderDown(t *testing.T) {
+	_, be := newWriteServer(t, "", "")
+	cfg := testConfig(t)
+	cfg.Token = writeToken
+	s := newServerWith(cfg, nil, be)
+	defer s.stopStreams()
+	logged := &errorLog{}
+	s.log = slog.New(logged)
+	down := vector.EmbedderFunc{Dims: be.store.Dimensions(), Fn: func(context.Context, []string) ([][]float32, error) {
+		return nil, errors.New("dial tcp 10.0.0.1:443: connection refused (api.example.com)")
+	}}
+	be.indexer = ingest.NewIndexer(be.store, markedEmbedder{down}, ingest.IndexerOptions{})
+	h := s.routes()
+	before, err := be.store.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := authed(t, h, "PUT", "/api/items/e1", `{"name":"Zorblax","description":"zorblax"}`)
+	wantError(t, rec, http.StatusBadGateway, codeUpstream)
+	if strings.Contains(rec.Body.String(), "example.com") {
+		t.Errorf("the embedder's error reached the client: %s", rec.Body.String())
+	}
+	// An update of a stored record fails the same way and keeps it.
+	rec = authed(t, h, "PUT", "/api/faqs/faq-001", `{"question":"Nova pergunta?","answer":"Nova resposta."}`)
+	wantError(t, rec, http.StatusBadGateway, codeUpstream)
+	if after, err := be.store.Counts(context.Background()); err != nil || after != before {
+		t.Errorf("counts %+v (%v), want %+v", after, err, before)
+	}
+	faqs, err := be.store.GetFAQs(context.Background(), []string{"faq-001"})
+	if err != nil || len(faqs) != 1 || faqs[0].Question == "Nova pergunta?" {
+		t.Errorf("faq-001 after a failed update: %+v (%v)", faqs, err)
+	}
+	if len(logged.msgs) > 0 {
+		t.Errorf("error-level logs: %q", logged.msgs)
 	}
 }
