@@ -300,7 +300,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.Var(&proxies, "trusted-proxies", "comma-separated `CIDRs` of the trusted proxies: the client is the right-most X-Forwarded-For address outside them (implies -trust-proxy; default $"+envTrustedProxies+")")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", defaultMaxBodyBytes, "maximum request body in bytes")
 	fs.Int64Var(&cfg.MaxWriteBodyBytes, "max-write-body", defaultMaxWriteBody, "maximum request body of the write API (PUT /api/items/{id}, ...) in bytes")
-	fs.Var(&metaKeys, "metadata-keys", "comma-separated metadata `keys` search filters may name (\"none\": no metadata filter; default $"+envMetadataKeys+" or "+defaultMetadataKeys.String()+")")
+	fs.Var(&metaKeys, "metadata-keys", "comma-separated metadata `keys` search filters may name (\"none\": no metadata filter; $"+envMetadataKeys+" when not given)")
 	fs.DurationVar(&cfg.ChatTimeout, "chat-timeout", defaultChatTimeout, "time limit of one chat turn")
 	fs.DurationVar(&cfg.SearchTimeout, "search-timeout", defaultSearchTimeout, "time limit of one search")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", defaultHeartbeat, "interval of SSE keep-alive comments")
@@ -319,7 +319,8 @@ Environment:
   OPENROUTER_API_KEY  real chat models through OpenRouter (OPENROUTER_MODEL_ANSWER); embeddings
                       stay offline unless OPENAI_API_KEY is also set
   CHAT_TOKEN          bearer token (same as -token); the write API needs one
-  METADATA_FILTER_KEYS  metadata keys search filters may name (same as -metadata-keys; the flag wins)
+  METADATA_FILTER_KEYS
+                      metadata keys search filters may name (same as -metadata-keys; the flag wins)
   RERANK              reranker of the searches, off or keyword (same as -rerank; the flag wins)
   TRUSTED_HOPS        same as -trusted-hops (the flag wins)
   TRUSTED_PROXIES     same as -trusted-proxies (the flag wins)
