@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,6 +15,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/ingest/legal"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/storage"
@@ -58,6 +60,9 @@ type components struct {
 	Classifier string `json:"classifier"`
 	Answerer   string `json:"answerer"`
 	Summarizer string `json:"summarizer,omitempty"`
+	// Extractor is the documents' metadata extractor: "none" or "legal"
+	// (-extract, DOCUMENT_EXTRACTOR).
+	Extractor string `json:"extractor"`
 	// Reranker is "off" or "keyword" (-rerank, RERANK).
 	Reranker  string `json:"reranker"`
 	ChatModel string `json:"chat_model,omitempty"`
@@ -164,7 +169,13 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		seed = true
 	}
 
-	be.indexer = ingest.NewIndexer(be.store, markedEmbedder{emb}, m.indexerOptions)
+	iopts := m.indexerOptions
+	be.info.Extractor = string(extractNone)
+	if cfg.Extract == extractLegal {
+		iopts.Extractors = append(slices.Clone(iopts.Extractors), legal.New(legal.Options{}))
+		be.info.Extractor = string(extractLegal)
+	}
+	be.indexer = ingest.NewIndexer(be.store, markedEmbedder{emb}, iopts)
 
 	// Testdata: needed to seed; optional for a filled Postgres store.
 	dir, derr := findTestdata(cfg.Testdata)

@@ -36,6 +36,48 @@ const (
 	defaultMaxWriteBody = 4 << 20
 )
 
+// extractMode is the metadata extractor run on documents at ingestion
+// (-extract, DOCUMENT_EXTRACTOR).
+type extractMode string
+
+// Extraction modes.
+const (
+	// extractNone extracts nothing.
+	extractNone extractMode = "none"
+	// extractLegal runs rag/ingest/legal: document type, number and year
+	// on documents; artigo, paragrafo, inciso, alinea, tipo and the
+	// seed's marca_* markers on chunks (search them with chunk_filters).
+	extractLegal extractMode = "legal"
+)
+
+// envExtract selects the extractor when -extract is not given.
+const envExtract = "DOCUMENT_EXTRACTOR"
+
+// errBadExtract is the parse error of an unknown extraction mode.
+var errBadExtract = errors.New(`want "none" or "legal"`)
+
+// parseExtract reads an extraction mode (case and surrounding space
+// ignored).
+func parseExtract(s string) (extractMode, error) {
+	switch m := extractMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case extractNone, extractLegal:
+		return m, nil
+	}
+	return "", errBadExtract
+}
+
+// MarshalText and UnmarshalText make extractMode a flag (flag.TextVar).
+func (m extractMode) MarshalText() ([]byte, error) { return []byte(m), nil }
+
+func (m *extractMode) UnmarshalText(b []byte) error {
+	v, err := parseExtract(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
 // envMetadataKeys sets the metadata filter allowlist when -metadata-keys
 // is not given.
 const envMetadataKeys = "METADATA_FILTER_KEYS"
@@ -206,6 +248,10 @@ type config struct {
 	// MaxWriteBodyBytes bounds the request bodies of the write API
 	// (-max-write-body).
 	MaxWriteBodyBytes int64
+	// Extract is the metadata extractor of documents, run when the
+	// testdata is indexed and on every document written (-extract, else
+	// DOCUMENT_EXTRACTOR, else none).
+	Extract extractMode
 	// CORSOrigin, when set, is the origin allowed to call the API from a
 	// browser ("*" for any); empty sends no CORS headers (-cors-origin).
 	CORSOrigin string
@@ -305,6 +351,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&cfg.SearchTimeout, "search-timeout", defaultSearchTimeout, "time limit of one search")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", defaultHeartbeat, "interval of SSE keep-alive comments")
 	fs.BoolVar(&cfg.Verbose, "v", false, "log every request")
+	fs.TextVar(&cfg.Extract, "extract", extractNone, "metadata extractor of documents, `none|legal` (overrides $"+envExtract+"); legal chunk metadata is searched with chunk_filters")
 	fs.TextVar(&cfg.Rerank, "rerank", defaultRerank, "reranker of the searches, `off|keyword` (overrides $"+envRerank+")")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: chatserver [flags]
@@ -321,6 +368,7 @@ Environment:
   CHAT_TOKEN          bearer token (same as -token); the write API needs one
   METADATA_FILTER_KEYS
                       metadata keys search filters may name (same as -metadata-keys; the flag wins)
+  DOCUMENT_EXTRACTOR  metadata extractor of documents, none or legal (same as -extract; the flag wins)
   RERANK              reranker of the searches, off or keyword (same as -rerank; the flag wins)
   TRUSTED_HOPS        same as -trusted-hops (the flag wins)
   TRUSTED_PROXIES     same as -trusted-proxies (the flag wins)
@@ -351,6 +399,16 @@ Flags:
 				return config{}, &usageError{msg: "environment: " + ee.Error(), err: ee}
 			}
 			cfg.Rerank = m
+		}
+	}
+	if !flagSet(fs, "extract") {
+		if v, ok := lookupEnv(getenv, envExtract); ok {
+			m, err := parseExtract(v)
+			if err != nil {
+				ee := &settings.EnvError{Var: envExtract, Value: v, Err: err}
+				return config{}, &usageError{msg: "environment: " + ee.Error(), err: ee}
+			}
+			cfg.Extract = m
 		}
 	}
 	if !flagSet(fs, "metadata-keys") {

@@ -54,7 +54,8 @@
 //	                          citations, abstained, confidence, confidence_text, debug}
 //	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
 //	                           fusion?: weighted|rrf|relative|simple, context?,
-//	                           filters?: {category?, manufacturer?, tag?, source?, metadata?: {key: value}}}
+//	                           filters?: {category?, manufacturer?, tag?, source?, metadata?: {key: value}},
+//	                           chunk_filters?: {key: value}}
 //	POST /api/faq/search      the same, kind faq; a search response says which store answered
 //	                          ("store": memory|postgres), whether the vector leg ran ("vector_leg",
 //	                          "pgvector") or why not ("fallback_reason"), and the reranker and
@@ -94,6 +95,18 @@
 // allowed ones; a filter the kind does not have (manufacturer on FAQs) or
 // a value over 256 bytes is 400 invalid_filter. The response echoes the
 // filters applied ("filters": [{field, key?, value}]).
+//
+// chunk_filters (rag.Query.ChunkFilters) keep the chunks whose metadata
+// has every key with its value, and the records having such a chunk; the
+// Searcher applies them to both legs on any store, so they need no
+// allowlist (an empty or over-long key or value is 400 invalid_field).
+// Chunks carry metadata when an extractor wrote it: -extract legal (or
+// DOCUMENT_EXTRACTOR=legal) runs rag/ingest/legal on every document
+// indexed, the testdata's and those written through the write API, so
+// that {"artigo":"5"} finds Art. 5º of a statute and its paragraphs,
+// incisos and alíneas (paragrafo, inciso, alinea, tipo, marca_*); the
+// document's own tipo_documento, numero_documento and ano_documento are
+// metadata filters once allowed (-metadata-keys).
 //
 // Errors are JSON with a stable code: {"error":{"code":"rate_limited",
 // "message":"...","retry_after":2}}. Codes: invalid_json, invalid_field,

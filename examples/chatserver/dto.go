@@ -46,6 +46,11 @@ type searchRequest struct {
 	Context string `json:"context"`
 	// Filters restrict the records searched (both legs); see filtersJSON.
 	Filters *filtersJSON `json:"filters"`
+	// ChunkFilters restrict the search to chunks whose metadata has every
+	// key with its value (rag.ChunkFilter; normalized equality), and so to
+	// the records having such a chunk: with -extract legal, a document's
+	// chunks carry artigo, paragrafo, inciso, alinea, tipo, marca_*.
+	ChunkFilters map[string]string `json:"chunk_filters"`
 }
 
 // filtersJSON are the typed filters of a search (storage.Filter), ANDed.
@@ -268,7 +273,10 @@ type searchResponse struct {
 	// Filters are the filters applied, in the order the store got them;
 	// absent without filters.
 	Filters []filterJSON `json:"filters,omitempty"`
-	Hits    []hitJSON    `json:"hits"`
+	// ChunkFilters are the chunk filters applied (field "chunk"), sorted
+	// by key; absent without any.
+	ChunkFilters []filterJSON `json:"chunk_filters,omitempty"`
+	Hits         []hitJSON    `json:"hits"`
 }
 
 // toolJSON is one search a chat turn ran.

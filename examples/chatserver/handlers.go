@@ -206,6 +206,9 @@ func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string
 	for _, f := range q.Filters {
 		resp.Filters = append(resp.Filters, filterJSON{Field: string(f.Field), Key: f.Key, Value: f.Value})
 	}
+	for _, f := range q.ChunkFilters {
+		resp.ChunkFilters = append(resp.ChunkFilters, filterJSON{Field: "chunk", Key: f.Key, Value: f.Value})
+	}
 	resp.Store, resp.Reranker = s.be.info.Store, s.be.info.Reranker
 	resp.PGVector = resp.VectorLeg && resp.Store == storePostgres
 	if resp.RerankError != "" {
@@ -246,7 +249,7 @@ func (s *server) searchQuery(b searchRequest, kind *string) (rag.Query, *apiErro
 	if e != nil {
 		return q, e
 	}
-	q.Filters = filters
+	q.Filters, q.ChunkFilters = filters, chunkFilters(b.ChunkFilters)
 	switch strings.ToLower(strings.TrimSpace(b.Mode)) {
 	case "", string(rag.LegsHybrid):
 		q.Legs = rag.LegsHybrid
