@@ -13,7 +13,9 @@ import (
 
 // ChunkFilter restricts a search to chunks whose metadata entry Key equals
 // Value, compared normalized (case and accents ignored, lexical.Normalize)
-// like storage filters; a chunk without the key does not match. Chunk
+// like storage filters; a chunk without the key does not match. Filters
+// on the same key are alternatives (tipo=caput or tipo=inciso); filters on
+// different keys must all match. Chunk
 // metadata is what chunkers and ingestion extractors wrote (package
 // rag/ingest/legal's artigo, paragrafo, inciso, alinea, tipo, marca_*).
 //
@@ -52,11 +54,19 @@ func prepareChunkFilters(filters []ChunkFilter) ([]ChunkFilter, error) {
 	return out, nil
 }
 
-// matchChunk reports whether meta satisfies every (prepared) filter.
+// matchChunk reports whether meta satisfies the (prepared) filters: one
+// of the filters on each key.
 func matchChunk(meta map[string]string, filters []ChunkFilter) bool {
-	for _, f := range filters {
+	for i, f := range filters {
+		if slices.ContainsFunc(filters[:i], func(g ChunkFilter) bool { return g.Key == f.Key }) {
+			continue // this key was judged at its first filter
+		}
 		v, ok := meta[f.Key]
-		if !ok || lexical.Normalize(v) != f.Value {
+		if !ok {
+			return false
+		}
+		v = lexical.Normalize(v)
+		if !slices.ContainsFunc(filters[i:], func(g ChunkFilter) bool { return g.Key == f.Key && g.Value == v }) {
 			return false
 		}
 	}

@@ -78,7 +78,7 @@ type Query struct {
 	// Filters restrict the owners searched (both legs).
 	Filters []storage.Filter
 	// ChunkFilters restrict the search to chunks whose metadata matches
-	// every filter (see ChunkFilter), and so to the owners having such a
+	// the filters (see ChunkFilter), and so to the owners having such a
 	// chunk: the vector leg aggregates matching chunks only (hit evidence,
 	// snippet and VectorEvidence.Metadata come from them), and a hit of
 	// the lexical leg alone is kept when the owner has a matching chunk,

@@ -19,8 +19,9 @@
 //     marca_stj, marca_concurso, marca_crime, marca_pena, marca_hediondo,
 //     marca_acao_penal, marca_militar), each "true" or "false", matched by
 //     regular expressions on the normalized text ([DefaultMarkers];
-//     Options.Markers replaces them), and [KeyBanca]/[KeyAno] when the
-//     chunk cites an examining board ("CEBRASPE 2024").
+//     Options.Markers replaces them), [MarcaJurisprudencia] (STF or STJ),
+//     and [KeyBanca]/[KeyAno] when the chunk cites an examining board
+//     ("CEBRASPE 2024").
 //
 // Values are plain text: article "5" (Art. 5º), "1000" (Art. 1.000), "5-A"
 // (Art. 5º-A); paragraph "2" or "único"; inciso "III"; alínea "a".
@@ -30,6 +31,8 @@
 // keys are filters of rag's Query.ChunkFilters
 // (rag.ChunkFilter{Key: legal.KeyArtigo, Value: "5"}), which keep the
 // chunks having them, and the documents having such chunks.
+// [ConsultaFilters] gives the filters of the seed's query_by_tipo
+// (artigo, jurisprudencia, questao, nota, todos).
 //
 // Structure is recognised line by line, as statutes are written: a line
 // starting "Art. 5º", "§ 2º", "Parágrafo único", "III –" (an upper-case

@@ -58,6 +58,11 @@ const (
 	MarcaMilitar   = "marca_militar"    // military law (Código Penal Militar…)
 )
 
+// MarcaJurisprudencia is derived from the markers: "true" when MarcaSTF or
+// MarcaSTJ is, for seed 002's query_by_tipo "jurisprudencia" (see
+// ConsultaFilters). It is set on every chunk with them.
+const MarcaJurisprudencia = "marca_jurisprudencia"
+
 // Values of KeyTipo: the seed's caput, inciso, heading and content, with
 // paragrafo and alinea told apart.
 const (
@@ -185,6 +190,7 @@ func (e *Extractor) Extract(_ context.Context, doc *storage.Document, chunks []s
 		for _, m := range e.markers {
 			c.Metadata[m.Key] = boolString(m.Pattern.MatchString(norm))
 		}
+		c.Metadata[MarcaJurisprudencia] = boolString(c.Metadata[MarcaSTF] == "true" || c.Metadata[MarcaSTJ] == "true")
 		if sm := bancaYearRE.FindStringSubmatch(norm); sm != nil {
 			c.Metadata[KeyBanca] = strings.ToUpper(sm[1])
 			setNonEmpty(c.Metadata, KeyAno, sm[2])

@@ -2,6 +2,7 @@ package legal_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -104,14 +105,15 @@ func TestIndexLei(t *testing.T) {
 		{
 			"capitulo": "II", "artigo": "5", "paragrafo": "3", "tipo": "paragrafo",
 			"marca_atencao": "true", "marca_crime": "true", "marca_pena": "true", "marca_acao_penal": "true", "marca_stf": "true",
+			"marca_jurisprudencia": "true",
 		},
 		{"capitulo": "II", "artigo": "6", "tipo": "caput", "marca_concurso": "true", "banca": "CEBRASPE", "ano": "2024"},
 	}
 	var got []map[string]string
 	for _, c := range chunks {
 		got = append(got, structural(c.Metadata))
-		if n := len(c.Metadata) - len(structural(c.Metadata)); n+countTrue(c.Metadata) != len(legal.DefaultMarkers()) {
-			t.Errorf("chunk %d: want every marker set, got %v", c.Seq, c.Metadata)
+		if n := countMarks(c.Metadata); n != len(legal.DefaultMarkers())+1 {
+			t.Errorf("chunk %d: want every marker and marca_jurisprudencia set, got %v", c.Seq, c.Metadata)
 		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -149,10 +151,11 @@ func TestIndexLei(t *testing.T) {
 	}
 }
 
-func countTrue(m map[string]string) int {
+// countMarks counts the marca_* keys set to "true" or "false".
+func countMarks(m map[string]string) int {
 	n := 0
-	for _, mk := range legal.DefaultMarkers() {
-		if m[mk.Key] == "true" {
+	for k, v := range m {
+		if strings.HasPrefix(k, "marca_") && (v == "true" || v == "false") {
 			n++
 		}
 	}
@@ -348,6 +351,32 @@ func TestMarkers(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, marks); diff != "" {
 				t.Errorf("markers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConsultaFilters(t *testing.T) {
+	tests := []struct {
+		consulta string
+		n        int
+		err      bool
+	}{
+		{legal.ConsultaArtigo, 2, false},
+		{legal.ConsultaJurisprudencia, 1, false},
+		{legal.ConsultaQuestao, 1, false},
+		{legal.ConsultaNota, 1 + len(legal.DefaultMarkers()), false},
+		{legal.ConsultaTodos, 0, false},
+		{"doutrina", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.consulta, func(t *testing.T) {
+			f, err := legal.ConsultaFilters(tt.consulta)
+			if (err != nil) != tt.err || len(f) != tt.n {
+				t.Fatalf("ConsultaFilters(%q) = %v, %v", tt.consulta, f, err)
+			}
+			if tt.err && !errors.Is(err, legal.ErrUnknownConsulta) {
+				t.Errorf("err = %v, want ErrUnknownConsulta", err)
 			}
 		})
 	}

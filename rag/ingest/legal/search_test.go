@@ -99,6 +99,30 @@ func TestChunkFilteredSearch(t *testing.T) {
 					t.Fatalf("hits = %v", res.Hits)
 				}
 			})
+			t.Run("seed query_by_tipo", func(t *testing.T) {
+				for _, tt := range []struct {
+					consulta string
+					want     string // in the snippet
+					hits     int
+				}{
+					{legal.ConsultaJurisprudencia, "STF", 1},
+					{legal.ConsultaQuestao, "CEBRASPE", 1},
+					{legal.ConsultaArtigo, "multa", 1},
+					{legal.ConsultaTodos, "multa", 2},
+				} {
+					cf, err := legal.ConsultaFilters(tt.consulta)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := s.SearchDocuments(ctx, rag.Query{Text: "multa", VectorThreshold: &all, ChunkFilters: cf})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(res.Hits) != tt.hits || !strings.Contains(res.Hits[0].Snippet, tt.want) {
+						t.Errorf("%s: hits %v, first snippet %q; want %d, with %q", tt.consulta, hitIDs(res.Hits), res.Hits[0].Snippet, tt.hits, tt.want)
+					}
+				}
+			})
 			t.Run("no chunk matches", func(t *testing.T) {
 				res, err := s.SearchDocuments(ctx, rag.Query{Text: "multa", VectorThreshold: &all, ChunkFilters: []rag.ChunkFilter{{Key: legal.KeyArtigo, Value: "99"}}})
 				if err != nil || len(res.Hits) != 0 {
