@@ -12,6 +12,7 @@
 //	       [-limit N] [-tenant T] [-dims N] [-schema S] [-embedder hash|openai|none]
 //	       [-threshold X] [-json] [-explain]
 //	       [-category C] [-manufacturer M] [-tag T] [-source S] [-meta key=value]...
+//	       [-chunk key=value]... [-extract none|legal]
 //
 // Data sources:
 //
@@ -34,7 +35,11 @@
 // the repeatable -meta key=value (items, documents). The store allows the
 // metadata keys -meta names (this is a local tool; examples/chatserver has
 // an allowlist). A filter the kind does not have is a usage error. The
-// report shows the filters ("filters" in -json).
+// report shows the filters ("filters" in -json). The repeatable -chunk
+// key=value (rag.Query.ChunkFilters) keeps the chunks whose metadata
+// matches, and the records having one; -extract legal runs
+// rag/ingest/legal on the documents of -docs as they are indexed, so that
+// -chunk artigo=5 finds Art. 5º of a statute.
 //
 // The query embedder must be the one the data was indexed with: the hash
 // embedder by default (at the store's dimensions), or -embedder openai

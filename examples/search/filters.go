@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -36,10 +37,35 @@ func (m *metaFlags) Set(v string) error {
 	return nil
 }
 
+// chunkFlags is the repeatable -chunk key=value flag.
+type chunkFlags []rag.ChunkFilter
+
+func (c *chunkFlags) String() string {
+	if c == nil {
+		return ""
+	}
+	s := make([]string, len(*c))
+	for i, f := range *c {
+		s[i] = f.Key + "=" + f.Value
+	}
+	return strings.Join(s, ",")
+}
+
+func (c *chunkFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	k, val = strings.TrimSpace(k), strings.TrimSpace(val)
+	if !ok || k == "" || val == "" {
+		return errBadMeta
+	}
+	*c = append(*c, rag.ChunkFilter{Key: k, Value: val})
+	return nil
+}
+
 // filterFlags are the filter flags as given.
 type filterFlags struct {
 	category, manufacturer, tag, source string
 	meta                                metaFlags
+	chunk                               chunkFlags
 }
 
 // ownerKinds maps the search kinds to the stores' owner kinds.
@@ -107,8 +133,18 @@ func filterReports(filters []storage.Filter) []filterReport {
 	return out
 }
 
+// chunkFilterReports converts the chunk filters for the report (field
+// "chunk"); nil without any.
+func chunkFilterReports(filters []rag.ChunkFilter) []filterReport {
+	var out []filterReport
+	for _, f := range filters {
+		out = append(out, filterReport{Field: "chunk", Key: f.Key, Value: f.Value})
+	}
+	return out
+}
+
 // filterText is the filters on one line of the human report:
-// category=Fungicida, metadata.formulacao=SC.
+// category=Fungicida, metadata.formulacao=SC, chunk.artigo=5.
 func filterText(filters []filterReport) string {
 	s := make([]string, len(filters))
 	for i, f := range filters {

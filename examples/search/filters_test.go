@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -114,5 +116,43 @@ func TestFilteredSearch(t *testing.T) {
 	out, errOut, code := runCLI(t, filtered...)
 	if code != exitOK || !strings.Contains(out, "category=fungicida, metadata.formulacao=sc") {
 		t.Errorf("human output (exit %d, %s) lacks the filters line:\n%s", code, errOut, out)
+	}
+}
+
+// TestChunkFilterFlags: -chunk key=value (repeatable) become the query's
+// chunk filters; -extract legal runs the legal extractor on the documents
+// indexed in memory, so that -chunk artigo=5 keeps a statute and
+// -chunk artigo=99 drops it.
+func TestChunkFilterFlags(t *testing.T) {
+	law := filepath.Join(repoRoot(t), "rag", "ingest", "legal", "testdata", "lei_1234.txt")
+	cfg, err := parseFlags([]string{"-docs", law, "-q", "x", "-chunk", "artigo=5", "-chunk", " tipo = inciso ", "-extract", "legal"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []rag.ChunkFilter{{Key: "artigo", Value: "5"}, {Key: "tipo", Value: "inciso"}}; !slices.Equal(cfg.chunkFilters, want) || !cfg.extractLegal {
+		t.Errorf("chunk filters %+v extract %v, want %+v and legal", cfg.chunkFilters, cfg.extractLegal, want)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-docs", law, "-chunk", "artigo"}, "want key=value"},
+		{[]string{"-docs", law, "-extract", "pdf"}, `-extract "pdf"`},
+		{[]string{"-catalog", testdataPath(t, "catalog.jsonl"), "-extract", "legal"}, "-extract legal needs -docs"},
+	} {
+		if _, errOut, code := runCLI(t, append(tc.args, "-q", "x")...); code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	args := []string{"-docs", law, "-extract", "legal", "-q", "multa infração árvore", "-dims", testDims}
+	rep := runJSON(t, append(args, "-chunk", "artigo=5")...)
+	if len(rep.Hits) != 1 || !strings.Contains(rep.Hits[0].Snippet, "Art. 5") {
+		t.Errorf("artigo=5: %+v", rep.Hits)
+	}
+	if want := []filterReport{{Field: "chunk", Key: "artigo", Value: "5"}}; !slices.Equal(rep.Filters, want) {
+		t.Errorf("filters %+v, want %+v", rep.Filters, want)
+	}
+	if rep := runJSON(t, append(args, "-chunk", "artigo=99")...); len(rep.Hits) != 0 {
+		t.Errorf("artigo=99: %d hits", len(rep.Hits))
 	}
 }

@@ -66,6 +66,11 @@ type config struct {
 	// store's allowlist.
 	filters  []storage.Filter
 	metaKeys []string
+	// chunkFilters keep the chunks whose metadata matches (-chunk).
+	chunkFilters []rag.ChunkFilter
+	// extractLegal runs the legal metadata extractor on the documents
+	// indexed in memory (-extract legal).
+	extractLegal bool
 }
 
 func main() {
@@ -141,6 +146,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&ff.tag, "tag", "", "only items with this `tag`")
 	fs.StringVar(&ff.source, "source", "", "only documents from this `source`")
 	fs.Var(&ff.meta, "meta", "only items or documents whose metadata `key=value` (repeatable; ANDed with the other filters)")
+	fs.Var(&ff.chunk, "chunk", "only chunks whose metadata `key=value` (repeatable), and the records having one; see -extract")
+	var extract string
+	fs.StringVar(&extract, "extract", "none", "metadata extractor of the documents indexed in memory: none|legal (legal: artigo, inciso, ... on chunks, tipo_documento on documents)")
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object instead of the human report")
 	fs.BoolVar(&cfg.explain, "explain", false, "show the full score explanations")
 	fs.Usage = func() {
@@ -203,7 +211,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.filters, cfg.metaKeys = filters, keys
+	cfg.filters, cfg.metaKeys, cfg.chunkFilters = filters, keys, ff.chunk
+	switch extract {
+	case "none":
+	case "legal":
+		if cfg.docs == "" {
+			return nil, usagef("-extract legal needs -docs (it runs when documents are indexed in memory)")
+		}
+		cfg.extractLegal = true
+	default:
+		return nil, usagef("-extract %q: want none or legal", extract)
+	}
 
 	cfg.legs = rag.Legs(legs)
 	switch cfg.legs {

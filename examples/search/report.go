@@ -33,8 +33,8 @@ type report struct {
 	FallbackReason string       `json:"fallback_reason"`
 	VectorError    string       `json:"vector_error,omitempty"`
 	Index          *indexReport `json:"index,omitempty"`
-	// Filters are the filters of the search (-category, -meta, ...);
-	// absent without any.
+	// Filters are the filters of the search (-category, -meta, ...), then
+	// the chunk filters (-chunk, field "chunk"); absent without any.
 	Filters []filterReport `json:"filters,omitempty"`
 	Timings timingsReport  `json:"timings_ms"`
 	Hits    []hitReport    `json:"hits"`
@@ -186,7 +186,7 @@ func execute(ctx context.Context, cfg *config, stderr io.Writer) (*report, error
 	defer src.close()
 
 	s := rag.NewSearcher(src.store, src.embedder, rag.SearcherOptions{})
-	q := rag.Query{Text: cfg.query, Limit: cfg.limit, Legs: cfg.legs, Fusion: cfg.fusion, Filters: cfg.filters}
+	q := rag.Query{Text: cfg.query, Limit: cfg.limit, Legs: cfg.legs, Fusion: cfg.fusion, Filters: cfg.filters, ChunkFilters: cfg.chunkFilters}
 	if cfg.seedMode == seedSimple {
 		q.Fusion = merge.MethodSimple
 	}
@@ -221,7 +221,7 @@ func execute(ctx context.Context, cfg *config, stderr io.Writer) (*report, error
 	rep.Dimensions = src.dims
 	rep.Embedder = cfg.embedder
 	rep.Index = src.index
-	rep.Filters = filterReports(cfg.filters)
+	rep.Filters = append(filterReports(cfg.filters), chunkFilterReports(cfg.chunkFilters)...)
 	switch {
 	case cfg.memfile != "":
 		rep.Store = "memfile"

@@ -17,6 +17,7 @@ import (
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
+	"github.com/hybridrag/hybridrag/rag/ingest/legal"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -118,7 +119,11 @@ func buildInMemory(ctx context.Context, cfg *config, stderr io.Writer) (*source,
 	}
 	loadTook := time.Since(start)
 
-	stats, err := ingest.NewIndexer(st, emb, ingest.IndexerOptions{}).Reindex(ctx, src)
+	var iopts ingest.IndexerOptions
+	if cfg.extractLegal {
+		iopts.Extractors = []ingest.Extractor{legal.New(legal.Options{})}
+	}
+	stats, err := ingest.NewIndexer(st, emb, iopts).Reindex(ctx, src)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
