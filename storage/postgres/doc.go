@@ -87,15 +87,18 @@
 // terms holds one of the T-L+1 rarest terms, so level L walks those terms'
 // postings newest first (ordered index scans, merged), counts each walked
 // owner's terms exactly (one index probe per other term, or strpos) and
-// stops at the limit. Most queries end at the first level or two, after
-// reading about as many postings as the limit; when four levels do not fill
-// the limit, every posting of every term is counted and ranked. The cost
-// thus grows with the limit and, in the worst case, with the postings of
-// the query's terms, never with a scan of the text (except for
-// separator-only terms). A search first reads each term's dictionary words,
-// with the number of their postings (up to 2,048), then ranks, in one
-// transaction with jit off and work_mem at 32 MB (so that the full count
-// of common words is hashed in memory).
+// stops at the limit; a level that falls short has found all of its
+// owners, and the next level continues. Most queries end at the first
+// level or two, after reading about as many postings as the limit; when
+// four levels do not fill the limit, every posting of every term is counted
+// and ranked (with work_mem raised to 32 MB for that statement's hash). The
+// cost thus grows with the limit and, in the worst case, with the postings
+// of the query's terms, never with a scan of the text (except for
+// separator-only terms). A search runs in one transaction with jit off:
+// one round trip reads each term's dictionary words with the number of
+// their postings (up to 2,048), then one statement per level needed. The
+// statements' text depends only on the query's shape (word IDs are
+// parameters), so pgx prepares each shape once per connection.
 //
 // A trigger on each owner table maintains the postings in the transaction
 // of every insert, update (of the search text, status or CreatedAt) and

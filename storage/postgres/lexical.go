@@ -407,6 +407,48 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 	if needText {
 		cond = "EXISTS (SELECT FROM " + owner + " o WHERE o.tenant_id = $1 AND o.id = g.owner_id" + filt + " AND " + cond + probeFence + ")"
 	}
+	if L < T && L > 1 && filt == "" && !needText {
+		// Every term exact, no filter: an owner holding one walked term
+		// (the usual case) must hold every other term, which a chain of
+		// ANDs tests stopping at the first missing one.
+		var walkedBits, probes []string
+		for _, i := range p.order {
+			if slices.Contains(walked, i) {
+				walkedBits = append(walkedBits, "(g.bits & "+termBit(i)+" <> 0)::int")
+			} else {
+				probes = append(probes, "EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
+					") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+")")
+			}
+		}
+		cond = "CASE " + strings.Join(walkedBits, " + ") + " WHEN 1 THEN " + strings.Join(probes, " AND ") +
+			" ELSE " + cond + " END"
+	}
+	if L == T {
+		// Every term must match (one term walked): a chain of ANDs stops at
+		// the first term an owner lacks, where the sum above would probe
+		// every term. The owner row (text terms, filters) comes last.
+		var ands, texts []string
+		for _, i := range p.order {
+			lt := p.lts[i]
+			switch {
+			case i == walked[0] && lt.exact:
+				// Matched: its postings are the walk.
+			case lt.exact:
+				ands = append(ands, "EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
+					") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+")")
+			default:
+				texts = append(texts, "strpos(o.search_text, "+x.text(i)+") > 0")
+			}
+		}
+		if len(texts) > 0 || filt != "" {
+			ands = append(ands, "EXISTS (SELECT FROM "+owner+" o WHERE o.tenant_id = $1 AND o.id = g.owner_id"+filt+
+				prefixAnd(texts)+probeFence+")")
+		}
+		cond = "true"
+		if len(ands) > 0 {
+			cond = strings.Join(ands, " AND ")
+		}
+	}
 	sql = "SELECT " + p.cols + ", " + strconv.Itoa(L) + " FROM (SELECT g.owner_id, g.created_at FROM (" +
 		"SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" + walk + ") x" +
 		" GROUP BY x.created_at, x.owner_id ORDER BY x.created_at DESC, x.owner_id) g WHERE " + cond +
@@ -449,4 +491,12 @@ func (p *lexPlan) full(limit int) (string, args) {
 	ranked += " ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
 	return "SELECT " + p.cols + ", r.m FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
 		" ORDER BY r.m DESC, r.created_at DESC, r.owner_id", x.a
+}
+
+// prefixAnd returns " AND c1 AND c2 ..." for conds, or "".
+func prefixAnd(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(conds, " AND ")
 }
