@@ -6,7 +6,7 @@
 //	ingest [-catalog F.jsonl|.json|.csv] [-faqs F.jsonl|.csv] [-docs DIR|F.jsonl]
 //	       (-memfile OUT | -db DSN) [-schema S] [-tenant T]
 //	       [-embedder hash|openai] [-dims N] [-batch-size N] [-replace-duplicates]
-//	       [-concurrency N] [-write-concurrency N] [-progress auto|bar|lines|none]
+//	       [-prune] [-concurrency N] [-write-concurrency N] [-progress auto|bar|lines|none]
 //
 // At least one of -catalog, -faqs and -docs is needed, and exactly one of
 // -memfile and -db.
@@ -34,6 +34,12 @@
 //     embedding request (1 to 2048).
 //
 // Search the result with the same embedder and dimensions.
+//
+// -prune makes the run a full sync: after indexing, the tenant's records of
+// each kind given (-catalog, -faqs, -docs) that are absent from the input
+// are deleted with their chunks (ingest.IndexerOptions.Prune; the summary
+// says pruned=N). A kind not given is left alone, so -faqs alone never
+// deletes the catalog. Off by default.
 //
 // -concurrency is the number of embedding requests in flight (default 2);
 // -write-concurrency the number of write transactions in flight: 2 by

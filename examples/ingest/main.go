@@ -48,6 +48,7 @@ type config struct {
 	dims                int
 	batchSize           int
 	replaceDuplicates   bool
+	prune               bool
 	concurrency         int
 	writeConcurrency    int
 	progress            string
@@ -113,6 +114,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Concurrency:       cfg.concurrency,
 		WriteConcurrency:  cfg.writeConcurrency,
 		ReplaceDuplicates: cfg.replaceDuplicates,
+		Prune:             cfg.prune,
 		Progress:          prog.update,
 	})
 	stats, ixErr := ix.Reindex(ctx, src)
@@ -130,8 +132,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "ingest: %d malformed record(s) skipped\n", bad)
 		code = exitError
 	}
-	// Save what was written, even after a failure: a re-run resumes.
-	if err := tgt.save(stats.Written > 0); err != nil {
+	// Save what was written or pruned, even after a failure: a re-run resumes.
+	if err := tgt.save(stats.Written > 0 || stats.Pruned > 0); err != nil {
 		fmt.Fprintf(stderr, "ingest: %v\n", err)
 		code = exitError
 	}
@@ -158,6 +160,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fl.IntVar(&cfg.dims, "dims", 0, "embedding dimensions (default: $EMBEDDING_DIMENSIONS, else the snapshot's, else 1536)")
 	fl.IntVar(&cfg.batchSize, "batch-size", 0, fmt.Sprintf("texts per embedding request (default: $EMBEDDING_BATCH_SIZE, else %d)", ingest.DefaultEmbedBatchSize))
 	fl.BoolVar(&cfg.replaceDuplicates, "replace-duplicates", false, "let a document replace a stored one with the same content")
+	fl.BoolVar(&cfg.prune, "prune", false, "delete the tenant's records of each kind given that are absent from the input, with their chunks (a kind not given is left alone)")
 	fl.IntVar(&cfg.concurrency, "concurrency", 0, fmt.Sprintf("embedding requests in flight (default %d)", ingest.DefaultEmbedConcurrency))
 	fl.IntVar(&cfg.writeConcurrency, "write-concurrency", 0, "write transactions in flight (default 2 with -db, 1 with -memfile)")
 	fl.StringVar(&cfg.progress, "progress", "auto", "progress display: auto, bar, lines or none")

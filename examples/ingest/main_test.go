@@ -226,3 +226,69 @@ func TestIngestPostgres(t *testing.T) {
 		t.Errorf("dimension mismatch: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestIngestPrune syncs a snapshot with a catalog that lost an item: without
+// -prune the item stays; with it the item and its chunks are gone, the
+// summary says pruned=1, and the FAQs (a kind not given) are left alone.
+func TestIngestPrune(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	full := write("full.jsonl",
+		`{"id":"a","name":"Fungicida A","description":"Para uva."}`,
+		`{"id":"b","name":"Herbicida B","description":"Para soja."}`,
+		`{"id":"c","name":"Inseticida C","description":"Para milho."}`)
+	faqs := write("faqs.jsonl", `{"id":"f1","question":"Qual o prazo?","answer":"Cinco dias."}`)
+	less := write("less.jsonl",
+		`{"id":"a","name":"Fungicida A","description":"Para uva."}`,
+		`{"id":"b","name":"Herbicida B","description":"Para soja."}`)
+	snap := filepath.Join(dir, "store.snap")
+	counts := func() (items, faqs, chunks int, ids map[string]bool) {
+		t.Helper()
+		db, err := memory.LoadFile(snap, memory.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := db.Tenant(defaultTenant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.Counts(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = map[string]bool{}
+		for _, id := range []string{"a", "b", "c"} {
+			if _, err := st.GetItem(context.Background(), id); err == nil {
+				ids[id] = true
+			}
+		}
+		return c.Items, c.FAQs, c.Chunks, ids
+	}
+
+	if code, _, errOut := runIngest(t, "-catalog", full, "-faqs", faqs, "-memfile", snap, "-dims", "64", "-progress", "none"); code != exitOK {
+		t.Fatalf("first run: exit %d\n%s", code, errOut)
+	}
+	_, _, chunksFull, _ := counts()
+	code, out, errOut := runIngest(t, "-catalog", less, "-memfile", snap, "-progress", "none")
+	if code != exitOK {
+		t.Fatalf("run without -prune: exit %d\n%s", code, errOut)
+	}
+	if items, _, _, ids := counts(); items != 3 || !ids["c"] || strings.Contains(out, "pruned=") {
+		t.Fatalf("without -prune: %d items %v, summary %q; want c kept", items, ids, out)
+	}
+	code, out, errOut = runIngest(t, "-catalog", less, "-memfile", snap, "-progress", "none", "-prune")
+	if code != exitOK {
+		t.Fatalf("run with -prune: exit %d\n%s", code, errOut)
+	}
+	items, nfaqs, chunks, ids := counts()
+	if items != 2 || ids["c"] || !ids["a"] || !ids["b"] || nfaqs != 1 || chunks >= chunksFull || !strings.Contains(out, "pruned=1") {
+		t.Fatalf("with -prune: %d items %v, %d faqs, %d chunks (was %d), summary %q; want c and its chunks gone, the FAQ kept",
+			items, ids, nfaqs, chunks, chunksFull, out)
+	}
+}
