@@ -157,7 +157,8 @@ type Stats struct {
 	Pruned int
 	// Duplicates are documents rejected as duplicates.
 	Duplicates []*load.DuplicateDocumentError
-	Duration   time.Duration
+	// Duration is the wall time of the call that returned the Stats.
+	Duration time.Duration
 }
 
 func (s *Stats) add(o Stats) {
@@ -397,9 +398,15 @@ func (ix *Indexer) IndexFAQs(ctx context.Context, faqs []storage.FAQ) (Stats, er
 func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.ParsedDocument) (Stats, error) {
 	start := time.Now()
 	st := Stats{Documents: len(docs)}
-	defer func() { st.Duration = time.Since(start) }()
+	err := ix.indexDocuments(ctx, docs, &st)
+	st.Duration = time.Since(start)
+	return st, err
+}
+
+// indexDocuments is IndexDocuments without the timing; it fills st.
+func (ix *Indexer) indexDocuments(ctx context.Context, docs []load.ParsedDocument, st *Stats) error {
 	if err := ix.checkDims(); err != nil {
-		return st, err
+		return err
 	}
 	// The hash each incoming ID will have once written: a stored document
 	// about to change is no duplicate of its old content.
@@ -426,7 +433,7 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.ParsedDocumen
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 		case err != nil:
-			return st, fmt.Errorf("rag: duplicate check for document %s: %w", storage.QuoteID(d.ID), err)
+			return fmt.Errorf("rag: duplicate check for document %s: %w", storage.QuoteID(d.ID), err)
 		case old.ID == d.ID:
 		case incoming[old.ID] != "" && incoming[old.ID] != d.ContentHash:
 			// old is being rewritten with other content by this call.
@@ -439,7 +446,7 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.ParsedDocumen
 		out = append(out, d)
 		seen[d.ContentHash] = &out[len(out)-1]
 	}
-	err := runBatches(ctx, ix, indexOps[load.ParsedDocument]{
+	return runBatches(ctx, ix, indexOps[load.ParsedDocument]{
 		kind: storage.KindDocument,
 		id:   func(d *load.ParsedDocument) string { return d.ID },
 		chunks: func(ctx context.Context, d *load.ParsedDocument) ([]storage.Chunk, error) {
@@ -469,8 +476,7 @@ func (ix *Indexer) IndexDocuments(ctx context.Context, docs []load.ParsedDocumen
 			}
 		},
 		replaces: func(d *load.ParsedDocument) []storage.OwnerRef { return replaces[d.ID] },
-	}, out, &st)
-	return st, err
+	}, out, st)
 }
 
 // checkDims reports an embedder whose vectors the store cannot hold, before
