@@ -96,7 +96,7 @@
 // of the query's terms, never with a scan of the text (except for
 // separator-only terms). A search runs in one transaction with jit off:
 // one round trip reads each term's dictionary words with the number of
-// their postings (up to 2,048), then one statement per level needed. The
+// their postings (up to 1,024), then one statement per level needed. The
 // statements' text depends only on the query's shape (word IDs are
 // parameters), so pgx prepares each shape once per connection.
 //

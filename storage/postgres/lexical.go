@@ -136,7 +136,7 @@ const minTrigramRunes = 3
 
 // postingsCap bounds the postings counted per term by lookupTerms: enough
 // to tell a rare term from a common one.
-const postingsCap = 2048
+const postingsCap = 1024
 
 // maxStreamWords is the most dictionary words whose postings one level
 // of a lexPlan merges (one ordered index scan each); a single term with
@@ -328,15 +328,28 @@ func (x *lexArgs) text(i int) string {
 	return x.raw[i]
 }
 
-func termBit(i int) string { return strconv.FormatInt(int64(1)<<i, 10) }
+// termBit is the bigint with bit i set (i < 64), as a typed literal: bit
+// 63 is the negative -2^63, which an unquoted literal cannot spell (the
+// minus would apply to 2^63, out of range).
+func termBit(i int) string { return "'" + strconv.FormatInt(int64(1)<<i, 10) + "'::int8" }
 
 // level returns the statement of the next level, asking for need owners,
 // and whether it is the last (level 1: it completes the ranking); ok is
 // false when the levels have ended.
 func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 	T := len(p.lts)
-	n := p.n + 1
-	if n > T || n > maxLevels || need < 1 {
+	// Terms in no posting (walked first: they are the rarest) match
+	// nothing, so the levels that walk only them are empty: skip them
+	// without a statement, and without counting them against maxLevels.
+	zeros := 0
+	for _, i := range p.order {
+		if p.lts[i].run == "" || p.lts[i].postings > 0 {
+			break
+		}
+		zeros++
+	}
+	n := max(p.n+1, min(zeros+1, T))
+	if n > T || n > maxLevels+zeros || need < 1 {
 		return "", nil, false, false
 	}
 	walked := p.order[:n]
@@ -360,13 +373,13 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 	if eager {
 		// One term with many words: sort its postings.
 		t := walked[0]
-		walk = "SELECT p.owner_id, p.created_at, " + termBit(t) + "::int8 AS b FROM " + postings +
+		walk = "SELECT p.owner_id, p.created_at, " + termBit(t) + " AS b FROM " + postings +
 			" p WHERE p.tenant_id = $1 AND p.word_id = ANY(" + x.wordIDs(t) + ")"
 	} else {
 		var subs []string
 		for _, i := range walked {
 			for _, w := range p.lts[i].wids {
-				subs = append(subs, "(SELECT p.owner_id, p.created_at, "+termBit(i)+"::int8 AS b FROM "+postings+
+				subs = append(subs, "(SELECT p.owner_id, p.created_at, "+termBit(i)+" AS b FROM "+postings+
 					" p WHERE p.tenant_id = $1 AND p.word_id = "+x.a.add(w)+" ORDER BY p.created_at DESC, p.owner_id)")
 			}
 		}
