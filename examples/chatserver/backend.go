@@ -102,6 +102,9 @@ type backend struct {
 	// chat is the chat model of agentic turns; nil offline.
 	chat    llm.ChatModel
 	agentic rag.AgenticOptions
+	// quotes receives the quote requests users confirmed (the agentic
+	// mode's action, rag/actions.NewQuoteTool).
+	quotes *quoteBook
 	// ping checks the store (nil: nothing to check).
 	ping  func(ctx context.Context) error
 	info  components
@@ -128,7 +131,11 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		return nil, err
 	}
 	be.info.Classifier, be.info.Answerer, be.info.Summarizer, be.info.ChatModel = m.classifierName, m.answererName, m.summarizerName, m.chatModel
-	be.chat, be.agentic = m.chat, m.agenticOptions
+	be.chat = m.chat
+	be.quotes = newQuoteBook(log)
+	if be.agentic, err = withQuoteAction(m.agenticOptions, be.quotes); err != nil {
+		return nil, fmt.Errorf("quote tool: %w", err)
+	}
 	be.info.Assist = "off (needs OPENAI_API_KEY or OPENROUTER_API_KEY)"
 	be.info.Agentic = "off (needs a chat model)"
 	if m.chat != nil {

@@ -20,7 +20,9 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/actions"
 )
 
 // Browser test settings. CI installs Debian's chromium (.ci/browser.sh) and
@@ -280,6 +282,58 @@ func TestBrowserStreamReset(t *testing.T) {
 	}
 }
 
+// TestBrowserConfirmation: with a chat model the page offers the agentic
+// mode; a quote request shows its question with Confirmar and Cancelar,
+// and Confirmar sends the reply with the confirmation's ID, which submits
+// the quote once and disables the buttons.
+func TestBrowserConfirmation(t *testing.T) {
+	skipWithoutBrowser(t)
+	model := llmtest.NewModel(
+		llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)),
+		llmtest.Text("Pronto! Cotação solicitada."),
+	)
+	swap, book := withAgent(t, model)
+	url := serveLoopback(t, newTestServer(t, nil, swap))
+	bctx, problems := newBrowser(t, 60*time.Second)
+
+	const (
+		asking = `li.msg.assistant[data-state="done"] .confirm:not([hidden]) .confirm-yes`
+		last   = `[...document.querySelectorAll('li.msg.assistant .answer')].pop().textContent`
+	)
+	if err := chromedp.Do(bctx,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS("#agentic")),
+		chromedp.Click(chromedp.CSS("#agentic")),
+		chromedp.SendKeys(chromedp.CSS("#q"), "quero cotação de 200 L de Glifosato 480 SL, e-mail compras@fazenda.com.br"),
+		pressEnter(),
+		chromedp.WaitVisible(chromedp.CSS(asking)),
+	); err != nil {
+		t.Fatalf("ask for a quote: %v", err)
+	}
+	if got := browse(t, bctx, chromedp.Evaluate[string](last)); !strings.HasPrefix(got, "Confirma a solicitação de cotação de 200 L") {
+		t.Errorf("the question shows %q", got)
+	}
+	if book.submitted.Load() != 0 {
+		t.Fatal("submitted before the confirmation")
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.Click(chromedp.CSS(asking)),
+		chromedp.Poll[chromedp.Void](last+` === "Pronto! Cotação solicitada."`, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.WaitVisible(chromedp.CSS(`li.msg.assistant[data-state="done"] .confirm button[disabled]`)),
+	); err != nil {
+		t.Fatalf("confirm: %v (answer %q)", err, browse(t, bctx, chromedp.Evaluate[string](last)))
+	}
+	if n := book.submitted.Load(); n != 1 {
+		t.Errorf("submitted %d quotes, want 1", n)
+	}
+	if q := browse(t, bctx, chromedp.Evaluate[string](`[...document.querySelectorAll('li.msg.user .bubble')].pop().textContent`)); !strings.Contains(q, "Confirmar") {
+		t.Errorf("the reply bubble shows %q", q)
+	}
+	for _, p := range problems() {
+		t.Errorf("browser console: %s", p)
+	}
+}
+
 // skipWithoutBrowser skips the test when Chromium is missing (fails with
 // HYBRIDRAG_REQUIRE_BROWSER=1) or in -short mode.
 func skipWithoutBrowser(t *testing.T) {
@@ -349,7 +403,13 @@ func newBrowser(t *testing.T, timeout time.Duration) (context.Context, func() []
 // 127.0.0.1:0 with the production http.Server settings and returns its URL.
 func startLoopback(t *testing.T, edit func(*config)) string {
 	t.Helper()
-	s := newTestServer(t, edit, nil)
+	return serveLoopback(t, newTestServer(t, edit, nil))
+}
+
+// serveLoopback serves s on 127.0.0.1:0 with the production http.Server
+// settings and returns its URL.
+func serveLoopback(t *testing.T, s *server) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

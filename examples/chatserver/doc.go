@@ -45,13 +45,15 @@
 //
 // # Endpoints
 //
-//	POST /api/chat            {message, history:[{role,content}], limit?, mode?: planned|agentic}
+//	POST /api/chat            {message, history:[{role,content}], limit?, mode?: planned|agentic,
+//	                           confirmation_id?}
 //	                          JSON, or Server-Sent Events with "Accept: text/event-stream":
-//	                          intent, tool_call, hits, token…, then done (the JSON response) or error;
+//	                          intent, tool_call, hits, token…, confirm?, then done (the JSON
+//	                          response) or error;
 //	                          reset (data {}) means "discard the tokens so far; the answer restarts"
 //	                          (a model stream that failed part-way, before the fallback text);
 //	                          the response: {answer, intent, plan, tools:[{tool, query, hits}],
-//	                          citations, abstained, confidence, confidence_text, debug}
+//	                          citations, abstained, confidence, confidence_text, confirmation?, debug}
 //	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
 //	                           fusion?: weighted|rrf|relative|simple, context?,
 //	                           filters?: {category?, manufacturer?, tag?, source?, metadata?: {key: value}},
@@ -72,7 +74,8 @@
 //	DELETE /api/items/{id}, /api/faqs/{id}, /api/documents/{id}
 //	                          remove the record and its chunks: {kind, id, deleted}; 404 when absent
 //	GET  /api/stats           components, record counts, embedding-cache stats, uptime,
-//	                          write_api (on with a token), metadata_filter_keys
+//	                          write_api (on with a token), metadata_filter_keys,
+//	                          actions: {tools, pending_confirmations, quotes_submitted}
 //	GET  /healthz             200 {"status":"ok"} when the store answers
 //	GET  /                    the chat page (embedded; no build step)
 //
@@ -80,6 +83,37 @@
 // else is 415 unsupported_media_type (a form or text/plain post needs no
 // CORS preflight, so any web page could otherwise make a visitor's
 // browser post to the API).
+//
+// # Confirmations
+//
+// Agentic mode ("mode": "agentic"; it needs a chat model, so it is 501
+// offline) offers the model one action besides the searches: the quote
+// request for large volumes of FAQ 031 (rag/actions.NewQuoteTool: product,
+// quantity, unit, contact, optional city and notes). It is never executed
+// when the model calls it: the turn answers with the question and
+// "confirmation": {id, tool, arguments, summary, expires_at} (the SSE
+// stream sends the same object as a confirm event before done). The next
+// message answers it with "confirmation_id": id — "sim" (or the page's
+// Confirmar) submits the quote and the model gives the customer its
+// protocol (COT-…); "não" (Cancelar) does not; anything else ("não, 500
+// litros") is a correction: the model calls the tool again and the user is
+// asked again (seed 003 §9.3-9.4). debug.decision says how the reply was
+// read (confirm, reject, correct); debug.tool_calls[] have each call's
+// status (pending_confirmation, rejected, ok...) and attempts (2: a failed
+// search was retried once).
+//
+// The pending confirmation stays on the server, by ID, for at most 5
+// minutes (llm.DefaultConfirmationTTL) and is used once; at most 1000 wait
+// at a time (then expired ones go first, then the oldest). The client
+// never sees its transcript (system prompt, conversation) and can send
+// back only the ID, so it cannot rewrite the call. An unknown, used or
+// expired ID runs the message as a new turn (debug.errors says so);
+// confirmation_id without mode agentic is 400 invalid_field. Whoever holds
+// the ID can answer it: it is random and sent only to the client that
+// asked. This demo's submit logs the quote (not the contact) and keeps
+// the last 200 in memory; /api/stats counts them
+// (actions.quotes_submitted). The page shows Confirmar and Cancelar under
+// the question and offers the agentic mode when a chat model is configured.
 //
 // # Filters
 //

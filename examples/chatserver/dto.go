@@ -29,6 +29,11 @@ type chatRequest struct {
 	// Mode is planned (default: classify, plan, search, answer) or agentic
 	// (the model calls the search tools itself; needs a chat model).
 	Mode string `json:"mode"`
+	// ConfirmationID answers the confirmation of the previous agentic
+	// turn ("confirmation".id of its response): Message confirms,
+	// rejects or corrects it. Agentic mode only; an unknown, used or
+	// expired ID starts a new turn.
+	ConfirmationID string `json:"confirmation_id"`
 }
 
 // searchRequest is the body of POST /api/rag/search and /api/faq/search.
@@ -306,7 +311,11 @@ type chatResponse struct {
 	Confidence     string       `json:"confidence"`
 	ConfidenceText string       `json:"confidence_text,omitempty"`
 	Summary        *rag.Summary `json:"summary,omitempty"`
-	Debug          debugJSON    `json:"debug"`
+	// Confirmation is set when the turn waits for the user to confirm a
+	// tool call with a side effect (agentic mode): Answer is its
+	// question; send the reply with confirmation_id = Confirmation.ID.
+	Confirmation *confirmationJSON `json:"confirmation,omitempty"`
+	Debug        debugJSON         `json:"debug"`
 }
 
 // debugJSON is rag.Debug with durations in milliseconds.
@@ -330,6 +339,9 @@ type debugJSON struct {
 	Considered map[string]int `json:"considered,omitempty"`
 	// ToolCalls are the model's tool calls of an agentic turn.
 	ToolCalls []toolCallJSON `json:"tool_calls,omitempty"`
+	// Decision is how the reply to a confirmation was taken: confirm,
+	// reject or correct (a correction asks again); absent otherwise.
+	Decision string `json:"decision,omitempty"`
 }
 
 // followUpJSON is rag.FollowUpDecision.
@@ -345,7 +357,11 @@ type toolCallJSON struct {
 	Status     string  `json:"status"`
 	Results    int     `json:"results"`
 	DurationMS float64 `json:"duration_ms"`
-	// Error is "search failed" when the call failed (the error is logged).
+	// Attempts is how many times the search ran (2: it failed and was
+	// retried once); absent for a call that ran no search.
+	Attempts int `json:"attempts,omitempty"`
+	// Error is "search failed" (an action's "call failed") when the call
+	// failed (the error is logged).
 	Error string `json:"error,omitempty"`
 }
 
@@ -532,7 +548,9 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 			AnswerFallback: d.AnswerFallback,
 			Context:        d.Context,
 			Considered:     d.Considered,
+			Decision:       string(d.Decision),
 		},
+		Confirmation: toConfirmation(r.Confirmation),
 	}
 	if d.FollowUp != nil {
 		out.Debug.FollowUp = &followUpJSON{FollowUp: d.FollowUp.FollowUp, Reason: d.FollowUp.Reason}
@@ -541,8 +559,12 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 		out.Citations = []rag.Citation{}
 	}
 	for _, c := range d.ToolCalls {
+		failed := "search failed"
+		if _, ok := searchTools[c.Name]; !ok {
+			failed = "call failed"
+		}
 		out.Debug.ToolCalls = append(out.Debug.ToolCalls, toolCallJSON{Iteration: c.Iteration, Name: c.Name, Arguments: c.Arguments,
-			Status: string(c.Status), Results: c.Results, DurationMS: ms(c.Duration), Error: sanitizeCallError(c.Error, "search failed")})
+			Status: string(c.Status), Results: c.Results, DurationMS: ms(c.Duration), Attempts: c.Attempts, Error: sanitizeCallError(c.Error, failed)})
 	}
 	for _, c := range d.ModelCalls {
 		mc := modelCallJSON{Step: c.Step, Model: c.Model, DurationMS: ms(c.Duration), Error: sanitizeCallError(c.Error, "model call failed")}

@@ -36,15 +36,23 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	turn := chatTurn{req: req, agentic: agentic}
+	if id := strings.TrimSpace(body.ConfirmationID); id != "" {
+		// Used once: a second reply with the same ID starts a new turn.
+		// An unknown or expired ID does too, as the library does with an
+		// expired confirmation.
+		turn.req.Confirmation = s.pending.take(id)
+		turn.staleConfirmation = turn.req.Confirmation == nil
+	}
 	if wantsSSE(r) {
 		s.streamsServed.Add(1)
-		s.streamChat(w, r, req, agentic)
+		s.streamChat(w, r, turn)
 		return
 	}
 	s.chats.Add(1)
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ChatTimeout)
 	defer cancel()
-	resp, err := s.runChat(ctx, req, agentic, nil)
+	resp, err := s.runChat(ctx, turn, nil)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client is gone
@@ -52,6 +60,9 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.chatError(err))
 		return
 	}
+	// The turn waits for the user: keep the confirmation (the same ID
+	// again when the reply could not be read) for the next message.
+	s.pending.put(resp.Confirmation)
 	s.logTurnErrors(resp)
 	if s.turnStoreFailed(ctx, resp) {
 		writeError(w, errStoreUnavailable())
@@ -60,17 +71,35 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, toChatResponse(resp, req.Message))
 }
 
+// chatTurn is a validated chat request.
+type chatTurn struct {
+	req     rag.ChatRequest
+	agentic bool
+	// staleConfirmation: confirmation_id named no pending confirmation
+	// (unknown, used or expired); the turn runs without one.
+	staleConfirmation bool
+}
+
+// staleConfirmationNote is the debug error of a turn whose
+// confirmation_id named no pending confirmation.
+const staleConfirmationNote = "confirmation: unknown, used or expired; the message started a new turn"
+
 // runChat runs one turn, planned or agentic; emit nil means no streaming.
-func (s *server) runChat(ctx context.Context, req rag.ChatRequest, agentic bool, emit func(rag.Event)) (*rag.ChatResponse, error) {
+func (s *server) runChat(ctx context.Context, t chatTurn, emit func(rag.Event)) (resp *rag.ChatResponse, err error) {
 	switch {
-	case agentic && emit != nil:
-		return drain(s.be.pipeline.ChatAgenticStream(ctx, req, s.be.chat, s.be.agentic), emit)
-	case agentic:
-		return s.be.pipeline.ChatAgentic(ctx, req, s.be.chat, s.be.agentic)
+	case t.agentic && emit != nil:
+		resp, err = drain(s.be.pipeline.ChatAgenticStream(ctx, t.req, s.be.chat, s.be.agentic), emit)
+	case t.agentic:
+		resp, err = s.be.pipeline.ChatAgentic(ctx, t.req, s.be.chat, s.be.agentic)
 	case emit != nil:
-		return drain(s.be.pipeline.ChatStream(ctx, req), emit)
+		resp, err = drain(s.be.pipeline.ChatStream(ctx, t.req), emit)
+	default:
+		resp, err = s.be.pipeline.Chat(ctx, t.req)
 	}
-	return s.be.pipeline.Chat(ctx, req)
+	if resp != nil && t.staleConfirmation {
+		resp.Debug.Errors = append(resp.Debug.Errors, staleConfirmationNote)
+	}
+	return resp, err
 }
 
 // validateChat checks a chat request against the configured limits and
@@ -99,6 +128,13 @@ func (s *server) validateChat(b chatRequest) (rag.ChatRequest, bool, *apiError) 
 		agentic = true
 	default:
 		return fail(errorf(http.StatusBadRequest, codeInvalidField, "mode must be planned or agentic"))
+	}
+	switch id := strings.TrimSpace(b.ConfirmationID); {
+	case id == "":
+	case !agentic:
+		return fail(errorf(http.StatusBadRequest, codeInvalidField, "confirmation_id needs mode \"agentic\""))
+	case len(id) > maxConfirmationIDLen:
+		return fail(errorf(http.StatusBadRequest, codeInvalidField, "confirmation_id has more than %d bytes", maxConfirmationIDLen))
 	}
 	req := rag.ChatRequest{Message: msg, Limit: b.Limit, History: make([]rag.Turn, 0, len(b.History))}
 	for i, t := range b.History {
@@ -311,6 +347,9 @@ type statsResponse struct {
 	WriteAPI bool `json:"write_api"`
 	// MetadataKeys are the metadata keys search filters may name.
 	MetadataKeys []string `json:"metadata_filter_keys"`
+	// Actions are the agentic mode's tools with a side effect, the
+	// confirmations waiting and the quotes submitted.
+	Actions actionsStats `json:"actions"`
 }
 
 type countsStats struct {
@@ -354,6 +393,13 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
 		Auth:          s.cfg.Token != "",
 		WriteAPI:      s.cfg.Token != "",
 		MetadataKeys:  nonNil(s.cfg.MetadataKeys),
+	}
+	resp.Actions = actionsStats{Tools: []string{}, PendingConfirmations: s.pending.pending()}
+	for _, a := range s.be.agentic.Actions {
+		resp.Actions.Tools = append(resp.Actions.Tools, a.Name)
+	}
+	if s.be.quotes != nil {
+		resp.Actions.QuotesSubmitted = s.be.quotes.submitted.Load()
 	}
 	if s.limiter != nil {
 		resp.RateLimit = fmt.Sprintf("%g/s per client, burst %d", s.cfg.Rate, s.cfg.Burst)

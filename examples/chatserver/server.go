@@ -44,6 +44,8 @@ type server struct {
 	log     *slog.Logger
 	be      *backend
 	limiter *ipLimiter // nil: no rate limit
+	// pending holds the confirmations agentic turns wait for, by ID.
+	pending *confirmations
 	clients clientResolver
 	static  fs.FS
 	started time.Time
@@ -78,7 +80,8 @@ func newServerWith(cfg config, log *slog.Logger, be *backend) *server {
 	if err != nil { // cannot happen: the directory is embedded
 		panic(err)
 	}
-	s := &server{cfg: cfg, log: log, be: be, static: static, started: time.Now(), clients: newClientResolver(cfg)}
+	s := &server{cfg: cfg, log: log, be: be, static: static, started: time.Now(), clients: newClientResolver(cfg),
+		pending: newConfirmations(maxPendingConfirmations)}
 	if cfg.Rate > 0 {
 		s.limiter = newIPLimiter(cfg.Rate, cfg.Burst, cfg.RateClients)
 	}

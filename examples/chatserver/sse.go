@@ -21,6 +21,8 @@ import (
 //	event: tool_call   data: {"tool":"searchCatalog","query":"..."}   (one per planned search)
 //	event: hits        data: {"tool":"searchCatalog","count":5,"sources":[...]}
 //	event: token       data: {"token":"Produtos "}                    (many)
+//	event: confirm     data: {"id":"pc_…","tool":"requestQuote","arguments":{...},"summary":"Confirma …?","expires_at":"…"}
+//	                   (agentic mode: the turn waits for the user; reply with confirmation_id)
 //	event: reset       data: {}                                        (discard the tokens so far)
 //	event: done        data: the /api/chat JSON response
 //	event: error       data: {"error":{"code":"timeout","message":"..."}} (instead of done)
@@ -44,12 +46,13 @@ import (
 // request's context: a client that disconnects (or a failed write, or the
 // server shutting down) cancels it, and streamChat returns only after the
 // pipeline has stopped.
-func (s *server) streamChat(w http.ResponseWriter, r *http.Request, req rag.ChatRequest, agentic bool) {
+func (s *server) streamChat(w http.ResponseWriter, r *http.Request, turn chatTurn) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ChatTimeout)
 	defer cancel()
 	stop := context.AfterFunc(s.streams, cancel) // server shutdown
 	defer stop()
 	if s.pingFails(ctx) {
+		s.pending.put(turn.req.Confirmation) // nothing ran: the reply may come again
 		writeError(w, errStoreUnavailable())
 		return
 	}
@@ -80,7 +83,7 @@ func (s *server) streamChat(w http.ResponseWriter, r *http.Request, req rag.Chat
 				resp, err = nil, errPanic
 			}
 		}()
-		resp, err = s.runChat(ctx, req, agentic, func(ev rag.Event) {
+		resp, err = s.runChat(ctx, turn, func(ev rag.Event) {
 			select {
 			case events <- ev:
 			case <-ctx.Done():
@@ -116,6 +119,10 @@ loop:
 				shown.WriteString(ev.Token)
 			case rag.EventReset:
 				shown.Reset()
+			case rag.EventConfirm:
+				// Kept before the client sees it, so that it can reply
+				// at once (done carries the same confirmation).
+				s.pending.put(ev.Confirmation)
 			}
 			if werr := sw.event(ev.Kind, eventData(ev)); werr != nil {
 				fail(werr)
@@ -155,7 +162,7 @@ loop:
 			return
 		}
 	}
-	_ = sw.event(rag.EventDone, toChatResponse(resp, req.Message))
+	_ = sw.event(rag.EventDone, toChatResponse(resp, turn.req.Message))
 }
 
 // errPanic reports a recovered panic of a streamed turn.
@@ -176,6 +183,11 @@ func eventData(ev rag.Event) any {
 	case rag.EventToken:
 		return tokenEventJSON{Token: ev.Token}
 	case rag.EventReset:
+		return struct{}{}
+	case rag.EventConfirm:
+		if c := toConfirmation(ev.Confirmation); c != nil {
+			return c
+		}
 		return struct{}{}
 	}
 	return map[string]string{"kind": string(ev.Kind)}

@@ -170,6 +170,8 @@ func sanitizeDebugError(e string) string {
 		return "classification failed; every search ran"
 	case "answer":
 		return "the answer failed; the fallback message was sent"
+	case "confirmation":
+		return "the pending confirmation was not used (unknown, used or expired, or the reply could not be read)"
 	}
 	return "a step of the turn failed"
 }

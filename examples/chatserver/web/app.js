@@ -22,9 +22,15 @@
   const tmpl = document.getElementById("assistant-template");
   const authBox = document.getElementById("auth");
   const tokenInput = document.getElementById("token");
+  const agenticBox = document.getElementById("agentic-box");
+  const agenticInput = document.getElementById("agentic");
 
   const history = [];
   let controller = null;
+  // pending is the confirmation the last agentic answer waits for
+  // ({id, tool, arguments, summary, expires_at}, kept by the server by
+  // its ID); the next message answers it. Its view's buttons go with it.
+  let pending = null;
 
   tokenInput.value = sessionStorage.getItem("chat-token") || "";
   if (tokenInput.value) authBox.hidden = false;
@@ -76,6 +82,7 @@
       noSources: li.querySelector(".no-sources"),
       debug: li.querySelector(".debug"),
       debugBody: li.querySelector(".debug-body"),
+      confirm: li.querySelector(".confirm"),
       progress: { intent: null, tools: [] },
     };
   }
@@ -191,6 +198,11 @@
           " (lexical " + fmt(tm.lexical, 1) + ", embedding " + fmt(tm.embed, 1) + ", vetorial " + fmt(tm.vector, 1) + ")" : ""),
         hitsTable(tool));
     }
+    if (d.tool_calls && d.tool_calls.length) {
+      body.append(el("h5", {}, "Chamadas de ferramenta (modo agêntico)"), el("p", {}, d.tool_calls.map((c) =>
+        c.name + " " + c.status + (c.attempts > 1 ? " (" + c.attempts + " tentativas)" : "")).join(" · ")));
+    }
+    if (d.decision) body.append(el("p", {}, "Resposta à confirmação: " + d.decision));
     if (d.errors && d.errors.length) body.append(el("h5", {}, "Erros"), el("p", {}, d.errors.join("; ")));
     view.debug.hidden = false;
   }
@@ -199,6 +211,22 @@
     sendBtn.disabled = busy;
     stopBtn.hidden = !busy;
     form.setAttribute("aria-busy", busy ? "true" : "false");
+  }
+
+  // Shows the confirmation's buttons under the question; the next message,
+  // a button's word or typed text, answers it.
+  function showConfirmation(view, c) {
+    pending = { id: c.id, view };
+    view.li.dataset.confirmation = c.id;
+    view.confirm.hidden = false;
+  }
+
+  // Ends the pending confirmation's buttons: the message being sent
+  // answers it.
+  function closeConfirmation() {
+    if (!pending) return;
+    for (const b of pending.view.confirm.querySelectorAll("button")) b.disabled = true;
+    pending = null;
   }
 
   function finish(view, state) {
@@ -216,11 +244,15 @@
     let answer = "";
     let finished = false;
     let needToken = false;
+    const body = { message: text, history: history.slice(-MAX_HISTORY) };
+    if (pending || agenticInput.checked) body.mode = "agentic";
+    if (pending) body.confirmation_id = pending.id;
+    closeConfirmation();
     try {
       const res = await fetch("api/chat", {
         method: "POST",
         headers: headers(),
-        body: JSON.stringify({ message: text, history: history.slice(-MAX_HISTORY) }),
+        body: JSON.stringify(body),
         signal: controller.signal,
       });
       if (!res.ok) {
@@ -251,6 +283,9 @@
             answer = "";
             view.answer.textContent = "";
             break;
+          case "confirm":
+            showConfirmation(view, data);
+            break;
           case "done":
             finished = true;
             answer = data.answer;
@@ -261,6 +296,7 @@
             }
             renderSources(view, data);
             renderDebug(view, data);
+            if (data.confirmation) showConfirmation(view, data.confirmation);
             break;
           case "error":
             throw new Error(data.error.message + " (" + data.error.code + ")");
@@ -313,6 +349,14 @@
     if (e.key === "Escape" && controller) controller.abort();
   });
 
+  // A confirmation's buttons send their word as the reply.
+  list.addEventListener("click", (e) => {
+    const b = e.target.closest(".confirm button");
+    if (!b || b.disabled || controller || !pending || !pending.view.li.contains(b)) return;
+    input.value = b.textContent;
+    form.requestSubmit();
+  });
+
   for (const b of document.querySelectorAll(".example")) {
     b.addEventListener("click", () => {
       input.value = b.textContent;
@@ -328,6 +372,8 @@
       document.getElementById("components").textContent =
         "Componentes: armazenamento " + c.store + " · embeddings " + c.embedder + " · classificador " +
         c.classifier + " · respostas " + c.answerer + (c.reranker ? " · reordenação " + c.reranker : "");
+      // Agentic mode needs a chat model ("off (...)" without one).
+      agenticBox.hidden = !c.agentic || c.agentic.startsWith("off");
     })
     .catch(() => {});
 
