@@ -229,11 +229,13 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		sopts.Reranker, sopts.Rerank = kw, rag.On
 		be.info.Reranker = string(rerankKeyword)
 	}
+	// One "rag search" record per search (seed 000 logHybridStats:
+	// counts, timings, fallback reason), and the seeds' audit of what
+	// each tool gave the model ("rag tool payload"), both at info level.
+	sopts.Logger = log
 	be.searcher = rag.NewSearcher(be.store, be.cache, sopts)
 	popts := m.pipelineOptions
-	if cfg.Verbose {
-		popts.Logger = log // the seeds' audit of what each tool gave the model
-	}
+	popts.Logger = log
 	popts.MaxMessageChars = cfg.MaxMessageChars
 	be.pipeline, err = rag.NewPipeline(be.searcher, m.classifier, m.answerer, popts)
 	if err != nil {

@@ -200,6 +200,25 @@
 // failed"), model_calls[].error and tool_calls[].error say only that the
 // call failed.
 //
+// # Logs
+//
+// The server logs text records (log/slog) to stderr at info level; -v adds
+// one record per request and debug records. Every search, the chat's
+// included, writes one "rag search" record (rag.SearcherOptions.Logger,
+// seed 000's logHybridStats: kind, query, results, lexical_count,
+// vector_count, embedding_used, fallback_reason, legs, fusion and the
+// stage timings), a failed one a "rag search failed" warning; every search
+// of a chat turn writes the seeds' audit record "rag tool payload" (tool,
+// arguments, result count, a preview of what the model was given;
+// rag.PipelineOptions.Logger). Confirmed quote requests are logged without
+// their contact. The log holds queries and store errors (hosts, users,
+// database names) but never the bearer token, API keys or the DSN's
+// password. Tracing (package rag/trace: Start/End hooks around searches,
+// retrieval legs, embeddings, model calls and ingestion batches) is not
+// wired here: a program attaches OpenTelemetry, or anything else, with
+// rag.SearcherOptions.Tracer, rag.PipelineOptions.Tracer and
+// ingest.IndexerOptions.Tracer.
+//
 // # Hardening
 //
 // Request bodies are limited (-max-body, 64 KiB); messages, history and
