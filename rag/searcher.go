@@ -66,6 +66,11 @@ type SearcherOptions struct {
 	// mode), rrf, relative, or simple — the seeds' simple mode, which keeps
 	// the store's lexical order (terms matched, newest first), scores
 	// nothing and lists vector hits first, then lexical ones (seed 000 §4.7).
+	// Seed 000 runs simple unless HYBRID_SEARCH_ENHANCED is "true"; the
+	// default here is its enhanced mode because simple ranks far worse
+	// (examples/eval -mode hybrid, hash embedder, nDCG@10 simple vs
+	// weighted: AGROFIT 0.651 vs 0.950, IRPF FAQs 0.440 vs 0.584, FaQuAD
+	// 0.854 vs 0.916; the chat cases' source precision 0.759 vs 0.764).
 	Fusion merge.Method
 	// Catalog, FAQs and Documents are the settings of each record kind.
 	Catalog, FAQs, Documents KindOptions
@@ -169,6 +174,19 @@ type KindOptions struct {
 	// nil means -0.5 (the seeds'), or the embedder's own suggestion when
 	// it implements vector.ThresholdSuggester (the hash embedder suggests
 	// -0.2).
+	//
+	// Documents keep -0.5 too, not seed 002's min_similarity 0.6 (-0.6):
+	// seed 000 chose -0.5 for the same model (text-embedding-3-small)
+	// for catalog and FAQs, and one scale across kinds keeps the fused
+	// scores comparable; text-embedding-3 models are known to give lower
+	// cosine similarities than earlier OpenAI models, so a stricter cut
+	// risks dropping answers before the evidence sees them. Neither value
+	// is measured here (no provider in the tests or the evaluator;
+	// offline the hash embedder's -0.2 applies and this default is never
+	// used). Seed 002's 0.6 still decides augmentation: it is the
+	// low confidence level (scoring.DefaultLowThreshold) the Pipeline
+	// applies to the hits' relevance. RAG__MIN_SIMILARITY=0.6
+	// (rag/settings) restores the seed's cut.
 	Threshold *float64
 	// Legs is the default Legs of searches that leave Query.Legs empty;
 	// "" means hybrid. FAQs.Legs = LegsLexical is FAQ_HYBRID_ENABLED=false.

@@ -74,7 +74,8 @@ type IndexerOptions struct {
 	// breaks lexical ties) no longer follows the input order.
 	WriteConcurrency int
 	// FileChunker splits attached files and FAQ answers; nil means the
-	// recursive splitter with 1000 runes / 200 overlap.
+	// recursive splitter with 1000 runes / 200 overlap (seed 004's, not
+	// seed 001's larger 500–800 tokens: chunk.DefaultSize says why).
 	FileChunker *chunk.Recursive
 	// DocumentChunker splits documents with sections; nil means the
 	// structural splitter (500 tokens / 50 overlap / min 100). Documents
