@@ -52,7 +52,9 @@
 // message (DefaultEmptyAnswerMessage); FallbackMessages picks the seed's
 // pt-BR text for a failure (timeout, rate limit, unavailable, error). Retries
 // with backoff are the provider client's job (openai-go option.WithMaxRetries),
-// not this package's.
+// not this package's; llm/openai says why its waits (0.5 s, 1 s, 2 s with
+// jitter, or the server's Retry-After) are kept instead of seed 003's 1 s,
+// 2 s, 4 s.
 //
 // # Tokens
 //

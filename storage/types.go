@@ -77,7 +77,15 @@ type FAQ struct {
 	Answer   string
 	Category string
 	Keywords []string
-	// Priority orders FAQs of equal relevance; higher first.
+	// Priority is seed 004's FAQ priority (its example FAQ has 10),
+	// higher first. It is not a ranking signal: the stores and
+	// rag.Searcher never read it (FAQ hits are ordered by fused score,
+	// ties by ID), as the seed, which stores it, never says how it ranks.
+	// Only the rag chat Pipeline reads it, to order FAQ hits whose
+	// evidence relevance is equal to two decimals in the context, where
+	// the order is the one the answerer reads and the token budget drops
+	// from the end. To favour an FAQ in search, give it Keywords (a
+	// lexical field weighted 4, like catalog tags).
 	Priority int
 	// Status is StatusActive (or empty) or StatusInactive; see Active.
 	Status    Status

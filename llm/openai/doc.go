@@ -51,6 +51,21 @@
 // This package adds no retry loop of its own; combine models with
 // llm.WithFallback for a second provider.
 //
+// The waits are not seed 003's (§10.1: maxRetries 3, retryDelay 1 s, 2 s,
+// 4 s). openai-go v3 waits 0.5 s × 2^n less up to a quarter of jitter —
+// 0.375–0.5 s, 0.75–1 s, 1.5–2 s — unless the response carries
+// Retry-After, which it follows (up to 2 minutes; past that it returns
+// the error at once); it has no option for the base delay
+// (option.WithMaxRetryDelay only caps it). That is kept on purpose: a
+// rate limit that carries Retry-After is waited out as the server asks,
+// not on a fixed schedule; the jitter keeps concurrent chat turns from
+// retrying in step; and with
+// three retries a turn waits at most about 3.5 s of backoff instead of
+// 7 s while the user watches. The seed's exact schedule needs
+// option.WithMaxRetries(0) and a retrying option.WithMiddleware. For
+// embeddings at ingestion, vector.WithRetry's defaults are the seed's
+// (4 attempts, waits of up to 1 s, 2 s, 4 s, full jitter).
+//
 // # Errors
 //
 // HTTP failures are *llm.APIError with StatusCode, Code, a message with
