@@ -34,10 +34,14 @@ const (
 	dbConnectTimeout = 10 * time.Second
 )
 
-// Store names of components.Store and the search responses.
+// Store names of components.Store and the search responses; the latter
+// say memory for the fallback.
 const (
 	storeMemory   = "memory"
 	storePostgres = "postgres"
+	// storeMemoryFallback is the memory store standing in for an
+	// unreachable PostgreSQL (-fallback-memory).
+	storeMemoryFallback = "memory (fallback)"
 )
 
 // errTestdataNotFound is returned when no testdata directory is found.
@@ -53,6 +57,8 @@ type store interface {
 
 // components names what is in use, for the start-up line and /api/stats.
 type components struct {
+	// Store is memory, postgres, or "memory (fallback)" when PostgreSQL
+	// was unreachable at start and -fallback-memory was given.
 	Store      string `json:"store"`
 	Tenant     string `json:"tenant"`
 	Embedder   string `json:"embedder"`
@@ -105,6 +111,9 @@ type backend struct {
 	// quotes receives the quote requests users confirmed (the agentic
 	// mode's action, rag/actions.NewQuoteTool).
 	quotes *quoteBook
+	// storeKind is the store searched, memory or postgres (info.Store
+	// may say "memory (fallback)").
+	storeKind string
 	// ping checks the store (nil: nothing to check).
 	ping  func(ctx context.Context) error
 	info  components
@@ -157,22 +166,35 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 	be.info.Tenant = cfg.Tenant
 
 	// Store.
-	var seed bool
+	var seed, fallback bool
 	if dsn := cfg.Env.DatabaseURL; dsn != "" {
 		st, ping, closeDB, empty, err := openPostgres(ctx, dsn, cfg.Schema, cfg.Tenant, emb.Dimensions(), cfg.MetadataKeys)
-		if err != nil {
+		switch {
+		case err == nil:
+			be.store, be.ping, be.close = st, ping, closeDB
+			be.info.Store, be.storeKind = storePostgres, storePostgres
+			seed = empty
+		case cfg.FallbackMemory && (isConnectionError(err) || (errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil)):
+			// The error names the host, port, user and database, never
+			// the password (pgx leaves it out).
+			log.Warn("POSTGRESQL UNREACHABLE AT START: FALLING BACK TO THE MEMORY STORE (-fallback-memory). "+
+				"Searches and writes use an in-memory copy of the testdata, lost at exit; restart once PostgreSQL answers",
+				"error", err)
+			fallback = true
+		default:
 			return nil, err
 		}
-		be.store, be.ping, be.close = st, ping, closeDB
-		be.info.Store = storePostgres
-		seed = empty
-	} else {
+	}
+	if be.store == nil {
 		st, err := memory.New(memory.Options{Dimensions: emb.Dimensions(), AllowedMetadataKeys: cfg.MetadataKeys}).Tenant(cfg.Tenant)
 		if err != nil {
 			return nil, fmt.Errorf("-tenant: %w", err)
 		}
 		be.store = st
-		be.info.Store = storeMemory
+		be.info.Store, be.storeKind = storeMemory, storeMemory
+		if fallback {
+			be.info.Store = storeMemoryFallback
+		}
 		seed = true
 	}
 

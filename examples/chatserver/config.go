@@ -151,6 +151,12 @@ const defaultRerank = rerankOff
 // envRerank selects the reranker when -rerank is not given.
 const envRerank = "RERANK"
 
+// envFallbackMemory sets -fallback-memory when the flag is not given.
+const envFallbackMemory = "FALLBACK_MEMORY"
+
+// errBadBool is the parse error of a boolean variable.
+var errBadBool = errors.New("want 1, true, 0 or false")
+
 // Environment variables of the proxy settings, read when the flag is not
 // given.
 const (
@@ -289,6 +295,11 @@ type config struct {
 	// Rerank is the reranker of every search, the chat's included
 	// (-rerank, else RERANK, else defaultRerank).
 	Rerank rerankMode
+	// FallbackMemory starts on the memory store, seeded from the
+	// testdata, when DATABASE_URL is set but PostgreSQL cannot be reached
+	// at start (-fallback-memory, else FALLBACK_MEMORY); off, the server
+	// exits instead.
+	FallbackMemory bool
 
 	// Env holds the environment variables that switch components.
 	Env envConfig
@@ -352,6 +363,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", defaultHeartbeat, "interval of SSE keep-alive comments")
 	fs.BoolVar(&cfg.Verbose, "v", false, "log every request")
 	fs.TextVar(&cfg.Extract, "extract", extractNone, "metadata extractor of documents, `none|legal` (overrides $"+envExtract+"); legal chunk metadata is searched with chunk_filters")
+	fs.BoolVar(&cfg.FallbackMemory, "fallback-memory", false, "when PostgreSQL (DATABASE_URL) is unreachable at start, run on the memory store seeded from testdata instead of exiting (default $"+envFallbackMemory+")")
 	fs.TextVar(&cfg.Rerank, "rerank", defaultRerank, "reranker of the searches, `off|keyword` (overrides $"+envRerank+")")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: chatserver [flags]
@@ -370,6 +382,8 @@ Environment:
                       metadata keys search filters may name (same as -metadata-keys; the flag wins)
   DOCUMENT_EXTRACTOR  metadata extractor of documents, none or legal (same as -extract; the flag wins)
   RERANK              reranker of the searches, off or keyword (same as -rerank; the flag wins)
+  FALLBACK_MEMORY     1: run on the memory store when PostgreSQL is unreachable at start
+                      (same as -fallback-memory; the flag wins)
   TRUSTED_HOPS        same as -trusted-hops (the flag wins)
   TRUSTED_PROXIES     same as -trusted-proxies (the flag wins)
   The seeds' search knobs (HYBRID_SEARCH_ENHANCED, CATALOG_VECTOR_WEIGHT, ...) are read by
@@ -399,6 +413,16 @@ Flags:
 				return config{}, &usageError{msg: "environment: " + ee.Error(), err: ee}
 			}
 			cfg.Rerank = m
+		}
+	}
+	if !flagSet(fs, "fallback-memory") {
+		if v, ok := lookupEnv(getenv, envFallbackMemory); ok {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				ee := &settings.EnvError{Var: envFallbackMemory, Value: v, Err: errBadBool}
+				return config{}, &usageError{msg: "environment: " + ee.Error(), err: ee}
+			}
+			cfg.FallbackMemory = b
 		}
 	}
 	if !flagSet(fs, "extract") {

@@ -73,8 +73,12 @@
 //	                          needs -token (see "Writing records")
 //	DELETE /api/items/{id}, /api/faqs/{id}, /api/documents/{id}
 //	                          remove the record and its chunks: {kind, id, deleted}; 404 when absent
-//	GET  /api/stats           components, record counts, embedding-cache stats, uptime,
-//	                          write_api (on with a token), metadata_filter_keys,
+//	GET  /api/stats           components (store: memory, postgres or "memory (fallback)"),
+//	                          record counts with counts.chunks_by_source ({item, file, note,
+//	                          question, answer, doc: {chunks, embedded}}), the embedding cache
+//	                          (hits, misses, entries, oldest_age_seconds, newest_age_seconds),
+//	                          reranker {name, available}, uptime, write_api (on with a token),
+//	                          metadata_filter_keys,
 //	                          actions: {tools, pending_confirmations, quotes_submitted}
 //	GET  /healthz             200 {"status":"ok"} when the store answers
 //	GET  /                    the chat page (embedded; no build step)
@@ -187,6 +191,15 @@
 // through the Indexer, as this server does.
 //
 // # When the store is down
+//
+// At start, a PostgreSQL that cannot be reached (DATABASE_URL set, the
+// connection refused or timing out) makes the server exit, unless
+// -fallback-memory (or FALLBACK_MEMORY=1) is given: then it logs a
+// warning in capitals, runs on a memory store seeded from the testdata
+// (writes are lost at exit), and /api/stats and the start-up line say
+// store "memory (fallback)" (search responses say memory). An invalid DSN
+// or a failed migration of a reachable server still exits. Restart the
+// server once PostgreSQL answers: it does not switch back by itself.
 //
 // A search that fails because the store cannot be reached (a refused or
 // broken connection, PostgreSQL shutting down, or any error while the

@@ -245,7 +245,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string
 	for _, f := range q.ChunkFilters {
 		resp.ChunkFilters = append(resp.ChunkFilters, filterJSON{Field: "chunk", Key: f.Key, Value: f.Value})
 	}
-	resp.Store, resp.Reranker = s.be.info.Store, s.be.info.Reranker
+	resp.Store, resp.Reranker = s.be.storeKind, s.be.info.Reranker
 	resp.PGVector = resp.VectorLeg && resp.Store == storePostgres
 	if resp.RerankError != "" {
 		s.log.Warn("search: rerank failed; fused order kept", "kind", kind, "error", rerankErr)
@@ -330,15 +330,16 @@ func (s *server) searchError(ctx context.Context, err error) *apiError {
 
 // statsResponse is the body of GET /api/stats.
 type statsResponse struct {
-	Components    components   `json:"components"`
-	Counts        *countsStats `json:"counts"`
-	CountsError   string       `json:"counts_error,omitempty"`
-	Cache         cacheStats   `json:"embedding_cache"`
-	Index         indexInfo    `json:"startup_index"`
-	Requests      requestStats `json:"requests"`
-	StartedAt     time.Time    `json:"started_at"`
-	UptimeSeconds float64      `json:"uptime_seconds"`
-	RateLimit     string       `json:"rate_limit"`
+	Components    components    `json:"components"`
+	Counts        *countsStats  `json:"counts"`
+	CountsError   string        `json:"counts_error,omitempty"`
+	Cache         cacheStats    `json:"embedding_cache"`
+	Reranker      rerankerStats `json:"reranker"`
+	Index         indexInfo     `json:"startup_index"`
+	Requests      requestStats  `json:"requests"`
+	StartedAt     time.Time     `json:"started_at"`
+	UptimeSeconds float64       `json:"uptime_seconds"`
+	RateLimit     string        `json:"rate_limit"`
 	// RateLimiter is the limiter's client table; absent without a limit.
 	RateLimiter *limiterStats `json:"rate_limiter,omitempty"`
 	Auth        bool          `json:"auth"`
@@ -358,6 +359,17 @@ type countsStats struct {
 	Documents int `json:"documents"`
 	Chunks    int `json:"chunks"`
 	Embedded  int `json:"embedded"`
+	// ChunksBySource counts the chunks by what they were cut from
+	// (storage.ChunkSource: item, file, note, question, answer, doc),
+	// each with how many have an embedding; absent when the store could
+	// not list them.
+	ChunksBySource map[string]sourceCounts `json:"chunks_by_source,omitempty"`
+}
+
+// sourceCounts are the chunks of one source.
+type sourceCounts struct {
+	Chunks   int `json:"chunks"`
+	Embedded int `json:"embedded"`
 }
 
 type cacheStats struct {
@@ -366,6 +378,18 @@ type cacheStats struct {
 	HitRate   float64 `json:"hit_rate"`
 	Entries   int     `json:"entries"`
 	Evictions uint64  `json:"evictions"`
+	// OldestAgeSeconds and NewestAgeSeconds are the ages of the oldest
+	// and newest entries (0 when empty).
+	OldestAgeSeconds float64 `json:"oldest_age_seconds"`
+	NewestAgeSeconds float64 `json:"newest_age_seconds"`
+}
+
+// rerankerStats says which reranker runs: Name is off or keyword,
+// Available that a reranker is wired into the searches (the keyword
+// reranker needs no service, so it is available whenever it is on).
+type rerankerStats struct {
+	Name      string `json:"name"`
+	Available bool   `json:"available"`
 }
 
 type requestStats struct {
@@ -408,8 +432,10 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.be.cache != nil {
 		st := s.be.cache.Stats()
-		resp.Cache = cacheStats{Hits: st.Hits, Misses: st.Misses, HitRate: st.HitRate(), Entries: st.Entries, Evictions: st.Evictions}
+		resp.Cache = cacheStats{Hits: st.Hits, Misses: st.Misses, HitRate: st.HitRate(), Entries: st.Entries, Evictions: st.Evictions,
+			OldestAgeSeconds: st.OldestAge.Round(time.Millisecond).Seconds(), NewestAgeSeconds: st.NewestAge.Round(time.Millisecond).Seconds()}
 	}
+	resp.Reranker = rerankerStats{Name: s.be.info.Reranker, Available: s.be.info.Reranker != "" && s.be.info.Reranker != string(rerankOff)}
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
 	if c, err := s.be.store.Counts(ctx); err != nil {
@@ -417,8 +443,35 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
 		resp.CountsError = "the store could not count its records"
 	} else {
 		resp.Counts = &countsStats{Items: c.Items, FAQs: c.FAQs, Documents: c.Documents, Chunks: c.Chunks, Embedded: c.Embedded}
+		if by, err := chunksBySource(ctx, s.be.store); err != nil {
+			s.log.Warn("stats: chunk counts by source failed", "error", err)
+		} else {
+			resp.Counts.ChunksBySource = by
+		}
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// chunksBySource counts the store's chunks by source, from the chunk
+// references the Indexer compares (no text, no vectors): one listing per
+// record kind, so O(chunks) per call.
+func chunksBySource(ctx context.Context, st store) (map[string]sourceCounts, error) {
+	out := map[string]sourceCounts{}
+	for _, kind := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
+		refs, err := st.ChunkRefs(ctx, kind, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			c := out[string(r.Source)]
+			c.Chunks++
+			if r.HasEmbedding {
+				c.Embedded++
+			}
+			out[string(r.Source)] = c
+		}
+	}
+	return out, nil
 }
 
 // handleHealth answers GET /healthz: 200 when the store answers.

@@ -97,6 +97,8 @@ func startupLine(s *server, addr string, took time.Duration) string {
 	}
 	var sw string
 	switch {
+	case c.Store == storeMemoryFallback:
+		sw = "PostgreSQL was unreachable at start (-fallback-memory): this is an in-memory copy of the testdata; restart once PostgreSQL answers"
 	case c.Store == "memory" && c.ChatModel == "":
 		sw = "set DATABASE_URL for Postgres+pgvector (migrated, seeded from testdata when empty); set OPENAI_API_KEY (OPENAI_BASE_URL, OPENAI_MODEL, EMBEDDING_MODEL) or OPENROUTER_API_KEY for real models"
 	case c.Store == "memory":

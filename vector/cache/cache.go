@@ -53,6 +53,10 @@ type Stats struct {
 	// Evictions counts entries removed because the cache was full, because
 	// a lookup found them expired, or by Purge.
 	Evictions uint64
+	// OldestAge and NewestAge are the ages of the oldest and the newest
+	// entry held (time since it was stored; expired entries held count),
+	// 0 when the cache is empty.
+	OldestAge, NewestAge time.Duration
 }
 
 // HitRate returns Hits / (Hits + Misses), or 0 before any lookup.
@@ -98,10 +102,11 @@ type Embedder struct {
 	inflight map[string]*flight
 }
 
-// entry is a cached vector and the time it stops being served (zero:
-// never).
+// entry is a cached vector, the time it was stored and the time it stops
+// being served (zero: never).
 type entry struct {
 	vec     []float32
+	stored  time.Time
 	expires time.Time
 }
 
@@ -170,17 +175,32 @@ func (c *Embedder) Dimensions() int {
 // Model returns the model name used in cache keys.
 func (c *Embedder) Model() string { return c.model }
 
-// Stats returns a snapshot of the counters.
+// Stats returns a snapshot of the counters. It walks the entries for
+// their ages: O(Entries) under the cache's lock.
 func (c *Embedder) Stats() Stats {
+	now := time.Now()
 	c.mu.Lock()
 	n := c.lru.Len()
+	var oldest, newest time.Time
+	for _, e := range c.lru.Values() {
+		if oldest.IsZero() || e.stored.Before(oldest) {
+			oldest = e.stored
+		}
+		if newest.IsZero() || e.stored.After(newest) {
+			newest = e.stored
+		}
+	}
 	c.mu.Unlock()
-	return Stats{
+	s := Stats{
 		Hits:      c.hits.Load(),
 		Misses:    c.misses.Load(),
 		Entries:   n,
 		Evictions: c.evictions.Load(),
 	}
+	if n > 0 {
+		s.OldestAge, s.NewestAge = max(now.Sub(oldest), 0), max(now.Sub(newest), 0)
+	}
+	return s
 }
 
 // Purge removes every entry. Counters other than Entries are kept.
@@ -211,7 +231,7 @@ func (c *Embedder) get(key string, now time.Time) ([]float32, bool) {
 
 // add caches v under key from now on. c.mu must be held.
 func (c *Embedder) add(key string, v []float32, now time.Time) {
-	e := entry{vec: v}
+	e := entry{vec: v, stored: now}
 	if c.ttl > 0 {
 		e.expires = now.Add(c.ttl)
 	}

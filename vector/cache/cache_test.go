@@ -105,7 +105,9 @@ func TestBatchesOnlyMisses(t *testing.T) {
 	}
 	// 3 texts then 4: misses uva, soja, milho, cafe; hits uva (dup), soja, uva.
 	want := Stats{Hits: 3, Misses: 4, Entries: 4}
-	if got := c.Stats(); got != want {
+	got := c.Stats()
+	got.OldestAge, got.NewestAge = 0, 0 // TestStatsAges checks them
+	if got != want {
 		t.Errorf("Stats = %+v, want %+v", got, want)
 	}
 	if r := c.Stats().HitRate(); math.Abs(r-3.0/7) > 1e-12 {
@@ -277,6 +279,34 @@ func TestTTLRestartsOnRefill(t *testing.T) {
 		}
 		if s := c.Stats(); s.Entries != 2 || s.Evictions != 1 {
 			t.Errorf("Stats = %+v, want 2 entries (b expired but unread) and 1 eviction", s)
+		}
+	})
+}
+
+// TestStatsAges runs on synctest's fake clock: the ages of the oldest and
+// newest entries follow the clock, a refill after expiry is new again, and
+// an empty cache has none.
+func TestStatsAges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(&countingEmbedder{dims: 2}, Options{TTL: time.Hour})
+		if s := c.Stats(); s.OldestAge != 0 || s.NewestAge != 0 {
+			t.Errorf("empty: %+v", s)
+		}
+		mustEmbed(t, c, "a")
+		time.Sleep(10 * time.Minute)
+		mustEmbed(t, c, "b", "a") // a is a hit: its age goes on
+		time.Sleep(time.Minute)
+		if s := c.Stats(); s.OldestAge != 11*time.Minute || s.NewestAge != time.Minute {
+			t.Errorf("ages %v / %v, want 11m / 1m", s.OldestAge, s.NewestAge)
+		}
+		time.Sleep(time.Hour)
+		mustEmbed(t, c, "a") // expired: stored again now
+		if s := c.Stats(); s.Entries != 2 || s.OldestAge != time.Hour+time.Minute || s.NewestAge != 0 {
+			t.Errorf("after the refill: %+v, want b 1h1m old, a new", s)
+		}
+		c.Purge()
+		if s := c.Stats(); s.OldestAge != 0 || s.NewestAge != 0 {
+			t.Errorf("after Purge: %+v", s)
 		}
 	})
 }

@@ -2,8 +2,8 @@
 // vector.Embedder in an [Embedder] that keeps recent vectors in an LRU
 // whose entries expire (24 h and 10 000 entries by default, [Options]),
 // keyed by model, dimension and SHA-256 of the text, with hit, miss and
-// eviction counts ([Stats]). Concurrent misses on one text ask the wrapped
-// embedder once.
+// eviction counts and the ages of the oldest and newest entries ([Stats]).
+// Concurrent misses on one text ask the wrapped embedder once.
 //
 // Expiry is checked when an entry is read; the cache runs no goroutine, so
 // creating many caches (one per test, one per tenant) leaks nothing.
