@@ -405,7 +405,8 @@ type DocumentsConfig struct {
 	// the query is at least this (RAG__MIN_SIMILARITY, 0–1): it sets
 	// SearcherOptions.Documents.Threshold to its negative, the pgvector
 	// <#> distance of unit vectors. nil keeps the Searcher's default
-	// threshold (-0.5, or the embedder's suggestion), not the seed's 0.6.
+	// threshold (-0.5, or the embedder's suggestion), not the seed's 0.6;
+	// rag.KindOptions.Threshold says why.
 	MinSimilarity *float64 `json:"min_similarity,omitempty"`
 	// Path is the documents directory (RAG__DOCUMENTS_PATH). The library
 	// reads no files by itself: it is there for programs, e.g.
