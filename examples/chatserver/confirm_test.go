@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -287,4 +289,35 @@ func TestConfirmationsStore(t *testing.T) {
 			t.Error("a confirmation without ExpiresAt was dropped")
 		}
 	})
+}
+
+// A reply the Decide function cannot read keeps the confirmation pending:
+// the same ID comes back, stored again, and a later reply resolves it.
+func TestConfirmationDecideFailureKeepsIt(t *testing.T) {
+	model := llmtest.NewModel(
+		llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)),
+		llmtest.Text("Pronto! Cotação solicitada."),
+	)
+	swap, book := withAgent(t, model)
+	fails := true
+	h := newTestServer(t, nil, func(be *backend) {
+		swap(be)
+		be.agentic.Decide = func(ctx context.Context, p *llm.PendingConfirmation, reply string) (llm.Decision, error) {
+			if fails {
+				return llm.Decision{}, errors.New("decision model down")
+			}
+			return llm.Decision{Kind: llm.KeywordDecision(reply)}, nil
+		}
+	}).routes()
+	r, _ := chatTurnJSON(t, h, "quero cotação de 200 L de Glifosato 480 SL, e-mail compras@fazenda.com.br", "")
+	id := r.Confirmation.ID
+	r, _ = chatTurnJSON(t, h, "sim", id)
+	if r.Confirmation == nil || r.Confirmation.ID != id || !r.Debug.AnswerFallback || book.submitted.Load() != 0 {
+		t.Fatalf("after a Decide failure: confirmation %+v, fallback %v, submitted %d", r.Confirmation, r.Debug.AnswerFallback, book.submitted.Load())
+	}
+	fails = false
+	r, _ = chatTurnJSON(t, h, "sim", id)
+	if r.Debug.Decision != string(llm.DecisionConfirm) || book.submitted.Load() != 1 {
+		t.Errorf("retry: decision %q, submitted %d", r.Debug.Decision, book.submitted.Load())
+	}
 }
