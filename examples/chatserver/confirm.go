@@ -35,15 +35,15 @@ const (
 // the ID. Each is used once and dropped at its ExpiresAt. It is safe for
 // concurrent use.
 type confirmations struct {
-	max int
-	now func() time.Time
+	limit int
+	now   func() time.Time
 
 	mu sync.Mutex
 	m  map[string]*llm.PendingConfirmation
 }
 
-func newConfirmations(max int) *confirmations {
-	return &confirmations{max: max, now: time.Now, m: map[string]*llm.PendingConfirmation{}}
+func newConfirmations(limit int) *confirmations {
+	return &confirmations{limit: limit, now: time.Now, m: map[string]*llm.PendingConfirmation{}}
 }
 
 // put keeps p until it expires or is taken; putting the same ID again
@@ -55,9 +55,9 @@ func (c *confirmations) put(p *llm.PendingConfirmation) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
-	if _, ok := c.m[p.ID]; !ok && len(c.m) >= c.max {
+	if _, ok := c.m[p.ID]; !ok && len(c.m) >= c.limit {
 		c.sweep(now)
-		for len(c.m) >= c.max {
+		for len(c.m) >= c.limit {
 			c.dropOldest()
 		}
 	}
