@@ -73,9 +73,61 @@ func matchChunk(meta map[string]string, filters []ChunkFilter) bool {
 	return true
 }
 
-// filterMatches keeps the vector matches whose chunk passes filters.
-func filterMatches(matches []storage.ChunkMatch, filters []ChunkFilter) []storage.ChunkMatch {
-	return slices.DeleteFunc(matches, func(m storage.ChunkMatch) bool { return !matchChunk(m.Chunk.Metadata, filters) })
+// maxDocumentIDs is the most IDs a Query.DocumentIDs may list.
+const maxDocumentIDs = 100
+
+// prepareDocumentIDs validates a query's document IDs for a search of
+// kind and returns them as a set; nil means no restriction.
+func prepareDocumentIDs(kind storage.OwnerKind, ids []string) (map[string]bool, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	bad := func(field, reason string) error {
+		return &storage.ValidationError{Field: field, Reason: reason, Err: ErrInvalidQuery}
+	}
+	if kind != storage.KindDocument {
+		return nil, bad("document_ids", "apply to document searches only")
+	}
+	if len(ids) > maxDocumentIDs {
+		return nil, bad("document_ids", fmt.Sprintf("%d IDs, at most %d", len(ids), maxDocumentIDs))
+	}
+	set := make(map[string]bool, len(ids))
+	for i, id := range ids {
+		if !storage.ValidID(id) {
+			reason := "not a valid ID"
+			if strings.TrimSpace(id) == "" {
+				reason = "empty ID"
+			}
+			return nil, bad(fmt.Sprintf("document_ids[%d]", i), reason)
+		}
+		set[id] = true
+	}
+	return set, nil
+}
+
+// postFiltered reports whether the Searcher filters what the store
+// returns (chunk filters or document IDs): the legs then ask the store
+// for its most results.
+func (st *settings) postFiltered() bool {
+	return len(st.chunkFilters) > 0 || st.ownerIDs != nil
+}
+
+// keepOwners keeps the lexical candidates whose ID is in st.ownerIDs (all
+// when nil), at most limit of them.
+func keepOwners[T any](cands []storage.LexicalCandidate[T], id func(*T) string, st *settings, limit int) []storage.LexicalCandidate[T] {
+	if st.ownerIDs == nil {
+		return cands
+	}
+	cands = slices.DeleteFunc(cands, func(c storage.LexicalCandidate[T]) bool { return !st.ownerIDs[id(&c.Record)] })
+	return cands[:min(len(cands), limit)]
+}
+
+// filterMatches keeps the vector matches of the owners in st.ownerIDs
+// (all when nil) whose chunk passes st.chunkFilters.
+func filterMatches(matches []storage.ChunkMatch, st *settings) []storage.ChunkMatch {
+	return slices.DeleteFunc(matches, func(m storage.ChunkMatch) bool {
+		return (st.ownerIDs != nil && !st.ownerIDs[m.Chunk.Owner.ID]) || !matchChunk(m.Chunk.Metadata, st.chunkFilters)
+	})
 }
 
 // keepWithChunks keeps the lexical candidates that have a chunk passing

@@ -92,6 +92,18 @@ type Query struct {
 	// ErrInvalidQuery otherwise), which costs more than a storage filter
 	// on PostgreSQL: no store filters chunk metadata itself yet.
 	ChunkFilters []ChunkFilter
+	// DocumentIDs restrict a document search to the documents with these
+	// IDs (both legs); empty means every document. At most 100,
+	// each a valid record ID (storage.ValidID); a bad list
+	// is a *storage.ValidationError wrapping ErrInvalidQuery naming the
+	// entry (Field "document_ids[i]"), and so is a catalog or FAQ search
+	// that sets it. Like ChunkFilters they are applied by the Searcher to
+	// what the store returns, on any store: each leg asks the store for
+	// its storage.MaxResultLimit best candidates (lexical) or nearest
+	// chunks (vector) and keeps as many as usual among those of the
+	// listed documents, so a listed document ranked below that many by
+	// the store is missed. IDs never reach SQL.
+	DocumentIDs []string
 	// Legs restricts retrieval to one leg; the default is both.
 	Legs Legs
 	// Fusion is the fusion method: weighted (the seeds'

@@ -519,6 +519,8 @@ type settings struct {
 	rerank                    bool
 	// chunkFilters are the query's chunk filters, values normalized.
 	chunkFilters []ChunkFilter
+	// ownerIDs are the query's document IDs; nil means every owner.
+	ownerIDs map[string]bool
 }
 
 func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
@@ -662,6 +664,9 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	if st.chunkFilters, err = prepareChunkFilters(q.ChunkFilters); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidQuery, err)
 	}
+	if st.ownerIDs, err = prepareDocumentIDs(ops.kind, q.DocumentIDs); err != nil {
+		return nil, err
+	}
 	cr, _ := s.store.(chunkReader)
 	if len(st.chunkFilters) > 0 && cr == nil && st.legs != LegsVector {
 		return nil, fmt.Errorf("%w: chunk filters need a store that reads chunks", ErrInvalidQuery)
@@ -690,7 +695,14 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 				ctx = lt.TraceLegStart(ctx, trace.LegStartData{Kind: ops.kind, Leg: trace.LegLexical})
 			}
 			t := time.Now()
-			lex.cands, lex.err = ops.lexSearch(ctx, storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters})
+			lq := storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters}
+			if st.ownerIDs != nil {
+				lq.Limit = storage.MaxResultLimit
+			}
+			lex.cands, lex.err = ops.lexSearch(ctx, lq)
+			if lex.err == nil {
+				lex.cands = keepOwners(lex.cands, ops.id, &st, st.lexCands)
+			}
 			if lex.err == nil && len(st.chunkFilters) > 0 {
 				lex.cands, lex.matched, lex.err = keepWithChunks(ctx, cr, ops.kind, lex.cands, ops.id, st.chunkFilters)
 			}
@@ -832,9 +844,9 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 	}
 	t = time.Now()
 	limit := st.vecCands
-	if len(st.chunkFilters) > 0 {
-		// The store cannot filter on chunk metadata: ask for its most
-		// chunks and keep those that pass.
+	if st.postFiltered() {
+		// The store cannot filter on chunk metadata or document IDs: ask
+		// for its most chunks and keep those that pass.
 		limit = storage.MaxResultLimit
 	}
 	matches, err := s.store.SearchChunks(ctx, storage.VectorQuery{
@@ -845,8 +857,8 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 		v.reason, v.err = FallbackVectorQueryError, err
 		return v
 	}
-	if len(st.chunkFilters) > 0 {
-		matches = filterMatches(matches, st.chunkFilters)
+	if st.postFiltered() {
+		matches = filterMatches(matches, st)
 		matches = matches[:min(len(matches), st.vecCands)]
 	}
 	v.used = true
