@@ -57,7 +57,7 @@
 //	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
 //	                           fusion?: weighted|rrf|relative|simple, context?,
 //	                           filters?: {category?, manufacturer?, tag?, source?, metadata?: {key: value}},
-//	                           chunk_filters?: {key: value}}
+//	                           chunk_filters?: {key: value}, document_ids?: [id]}
 //	POST /api/faq/search      the same, kind faq; a search response says which store answered
 //	                          ("store": memory|postgres), whether the vector leg ran ("vector_leg",
 //	                          "pgvector") or why not ("fallback_reason"), and the reranker and
@@ -133,6 +133,11 @@
 // allowed ones; a filter the kind does not have (manufacturer on FAQs) or
 // a value over 256 bytes is 400 invalid_filter. The response echoes the
 // filters applied ("filters": [{field, key?, value}]).
+//
+// document_ids (rag.Query.DocumentIDs) restrict a doc search to those
+// documents, both legs, on any store (at most 100 non-empty IDs; a bad
+// list, or document_ids on a catalog or FAQ search, is 400
+// invalid_field); the response echoes them ("document_ids").
 //
 // chunk_filters (rag.Query.ChunkFilters) keep the chunks whose metadata
 // has every key with its value, and the records having such a chunk; the

@@ -56,6 +56,10 @@ type searchRequest struct {
 	// the records having such a chunk: with -extract legal, a document's
 	// chunks carry artigo, paragrafo, inciso, alinea, tipo, marca_*.
 	ChunkFilters map[string]string `json:"chunk_filters"`
+	// DocumentIDs restrict a doc search to these documents, both legs
+	// (rag.Query.DocumentIDs): at most 100 non-empty IDs; other kinds
+	// reject it (400 invalid_field).
+	DocumentIDs []string `json:"document_ids"`
 }
 
 // filtersJSON are the typed filters of a search (storage.Filter), ANDed.
@@ -281,7 +285,10 @@ type searchResponse struct {
 	// ChunkFilters are the chunk filters applied (field "chunk"), sorted
 	// by key; absent without any.
 	ChunkFilters []filterJSON `json:"chunk_filters,omitempty"`
-	Hits         []hitJSON    `json:"hits"`
+	// DocumentIDs are the documents the search was restricted to; absent
+	// without a restriction.
+	DocumentIDs []string  `json:"document_ids,omitempty"`
+	Hits        []hitJSON `json:"hits"`
 }
 
 // toolJSON is one search a chat turn ran.

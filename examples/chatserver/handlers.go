@@ -245,6 +245,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string
 	for _, f := range q.ChunkFilters {
 		resp.ChunkFilters = append(resp.ChunkFilters, filterJSON{Field: "chunk", Key: f.Key, Value: f.Value})
 	}
+	resp.DocumentIDs = q.DocumentIDs
 	resp.Store, resp.Reranker = s.be.storeKind, s.be.info.Reranker
 	resp.PGVector = resp.VectorLeg && resp.Store == storePostgres
 	if resp.RerankError != "" {
@@ -285,7 +286,7 @@ func (s *server) searchQuery(b searchRequest, kind *string) (rag.Query, *apiErro
 	if e != nil {
 		return q, e
 	}
-	q.Filters, q.ChunkFilters = filters, chunkFilters(b.ChunkFilters)
+	q.Filters, q.ChunkFilters, q.DocumentIDs = filters, chunkFilters(b.ChunkFilters), b.DocumentIDs
 	switch strings.ToLower(strings.TrimSpace(b.Mode)) {
 	case "", string(rag.LegsHybrid):
 		q.Legs = rag.LegsHybrid
