@@ -39,7 +39,9 @@
 // key=value (rag.Query.ChunkFilters) keeps the chunks whose metadata
 // matches, and the records having one; -extract legal runs
 // rag/ingest/legal on the documents of -docs as they are indexed, so that
-// -chunk artigo=5 finds Art. 5º of a statute.
+// -chunk artigo=5 finds Art. 5º of a statute. The repeatable -doc-id ID
+// (rag.Query.DocumentIDs; -kind doc, at most 100) restricts a document
+// search to those documents, both legs.
 //
 // The query embedder must be the one the data was indexed with: the hash
 // embedder by default (at the store's dimensions), or -embedder openai

@@ -61,11 +61,36 @@ func (c *chunkFlags) Set(v string) error {
 	return nil
 }
 
+// docIDFlags is the repeatable -doc-id flag.
+type docIDFlags []string
+
+func (d *docIDFlags) String() string {
+	if d == nil {
+		return ""
+	}
+	return strings.Join(*d, ",")
+}
+
+// errEmptyDocID is the parse error of a blank -doc-id.
+var errEmptyDocID = errors.New("empty document ID")
+
+func (d *docIDFlags) Set(v string) error {
+	if v = strings.TrimSpace(v); v == "" {
+		return errEmptyDocID
+	}
+	*d = append(*d, v)
+	return nil
+}
+
+// maxDocIDs is the most -doc-id flags (rag.Query.DocumentIDs' bound).
+const maxDocIDs = 100
+
 // filterFlags are the filter flags as given.
 type filterFlags struct {
 	category, manufacturer, tag, source string
 	meta                                metaFlags
 	chunk                               chunkFlags
+	docIDs                              docIDFlags
 }
 
 // ownerKinds maps the search kinds to the stores' owner kinds.
@@ -139,6 +164,16 @@ func chunkFilterReports(filters []rag.ChunkFilter) []filterReport {
 	var out []filterReport
 	for _, f := range filters {
 		out = append(out, filterReport{Field: "chunk", Key: f.Key, Value: f.Value})
+	}
+	return out
+}
+
+// docIDReports converts the document IDs for the report (field
+// "document_id"); nil without any.
+func docIDReports(ids []string) []filterReport {
+	var out []filterReport
+	for _, id := range ids {
+		out = append(out, filterReport{Field: "document_id", Value: id})
 	}
 	return out
 }

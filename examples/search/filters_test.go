@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -154,5 +155,45 @@ func TestChunkFilterFlags(t *testing.T) {
 	}
 	if rep := runJSON(t, append(args, "-chunk", "artigo=99")...); len(rep.Hits) != 0 {
 		t.Errorf("artigo=99: %d hits", len(rep.Hits))
+	}
+}
+
+// TestDocIDFlags: -doc-id (repeatable) restricts a document search to
+// those documents, reported as "document_id" filters; misuse is a usage
+// error.
+func TestDocIDFlags(t *testing.T) {
+	docs := testdataPath(t, "documents.jsonl")
+	args := []string{"-docs", docs, "-q", "milho receituário", "-dims", testDims, "-limit", "20"}
+	all := runJSON(t, args...)
+	if len(all.Hits) < 2 {
+		t.Fatalf("unrestricted: %d hits, want at least 2", len(all.Hits))
+	}
+	want := all.Hits[len(all.Hits)-1].ID
+	rep := runJSON(t, append(args, "-doc-id", want, "-doc-id", "no-such-document")...)
+	if len(rep.Hits) != 1 || rep.Hits[0].ID != want {
+		t.Errorf("-doc-id %s: hits %+v", want, rep.Hits)
+	}
+	if wantF := []filterReport{{Field: "document_id", Value: want}, {Field: "document_id", Value: "no-such-document"}}; !slices.Equal(rep.Filters, wantF) {
+		t.Errorf("filters %+v, want %+v", rep.Filters, wantF)
+	}
+	many := []string{"-docs", docs}
+	for i := range 101 {
+		many = append(many, "-doc-id", fmt.Sprint("d", i))
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-docs", docs, "-doc-id", " "}, "empty document ID"},
+		{[]string{"-catalog", testdataPath(t, "catalog.jsonl"), "-doc-id", "doc-001"}, "-doc-id applies to -kind doc only"},
+		{many, "at most 100"},
+	} {
+		if _, errOut, code := runCLI(t, append(tc.args, "-q", "x")...); code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args[:4], code, errOut, tc.want)
+		}
+	}
+	out, errOut, code := runCLI(t, append(args, "-doc-id", want)...)
+	if code != exitOK || !strings.Contains(out, "document_id="+want) {
+		t.Errorf("human output (exit %d, %s) lacks the document_id filter:\n%s", code, errOut, out)
 	}
 }

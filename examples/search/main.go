@@ -68,6 +68,8 @@ type config struct {
 	metaKeys []string
 	// chunkFilters keep the chunks whose metadata matches (-chunk).
 	chunkFilters []rag.ChunkFilter
+	// docIDs restrict a document search to these documents (-doc-id).
+	docIDs []string
 	// extractLegal runs the legal metadata extractor on the documents
 	// indexed in memory (-extract legal).
 	extractLegal bool
@@ -146,6 +148,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&ff.tag, "tag", "", "only items with this `tag`")
 	fs.StringVar(&ff.source, "source", "", "only documents from this `source`")
 	fs.Var(&ff.meta, "meta", "only items or documents whose metadata `key=value` (repeatable; ANDed with the other filters)")
+	fs.Var(&ff.docIDs, "doc-id", "only the document with this `ID` (repeatable, at most 100; -kind doc)")
 	fs.Var(&ff.chunk, "chunk", "only chunks whose metadata `key=value` (repeatable), and the records having one; see -extract")
 	var extract string
 	fs.StringVar(&extract, "extract", "none", "metadata extractor of the documents indexed in memory: none|legal (legal: artigo, inciso, ... on chunks, tipo_documento on documents)")
@@ -211,7 +214,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.filters, cfg.metaKeys, cfg.chunkFilters = filters, keys, ff.chunk
+	cfg.filters, cfg.metaKeys, cfg.chunkFilters, cfg.docIDs = filters, keys, ff.chunk, ff.docIDs
+	switch {
+	case len(cfg.docIDs) > 0 && cfg.kind != kindDoc:
+		return nil, usagef("-doc-id applies to -kind doc only (kind %s)", cfg.kind)
+	case len(cfg.docIDs) > maxDocIDs:
+		return nil, usagef("-doc-id given %d times, at most %d", len(cfg.docIDs), maxDocIDs)
+	}
 	switch extract {
 	case "none":
 	case "legal":

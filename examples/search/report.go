@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -34,7 +35,8 @@ type report struct {
 	VectorError    string       `json:"vector_error,omitempty"`
 	Index          *indexReport `json:"index,omitempty"`
 	// Filters are the filters of the search (-category, -meta, ...), then
-	// the chunk filters (-chunk, field "chunk"); absent without any.
+	// the chunk filters (-chunk, field "chunk") and the document IDs
+	// (-doc-id, field "document_id"); absent without any.
 	Filters []filterReport `json:"filters,omitempty"`
 	Timings timingsReport  `json:"timings_ms"`
 	Hits    []hitReport    `json:"hits"`
@@ -186,7 +188,7 @@ func execute(ctx context.Context, cfg *config, stderr io.Writer) (*report, error
 	defer src.close()
 
 	s := rag.NewSearcher(src.store, src.embedder, rag.SearcherOptions{})
-	q := rag.Query{Text: cfg.query, Limit: cfg.limit, Legs: cfg.legs, Fusion: cfg.fusion, Filters: cfg.filters, ChunkFilters: cfg.chunkFilters}
+	q := rag.Query{Text: cfg.query, Limit: cfg.limit, Legs: cfg.legs, Fusion: cfg.fusion, Filters: cfg.filters, ChunkFilters: cfg.chunkFilters, DocumentIDs: cfg.docIDs}
 	if cfg.seedMode == seedSimple {
 		q.Fusion = merge.MethodSimple
 	}
@@ -221,7 +223,7 @@ func execute(ctx context.Context, cfg *config, stderr io.Writer) (*report, error
 	rep.Dimensions = src.dims
 	rep.Embedder = cfg.embedder
 	rep.Index = src.index
-	rep.Filters = append(filterReports(cfg.filters), chunkFilterReports(cfg.chunkFilters)...)
+	rep.Filters = slices.Concat(filterReports(cfg.filters), chunkFilterReports(cfg.chunkFilters), docIDReports(cfg.docIDs))
 	switch {
 	case cfg.memfile != "":
 		rep.Store = "memfile"
