@@ -177,6 +177,38 @@ func historySection(history []Turn) string {
 	return b.String()
 }
 
+// FormatContext returns the context the Pipeline gives its answerer for
+// the hits of one search and the user's message: the preamble, the kind's
+// section, then "Pergunta do usuário: " and message, as BuildContext
+// joins them. The section is the one the Pipeline writes (seed 000 §5.2):
+// for catalog items "Busca híbrida no catálogo para <message> (N itens):
+// …" with each hit's fields, source, scores and snippet; for FAQs "FAQs
+// relevantes (N): Q: … | A: …"; for documents "Documentos relevantes
+// (N): [i] title › heading: snippet"; with no hits the kind's "nothing
+// found" sentence. Search APIs use it to show what a chat turn would give
+// the model for a search's results.
+//
+// The text equals the Pipeline's Debug.Context for the same hits when the
+// turn has no history or summary and plans only that search; the Pipeline
+// passes the hits it keeps (the relevant ones, within its relative cut
+// and token budget) and abstains instead (AbstainContextText) when none is
+// relevant, and its catalog header names the catalog search's text
+// (message and, for a follow-up, the previous turn). FormatContext formats
+// exactly the hits given, none dropped. It is pure and safe for
+// concurrent use.
+func FormatContext[T storage.CatalogItem | storage.FAQ | storage.Document](message string, hits []Hit[T]) string {
+	var sec ContextSection
+	switch h := any(hits).(type) {
+	case []Hit[storage.CatalogItem]:
+		sec = ContextSection{Name: "catalog", Text: catalogPayload(message, h)}
+	case []Hit[storage.FAQ]:
+		sec = ContextSection{Name: "faqs", Text: faqSection(h)}
+	case []Hit[storage.Document]:
+		sec = ContextSection{Name: "documents", Text: documentSection(h)}
+	}
+	return BuildContext([]ContextSection{sec}, message)
+}
+
 // BuildContext joins the sections into the answer payload (seed 000 §5.2):
 // the preamble, the sections separated by blank lines, and the question.
 func BuildContext(sections []ContextSection, message string) string {
