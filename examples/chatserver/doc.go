@@ -57,7 +57,8 @@
 //	POST /api/rag/search      {query, limit?, kind?: catalog|faq|doc, mode?: hybrid|lexical|vector,
 //	                           fusion?: weighted|rrf|relative|simple, context?,
 //	                           filters?: {category?, manufacturer?, tag?, source?, metadata?: {key: value}},
-//	                           chunk_filters?: {key: value}, document_ids?: [id]}
+//	                           chunk_filters?: {key: value}, document_ids?: [id],
+//	                           include_context?: bool}
 //	POST /api/faq/search      the same, kind faq; a search response says which store answered
 //	                          ("store": memory|postgres), whether the vector leg ran ("vector_leg",
 //	                          "pgvector") or why not ("fallback_reason"), and the reranker and
@@ -133,6 +134,11 @@
 // allowed ones; a filter the kind does not have (manufacturer on FAQs) or
 // a value over 256 bytes is 400 invalid_filter. The response echoes the
 // filters applied ("filters": [{field, key?, value}]).
+//
+// include_context adds "context": the hits returned formatted as a chat
+// turn gives them to the model (rag.FormatContext: the preamble, the
+// kind's section, "Pergunta do usuário: " and the query), to see what the
+// answerer would read; a chat turn keeps only the relevant hits.
 //
 // document_ids (rag.Query.DocumentIDs) restrict a doc search to those
 // documents, both legs, on any store (at most 100 non-empty IDs; a bad

@@ -60,6 +60,9 @@ type searchRequest struct {
 	// (rag.Query.DocumentIDs): at most 100 non-empty IDs; other kinds
 	// reject it (400 invalid_field).
 	DocumentIDs []string `json:"document_ids"`
+	// IncludeContext adds "context" to the response: the hits formatted
+	// as a chat turn gives them to the model (rag.FormatContext).
+	IncludeContext bool `json:"include_context"`
 }
 
 // filtersJSON are the typed filters of a search (storage.Filter), ANDed.
@@ -287,8 +290,12 @@ type searchResponse struct {
 	ChunkFilters []filterJSON `json:"chunk_filters,omitempty"`
 	// DocumentIDs are the documents the search was restricted to; absent
 	// without a restriction.
-	DocumentIDs []string  `json:"document_ids,omitempty"`
-	Hits        []hitJSON `json:"hits"`
+	DocumentIDs []string `json:"document_ids,omitempty"`
+	// Context is the hits formatted as a chat turn's context for the
+	// model (rag.FormatContext: preamble, the kind's section, the
+	// question), with every hit returned; set with "include_context".
+	Context string    `json:"context,omitempty"`
+	Hits    []hitJSON `json:"hits"`
 }
 
 // toolJSON is one search a chat turn ran.

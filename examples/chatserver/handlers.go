@@ -220,16 +220,25 @@ func (s *server) search(w http.ResponseWriter, r *http.Request, forceKind string
 		var res *rag.Result[storage.FAQ]
 		if res, err = s.be.searcher.SearchFAQs(ctx, q); err == nil {
 			resp, vectorErr, rerankErr = toSearchResponse(kind, res, faqFields), res.VectorError, res.RerankError
+			if body.IncludeContext {
+				resp.Context = rag.FormatContext(q.Text, res.Hits)
+			}
 		}
 	case kindDoc:
 		var res *rag.Result[storage.Document]
 		if res, err = s.be.searcher.SearchDocuments(ctx, q); err == nil {
 			resp, vectorErr, rerankErr = toSearchResponse(kind, res, docFields), res.VectorError, res.RerankError
+			if body.IncludeContext {
+				resp.Context = rag.FormatContext(q.Text, res.Hits)
+			}
 		}
 	default:
 		var res *rag.Result[storage.CatalogItem]
 		if res, err = s.be.searcher.SearchCatalog(ctx, q); err == nil {
 			resp, vectorErr, rerankErr = toSearchResponse(kind, res, itemFields), res.VectorError, res.RerankError
+			if body.IncludeContext {
+				resp.Context = rag.FormatContext(q.Text, res.Hits)
+			}
 		}
 	}
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hybridrag/hybridrag/rag"
 )
 
 // TestSearchDocumentIDs: "document_ids" restricts a doc search to those
@@ -54,4 +56,79 @@ func TestSearchDocumentIDs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSearchIncludeContext: "include_context" adds the hits formatted as
+// a chat turn's context; for the hits a chat turn keeps, each search's
+// section is the one in the turn's debug.context, between the same
+// preamble and question.
+func TestSearchIncludeContext(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	const msg = "Qual fungicida vocês têm para ferrugem na soja?"
+	rec := do(t, h, "POST", "/api/chat", `{"message":"`+msg+`"}`)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("chat: %d %s", rec.Code, rec.Body.String())
+	}
+	chat := decode[chatResponse](t, rec)
+	preamble, _, _ := strings.Cut(chat.Debug.Context, "\n\n")
+	question := "\n\n" + rag.QuestionPrefix + msg
+	if chat.Abstained || !strings.HasSuffix(chat.Debug.Context, question) {
+		t.Fatalf("chat abstained (%v) or its context does not end with the question: %q", chat.Abstained, chat.Debug.Context)
+	}
+	compared := 0
+	for _, tool := range chat.Tools {
+		var path, kind string
+		switch tool.Tool {
+		case rag.ToolSearchFAQs:
+			path = "/api/faq/search"
+		case rag.ToolSearchCatalog:
+			path, kind = "/api/rag/search", kindCatalog
+		default:
+			continue
+		}
+		if len(tool.Hits) == 0 {
+			continue
+		}
+		body, _ := json.Marshal(map[string]any{"query": msg, "kind": kind, "limit": len(tool.Hits), "include_context": true})
+		rec := do(t, h, "POST", path, string(body))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, rec.Code, rec.Body.String())
+		}
+		got := decode[searchResponse](t, rec)
+		if !slices.Equal(hitIDs(got.Hits), hitIDs(tool.Hits)) {
+			// The chat keeps relevant hits in evidence order: another
+			// list, formatted alike but not comparable.
+			t.Logf("%s: search hits %v, the chat kept %v: not compared", tool.Tool, hitIDs(got.Hits), hitIDs(tool.Hits))
+			continue
+		}
+		section, ok := strings.CutPrefix(got.Context, preamble+"\n\n")
+		if section, ok = strings.CutSuffix(section, question); !ok {
+			t.Fatalf("%s: context %q lacks the chat's preamble or question", tool.Tool, got.Context)
+		}
+		if !strings.Contains(chat.Debug.Context, "\n\n"+section+"\n\n") {
+			t.Errorf("%s: section %q is not in the chat's context %q", tool.Tool, section, chat.Debug.Context)
+		}
+		compared++
+	}
+	if compared == 0 {
+		t.Fatal("the chat kept no FAQ or catalog hit to compare")
+	}
+	// Documents, with document_ids; and nothing without the flag.
+	got := decode[searchResponse](t, do(t, h, "POST", "/api/rag/search", `{"query":"milho","kind":"doc","document_ids":["doc-002"],"include_context":true}`))
+	if !strings.Contains(got.Context, "Documentos relevantes (1): [1] ") || !strings.HasSuffix(got.Context, rag.QuestionPrefix+"milho") {
+		t.Errorf("document context %q", got.Context)
+	}
+	rec = do(t, h, "POST", "/api/faq/search", `{"query":"prazo de entrega"}`)
+	if strings.Contains(rec.Body.String(), `"context":"`) {
+		t.Errorf("context without include_context: %s", rec.Body.String())
+	}
+}
+
+// hitIDs are the IDs of hits, in order.
+func hitIDs(hits []hitJSON) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
 }
