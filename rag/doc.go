@@ -41,7 +41,11 @@
 // score; an optional reranker (package rerank) reorders the head. Every
 // [Hit] carries its lexical Signals and vector distance and a typed
 // explanation of its score. A [Query] needs only Text; the zero value of
-// every other field means the Searcher's default.
+// every other field means the Searcher's default. Besides the store's
+// filters (Query.Filters), the Searcher itself applies
+// [Query.ChunkFilters] (chunk metadata) and [Query.DocumentIDs] (a
+// document search restricted to listed documents) to both legs, on any
+// store.
 //
 // # Evidence
 //
@@ -76,6 +80,8 @@
 // Answerer is told ([AnswerRequest.Abstained]) to say the store has
 // nothing on it. Recent turns join the searches only when [DetectFollowUp]
 // (or [PipelineOptions.FollowUp]) takes the message for a follow-up.
+// [FormatContext] formats one search's hits as the Pipeline's context, so
+// a search API can show what a chat turn would give the model.
 //
 // [Pipeline.Chat] returns the whole response; [Pipeline.ChatStream] yields
 // the same turn as [Event] values to range over: the intent, each search
