@@ -41,7 +41,9 @@
 // rag/ingest/legal on the documents of -docs as they are indexed, so that
 // -chunk artigo=5 finds Art. 5º of a statute. The repeatable -doc-id ID
 // (rag.Query.DocumentIDs; -kind doc, at most 100) restricts a document
-// search to those documents, both legs.
+// search to those documents, both legs. -context adds the hits formatted
+// as a chat turn's context for the model (rag.FormatContext; "context" in
+// -json).
 //
 // The query embedder must be the one the data was indexed with: the hash
 // embedder by default (at the store's dimensions), or -embedder openai

@@ -197,3 +197,25 @@ func TestDocIDFlags(t *testing.T) {
 		t.Errorf("human output (exit %d, %s) lacks the document_id filter:\n%s", code, errOut, out)
 	}
 }
+
+// TestContextFlag: -context adds the hits formatted as a chat turn's
+// context (rag.FormatContext), in -json and in the human report.
+func TestContextFlag(t *testing.T) {
+	args := []string{"-faqs", testdataPath(t, "faqs.jsonl"), "-q", "qual o prazo de entrega?", "-dims", testDims, "-limit", "3"}
+	if rep := runJSON(t, args...); rep.Context != "" {
+		t.Errorf("context without -context: %q", rep.Context)
+	}
+	rep := runJSON(t, append(args, "-context")...)
+	if len(rep.Hits) == 0 {
+		t.Fatal("no hit")
+	}
+	want := fmt.Sprintf("FAQs relevantes (%d): Q: %s | A: ", len(rep.Hits), rep.Hits[0].Title)
+	if !strings.HasPrefix(rep.Context, "Contexto consolidado") || !strings.Contains(rep.Context, "\n\n"+want) ||
+		!strings.HasSuffix(rep.Context, "\n\n"+rag.QuestionPrefix+"qual o prazo de entrega?") {
+		t.Errorf("context %q, want the preamble, %q… and the question", rep.Context, want)
+	}
+	out, errOut, code := runCLI(t, append(args, "-context")...)
+	if code != exitOK || !strings.Contains(out, "\ncontext:\n"+rep.Context) {
+		t.Errorf("human output (exit %d, %s) lacks the context:\n%s", code, errOut, out)
+	}
+}

@@ -70,6 +70,8 @@ type config struct {
 	chunkFilters []rag.ChunkFilter
 	// docIDs restrict a document search to these documents (-doc-id).
 	docIDs []string
+	// context adds the hits formatted as a chat turn's context (-context).
+	context bool
 	// extractLegal runs the legal metadata extractor on the documents
 	// indexed in memory (-extract legal).
 	extractLegal bool
@@ -154,6 +156,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&extract, "extract", "none", "metadata extractor of the documents indexed in memory: none|legal (legal: artigo, inciso, ... on chunks, tipo_documento on documents)")
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object instead of the human report")
 	fs.BoolVar(&cfg.explain, "explain", false, "show the full score explanations")
+	fs.BoolVar(&cfg.context, "context", false, "also print the hits formatted as a chat turn's context for the model (rag.FormatContext)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: search (-catalog F.jsonl | -faqs F.jsonl | -docs DIR|F.jsonl | -memfile F | -db DSN) -q \"texto\" [flags]\n\nFlags:\n")
 		fs.PrintDefaults()

@@ -60,6 +60,9 @@ func printReport(w io.Writer, rep *report, explain, color bool, snippet int) err
 	for i := range rep.Hits {
 		p.hit(&rep.Hits[i])
 	}
+	if rep.Context != "" {
+		fmt.Fprintf(p.w, "\ncontext:\n%s\n", rep.Context)
+	}
 	return p.w.Flush()
 }
 

@@ -40,6 +40,9 @@ type report struct {
 	Filters []filterReport `json:"filters,omitempty"`
 	Timings timingsReport  `json:"timings_ms"`
 	Hits    []hitReport    `json:"hits"`
+	// Context is the hits formatted as a chat turn's context for the
+	// model (rag.FormatContext); set with -context.
+	Context string `json:"context,omitempty"`
 }
 
 // indexReport describes the in-memory indexing of -catalog/-faqs/-docs.
@@ -205,18 +208,27 @@ func execute(ctx context.Context, cfg *config, stderr io.Writer) (*report, error
 			return nil, fmt.Errorf("search FAQs: %w", err)
 		}
 		rep = buildReport(res, faqInfo)
+		if cfg.context {
+			rep.Context = rag.FormatContext(q.Text, res.Hits)
+		}
 	case kindDoc:
 		res, err := s.SearchDocuments(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("search documents: %w", err)
 		}
 		rep = buildReport(res, docInfo)
+		if cfg.context {
+			rep.Context = rag.FormatContext(q.Text, res.Hits)
+		}
 	default:
 		res, err := s.SearchCatalog(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("search catalog: %w", err)
 		}
 		rep = buildReport(res, itemInfo)
+		if cfg.context {
+			rep.Context = rag.FormatContext(q.Text, res.Hits)
+		}
 	}
 	rep.Kind = cfg.kind
 	rep.Tenant = cfg.tenant
