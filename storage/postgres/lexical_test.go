@@ -271,3 +271,60 @@ func TestWordIndexMaintained(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentNewWords writes, from several goroutines at once, batches
+// whose items bring the same new words in different orders: every Apply
+// must succeed. The owner tables' triggers insert a record's words inside
+// the batch's transaction; without the sorted, separately committed
+// insert of each batch's words before it (Store.Apply), two such batches
+// wait for each other's words and PostgreSQL aborts one with a deadlock.
+func TestConcurrentNewWords(t *testing.T) {
+	db, _ := openDB(t, postgres.Options{Dimensions: 4})
+	ctx := testCtx(t)
+	const writers, batches, perBatch = 4, 8, 20
+	errs := make(chan error, writers*batches)
+	done := make(chan struct{})
+	for w := range writers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			s, err := db.Tenant("words")
+			if err != nil {
+				errs <- err
+				return
+			}
+			rng := rand.New(rand.NewPCG(uint64(w), 99))
+			for b := range batches {
+				items := make([]storage.CatalogItem, perBatch)
+				for i := range items {
+					var ws []string
+					for range 6 {
+						ws = append(ws, fmt.Sprintf("palavra%03d", rng.IntN(300)))
+					}
+					items[i] = storage.CatalogItem{ID: fmt.Sprintf("w%d-b%d-i%02d", w, b, i), Name: strings.Join(ws, " ")}
+				}
+				if err := s.UpsertItems(ctx, items); err != nil {
+					errs <- fmt.Errorf("writer %d batch %d: %w", w, b, err)
+				}
+			}
+		}()
+	}
+	for range writers {
+		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	s, err := db.Tenant("words")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every item is found by its words.
+	got, err := s.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"palavra"}, Limit: storage.MaxResultLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != writers*batches*perBatch {
+		t.Errorf("search found %d items, want %d", len(got), writers*batches*perBatch)
+	}
+}
