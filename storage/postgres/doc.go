@@ -91,10 +91,15 @@
 // owners, and the next level continues. Most queries end at the first
 // level or two, after reading about as many postings as the limit; when
 // four levels do not fill the limit, every posting of every term is counted
-// and ranked (with work_mem raised to 32 MB for that statement's hash). The
-// cost thus grows with the limit and, in the worst case, with the postings
-// of the query's terms, never with a scan of the text (except for
-// separator-only terms). A search runs in one transaction with jit off:
+// and ranked (with work_mem raised to 32 MB for that statement's hash). A
+// level over a term made only of separators ("%"), or over substrings in
+// many dictionary words ("a", the "2" of "2,4-d"), walks the records newest
+// first instead (the *_recent index) with strpos for every term: such
+// terms match most records, so the walk stops soon. The cost thus grows
+// with the limit and, in the worst case, with the postings of the query's
+// terms, or with the tenant's records for a query of such terms that
+// matches little (a term "l/ha" that no record holds: about 220 ms at 100k
+// items). A search runs in one transaction with jit and enable_seqscan off:
 // one round trip reads each term's dictionary words with the number of
 // their postings (up to 1,024), then one statement per level needed. The
 // statements' text depends only on the query's shape (word IDs are

@@ -139,8 +139,8 @@ const minTrigramRunes = 3
 const postingsCap = 1024
 
 // maxStreamWords is the most dictionary words whose postings one level
-// of a lexPlan merges (one ordered index scan each); a single term with
-// more words has its postings sorted instead.
+// of a lexPlan merges (one ordered index scan each); a level with more
+// walks the records newest first instead.
 const maxStreamWords = 32
 
 // maxLevels is the most levels a lexPlan walks before the full count.
@@ -171,7 +171,7 @@ type lexTerm struct {
 
 // lookupTerms finds, in one statement, the dictionary words containing
 // each term's longest run and counts (up to postingsCap) their postings.
-// It sets jit off for the transaction tx.
+// It sets jit and enable_seqscan off for the transaction tx.
 func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKind, terms []string) ([]lexTerm, error) {
 	lts := make([]lexTerm, len(terms))
 	a := args{s.tenant}
@@ -202,7 +202,7 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 	}
 	if len(parts) == 0 {
 		// Only separator terms: nothing to look up.
-		_, err := tx.Exec(ctx, "SET LOCAL jit = off")
+		_, err := tx.Exec(ctx, "SET LOCAL jit = off; SET LOCAL enable_seqscan = off")
 		return lts, err
 	}
 	// One round trip with the session settings; the statement's text
@@ -210,11 +210,16 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 	// per connection and shape.
 	batch := &pgx.Batch{}
 	batch.Queue("SET LOCAL jit = off")
+	// Levels that walk records newest first need the *_recent index: the
+	// planner, misled by strpos estimates, would rather sort them all.
+	batch.Queue("SET LOCAL enable_seqscan = off")
 	batch.Queue(strings.Join(parts, "\nUNION ALL "), a...)
 	br := tx.SendBatch(ctx, batch)
 	defer br.Close()
-	if _, err := br.Exec(); err != nil {
-		return nil, err
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
 	}
 	rows, err := br.Query()
 	if err != nil {
@@ -258,11 +263,13 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 // returns the newest owners matching exactly L terms, up to what the limit
 // still needs. A level that returns fewer has found every owner of its
 // level, so the next one continues; the levels above hold the better
-// owners. Each level is its own statement, planned only when needed. The
-// levels stop after maxLevels, at a term made only of separators or when a
-// walk would merge more than maxStreamWords words; if they end short of
-// the limit, full counts every owner of every term's postings and ranks
-// them instead.
+// owners. Each level is its own statement, planned only when needed. A
+// level whose walked terms include one made only of separators, or whose
+// words exceed maxStreamWords (substrings such as "a" or the "2" of
+// "2,4-d", in most records), walks the records themselves newest first
+// instead and counts every term with strpos. The levels stop after
+// maxLevels; if they end short of the limit, full counts every owner of
+// every term's postings and ranks them instead.
 type lexPlan struct {
 	s       *Store
 	kind    storage.OwnerKind
@@ -353,29 +360,40 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 		return "", nil, false, false
 	}
 	walked := p.order[:n]
-	words := 0
+	words, byText := 0, false
 	for _, i := range walked {
 		if p.lts[i].run == "" {
-			return "", nil, false, false
+			byText = true
 		}
 		words += len(p.lts[i].wids)
-	}
-	eager := words > maxStreamWords
-	if eager && n > 1 {
-		return "", nil, false, false
 	}
 	p.n = n
 	tb := &p.s.db.tb
 	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
 	x := newLexArgs(p.s.tenant, need, p.lts)
 	L := T - n + 1
+	if byText || words > maxStreamWords {
+		// A term of separators only, or substrings in many words ("a",
+		// the "2" of "2,4-d"): such terms are in most records, so the
+		// level walks the records themselves newest first (the *_recent
+		// index; searches run with enable_seqscan off) and counts every
+		// term with strpos on the text, which is the definition of a
+		// match. An owner matching L terms holds one of any T-L+1 of them,
+		// so no walked-term condition is needed.
+		counts := make([]string, len(p.lts))
+		for i := range p.lts {
+			counts[i] = "(strpos(i.search_text, " + x.text(i) + ") > 0)::int"
+		}
+		var filt string
+		if len(p.filters) > 0 {
+			filt = filterSQL("i", p.filters, &x.a)
+		}
+		sql = "SELECT " + p.cols + ", " + strconv.Itoa(L) + " FROM " + owner + " i WHERE i.tenant_id = $1 AND i.active" + filt +
+			" AND " + strings.Join(counts, " + ") + " = " + strconv.Itoa(L) + " ORDER BY i.created_at DESC, i.id LIMIT $2"
+		return sql, x.a, L == 1, true
+	}
 	var walk string
-	if eager {
-		// One term with many words: sort its postings.
-		t := walked[0]
-		walk = "SELECT p.owner_id, p.created_at, " + termBit(t) + " AS b FROM " + postings +
-			" p WHERE p.tenant_id = $1 AND p.word_id = ANY(" + x.wordIDs(t) + ")"
-	} else {
+	{
 		var subs []string
 		for _, i := range walked {
 			for _, w := range p.lts[i].wids {
