@@ -447,14 +447,23 @@ var commonQueries = [][]string{
 	{"herbicida", "milho"}, {"toxicologica"}, {"ambiente", "perigoso"},
 }
 
+// substringQueries are terms inside most records' words or made of
+// separators: short substrings, units and product codes.
+var substringQueries = [][]string{
+	{"a"}, {"de"}, {"2,4-d"}, {"2,4-d", "soja"}, {"%"}, {"e", "soja", "milho"}, {"ca"}, {"l/ha"},
+}
+
 func BenchmarkLexicalItems(b *testing.B) {
 	for _, n := range benchSizes(b) {
-		for _, set := range []string{"mixed", "common"} {
+		for _, set := range []string{"mixed", "common", "substrings"} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, set), func(b *testing.B) {
 				bd := openBench(b, n, benchDims())
 				qs := commonQueries
-				if set == "mixed" {
+				switch set {
+				case "mixed":
 					qs = lexicalQueries(bd, 200)
+				case "substrings":
+					qs = substringQueries
 				}
 				ctx := context.Background()
 				// Warm up the plan cache and the buffers.
