@@ -295,7 +295,7 @@ func openPostgres(ctx context.Context, dsn, schema, tenant string, dims int, key
 		return nil, nil, nil, false, err
 	}
 	if err := db.Migrate(cctx); err != nil {
-		return fail(fmt.Errorf("postgres: migrate: %w", err))
+		return fail(err) // "postgres: migrate: …" already
 	}
 	// Every pooled connection's first vector search would otherwise pay
 	// for loading pgvector's index into its backend.
