@@ -24,10 +24,12 @@
 // Before both legs, the query is checked against the kind's vocabulary
 // (built from the store's records by [Searcher.Warm], which reports a
 // failed build, or else on the first search of each kind): a misspelled
-// word no indexed
-// word starts with is corrected to the closest frequent indexed word
+// word no indexed word starts with, and whose stem under the kind's scorer
+// starts none either (an inflection such as "entregar" of an indexed
+// "entrega" is no typo), is corrected to the closest frequent indexed word
 // ("insetisida soja" → "inseticida soja"; [QueryAnalysis.Corrections]
-// lists the changes, and the word as typed is still searched), and each
+// lists the changes; the word as typed still fetches candidates from the
+// store, but terms and scores use the correction), and each
 // lexical term is weighted by its IDF, so rare words ("azoxistrobina")
 // outweigh common ones ("produto", "soja"). Call [Searcher.Refresh] after
 // writes so the vocabularies are rebuilt; [Off] in

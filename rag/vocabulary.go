@@ -261,19 +261,44 @@ func (s *Searcher) Refresh() {
 
 // correctQuery applies typo correction to text with the kind's
 // vocabulary: words that are stopwords or belong to the synonym table are
-// never corrected.
+// never corrected, nor are valid inflections of indexed words: a word
+// whose stem under the kind's scorer (its tokenizer's filters, the
+// Snowball stem for FAQs and documents) starts an indexed word
+// ("entregar" → "entreg", found in "entrega") is what the lexical leg
+// matches already, not a typo.
 func (s *Searcher) correctQuery(text string, l *kindLexicon) (string, []lexical.Correction) {
 	if l.vocab == nil {
 		return text, nil
 	}
 	syn := synonymWords(l.scorer.Synonyms())
-	stop := l.scorer.Tokenizer().Stopwords
+	tok := l.scorer.Tokenizer()
+	stop := tok.Stopwords
 	if stop == nil {
 		stop = lexical.DefaultStopwords()
 	}
 	return l.vocab.CorrectText(text, s.opts.CorrectionMinDF, func(w string) bool {
-		return stop.Contains(w) || syn[w]
+		if stop.Contains(w) || syn[w] {
+			return true
+		}
+		st := stemWith(tok.Filters, w)
+		return st != w && l.vocab.Known(st)
 	})
+}
+
+// stemWith returns w after the token filters (the scorer's stemmer), or
+// w itself when they drop it or leave several tokens.
+func stemWith(filters []lexical.TokenFilter, w string) string {
+	if len(filters) == 0 {
+		return w
+	}
+	out := []string{w}
+	for _, f := range filters {
+		out = f.Filter(out)
+	}
+	if len(out) != 1 || out[0] == "" {
+		return w
+	}
+	return out[0]
 }
 
 var synWordsCache sync.Map // *lexical.Synonyms → map[string]bool

@@ -233,3 +233,32 @@ func TestWarm(t *testing.T) {
 		t.Errorf("Warm with a cancelled context: %v", err)
 	}
 }
+
+// A valid inflection of an indexed word is no typo: the FAQs hold
+// "entrega" and "entregam" but no "entregar", whose Snowball stem
+// "entreg" the FAQ scorer matches; it once became "entrar". A real typo
+// is still corrected.
+func TestSearchFAQsInflectionNotCorrected(t *testing.T) {
+	store, emb := ragtest.Fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	ctx := context.Background()
+	for _, text := range []string{"pra entregar", "quero entregar", "vai entregar amanha"} {
+		res, err := s.SearchFAQs(ctx, rag.Query{Text: text, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Query.Corrections) != 0 || res.Query.Text != text {
+			t.Errorf("%q: corrections %v, searched %q; want none", text, res.Query.Corrections, res.Query.Text)
+		}
+		if !slices.Contains(res.Query.Tokens, "entreg") {
+			t.Errorf("%q: tokens %v, want the stem of entregar", text, res.Query.Tokens)
+		}
+	}
+	res, err := s.SearchCatalog(ctx, rag.Query{Text: "fungisida para videira", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []lexical.Correction{{From: "fungisida", To: "fungicida"}}; !slices.Equal(res.Query.Corrections, want) {
+		t.Errorf("fungisida: corrections %v, want %v", res.Query.Corrections, want)
+	}
+}
