@@ -249,6 +249,9 @@ type queryJSON struct {
 	Fallback bool              `json:"fallback,omitempty"`
 	Synonyms []lexical.Mention `json:"synonyms,omitempty"`
 	Mentions []lexical.Mention `json:"mentions,omitempty"`
+	// Corrections are the query words typo correction replaced
+	// (rag.QueryAnalysis.Corrections): from as typed, to as searched.
+	Corrections []lexical.Correction `json:"corrections,omitempty"`
 }
 
 // countsJSON are the per-leg candidate counts of a search.
@@ -499,7 +502,8 @@ func toSearchResponse[T any](kind string, r *rag.Result[T], fill recordFields[T]
 	return searchResponse{
 		Kind: kind,
 		Query: queryJSON{Text: r.Query.Text, Tokens: nonNil(r.Query.Tokens), Terms: nonNil(r.Query.Terms),
-			Fallback: r.Query.Fallback, Synonyms: r.Query.Synonyms, Mentions: r.Query.Mentions},
+			Fallback: r.Query.Fallback, Synonyms: r.Query.Synonyms, Mentions: r.Query.Mentions,
+			Corrections: r.Query.Corrections},
 		Mode:           string(r.Legs),
 		Fusion:         string(r.Fusion),
 		Limit:          r.Limit,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
 )
 
@@ -131,4 +132,22 @@ func hitIDs(hits []hitJSON) []string {
 		ids[i] = h.ID
 	}
 	return ids
+}
+
+// TestSearchCorrections: "query.corrections" lists the words typo
+// correction replaced; a valid inflection ("entregar" of the FAQs'
+// "entrega") is none.
+func TestSearchCorrections(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	typo := decode[searchResponse](t, do(t, h, "POST", "/api/rag/search", `{"query":"fungisida para videira"}`))
+	if want := []lexical.Correction{{From: "fungisida", To: "fungicida"}}; !slices.Equal(typo.Query.Corrections, want) {
+		t.Errorf("fungisida: corrections %v, want %v", typo.Query.Corrections, want)
+	}
+	rec := do(t, h, "POST", "/api/faq/search", `{"query":"pra entregar"}`)
+	if strings.Contains(rec.Body.String(), `"corrections"`) {
+		t.Errorf("pra entregar: %s, want no corrections", rec.Body.String())
+	}
+	if r := decode[searchResponse](t, rec); r.Query.Text != "pra entregar" {
+		t.Errorf("pra entregar searched as %q", r.Query.Text)
+	}
 }
