@@ -471,7 +471,7 @@ type evidenceQuery struct {
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
-func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, idf func(string) float64, df func(string) int, docs int, frame map[string]bool, corrections []lexical.Correction) *evidenceQuery {
+func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters []lexical.TokenFilter, idf func(string) float64, df func(string) int, docs int, frame map[string]bool, corrections []lexical.Correction) *evidenceQuery {
 	eq := &evidenceQuery{}
 	tokens := pq.Tokens()
 	owner := make([]int, len(tokens)) // concept index per token, -1 frame
@@ -518,6 +518,11 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, idf func(
 		if !slices.Contains(c.class, m.Term) && !slices.Contains(c.direct, m.Term) {
 			c.class = append(c.class, m.Term)
 		}
+		// The term as the scorer expanded it: a stemming scorer (FAQs,
+		// documents) matches "praz", not the canonical "prazo".
+		if st := stemWith(filters, m.Term); st != m.Term && !slices.Contains(c.class, st) && !slices.Contains(c.direct, st) {
+			c.class = append(c.class, st)
+		}
 		switch m.Category {
 		case lexical.CategoryCulture:
 			c.culture = true
@@ -544,6 +549,23 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, idf func(
 				if slices.Contains(eq.concepts[ci].class, m.Term) {
 					owner[i] = ci
 					eq.concepts[ci].direct = append(eq.concepts[ci].direct, t)
+				}
+			}
+		}
+		if owner[i] != -2 || len(filters) == 0 || len(t) < 4 {
+			continue
+		}
+		// A stemming scorer's token ("demor") is no word Detect knows:
+		// it joins the class of a one-word variant it is the stem of
+		// ("demora" of "prazo").
+		variants := synonymVariants(syn)
+	join:
+		for ci := range eq.concepts {
+			for _, cls := range eq.concepts[ci].class {
+				if slices.ContainsFunc(variants[cls], func(v string) bool { return strings.HasPrefix(v, t) }) {
+					owner[i] = ci
+					eq.concepts[ci].direct = append(eq.concepts[ci].direct, t)
+					break join
 				}
 			}
 		}
@@ -791,7 +813,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 	if idf == nil {
 		idf = func(string) float64 { return 1 }
 	}
-	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), idf, lx.df, lx.docs, s.frameFor(lx.scorer), corrections)
+	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, s.frameFor(lx.scorer), corrections)
 	if own != nil {
 		eq.contextOnly(own)
 	}
@@ -837,4 +859,25 @@ func (eq *evidenceQuery) contextOnly(own []string) {
 // samePrefix reports whether a and b share their first n bytes.
 func samePrefix(a, b string, n int) bool {
 	return len(a) >= n && len(b) >= n && a[:n] == b[:n]
+}
+
+var synVariantsCache sync.Map // *lexical.Synonyms → map[string][]string
+
+// synonymVariants returns the one-word variants of syn by normalized
+// canonical term.
+func synonymVariants(syn *lexical.Synonyms) map[string][]string {
+	if m, ok := synVariantsCache.Load(syn); ok {
+		return m.(map[string][]string)
+	}
+	m := map[string][]string{}
+	for _, e := range syn.Entries() {
+		c := lexical.Normalize(e.Canonical)
+		for _, v := range e.Variants {
+			if v = lexical.Normalize(v); !strings.ContainsAny(v, " -") {
+				m[c] = append(m[c], v)
+			}
+		}
+	}
+	synVariantsCache.Store(syn, m)
+	return m
 }

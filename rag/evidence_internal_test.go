@@ -125,7 +125,7 @@ func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
 	}
 	frame := textutil.FrameSet(defaultFrameWords)
 	for _, tt := range tests {
-		eq := analyzeEvidence(s.Prepare(tt.query), s.Synonyms(), func(t string) float64 { return max(idf(t), 1) }, nil, 0, frame, nil)
+		eq := analyzeEvidence(s.Prepare(tt.query), s.Synonyms(), s.Tokenizer().Filters, func(t string) float64 { return max(idf(t), 1) }, nil, 0, frame, nil)
 		var labels []string
 		for _, c := range eq.concepts {
 			labels = append(labels, c.label)

@@ -198,7 +198,9 @@ type KindOptions struct {
 	Legs Legs
 	// Scorer scores the kind's lexical candidates; nil means the kind's
 	// default from package fields (fields.CatalogScorer, FAQScorer,
-	// DocumentScorer).
+	// DocumentScorer; the FAQ and document ones with a few question
+	// paraphrases added to lexical.DefaultSynonyms: "quanto tempo
+	// demora", "demorar" for "prazo").
 	Scorer *lexical.Scorer
 	// Limit is the number of hits of the kind's searches that leave
 	// Query.Limit below 1; 0 (or negative) means DefaultLimit. It is
@@ -327,11 +329,11 @@ func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptio
 	}
 	s.faq = o.FAQs.Scorer
 	if s.faq == nil {
-		s.faq = lexical.NewScorer(fields.FAQScorer())
+		s.faq = lexical.NewScorer(withQuestionSynonyms(fields.FAQScorer()))
 	}
 	s.doc = o.Documents.Scorer
 	if s.doc == nil {
-		s.doc = lexical.NewScorer(fields.DocumentScorer())
+		s.doc = lexical.NewScorer(withQuestionSynonyms(fields.DocumentScorer()))
 	}
 	return s
 }
