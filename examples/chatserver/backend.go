@@ -201,6 +201,8 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 	iopts := m.indexerOptions
 	be.info.Extractor = string(extractNone)
 	if cfg.Extract == extractLegal {
+		// Also an ingest.Sectioner: statutes are chunked at their
+		// articles (IndexerOptions.DocumentChunker).
 		iopts.Extractors = append(slices.Clone(iopts.Extractors), legal.New(legal.Options{}))
 		be.info.Extractor = string(extractLegal)
 	}

@@ -46,7 +46,8 @@ const (
 	extractNone extractMode = "none"
 	// extractLegal runs rag/ingest/legal: document type, number and year
 	// on documents; artigo, paragrafo, inciso, alinea, tipo and the
-	// seed's marca_* markers on chunks (search them with chunk_filters).
+	// seed's marca_* markers on chunks (search them with chunk_filters);
+	// statutes are chunked at their articles.
 	extractLegal extractMode = "legal"
 )
 

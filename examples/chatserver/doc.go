@@ -153,7 +153,9 @@
 // DOCUMENT_EXTRACTOR=legal) runs rag/ingest/legal on every document
 // indexed, the testdata's and those written through the write API, so
 // that {"artigo":"5"} finds Art. 5º of a statute and its paragraphs,
-// incisos and alíneas (paragrafo, inciso, alinea, tipo, marca_*); the
+// incisos and alíneas (paragrafo, inciso, alinea, tipo, marca_*). A
+// statute is also chunked at its articles (the extractor is an
+// ingest.Sectioner), so no chunk spans two articles; the
 // document's own tipo_documento, numero_documento and ano_documento are
 // metadata filters once allowed (-metadata-keys).
 //

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,20 @@ func TestChunkFiltersLegal(t *testing.T) {
 	}
 	if len(r.ChunkFilters) != 1 || r.ChunkFilters[0] != (filterJSON{Field: "chunk", Key: "artigo", Value: "5"}) {
 		t.Errorf("chunk filters echoed %+v", r.ChunkFilters)
+	}
+	// Statutes are chunked at their articles: every one is found by its
+	// own filter (with the default chunk size, short articles used to
+	// share a chunk labelled with the first).
+	for n := 1; n <= 7; n++ {
+		art := strconv.Itoa(n)
+		r := search(`{"query":"lei","kind":"doc","chunk_filters":{"artigo":"` + art + `"}}`)
+		if len(r.Hits) != 1 || r.Hits[0].ID != "lei-1234" {
+			t.Errorf("artigo=%s: %+v", art, r.Hits)
+		}
+	}
+	if r := search(`{"query":"guardião praga","kind":"doc","chunk_filters":{"artigo":"3"}}`); len(r.Hits) != 1 ||
+		!strings.Contains(r.Hits[0].Snippet, "Art. 3º") || strings.Contains(r.Hits[0].Snippet, "Art. 4º") {
+		t.Errorf("artigo=3: %+v", r.Hits)
 	}
 	if r := search(`{"query":"multa infração árvore","kind":"doc","chunk_filters":{"artigo":"99"}}`); len(r.Hits) != 0 {
 		t.Errorf("artigo=99 found %d hits", len(r.Hits))

@@ -39,7 +39,8 @@
 // key=value (rag.Query.ChunkFilters) keeps the chunks whose metadata
 // matches, and the records having one; -extract legal runs
 // rag/ingest/legal on the documents of -docs as they are indexed, so that
-// -chunk artigo=5 finds Art. 5º of a statute. The repeatable -doc-id ID
+// -chunk artigo=5 finds Art. 5º of a statute (chunked at its articles,
+// so that no chunk spans two). The repeatable -doc-id ID
 // (rag.Query.DocumentIDs; -kind doc, at most 100) restricts a document
 // search to those documents, both legs. -context adds the hits formatted
 // as a chat turn's context for the model (rag.FormatContext; "context" in

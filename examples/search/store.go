@@ -121,6 +121,8 @@ func buildInMemory(ctx context.Context, cfg *config, stderr io.Writer) (*source,
 
 	var iopts ingest.IndexerOptions
 	if cfg.extractLegal {
+		// Also an ingest.Sectioner: statutes are chunked at their
+		// articles.
 		iopts.Extractors = []ingest.Extractor{legal.New(legal.Options{})}
 	}
 	stats, err := ingest.NewIndexer(st, emb, iopts).Reindex(ctx, src)

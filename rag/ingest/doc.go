@@ -23,8 +23,10 @@
 // metadata, which searches can then filter on. Package
 // [github.com/hybridrag/hybridrag/rag/ingest/legal] is the built-in one,
 // for pt-BR statutes (artigo, parágrafo, inciso, alínea, the act's type,
-// the seed's marca_* markers). [ExtractDocument] runs extractors for
-// callers that chunk documents themselves.
+// the seed's marca_* markers). An extractor that is also a [Sectioner]
+// gives documents sections before they are chunked (legal cuts a statute
+// at its articles). [SectionDocument] and [ExtractDocument] run
+// extractors for callers that chunk documents themselves.
 //
 // [ItemChunks], [FAQChunks] and [DocumentChunks] are the chunking rules on
 // their own, for callers that store chunks themselves. Documents come from

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/hybridrag/hybridrag/rag/chunk"
+	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -37,6 +39,44 @@ type ExtractorFunc func(ctx context.Context, doc *storage.Document, chunks []sto
 // Extract calls f.
 func (f ExtractorFunc) Extract(ctx context.Context, doc *storage.Document, chunks []storage.Chunk) error {
 	return f(ctx, doc, chunks)
+}
+
+// Sectioner is implemented by an Extractor that also knows the sections
+// some documents must be chunked by, where their loader found none or too
+// few (the articles of a statute in plain text: see package
+// rag/ingest/legal). Before a document is chunked, the Indexer calls
+// DocumentSections of each extractor implementing it, in order; a non-nil
+// result replaces the document's Sections (so the structural splitter,
+// IndexerOptions.DocumentChunker, cuts it: a chunk never spans two
+// sections of a level up to its BreakLevel), nil leaves them as they are.
+// Sections must be valid for chunk.Structural.Split (sorted, not
+// overlapping, on rune boundaries); others fail the document like a
+// chunking error. DocumentSections must not modify d.
+//
+// To index with an extractor's metadata but without its sections, wrap
+// its Extract method in an ExtractorFunc.
+type Sectioner interface {
+	DocumentSections(ctx context.Context, d *load.ParsedDocument) ([]chunk.Section, error)
+}
+
+// SectionDocument sets d.Sections from the extractors that are Sectioners,
+// as the Indexer does before chunking, for callers that chunk documents
+// themselves with DocumentChunks (then ExtractDocument).
+func SectionDocument(ctx context.Context, extractors []Extractor, d *load.ParsedDocument) error {
+	for _, e := range extractors {
+		s, ok := e.(Sectioner)
+		if !ok {
+			continue
+		}
+		secs, err := s.DocumentSections(ctx, d)
+		if err != nil {
+			return fmt.Errorf("ingest: sections of document %s: %w", storage.QuoteID(d.ID), err)
+		}
+		if secs != nil {
+			d.Sections = secs
+		}
+	}
+	return nil
 }
 
 // ExtractDocument runs extractors over a document and its chunks as the

@@ -108,7 +108,8 @@ type IndexerOptions struct {
 	Prune bool
 	// Extractors derive document and chunk metadata from each document
 	// indexed, in order (see Extractor; package rag/ingest/legal is one for
-	// pt-BR statutes). They do not run for items and FAQs. Metadata they
+	// pt-BR statutes). Those that are also Sectioners give documents their
+	// sections before chunking (legal: one per article of a statute). They do not run for items and FAQs. Metadata they
 	// write is part of what is compared with the stored copy: a changed
 	// extractor rewrites the records and chunks whose metadata changes,
 	// without re-embedding unchanged text.
@@ -451,6 +452,11 @@ func (ix *Indexer) indexDocuments(ctx context.Context, docs []load.ParsedDocumen
 		kind: storage.KindDocument,
 		id:   func(d *load.ParsedDocument) string { return d.ID },
 		chunks: func(ctx context.Context, d *load.ParsedDocument) ([]storage.Chunk, error) {
+			// Extractors that are Sectioners give sections first (the
+			// articles of a statute), on this copy of the document.
+			if err := SectionDocument(ctx, ix.opts.Extractors, d); err != nil {
+				return nil, err
+			}
 			chunks, err := DocumentChunks(d, ix.opts.DocumentChunker, ix.opts.FileChunker)
 			if err != nil {
 				return nil, err

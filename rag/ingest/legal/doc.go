@@ -34,6 +34,16 @@
 // [ConsultaFilters] gives the filters of the seed's query_by_tipo
 // (artigo, jurisprudencia, questao, nota, todos).
 //
+// An Extractor is also an ingest.Sectioner: an Indexer running it asks
+// [Extractor.DocumentSections] for a document's sections before chunking,
+// and a statute (an act named in its title or first lines, or two article
+// lines) gets one section per article ([Sections]), so that the
+// structural splitter never lets a chunk span two articles, never merges
+// short ones, and cuts a long article within itself. Chunk filters on
+// [KeyArtigo] then find every article with the default chunk sizes. Wrap
+// Extract in an ingest.ExtractorFunc to keep the metadata and the
+// loader's chunking.
+//
 // Structure is recognised line by line, as statutes are written: a line
 // starting "Art. 5º", "§ 2º", "Parágrafo único", "III –" (an upper-case
 // Roman numeral and a dash), "a)", or "TÍTULO I", "CAPÍTULO II", "Seção

@@ -9,6 +9,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/ingest/legal"
+	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -61,6 +62,32 @@ func FuzzExtract(f *testing.F) {
 			if v, ok := m[legal.KeyInciso]; ok && !incisoValue.MatchString(v) {
 				t.Fatalf("inciso %q", v)
 			}
+		}
+	})
+}
+
+// FuzzSections reads arbitrary text as Markdown and checks that the
+// sections of a statute are always valid for the structural splitter.
+func FuzzSections(f *testing.F) {
+	law, err := os.ReadFile("testdata/lei_1234.txt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(law))
+	f.Add("# LEI Nº 9\n\n## CAPÍTULO I\n\n**Art. 1º** a\n\n### § 1º\n\nb\n\nArt. 1.000 c\n\n## Notas\n")
+	f.Add("Art. 1º\nArt. 2º\n\xff")
+	st, err := chunk.NewStructural(chunk.StructuralOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		d, err := load.ParseDocument("lei.md", []byte(text), nil)
+		if err != nil {
+			t.Skip()
+		}
+		secs := legal.Sections(d.Title, d.Content, d.Sections)
+		if _, err := st.Split(d.Content, secs); err != nil {
+			t.Fatalf("sections %+v: %v", secs, err)
 		}
 	})
 }

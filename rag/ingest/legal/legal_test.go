@@ -44,6 +44,18 @@ func smallChunks(t testing.TB) *chunk.Recursive {
 	return r
 }
 
+// smallSections is the structural splitter the law is cut by in these
+// tests: 240 runes with 60 of overlap, no merging, so that long articles
+// span chunks and chunks of one article overlap.
+func smallSections(t testing.TB) *chunk.Structural {
+	t.Helper()
+	s, err := chunk.NewStructural(chunk.StructuralOptions{MaxTokens: 60, OverlapTokens: 15, MinTokens: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // structural keeps the keys that locate a chunk and the markers set to
 // true.
 func structural(m map[string]string) map[string]string {
@@ -66,8 +78,8 @@ func TestIndexLei(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{
-		FileChunker: smallChunks(t),
-		Extractors:  []ingest.Extractor{legal.New(legal.Options{})},
+		DocumentChunker: smallSections(t),
+		Extractors:      []ingest.Extractor{legal.New(legal.Options{})},
 	})
 	d := lei(t)
 	callerMeta := d.Metadata
@@ -108,6 +120,8 @@ func TestIndexLei(t *testing.T) {
 			"marca_jurisprudencia": "true",
 		},
 		{"capitulo": "II", "artigo": "6", "tipo": "caput", "marca_concurso": "true", "banca": "CEBRASPE", "ano": "2024"},
+		// A short article is a chunk of its own, not the tail of Art. 6º's.
+		{"capitulo": "II", "artigo": "7", "tipo": "caput"},
 	}
 	var got []map[string]string
 	for _, c := range chunks {
@@ -128,15 +142,17 @@ func TestIndexLei(t *testing.T) {
 	if st.Written != 0 || st.Unchanged != 1 || st.Embedded != 0 {
 		t.Errorf("reindex: %+v, want unchanged", st)
 	}
-	// Adding the extractor to an index built without it rewrites the
+	// Adding the extractor's metadata (without its sections, which
+	// change the chunks) to an index built without it rewrites the
 	// metadata without re-embedding.
 	store2, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 	plain := ingest.NewIndexer(store2, ragtest.HashEmbedder(t), ingest.IndexerOptions{FileChunker: smallChunks(t)})
 	if _, err := plain.IndexDocuments(ctx, []load.ParsedDocument{lei(t)}); err != nil {
 		t.Fatal(err)
 	}
+	chunks1, _ := store2.Chunks(ctx, storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID})
 	withLegal := ingest.NewIndexer(store2, ragtest.HashEmbedder(t), ingest.IndexerOptions{
-		FileChunker: smallChunks(t), Extractors: []ingest.Extractor{legal.New(legal.Options{})},
+		FileChunker: smallChunks(t), Extractors: []ingest.Extractor{ingest.ExtractorFunc(legal.New(legal.Options{}).Extract)},
 	})
 	st, err = withLegal.IndexDocuments(ctx, []load.ParsedDocument{lei(t)})
 	if err != nil {
@@ -146,7 +162,7 @@ func TestIndexLei(t *testing.T) {
 		t.Errorf("adding the extractor: %+v, want 1 written, 0 embedded", st)
 	}
 	chunks2, _ := store2.Chunks(ctx, storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID})
-	if len(chunks2) != len(chunks) || chunks2[6].Metadata[legal.KeyArtigo] != "5" {
+	if len(chunks2) != len(chunks1) || chunks2[6].Metadata[legal.KeyArtigo] != "5" {
 		t.Errorf("metadata not rewritten: %v", chunks2[6].Metadata)
 	}
 }

@@ -22,8 +22,8 @@ func indexLaw(t *testing.T, store storage.Store) *rag.Searcher {
 	t.Helper()
 	emb := ragtest.HashEmbedder(t)
 	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{
-		FileChunker: smallChunks(t),
-		Extractors:  []ingest.Extractor{legal.New(legal.Options{})},
+		DocumentChunker: smallSections(t),
+		Extractors:      []ingest.Extractor{legal.New(legal.Options{})},
 	})
 	manual := load.ParsedDocument{Document: storage.Document{ID: "manual", Title: "Manual do guardião",
 		Content: "A multa ambiental é paga no fundo municipal. O guardião cuida do pomar urbano."}}
