@@ -93,6 +93,10 @@ func formatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 		fmt.Fprintf(&b, " | Fabricante: %s", textutil.OneLine(it.Manufacturer))
 	}
 	fmt.Fprintf(&b, " | Preço: %s", textutil.FormatPrice(it.Price))
+	if !it.Status.Active() {
+		// Only the discontinued-product lookup cites an inactive item.
+		b.WriteString(" | Situação: descontinuado, fora de venda")
+	}
 	if len(it.Tags) > 0 {
 		fmt.Fprintf(&b, " | Tags: %s", textutil.OneLine(strings.Join(it.Tags, ", ")))
 	}

@@ -433,6 +433,15 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if resp.Abstained {
 		resp.Catalog, resp.FAQs, resp.Documents = nil, nil, nil
 		sr.catalog, sr.faqs, sr.docs = nil, nil, nil
+		// Inactive items are never searched: a turn that names one
+		// exactly answers that it is discontinued (and its substitute).
+		if hits := p.discontinuedHits(ctx, pr.message); hits != nil {
+			sr.catalog, resp.Catalog = hits, hits
+			plan.Catalog = true
+			resp.Abstained = false
+			resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
+			resp.ConfidenceText = resp.Confidence.Message()
+		}
 	}
 
 	// Context.

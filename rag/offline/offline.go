@@ -278,6 +278,9 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest) (string, []storage.Ow
 		}
 		return AbstainAnswer, []storage.OwnerRef{}
 	}
+	if len(req.Catalog) > 0 && !req.Catalog[0].Record.Status.Active() {
+		return discontinuedAnswer(req.Catalog, lang)
+	}
 	syn := a.Synonyms
 	if syn == nil {
 		syn = lexical.DefaultSynonyms()
@@ -495,4 +498,42 @@ func asksMetadata(key string, f questionFocus) bool {
 // "Ingrediente ativo".
 func metadataLabel(key string) string {
 	return titleCase(strings.ToUpper(strings.ReplaceAll(key, "_", " ")))
+}
+
+// discontinuedAnswer says that hits[0], an inactive item (the Pipeline
+// cites one only when the question names it), is discontinued, quotes its
+// description and lists the active items after it as its substitute.
+func discontinuedAnswer(hits []rag.Hit[storage.CatalogItem], lang rag.Language) (string, []storage.OwnerRef) {
+	gone, sub := "foi descontinuado e não está mais à venda.", "Substituto no catálogo:"
+	if lang == rag.LanguageEnglish {
+		gone, sub = "has been discontinued and is no longer sold.", "Replacement in our catalog:"
+	}
+	line := func(it *storage.CatalogItem) string {
+		var facts []string
+		if it.Category != "" {
+			facts = append(facts, textutil.OneLine(it.Category))
+		}
+		if it.Manufacturer != "" {
+			facts = append(facts, textutil.OneLine(it.Manufacturer))
+		}
+		s := textutil.OneLine(it.Name)
+		if len(facts) > 0 {
+			s += " (" + strings.Join(facts, ", ") + ")"
+		}
+		return s
+	}
+	it := &hits[0].Record
+	parts := []string{line(it) + " " + gone}
+	if d := textutil.OneLine(it.Description); d != "" {
+		parts[0] += " " + d
+	}
+	cited := []storage.OwnerRef{{Kind: storage.KindItem, ID: hits[0].ID}}
+	for _, h := range hits[1:] {
+		if !h.Record.Status.Active() {
+			continue
+		}
+		parts = append(parts, sub+" "+line(&h.Record)+" — "+priceText(h.Record.Price, lang)+".")
+		cited = append(cited, storage.OwnerRef{Kind: storage.KindItem, ID: h.ID})
+	}
+	return strings.Join(parts, "\n\n"), cited
 }

@@ -1,0 +1,39 @@
+package rag_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+)
+
+// A discontinued product asked by name (prd-014, inactive, never
+// searched) is said to be discontinued, with the substitute its record
+// names (Cobrefix 500 WP), both cited; not "Não encontrei".
+func TestPipelineDiscontinuedNamed(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "ainda tem o Vinhedo Cobre 350 WP?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Abstained || !strings.Contains(resp.Answer, "descontinuado") || !strings.Contains(resp.Answer, "Substituto no catálogo: Cobrefix 500 WP") {
+		t.Fatalf("abstained=%v answer:\n%s", resp.Abstained, resp.Answer)
+	}
+	var ids []string
+	for _, c := range resp.Sources {
+		ids = append(ids, c.ID)
+	}
+	if len(ids) != 2 || ids[0] != "prd-014" {
+		t.Errorf("sources %v, want prd-014 and its substitute", ids)
+	}
+	// A name that is not in the catalog still abstains.
+	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "ainda tem o Vinhedo Prata 900 WP?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Abstained {
+		t.Errorf("unknown product answered: %s", resp.Answer)
+	}
+}
