@@ -2,6 +2,7 @@ package rag_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -35,5 +36,32 @@ func TestPipelineDiscontinuedNamed(t *testing.T) {
 	}
 	if !resp.Abstained {
 		t.Errorf("unknown product answered: %s", resp.Answer)
+	}
+}
+
+// A catalog question with more relevant products than the answer
+// describes names the others ("E mais 2 produtos: …") instead of
+// dropping them.
+func TestPipelineListsMoreProducts(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "tem fungicida para videira?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Catalog) <= 3 {
+		t.Fatalf("%d catalog hits, the test needs more than 3", len(resp.Catalog))
+	}
+	more := resp.Catalog[3:]
+	want := fmt.Sprintf("E mais %d produtos: ", len(more))
+	if len(more) == 1 {
+		want = "E mais 1 produto: "
+	}
+	if !strings.Contains(resp.Answer, want) {
+		t.Fatalf("answer does not name the other products:\n%s", resp.Answer)
+	}
+	for _, h := range more {
+		if !strings.Contains(resp.Answer, h.Record.Name) {
+			t.Errorf("answer misses %s (%s):\n%s", h.ID, h.Record.Name, resp.Answer)
+		}
 	}
 }

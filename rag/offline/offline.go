@@ -187,7 +187,9 @@ func ratio(a, b int) float64 {
 // lists the records quoted. It is safe for concurrent use.
 type ExtractiveAnswerer struct {
 	// MaxProducts, MaxFAQs and MaxDocuments bound the products, FAQs and
-	// document passages of an answer; zero means 3, 2 and 2.
+	// document passages of an answer; zero means 3, 2 and 2. Relevant
+	// products past MaxProducts are named in one line ("E mais 2
+	// produtos: X, Y.") but not described nor cited.
 	MaxProducts, MaxFAQs, MaxDocuments int
 	// Synonyms detects the crops a question names; nil means
 	// lexical.DefaultSynonyms.
@@ -326,6 +328,13 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest) (string, []storage.Ow
 	}
 	if len(req.Catalog) > 0 {
 		text, ids := productPart(req.Message, req.Catalog[:min(len(req.Catalog), maxP)], focus, lang, fr, syn)
+		if more := req.Catalog[min(len(req.Catalog), maxP):]; len(more) > 0 {
+			// The relevant products past maxP are named, not dropped;
+			// only the products described are cited (citing the named
+			// ones too lowers the fresh set's source precision, 0.708 →
+			// 0.654).
+			text += "\n" + moreProducts(more, lang)
+		}
 		lead := req.Catalog[0].Evidence
 		if lead != nil && lead.Named {
 			// The question names the product: it leads.
@@ -536,4 +545,23 @@ func discontinuedAnswer(hits []rag.Hit[storage.CatalogItem], lang rag.Language) 
 		cited = append(cited, storage.OwnerRef{Kind: storage.KindItem, ID: h.ID})
 	}
 	return strings.Join(parts, "\n\n"), cited
+}
+
+// moreProducts names the products an answer lists no further: "E mais 2
+// produtos: X, Y." (en "And 2 more products: X, Y.").
+func moreProducts(hits []rag.Hit[storage.CatalogItem], lang rag.Language) string {
+	names := make([]string, len(hits))
+	for i := range hits {
+		names[i] = textutil.OneLine(hits[i].Record.Name)
+	}
+	n := len(hits)
+	switch {
+	case lang == rag.LanguageEnglish && n == 1:
+		return "And 1 more product: " + names[0] + "."
+	case lang == rag.LanguageEnglish:
+		return fmt.Sprintf("And %d more products: %s.", n, strings.Join(names, ", "))
+	case n == 1:
+		return "E mais 1 produto: " + names[0] + "."
+	}
+	return fmt.Sprintf("E mais %d produtos: %s.", n, strings.Join(names, ", "))
 }
