@@ -65,3 +65,33 @@ func TestPipelineListsMoreProducts(t *testing.T) {
 		}
 	}
 }
+
+// An English question gets English units and labels in the leaflet
+// facts ("safety interval: 7 days (label)", not "7 dias") and an English
+// confidence_text.
+func TestPipelineEnglishAnswerStrings(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "do you have any herbicide for weeds in soybean?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Abstained || !strings.Contains(resp.Answer, "safety interval: ") {
+		t.Fatalf("answer:\n%s", resp.Answer)
+	}
+	for _, pt := range []string{" dias", "não determinado", " de água", "(bula)", "na dessecação"} {
+		if strings.Contains(resp.Answer, pt) {
+			t.Errorf("English answer keeps %q:\n%s", pt, resp.Answer)
+		}
+	}
+	if want := rag.ConfidenceMessage(resp.Confidence, rag.LanguageEnglish); resp.ConfidenceText != want || !strings.Contains(want, "CONFIDENCE") {
+		t.Errorf("confidence_text %q, want %q", resp.ConfidenceText, want)
+	}
+	// Portuguese keeps seed 002's messages.
+	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "tem herbicida para buva na soja?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.ConfidenceText != resp.Confidence.Message() {
+		t.Errorf("pt confidence_text %q", resp.ConfidenceText)
+	}
+}

@@ -529,6 +529,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		}
 	}
 	resp.Answer = ans.Text
+	if ans.Language == LanguageEnglish && !dbg.AnswerFallback {
+		resp.ConfidenceText = ConfidenceMessage(resp.Confidence, LanguageEnglish)
+	}
 	if ans.Cited != nil && !dbg.AnswerFallback {
 		resp.Sources = slices.DeleteFunc(resp.Sources, func(c Citation) bool {
 			return !slices.Contains(ans.Cited, storage.OwnerRef{Kind: c.Kind, ID: c.ID})

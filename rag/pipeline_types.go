@@ -177,6 +177,9 @@ type Answer struct {
 	// those alone. nil — a model's answer — cites every record of the
 	// context.
 	Cited []storage.OwnerRef
+	// Language, when set, is the language the answer is written in:
+	// LanguageEnglish gives the response an English ConfidenceText.
+	Language Language
 }
 
 // Answerer writes the reply. Implementations must be safe for concurrent

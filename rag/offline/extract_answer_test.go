@@ -93,7 +93,7 @@ func TestOfflineExtractiveAnswers(t *testing.T) {
 		{name: "carência leads with the interval column", msg: "Qual a carência do Tebucor no trigo?", ids: []string{"prd-003"},
 			prefix: "Tebucor 200 EC — Trigo: intervalo de segurança: 35 dias; dose: 750 mL/ha (bula)."},
 		{name: "Na cultura sentence, English frame", msg: "What is the safety interval of Mancozan on tomato?", ids: []string{"prd-002"},
-			prefix: "Mancozan 800 WP — Tomate: safety interval: 7 dias; dose: 3,0 kg/ha (label).",
+			prefix: "Mancozan 800 WP — Tomate: safety interval: 7 days; dose: 3,0 kg/ha (label).",
 			want:   []string{"Always follow the product label"}, not: []string{"Citros", "culturas", "Confira"}},
 		{name: "target question gets the matching rows and targets", msg: "O Fungiprot serve para ferrugem?", ids: []string{"prd-001"},
 			prefix: "Fungiprot 250 SC — Soja: ferrugem-asiática (Phakopsora pachyrhizi) — 300 mL/ha; Milho: ferrugem-polissora (Puccinia polysora) — 300 mL/ha; Café: ferrugem (Hemileia vastatrix) — 400 mL/ha; Trigo: ferrugem-da-folha (Puccinia triticina) — 250 mL/ha (bula).",

@@ -425,12 +425,42 @@ type leafletLabels struct {
 	dose, interval string
 	// sources name a file kind: "bula" → "bula"/"label".
 	sources map[string]string
+	// english localizes the units of dose and interval values.
+	english bool
+}
+
+var (
+	// leafletDaysRE and the other value patterns find the Portuguese
+	// words of a leaflet's values that an English answer translates.
+	leafletDaysRE  = regexp.MustCompile(`(\d)\s+(dias?|horas?|semanas?)\b`)
+	leafletRangeRE = regexp.MustCompile(`(\d)\s+a\s+(\d)`)
+	leafletUnitsEN = map[string]string{"dia": "day", "dias": "days", "hora": "hour", "horas": "hours", "semana": "week", "semanas": "weeks"}
+	leafletWordsEN = strings.NewReplacer("não determinado", "not determined", "Não determinado", "Not determined",
+		" de água", " of water", " de calda", " of spray mix", " por hectare", " per hectare",
+		" na dessecação", " for burndown", " antes da semeadura", " before sowing", " antes do plantio", " before planting",
+		"uso em pré-plantio ou jato dirigido", "pre-plant or directed-spray use")
+)
+
+// value is a dose or interval value in the answer's language: for
+// English "7 dias" → "7 days", "1,5 a 2,0 L/ha" → "1,5 to 2,0 L/ha",
+// "250 g/100 L de água" → "250 g/100 L of water", "não determinado" →
+// "not determined"; other words stay as the leaflet has them.
+func (l leafletLabels) value(s string) string {
+	if !l.english || s == "" {
+		return s
+	}
+	s = leafletDaysRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := leafletDaysRE.FindStringSubmatch(m)
+		return sub[1] + " " + leafletUnitsEN[strings.ToLower(sub[2])]
+	})
+	s = leafletRangeRE.ReplaceAllString(s, "$1 to $2")
+	return leafletWordsEN.Replace(s)
 }
 
 var (
 	leafletLabelsPT = leafletLabels{dose: "dose", interval: "intervalo de segurança",
 		sources: map[string]string{"bula": "bula", "ficha-tecnica": "ficha técnica", "ficha-de-seguranca": "ficha de segurança", "manual": "manual"}}
-	leafletLabelsEN = leafletLabels{dose: "dose", interval: "safety interval",
+	leafletLabelsEN = leafletLabels{dose: "dose", interval: "safety interval", english: true,
 		sources: map[string]string{"bula": "label", "ficha-tecnica": "data sheet", "ficha-de-seguranca": "safety data sheet", "manual": "manual"}}
 )
 
@@ -462,6 +492,7 @@ func formatLeafletRows(rows []leafletRow, targets [][]string, ask leafletAsk, l 
 			t = targets[i]
 		}
 		lead := false // fields[0] is targets
+		r.Dose, r.Interval = l.value(r.Dose), l.value(r.Interval)
 		switch {
 		case brief && ask.interval && r.Interval != "":
 			fields = append(fields, r.Interval)

@@ -235,7 +235,7 @@ func (a ExtractiveAnswerer) Answer(ctx context.Context, req rag.AnswerRequest) (
 		return rag.Answer{}, err
 	}
 	text, cited := a.compose(req)
-	return rag.Answer{Text: text, Model: "extractive", Cited: cited}, nil
+	return rag.Answer{Text: text, Model: "extractive", Cited: cited, Language: DetectLanguage(req.Message)}, nil
 }
 
 // StreamAnswer emits the reply word by word, so demos stream without a

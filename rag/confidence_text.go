@@ -1,0 +1,21 @@
+package rag
+
+import "github.com/hybridrag/hybridrag/scoring"
+
+// ConfidenceMessage is the response's ConfidenceText for a level in
+// lang: scoring.Level.Message (seed 002's pt-BR) unless lang is
+// LanguageEnglish, which gives the same messages in English.
+func ConfidenceMessage(l scoring.Level, lang Language) string {
+	if lang != LanguageEnglish {
+		return l.Message()
+	}
+	switch l {
+	case scoring.LevelHigh:
+		return "[HIGH CONFIDENCE] Answer based on verified documents"
+	case scoring.LevelMedium:
+		return "[MEDIUM CONFIDENCE] Answer partly based on documents"
+	case scoring.LevelLow:
+		return "[LOW CONFIDENCE] Limited information found"
+	}
+	return "[NO RAG] No specific information found in the documents"
+}
