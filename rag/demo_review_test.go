@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/offline"
+	"github.com/hybridrag/hybridrag/storage"
 )
 
 // A discontinued product asked by name (prd-014, inactive, never
@@ -93,5 +96,66 @@ func TestPipelineEnglishAnswerStrings(t *testing.T) {
 	}
 	if resp.ConfidenceText != resp.Confidence.Message() {
 		t.Errorf("pt confidence_text %q", resp.ConfidenceText)
+	}
+}
+
+// countingStore counts the ListItems calls of the discontinued index.
+type countingStore struct {
+	rag.SearchStore
+	inner storage.Store
+	lists atomic.Int64
+}
+
+func (c *countingStore) ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error) {
+	c.lists.Add(1)
+	return c.inner.ListItems(ctx, page)
+}
+
+// The inactive names are read from the store once, not on every turn
+// that would abstain (an off-topic question must not scan the catalog),
+// and Searcher.Refresh picks up an item made inactive since.
+func TestPipelineDiscontinuedIndexCached(t *testing.T) {
+	ctx := context.Background()
+	st, emb := ragtest.IndexedMemory(t) // its own store: the test writes to it
+	cs := &countingStore{SearchStore: st, inner: st}
+	s := rag.NewSearcher(cs, emb, rag.SearcherOptions{})
+	p, err := rag.NewPipeline(s, offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := func(msg string) *rag.ChatResponse {
+		t.Helper()
+		resp, err := p.Chat(ctx, rag.ChatRequest{Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if resp := chat("ainda tem o Vinhedo Cobre 350 WP?"); !strings.Contains(resp.Answer, "descontinuado") {
+		t.Fatalf("answer: %s", resp.Answer)
+	}
+	built := cs.lists.Load()
+	if built == 0 {
+		t.Fatal("the discontinued index did not list the items")
+	}
+	for _, msg := range []string{"vocês vendem ração para cachorro?", "ainda tem o Vinhedo Cobre 350 WP?", "tem trator usado?"} {
+		chat(msg)
+	}
+	if n := cs.lists.Load(); n != built {
+		t.Fatalf("ListItems called %d times after the index was built (%d), want none", n-built, built)
+	}
+
+	it, err := st.GetItem(ctx, "prd-003")
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.Status = storage.StatusInactive
+	if err := st.UpsertItems(ctx, []storage.CatalogItem{it}); err != nil {
+		t.Fatal(err)
+	}
+	s.Refresh()
+	resp := chat("ainda tem o " + it.Name + "?")
+	if !strings.Contains(resp.Answer, "descontinuado") || cs.lists.Load() == built {
+		t.Fatalf("after Refresh, %s (made inactive) is not said discontinued (lists %d → %d): %s", it.Name, built, cs.lists.Load(), resp.Answer)
 	}
 }

@@ -15,8 +15,78 @@ type itemLister interface {
 	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
 }
 
-// discontinuedScanMax caps the items discontinuedHits reads in one turn.
+// discontinuedScanMax caps the items a discontinued index reads.
 const discontinuedScanMax = 20000
+
+// discontinuedEntry is one inactive catalog item of a discontinued index,
+// with the active item its description names (its substitute), if any.
+type discontinuedEntry struct {
+	name string // nameWords of the item's name
+	item storage.CatalogItem
+	sub  *storage.CatalogItem
+}
+
+// discontinuedIndex holds the store's inactive catalog items by name. It
+// is built once from the store (at most discontinuedScanMax items read)
+// and dropped by Searcher.Refresh, so a turn that would abstain costs a
+// scan of the inactive names only, not of the catalog.
+type discontinuedIndex struct {
+	entries []discontinuedEntry
+}
+
+// discontinued returns the Searcher's discontinued index, building it on
+// first use after a Refresh; nil when the store cannot list items or the
+// listing failed (the next turn tries again).
+func (s *Searcher) discontinued(ctx context.Context) *discontinuedIndex {
+	if ix := s.disc.Load(); ix != nil {
+		return ix
+	}
+	l, ok := s.store.(itemLister)
+	if !ok {
+		return nil
+	}
+	var (
+		ix     discontinuedIndex
+		active []storage.CatalogItem
+		after  string
+	)
+	for n := 0; n < discontinuedScanMax; {
+		page, err := l.ListItems(ctx, storage.Page{After: after, Limit: storage.MaxResultLimit})
+		if err != nil {
+			return nil
+		}
+		if len(page) == 0 {
+			break
+		}
+		for i := range page {
+			it := page[i]
+			if it.Status.Active() {
+				active = append(active, it) // for substitutes; let go once built
+				continue
+			}
+			if name := nameWords(it.Name); name != "" {
+				ix.entries = append(ix.entries, discontinuedEntry{name: name, item: it})
+			}
+		}
+		after, n = page[len(page)-1].ID, n+len(page)
+		if len(page) < storage.MaxResultLimit {
+			break
+		}
+	}
+	for i := range ix.entries {
+		e := &ix.entries[i]
+		desc := " " + nameWords(e.item.Description) + " "
+		for j := range active {
+			name := nameWords(active[j].Name)
+			if name != "" && strings.Contains(desc, " "+name+" ") && (e.sub == nil || len(name) > len(nameWords(e.sub.Name))) {
+				sub := active[j] // a copy: the index keeps no reference to the page
+				e.sub = &sub
+			}
+		}
+	}
+	s.disc.CompareAndSwap(nil, &ix)
+	return s.disc.Load()
+}
 
 // discontinuedHits answers a turn that would abstain when its message
 // names an inactive catalog item exactly ("ainda tem o Vinhedo Cobre 350
@@ -25,37 +95,19 @@ const discontinuedScanMax = 20000
 // It returns the named inactive item (the longest name when several
 // match) followed by the active item its description names, if any (the
 // substitute: "consulte o substituto Cobrefix 500 WP"); nil when the
-// store cannot list items or no inactive item is named.
+// store cannot list items or no inactive item is named. The inactive
+// items come from the Searcher's discontinued index (see Refresh).
 func (p *Pipeline) discontinuedHits(ctx context.Context, message string) []Hit[storage.CatalogItem] {
-	l, ok := p.searcher.store.(itemLister)
-	if !ok {
+	ix := p.searcher.discontinued(ctx)
+	if ix == nil {
 		return nil
 	}
 	msg := " " + nameWords(message) + " "
-	var (
-		named  *storage.CatalogItem
-		active []storage.CatalogItem
-		after  string
-	)
-	for n := 0; n < discontinuedScanMax; {
-		page, err := l.ListItems(ctx, storage.Page{After: after, Limit: storage.MaxResultLimit})
-		if err != nil || len(page) == 0 {
-			break
-		}
-		for i := range page {
-			it := page[i]
-			if it.Status.Active() {
-				active = append(active, it)
-				continue
-			}
-			name := nameWords(it.Name)
-			if name != "" && strings.Contains(msg, " "+name+" ") && (named == nil || len(name) > len(nameWords(named.Name))) {
-				named = &it
-			}
-		}
-		after, n = page[len(page)-1].ID, n+len(page)
-		if len(page) < storage.MaxResultLimit {
-			break
+	var named *discontinuedEntry
+	for i := range ix.entries {
+		e := &ix.entries[i]
+		if strings.Contains(msg, " "+e.name+" ") && (named == nil || len(e.name) > len(named.name)) {
+			named = e
 		}
 	}
 	if named == nil {
@@ -64,16 +116,8 @@ func (p *Pipeline) discontinuedHits(ctx context.Context, message string) []Hit[s
 	ev := func(name string) *Evidence {
 		return &Evidence{Relevance: 1, Relevant: true, Reason: ReasonNamed, Coverage: 1, Named: true, Name: name}
 	}
-	hits := []Hit[storage.CatalogItem]{{ID: named.ID, Record: *named, Source: SourceLexical, Snippet: named.Description, Evidence: ev(named.Name)}}
-	desc := " " + nameWords(named.Description) + " "
-	var sub *storage.CatalogItem
-	for i := range active {
-		name := nameWords(active[i].Name)
-		if name != "" && strings.Contains(desc, " "+name+" ") && (sub == nil || len(name) > len(nameWords(sub.Name))) {
-			sub = &active[i]
-		}
-	}
-	if sub != nil {
+	hits := []Hit[storage.CatalogItem]{{ID: named.item.ID, Record: named.item, Source: SourceLexical, Snippet: named.item.Description, Evidence: ev(named.item.Name)}}
+	if sub := named.sub; sub != nil {
 		hits = append(hits, Hit[storage.CatalogItem]{ID: sub.ID, Record: *sub, Source: SourceLexical, Snippet: sub.Description, Evidence: ev(sub.Name)})
 	}
 	return hits

@@ -250,6 +250,9 @@ type Searcher struct {
 	stalled atomic.Int64
 	// tracers are the interfaces opts.Tracer implements.
 	tracers searchTracers
+	// disc is the discontinued index (nil until first needed, and again
+	// after Refresh).
+	disc atomic.Pointer[discontinuedIndex]
 }
 
 // DefaultSearcherOptions returns the options a zero SearcherOptions

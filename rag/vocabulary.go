@@ -239,8 +239,9 @@ func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kind
 }
 
 // Refresh drops what the Searcher derived from the stored records — the
-// vocabularies behind typo correction and IDF weights and the calibration
-// samples behind Hit.Evidence — so that the next search of each kind (or
+// vocabularies behind typo correction and IDF weights, the calibration
+// samples behind Hit.Evidence and the names of the inactive catalog items
+// the Pipeline tells a customer are discontinued — so that the next search of each kind (or
 // Warm) rebuilds them from the records then stored. Call it after writes:
 // a stale vocabulary only weakens typo correction and IDF weights (the
 // words as typed are still searched), it never hides a record. It is safe
@@ -257,6 +258,7 @@ func (s *Searcher) Refresh() {
 		s.calib.kinds[i].Store(nil)
 	}
 	s.frames.Clear()
+	s.disc.Store(nil)
 }
 
 // correctQuery applies typo correction to text with the kind's
