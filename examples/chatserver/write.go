@@ -31,18 +31,49 @@ import (
 // itemWrite is the body of PUT /api/items/{id}: the catalog record of
 // testdata/catalog.jsonl without its ID (which the path gives).
 type itemWrite struct {
-	// ID is optional; when given it must equal the path's.
-	ID           string            `json:"id"`
+	writeHeader
 	Name         string            `json:"name"`
 	Description  string            `json:"description"`
 	Category     string            `json:"category"`
 	Manufacturer string            `json:"manufacturer"`
 	Tags         []string          `json:"tags"`
 	Price        *float64          `json:"price"`
-	Status       string            `json:"status"`
 	Metadata     map[string]string `json:"metadata"`
 	// Files are the texts attached to the item (labels, leaflets).
 	Files []fileWrite `json:"files"`
+}
+
+// writeHeader holds the fields every write body has.
+type writeHeader struct {
+	// ID is optional; when given it must equal the path's.
+	ID string `json:"id"`
+	// Status is active (default) or inactive (ativo/inativo too).
+	Status string `json:"status"`
+}
+
+func (h *writeHeader) header() *writeHeader { return h }
+
+// writeBody is a write request body (itemWrite, faqWrite, documentWrite).
+type writeBody interface{ header() *writeHeader }
+
+// decodeWrite decodes a write body for the record id of the path and
+// parses its status; on a bad body it writes the error and reports false.
+func decodeWrite(w http.ResponseWriter, r *http.Request, id string, b writeBody) (storage.Status, bool) {
+	if e := decodeJSON(r, b); e != nil {
+		writeError(w, e)
+		return "", false
+	}
+	h := b.header()
+	if e := bodyID(h.ID, id); e != nil {
+		writeError(w, e)
+		return "", false
+	}
+	st, e := parseStatus(h.Status)
+	if e != nil {
+		writeError(w, e)
+		return "", false
+	}
+	return st, true
 }
 
 // fileWrite is one attached file of an item.
@@ -53,20 +84,17 @@ type fileWrite struct {
 
 // faqWrite is the body of PUT /api/faqs/{id}.
 type faqWrite struct {
-	// ID is optional; when given it must equal the path's.
-	ID       string   `json:"id"`
+	writeHeader
 	Question string   `json:"question"`
 	Answer   string   `json:"answer"`
 	Category string   `json:"category"`
 	Keywords []string `json:"keywords"`
 	Priority int      `json:"priority"`
-	Status   string   `json:"status"`
 }
 
 // documentWrite is the body of PUT /api/documents/{id}.
 type documentWrite struct {
-	// ID is optional; when given it must equal the path's.
-	ID    string `json:"id"`
+	writeHeader
 	Title string `json:"title"`
 	// Content is the document's text; with Format "markdown" its headings
 	// make the sections the structural chunker keeps.
@@ -75,7 +103,6 @@ type documentWrite struct {
 	// "api".
 	Source   string            `json:"source"`
 	Metadata map[string]string `json:"metadata"`
-	Status   string            `json:"status"`
 	// Format is text (default) or markdown.
 	Format string `json:"format"`
 }
@@ -143,17 +170,8 @@ func (s *server) writeAPI(kind storage.OwnerKind, put func(w http.ResponseWriter
 // putItem answers PUT /api/items/{id}.
 func (s *server) putItem(w http.ResponseWriter, r *http.Request, id string) {
 	var b itemWrite
-	if e := decodeJSON(r, &b); e != nil {
-		writeError(w, e)
-		return
-	}
-	if e := bodyID(b.ID, id); e != nil {
-		writeError(w, e)
-		return
-	}
-	st, e := parseStatus(b.Status)
-	if e != nil {
-		writeError(w, e)
+	st, ok := decodeWrite(w, r, id, &b)
+	if !ok {
 		return
 	}
 	it := storage.CatalogItem{ID: id, Name: strings.TrimSpace(b.Name), Description: b.Description, Category: strings.TrimSpace(b.Category),
@@ -182,17 +200,8 @@ func (s *server) putItem(w http.ResponseWriter, r *http.Request, id string) {
 // putFAQ answers PUT /api/faqs/{id}.
 func (s *server) putFAQ(w http.ResponseWriter, r *http.Request, id string) {
 	var b faqWrite
-	if e := decodeJSON(r, &b); e != nil {
-		writeError(w, e)
-		return
-	}
-	if e := bodyID(b.ID, id); e != nil {
-		writeError(w, e)
-		return
-	}
-	st, e := parseStatus(b.Status)
-	if e != nil {
-		writeError(w, e)
+	st, ok := decodeWrite(w, r, id, &b)
+	if !ok {
 		return
 	}
 	f := storage.FAQ{ID: id, Question: strings.TrimSpace(b.Question), Answer: strings.TrimSpace(b.Answer),
@@ -216,17 +225,8 @@ func (s *server) putFAQ(w http.ResponseWriter, r *http.Request, id string) {
 // another stored document is 409 duplicate_document.
 func (s *server) putDocument(w http.ResponseWriter, r *http.Request, id string) {
 	var b documentWrite
-	if e := decodeJSON(r, &b); e != nil {
-		writeError(w, e)
-		return
-	}
-	if e := bodyID(b.ID, id); e != nil {
-		writeError(w, e)
-		return
-	}
-	st, e := parseStatus(b.Status)
-	if e != nil {
-		writeError(w, e)
+	st, ok := decodeWrite(w, r, id, &b)
+	if !ok {
 		return
 	}
 	var name string
