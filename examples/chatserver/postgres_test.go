@@ -24,17 +24,19 @@ import (
 // (DESIGN §11); .ci/run always sets it.
 const envTestDSN = "HYBRIDRAG_TEST_DATABASE_URL"
 
-// TestPostgresBackend opens the server's backend on PostgreSQL twice: the
-// first start migrates and seeds an empty tenant from testdata, the second
-// uses it as it is. It runs in its own schema, dropped afterwards.
-func TestPostgresBackend(t *testing.T) {
+// testDSN is the PostgreSQL + pgvector DSN of the integration tests; the
+// test skips without one (fails with HYBRIDRAG_REQUIRE_POSTGRES=1).
+func testDSN(t *testing.T) string {
+	t.Helper()
 	dsn := os.Getenv(envTestDSN)
 	if dsn == "" {
 		testenv.Skip(t, testenv.Postgres, "skipping the PostgreSQL test: set %s to a PostgreSQL + pgvector DSN (.ci/postgres.sh start prints one)", envTestDSN)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	const schema = "chatserver_test"
+	return dsn
+}
+
+// dropSchemaAfter drops schema (with everything in it) when t ends.
+func dropSchemaAfter(t *testing.T, dsn, schema string) {
 	t.Cleanup(func() {
 		pool, err := pgxpool.New(context.Background(), dsn)
 		if err != nil {
@@ -46,6 +48,17 @@ func TestPostgresBackend(t *testing.T) {
 			t.Logf("cleanup: %v", err)
 		}
 	})
+}
+
+// TestPostgresBackend opens the server's backend on PostgreSQL twice: the
+// first start migrates and seeds an empty tenant from testdata, the second
+// uses it as it is. It runs in its own schema, dropped afterwards.
+func TestPostgresBackend(t *testing.T) {
+	dsn := testDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const schema = "chatserver_test"
+	dropSchemaAfter(t, dsn, schema)
 
 	cfg := testConfig(t)
 	cfg.Env.DatabaseURL = dsn
@@ -98,10 +111,7 @@ func TestPostgresBackend(t *testing.T) {
 // the body; when the proxy is back, the pool reconnects and they are 200
 // again.
 func TestPostgresOutage(t *testing.T) {
-	dsn := os.Getenv(envTestDSN)
-	if dsn == "" {
-		testenv.Skip(t, testenv.Postgres, "skipping the PostgreSQL test: set %s to a PostgreSQL + pgvector DSN (.ci/postgres.sh start prints one)", envTestDSN)
-	}
+	dsn := testDSN(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pcfg, err := pgxpool.ParseConfig(dsn)
@@ -117,17 +127,7 @@ func TestPostgresOutage(t *testing.T) {
 	}
 	u.Host = proxy.addr
 	const schema = "chatserver_outage_test"
-	t.Cleanup(func() {
-		pool, err := pgxpool.New(context.Background(), dsn)
-		if err != nil {
-			t.Logf("cleanup: %v", err)
-			return
-		}
-		defer pool.Close()
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Logf("cleanup: %v", err)
-		}
-	})
+	dropSchemaAfter(t, dsn, schema)
 	cfg := testConfig(t)
 	cfg.Env.DatabaseURL = u.String()
 	cfg.Schema = schema

@@ -8,17 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
@@ -243,22 +238,9 @@ func TestWriteAPILifecycle(t *testing.T) {
 // TestPostgresWriteAPI runs the lifecycle on PostgreSQL, in a schema of
 // its own dropped afterwards.
 func TestPostgresWriteAPI(t *testing.T) {
-	dsn := os.Getenv(envTestDSN)
-	if dsn == "" {
-		testenv.Skip(t, testenv.Postgres, "skipping the PostgreSQL test: set %s to a PostgreSQL + pgvector DSN (.ci/postgres.sh start prints one)", envTestDSN)
-	}
+	dsn := testDSN(t)
 	const schema = "chatserver_write_test"
-	t.Cleanup(func() {
-		pool, err := pgxpool.New(context.Background(), dsn)
-		if err != nil {
-			t.Logf("cleanup: %v", err)
-			return
-		}
-		defer pool.Close()
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Logf("cleanup: %v", err)
-		}
-	})
+	dropSchemaAfter(t, dsn, schema)
 	h, be := newWriteServer(t, dsn, schema)
 	if be.info.Store != "postgres" {
 		t.Fatalf("store %q, want postgres", be.info.Store)
