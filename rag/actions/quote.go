@@ -155,27 +155,24 @@ func decodeQuote(args json.RawMessage) (Quote, error) {
 // pt-BR); the city and notes appear when set.
 func QuoteSummary(q Quote, lang rag.Language) string {
 	qty := strconv.FormatFloat(q.Quantity, 'f', -1, 64)
-	var b strings.Builder
+	p := quotePhrases{"Confirma a solicitação de cotação de %s %s de %s", ", entrega em %s", ", contato %s"}
 	if lang == rag.LanguageEnglish {
-		fmt.Fprintf(&b, "Request a quote for %s %s of %s", qty, q.Unit, q.Product)
-		if q.City != "" {
-			fmt.Fprintf(&b, ", delivery to %s", q.City)
-		}
-		fmt.Fprintf(&b, ", contact %s", q.Contact)
-		if q.Notes != "" {
-			fmt.Fprintf(&b, " (%s)", q.Notes)
-		}
-		b.WriteString("?")
-		return b.String()
+		p = quotePhrases{"Request a quote for %s %s of %s", ", delivery to %s", ", contact %s"}
+	} else {
+		qty = strings.ReplaceAll(qty, ".", ",")
 	}
-	fmt.Fprintf(&b, "Confirma a solicitação de cotação de %s %s de %s", strings.ReplaceAll(qty, ".", ","), q.Unit, q.Product)
+	var b strings.Builder
+	fmt.Fprintf(&b, p.request, qty, q.Unit, q.Product)
 	if q.City != "" {
-		fmt.Fprintf(&b, ", entrega em %s", q.City)
+		fmt.Fprintf(&b, p.delivery, q.City)
 	}
-	fmt.Fprintf(&b, ", contato %s", q.Contact)
+	fmt.Fprintf(&b, p.contact, q.Contact)
 	if q.Notes != "" {
 		fmt.Fprintf(&b, " (%s)", q.Notes)
 	}
 	b.WriteString("?")
 	return b.String()
 }
+
+// quotePhrases are the format strings of a QuoteSummary in one language.
+type quotePhrases struct{ request, delivery, contact string }

@@ -94,20 +94,13 @@ func Sections(title, content string, loader []chunk.Section) []chunk.Section {
 	heads := false // bounds ends with a heading no article has followed yet
 	for i, e := range events {
 		switch {
-		case e.lv < lvArtigo:
-			if heads {
-				bounds[len(bounds)-1].at = i
-			} else {
-				bounds = append(bounds, bound{e.off, 1, i})
-				heads = true
-			}
-		case e.lv == lvArtigo:
+		case e.lv <= lvArtigo: // a heading, or the article it opens
 			if heads {
 				bounds[len(bounds)-1].at = i
 			} else {
 				bounds = append(bounds, bound{e.off, 1, i})
 			}
-			heads = false
+			heads = e.lv < lvArtigo
 		case e.lv == lvOther:
 			bounds = append(bounds, bound{e.off, 1, i})
 			heads = false
