@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
@@ -301,6 +302,7 @@ func TestBrowserConfirmation(t *testing.T) {
 		last   = `[...document.querySelectorAll('li.msg.assistant .answer')].pop().textContent`
 	)
 	if err := chromedp.Do(bctx,
+		reducedMotion(), // a smooth scroll moves the button under chromedp's click
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(chromedp.CSS("#agentic")),
 		chromedp.Click(chromedp.CSS("#agentic")),
@@ -435,6 +437,18 @@ func browse[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 		t.Fatalf("browser: %v", err)
 	}
 	return v
+}
+
+// reducedMotion makes the page see prefers-reduced-motion: reduce, as a
+// user who turned animations off: the chat then scrolls at once. A click
+// by coordinates during a smooth scroll lands where the button was.
+func reducedMotion() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
+		})
+		return err
+	})
 }
 
 // pressEnter sends the Enter key to the focused element as a real keyboard

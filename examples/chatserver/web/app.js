@@ -60,8 +60,12 @@
     return h;
   }
 
+  // Scrolls to the newest message: smoothly, unless the user asked the
+  // system for reduced motion (then at once, and a button under the answer
+  // does not move while it is being clicked).
+  const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   function scrollToEnd() {
-    window.scrollTo({ top: document.body.scrollHeight, behavior: "smooth" });
+    window.scrollTo({ top: document.body.scrollHeight, behavior: reducedMotion.matches ? "auto" : "smooth" });
   }
 
   function addUser(text) {
