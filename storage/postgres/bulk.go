@@ -1,0 +1,201 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// hnswMethod is the HNSW index every chunk table gets (as in migrations
+// 0001 and 0002).
+const hnswMethod = "USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)"
+
+// chunkTableNames are the chunk tables, unqualified.
+var chunkTableNames = []string{"item_chunks", "faq_chunks", "document_chunks"}
+
+// BulkLoadOptions tune EndBulkLoad's index builds. The zero value uses the
+// server's settings.
+type BulkLoadOptions struct {
+	// MaintenanceWorkMemKB is maintenance_work_mem for the index builds, in
+	// kB (PostgreSQL's unit); 0 keeps the server's. An HNSW build is much
+	// faster when its graph fits: about 1.25 × rows × (4 × dimensions +
+	// 8 × m) bytes for m = 16; 1 million 1536-dimension chunks need about
+	// 8 GB.
+	MaintenanceWorkMemKB int
+	// ParallelWorkers is max_parallel_maintenance_workers for the builds
+	// (besides the leader); 0 keeps the server's, negative means none.
+	ParallelWorkers int
+	// Progress, when set, is called after each step of EndBulkLoad with
+	// its name ("item_postings", "item_chunks_embedding_hnsw", "vacuum",
+	// ...) and duration: a rebuild over millions of rows takes minutes.
+	Progress func(step string, took time.Duration)
+}
+
+func (o BulkLoadOptions) step(name string, start time.Time) {
+	if o.Progress != nil {
+		o.Progress(name, time.Since(start))
+	}
+}
+
+// BeginBulkLoad prepares the whole schema (every tenant) for a large load:
+// it stops maintaining the word index (the triggers on the owner tables are
+// disabled) and drops the chunk tables' HNSW indexes, so that inserts cost
+// only their rows. Load with the usual writers (rag/ingest.Indexer, the
+// store's Apply, or your own COPY into the tables), then call EndBulkLoad,
+// which rebuilds the word index and the HNSW indexes in bulk; the rebuild
+// is several times faster than maintaining them row by row (BENCHMARKS.md,
+// a million items).
+//
+// Between the two calls the schema is in a degraded state for every tenant
+// and every process using it: lexical search does not see the records
+// written since BeginBulkLoad (nor the removal of deleted ones) and vector
+// search is an exact scan. Use it for an initial load or a full reload, not
+// on a store serving traffic. The state lives in the database: if the
+// loading process dies, EndBulkLoad (from any process) restores it, and is
+// safe to run at any time: it rebuilds the word index from the owner rows.
+//
+// BeginBulkLoad and EndBulkLoad run DDL (ALTER TABLE, DROP/CREATE INDEX), so
+// they need the privileges Migrate needs, and they take exclusive locks on
+// the tables for their duration.
+func (db *DB) BeginBulkLoad(ctx context.Context) error {
+	if err := db.ensure(ctx); err != nil {
+		return err
+	}
+	return db.schemaTx(ctx, "begin bulk load", func(tx pgx.Tx) error {
+		for _, t := range wordTables {
+			owner := db.tb.owners[t.kind]
+			for _, trig := range []string{t.Owner + "_index_words", t.Owner + "_reindex_words"} {
+				if _, err := tx.Exec(ctx, "ALTER TABLE "+owner+" DISABLE TRIGGER "+pgx.Identifier{trig}.Sanitize()); err != nil {
+					return wrapCtx(ctx, "begin bulk load: disable "+trig, err)
+				}
+			}
+		}
+		for _, table := range chunkTableNames {
+			if _, err := tx.Exec(ctx, "DROP INDEX IF EXISTS "+db.q+"."+pgx.Identifier{table + "_embedding_hnsw"}.Sanitize()); err != nil {
+				return wrapCtx(ctx, "begin bulk load: drop HNSW index", err)
+			}
+		}
+		return nil
+	})
+}
+
+// EndBulkLoad ends a bulk load (see BeginBulkLoad): it rebuilds every
+// kind's word index from the owner rows of all tenants (new words added to
+// the dictionary, postings rebuilt and their index built after them),
+// enables the word index triggers again and builds the missing HNSW
+// indexes, in one transaction; then it vacuums and analyzes the tables.
+// Without a BeginBulkLoad before it, it only rebuilds what is already
+// there.
+func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
+	if err := db.ensure(ctx); err != nil {
+		return err
+	}
+	err := db.schemaTx(ctx, "end bulk load", func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT set_config('jit', 'off', true)"); err != nil {
+			return wrapCtx(ctx, "end bulk load: jit", err)
+		}
+		if opts.MaintenanceWorkMemKB > 0 {
+			if _, err := tx.Exec(ctx, "SELECT set_config('maintenance_work_mem', $1, true)", strconv.Itoa(opts.MaintenanceWorkMemKB)); err != nil {
+				return wrapCtx(ctx, "end bulk load: maintenance_work_mem", err)
+			}
+		}
+		if opts.ParallelWorkers != 0 {
+			if _, err := tx.Exec(ctx, "SELECT set_config('max_parallel_maintenance_workers', $1, true)", strconv.Itoa(max(opts.ParallelWorkers, 0))); err != nil {
+				return wrapCtx(ctx, "end bulk load: max_parallel_maintenance_workers", err)
+			}
+		}
+		for _, t := range wordTables {
+			start := time.Now()
+			if err := db.rebuildWords(ctx, tx, t); err != nil {
+				return err
+			}
+			opts.step(t.Postings, start)
+		}
+		for _, table := range chunkTableNames {
+			chunks := db.q + "." + pgx.Identifier{table}.Sanitize()
+			if db.opts.Dimensions <= MaxIndexedDimensions {
+				start := time.Now()
+				if _, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{table + "_embedding_hnsw"}.Sanitize()+" ON "+chunks+" "+hnswMethod); err != nil {
+					return wrapCtx(ctx, "end bulk load: build HNSW index on "+table, err)
+				}
+				opts.step(table+"_embedding_hnsw", start)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// VACUUM cannot run in a transaction. It sets the visibility map, so
+	// that lexical searches read postings from their index alone, and
+	// analyzes the new rows.
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return wrapCtx(ctx, "end bulk load: acquire connection", err)
+	}
+	defer conn.Release()
+	start := time.Now()
+	for _, t := range wordTables {
+		for _, table := range []string{db.tb.owners[t.kind], db.tb.chunks[t.kind], db.tb.words[t.kind], db.tb.postings[t.kind]} {
+			if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+table); err != nil {
+				return wrapCtx(ctx, "end bulk load: vacuum", err)
+			}
+		}
+	}
+	opts.step("vacuum", start)
+	return nil
+}
+
+// rebuildWords rebuilds one kind's dictionary additions and postings from
+// its owner rows, as migration 0003 builds them, and enables its triggers.
+func (db *DB) rebuildWords(ctx context.Context, tx pgx.Tx, t wordTable) error {
+	owner, words, postings := db.tb.owners[t.kind], db.tb.words[t.kind], db.tb.postings[t.kind]
+	key := pgx.Identifier{t.Postings + "_key"}.Sanitize()
+	for _, sql := range []string{
+		"TRUNCATE " + postings,
+		"DROP INDEX IF EXISTS " + db.q + "." + key,
+		// Fresh statistics first: right after a load the planner would
+		// otherwise join millions of words through a nested loop.
+		"ANALYZE " + owner,
+		`INSERT INTO ` + words + ` (tenant_id, word)
+		SELECT DISTINCT o.tenant_id, w.w
+		FROM ` + owner + ` o CROSS JOIN LATERAL ` + db.q + `.search_words(o.search_text) AS w(w)
+		WHERE o.active
+		ORDER BY 1, 2
+		ON CONFLICT DO NOTHING`,
+		"ANALYZE " + words,
+		`INSERT INTO ` + postings + ` (tenant_id, word_id, owner_id, created_at)
+		SELECT o.tenant_id, d.id, o.id, o.created_at
+		FROM ` + owner + ` o CROSS JOIN LATERAL ` + db.q + `.search_words(o.search_text) AS w(w)
+		JOIN ` + words + ` d ON d.tenant_id = o.tenant_id AND d.word = w.w
+		WHERE o.active`,
+		"CREATE UNIQUE INDEX " + key + " ON " + postings + " (tenant_id, word_id, created_at DESC, owner_id)",
+		"ALTER TABLE " + owner + " ENABLE TRIGGER " + pgx.Identifier{t.Owner + "_index_words"}.Sanitize(),
+		"ALTER TABLE " + owner + " ENABLE TRIGGER " + pgx.Identifier{t.Owner + "_reindex_words"}.Sanitize(),
+	} {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return wrapCtx(ctx, fmt.Sprintf("end bulk load: rebuild %s word index", t.Owner), err)
+		}
+	}
+	return nil
+}
+
+// schemaTx runs fn in one transaction holding the schema's migration lock,
+// so a bulk load's DDL never interleaves with Migrate or another bulk load
+// step.
+func (db *DB) schemaTx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return wrapCtx(ctx, op+": acquire connection", err)
+	}
+	defer conn.Release()
+	return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", int32(migrationLockKey), db.opts.Schema); err != nil {
+			return wrapCtx(ctx, op+": advisory lock", err)
+		}
+		return fn(tx)
+	})
+}

@@ -1,0 +1,126 @@
+package postgres_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/memory"
+	"github.com/hybridrag/hybridrag/storage/postgres"
+)
+
+// TestBulkLoad: records written between BeginBulkLoad and EndBulkLoad
+// (inserts, updates and deletes, two tenants) are searchable exactly as in
+// the memory store once EndBulkLoad has rebuilt the word index; the HNSW
+// indexes are back; writes after it are indexed by the triggers again; and
+// EndBulkLoad without a BeginBulkLoad changes no result.
+func TestBulkLoad(t *testing.T) {
+	db, pool := openDB(t, postgres.Options{Dimensions: 4})
+	ctx := testCtx(t)
+	pg, err := db.Tenant("bulk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.Tenant("bulk-other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := memory.New(memory.Options{Dimensions: 4}).Tenant("bulk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &lexCorpus{rng: rand.New(rand.NewPCG(15, 2))}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	write := func(b storage.Batch) {
+		t.Helper()
+		if err := mem.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := pg.Apply(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := func(n int) storage.Batch {
+		var b storage.Batch
+		for range n {
+			id := fmt.Sprintf("it-%02d", c.rng.IntN(80))
+			if c.rng.IntN(6) == 0 {
+				b.Deletes = append(b.Deletes, storage.OwnerRef{Kind: storage.KindItem, ID: id})
+			} else {
+				b.Items = append(b.Items, c.item(id, base))
+			}
+		}
+		return b
+	}
+	same := func(when string) {
+		t.Helper()
+		for range 60 {
+			q := c.query()
+			want := lexHits(t, mem, q)
+			if got := lexHits(t, pg, q); !cmp.Equal(want, got) {
+				t.Fatalf("%s: query %q limit %d (-memory +postgres):\n%s", when, q.Terms, q.Limit, cmp.Diff(want, got))
+			}
+		}
+	}
+	hnswIndexes := func() int {
+		t.Helper()
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%_embedding_hnsw'`,
+			db.Options().Schema).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	for range 4 {
+		write(batch(10))
+		if err := other.Apply(ctx, batch(5)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same("before the bulk load")
+	if err := db.BeginBulkLoad(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := hnswIndexes(); n != 0 {
+		t.Errorf("%d HNSW indexes during the bulk load, want them dropped", n)
+	}
+	// A word only written during the load is not found yet: the word index
+	// is not maintained (the degraded state BeginBulkLoad documents).
+	fresh := c.item("it-new", base)
+	fresh.Name = "zzbulkword " + fresh.Name
+	write(storage.Batch{Items: []storage.CatalogItem{fresh}})
+	if got := lexHits(t, pg, storage.LexicalQuery{Terms: []string{"zzbulkword"}, Limit: 5}); len(got) != 0 {
+		t.Errorf("found %v during the bulk load: the word index is still maintained", got)
+	}
+	for range 6 {
+		write(batch(12))
+		if err := other.Apply(ctx, batch(5)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.EndBulkLoad(ctx, postgres.BulkLoadOptions{MaintenanceWorkMemKB: 65536, ParallelWorkers: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := hnswIndexes(); n != 3 {
+		t.Errorf("%d HNSW indexes after the bulk load, want 3", n)
+	}
+	same("after EndBulkLoad")
+	if got := lexHits(t, pg, storage.LexicalQuery{Terms: []string{"zzbulkword"}, Limit: 5}); len(got) != 1 {
+		t.Errorf("zzbulkword: %v after EndBulkLoad, want it-new", got)
+	}
+	// The triggers are back: later writes are indexed as they happen.
+	for range 3 {
+		write(batch(10))
+	}
+	same("writes after EndBulkLoad")
+	// EndBulkLoad is safe on a store that is not loading.
+	if err := db.EndBulkLoad(ctx, postgres.BulkLoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	same("a second EndBulkLoad")
+}
