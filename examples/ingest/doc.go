@@ -6,7 +6,7 @@
 //	ingest [-catalog F.jsonl|.json|.csv] [-faqs F.jsonl|.csv] [-docs DIR|F.jsonl]
 //	       (-memfile OUT | -db DSN) [-schema S] [-tenant T]
 //	       [-embedder hash|openai] [-dims N] [-batch-size N] [-replace-duplicates]
-//	       [-prune] [-concurrency N] [-write-concurrency N] [-progress auto|bar|lines|none]
+//	       [-prune] [-bulk] [-concurrency N] [-write-concurrency N] [-progress auto|bar|lines|none]
 //
 // At least one of -catalog, -faqs and -docs is needed, and exactly one of
 // -memfile and -db.
@@ -40,6 +40,14 @@
 // are deleted with their chunks (ingest.IndexerOptions.Prune; the summary
 // says pruned=N). A kind not given is left alone, so -faqs alone never
 // deletes the catalog. Off by default.
+//
+// -bulk (with -db) is for an initial load or a full reload: the run calls
+// postgres.DB.BeginBulkLoad before indexing and EndBulkLoad after it (also
+// after a failure or an interrupt), so the word index and the HNSW indexes
+// are rebuilt once, in bulk, instead of row by row. Until the run ends,
+// searches of every tenant in the schema are degraded (lexical search does
+// not see the new records; vector search is exact). If the process is
+// killed before the end, run it again with -bulk.
 //
 // -concurrency is the number of embedding requests in flight (default 2);
 // -write-concurrency the number of write transactions in flight: 2 by

@@ -49,6 +49,7 @@ type config struct {
 	batchSize           int
 	replaceDuplicates   bool
 	prune               bool
+	bulk                bool
 	concurrency         int
 	writeConcurrency    int
 	progress            string
@@ -117,8 +118,31 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Prune:             cfg.prune,
 		Progress:          prog.update,
 	})
+	if cfg.bulk {
+		if err := tgt.db.BeginBulkLoad(ctx); err != nil {
+			fmt.Fprintf(stderr, "ingest: %v\n", err)
+			return exitError
+		}
+	}
 	stats, ixErr := ix.Reindex(ctx, src)
 	prog.finish()
+	if cfg.bulk {
+		// Even after a failure or an interrupt: the schema stays degraded
+		// until EndBulkLoad has run (a later -bulk run also restores it).
+		fmt.Fprintln(stderr, "ingest: rebuilding the word index and the HNSW indexes")
+		start := time.Now()
+		err := tgt.db.EndBulkLoad(context.WithoutCancel(ctx), postgres.BulkLoadOptions{
+			Progress: func(step string, took time.Duration) {
+				fmt.Fprintf(stderr, "ingest: %s: %v\n", step, took.Round(100*time.Millisecond))
+			},
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "ingest: end bulk load: %v\n", err)
+			ixErr = errors.Join(ixErr, err)
+		} else {
+			fmt.Fprintf(stderr, "ingest: indexes rebuilt in %v\n", time.Since(start).Round(100*time.Millisecond))
+		}
+	}
 
 	for _, d := range stats.Duplicates {
 		fmt.Fprintf(stderr, "ingest: warning: %v\n", d)
@@ -161,6 +185,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fl.IntVar(&cfg.batchSize, "batch-size", 0, fmt.Sprintf("texts per embedding request (default: $EMBEDDING_BATCH_SIZE, else %d)", ingest.DefaultEmbedBatchSize))
 	fl.BoolVar(&cfg.replaceDuplicates, "replace-duplicates", false, "let a document replace a stored one with the same content")
 	fl.BoolVar(&cfg.prune, "prune", false, "delete the tenant's records of each kind given that are absent from the input, with their chunks (a kind not given is left alone)")
+	fl.BoolVar(&cfg.bulk, "bulk", false, "with -db: a bulk load (postgres.DB.BeginBulkLoad): the word index and HNSW indexes of the whole schema are rebuilt once at the end instead of row by row; searches of every tenant are degraded until it ends")
 	fl.IntVar(&cfg.concurrency, "concurrency", 0, fmt.Sprintf("embedding requests in flight (default %d)", ingest.DefaultEmbedConcurrency))
 	fl.IntVar(&cfg.writeConcurrency, "write-concurrency", 0, "write transactions in flight (default 2 with -db, 1 with -memfile)")
 	fl.StringVar(&cfg.progress, "progress", "auto", "progress display: auto, bar, lines or none")
@@ -193,6 +218,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 		return nil, &usageError{fmt.Sprintf("-write-concurrency %d: want a positive number", cfg.writeConcurrency)}
 	case cfg.schema != "" && cfg.db == "":
 		return nil, &usageError{"-schema needs -db"}
+	case cfg.bulk && cfg.db == "":
+		return nil, &usageError{"-bulk needs -db"}
 	}
 	switch cfg.progress {
 	case "auto", "bar", "lines", "none":
@@ -292,6 +319,7 @@ func splitLoadError(err error) (recs load.RecordErrors, fatal error) {
 // target is where records are indexed.
 type target struct {
 	store storage.Store
+	db    *postgres.DB // with -db
 	save  func(written bool) error
 	close func()
 }
@@ -365,12 +393,13 @@ func openPostgres(ctx context.Context, cfg *config) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
 	}
-	st, err := postgres.New(pool, opts).Tenant(cfg.tenant)
+	db := postgres.New(pool, opts)
+	st, err := db.Tenant(cfg.tenant)
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("-tenant: %w", err)
 	}
-	return &target{store: st, save: func(bool) error { return nil }, close: pool.Close}, nil
+	return &target{store: st, db: db, save: func(bool) error { return nil }, close: pool.Close}, nil
 }
 
 // newEmbedder returns the embedder of cfg. The OpenAI client owns the

@@ -16,7 +16,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hybridrag/hybridrag/internal/testenv"
+	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
+	"github.com/hybridrag/hybridrag/storage/postgres"
 )
 
 var summaryRE = regexp.MustCompile(`^items=(\d+) faqs=(\d+) documents=(\d+) chunks=(\d+) embedded=(\d+) skipped=(\d+) failed=(\d+) duration=\S+\n$`)
@@ -162,6 +164,7 @@ func TestIngestUsage(t *testing.T) {
 		{"bad tenant", []string{"-catalog", "c.jsonl", "-memfile", "x", "-tenant", "a b"}, "-tenant"},
 		{"bad progress", []string{"-catalog", "c.jsonl", "-memfile", "x", "-progress", "fancy"}, "-progress"},
 		{"unknown flag", []string{"-catalgo", "c.jsonl"}, "flag provided but not defined"},
+		{"bulk without db", []string{"-catalog", "c.jsonl", "-memfile", "x", "-bulk"}, "-bulk needs -db"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,6 +227,53 @@ func TestIngestPostgres(t *testing.T) {
 	code, _, errOut = runIngest(t, append(args[:len(args)-4:len(args)-4], "-dims", "64", "-progress", "none")...)
 	if code != exitError || !strings.Contains(errOut, "-dims") {
 		t.Errorf("dimension mismatch: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestIngestPostgresBulk loads with -bulk into a fresh schema: the run
+// reports the rebuild, and afterwards the records are found by lexical and
+// vector search, the HNSW indexes exist and the word-index triggers are
+// enabled again.
+func TestIngestPostgresBulk(t *testing.T) {
+	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
+	if dsn == "" {
+		testenv.Skip(t, testenv.Postgres, "HYBRIDRAG_TEST_DATABASE_URL is unset; set it to a pgx DSN to test ingest -db -bulk")
+	}
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close) // after the schema is dropped
+	schema := fmt.Sprintf("ingest_bulk_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
+	t.Cleanup(func() {
+		if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	code, out, errOut := runIngest(t, "-catalog", "../../testdata/catalog.jsonl", "-db", dsn, "-schema", schema,
+		"-tenant", "acme", "-dims", "64", "-progress", "none", "-bulk")
+	if code != exitOK || !strings.Contains(errOut, "indexes rebuilt") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	var hnsw, disabled int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%_embedding_hnsw'`, schema).Scan(&hnsw); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND NOT g.tgisinternal AND g.tgenabled = 'D'`, schema).Scan(&disabled); err != nil {
+		t.Fatal(err)
+	}
+	if hnsw != 3 || disabled != 0 {
+		t.Errorf("after -bulk: %d HNSW indexes (want 3), %d disabled triggers (want 0)", hnsw, disabled)
+	}
+	st, err := postgres.New(pool, postgres.Options{Dimensions: 64, Schema: schema}).Tenant("acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"fungicida"}, Limit: 5})
+	if err != nil || len(res) == 0 {
+		t.Errorf("lexical search after -bulk: %d results, %v", len(res), err)
 	}
 }
 
