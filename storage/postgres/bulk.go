@@ -58,8 +58,10 @@ func (o BulkLoadOptions) step(name string, start time.Time) {
 // safe to run at any time: it rebuilds the word index from the owner rows.
 //
 // BeginBulkLoad and EndBulkLoad run DDL (ALTER TABLE, DROP/CREATE INDEX), so
-// they need the privileges Migrate needs, and they take exclusive locks on
-// the tables for their duration.
+// they need the privileges Migrate needs, and they lock the tables for
+// their duration: during EndBulkLoad writes and lexical searches (which
+// read the postings it rebuilds) wait until it commits; vector searches go
+// on.
 func (db *DB) BeginBulkLoad(ctx context.Context) error {
 	if err := db.ensure(ctx); err != nil {
 		return err
@@ -105,6 +107,13 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 		if opts.ParallelWorkers != 0 {
 			if _, err := tx.Exec(ctx, "SELECT set_config('max_parallel_maintenance_workers', $1, true)", strconv.Itoa(max(opts.ParallelWorkers, 0))); err != nil {
 				return wrapCtx(ctx, "end bulk load: max_parallel_maintenance_workers", err)
+			}
+		}
+		// Writes wait until the end: a row committed after the postings'
+		// snapshot and before the triggers are enabled would have none.
+		for _, t := range wordTables {
+			if _, err := tx.Exec(ctx, "LOCK TABLE "+db.tb.owners[t.kind]+" IN SHARE MODE"); err != nil {
+				return wrapCtx(ctx, "end bulk load: lock "+t.Owner, err)
 			}
 		}
 		for _, t := range wordTables {

@@ -169,4 +169,3 @@ func benchMemory(b *testing.B, bd *benchDB) *memory.Store {
 	benchMemories.Store(bd.n, store)
 	return store
 }
-
