@@ -66,6 +66,10 @@ func (e *usageError) Error() string { return e.msg }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop() // a second interrupt ends the process (-bulk's rebuild ignores the first)
+	}()
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -129,7 +133,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.bulk {
 		// Even after a failure or an interrupt: the schema stays degraded
 		// until EndBulkLoad has run (a later -bulk run also restores it).
-		fmt.Fprintln(stderr, "ingest: rebuilding the word index and the HNSW indexes")
+		fmt.Fprintln(stderr, "ingest: rebuilding the word index and the HNSW indexes (an interrupt does not stop it; a second one kills the process, and a later -bulk run restores the schema)")
 		start := time.Now()
 		err := tgt.db.EndBulkLoad(context.WithoutCancel(ctx), postgres.BulkLoadOptions{
 			Progress: func(step string, took time.Duration) {

@@ -19,6 +19,7 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 var summaryRE = regexp.MustCompile(`^items=(\d+) faqs=(\d+) documents=(\d+) chunks=(\d+) embedded=(\d+) skipped=(\d+) failed=(\d+) duration=\S+\n$`)
@@ -274,6 +275,18 @@ func TestIngestPostgresBulk(t *testing.T) {
 	res, err := st.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"fungicida"}, Limit: 5})
 	if err != nil || len(res) == 0 {
 		t.Errorf("lexical search after -bulk: %d results, %v", len(res), err)
+	}
+	emb, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qv, err := emb.Embed(ctx, []string{"fungicida"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := st.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindItem, Vector: qv[0], Limit: 5, MaxDistance: storage.NoThreshold})
+	if err != nil || len(chunks) != 5 {
+		t.Errorf("vector search after -bulk: %d chunks, %v", len(chunks), err)
 	}
 }
 

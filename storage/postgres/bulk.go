@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// hnswMethod is the HNSW index every chunk table gets (as in migrations
-// 0001 and 0002).
+// hnswMethod is the HNSW index every chunk table gets. It repeats the
+// definition in migrations 0001 and 0002 (applied migrations are not
+// edited): change them together.
 const hnswMethod = "USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)"
 
 // chunkTableNames are the chunk tables, unqualified.
@@ -28,7 +30,8 @@ type BulkLoadOptions struct {
 	// ParallelWorkers is max_parallel_maintenance_workers for the builds
 	// (besides the leader); 0 keeps the server's, negative means none.
 	ParallelWorkers int
-	// Progress, when set, is called after each step of EndBulkLoad with
+	// Progress, when set, is called on the caller's goroutine after each
+	// step of EndBulkLoad with
 	// its name ("item_postings", "item_chunks_embedding_hnsw", "vacuum",
 	// ...) and duration: a rebuild over millions of rows takes minutes.
 	Progress func(step string, took time.Duration)
@@ -45,23 +48,22 @@ func (o BulkLoadOptions) step(name string, start time.Time) {
 // disabled) and drops the chunk tables' HNSW indexes, so that inserts cost
 // only their rows. Load with the usual writers (rag/ingest.Indexer, the
 // store's Apply, or your own COPY into the tables), then call EndBulkLoad,
-// which rebuilds the word index and the HNSW indexes in bulk; the rebuild
-// is several times faster than maintaining them row by row (BENCHMARKS.md,
-// a million items).
+// which rebuilds the word index and the HNSW indexes in bulk (a million
+// items: BENCHMARKS.md, "A million items").
 //
-// Between the two calls the schema is in a degraded state for every tenant
-// and every process using it: lexical search does not see the records
-// written since BeginBulkLoad (nor the removal of deleted ones) and vector
-// search is an exact scan. Use it for an initial load or a full reload, not
-// on a store serving traffic. The state lives in the database: if the
-// loading process dies, EndBulkLoad (from any process) restores it, and is
-// safe to run at any time: it rebuilds the word index from the owner rows.
+// Between the two calls the schema is degraded for every tenant and every
+// process using it: lexical search does not find records inserted since
+// BeginBulkLoad, nor new words of records changed since, and may still
+// match records deactivated or changed since by their old words; vector
+// search is an exact scan. Use it for an initial load or a full reload,
+// not on a store serving traffic. The state lives in the database: if the
+// loading process dies, EndBulkLoad (from any process) restores it.
 //
 // BeginBulkLoad and EndBulkLoad run DDL (ALTER TABLE, DROP/CREATE INDEX), so
-// they need the privileges Migrate needs, and they lock the tables for
-// their duration: during EndBulkLoad writes and lexical searches (which
-// read the postings it rebuilds) wait until it commits; vector searches go
-// on.
+// they need the privileges Migrate needs, and they lock tables (see
+// EndBulkLoad). A cancelled context closes the connection; the server may
+// finish the statement it was running, holding its locks, before it
+// notices.
 func (db *DB) BeginBulkLoad(ctx context.Context) error {
 	if err := db.ensure(ctx); err != nil {
 		return err
@@ -84,18 +86,23 @@ func (db *DB) BeginBulkLoad(ctx context.Context) error {
 	})
 }
 
-// EndBulkLoad ends a bulk load (see BeginBulkLoad): it rebuilds every
-// kind's word index from the owner rows of all tenants (new words added to
-// the dictionary, postings rebuilt and their index built after them),
-// enables the word index triggers again and builds the missing HNSW
-// indexes, in one transaction; then it vacuums and analyzes the tables.
-// Without a BeginBulkLoad before it, it only rebuilds what is already
-// there.
+// EndBulkLoad ends a bulk load (see BeginBulkLoad). In a first
+// transaction it rebuilds every kind's word index from the owner rows of
+// all tenants (new words added to the dictionary, postings inserted and
+// their index built after them) and enables the word-index triggers
+// again; meanwhile writes to the schema and lexical searches wait (the
+// owner and chunk tables are locked in SHARE mode at its start, so a write
+// cannot commit without postings and no deadlock can arise half-way). In
+// a second transaction it builds the missing HNSW indexes, during which
+// chunk writes wait and searches go on; then it vacuums and analyzes the
+// tables. Each step can be run again: without a BeginBulkLoad before it,
+// EndBulkLoad rebuilds the word index as it already is, so it is also the
+// way to recover from a failed or interrupted bulk load.
 func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 	if err := db.ensure(ctx); err != nil {
 		return err
 	}
-	err := db.schemaTx(ctx, "end bulk load", func(tx pgx.Tx) error {
+	settings := func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT set_config('jit', 'off', true)"); err != nil {
 			return wrapCtx(ctx, "end bulk load: jit", err)
 		}
@@ -109,12 +116,19 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 				return wrapCtx(ctx, "end bulk load: max_parallel_maintenance_workers", err)
 			}
 		}
-		// Writes wait until the end: a row committed after the postings'
-		// snapshot and before the triggers are enabled would have none.
+		return nil
+	}
+	err := db.schemaTx(ctx, "end bulk load", func(tx pgx.Tx) error {
+		// The tables a write touches, locked before any work.
+		var tables []string
 		for _, t := range wordTables {
-			if _, err := tx.Exec(ctx, "LOCK TABLE "+db.tb.owners[t.kind]+" IN SHARE MODE"); err != nil {
-				return wrapCtx(ctx, "end bulk load: lock "+t.Owner, err)
-			}
+			tables = append(tables, db.tb.owners[t.kind], db.tb.chunks[t.kind])
+		}
+		if _, err := tx.Exec(ctx, "LOCK TABLE "+strings.Join(tables, ", ")+" IN SHARE MODE"); err != nil {
+			return wrapCtx(ctx, "end bulk load: lock tables", err)
+		}
+		if err := settings(tx); err != nil {
+			return err
 		}
 		for _, t := range wordTables {
 			start := time.Now()
@@ -123,20 +137,29 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 			}
 			opts.step(t.Postings, start)
 		}
-		for _, table := range chunkTableNames {
-			chunks := db.q + "." + pgx.Identifier{table}.Sanitize()
-			if db.opts.Dimensions <= MaxIndexedDimensions {
-				start := time.Now()
-				if _, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{table + "_embedding_hnsw"}.Sanitize()+" ON "+chunks+" "+hnswMethod); err != nil {
-					return wrapCtx(ctx, "end bulk load: build HNSW index on "+table, err)
-				}
-				opts.step(table+"_embedding_hnsw", start)
-			}
-		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if db.opts.Dimensions <= MaxIndexedDimensions {
+		err = db.schemaTx(ctx, "end bulk load", func(tx pgx.Tx) error {
+			if err := settings(tx); err != nil {
+				return err
+			}
+			for _, table := range chunkTableNames {
+				start := time.Now()
+				chunks := db.q + "." + pgx.Identifier{table}.Sanitize()
+				if _, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{table + "_embedding_hnsw"}.Sanitize()+" ON "+chunks+" "+hnswMethod); err != nil {
+					return wrapCtx(ctx, "end bulk load: build HNSW index on "+table+" (the word index is rebuilt; run EndBulkLoad again)", err)
+				}
+				opts.step(table+"_embedding_hnsw", start)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
 	// VACUUM cannot run in a transaction. It sets the visibility map, so
 	// that lexical searches read postings from their index alone, and
@@ -147,11 +170,13 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 	}
 	defer conn.Release()
 	start := time.Now()
+	tables := []string{db.tb.files}
 	for _, t := range wordTables {
-		for _, table := range []string{db.tb.owners[t.kind], db.tb.chunks[t.kind], db.tb.words[t.kind], db.tb.postings[t.kind]} {
-			if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+table); err != nil {
-				return wrapCtx(ctx, "end bulk load: vacuum", err)
-			}
+		tables = append(tables, db.tb.owners[t.kind], db.tb.chunks[t.kind], db.tb.words[t.kind], db.tb.postings[t.kind])
+	}
+	for _, table := range tables {
+		if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+table); err != nil {
+			return wrapCtx(ctx, "end bulk load: the indexes are rebuilt, but VACUUM failed (autovacuum will do it)", err)
 		}
 	}
 	opts.step("vacuum", start)
@@ -159,7 +184,9 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 }
 
 // rebuildWords rebuilds one kind's dictionary additions and postings from
-// its owner rows, as migration 0003 builds them, and enables its triggers.
+// its owner rows, as migration 0003 builds them (without its ORDER BY:
+// inserting unsorted and building the index after is faster), and enables
+// its triggers.
 func (db *DB) rebuildWords(ctx context.Context, tx pgx.Tx, t wordTable) error {
 	owner, words, postings := db.tb.owners[t.kind], db.tb.words[t.kind], db.tb.postings[t.kind]
 	key := pgx.Identifier{t.Postings + "_key"}.Sanitize()

@@ -14,10 +14,11 @@ import (
 )
 
 // TestBulkLoad: records written between BeginBulkLoad and EndBulkLoad
-// (inserts, updates and deletes, two tenants) are searchable exactly as in
-// the memory store once EndBulkLoad has rebuilt the word index; the HNSW
-// indexes are back; writes after it are indexed by the triggers again; and
-// EndBulkLoad without a BeginBulkLoad changes no result.
+// (inserts, updates and deletes, two tenants, items and a FAQ) and during
+// EndBulkLoad are searchable exactly as in the memory store once it has
+// rebuilt the word index; the HNSW indexes are back; writes after it are
+// indexed by the triggers again; and EndBulkLoad without a BeginBulkLoad
+// changes no result.
 func TestBulkLoad(t *testing.T) {
 	db, pool := openDB(t, postgres.Options{Dimensions: 4})
 	ctx := testCtx(t)
@@ -103,8 +104,47 @@ func TestBulkLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.EndBulkLoad(ctx, postgres.BulkLoadOptions{MaintenanceWorkMemKB: 65536, ParallelWorkers: -1}); err != nil {
+	faq := storage.FAQ{ID: "faq-bulk", Question: "zzbulkfaq pergunta", Answer: "resposta"}
+	if err := pg.Apply(ctx, storage.Batch{FAQs: []storage.FAQ{faq}}); err != nil {
 		t.Fatal(err)
+	}
+	// Writers go on while EndBulkLoad runs: their writes wait for the
+	// rebuild and are indexed by the triggers after it, none is lost
+	// between the postings' snapshot and the triggers' return.
+	stop := make(chan struct{})
+	werr := make(chan error, 1)
+	go func() {
+		defer close(werr)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			b := batch(3)
+			if err := mem.Apply(ctx, b); err != nil {
+				werr <- err
+				return
+			}
+			if err := pg.Apply(ctx, b); err != nil {
+				werr <- err
+				return
+			}
+		}
+	}()
+	var steps []string
+	err = db.EndBulkLoad(ctx, postgres.BulkLoadOptions{MaintenanceWorkMemKB: 65536, ParallelWorkers: -1,
+		Progress: func(step string, _ time.Duration) { steps = append(steps, step) }})
+	close(stop)
+	if werr := <-werr; werr != nil {
+		t.Fatal(werr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"item_postings", "faq_postings", "document_postings", "item_chunks_embedding_hnsw",
+		"faq_chunks_embedding_hnsw", "document_chunks_embedding_hnsw", "vacuum"}; !cmp.Equal(steps, want) {
+		t.Errorf("progress steps %v, want %v", steps, want)
 	}
 	if n := hnswIndexes(); n != 3 {
 		t.Errorf("%d HNSW indexes after the bulk load, want 3", n)
@@ -112,6 +152,9 @@ func TestBulkLoad(t *testing.T) {
 	same("after EndBulkLoad")
 	if got := lexHits(t, pg, storage.LexicalQuery{Terms: []string{"zzbulkword"}, Limit: 5}); len(got) != 1 {
 		t.Errorf("zzbulkword: %v after EndBulkLoad, want it-new", got)
+	}
+	if got, err := pg.SearchFAQs(ctx, storage.LexicalQuery{Terms: []string{"zzbulkfaq"}, Limit: 5}); err != nil || len(got) != 1 {
+		t.Errorf("zzbulkfaq: %d FAQs after EndBulkLoad (%v), want faq-bulk", len(got), err)
 	}
 	// The triggers are back: later writes are indexed as they happen.
 	for range 3 {

@@ -130,8 +130,9 @@ func (db *DB) templateData() templateData {
 // schema already exists with other dimensions, Migrate returns an error
 // wrapping storage.ErrSchemaMismatch and changes nothing.
 //
-// Migrate is the only method that runs DDL. It needs the privileges to
-// create the schema (and the extensions, if they are missing).
+// Migrate, BeginBulkLoad and EndBulkLoad are the methods that run DDL.
+// Migrate needs the privileges to create the schema (and the extensions,
+// if they are missing).
 func (db *DB) Migrate(ctx context.Context) error {
 	migrations, err := embeddedMigrations()
 	if err != nil {
