@@ -6,8 +6,8 @@
 // # Opening
 //
 // New wraps a ready *pgxpool.Pool and does no I/O. Migrate, an explicit
-// call, creates or upgrades the schema (the only DDL the package runs); Ping
-// and Check verify it. DB.Tenant scopes the database to one tenant:
+// call, creates or upgrades the schema (DDL that only it and the bulk-load
+// calls run); Ping and Check verify it. DB.Tenant scopes the database to one tenant:
 //
 //	cfg, err := pgxpool.ParseConfig(dsn)
 //	postgres.ConfigurePool(cfg) // register pgvector's types on connect
@@ -147,6 +147,56 @@
 // autovacuum analyzes them (about a minute), and hybrid searches meanwhile
 // ran 4× slower in the benchmarks; Store.Analyze runs ANALYZE on a kind's
 // tables, and rag.Indexer calls it after large writes.
+//
+// # Bulk loading
+//
+// Maintaining the word index and the HNSW indexes row by row is what makes
+// a large load slow. DB.BeginBulkLoad disables the word-index triggers and
+// drops the HNSW indexes of the whole schema; load with the Indexer, Apply
+// or COPY; DB.EndBulkLoad then rebuilds the postings from the owner rows in
+// one statement per kind, builds their index and the HNSW indexes after
+// the rows are in, and vacuums (examples/ingest -bulk does both calls). In
+// between, searches of every tenant are degraded (new records are not
+// found lexically, vector search is exact), so it is for initial loads and
+// full reloads. A million synthetic AGROFIT items (one 1536-dimension chunk
+// each) loaded this way on this project's 2-core machine in 25 minutes:
+// 2m55s of COPY, then EndBulkLoad's 12 minutes for 119 million postings
+// and 9.5 for the HNSW index; 38.6 GB on disk (BENCHMARKS.md, "A million
+// items").
+//
+// # Scaling past one server
+//
+// One server of this project's size (2 cores, 24 GB) serves a million items
+// at SearchCatalog p50 33 ms, p95 377 ms (BENCHMARKS.md). Past that, the
+// schema is laid out to be split by tenant:
+//
+//   - tenant_id leads every primary key (owners (tenant_id, id), files,
+//     chunks (tenant_id, owner_id, source, seq), words (tenant_id, word)),
+//     every B-tree and GIN index (postings, recency, content hash, the
+//     dictionary's trigram index), and every foreign key, and every
+//     statement the stores run is scoped to one tenant. The tables can
+//     therefore be distributed by tenant_id (Citus distributed tables,
+//     co-located, so every join and every search runs on one node),
+//     hash-partitioned by tenant_id, or split by tenant across servers
+//     with one DB per server and a router from tenant to DB in the
+//     application. Dictionary word IDs only need to be unique within a
+//     tenant, so per-node sequences are enough.
+//   - The exception is the HNSW index: one graph per chunk table over all
+//     tenants, the tenant (and active, metadata) filter applied while the
+//     iterative scan walks it. A small tenant next to large ones walks
+//     their vectors too. Partitioning the chunk tables by tenant (or by a
+//     hash of it) gives each partition its own graph, which pgvector
+//     builds and searches per partition; that is the first split to make
+//     when tenants differ by orders of magnitude.
+//   - Searches only read (SET LOCAL settings inside read statements), so
+//     they can run on streaming read replicas: give the rag.Searcher a DB
+//     over a replica's pool and the rag/ingest.Indexer a DB over the
+//     primary's. A write becomes searchable after the replication lag
+//     (milliseconds on a LAN); call Searcher.Refresh after writes as usual.
+//     Writes, Migrate and bulk loads go to the primary.
+//
+// These are design properties, not measured deployments: the project's CI
+// runs one server.
 //
 // # Errors
 //
