@@ -304,16 +304,27 @@ func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, fi
 	for i := range order {
 		order[i] = i
 	}
-	// Walkable terms by postings (exact ones first on a tie), terms made
-	// of separators last.
+	// Walkable terms by postings (exact ones first on a tie), then terms
+	// in more than maxStreamWords dictionary words ("sc", "ec": a level
+	// walking one of them walks the records), terms made of separators
+	// last. Any T-L+1 terms bound level L, so the terms that force a
+	// record walk are left to the last levels, where most records match
+	// and the walk stops soon ("diflubenzuron 480 sc …", 8 terms at 100k
+	// items: 459 ms with "sc" walked early, 41 ms without "sc").
+	class := func(lt *lexTerm) int {
+		switch {
+		case lt.run == "":
+			return 2
+		case len(lt.wids) > maxStreamWords:
+			return 1
+		}
+		return 0
+	}
 	slices.SortStableFunc(order, func(x, y int) int {
 		lx, ly := &lts[x], &lts[y]
 		switch {
-		case (lx.run == "") != (ly.run == ""):
-			if lx.run == "" {
-				return 1
-			}
-			return -1
+		case class(lx) != class(ly):
+			return cmp.Compare(class(lx), class(ly))
 		case lx.postings != ly.postings:
 			return cmp.Compare(lx.postings, ly.postings)
 		case lx.exact != ly.exact:
