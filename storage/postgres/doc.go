@@ -167,7 +167,7 @@
 // # Scaling past one server
 //
 // One server of this project's size (2 cores, 24 GB) serves a million items
-// at SearchCatalog p50 33 ms, p95 377 ms (BENCHMARKS.md). Past that, the
+// at SearchCatalog p50 30 ms, p95 208 ms (BENCHMARKS.md). Past that, the
 // schema is laid out to be split by tenant:
 //
 //   - tenant_id leads every primary key (owners (tenant_id, id), files,
