@@ -327,19 +327,7 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 	const per = 2000
 	for lo := 0; lo < bd.n; lo += per {
 		hi := min(lo+per, bd.n)
-		items := make([]storage.CatalogItem, hi-lo)
-		vecs := make([][]float32, hi-lo)
-		var wg sync.WaitGroup
-		workers := runtime.GOMAXPROCS(0)
-		for w := range workers {
-			wg.Go(func() {
-				for k := w; k < len(items); k += workers {
-					items[k] = benchItem(bd.cat, bd.words, lo+k)
-					vecs[k] = hashEmbed(storage.ItemSearchText(&items[k]), bd.dims)
-				}
-			})
-		}
-		wg.Wait()
+		items, vecs := bd.generate(lo, hi)
 		var itemRows, fileRows, chunkRows [][]any
 		for k := range items {
 			it := &items[k]
@@ -423,6 +411,25 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 	}
 	fmt.Fprintf(os.Stderr, "bench seed: schema %s: %.2f GB\n", schema, float64(total)/1e9)
 	return nil
+}
+
+// generate returns items lo..hi-1 of the synthetic catalog and the hash
+// embeddings of their search text, built on every core.
+func (bd *benchDB) generate(lo, hi int) ([]storage.CatalogItem, [][]float32) {
+	items := make([]storage.CatalogItem, hi-lo)
+	vecs := make([][]float32, hi-lo)
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Go(func() {
+			for k := w; k < len(items); k += workers {
+				items[k] = benchItem(bd.cat, bd.words, lo+k)
+				vecs[k] = hashEmbed(storage.ItemSearchText(&items[k]), bd.dims)
+			}
+		})
+	}
+	wg.Wait()
+	return items, vecs
 }
 
 // latencies collects per-operation durations and reports percentiles.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hybridrag/hybridrag/storage"
 )
 
 // hnswMethod is the HNSW index every chunk table gets. It repeats the
@@ -15,8 +17,14 @@ import (
 // edited): change them together.
 const hnswMethod = "USING hnsw (embedding vector_ip_ops) WITH (m = 16, ef_construction = 64)"
 
-// chunkTableNames are the chunk tables, unqualified.
-var chunkTableNames = []string{"item_chunks", "faq_chunks", "document_chunks"}
+// triggers are the names of the triggers that maintain t's word index
+// (migration 0003).
+func (t wordTable) triggers() [2]string {
+	return [2]string{t.Owner + "_index_words", t.Owner + "_reindex_words"}
+}
+
+// hnswIndexName is the HNSW index of kind's chunk table, unqualified.
+func hnswIndexName(kind storage.OwnerKind) string { return chunkTableName(kind) + "_embedding_hnsw" }
 
 // BulkLoadOptions tune EndBulkLoad's index builds. The zero value uses the
 // server's settings.
@@ -71,14 +79,14 @@ func (db *DB) BeginBulkLoad(ctx context.Context) error {
 	return db.schemaTx(ctx, "begin bulk load", func(tx pgx.Tx) error {
 		for _, t := range wordTables {
 			owner := db.tb.owners[t.kind]
-			for _, trig := range []string{t.Owner + "_index_words", t.Owner + "_reindex_words"} {
+			for _, trig := range t.triggers() {
 				if _, err := tx.Exec(ctx, "ALTER TABLE "+owner+" DISABLE TRIGGER "+pgx.Identifier{trig}.Sanitize()); err != nil {
 					return wrapCtx(ctx, "begin bulk load: disable "+trig, err)
 				}
 			}
 		}
-		for _, table := range chunkTableNames {
-			if _, err := tx.Exec(ctx, "DROP INDEX IF EXISTS "+db.q+"."+pgx.Identifier{table + "_embedding_hnsw"}.Sanitize()); err != nil {
+		for _, t := range wordTables {
+			if _, err := tx.Exec(ctx, "DROP INDEX IF EXISTS "+db.q+"."+pgx.Identifier{hnswIndexName(t.kind)}.Sanitize()); err != nil {
 				return wrapCtx(ctx, "begin bulk load: drop HNSW index", err)
 			}
 		}
@@ -147,13 +155,13 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 			if err := settings(tx); err != nil {
 				return err
 			}
-			for _, table := range chunkTableNames {
+			for _, t := range wordTables {
 				start := time.Now()
-				chunks := db.q + "." + pgx.Identifier{table}.Sanitize()
-				if _, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{table + "_embedding_hnsw"}.Sanitize()+" ON "+chunks+" "+hnswMethod); err != nil {
-					return wrapCtx(ctx, "end bulk load: build HNSW index on "+table+" (the word index is rebuilt; run EndBulkLoad again)", err)
+				index := hnswIndexName(t.kind)
+				if _, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{index}.Sanitize()+" ON "+db.tb.chunks[t.kind]+" "+hnswMethod); err != nil {
+					return wrapCtx(ctx, "end bulk load: build "+index+" (the word index is rebuilt; run EndBulkLoad again)", err)
 				}
-				opts.step(table+"_embedding_hnsw", start)
+				opts.step(index, start)
 			}
 			return nil
 		})
@@ -209,8 +217,8 @@ func (db *DB) rebuildWords(ctx context.Context, tx pgx.Tx, t wordTable) error {
 		JOIN ` + words + ` d ON d.tenant_id = o.tenant_id AND d.word = w.w
 		WHERE o.active`,
 		"CREATE UNIQUE INDEX " + key + " ON " + postings + " (tenant_id, word_id, created_at DESC, owner_id)",
-		"ALTER TABLE " + owner + " ENABLE TRIGGER " + pgx.Identifier{t.Owner + "_index_words"}.Sanitize(),
-		"ALTER TABLE " + owner + " ENABLE TRIGGER " + pgx.Identifier{t.Owner + "_reindex_words"}.Sanitize(),
+		"ALTER TABLE " + owner + " ENABLE TRIGGER " + pgx.Identifier{t.triggers()[0]}.Sanitize(),
+		"ALTER TABLE " + owner + " ENABLE TRIGGER " + pgx.Identifier{t.triggers()[1]}.Sanitize(),
 	} {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return wrapCtx(ctx, fmt.Sprintf("end bulk load: rebuild %s word index", t.Owner), err)

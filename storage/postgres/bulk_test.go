@@ -2,14 +2,12 @@ package postgres_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"
 )
 
@@ -22,29 +20,8 @@ import (
 func TestBulkLoad(t *testing.T) {
 	db, pool := openDB(t, postgres.Options{Dimensions: 4})
 	ctx := testCtx(t)
-	pg, err := db.Tenant("bulk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := db.Tenant("bulk-other")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem, err := memory.New(memory.Options{Dimensions: 4}).Tenant("bulk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &lexCorpus{rng: rand.New(rand.NewPCG(15, 2))}
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	write := func(b storage.Batch) {
-		t.Helper()
-		if err := mem.Apply(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		if err := pg.Apply(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lp := newLexPair(t, db, "bulk", 15, 2)
+	pg, other, mem, c, base, write := lp.pg, lp.other, lp.mem, lp.c, lp.base, lp.write
 	batch := func(n int) storage.Batch {
 		var b storage.Batch
 		for range n {
@@ -57,16 +34,7 @@ func TestBulkLoad(t *testing.T) {
 		}
 		return b
 	}
-	same := func(when string) {
-		t.Helper()
-		for range 60 {
-			q := c.query()
-			want := lexHits(t, mem, q)
-			if got := lexHits(t, pg, q); !cmp.Equal(want, got) {
-				t.Fatalf("%s: query %q limit %d (-memory +postgres):\n%s", when, q.Terms, q.Limit, cmp.Diff(want, got))
-			}
-		}
-	}
+	same := func(when string) { t.Helper(); lp.same(when, 60) }
 	hnswIndexes := func() int {
 		t.Helper()
 		var n int
@@ -133,7 +101,7 @@ func TestBulkLoad(t *testing.T) {
 		}
 	}()
 	var steps []string
-	err = db.EndBulkLoad(ctx, postgres.BulkLoadOptions{MaintenanceWorkMemKB: 65536, ParallelWorkers: -1,
+	err := db.EndBulkLoad(ctx, postgres.BulkLoadOptions{MaintenanceWorkMemKB: 65536, ParallelWorkers: -1,
 		Progress: func(step string, _ time.Duration) { steps = append(steps, step) }})
 	close(stop)
 	if werr := <-werr; werr != nil {

@@ -92,6 +92,62 @@ func (c *lexCorpus) query() storage.LexicalQuery {
 	return q
 }
 
+// lexPair is a PostgreSQL tenant and a memory store that receive the same
+// writes, with a second PostgreSQL tenant (same IDs, other texts) whose
+// rows must never appear in the first one's results.
+type lexPair struct {
+	t         *testing.T
+	pg, other *postgres.Store
+	mem       *memory.Store
+	c         *lexCorpus
+	base      time.Time
+}
+
+// newLexPair opens tenant and tenant+"-other" in db, a memory store, and a
+// corpus seeded with (seed1, seed2).
+func newLexPair(t *testing.T, db *postgres.DB, tenant string, seed1, seed2 uint64) *lexPair {
+	t.Helper()
+	pg, err := db.Tenant(tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.Tenant(tenant + "-other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := memory.New(memory.Options{Dimensions: 4}).Tenant(tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &lexPair{t: t, pg: pg, other: other, mem: mem, c: &lexCorpus{rng: rand.New(rand.NewPCG(seed1, seed2))},
+		base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+// write applies b to the memory store and then to PostgreSQL.
+func (p *lexPair) write(b storage.Batch) {
+	p.t.Helper()
+	ctx := testCtx(p.t)
+	if err := p.mem.Apply(ctx, b); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := p.pg.Apply(ctx, b); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// same runs n random queries on both stores and fails at the first whose
+// results differ.
+func (p *lexPair) same(when string, n int) {
+	p.t.Helper()
+	for range n {
+		q := p.c.query()
+		want := lexHits(p.t, p.mem, q)
+		if got := lexHits(p.t, p.pg, q); !cmp.Equal(want, got) {
+			p.t.Fatalf("%s, query %q limit %d filters %v (-memory +postgres):\n%s", when, q.Terms, q.Limit, q.Filters, cmp.Diff(want, got))
+		}
+	}
+}
+
 // TestLexicalMatchesMemory checks PostgreSQL's lexical search (the word
 // index of migration 0003) against the memory store's on random corpora,
 // through inserts, text changes, status changes, CreatedAt changes and
@@ -102,42 +158,10 @@ func (c *lexCorpus) query() storage.LexicalQuery {
 func TestLexicalMatchesMemory(t *testing.T) {
 	db, pool := openDB(t, postgres.Options{Dimensions: 4})
 	ctx := testCtx(t)
-	pg, err := db.Tenant("eq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Another tenant with the same IDs and other texts: its rows must never
-	// appear in pg's results.
-	other, err := db.Tenant("eq-other")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem, err := memory.New(memory.Options{Dimensions: 4}).Tenant("eq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &lexCorpus{rng: rand.New(rand.NewPCG(14, 1))}
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-
-	check := func(step int) {
-		t.Helper()
-		for range 40 {
-			q := c.query()
-			want := lexHits(t, mem, q)
-			if got := lexHits(t, pg, q); !cmp.Equal(want, got) {
-				t.Fatalf("step %d, query %q limit %d filters %v (-memory +postgres):\n%s", step, q.Terms, q.Limit, q.Filters, cmp.Diff(want, got))
-			}
-		}
-	}
-	write := func(b storage.Batch) {
-		t.Helper()
-		if err := mem.Apply(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		if err := pg.Apply(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lp := newLexPair(t, db, "eq", 14, 1)
+	pg, other, mem, c, base := lp.pg, lp.other, lp.mem, lp.c, lp.base
+	check := func(step int) { t.Helper(); lp.same(fmt.Sprintf("step %d", step), 40) }
+	write := lp.write
 	var ids []string
 	for i := range 60 {
 		ids = append(ids, fmt.Sprintf("it-%02d", i))
@@ -188,10 +212,11 @@ func TestLexicalMatchesMemory(t *testing.T) {
 	if err := old.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pg, err = old.Tenant("eq")
+	migrated, err := old.Tenant("eq")
 	if err != nil {
 		t.Fatal(err)
 	}
+	lp.pg = migrated
 	check(-1)
 }
 

@@ -136,26 +136,15 @@ func benchMemory(b *testing.B, bd *benchDB) *memory.Store {
 	const per = 2000
 	for lo := 0; lo < bd.n; lo += per {
 		hi := min(lo+per, bd.n)
-		var batch storage.Batch
-		batch.Items = make([]storage.CatalogItem, hi-lo)
-		batch.Chunks = make([]storage.OwnerChunks, hi-lo)
-		var wg sync.WaitGroup
-		workers := runtime.GOMAXPROCS(0)
-		for w := range workers {
-			wg.Go(func() {
-				for k := w; k < hi-lo; k += workers {
-					it := benchItem(bd.cat, bd.words, lo+k)
-					content := it.Name + "\n" + it.Description
-					ref := storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}
-					batch.Items[k] = it
-					batch.Chunks[k] = storage.OwnerChunks{Owner: ref, Chunks: []storage.Chunk{{
-						Owner: ref, Source: storage.SourceItem, Content: content,
-						Embedding: hashEmbed(storage.ItemSearchText(&it), bd.dims),
-					}}}
-				}
-			})
+		items, vecs := bd.generate(lo, hi)
+		batch := storage.Batch{Items: items, Chunks: make([]storage.OwnerChunks, len(items))}
+		for k := range items {
+			it := &items[k]
+			ref := storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}
+			batch.Chunks[k] = storage.OwnerChunks{Owner: ref, Chunks: []storage.Chunk{{
+				Owner: ref, Source: storage.SourceItem, Content: it.Name + "\n" + it.Description, Embedding: vecs[k],
+			}}}
 		}
-		wg.Wait()
 		if err := store.Apply(ctx, batch); err != nil {
 			b.Fatal(err)
 		}
