@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -50,5 +51,41 @@ func Example() {
 	}
 	for _, h := range hits {
 		fmt.Println(h.Record.ID, h.TermsMatched)
+	}
+}
+
+// A large first load: index upkeep is suspended for the load and rebuilt
+// once at the end (examples/ingest -bulk does the same around the
+// Indexer). (Not run by go test: it needs a PostgreSQL server with
+// pgvector.)
+func ExampleDB_BeginBulkLoad() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	db := postgres.New(pool, postgres.Options{Dimensions: 1536})
+	if err := db.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+	if err := db.BeginBulkLoad(ctx); err != nil {
+		log.Fatal(err)
+	}
+	store, err := db.Tenant("acme")
+	if err != nil {
+		log.Fatal(err)
+	}
+	loadErr := store.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "sku-1", Name: "Fungicida X"}}})
+	// Always end the load, also after a failure: until then every tenant's
+	// searches are degraded.
+	err = db.EndBulkLoad(ctx, postgres.BulkLoadOptions{
+		MaintenanceWorkMemKB: 1 << 20, // 1 GB for the index builds
+		Progress: func(step string, took time.Duration) {
+			log.Printf("bulk load: %s took %v", step, took)
+		},
+	})
+	if loadErr != nil || err != nil {
+		log.Fatal(loadErr, err)
 	}
 }
