@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -221,6 +222,13 @@ type chatResult struct {
 	Expect *chatExpect `json:"expect,omitempty"`
 	// MissingFacts are the expected facts not found in the answer.
 	MissingFacts []string `json:"missing_facts"`
+	// ContextMissingFacts are the expected facts not found in the context
+	// the pipeline built for the answerer (Debug.Context): what a model
+	// told to answer only from its context could not state.
+	ContextMissingFacts []string `json:"context_missing_facts"`
+	// ContextTokens is the estimated size of that context
+	// (Debug.ContextTokens).
+	ContextTokens int `json:"context_tokens"`
 	// UnexpectedSources are cited sources that were not expected (every
 	// cited source when the case expects an abstention); empty when the
 	// case expects no particular source.
@@ -231,7 +239,9 @@ type chatResult struct {
 	// LatencyMS is the turn's wall time, with -latency only.
 	LatencyMS *float64 `json:"latency_ms,omitempty"`
 
-	score caseScore
+	// context is the text the answerer was given; scoreAgainst reads it.
+	context string
+	score   caseScore
 }
 
 // caseScore are a case's contributions to the metrics.
@@ -240,6 +250,8 @@ type caseScore struct {
 	cited, citedRight int  // sources cited; of which expected (answerable cases)
 	judged, abstainOK bool // has an expect; abstained == expect.abstain
 	facts, factsFound int
+	// contextFactsFound are the expected facts found in the context.
+	contextFactsFound int
 }
 
 // uniqueSourceIDs returns the citations' IDs in order, without repeats.
@@ -258,7 +270,7 @@ func uniqueSourceIDs(cites []rag.Citation) []string {
 // failures and metric contributions.
 func (r *chatResult) scoreAgainst(e *chatExpect) {
 	r.Expect = e
-	r.MissingFacts, r.UnexpectedSources, r.Failures = []string{}, []string{}, []string{}
+	r.MissingFacts, r.ContextMissingFacts, r.UnexpectedSources, r.Failures = []string{}, []string{}, []string{}, []string{}
 	r.score = caseScore{}
 	if e == nil {
 		return
@@ -286,13 +298,19 @@ func (r *chatResult) scoreAgainst(e *chatExpect) {
 	if len(r.UnexpectedSources) > 0 {
 		r.Failures = append(r.Failures, failUnexpected)
 	}
-	answer := lexical.Normalize(r.Answer)
+	answer, context := lexical.Normalize(r.Answer), lexical.Normalize(r.context)
 	for _, f := range e.Facts {
 		s.facts++
-		if strings.Contains(answer, lexical.Normalize(f)) {
+		nf := lexical.Normalize(f)
+		if strings.Contains(answer, nf) {
 			s.factsFound++
 		} else {
 			r.MissingFacts = append(r.MissingFacts, f)
+		}
+		if strings.Contains(context, nf) {
+			s.contextFactsFound++
+		} else {
+			r.ContextMissingFacts = append(r.ContextMissingFacts, f)
 		}
 	}
 	if len(r.MissingFacts) > 0 {
@@ -313,6 +331,15 @@ type chatMetrics struct {
 	AbstentionAccuracy float64 `json:"abstention_accuracy"`
 	// FactRecall = FactsFound / Facts.
 	FactRecall float64 `json:"fact_recall"`
+	// ContextFactRecall = ContextFactsFound / Facts: the expected facts
+	// present in the context the answerer was given (compared after
+	// lexical.Normalize), what a model answering only from its context
+	// can state at best.
+	ContextFactRecall float64 `json:"context_fact_recall"`
+	// ContextTokensMedian and ContextTokensP95 summarize the estimated
+	// context size per turn (Debug.ContextTokens).
+	ContextTokensMedian int `json:"context_tokens_median"`
+	ContextTokensP95    int `json:"context_tokens_p95"`
 
 	// Answerable are the cases with an expect, abstain false and at least
 	// one expected source.
@@ -329,8 +356,9 @@ type chatMetrics struct {
 	AbstentionCorrect int `json:"abstention_correct"`
 	// Facts are the expected facts of all cases; FactsFound those in the
 	// answers.
-	Facts      int `json:"facts"`
-	FactsFound int `json:"facts_found"`
+	Facts             int `json:"facts"`
+	FactsFound        int `json:"facts_found"`
+	ContextFactsFound int `json:"context_facts_found"`
 	// Abstained are the cases that abstained; Failed those with a
 	// failure.
 	Abstained int `json:"abstained"`
@@ -340,10 +368,12 @@ type chatMetrics struct {
 // chatMetricsOf sums the results' scores.
 func chatMetricsOf(results []chatResult) chatMetrics {
 	var m chatMetrics
+	tokens := make([]int, 0, len(results))
 	for i := range results {
 		r := &results[i]
 		s := r.score
 		m.Questions++
+		tokens = append(tokens, r.ContextTokens)
 		if r.Abstained {
 			m.Abstained++
 		}
@@ -366,12 +396,26 @@ func chatMetricsOf(results []chatResult) chatMetrics {
 		}
 		m.Facts += s.facts
 		m.FactsFound += s.factsFound
+		m.ContextFactsFound += s.contextFactsFound
 	}
+	m.ContextTokensMedian, m.ContextTokensP95 = percentileInt(tokens, 0.50), percentileInt(tokens, 0.95)
 	m.SourcePrecision = ratioOf(m.CitedExpected, m.Cited)
 	m.SourceRecall = ratioOf(m.Recalled, m.Answerable)
 	m.AbstentionAccuracy = ratioOf(m.AbstentionCorrect, m.WithExpect)
 	m.FactRecall = ratioOf(m.FactsFound, m.Facts)
+	m.ContextFactRecall = ratioOf(m.ContextFactsFound, m.Facts)
 	return m
+}
+
+// percentileInt is the nearest-rank p-th percentile (0 < p ≤ 1) of xs, 0
+// for none; xs is sorted in place.
+func percentileInt(xs []int, p float64) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	i := int(math.Ceil(p*float64(len(xs)))) - 1
+	return xs[max(0, min(i, len(xs)-1))]
 }
 
 // ratioOf is a/b, 0 when b is 0.

@@ -348,7 +348,7 @@ func runChatCases(ctx context.Context, p *rag.Pipeline, cases []chatCase, latenc
 		*r = chatResult{
 			ID: c.ID, Type: c.Type, Split: c.Split, Question: c.question(),
 			Answer: resp.Answer, Sources: uniqueSourceIDs(resp.Sources), Abstained: resp.Abstained,
-			Intent: resp.Intent.Intent,
+			Intent: resp.Intent.Intent, ContextTokens: resp.Debug.ContextTokens, context: resp.Debug.Context,
 		}
 		if latency {
 			ms := float64(took.Microseconds()) / 1000
@@ -393,11 +393,12 @@ func writeChatText(w io.Writer, rep *chatReport, cases []chatCase, switches stri
 	fmt.Fprintf(w, ", %s\n\n", switches)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\tcases\tabstained\tfailed\tsource precision\tsource recall\tabstention accuracy\tfact recall")
+	fmt.Fprintln(tw, "\tcases\tabstained\tfailed\tsource precision\tsource recall\tabstention accuracy\tfact recall\tcontext fact recall\tcontext tokens p50/p95")
 	row := func(name string, m chatMetrics) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", name, m.Questions, m.Abstained, m.Failed,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d/%d\n", name, m.Questions, m.Abstained, m.Failed,
 			cell(m.SourcePrecision, m.CitedExpected, m.Cited), cell(m.SourceRecall, m.Recalled, m.Answerable),
-			cell(m.AbstentionAccuracy, m.AbstentionCorrect, m.WithExpect), cell(m.FactRecall, m.FactsFound, m.Facts))
+			cell(m.AbstentionAccuracy, m.AbstentionCorrect, m.WithExpect), cell(m.FactRecall, m.FactsFound, m.Facts),
+			cell(m.ContextFactRecall, m.ContextFactsFound, m.Facts), m.ContextTokensMedian, m.ContextTokensP95)
 	}
 	row("all", rep.chatMetrics)
 	for _, k := range sortedMapKeys(rep.BySplit) {

@@ -101,9 +101,9 @@ func focusOf(question string, history []rag.Turn, syn *lexical.Synonyms) questio
 	return f
 }
 
-// passage is one unit of a record's text: a line, a table row rendered
+// textPassage is one unit of a record's text: a line, a table row rendered
 // with its header, or a sentence of a long line.
-type passage struct {
+type textPassage struct {
 	text  string
 	order int
 	score float64
@@ -112,13 +112,13 @@ type passage struct {
 // passages splits text into units: table rows ("A | B | C") rendered as
 // "Header: value; …" with the header row, bullet lines and short lines
 // whole, long lines by sentence.
-func passages(text string) []passage {
-	var out []passage
+func passages(text string) []textPassage {
+	var out []textPassage
 	var header []string
 	add := func(s string) {
 		s = strings.TrimSpace(s)
 		if utf8.RuneCountInString(s) >= 12 {
-			out = append(out, passage{text: s, order: len(out)})
+			out = append(out, textPassage{text: s, order: len(out)})
 		}
 	}
 	raws := strings.Split(text, "\n")
@@ -240,7 +240,7 @@ var daysRE = regexp.MustCompile(`(?i)\d+\s*(?:dias?|horas?|h\b)`)
 // ("soja", "ferrugem") counts little and "calda" much; the crop asked
 // counts the same way, times 1.5 (3 for a leaflet row, the only one of its
 // crop), and a passage about another crop loses 3.
-func scorePassages(ps []passage, f questionFocus, skip map[string]bool) {
+func scorePassages(ps []textPassage, f questionFocus, skip map[string]bool) {
 	norm := make([]string, len(ps))
 	for i := range ps {
 		norm[i] = " " + strings.Join(textutil.NormWords(ps[i].text), " ")
@@ -331,11 +331,11 @@ func namesOtherCrop(n string, crops []string) bool {
 
 // bestPassages returns up to n passages of text that score at least min,
 // best first.
-func bestPassages(text string, f questionFocus, skip map[string]bool, n int, min float64) []passage {
+func bestPassages(text string, f questionFocus, skip map[string]bool, n int, min float64) []textPassage {
 	ps := passages(text)
 	scorePassages(ps, f, skip)
-	ps = slices.DeleteFunc(ps, func(p passage) bool { return p.score < min })
-	slices.SortStableFunc(ps, func(a, b passage) int {
+	ps = slices.DeleteFunc(ps, func(p textPassage) bool { return p.score < min })
+	slices.SortStableFunc(ps, func(a, b textPassage) int {
 		switch {
 		case a.score > b.score:
 			return -1
@@ -348,24 +348,4 @@ func bestPassages(text string, f questionFocus, skip map[string]bool, n int, min
 		ps = ps[:n]
 	}
 	return ps
-}
-
-// joinPassages joins passage texts into one paragraph, ending each with
-// a period when it has no closing punctuation.
-func joinPassages(texts []string) string {
-	var b strings.Builder
-	for _, t := range texts {
-		t = strings.TrimSpace(t)
-		if t == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(t)
-		if last, _ := utf8.DecodeLastRuneInString(t); !strings.ContainsRune(".!?:;…)", last) {
-			b.WriteByte('.')
-		}
-	}
-	return b.String()
 }

@@ -52,7 +52,7 @@ func TestOfflineAnswersTheQuestion(t *testing.T) {
 			want: []string{"Tebucor 200 EC", "35 dias"}},
 		{name: "active ingredient from metadata", msg: "qual o princípio ativo do Cletox 240 EC?", want: []string{"cletodim"}},
 		{name: "FAQ fact", msg: "qual o prazo de entrega?", want: []string{"14h", "2 a 5 dias úteis"}},
-		{name: "document passage, no Markdown", msg: "o que é vazio sanitário?", want: []string{"60 dias"}, not: []string{"#"}},
+		{name: "document textPassage, no Markdown", msg: "o que é vazio sanitário?", want: []string{"60 dias"}, not: []string{"#"}},
 		{name: "follow-up takes the crop from the history", msg: "e qual a dose do Fosetal?", history: grape,
 			want: []string{"Fosetal 800 WG", "Uva"}},
 		{name: "English frame, data as stored", msg: "What is the dose of Fungiprot 250 SC on coffee?",

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -99,29 +100,11 @@ func leafletHeader(cells []string) []leafletColumn {
 	return cols
 }
 
-// tableCells splits "A | B | C" (or "| A | B |") into trimmed cells; nil
-// for a line with no pipe.
-func tableCells(line string) []string {
-	if !strings.Contains(line, "|") {
-		return nil
-	}
-	t := strings.TrimSpace(line)
-	t = strings.TrimPrefix(t, "|")
-	t = strings.TrimSuffix(t, "|")
-	cells := strings.Split(t, "|")
-	for i := range cells {
-		cells[i] = strings.TrimSpace(cells[i])
-	}
-	return cells
-}
-
 var (
 	// leafletLabelRE finds the dose and interval labels of a line.
 	leafletLabelRE = regexp.MustCompile(`(?i)(?:^|[.;,]\s+|\s)(doses?(?: recomendadas?)?|dosagem|intervalo de seguran[çc]a|car[êe]ncia)\s*:\s*`)
 	// naCulturaRE is "Na cultura da uva, controla …".
 	naCulturaRE = regexp.MustCompile(`(?i)^na cultura (?:d[aeo]s?\s+)?([^,]{2,60}),\s*(?:controla[m]?\s+|para\s+)?(.*)$`)
-	// bulletRE is a list marker.
-	bulletRE = regexp.MustCompile(`^(?:[•·▪◦‣–—*+-]|\d+[.)])\s*`)
 )
 
 // leafletCropWords are crop groups the synonym table does not name.
@@ -164,7 +147,7 @@ func parseLeaflet(text string, syn *lexical.Synonyms) []leafletRow {
 			cols = nil
 			continue
 		}
-		if cells := tableCells(line); len(cells) >= 2 {
+		if cells := passage.TableCells(line); len(cells) >= 2 {
 			if h := leafletHeader(cells); h != nil {
 				cols = h
 				continue
@@ -194,7 +177,7 @@ func parseLeaflet(text string, syn *lexical.Synonyms) []leafletRow {
 			continue
 		}
 		cols = nil
-		line = strings.TrimSpace(bulletRE.ReplaceAllString(textutil.StripMarkdown(line), ""))
+		line = strings.TrimSpace(passage.BulletRE.ReplaceAllString(textutil.StripMarkdown(line), ""))
 		if r, ok := parseLeafletLine(line, syn); ok {
 			rows = append(rows, r)
 		}
@@ -591,7 +574,7 @@ var askWordsSkip = []string{"dose", "doses", "dosagem", "intervalo", "seguranca"
 func leafletAskOf(message string, f questionFocus, name string, syn *lexical.Synonyms) leafletAsk {
 	n := paddedWords(message)
 	ask := leafletAsk{crops: f.crops, dose: f.dose, interval: asksSafetyInterval(n)}
-	skip := stemSet(name)
+	skip := passage.StemSet(name)
 	stop := lexical.DefaultStopwords()
 	frame := defaultFrameSet
 	for _, w := range strings.FieldsFunc(n, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
@@ -705,13 +688,13 @@ func productPart(message string, hits []rag.Hit[storage.CatalogItem], focus ques
 func labelledFacts(it *storage.CatalogItem, words []string, l leafletLabels, syn *lexical.Synonyms) string {
 	for _, f := range it.Files {
 		var out []string
-		for _, s := range splitSentences(textutil.StripMarkdown(f.Text)) {
-			label, value, ok := strings.Cut(strings.TrimSpace(bulletRE.ReplaceAllString(s, "")), ":")
+		for _, s := range passage.SplitSentences(textutil.StripMarkdown(f.Text)) {
+			label, value, ok := strings.Cut(strings.TrimSpace(passage.BulletRE.ReplaceAllString(s, "")), ":")
 			if !ok || strings.TrimSpace(value) == "" || len(strings.Fields(label)) > 6 ||
 				strings.ContainsFunc(label, unicode.IsDigit) || isCropLabel(label, syn) {
 				continue
 			}
-			set := stemSet(label)
+			set := passage.StemSet(label)
 			if slices.ContainsFunc(words, func(w string) bool { return set[w] }) {
 				out = append(out, trimValue(label+":"+value))
 			}

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -149,7 +150,7 @@ func TestExtractSentences(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		if got := splitSentences(tt.in); !reflect.DeepEqual(got, tt.want) {
+		if got := passage.SplitSentences(tt.in); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("SplitSentences(%q) =\n%q\nwant\n%q", tt.in, got, tt.want)
 		}
 	}
@@ -157,8 +158,8 @@ func TestExtractSentences(t *testing.T) {
 
 func TestMarkdownSections(t *testing.T) {
 	recs := loadInternalRecords(t)
-	secs := markdownSections(recs.docs["politica-de-trocas-e-entregas.md"].Content)
-	var prazos *markdownSection
+	secs := passage.MarkdownSections(recs.docs["politica-de-trocas-e-entregas.md"].Content)
+	var prazos *passage.Section
 	for i := range secs {
 		if secs[i].Heading() == "Política de trocas, devoluções e entregas › Entregas › Prazos" {
 			prazos = &secs[i]
@@ -170,8 +171,8 @@ func TestMarkdownSections(t *testing.T) {
 	if !strings.HasPrefix(prazos.Text, "Pedidos com pagamento aprovado até as 14h") || strings.Contains(prazos.Text, "### Frete") {
 		t.Errorf("Prazos text = %q", prazos.Text)
 	}
-	got := markdownSections("intro\n# A\none\n## B\ntwo\n```\n# not a heading\n```\n# C\n")
-	want := []markdownSection{
+	got := passage.MarkdownSections("intro\n# A\none\n## B\ntwo\n```\n# not a heading\n```\n# C\n")
+	want := []passage.Section{
 		{Path: nil, Text: "intro"},
 		{Path: []string{"A"}, Text: "one"},
 		{Path: []string{"A", "B"}, Text: "two\n```\n# not a heading\n```"},
@@ -180,7 +181,7 @@ func TestMarkdownSections(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("MarkdownSections =\n%q\nwant\n%q", got, want)
 	}
-	if got := markdownSections("plain text"); len(got) != 1 || len(got[0].Path) != 0 || got[0].Text != "plain text" {
+	if got := passage.MarkdownSections("plain text"); len(got) != 1 || len(got[0].Path) != 0 || got[0].Text != "plain text" {
 		t.Errorf("plain text: %q", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -172,7 +173,7 @@ func ratio(a, b int) float64 {
 //   - FAQs: the whole answer when short (≤ 320 characters), else its
 //     sentences that best match the question;
 //   - documents: the best-matching sentence of the best Markdown section
-//     (markdownSections; the section of the hit's best chunk, its
+//     (passage.MarkdownSections; the section of the hit's best chunk, its
 //     heading_path, is favoured) with the next best of that section, or
 //     the whole section when short, cited as "Title › Section".
 //
@@ -418,7 +419,7 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 		text.WriteString("\n\n")
 		text.WriteString(file.Text)
 	}
-	skip := stemSet(it.Name)
+	skip := passage.StemSet(it.Name)
 	min := 1.0
 	if f.dose || f.interval || len(f.crops) > 0 {
 		min = 2.5
@@ -443,7 +444,7 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 	for _, p := range ps {
 		out = append(out, vector.Truncate(textutil.OneLine(p.text), 320))
 	}
-	return joinPassages(out)
+	return passage.JoinPassages(out)
 }
 
 // isAgronomyItem reports an item of the agronomy domain: its category

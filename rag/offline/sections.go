@@ -1,13 +1,12 @@
 package offline
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -15,196 +14,6 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
 )
-
-// sentenceAbbreviations are words whose final period does not end a
-// sentence ("Xanthomonas spp. e", "cv. Marandu").
-var sentenceAbbreviations = []string{"sp", "spp", "subsp", "cv", "var", "ex", "aprox", "obs", "p", "pg", "pag", "n", "no", "sr", "sra", "dr", "dra", "vs", "e.g", "i.e"}
-
-// splitSentences splits text into sentences, trimmed: at line breaks, and
-// after ".", "!" or "?" followed by a space and then an upper-case letter,
-// a digit or an opening quote or parenthesis. An abbreviation
-// ("Xanthomonas spp.", "cv. Marandu") or a lone initial ("C. sumatrensis")
-// does not end a sentence, nor does a decimal point ("7.4"). Markdown is
-// kept; see textutil.StripMarkdown.
-func splitSentences(text string) []string {
-	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		rs := []rune(strings.TrimSpace(line))
-		start := 0
-		for i := 0; i < len(rs)-2; i++ {
-			if (rs[i] != '.' && rs[i] != '!' && rs[i] != '?') || rs[i+1] != ' ' {
-				continue
-			}
-			next := rs[i+2]
-			if !unicode.IsUpper(next) && !unicode.IsDigit(next) && !strings.ContainsRune("\"'“«(¿¡", next) {
-				continue
-			}
-			if rs[i] == '.' && isAbbreviation(rs[start:i]) {
-				continue
-			}
-			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
-				out = append(out, s)
-			}
-			start = i + 2
-		}
-		if s := strings.TrimSpace(string(rs[start:])); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// isAbbreviation reports whether the word ending s (before a period) is an
-// abbreviation or a lone initial.
-func isAbbreviation(s []rune) bool {
-	i := len(s)
-	for i > 0 && (unicode.IsLetter(s[i-1]) || s[i-1] == '.') {
-		i--
-	}
-	w := string(s[i:])
-	if utf8.RuneCountInString(w) == 1 && unicode.IsUpper([]rune(w)[0]) {
-		return true
-	}
-	return slices.Contains(sentenceAbbreviations, lexical.Normalize(w))
-}
-
-// markdownSection is the part of a Markdown document under one heading.
-type markdownSection struct {
-	// Path is the heading path, outermost first: ["Política de trocas,
-	// devoluções e entregas", "Entregas", "Prazos"]; empty for text before
-	// the first heading.
-	Path []string
-	// Text is the section's own text, up to the next heading, Markdown
-	// kept and trimmed.
-	Text string
-}
-
-// Heading is the section's path joined with chunk.HeadingSeparator, as in
-// a chunk's heading_path metadata.
-func (s markdownSection) Heading() string {
-	return strings.Join(s.Path, chunk.HeadingSeparator)
-}
-
-// markdownSections splits Markdown content at its ATX headings ("#" to
-// "######" and a space), outside fenced code blocks. Sections without text
-// are kept, so every heading has its section; content without headings is
-// one section with an empty path.
-func markdownSections(content string) []markdownSection {
-	var out []markdownSection
-	var path []string
-	var levels []int
-	var b strings.Builder
-	fenced := false
-	flush := func() {
-		if t := strings.TrimSpace(b.String()); t != "" || len(path) > 0 {
-			out = append(out, markdownSection{Path: slices.Clone(path), Text: t})
-		}
-		b.Reset()
-	}
-	for _, line := range strings.Split(content, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
-		}
-		if level, title, ok := atxHeading(t); ok && !fenced {
-			flush()
-			for len(levels) > 0 && levels[len(levels)-1] >= level {
-				levels, path = levels[:len(levels)-1], path[:len(path)-1]
-			}
-			levels, path = append(levels, level), append(path, title)
-			continue
-		}
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
-	flush()
-	return out
-}
-
-// atxHeading parses "## Title" (closing #s dropped).
-func atxHeading(line string) (level int, title string, ok bool) {
-	for level < len(line) && line[level] == '#' {
-		level++
-	}
-	if level == 0 || level > 6 || level < len(line) && line[level] != ' ' {
-		return 0, "", false
-	}
-	title = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[level:]), "#"))
-	return level, textutil.StripMarkdown(title), title != ""
-}
-
-// maxListUnit bounds a list quoted whole with its opening sentence.
-const maxListUnit = 320
-
-// plainUnits are the units of a section's text for quoting: sentences of
-// its prose with Markdown stripped, a sentence opening a list ("…: ") with
-// the list's items, and each row of a Markdown table as "Header: cell;
-// Header: cell".
-func plainUnits(text string) []string {
-	var out []string
-	var header []string
-	list := false // the last unit opens a list ("…: ") or holds its items
-	for _, line := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
-		}
-		if item := bulletRE.MatchString(t) && !textutil.MDTableSep.MatchString(t); item && list {
-			// "não aceitamos devolução de: Defensivos …; Sementes tratadas …",
-			// while the whole stays short.
-			last := out[len(out)-1]
-			if !strings.HasSuffix(last, ":") {
-				last = strings.TrimRight(last, ".;") + ";"
-			}
-			if merged := last + " " + textutil.OneLine(textutil.StripMarkdown(t)); utf8.RuneCountInString(merged) <= maxListUnit {
-				out[len(out)-1] = merged
-				continue
-			}
-			if strings.HasSuffix(out[len(out)-1], ":") {
-				// Too long to quote whole: the items stand alone.
-				list = false
-			}
-		}
-		list = false
-		if cells := tableCells(t); len(cells) >= 2 {
-			if textutil.MDTableSep.MatchString(t) {
-				continue
-			}
-			for i := range cells {
-				cells[i] = textutil.OneLine(textutil.StripMarkdown(cells[i]))
-			}
-			if header == nil {
-				header = cells
-				continue
-			}
-			var parts []string
-			for i, c := range cells {
-				if c == "" {
-					continue
-				}
-				if i < len(header) && header[i] != "" {
-					c = header[i] + ": " + c
-				}
-				parts = append(parts, c)
-			}
-			out = append(out, strings.Join(parts, "; "))
-			continue
-		}
-		header = nil
-		ss := splitSentences(textutil.OneLine(textutil.StripMarkdown(t)))
-		for i := 0; i+1 < len(ss); i++ {
-			if utf8.RuneCountInString(ss[i]) < 16 {
-				// "Sim." or "Não." alone says nothing: it opens the next.
-				ss[i+1] = ss[i] + " " + ss[i+1]
-				ss = slices.Delete(ss, i, i+1)
-				i--
-			}
-		}
-		out = append(out, ss...)
-		list = len(out) > 0 && strings.HasSuffix(out[len(out)-1], ":")
-	}
-	return out
-}
 
 // contentWords are the stemmed content words of a question: no stopword,
 // no frame word ("qual", "vende", "serve"), no word shorter than 3.
@@ -220,57 +29,6 @@ func contentWords(question string) []string {
 		out = append(out, st)
 	}
 	return out
-}
-
-// stemSet is the set of stemmed words of s.
-func stemSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range textutil.NormWords(s) {
-		m[lexical.Stem(w)] = true
-	}
-	return m
-}
-
-// quoteUnit is a sentence or table row of a record, with the heading of
-// its section.
-type quoteUnit struct {
-	text    string
-	section int
-	words   map[string]bool
-	heading map[string]bool
-	score   float64
-}
-
-// scoreUnits scores each unit by the question words it holds, each
-// weighted by its rarity among the units, ln(1+N/df): a word on every
-// line of a document about soybean rust ("soja", "ferrugem") counts little,
-// "desistir" much. A word only in the unit's section heading counts half.
-func scoreUnits(units []quoteUnit, words []string) {
-	df := map[string]int{}
-	for _, u := range units {
-		for _, w := range words {
-			if u.words[w] || u.heading[w] {
-				df[w]++
-			}
-		}
-	}
-	n := float64(len(units))
-	for i := range units {
-		u := &units[i]
-		u.score = 0
-		for _, w := range words {
-			if df[w] == 0 {
-				continue
-			}
-			idf := math.Log(1 + n/float64(df[w]))
-			switch {
-			case u.words[w]:
-				u.score += idf
-			case u.heading[w]:
-				u.score += idf / 2
-			}
-		}
-	}
 }
 
 // definitionPhrases open a definitional question; the term defined
@@ -340,74 +98,18 @@ func definesTerm(text string, terms []string) bool {
 // boostDefinitions raises the units that define one of terms
 // (definesTerm), and a little the unit after each in the same section,
 // and reports whether one does.
-func boostDefinitions(units []quoteUnit, terms []string) bool {
+func boostDefinitions(units []passage.Unit, terms []string) bool {
 	found := false
 	for i := range units {
-		if definesTerm(units[i].text, terms) {
-			units[i].score += 3
-			if i+1 < len(units) && units[i+1].section == units[i].section {
-				units[i+1].score += 1.5
+		if definesTerm(units[i].Text, terms) {
+			units[i].Score += 3
+			if i+1 < len(units) && units[i+1].Section == units[i].Section {
+				units[i+1].Score += 1.5
 			}
 			found = true
 		}
 	}
 	return found
-}
-
-// pickUnits returns the best unit and the next best of the same section
-// (at most n in all, plus the unit after one that ends with a colon), in
-// text order; the whole section when its text is
-// short (maxShort characters or fewer). ok is false when no unit holds a
-// question word.
-func pickUnits(units []quoteUnit, n, maxShort int) (picked []quoteUnit, ok bool) {
-	best := -1
-	for i, u := range units {
-		if u.score > 0 && (best < 0 || u.score > units[best].score) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return nil, false
-	}
-	sec := units[best].section
-	var same []int
-	total := 0
-	for i, u := range units {
-		if u.section == sec {
-			same = append(same, i)
-			total += utf8.RuneCountInString(u.text) + 1
-		}
-	}
-	if total <= maxShort {
-		for _, i := range same {
-			picked = append(picked, units[i])
-		}
-		return picked, true
-	}
-	slices.SortStableFunc(same, func(a, b int) int {
-		switch {
-		case units[a].score > units[b].score:
-			return -1
-		case units[a].score < units[b].score:
-			return 1
-		}
-		return 0
-	})
-	same = slices.DeleteFunc(same, func(i int) bool { return units[i].score == 0 })
-	if len(same) > n {
-		same = same[:n]
-	}
-	// A sentence that opens a table or list ("…: ") brings its first row.
-	for _, i := range same {
-		if strings.HasSuffix(units[i].text, ":") && i+1 < len(units) && units[i+1].section == sec && !slices.Contains(same, i+1) {
-			same = append(same, i+1)
-		}
-	}
-	slices.Sort(same)
-	for _, i := range same {
-		picked = append(picked, units[i])
-	}
-	return picked, true
 }
 
 // documentQuote is what a document hit says on the question: the
@@ -424,45 +126,45 @@ func documentQuote(h *rag.Hit[storage.Document], words, terms []string, n, maxSh
 		heading = strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator)
 	}
 	// The title's words are what every passage is about.
-	if title := stemSet(h.Record.Title); len(title) > 0 {
+	if title := passage.StemSet(h.Record.Title); len(title) > 0 {
 		if rest := slices.DeleteFunc(slices.Clone(words), func(w string) bool { return title[w] }); len(rest) > 0 {
 			words = rest
 		}
 	}
-	secs := markdownSections(h.Record.Content)
-	var units []quoteUnit
+	secs := passage.MarkdownSections(h.Record.Content)
+	var units []passage.Unit
 	for i, s := range secs {
 		var head map[string]bool
 		if len(s.Path) > 1 {
-			head = stemSet(s.Path[len(s.Path)-1])
+			head = passage.StemSet(s.Path[len(s.Path)-1])
 		}
-		for _, t := range plainUnits(s.Text) {
-			units = append(units, quoteUnit{text: t, section: i, words: stemSet(t), heading: head})
+		for _, t := range passage.Units(s.Text) {
+			units = append(units, passage.Unit{Text: t, Section: i, Words: passage.StemSet(t), Heading: head})
 		}
 	}
-	scoreUnits(units, words)
+	passage.ScoreUnits(units, words)
 	defines = boostDefinitions(units, terms)
 	for i := range units {
-		if p := secs[units[i].section].Heading(); units[i].score > 0 && heading != "" && p != "" && strings.HasSuffix(heading, p) {
-			units[i].score += 1
+		if p := secs[units[i].Section].Heading(); units[i].Score > 0 && heading != "" && p != "" && strings.HasSuffix(heading, p) {
+			units[i].Score += 1
 		}
 	}
-	picked, ok := pickUnits(units, n, maxShort)
+	picked, ok := passage.PickUnits(units, n, maxShort)
 	if !ok {
-		return vector.Truncate(textutil.OneLine(strings.Join(plainUnits(h.Snippet), " ")), 320), rag.DocumentCitation(h), false
+		return vector.Truncate(textutil.OneLine(strings.Join(passage.Units(h.Snippet), " ")), 320), rag.DocumentCitation(h), false
 	}
 	texts := make([]string, len(picked))
 	for i, u := range picked {
-		texts[i] = vector.Truncate(u.text, 320)
+		texts[i] = vector.Truncate(u.Text, 320)
 	}
 	citation = h.Record.Title
-	if p := secs[picked[0].section].Heading(); p != "" {
+	if p := secs[picked[0].Section].Heading(); p != "" {
 		citation = p
 		if h.Record.Title != "" && !strings.HasPrefix(p, h.Record.Title) {
 			citation = h.Record.Title + chunk.HeadingSeparator + p
 		}
 	}
-	return joinPassages(texts), citation, defines
+	return passage.JoinPassages(texts), citation, defines
 }
 
 // faqQuote is a FAQ's answer, Markdown stripped: whole when short
@@ -471,30 +173,30 @@ func documentQuote(h *rag.Hit[storage.Document], words, terms []string, n, maxSh
 // question holds most of words), or its first n sentences. defines
 // reports a sentence defining one of terms (definedTerms).
 func faqQuote(question, answer string, words, terms []string, n, maxShort int) (string, bool) {
-	var units []quoteUnit
-	for _, t := range plainUnits(answer) {
-		units = append(units, quoteUnit{text: t, words: stemSet(t)})
+	var units []passage.Unit
+	for _, t := range passage.Units(answer) {
+		units = append(units, passage.Unit{Text: t, Words: passage.StemSet(t)})
 	}
-	scoreUnits(units, words)
-	if len(units) > 0 && holdsMost(stemSet(question), words) {
+	passage.ScoreUnits(units, words)
+	if len(units) > 0 && holdsMost(passage.StemSet(question), words) {
 		// The FAQ asks what the user asks: its answer opens with the
 		// answer ("Mantenha os sacos em local seco, fresco e ventilado…").
 		top := 0.0
 		for _, u := range units {
-			top = max(top, u.score)
+			top = max(top, u.Score)
 		}
-		units[0].score = top + 1
+		units[0].Score = top + 1
 	}
 	defines := boostDefinitions(units, terms)
-	picked, ok := pickUnits(units, n, maxShort)
+	picked, ok := passage.PickUnits(units, n, maxShort)
 	if !ok {
 		picked = units[:min(n, len(units))]
 	}
 	texts := make([]string, len(picked))
 	for i, u := range picked {
-		texts[i] = u.text
+		texts[i] = u.Text
 	}
-	return joinPassages(texts), defines
+	return passage.JoinPassages(texts), defines
 }
 
 // holdsMost reports whether set holds at least half of words (and one).

@@ -1,0 +1,360 @@
+// Package passage splits records' text into the units an answer quotes
+// (sentences, list items with their opening sentence, table rows with their
+// header) and scores them against a question. The offline answerer quotes
+// them and the Pipeline's context carries them, so a model reads the
+// passages the extractive answer would state.
+package passage
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag/chunk"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+)
+
+// sentenceAbbreviations are words whose final period does not end a
+// sentence ("Xanthomonas spp. e", "cv. Marandu").
+var sentenceAbbreviations = []string{"sp", "spp", "subsp", "cv", "var", "ex", "aprox", "obs", "p", "pg", "pag", "n", "no", "sr", "sra", "dr", "dra", "vs", "e.g", "i.e"}
+
+// SplitSentences splits text into sentences, trimmed: at line breaks, and
+// after ".", "!" or "?" followed by a space and then an upper-case letter,
+// a digit or an opening quote or parenthesis. An abbreviation
+// ("Xanthomonas spp.", "cv. Marandu") or a lone initial ("C. sumatrensis")
+// does not end a sentence, nor does a decimal point ("7.4"). Markdown is
+// kept; see textutil.StripMarkdown.
+func SplitSentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		rs := []rune(strings.TrimSpace(line))
+		start := 0
+		for i := 0; i < len(rs)-2; i++ {
+			if (rs[i] != '.' && rs[i] != '!' && rs[i] != '?') || rs[i+1] != ' ' {
+				continue
+			}
+			next := rs[i+2]
+			if !unicode.IsUpper(next) && !unicode.IsDigit(next) && !strings.ContainsRune("\"'“«(¿¡", next) {
+				continue
+			}
+			if rs[i] == '.' && isAbbreviation(rs[start:i]) {
+				continue
+			}
+			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
+				out = append(out, s)
+			}
+			start = i + 2
+		}
+		if s := strings.TrimSpace(string(rs[start:])); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// isAbbreviation reports whether the word ending s (before a period) is an
+// abbreviation or a lone initial.
+func isAbbreviation(s []rune) bool {
+	i := len(s)
+	for i > 0 && (unicode.IsLetter(s[i-1]) || s[i-1] == '.') {
+		i--
+	}
+	w := string(s[i:])
+	if utf8.RuneCountInString(w) == 1 && unicode.IsUpper([]rune(w)[0]) {
+		return true
+	}
+	return slices.Contains(sentenceAbbreviations, lexical.Normalize(w))
+}
+
+// Section is the part of a Markdown document under one heading.
+type Section struct {
+	// Path is the heading path, outermost first: ["Política de trocas,
+	// devoluções e entregas", "Entregas", "Prazos"]; empty for text before
+	// the first heading.
+	Path []string
+	// Text is the section's own text, up to the next heading, Markdown
+	// kept and trimmed.
+	Text string
+}
+
+// Heading is the section's path joined with chunk.HeadingSeparator, as in
+// a chunk's heading_path metadata.
+func (s Section) Heading() string {
+	return strings.Join(s.Path, chunk.HeadingSeparator)
+}
+
+// MarkdownSections splits Markdown content at its ATX headings ("#" to
+// "######" and a space), outside fenced code blocks. Sections without text
+// are kept, so every heading has its section; content without headings is
+// one section with an empty path.
+func MarkdownSections(content string) []Section {
+	var out []Section
+	var path []string
+	var levels []int
+	var b strings.Builder
+	fenced := false
+	flush := func() {
+		if t := strings.TrimSpace(b.String()); t != "" || len(path) > 0 {
+			out = append(out, Section{Path: slices.Clone(path), Text: t})
+		}
+		b.Reset()
+	}
+	for _, line := range strings.Split(content, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+		}
+		if level, title, ok := atxHeading(t); ok && !fenced {
+			flush()
+			for len(levels) > 0 && levels[len(levels)-1] >= level {
+				levels, path = levels[:len(levels)-1], path[:len(path)-1]
+			}
+			levels, path = append(levels, level), append(path, title)
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	flush()
+	return out
+}
+
+// atxHeading parses "## Title" (closing #s dropped).
+func atxHeading(line string) (level int, title string, ok bool) {
+	for level < len(line) && line[level] == '#' {
+		level++
+	}
+	if level == 0 || level > 6 || level < len(line) && line[level] != ' ' {
+		return 0, "", false
+	}
+	title = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[level:]), "#"))
+	return level, textutil.StripMarkdown(title), title != ""
+}
+
+// maxListUnit bounds a list quoted whole with its opening sentence.
+const maxListUnit = 320
+
+// Units are the units of a section's text for quoting: sentences of
+// its prose with Markdown stripped, a sentence opening a list ("…: ") with
+// the list's items, and each row of a Markdown table as "Header: cell;
+// Header: cell".
+func Units(text string) []string {
+	var out []string
+	var header []string
+	list := false // the last unit opens a list ("…: ") or holds its items
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if item := BulletRE.MatchString(t) && !textutil.MDTableSep.MatchString(t); item && list {
+			// "não aceitamos devolução de: Defensivos …; Sementes tratadas …",
+			// while the whole stays short.
+			last := out[len(out)-1]
+			if !strings.HasSuffix(last, ":") {
+				last = strings.TrimRight(last, ".;") + ";"
+			}
+			if merged := last + " " + textutil.OneLine(textutil.StripMarkdown(t)); utf8.RuneCountInString(merged) <= maxListUnit {
+				out[len(out)-1] = merged
+				continue
+			}
+			if strings.HasSuffix(out[len(out)-1], ":") {
+				// Too long to quote whole: the items stand alone.
+				list = false
+			}
+		}
+		list = false
+		if cells := TableCells(t); len(cells) >= 2 {
+			if textutil.MDTableSep.MatchString(t) {
+				continue
+			}
+			for i := range cells {
+				cells[i] = textutil.OneLine(textutil.StripMarkdown(cells[i]))
+			}
+			if header == nil {
+				header = cells
+				continue
+			}
+			var parts []string
+			for i, c := range cells {
+				if c == "" {
+					continue
+				}
+				if i < len(header) && header[i] != "" {
+					c = header[i] + ": " + c
+				}
+				parts = append(parts, c)
+			}
+			out = append(out, strings.Join(parts, "; "))
+			continue
+		}
+		header = nil
+		ss := SplitSentences(textutil.OneLine(textutil.StripMarkdown(t)))
+		for i := 0; i+1 < len(ss); i++ {
+			if utf8.RuneCountInString(ss[i]) < 16 {
+				// "Sim." or "Não." alone says nothing: it opens the next.
+				ss[i+1] = ss[i] + " " + ss[i+1]
+				ss = slices.Delete(ss, i, i+1)
+				i--
+			}
+		}
+		out = append(out, ss...)
+		list = len(out) > 0 && strings.HasSuffix(out[len(out)-1], ":")
+	}
+	return out
+}
+
+// StemSet is the set of stemmed words of s.
+func StemSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range textutil.NormWords(s) {
+		m[lexical.Stem(w)] = true
+	}
+	return m
+}
+
+// Unit is a sentence or table row of a record, with the heading of
+// its section.
+type Unit struct {
+	// Text is the unit's text.
+	Text string
+	// Section is the index of the unit's section among the record's.
+	Section int
+	// Words are the unit's stemmed words (StemSet).
+	Words map[string]bool
+	// Heading are the stemmed words of its section's heading.
+	Heading map[string]bool
+	// Score is set by ScoreUnits.
+	Score float64
+}
+
+// ScoreUnits scores each unit by the question words it holds, each
+// weighted by its rarity among the units, ln(1+N/df): a word on every
+// line of a document about soybean rust ("soja", "ferrugem") counts little,
+// "desistir" much. A word only in the unit's section heading counts half.
+func ScoreUnits(units []Unit, words []string) {
+	df := map[string]int{}
+	for _, u := range units {
+		for _, w := range words {
+			if u.Words[w] || u.Heading[w] {
+				df[w]++
+			}
+		}
+	}
+	n := float64(len(units))
+	for i := range units {
+		u := &units[i]
+		u.Score = 0
+		for _, w := range words {
+			if df[w] == 0 {
+				continue
+			}
+			idf := math.Log(1 + n/float64(df[w]))
+			switch {
+			case u.Words[w]:
+				u.Score += idf
+			case u.Heading[w]:
+				u.Score += idf / 2
+			}
+		}
+	}
+}
+
+// PickUnits returns the best unit and the next best of the same section
+// (at most n in all, plus the unit after one that ends with a colon), in
+// text order; the whole section when its text is
+// short (maxShort characters or fewer). ok is false when no unit holds a
+// question word.
+func PickUnits(units []Unit, n, maxShort int) (picked []Unit, ok bool) {
+	best := -1
+	for i, u := range units {
+		if u.Score > 0 && (best < 0 || u.Score > units[best].Score) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, false
+	}
+	sec := units[best].Section
+	var same []int
+	total := 0
+	for i, u := range units {
+		if u.Section == sec {
+			same = append(same, i)
+			total += utf8.RuneCountInString(u.Text) + 1
+		}
+	}
+	if total <= maxShort {
+		for _, i := range same {
+			picked = append(picked, units[i])
+		}
+		return picked, true
+	}
+	slices.SortStableFunc(same, func(a, b int) int {
+		switch {
+		case units[a].Score > units[b].Score:
+			return -1
+		case units[a].Score < units[b].Score:
+			return 1
+		}
+		return 0
+	})
+	same = slices.DeleteFunc(same, func(i int) bool { return units[i].Score == 0 })
+	if len(same) > n {
+		same = same[:n]
+	}
+	// A sentence that opens a table or list ("…: ") brings its first row.
+	for _, i := range same {
+		if strings.HasSuffix(units[i].Text, ":") && i+1 < len(units) && units[i+1].Section == sec && !slices.Contains(same, i+1) {
+			same = append(same, i+1)
+		}
+	}
+	slices.Sort(same)
+	for _, i := range same {
+		picked = append(picked, units[i])
+	}
+	return picked, true
+}
+
+// JoinPassages joins passage texts into one paragraph, ending each with
+// a period when it has no closing punctuation.
+func JoinPassages(texts []string) string {
+	var b strings.Builder
+	for _, t := range texts {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+		if last, _ := utf8.DecodeLastRuneInString(t); !strings.ContainsRune(".!?:;…)", last) {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
+}
+
+// TableCells splits "A | B | C" (or "| A | B |") into trimmed cells; nil
+// for a line with no pipe.
+func TableCells(line string) []string {
+	if !strings.Contains(line, "|") {
+		return nil
+	}
+	t := strings.TrimSpace(line)
+	t = strings.TrimPrefix(t, "|")
+	t = strings.TrimSuffix(t, "|")
+	cells := strings.Split(t, "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
+
+// BulletRE is a list marker.
+var BulletRE = regexp.MustCompile(`^(?:[•·▪◦‣–—*+-]|\d+[.)])\s*`)
