@@ -342,7 +342,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 			return searchTool(ctx, r, ToolSearchCatalog, args, s.SearchCatalog, catalogFilters,
 				func(o *toolOutcome, h []Hit[storage.CatalogItem]) { o.catalog = h },
 				func(q string, h []Hit[storage.CatalogItem]) (string, string) {
-					p := catalogPayload(q, h)
+					p := catalogPayload(q, h, r.p.quoter.prepare(q))
 					return p, p
 				}, catalogCitations)
 		})
@@ -354,7 +354,10 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 		err := add(ToolSearchFAQs, prompt.ToolFAQs, searchToolSchema, faqToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
 			return searchTool(ctx, r, ToolSearchFAQs, args, s.SearchFAQs, nil,
 				func(o *toolOutcome, h []Hit[storage.FAQ]) { o.faqs = h },
-				func(_ string, h []Hit[storage.FAQ]) (string, string) { return faqSection(h), formatFAQContext(h) },
+				func(q string, h []Hit[storage.FAQ]) (string, string) {
+					qs := r.p.quoter.prepare(q)
+					return faqSection(h, qs), formatFAQContext(h, qs)
+				},
 				faqCitations)
 		})
 		if err != nil {
@@ -365,8 +368,8 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 		err := add(ToolSearchDocuments, prompt.ToolDocuments, searchToolSchema, documentToolExamples, func(ctx context.Context, args json.RawMessage) (string, error) {
 			return searchTool(ctx, r, ToolSearchDocuments, args, s.SearchDocuments, nil,
 				func(o *toolOutcome, h []Hit[storage.Document]) { o.docs = h },
-				func(_ string, h []Hit[storage.Document]) (string, string) {
-					p := documentSection(h)
+				func(q string, h []Hit[storage.Document]) (string, string) {
+					p := documentSection(h, r.p.quoter.prepare(q))
 					return p, p
 				}, documentCitations)
 		})

@@ -2,8 +2,10 @@ package rag
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/llm"
@@ -50,22 +52,22 @@ func noCatalogText(query string) string {
 }
 
 // FormatFAQContext is the seeds' faqContext: "Q: … | A: …" joined by
-// " || ", or noFAQText.
-func formatFAQContext(hits []Hit[storage.FAQ]) string {
+// " || ", or noFAQText. A long answer is cut to the sentences that answer
+// q (see question.faqAnswer); a nil q keeps its start.
+func formatFAQContext(hits []Hit[storage.FAQ], q *question) string {
 	if len(hits) == 0 {
 		return noFAQText
 	}
 	parts := make([]string, len(hits))
-	for i, h := range hits {
-		parts[i] = "Q: " + textutil.OneLine(textutil.StripMarkdown(h.Record.Question)) + " | A: " +
-			vector.Truncate(textutil.OneLine(textutil.StripMarkdown(h.Record.Answer)), contextAnswerChars)
+	for i := range hits {
+		parts[i] = "Q: " + textutil.OneLine(textutil.StripMarkdown(hits[i].Record.Question)) + " | A: " + q.faqAnswer(&hits[i].Record)
 	}
 	return strings.Join(parts, hitSeparator)
 }
 
 // FAQSection is the FAQ context section: "FAQs relevantes (N): …".
-func faqSection(hits []Hit[storage.FAQ]) string {
-	return fmt.Sprintf("FAQs relevantes (%d): %s", len(hits), formatFAQContext(hits))
+func faqSection(hits []Hit[storage.FAQ], q *question) string {
+	return fmt.Sprintf("FAQs relevantes (%d): %s", len(hits), formatFAQContext(hits, q))
 }
 
 // SourceLabel is the seeds' "Fonte" of a hit: lexical, vetorial or
@@ -81,8 +83,11 @@ func sourceLabel(s Source) string {
 }
 
 // FormatCatalogHit is the seeds' formatCatalogHit: name, category,
-// manufacturer, price, tags, source, scores and snippet of hit i (0-based).
-func formatCatalogHit(h Hit[storage.CatalogItem], i int) string {
+// manufacturer, price, tags, source, scores and snippet of hit i
+// (0-based). When q finds passages of the item that answer it, they
+// replace the snippet ("Trechos: …", best first) after the start of the
+// description.
+func formatCatalogHit(h Hit[storage.CatalogItem], i int, q *question) string {
 	it := &h.Record
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d. %s", i+1, textutil.OneLine(it.Name))
@@ -111,6 +116,14 @@ func formatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 	if len(scores) > 0 {
 		fmt.Fprintf(&b, " | Score: %s", strings.Join(scores, " "))
 	}
+	if ps := q.itemPassages(it); len(ps) > 0 {
+		desc := textutil.OneLine(textutil.StripMarkdown(it.Description))
+		if desc != "" && !slices.ContainsFunc(ps, func(p string) bool { return strings.HasPrefix(desc, strings.TrimSuffix(p, "…")) }) {
+			fmt.Fprintf(&b, " | Descrição: %s", vector.Truncate(desc, descriptionChars))
+		}
+		fmt.Fprintf(&b, " | Trechos: %s", passage.JoinPassages(ps))
+		return b.String()
+	}
 	snippet := h.Snippet
 	if snippet == "" {
 		snippet = it.Description
@@ -123,13 +136,13 @@ func formatCatalogHit(h Hit[storage.CatalogItem], i int) string {
 
 // CatalogPayload is the seeds' buildCatalogPayload: a header naming the
 // query and the hits joined by " || ", or NoCatalogText.
-func catalogPayload(query string, hits []Hit[storage.CatalogItem]) string {
+func catalogPayload(query string, hits []Hit[storage.CatalogItem], q *question) string {
 	if len(hits) == 0 {
 		return noCatalogText(query)
 	}
 	parts := make([]string, len(hits))
 	for i, h := range hits {
-		parts[i] = formatCatalogHit(h, i)
+		parts[i] = formatCatalogHit(h, i, q)
 	}
 	return fmt.Sprintf("Busca híbrida no catálogo para %q (%d itens): %s", query, len(hits), strings.Join(parts, hitSeparator))
 }
@@ -149,13 +162,19 @@ func DocumentCitation(h *Hit[storage.Document]) string {
 }
 
 // DocumentSection is the documents context section: "Documentos
-// relevantes (N): [1] citation: snippet || …", or noDocumentText.
-func documentSection(hits []Hit[storage.Document]) string {
+// relevantes (N): [1] citation: snippet || …", or noDocumentText. When q
+// finds passages of a document that answer it, they replace the snippet
+// and the citation names their section.
+func documentSection(hits []Hit[storage.Document], q *question) string {
 	if len(hits) == 0 {
 		return noDocumentText
 	}
 	parts := make([]string, len(hits))
 	for i := range hits {
+		if ps, cite := q.documentPassages(&hits[i]); len(ps) > 0 {
+			parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, cite, passage.JoinPassages(ps))
+			continue
+		}
 		snippet := hits[i].Snippet
 		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(textutil.OneLine(textutil.StripMarkdown(snippet)), contextSnippetChars))
 	}
@@ -202,13 +221,14 @@ func historySection(history []Turn) string {
 // concurrent use.
 func FormatContext[T storage.CatalogItem | storage.FAQ | storage.Document](message string, hits []Hit[T]) string {
 	var sec ContextSection
+	q := defaultQuoter.prepare(message)
 	switch h := any(hits).(type) {
 	case []Hit[storage.CatalogItem]:
-		sec = ContextSection{Name: "catalog", Text: catalogPayload(message, h)}
+		sec = ContextSection{Name: "catalog", Text: catalogPayload(message, h, q)}
 	case []Hit[storage.FAQ]:
-		sec = ContextSection{Name: "faqs", Text: faqSection(h)}
+		sec = ContextSection{Name: "faqs", Text: faqSection(h, q)}
 	case []Hit[storage.Document]:
-		sec = ContextSection{Name: "documents", Text: documentSection(h)}
+		sec = ContextSection{Name: "documents", Text: documentSection(h, q)}
 	}
 	return BuildContext([]ContextSection{sec}, message)
 }

@@ -160,6 +160,8 @@ type Pipeline struct {
 	classifier Classifier
 	answerer   Answerer
 	opts       PipelineOptions
+	// quoter picks the passages the context quotes (passages.go).
+	quoter *quoter
 }
 
 // DefaultPipelineOptions returns the options a zero PipelineOptions stands
@@ -211,7 +213,8 @@ func NewPipeline(searcher *Searcher, classifier Classifier, answerer Answerer, o
 		return nil, errors.New("rag: NewPipeline: nil Answerer")
 	}
 	o := opts.withDefaults()
-	return &Pipeline{searcher: searcher, classifier: classifier, answerer: answerer, opts: o}, nil
+	return &Pipeline{searcher: searcher, classifier: classifier, answerer: answerer, opts: o,
+		quoter: newQuoter(searcher.catalog.Synonyms(), searcher.evidence.FrameWords)}, nil
 }
 
 // Searcher returns the pipeline's Searcher.
@@ -453,13 +456,13 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		sections = append(sections, ContextSection{Name: "summary", Text: "Resumo da conversa: " + textutil.OneLine(summary.Text)})
 	}
 	if plan.FAQ && !resp.Abstained {
-		sections = append(sections, ContextSection{Name: "faqs", Text: faqSection(sr.faqs)})
+		sections = append(sections, ContextSection{Name: "faqs", Text: faqSection(sr.faqs, sr.faqQ)})
 	}
 	if plan.Catalog && !resp.Abstained {
-		sections = append(sections, ContextSection{Name: "catalog", Text: catalogPayload(catalogQuery, sr.catalog)})
+		sections = append(sections, ContextSection{Name: "catalog", Text: catalogPayload(catalogQuery, sr.catalog, sr.catalogQ)})
 	}
 	if plan.Documents && !resp.Abstained {
-		sections = append(sections, ContextSection{Name: "documents", Text: documentSection(sr.docs)})
+		sections = append(sections, ContextSection{Name: "documents", Text: documentSection(sr.docs, sr.docQ)})
 	}
 	if resp.Abstained {
 		sections = append(sections, ContextSection{Name: "abstain", Text: AbstainContextText})
@@ -587,6 +590,10 @@ type searchResults struct {
 	// allFailed: every planned search failed (a store outage), which is
 	// not the same as finding nothing.
 	allFailed bool
+	// The questions each kind's passages answer: the catalog search's
+	// text, the FAQ search's and the documents search's (with the
+	// previous turn for a follow-up).
+	catalogQ, faqQ, docQ *question
 }
 
 // meanRelevance is the mean relevance of the kept hits; 0 when none.
@@ -617,7 +624,9 @@ func (r *searchResults) meanRelevance() float64 {
 func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
 	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
 	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.MaxQueryChars)
-	res := &searchResults{timings: map[string]Timings{}, considered: map[string]int{}}
+	faqQuery := combineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)
+	res := &searchResults{timings: map[string]Timings{}, considered: map[string]int{},
+		catalogQ: p.quoter.prepare(catalogQuery), faqQ: p.quoter.prepare(faqQuery), docQ: p.quoter.prepare(query)}
 	var (
 		mu sync.Mutex
 		wg sync.WaitGroup
@@ -625,7 +634,6 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 	type call struct {
 		tool, query string
 	}
-	faqQuery := combineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)
 	var calls []call
 	if plan.FAQ {
 		calls = append(calls, call{ToolSearchFAQs, faqQuery})
@@ -699,11 +707,11 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 		)
 		switch c.tool {
 		case ToolSearchFAQs:
-			n, payload, cites = len(res.faqs), formatFAQContext(res.faqs), faqCitations(res.faqs)
+			n, payload, cites = len(res.faqs), formatFAQContext(res.faqs, res.faqQ), faqCitations(res.faqs)
 		case ToolSearchCatalog:
-			n, payload, cites = len(res.catalog), catalogPayload(catalogQuery, res.catalog), catalogCitations(res.catalog)
+			n, payload, cites = len(res.catalog), catalogPayload(catalogQuery, res.catalog, res.catalogQ), catalogCitations(res.catalog)
 		case ToolSearchDocuments:
-			n, payload, cites = len(res.docs), documentSection(res.docs), documentCitations(res.docs)
+			n, payload, cites = len(res.docs), documentSection(res.docs, res.docQ), documentCitations(res.docs)
 		}
 		p.audit(ctx, c.tool, c.query, limit, n, payload)
 		if emit != nil {
@@ -766,13 +774,13 @@ func (p *Pipeline) fitBudget(r *searchResults, catalogQuery string) {
 	size := func() int {
 		var b strings.Builder
 		if len(r.faqs) > 0 {
-			b.WriteString(faqSection(r.faqs))
+			b.WriteString(faqSection(r.faqs, r.faqQ))
 		}
 		if len(r.catalog) > 0 {
-			b.WriteString(catalogPayload(catalogQuery, r.catalog))
+			b.WriteString(catalogPayload(catalogQuery, r.catalog, r.catalogQ))
 		}
 		if len(r.docs) > 0 {
-			b.WriteString(documentSection(r.docs))
+			b.WriteString(documentSection(r.docs, r.docQ))
 		}
 		return p.countTokens(b.String())
 	}

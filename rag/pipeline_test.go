@@ -305,17 +305,17 @@ func TestFormatPriceAndSections(t *testing.T) {
 			t.Errorf("textutil.FormatPrice(%v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
-	if got := rag.FAQSection(nil); got != "FAQs relevantes (0): Nenhuma FAQ relevante encontrada." {
+	if got := rag.FAQSection(nil, nil); got != "FAQs relevantes (0): Nenhuma FAQ relevante encontrada." {
 		t.Errorf("empty FAQ section %q", got)
 	}
 	hits := []rag.Hit[storage.FAQ]{
 		{Record: storage.FAQ{Question: "Aceitam Pix?", Answer: "Sim.\nTambém boleto."}},
 		{Record: storage.FAQ{Question: "Entregam?", Answer: "Sim."}},
 	}
-	if got, want := rag.FAQSection(hits), "FAQs relevantes (2): Q: Aceitam Pix? | A: Sim. Também boleto. || Q: Entregam? | A: Sim."; got != want {
+	if got, want := rag.FAQSection(hits, nil), "FAQs relevantes (2): Q: Aceitam Pix? | A: Sim. Também boleto. || Q: Entregam? | A: Sim."; got != want {
 		t.Errorf("FAQSection = %q, want %q", got, want)
 	}
-	if got := rag.CatalogPayload("x", nil); got != `Nenhum item do catálogo encontrado para "x".` {
+	if got := rag.CatalogPayload("x", nil, nil); got != `Nenhum item do catálogo encontrado para "x".` {
 		t.Errorf("empty catalog payload %q", got)
 	}
 }

@@ -138,11 +138,20 @@ func atxHeading(line string) (level int, title string, ok bool) {
 // maxListUnit bounds a list quoted whole with its opening sentence.
 const maxListUnit = 320
 
-// Units are the units of a section's text for quoting: sentences of
+// Units are the units of a section's text for quoting (see LineUnits):
+// every prose line is split into sentences.
+func Units(text string) []string { return LineUnits(text, 0) }
+
+// LineUnits are the units of a section's text for quoting: sentences of
 // its prose with Markdown stripped, a sentence opening a list ("…: ") with
 // the list's items, and each row of a Markdown table as "Header: cell;
 // Header: cell".
-func Units(text string) []string {
+//
+// A prose line of at most wholeLine runes is one unit (a leaflet's "Na
+// cultura do tomate, controla … Dose: 3,0 kg/ha; intervalo de segurança: 7
+// dias." keeps its crop with its dose); longer lines, or every line when
+// wholeLine is 0, are split into sentences.
+func LineUnits(text string, wholeLine int) []string {
 	var out []string
 	var header []string
 	list := false // the last unit opens a list ("…: ") or holds its items
@@ -193,6 +202,11 @@ func Units(text string) []string {
 			continue
 		}
 		header = nil
+		if plain := textutil.OneLine(textutil.StripMarkdown(t)); wholeLine > 0 && utf8.RuneCountInString(plain) <= wholeLine {
+			out = append(out, plain)
+			list = strings.HasSuffix(plain, ":")
+			continue
+		}
 		ss := SplitSentences(textutil.OneLine(textutil.StripMarkdown(t)))
 		for i := 0; i+1 < len(ss); i++ {
 			if utf8.RuneCountInString(ss[i]) < 16 {
