@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/llm"
@@ -121,7 +120,7 @@ func formatCatalogHit(h Hit[storage.CatalogItem], i int, q *question) string {
 		if desc != "" && !slices.ContainsFunc(ps, func(p string) bool { return strings.HasPrefix(desc, strings.TrimSuffix(p, "…")) }) {
 			fmt.Fprintf(&b, " | Descrição: %s", vector.Truncate(desc, descriptionChars))
 		}
-		fmt.Fprintf(&b, " | Trechos: %s", passage.JoinPassages(ps))
+		fmt.Fprintf(&b, " | Trechos: %s", quotePassages(ps))
 		return b.String()
 	}
 	snippet := h.Snippet
@@ -172,7 +171,7 @@ func documentSection(hits []Hit[storage.Document], q *question) string {
 	parts := make([]string, len(hits))
 	for i := range hits {
 		if ps, cite := q.documentPassages(&hits[i]); len(ps) > 0 {
-			parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, cite, passage.JoinPassages(ps))
+			parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, cite, quotePassages(ps))
 			continue
 		}
 		snippet := hits[i].Snippet

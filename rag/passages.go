@@ -169,18 +169,15 @@ func (q *quoter) unitsOf(key string, updated time.Time, build func(add func(text
 }
 
 // wordsWithout are the question's words without those of name (a
-// record's name or title: every unit of the record is about it); all of
-// them when that would leave none.
+// record's name or title: every unit of the record is about it); none
+// when the question names nothing else, and the record then keeps its
+// snippet.
 func (qs *question) wordsWithout(name string) []string {
 	skip := passage.StemSet(name)
 	for _, m := range qs.q.syn.Detect(name) {
 		skip[synonymPrefix+m.Term] = true
 	}
-	rest := slices.DeleteFunc(slices.Clone(qs.words), func(w string) bool { return skip[w] })
-	if len(rest) == 0 {
-		return qs.words
-	}
-	return rest
+	return slices.DeleteFunc(slices.Clone(qs.words), func(w string) bool { return skip[w] })
 }
 
 // best scores units with words and returns the texts of the best
@@ -255,6 +252,20 @@ func (qs *question) findItemPassages(it *storage.CatalogItem) []string {
 		}
 	})
 	return best(units, qs.wordsWithout(it.Name))
+}
+
+// quotePassages writes passages for the context, each in guillemets and
+// best first: «CULTURA: Café; DOSE: 400 mL/ha» «Fungicida sistêmico …».
+// A reader (or a model) tells where each quoted unit starts and ends.
+func quotePassages(ps []string) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("«" + strings.TrimSpace(p) + "»")
+	}
+	return b.String()
 }
 
 // metadataLabel writes a metadata key as a label: "ingrediente_ativo" →

@@ -134,6 +134,36 @@ func TestChatFacts(t *testing.T) {
 	}
 }
 
+func TestChatContextFacts(t *testing.T) {
+	// The context is scored like the answer, independently of it.
+	results := []chatResult{
+		{Answer: "Dose: 400 mL/ha.", context: "Trechos: CULTURA: Café; DOSE: 400 mL/ha; INTERVALO DE SEGURANÇA: 30 dias.", ContextTokens: 40},
+		{Answer: "Não encontrei.", context: "Nenhum registro relevante", ContextTokens: 10},
+		{Answer: "x", context: "Prazo de 7 dias", ContextTokens: 900},
+	}
+	expects := []*chatExpect{
+		{Facts: []string{"400 mL/ha", "30 dias"}},
+		{Facts: []string{"14h"}},
+		{Facts: []string{"7 DIAS"}},
+	}
+	for i := range results {
+		results[i].scoreAgainst(expects[i])
+	}
+	if got := results[0].ContextMissingFacts; len(got) != 0 {
+		t.Errorf("case 0: context missing %q, want none", got)
+	}
+	if got := results[0].MissingFacts; !slices.Equal(got, []string{"30 dias"}) {
+		t.Errorf("case 0: answer missing %q, want [30 dias]", got)
+	}
+	m := chatMetricsOf(results)
+	if m.Facts != 4 || m.ContextFactsFound != 3 || m.ContextFactRecall != 0.75 {
+		t.Errorf("context facts %d/%d = %v, want 3/4 = 0.75", m.ContextFactsFound, m.Facts, m.ContextFactRecall)
+	}
+	if m.ContextTokensMedian != 40 || m.ContextTokensP95 != 900 {
+		t.Errorf("context tokens p50/p95 %d/%d, want 40/900", m.ContextTokensMedian, m.ContextTokensP95)
+	}
+}
+
 func TestUniqueSourceIDs(t *testing.T) {
 	cites := []rag.Citation{
 		{Kind: storage.KindFAQ, ID: "faq-007"},

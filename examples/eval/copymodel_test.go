@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/llm/llmtest"
+	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/llmchat"
+	"github.com/hybridrag/hybridrag/rag/offline"
+	"github.com/hybridrag/hybridrag/rag/settings"
+)
+
+// copyAnswer is a scripted model's answer that only copies from its
+// context: it reads the request's last user message (the Pipeline's
+// context, as llmchat.Answerer sends it, ending with "Pergunta do
+// usuário: …"), splits the context into segments (a line, a hit of a
+// section, a sentence), each led by the name of the hit it belongs to, and
+// answers with the n segments that share the most words with the question,
+// in context order. Told to abstain (rag.AbstainContextText), it says it
+// found nothing. It knows nothing but the context, like a model told to
+// answer only from it; what it cannot copy, it cannot state.
+func copyAnswer(req llm.Request, n int) llm.Response {
+	var payload string
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser {
+			payload = m.Content
+		}
+	}
+	i := strings.LastIndex(payload, rag.QuestionPrefix)
+	if i < 0 {
+		return llm.Response{}
+	}
+	ctxText, question := payload[:i], payload[i+len(rag.QuestionPrefix):]
+	if strings.Contains(ctxText, rag.AbstainContextText) {
+		return llm.Response{Message: llm.AssistantMessage(offline.NothingFound), FinishReason: llm.FinishStop}
+	}
+	stop, syn := lexical.DefaultStopwords(), lexical.DefaultSynonyms()
+	// words are a text's stemmed content words and the canonical terms it
+	// mentions: a model reads "coffee" as "café" and "carência" as
+	// "intervalo de segurança".
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, t := range syn.Detect(s) {
+			m["≈"+t.Term] = true
+		}
+		for _, w := range strings.FieldsFunc(lexical.Normalize(s), func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		}) {
+			if len(w) >= 3 && !stop.Contains(w) {
+				m[lexical.Stem(w)] = true
+			}
+		}
+		return m
+	}
+	qw := words(question)
+	type segment struct {
+		text  string
+		score int
+		order int
+	}
+	var segs []segment
+	for _, line := range strings.Split(ctxText, "\n") {
+		// A section's header ("Busca híbrida no catálogo para "…" (N
+		// itens): ", "FAQs relevantes (N): ") names the search, not an
+		// answer: the question it echoes is not copied.
+		if i := strings.Index(line, "): "); i >= 0 && i < len(line)/2 && strings.Contains(line[:i], " (") {
+			line = line[i+len("): "):]
+		}
+		for _, hit := range strings.Split(line, " || ") {
+			// "1. Name | Categoria: … | Trechos: …": the name leads every
+			// sentence of the hit.
+			name, _, _ := strings.Cut(hit, " | ")
+			for _, sent := range units(hit) {
+				sent = strings.TrimSpace(sent)
+				if sent == "" {
+					continue
+				}
+				text := sent
+				if name != "" && !strings.HasPrefix(sent, name) {
+					text = name + " — " + sent
+				}
+				s := 0
+				for w := range words(sent) {
+					if qw[w] {
+						s++
+					}
+				}
+				segs = append(segs, segment{text: text, score: s, order: len(segs)})
+			}
+		}
+	}
+	slices.SortStableFunc(segs, func(a, b segment) int { return b.score - a.score })
+	if len(segs) == 0 || segs[0].score == 0 {
+		return llm.Response{Message: llm.AssistantMessage(offline.NothingFound), FinishReason: llm.FinishStop}
+	}
+	segs = slices.DeleteFunc(segs, func(s segment) bool { return s.score == 0 })
+	segs = segs[:min(n, len(segs))]
+	slices.SortFunc(segs, func(a, b segment) int { return a.order - b.order })
+	texts := make([]string, len(segs))
+	for i, s := range segs {
+		texts[i] = s.text
+	}
+	return llm.Response{Message: llm.AssistantMessage(strings.Join(texts, "\n")), FinishReason: llm.FinishStop}
+}
+
+// units splits a hit of the context into what copyAnswer may copy: each
+// passage quoted in guillemets whole, a FAQ's answer whole, the rest by
+// sentence.
+func units(hit string) []string {
+	if q, a, ok := strings.Cut(hit, " | A: "); ok && strings.HasPrefix(q, "Q: ") {
+		return []string{q, a}
+	}
+	var out []string
+	for {
+		i := strings.Index(hit, "«")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(hit[i:], "»")
+		if j < 0 {
+			break
+		}
+		out = append(out, strings.SplitAfter(hit[:i], ". ")...)
+		out = append(out, hit[i+len("«"):i+j])
+		hit = hit[i+j+len("»"):]
+	}
+	return append(out, strings.SplitAfter(hit, ". ")...)
+}
+
+// TestCopyingModelReadsTheFacts runs the chat cases through the real
+// Pipeline and the real answer prompt (llmchat.Answerer) with a scripted
+// model that can only copy from its context (copyAnswer), and checks that
+// its answers state the expected facts about as often as the extractive
+// answerer's, which reads the records themselves: the context carries the
+// passages that answer.
+func TestCopyingModelReadsTheFacts(t *testing.T) {
+	ctx := context.Background()
+	data, err := loadChatData(ctx, &config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := settings.DefaultConfig()
+	// Both sets pooled, as the context was measured when it was found
+	// short (65 of the 127 facts in the context); each set is logged.
+	var allExtractive, allCopied []chatResult
+	for _, set := range []string{"chat_eval.jsonl", "chat_eval_fresh.jsonl"} {
+		cases, err := loadChatCases("../../testdata/" + set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		extractive, err := runChatCases(ctx, chat.pipeline, cases, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model := llmtest.NewModel()
+		answerer, err := llmchat.NewAnswerer(model, llmchat.AnswererOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := rag.NewPipeline(chat.pipeline.Searcher(), offline.KeywordClassifier{}, answerer, rc.PipelineOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied := make([]chatResult, len(cases))
+		for i := range cases {
+			model.Push(llmtest.Step{Func: func(_ context.Context, req llm.Request) (llm.Response, error) {
+				return copyAnswer(req, 4), nil
+			}})
+			resp, err := p.Chat(ctx, cases[i].request())
+			if err != nil {
+				t.Fatalf("case %s: %v", cases[i].ID, err)
+			}
+			copied[i] = chatResult{ID: cases[i].ID, Answer: resp.Answer, context: resp.Debug.Context}
+			copied[i].scoreAgainst(cases[i].Expect)
+		}
+		if model.Remaining() != 0 {
+			t.Fatalf("%s: %d scripted answers left: the Pipeline did not ask the model every turn", set, model.Remaining())
+		}
+		want, got := chatMetricsOf(extractive), chatMetricsOf(copied)
+		t.Logf("%s: fact recall extractive %.3f (%d/%d), copying model %.3f (%d/%d); context fact recall %.3f",
+			set, want.FactRecall, want.FactsFound, want.Facts, got.FactRecall, got.FactsFound, got.Facts, got.ContextFactRecall)
+		allExtractive, allCopied = append(allExtractive, extractive...), append(allCopied, copied...)
+	}
+	want, got := chatMetricsOf(allExtractive), chatMetricsOf(allCopied)
+	t.Logf("both sets: fact recall extractive %.3f (%d/%d), copying model %.3f (%d/%d)", want.FactRecall, want.FactsFound, want.Facts, got.FactRecall, got.FactsFound, got.Facts)
+	if got.FactRecall < want.FactRecall-0.05 {
+		t.Errorf("the copying model states %.3f of the facts, the extractive answerer %.3f: the context misses what answers", got.FactRecall, want.FactRecall)
+		for _, r := range allCopied {
+			if len(r.MissingFacts) > len(r.ContextMissingFacts) {
+				t.Logf("%s: missing %q though the context has them\nA: %s", r.ID, r.MissingFacts, r.Answer)
+			}
+		}
+	}
+}
