@@ -85,6 +85,34 @@
 // [FormatContext] formats one search's hits as the Pipeline's context, so
 // a search API can show what a chat turn would give the model.
 //
+// # What the model reads
+//
+// The context carries, for each hit it keeps, the passages of the record
+// that answer the question, not only the hit's snippet: a model told to
+// answer only from its context can state only what the context holds. A
+// record's text is split into units — a line of a leaflet or a sentence of
+// a long line, a table row written "Header: cell; Header: cell", a list
+// with its opening sentence, a metadata value ("Ingrediente ativo:
+// azoxistrobina 250 g/L"); a document by its Markdown sections — and each
+// unit is scored by the question's content words it holds (stopwords and
+// request words such as "qual", "vende", "preço" left out), each weighted by
+// its rarity among the record's own units, ln(1+N/df): the word on every
+// row of a leaflet ("dose") counts little and the crop asked ("café") much.
+// Words of the record's own name do not count (every unit is about it),
+// and a question word also matches through the synonym table's canonical
+// terms: "carência" reaches the leaflet's "INTERVALO DE SEGURANÇA" column
+// and "coffee" the row "Café". Up to three units scoring at least half the
+// best are quoted, best first, each in guillemets: an item's line reads
+// "… | Trechos: «CULTURA: Café; …; DOSE: 400 mL/ha; INTERVALO DE
+// SEGURANÇA: 30 dias» «…»", a document's "[1] Título › Seção: «…»"
+// (the section of its best passage), a long FAQ answer (over 600
+// characters) keeps its sentences that answer. A hit with no unit holding
+// a question word keeps its snippet, and so does a question that names
+// only the record. The agentic tools return the same passages, chosen by
+// the tool call's query. Units are cached per record (by kind, ID and
+// UpdatedAt). examples/eval -chat reports the share of expected facts the
+// context holds (context fact recall) and its size per turn.
+//
 // [Pipeline.Chat] returns the whole response; [Pipeline.ChatStream] yields
 // the same turn as [Event] values to range over: the intent, each search
 // and its hits, the answer's tokens (as they are written when the Answerer

@@ -114,6 +114,11 @@
 //     found in the answer: lexical.Normalize of the fact is a substring
 //     of lexical.Normalize of the answer (case, accents and white space
 //     do not matter; punctuation does).
+//   - context_fact_recall = the share of the expected facts found the same
+//     way in the context the answerer was given (Debug.Context): what a
+//     model told to answer only from its context could state at best.
+//     context_tokens_median and context_tokens_p95 (nearest rank) sum up
+//     the context's estimated size per turn (Debug.ContextTokens).
 //
 // A ratio with nothing to count is 0; the counts behind each are
 // reported with it (answerable, cited, cited_expected, recalled,
@@ -122,18 +127,20 @@
 // a cited source that is not expected (any, when the case expects an
 // abstention) or a missing fact.
 //
-// The text report is a table of the four metrics, overall, per split and
-// per type, then the failing cases (every case with -v) with what
+// The text report is a table of the four metrics and the context's,
+// overall, per split and per type, then the failing cases (every case with -v) with what
 // failed, the cited sources, the question and the first 200 characters
 // of the answer. With -json it prints one object:
 //
 //	{"questions":N,"source_precision":…,"source_recall":…,"abstention_accuracy":…,"fact_recall":…,
+//	 "context_fact_recall":…,"context_tokens_median":…,"context_tokens_p95":…,
 //	 "answerable":…,"cited":…,…,"failed":…,
 //	 "by_split":{"tune":{"questions":…,"source_precision":…,…},"heldout":{…}},"by_type":{…},
 //	 "settings":{…},
 //	 "results":[{"id":…,"type":…,"split":…,"question":…,"answer":…,"sources":["prd-016",…],
 //	   "abstained":false,"intent":"catalog","expect":{…},"missing_facts":[…],
-//	   "unexpected_sources":[…],"failures":["missing_facts",…]}]}
+//	   "unexpected_sources":[…],"failures":["missing_facts",…],
+//	   "context_missing_facts":[…],"context_tokens":…}]}
 //
 // by_type reports cases without a type as "untyped". The output is
 // byte-identical from run to run: timings appear only when -latency is
