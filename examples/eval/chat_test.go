@@ -437,6 +437,10 @@ func TestChatUsageErrors(t *testing.T) {
 		{"bad rerank", []string{"-chat", cases, "-rerank", "cohere"}},
 		{"testdata without -chat", []string{"-catalog", "a", "-queries", "q", "-qrels", "r", "-testdata", "x"}},
 		{"-v without -chat", []string{"-catalog", "a", "-queries", "q", "-qrels", "r", "-v"}},
+		{"-cross with -chat", []string{"-cross", "d", "-chat", cases}},
+		{"-cross with -catalog", []string{"-cross", "d", "-catalog", "a"}},
+		{"-cross-max negative", []string{"-cross", "d", "-cross-max", "-1"}},
+		{"-cross-stores unknown", []string{"-cross", "d", "-cross-stores", "agro-store,lawyers"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -64,6 +64,11 @@ type config struct {
 	verbose, env   bool
 	// rerank is the chat pipeline's reranker: off or keyword.
 	rerank string
+	// The cross-domain chat evaluation (-cross, cross.go): the shared
+	// data directory and the questions taken from each domain.
+	cross       string
+	crossMax    int
+	crossStores []string
 	// set are the flags given on the command line.
 	set map[string]bool
 }
@@ -124,10 +129,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.testdata, "testdata", "", "with -chat: `dir` with catalog.jsonl, faqs.jsonl, documents/ and documents.jsonl (default: ./testdata, searched upwards)")
 	fs.StringVar(&cfg.rerank, "rerank", "off", "with -chat: the searches' reranker, off|keyword (rag/rerank.Keyword, the seed's offline fallback)")
 	fs.BoolVar(&cfg.verbose, "v", false, "with -chat: list every case, not only the failing ones")
+	fs.StringVar(&cfg.cross, "cross", "", "shared data `dir` (../shared/data): cross-domain chat evaluation, each store (testdata, AGROFIT, IRPF, FaQuAD) asked its own and the other domains' questions")
+	var crossStores string
+	fs.StringVar(&crossStores, "cross-stores", "", "with -cross: the `stores` to build, comma-separated (default all: agro-store,agrofit,irpf,faquad); every domain's questions are still asked")
+	fs.IntVar(&cfg.crossMax, "cross-max", 100, "with -cross: at most this many `questions` from each domain (0: all)")
 	fs.BoolVar(&cfg.env, "env", false, "with -chat: read the search and chat knobs from the environment (rag.ConfigFromEnv) like the chatserver; models stay offline")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]\n"+
-			"       eval -chat CASES.jsonl [-testdata DIR | -catalog F -faqs F -docs F] [-split tune|heldout] [-type T] [-v] [-json]\n\nFlags:\n")
+			"       eval -chat CASES.jsonl [-testdata DIR | -catalog F -faqs F -docs F] [-split tune|heldout] [-type T] [-v] [-json]\n"+
+			"       eval -cross ../shared/data [-cross-max N] [-json]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -140,6 +150,26 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Visit(func(f *flag.Flag) { cfg.set[f.Name] = true })
 	if cfg.split == splitHeldOutAlias {
 		cfg.split = eval.SplitHeldOut
+	}
+	if cfg.cross != "" {
+		for _, name := range []string{"chat", "catalog", "faqs", "docs", "queries", "qrels", "split", "type", "v", "env", "rerank"} {
+			if cfg.set[name] {
+				return nil, usagef("-%s is not used with -cross", name)
+			}
+		}
+		if cfg.crossMax < 0 {
+			return nil, usagef("-cross-max %d: want ≥ 0", cfg.crossMax)
+		}
+		for _, name := range strings.Split(crossStores, ",") {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			if !slices.ContainsFunc(crossDomains, func(d crossDomain) bool { return d.name == name }) {
+				return nil, usagef("-cross-stores: unknown store %q", name)
+			}
+			cfg.crossStores = append(cfg.crossStores, name)
+		}
+		return cfg, nil
 	}
 	if cfg.chat != "" {
 		if err := checkChatFlags(cfg); err != nil {
@@ -234,6 +264,9 @@ type output struct {
 }
 
 func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
+	if cfg.cross != "" {
+		return executeCross(ctx, cfg, stdout, stderr)
+	}
 	if cfg.chat != "" {
 		return executeChat(ctx, cfg, stdout, stderr)
 	}
