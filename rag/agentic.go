@@ -248,7 +248,7 @@ func (r *agentRun) store(name string, args json.RawMessage, o *toolOutcome) {
 // searchTool runs one search for a tool call and renders its payload.
 func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.RawMessage,
 	search func(context.Context, Query) (*Result[T], error), filters func(toolArgs) []storage.Filter,
-	set func(*toolOutcome, []Hit[T]), payload func(string, []Hit[T]) (model, audit string), cites func([]Hit[T]) []Citation,
+	set func(*toolOutcome, []Hit[T]), payload func(string, []Hit[T]) (model, audit string), cites func(string, []Hit[T]) []Citation,
 ) (string, error) {
 	var a toolArgs
 	if err := json.Unmarshal(args, &a); err != nil {
@@ -299,7 +299,7 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 	// context does; none gives the seeds' "nothing found" payload.
 	hits := selectRelevant(res.Hits, nil, r.p.opts.RelativeCut)
 	set(o, hits)
-	o.count, o.cites = len(hits), cites(hits)
+	o.count, o.cites = len(hits), cites(o.query, hits)
 	o.timings, o.reason = res.Timings, res.FallbackReason
 	text, audited := payload(o.query, hits)
 	var compact bytes.Buffer
@@ -344,7 +344,9 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 				func(q string, h []Hit[storage.CatalogItem]) (string, string) {
 					p := catalogPayload(q, h, r.p.quoter.prepare(q))
 					return p, p
-				}, catalogCitations)
+				}, func(q string, h []Hit[storage.CatalogItem]) []Citation {
+					return catalogCitations(h, r.p.quoter.prepare(q), r.p.quoter)
+				})
 		})
 		if err != nil {
 			return nil, err
@@ -358,7 +360,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 					qs := r.p.quoter.prepare(q)
 					return faqSection(h, qs), formatFAQContext(h, qs)
 				},
-				faqCitations)
+				func(q string, h []Hit[storage.FAQ]) []Citation { return faqCitations(h, r.p.quoter.prepare(q), r.p.quoter) })
 		})
 		if err != nil {
 			return nil, err
@@ -371,7 +373,9 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 				func(q string, h []Hit[storage.Document]) (string, string) {
 					p := documentSection(h, r.p.quoter.prepare(q))
 					return p, p
-				}, documentCitations)
+				}, func(q string, h []Hit[storage.Document]) []Citation {
+					return documentCitations(h, r.p.quoter.prepare(q), r.p.quoter)
+				})
 		})
 		if err != nil {
 			return nil, err
@@ -557,8 +561,11 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	}
 
 	sr := run.collect(result, dbg)
+	// The citations quote what answers the user's message.
+	mq := p.quoter.prepare(pr.message)
+	sr.catalogQ, sr.faqQ, sr.docQ = mq, mq, mq
 	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
-	resp.Sources = citations(sr)
+	resp.Sources = p.citations(sr)
 	resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
 	resp.ConfidenceText = resp.Confidence.Message()
 	resp.Abstained = dbg.Plan.Any() && !resp.Confidence.Augment()

@@ -48,7 +48,7 @@ func TestItemPassagesAnswerTheQuestion(t *testing.T) {
 			}
 		})
 	}
-	if ps := defaultQuoter.prepare("Fungiprot 250 SC").itemPassages(&it); ps != nil {
+	if ps := defaultQuoter.prepare("Fungiprot 250 SC").itemPassages(&it); len(ps) != 0 {
 		t.Errorf("a question naming only the item quotes %q, want nothing (the snippet)", ps)
 	}
 	if got := catalogPayload("x", []Hit[storage.CatalogItem]{{ID: "p1", Record: it, Snippet: "snippet"}}, defaultQuoter.prepare("dose no café")); !strings.Contains(got, "Trechos: «CULTURA: Café;") || strings.Contains(got, "Snippet:") {

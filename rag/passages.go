@@ -33,7 +33,8 @@ import (
 // unit through the synonym table: "carência" holds the canonical term
 // "intervalo de segurança", and so does the leaflet's "INTERVALO DE
 // SEGURANÇA" column. The best units are kept, best first, down to half of
-// the best unit's score.
+// the best unit's score. Each keeps its source span, so a citation quotes
+// the record exactly (Quote).
 
 const (
 	// maxPassages bounds the passages quoted per hit.
@@ -92,30 +93,43 @@ type question struct {
 	q     *quoter
 	words []string
 	// memo holds the passages found per record ("kind/id"): a turn
-	// formats its hits several times (budget, audit, context).
+	// formats its hits several times (budget, audit, context, citations).
 	mu   sync.Mutex
-	memo map[string]memoPassages
+	memo map[string]picks
 }
 
-// memoPassages are a record's passages and citation.
-type memoPassages struct {
-	texts []string
+// picks are the units chosen for a record, best first, and the record's
+// citation (documents: the section of the best).
+type picks struct {
+	units []passage.Unit
 	cite  string
 }
 
-// memoized returns the passages of key, computing them with find once.
-func (qs *question) memoized(key string, find func() ([]string, string)) ([]string, string) {
+// texts are the picked units' texts as the context writes them: on one
+// line, each cut to passageChars.
+func (p picks) texts() []string {
+	out := make([]string, 0, len(p.units))
+	for _, u := range p.units {
+		if t := textutil.TruncateRunes(textutil.OneLine(u.Text), passageChars); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// memoized returns the picks of key, computing them with find once.
+func (qs *question) memoized(key string, find func() picks) picks {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	if m, ok := qs.memo[key]; ok {
-		return m.texts, m.cite
+		return m
 	}
-	texts, cite := find()
+	p := find()
 	if qs.memo == nil {
-		qs.memo = map[string]memoPassages{}
+		qs.memo = map[string]picks{}
 	}
-	qs.memo[key] = memoPassages{texts, cite}
-	return texts, cite
+	qs.memo[key] = p
+	return p
 }
 
 // prepare returns text's question; nil when q is nil or text has no
@@ -143,25 +157,38 @@ func (q *quoter) prepare(text string) *question {
 	return &question{q: q, words: words}
 }
 
+// unitAdder adds the units of text, a part of the record's field source
+// starting at byte base, to section sec under heading.
+type unitAdder func(text string, sec int, heading map[string]bool, source string, base int)
+
+// wholeAdder adds text as one unit of section sec standing for
+// source[start:end].
+type wholeAdder func(text string, sec int, source string, start, end int)
+
 // unitsOf returns the units of a record (kind/id, updated at updated),
 // from the cache or built by build; the caller may set their Score, not
 // their Words. Records without an UpdatedAt are not cached.
-func (q *quoter) unitsOf(key string, updated time.Time, build func(add func(text string, sec int, heading map[string]bool))) []passage.Unit {
+func (q *quoter) unitsOf(key string, updated time.Time, build func(add unitAdder, whole wholeAdder)) []passage.Unit {
 	if !updated.IsZero() {
 		if e, ok := q.units.Get(key); ok && e.updated.Equal(updated) {
 			return slices.Clone(e.units)
 		}
 	}
 	var units []passage.Unit
-	build(func(text string, sec int, heading map[string]bool) {
-		for _, t := range passage.LineUnits(text, wholeLine) {
-			words := passage.StemSet(t)
-			for _, m := range q.syn.Detect(t) {
-				words[synonymPrefix+m.Term] = true
-			}
-			units = append(units, passage.Unit{Text: t, Section: sec, Words: words, Heading: heading})
+	whole := func(text string, sec int, source string, start, end int) {
+		words := passage.StemSet(text)
+		for _, m := range q.syn.Detect(text) {
+			words[synonymPrefix+m.Term] = true
 		}
-	})
+		units = append(units, passage.Unit{Text: text, Section: sec, Words: words, Source: source, Start: start, End: end})
+	}
+	add := func(text string, sec int, heading map[string]bool, source string, base int) {
+		for _, sp := range passage.LineUnitSpans(text, wholeLine) {
+			whole(sp.Text, sec, source, base+sp.Start, base+sp.End)
+			units[len(units)-1].Heading = heading
+		}
+	}
+	build(add, whole)
 	if !updated.IsZero() {
 		q.units.Add(key, unitsEntry{updated: updated, units: units})
 	}
@@ -180,18 +207,10 @@ func (qs *question) wordsWithout(name string) []string {
 	return slices.DeleteFunc(slices.Clone(qs.words), func(w string) bool { return skip[w] })
 }
 
-// best scores units with words and returns the texts of the best
-// (bestScored).
-func best(units []passage.Unit, words []string) []string {
-	passage.ScoreUnits(units, words)
-	return bestScored(units)
-}
-
-// bestScored returns the texts of the best scored units, best first (ties
-// in text order): at most maxPassages, each scoring at least half the
-// best, each cut to passageChars. None when no unit holds a question
-// word.
-func bestScored(units []passage.Unit) []string {
+// best returns the best scored units, best first (ties in text order): at
+// most maxPassages, each scoring at least half the best. None when no unit
+// holds a question word.
+func best(units []passage.Unit) []passage.Unit {
 	idx := make([]int, 0, len(units))
 	for i := range units {
 		if units[i].Score > 0 {
@@ -211,47 +230,185 @@ func bestScored(units []passage.Unit) []string {
 		return 0
 	})
 	top := units[idx[0]].Score
-	var out []string
+	var out []passage.Unit
 	for _, i := range idx {
 		if len(out) == maxPassages || units[i].Score < top/2 {
 			break
 		}
-		if t := textutil.TruncateRunes(textutil.OneLine(units[i].Text), passageChars); !slices.Contains(out, t) {
-			out = append(out, t)
-		}
+		out = append(out, units[i])
 	}
 	return out
 }
 
-// itemPassages are the passages of an item that answer the question: from
-// its description, its metadata ("Ingrediente ativo: azoxistrobina 250
-// g/L") and its files (leaflet rows, sentences).
-func (qs *question) itemPassages(it *storage.CatalogItem) []string {
-	if qs == nil {
-		return nil
-	}
-	texts, _ := qs.memoized("item/"+it.ID, func() ([]string, string) { return qs.findItemPassages(it), "" })
-	return texts
-}
+// Sources of a quoted unit: the record field it comes from.
+const (
+	fieldDescription = "description"
+	fieldAnswer      = "answer"
+	fieldContent     = "content"
+	// fieldMetadata and fieldFile prefix a metadata key and a file name.
+	fieldMetadata = "metadata:"
+	fieldFile     = "file:"
+)
 
-func (qs *question) findItemPassages(it *storage.CatalogItem) []string {
-	units := qs.q.unitsOf("item/"+it.ID, it.UpdatedAt, func(add func(string, int, map[string]bool)) {
-		add(it.Description, 0, nil)
+// itemUnits are an item's units: its description (section 0), each
+// metadata value written "Label: value" (1; its span is the value's) and
+// each file's text (2, 3, …).
+func (q *quoter) itemUnits(it *storage.CatalogItem) []passage.Unit {
+	return q.unitsOf("item/"+it.ID, it.UpdatedAt, func(add unitAdder, whole wholeAdder) {
+		add(it.Description, 0, nil, fieldDescription, 0)
 		keys := make([]string, 0, len(it.Metadata))
 		for k := range it.Metadata {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if v := strings.TrimSpace(it.Metadata[k]); v != "" {
-				add(metadataLabel(k)+": "+textutil.OneLine(v), 1, nil)
+			v := it.Metadata[k]
+			if t := strings.TrimSpace(v); t != "" {
+				start := strings.Index(v, t)
+				whole(metadataLabel(k)+": "+textutil.OneLine(t), 1, fieldMetadata+k, start, start+len(t))
 			}
 		}
 		for i, f := range it.Files {
-			add(f.Text, 2+i, nil)
+			add(f.Text, 2+i, nil, fieldFile+f.Name, 0)
 		}
 	})
-	return best(units, qs.wordsWithout(it.Name))
+}
+
+// itemPicks are the units of an item that answer the question, best
+// first; none when no unit holds a question word other than the item's
+// name.
+func (qs *question) itemPicks(it *storage.CatalogItem) picks {
+	return qs.memoized("item/"+it.ID, func() picks {
+		units := qs.q.itemUnits(it)
+		passage.ScoreUnits(units, qs.wordsWithout(it.Name))
+		return picks{units: best(units)}
+	})
+}
+
+// itemPassages are the texts of itemPicks; none for a nil question.
+func (qs *question) itemPassages(it *storage.CatalogItem) []string {
+	if qs == nil {
+		return nil
+	}
+	return qs.itemPicks(it).texts()
+}
+
+// faqUnits are a FAQ's answer's units.
+func (q *quoter) faqUnits(f *storage.FAQ) []passage.Unit {
+	return q.unitsOf("faq/"+f.ID, f.UpdatedAt, func(add unitAdder, _ wholeAdder) {
+		add(f.Answer, 0, nil, fieldAnswer, 0)
+	})
+}
+
+// faqPicks are the sentences of a FAQ's answer that answer the question,
+// in text order (passage.PickUnits: the best and the next best of the
+// answer, at most maxPassages); none when none holds a question word other
+// than the FAQ's own question's.
+func (qs *question) faqPicks(f *storage.FAQ) picks {
+	return qs.memoized("faq/"+f.ID, func() picks {
+		units := qs.q.faqUnits(f)
+		passage.ScoreUnits(units, qs.wordsWithout(f.Question))
+		picked, ok := passage.PickUnits(units, maxPassages, 0)
+		if !ok {
+			return picks{}
+		}
+		// PickUnits keeps text order; the quote is the best.
+		slices.SortStableFunc(picked, func(a, b passage.Unit) int {
+			switch {
+			case a.Score > b.Score:
+				return -1
+			case a.Score < b.Score:
+				return 1
+			}
+			return 0
+		})
+		return picks{units: picked}
+	})
+}
+
+// faqAnswer is the part of a FAQ's answer the context carries: the whole
+// answer when short, else its sentences that answer the question (at most
+// maxPassages, in text order), else its start.
+func (qs *question) faqAnswer(f *storage.FAQ) string {
+	answer := textutil.OneLine(textutil.StripMarkdown(f.Answer))
+	if qs == nil || utf8.RuneCountInString(answer) <= shortFAQAnswer {
+		return textutil.TruncateRunes(answer, contextAnswerChars)
+	}
+	p := qs.faqPicks(f)
+	if len(p.units) == 0 {
+		return textutil.TruncateRunes(answer, contextAnswerChars)
+	}
+	ordered := slices.Clone(p.units)
+	slices.SortFunc(ordered, func(a, b passage.Unit) int { return a.Start - b.Start })
+	texts := make([]string, len(ordered))
+	for i, u := range ordered {
+		texts[i] = textutil.TruncateRunes(u.Text, passageChars)
+	}
+	return passage.JoinPassages(texts)
+}
+
+// documentUnits are a document's units by Markdown section, each unit's
+// span in the content; sections are the document's sections.
+func (q *quoter) documentUnits(d *storage.Document, secs []passage.Section) []passage.Unit {
+	return q.unitsOf("doc/"+d.ID, d.UpdatedAt, func(add unitAdder, _ wholeAdder) {
+		from := 0
+		for i, s := range secs {
+			var head map[string]bool
+			if len(s.Path) > 1 {
+				head = passage.StemSet(s.Path[len(s.Path)-1])
+			}
+			base := strings.Index(d.Content[from:], s.Text)
+			if base < 0 || s.Text == "" {
+				continue // not as written in the content: nothing to quote
+			}
+			base += from
+			add(s.Text, i, head, fieldContent, base)
+			from = base + len(s.Text)
+		}
+	})
+}
+
+// documentPicks are the passages of a document hit that answer the
+// question, from any of its sections; a unit of the section of the hit's
+// best chunk counts one more. The citation is the section of the best
+// ("Title › Section"), or the hit's.
+func (qs *question) documentPicks(h *Hit[storage.Document]) picks {
+	cite := DocumentCitation(h)
+	return qs.memoized("doc/"+h.ID+"/"+cite, func() picks {
+		heading := ""
+		if h.Vector != nil {
+			heading = strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator)
+		}
+		secs := passage.MarkdownSections(h.Record.Content)
+		units := qs.q.documentUnits(&h.Record, secs)
+		passage.ScoreUnits(units, qs.wordsWithout(h.Record.Title))
+		for i := range units {
+			if p := secs[units[i].Section].Heading(); units[i].Score > 0 && heading != "" && p != "" && strings.HasSuffix(heading, p) {
+				units[i].Score++
+			}
+		}
+		picked := best(units)
+		if len(picked) == 0 {
+			return picks{cite: cite}
+		}
+		if p := secs[picked[0].Section].Heading(); p != "" {
+			cite = p
+			if h.Record.Title != "" && !strings.HasPrefix(p, h.Record.Title) {
+				cite = h.Record.Title + chunk.HeadingSeparator + p
+			}
+		}
+		return picks{units: picked, cite: cite}
+	})
+}
+
+// documentPassages are the texts of documentPicks and its citation; none
+// and the hit's citation for a nil question.
+func (qs *question) documentPassages(h *Hit[storage.Document]) ([]string, string) {
+	if qs == nil {
+		return nil, DocumentCitation(h)
+	}
+	p := qs.documentPicks(h)
+	return p.texts(), p.cite
 }
 
 // quotePassages writes passages for the context, each in guillemets and
@@ -279,80 +436,102 @@ func metadataLabel(key string) string {
 	return strings.ToUpper(string(r)) + s[n:]
 }
 
-// faqAnswer is the part of a FAQ's answer the context carries: the whole
-// answer when short, else its sentences that answer the question (at most
-// maxPassages, in text order), else its start.
-func (qs *question) faqAnswer(f *storage.FAQ) string {
-	answer := textutil.OneLine(textutil.StripMarkdown(f.Answer))
-	if qs == nil || utf8.RuneCountInString(answer) <= shortFAQAnswer {
-		return textutil.TruncateRunes(answer, contextAnswerChars)
+// quoteOf is the Quote of a unit of a record.
+func quoteOf(u passage.Unit, text string) *Quote {
+	if u.Start < 0 || u.End > len(text) || u.Start >= u.End {
+		return nil
 	}
-	_, text := qs.memoized("faq/"+f.ID, func() ([]string, string) { return nil, qs.findFAQAnswer(f, answer) })
-	return text
+	return &Quote{Field: u.Source, Text: text[u.Start:u.End], Start: u.Start, End: u.End}
 }
 
-func (qs *question) findFAQAnswer(f *storage.FAQ, answer string) string {
-	units := qs.q.unitsOf("faq/"+f.ID, f.UpdatedAt, func(add func(string, int, map[string]bool)) { add(f.Answer, 0, nil) })
-	passage.ScoreUnits(units, qs.wordsWithout(f.Question))
-	picked, ok := passage.PickUnits(units, maxPassages, 0)
-	if !ok {
-		return textutil.TruncateRunes(answer, contextAnswerChars)
-	}
-	texts := make([]string, len(picked))
-	for i, u := range picked {
-		texts[i] = textutil.TruncateRunes(u.Text, passageChars)
-	}
-	return passage.JoinPassages(texts)
-}
-
-// documentPassages are the passages of a document hit that answer the
-// question, from any of its sections; a unit of the section of the hit's
-// best chunk counts one more. cite is the section of the best passage
-// ("Title › Section"), or the hit's citation.
-func (qs *question) documentPassages(h *Hit[storage.Document]) (texts []string, cite string) {
-	cite = DocumentCitation(h)
-	if qs == nil {
-		return nil, cite
-	}
-	return qs.memoized("doc/"+h.ID+"/"+cite, func() ([]string, string) { return qs.findDocumentPassages(h, cite) })
-}
-
-func (qs *question) findDocumentPassages(h *Hit[storage.Document], cite string) (texts []string, _ string) {
-	heading := ""
-	if h.Vector != nil {
-		heading = strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator)
-	}
-	secs := passage.MarkdownSections(h.Record.Content)
-	units := qs.q.unitsOf("doc/"+h.ID, h.Record.UpdatedAt, func(add func(string, int, map[string]bool)) {
-		for i, s := range secs {
-			var head map[string]bool
-			if len(s.Path) > 1 {
-				head = passage.StemSet(s.Path[len(s.Path)-1])
-			}
-			add(s.Text, i, head)
-		}
-	})
-	words := qs.wordsWithout(h.Record.Title)
-	passage.ScoreUnits(units, words)
-	for i := range units {
-		if p := secs[units[i].Section].Heading(); units[i].Score > 0 && heading != "" && p != "" && strings.HasSuffix(heading, p) {
-			units[i].Score++
-		}
-	}
-	texts = bestScored(units)
-	if len(texts) == 0 {
-		return nil, cite
-	}
-	for _, u := range units {
-		if textutil.TruncateRunes(textutil.OneLine(u.Text), passageChars) == texts[0] {
-			if p := secs[u.Section].Heading(); p != "" {
-				cite = p
-				if h.Record.Title != "" && !strings.HasPrefix(p, h.Record.Title) {
-					cite = h.Record.Title + chunk.HeadingSeparator + p
+// fieldText is the text of a record's field as Quote.Field names it.
+func fieldText[T any](rec *T, field string) (string, bool) {
+	switch r := any(rec).(type) {
+	case *storage.CatalogItem:
+		switch {
+		case field == fieldDescription:
+			return r.Description, true
+		case strings.HasPrefix(field, fieldMetadata):
+			v, ok := r.Metadata[strings.TrimPrefix(field, fieldMetadata)]
+			return v, ok
+		case strings.HasPrefix(field, fieldFile):
+			for _, f := range r.Files {
+				if fieldFile+f.Name == field {
+					return f.Text, true
 				}
 			}
-			break
+		}
+	case *storage.FAQ:
+		if field == fieldAnswer {
+			return r.Answer, true
+		}
+	case *storage.Document:
+		if field == fieldContent {
+			return r.Content, true
 		}
 	}
-	return texts, cite
+	return "", false
+}
+
+// itemQuote is the span an item's citation rests on: its best passage for
+// the question, else the first unit of its description (or of its first
+// field with text).
+func (qs *question) itemQuote(it *storage.CatalogItem, q *quoter) *Quote {
+	var u []passage.Unit
+	if qs != nil {
+		u = qs.itemPicks(it).units
+	}
+	if len(u) == 0 {
+		u = q.itemUnits(it)
+	}
+	return firstQuote(it, u)
+}
+
+// faqQuote is the span a FAQ's citation rests on: its best sentence for
+// the question, else the first of its answer.
+func (qs *question) faqQuote(f *storage.FAQ, q *quoter) *Quote {
+	var u []passage.Unit
+	if qs != nil {
+		u = qs.faqPicks(f).units
+	}
+	if len(u) == 0 {
+		u = q.faqUnits(f)
+	}
+	return firstQuote(f, u)
+}
+
+// documentQuote is the span a document's citation rests on: its best
+// passage for the question, else the first unit of the section of its
+// best chunk, else its first unit.
+func (qs *question) documentQuote(h *Hit[storage.Document], q *quoter) *Quote {
+	var u []passage.Unit
+	if qs != nil {
+		u = qs.documentPicks(h).units
+	}
+	if len(u) == 0 {
+		secs := passage.MarkdownSections(h.Record.Content)
+		u = q.documentUnits(&h.Record, secs)
+		if h.Vector != nil {
+			heading := strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator)
+			if i := slices.IndexFunc(u, func(x passage.Unit) bool {
+				p := secs[x.Section].Heading()
+				return heading != "" && p != "" && strings.HasSuffix(heading, p)
+			}); i > 0 {
+				u = u[i:]
+			}
+		}
+	}
+	return firstQuote(&h.Record, u)
+}
+
+// firstQuote is the Quote of the first of units that is a span of rec.
+func firstQuote[T any](rec *T, units []passage.Unit) *Quote {
+	for _, u := range units {
+		if text, ok := fieldText(rec, u.Source); ok {
+			if q := quoteOf(u, text); q != nil {
+				return q
+			}
+		}
+	}
+	return nil
 }

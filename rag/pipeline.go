@@ -470,7 +470,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	contextText := BuildContext(sections, pr.message)
 	dbg.Context = contextText
 	dbg.ContextTokens = p.countTokens(contextText)
-	resp.Sources = citations(sr)
+	resp.Sources = p.citations(sr)
 	if resp.Sources == nil {
 		resp.Sources = []Citation{}
 	}
@@ -707,11 +707,11 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 		)
 		switch c.tool {
 		case ToolSearchFAQs:
-			n, payload, cites = len(res.faqs), formatFAQContext(res.faqs, res.faqQ), faqCitations(res.faqs)
+			n, payload, cites = len(res.faqs), formatFAQContext(res.faqs, res.faqQ), faqCitations(res.faqs, res.faqQ, p.quoter)
 		case ToolSearchCatalog:
-			n, payload, cites = len(res.catalog), catalogPayload(catalogQuery, res.catalog, res.catalogQ), catalogCitations(res.catalog)
+			n, payload, cites = len(res.catalog), catalogPayload(catalogQuery, res.catalog, res.catalogQ), catalogCitations(res.catalog, res.catalogQ, p.quoter)
 		case ToolSearchDocuments:
-			n, payload, cites = len(res.docs), documentSection(res.docs, res.docQ), documentCitations(res.docs)
+			n, payload, cites = len(res.docs), documentSection(res.docs, res.docQ), documentCitations(res.docs, res.docQ, p.quoter)
 		}
 		p.audit(ctx, c.tool, c.query, limit, n, payload)
 		if emit != nil {
@@ -816,34 +816,37 @@ func (p *Pipeline) fitBudget(r *searchResults, catalogQuery string) {
 	}
 }
 
-func catalogCitations(hits []Hit[storage.CatalogItem]) []Citation {
-	out := make([]Citation, len(hits))
-	for i, h := range hits {
-		out[i] = Citation{Kind: storage.KindItem, ID: h.ID, Title: h.Record.Name, Score: h.Score}
-	}
-	return out
-}
-
-func faqCitations(hits []Hit[storage.FAQ]) []Citation {
-	out := make([]Citation, len(hits))
-	for i, h := range hits {
-		out[i] = Citation{Kind: storage.KindFAQ, ID: h.ID, Title: h.Record.Question, Score: h.Score}
-	}
-	return out
-}
-
-func documentCitations(hits []Hit[storage.Document]) []Citation {
+func catalogCitations(hits []Hit[storage.CatalogItem], qs *question, q *quoter) []Citation {
 	out := make([]Citation, len(hits))
 	for i := range hits {
-		out[i] = Citation{Kind: storage.KindDocument, ID: hits[i].ID, Title: DocumentCitation(&hits[i]), Score: hits[i].Score}
+		h := &hits[i]
+		out[i] = Citation{Kind: storage.KindItem, ID: h.ID, Title: h.Record.Name, Score: h.Score, Quote: qs.itemQuote(&h.Record, q)}
 	}
 	return out
 }
 
-func citations(r *searchResults) []Citation {
-	out := faqCitations(r.faqs)
-	out = append(out, catalogCitations(r.catalog)...)
-	return append(out, documentCitations(r.docs)...)
+func faqCitations(hits []Hit[storage.FAQ], qs *question, q *quoter) []Citation {
+	out := make([]Citation, len(hits))
+	for i := range hits {
+		h := &hits[i]
+		out[i] = Citation{Kind: storage.KindFAQ, ID: h.ID, Title: h.Record.Question, Score: h.Score, Quote: qs.faqQuote(&h.Record, q)}
+	}
+	return out
+}
+
+func documentCitations(hits []Hit[storage.Document], qs *question, q *quoter) []Citation {
+	out := make([]Citation, len(hits))
+	for i := range hits {
+		h := &hits[i]
+		out[i] = Citation{Kind: storage.KindDocument, ID: h.ID, Title: DocumentCitation(h), Score: h.Score, Quote: qs.documentQuote(h, q)}
+	}
+	return out
+}
+
+func (p *Pipeline) citations(r *searchResults) []Citation {
+	out := faqCitations(r.faqs, r.faqQ, p.quoter)
+	out = append(out, catalogCitations(r.catalog, r.catalogQ, p.quoter)...)
+	return append(out, documentCitations(r.docs, r.docQ, p.quoter)...)
 }
 
 // audit is the seeds' logToolPayload: tool name, arguments JSON, result

@@ -215,6 +215,26 @@ type Citation struct {
 	Title string `json:"title"`
 	// Score is the hit's fused score.
 	Score float64 `json:"score"`
+	// Quote is the span of the record the citation rests on: the passage
+	// the context carries for the question (a leaflet row, a metadata
+	// value, a FAQ's sentence, a document's paragraph), else the start of
+	// the record's main text. nil when the record has no text to quote.
+	Quote *Quote `json:"quote,omitempty"`
+}
+
+// Quote is a span of a record, exactly as stored: Text is the record's
+// Field text from byte Start to End, so a reader (or a test) can check a
+// claim against its source.
+type Quote struct {
+	// Field names the text: "description", "metadata:<key>" or
+	// "file:<name>" for an item, "answer" for a FAQ, "content" for a
+	// document.
+	Field string `json:"field"`
+	// Text is the quoted span.
+	Text string `json:"text"`
+	// Start and End are Text's byte offsets in the field's text.
+	Start int `json:"start"`
+	End   int `json:"end"`
 }
 
 // ModelCall records one model call of a turn.

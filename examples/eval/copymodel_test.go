@@ -201,3 +201,85 @@ func TestCopyingModelReadsTheFacts(t *testing.T) {
 		}
 	}
 }
+
+// quotedField is the text of a record's field as rag.Quote.Field names it.
+func quotedField(resp *rag.ChatResponse, c rag.Citation) (string, bool) {
+	field := c.Quote.Field
+	for _, h := range resp.Catalog {
+		if h.ID != c.ID {
+			continue
+		}
+		switch {
+		case field == "description":
+			return h.Record.Description, true
+		case strings.HasPrefix(field, "metadata:"):
+			v, ok := h.Record.Metadata[strings.TrimPrefix(field, "metadata:")]
+			return v, ok
+		case strings.HasPrefix(field, "file:"):
+			for _, f := range h.Record.Files {
+				if "file:"+f.Name == field {
+					return f.Text, true
+				}
+			}
+		}
+	}
+	for _, h := range resp.FAQs {
+		if h.ID == c.ID && field == "answer" {
+			return h.Record.Answer, true
+		}
+	}
+	for _, h := range resp.Documents {
+		if h.ID == c.ID && field == "content" {
+			return h.Record.Content, true
+		}
+	}
+	return "", false
+}
+
+// TestCitationsQuoteTheirRecords checks every citation of every chat
+// case: it carries a Quote, and the quote is the record's field text
+// between its offsets, exactly.
+func TestCitationsQuoteTheirRecords(t *testing.T) {
+	ctx := context.Background()
+	data, err := loadChatData(ctx, &config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := settings.DefaultConfig()
+	chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := 0
+	for _, set := range []string{"chat_eval.jsonl", "chat_eval_fresh.jsonl"} {
+		cases, err := loadChatCases("../../testdata/" + set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			resp, err := chat.pipeline.Chat(ctx, c.request())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range resp.Sources {
+				cited++
+				if s.Quote == nil {
+					t.Errorf("%s: %s %s cited without a quote", c.ID, s.Kind, s.ID)
+					continue
+				}
+				text, ok := quotedField(resp, s)
+				if !ok {
+					t.Errorf("%s: %s quotes field %q, which the record does not have", c.ID, s.ID, s.Quote.Field)
+					continue
+				}
+				q := s.Quote
+				if q.Start < 0 || q.End > len(text) || q.Start >= q.End || text[q.Start:q.End] != q.Text {
+					t.Errorf("%s: %s quote %q at %d:%d is not the %s text there", c.ID, s.ID, q.Text, q.Start, q.End, q.Field)
+				}
+			}
+		}
+	}
+	if cited == 0 {
+		t.Fatal("no case cited a source")
+	}
+}

@@ -152,26 +152,57 @@ func Units(text string) []string { return LineUnits(text, 0) }
 // dias." keeps its crop with its dose); longer lines, or every line when
 // wholeLine is 0, are split into sentences.
 func LineUnits(text string, wholeLine int) []string {
-	var out []string
+	spans := LineUnitSpans(text, wholeLine)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = sp.Text
+	}
+	return out
+}
+
+// Span is a unit with where it comes from: text[Start:End] is the source
+// the unit was written from (the raw line of a table row, the lines of a
+// list, the sentence within its line, or the whole line when the sentence
+// cannot be found in it as written).
+type Span struct {
+	Text       string
+	Start, End int
+}
+
+// LineUnitSpans is LineUnits with each unit's byte span in text.
+func LineUnitSpans(text string, wholeLine int) []Span {
+	var out []Span
 	var header []string
 	list := false // the last unit opens a list ("…: ") or holds its items
-	for _, line := range strings.Split(text, "\n") {
+	for off := 0; off <= len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += off
+		}
+		line := text[off:end]
+		lineStart := off
+		off = end + 1
 		t := strings.TrimSpace(line)
 		if t == "" {
 			continue
 		}
+		// The trimmed line's span.
+		ts := lineStart + strings.Index(line, t)
+		te := ts + len(t)
 		if item := BulletRE.MatchString(t) && !textutil.MDTableSep.MatchString(t); item && list {
 			// "não aceitamos devolução de: Defensivos …; Sementes tratadas …",
 			// while the whole stays short.
-			last := out[len(out)-1]
+			last := out[len(out)-1].Text
 			if !strings.HasSuffix(last, ":") {
 				last = strings.TrimRight(last, ".;") + ";"
 			}
 			if merged := last + " " + textutil.OneLine(textutil.StripMarkdown(t)); utf8.RuneCountInString(merged) <= maxListUnit {
-				out[len(out)-1] = merged
+				out[len(out)-1].Text, out[len(out)-1].End = merged, te
 				continue
 			}
-			if strings.HasSuffix(out[len(out)-1], ":") {
+			if strings.HasSuffix(out[len(out)-1].Text, ":") {
 				// Too long to quote whole: the items stand alone.
 				list = false
 			}
@@ -198,12 +229,12 @@ func LineUnits(text string, wholeLine int) []string {
 				}
 				parts = append(parts, c)
 			}
-			out = append(out, strings.Join(parts, "; "))
+			out = append(out, Span{Text: strings.Join(parts, "; "), Start: ts, End: te})
 			continue
 		}
 		header = nil
 		if plain := textutil.OneLine(textutil.StripMarkdown(t)); wholeLine > 0 && utf8.RuneCountInString(plain) <= wholeLine {
-			out = append(out, plain)
+			out = append(out, Span{Text: plain, Start: ts, End: te})
 			list = strings.HasSuffix(plain, ":")
 			continue
 		}
@@ -216,8 +247,16 @@ func LineUnits(text string, wholeLine int) []string {
 				i--
 			}
 		}
-		out = append(out, ss...)
-		list = len(out) > 0 && strings.HasSuffix(out[len(out)-1], ":")
+		from := ts
+		for _, sent := range ss {
+			sp := Span{Text: sent, Start: ts, End: te}
+			if i := strings.Index(text[from:te], sent); i >= 0 {
+				sp.Start, sp.End = from+i, from+i+len(sent)
+				from = sp.End
+			}
+			out = append(out, sp)
+		}
+		list = len(out) > 0 && strings.HasSuffix(out[len(out)-1].Text, ":")
 	}
 	return out
 }
@@ -244,6 +283,11 @@ type Unit struct {
 	Heading map[string]bool
 	// Score is set by ScoreUnits.
 	Score float64
+	// Source labels where Text comes from (the caller's name for a field
+	// of the record), and Start and End are its byte span there (see
+	// Span).
+	Source     string
+	Start, End int
 }
 
 // ScoreUnits scores each unit by the question words it holds, each
