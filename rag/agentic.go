@@ -360,7 +360,9 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 					qs := r.p.quoter.prepare(q)
 					return faqSection(h, qs), formatFAQContext(h, qs)
 				},
-				func(q string, h []Hit[storage.FAQ]) []Citation { return faqCitations(h, r.p.quoter.prepare(q), r.p.quoter) })
+				func(q string, h []Hit[storage.FAQ]) []Citation {
+					return faqCitations(h, r.p.quoter.prepare(q), r.p.quoter)
+				})
 		})
 		if err != nil {
 			return nil, err
