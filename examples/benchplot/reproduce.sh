@@ -36,6 +36,9 @@ part() { [[ ",$only," == *",$1,"* ]]; }
 data=${HYBRIDRAG_DATA:-../shared/data}
 out=$(mktemp -d "${TMPDIR:-/tmp}/benchplot.XXXXXX")
 started=$(date +%s)
+# The load average when the run starts: other work on the machine shows in
+# the latencies, so the data files say how busy it was.
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 cleanup=("rm -rf '$out'")
 trap 'for c in "${cleanup[@]}"; do eval "$c" || true; done' EXIT
 
@@ -50,21 +53,29 @@ large=""
 envl=()
 [ "$quick" = 1 ] || { large=1; envl=(env HYBRIDRAG_BENCH_LARGE=1); }
 
-# step FILE COMMAND...: runs COMMAND with its output in FILE and the command
-# (the database URL masked, the data directory as ../shared/data) in
-# FILE.cmd, for the data files.
+# step FILE COMMAND...: runs COMMAND with its output in FILE, and writes
+# the command as one would type it in FILE.cmd, for the data files: the
+# database URL as $DSN, the data directory as ../shared/data, arguments
+# quoted where the shell needs it.
 step() {
   local file=$1; shift
-  local cmd="$*"
-  [ -n "$HYBRIDRAG_TEST_DATABASE_URL" ] && cmd=${cmd//"$HYBRIDRAG_TEST_DATABASE_URL"/\$DSN}
-  cmd=${cmd//"$data"/../shared/data}
-  cmd=${cmd//"$out/eval"/go run ./examples/eval}
+  local a shown=()
+  for a in "$@"; do
+    a=${a/#"$data"/../shared/data}
+    if [ -n "$HYBRIDRAG_TEST_DATABASE_URL" ] && [ "$a" = "$HYBRIDRAG_TEST_DATABASE_URL" ]; then shown+=('"$DSN"')
+    elif [ "$a" = "$out/eval" ]; then shown+=(go run ./examples/eval)
+    elif [ "${#shown[@]}" = 0 ] && [ "$a" = env ]; then continue
+    elif [[ $a =~ ^[A-Za-z0-9_./=:,@%+-]+$ ]]; then shown+=("$a")
+    else shown+=("'${a//\'/\'\\\'\'}'"); fi
+  done
+  local cmd="${shown[*]}"
   if [[ "$cmd" == *Postgres* || "$cmd" == *storage/postgres* ]]; then
-    cmd="HYBRIDRAG_TEST_DATABASE_URL=\$DSN $cmd"
+    cmd="HYBRIDRAG_TEST_DATABASE_URL=\"\$DSN\" $cmd"
   fi
   echo "== $cmd" >&2
   echo "$cmd" >"$file.cmd"
   "$@" >"$file"
+  grep -h '^Benchmark' "$file" >&2 || true
 }
 
 go build -o "$out/eval" ./examples/eval
@@ -102,6 +113,7 @@ if part scale; then
   args+=(-bench "$out/scale.txt")
 fi
 
-go run ./examples/benchplot record -dir docs/bench -source "examples/benchplot/reproduce.sh$([ "$quick" = 1 ] && echo ' -quick') at $(git describe --always --dirty)" "${args[@]}"
+go run ./examples/benchplot record -dir docs/bench \
+  -source "examples/benchplot/reproduce.sh$([ "$quick" = 1 ] && echo ' -quick') at $(git describe --always --dirty), load average $load" "${args[@]}"
 go run ./examples/benchplot render -dir docs/bench
 echo "reproduce.sh: done in $(( $(date +%s) - started )) s; see git diff docs/bench" >&2
