@@ -163,7 +163,7 @@ func newFigure(title string, width, height, legendWidth vg.Length) *figure {
 // latencyFigure plots search latency (p50, or the mean where that is all
 // a run reported) against catalog size, log-log, one line per series.
 func latencyFigure(r *results) (*figure, error) {
-	f := newFigure("Search latency against catalog size (p50; 2 vCPU)", vg.Inch*9, vg.Inch*5, vg.Inch*3.4)
+	f := newFigure("Search latency against catalog size (p50; 2 vCPU)", vg.Inch*8.6, vg.Inch*5, vg.Inch*2.9)
 	p := f.plot
 	p.X.Label.Text = "catalog items"
 	p.Y.Label.Text = "milliseconds per query"
