@@ -88,8 +88,9 @@ var (
 		{"anchor-pg-fts", "anchor: PostgreSQL full-text (plainto_tsquery)"},
 		{"anchor-seed-sql", "anchor: seeds' SQL"},
 	}
-	chatSetOrder  = []string{"chat_eval", "chat_eval_fresh"}
-	chatSetLabels = map[string]string{"chat_eval": "112 cases (tune + held-out)", "chat_eval_fresh": "40 fresh cases, labelled blind"}
+	chatSetOrder  = []string{"chat_eval", "chat_eval_fresh", "chat_eval_blind"}
+	chatSetLabels = map[string]string{"chat_eval": "112 cases (tune + held-out)", "chat_eval_fresh": "40 fresh cases, labelled blind",
+		"chat_eval_blind": "60 cases written blind by a reviewer"}
 )
 
 // barColors are the fills of the bar series, in order.
