@@ -27,7 +27,7 @@ const (
 var (
 	latencyHeader = []string{"series", "items", "p50_ms", "p95_ms", "mean_ms", "date", "source", "command"}
 	qualityHeader = []string{"set", "system", "queries", "ndcg10", "recall10", "mrr10", "zero_result", "date", "source", "command"}
-	chatHeader    = []string{"set", "split", "cases", "source_precision", "source_recall", "abstention_accuracy", "fact_recall", "abstained", "failed", "date", "source", "command"}
+	chatHeader    = []string{"set", "split", "cases", "source_precision", "source_recall", "abstention_accuracy", "fact_recall", "context_fact_recall", "context_tokens_p50", "context_tokens_p95", "abstained", "failed", "date", "source", "command"}
 )
 
 // latencyRow is one search latency: a series (an engine and what it
@@ -59,8 +59,13 @@ type chatRow struct {
 	Set, Split                                string
 	Cases                                     int
 	Precision, Recall, Abstention, FactRecall float64
-	Abstained, Failed                         int
-	Date, Source, Command                     string
+	// ContextFactRecall is the share of the expected facts in the
+	// context the answerer was given; ContextP50 and ContextP95 the
+	// context's estimated tokens per turn.
+	ContextFactRecall      float64
+	ContextP50, ContextP95 int
+	Abstained, Failed      int
+	Date, Source, Command  string
 }
 
 // results are the three data files.
@@ -117,7 +122,8 @@ func readResults(dir string) (*results, error) {
 		p := fieldParser{file: chatFile, line: i + 2}
 		row := chatRow{Set: rec[0], Split: rec[1], Cases: p.int(rec[2]),
 			Precision: p.float(rec[3]), Recall: p.float(rec[4]), Abstention: p.float(rec[5]), FactRecall: p.float(rec[6]),
-			Abstained: p.int(rec[7]), Failed: p.int(rec[8]), Date: rec[9], Source: rec[10], Command: rec[11]}
+			ContextFactRecall: p.float(rec[7]), ContextP50: p.int(rec[8]), ContextP95: p.int(rec[9]),
+			Abstained: p.int(rec[10]), Failed: p.int(rec[11]), Date: rec[12], Source: rec[13], Command: rec[14]}
 		if p.err != nil {
 			return nil, p.err
 		}
@@ -193,7 +199,7 @@ func writeResults(dir string, r *results) error {
 	}
 	chat := [][]string{chatHeader}
 	for _, row := range r.Chat {
-		chat = append(chat, []string{row.Set, row.Split, strconv.Itoa(row.Cases), formatFloat(row.Precision), formatFloat(row.Recall), formatFloat(row.Abstention), formatFloat(row.FactRecall), strconv.Itoa(row.Abstained), strconv.Itoa(row.Failed), row.Date, row.Source, row.Command})
+		chat = append(chat, []string{row.Set, row.Split, strconv.Itoa(row.Cases), formatFloat(row.Precision), formatFloat(row.Recall), formatFloat(row.Abstention), formatFloat(row.FactRecall), formatFloat(row.ContextFactRecall), strconv.Itoa(row.ContextP50), strconv.Itoa(row.ContextP95), strconv.Itoa(row.Abstained), strconv.Itoa(row.Failed), row.Date, row.Source, row.Command})
 	}
 	return errors.Join(
 		writeCSV(filepath.Join(dir, latencyFile), lat),

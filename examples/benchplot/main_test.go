@@ -239,13 +239,13 @@ func TestParseEval(t *testing.T) {
 	if len(rows) != 2 || rows[0].System != "hybrid" || rows[0].NDCG != 0.95 || rows[0].MRR != 0.96 || rows[1].ZeroResult != 1 {
 		t.Errorf("quality rows = %+v", rows)
 	}
-	c := `{"questions":40,"source_precision":0.7083,"source_recall":0.75,"abstention_accuracy":0.875,"fact_recall":0.6734,"abstained":13,"failed":17,
+	c := `{"questions":40,"source_precision":0.7083,"source_recall":0.75,"abstention_accuracy":0.875,"fact_recall":0.6734,"context_fact_recall":0.6938,"context_tokens_median":210,"context_tokens_p95":646,"abstained":13,"failed":17,
 	"by_split":{"tune":{"questions":20,"source_recall":0.6875},"heldout":{"questions":20,"source_recall":0.8125}}}`
 	crows, err := parseChat(strings.NewReader(c), "chat_eval_fresh", "d", "s", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(crows) != 3 || crows[0].Split != "all" || crows[0].Precision != 0.708 || crows[1].Split != "heldout" || crows[1].Recall != 0.812 || crows[2].Split != "tune" {
+	if len(crows) != 3 || crows[0].Split != "all" || crows[0].Precision != 0.708 || crows[0].ContextFactRecall != 0.694 || crows[0].ContextP95 != 646 || crows[1].Split != "heldout" || crows[1].Recall != 0.812 || crows[2].Split != "tune" {
 		t.Errorf("chat rows = %+v", crows)
 	}
 	if _, err := parseQuality(strings.NewReader(`{"k":5,"order":["hybrid"]}`), "x", "", "", ""); err == nil {

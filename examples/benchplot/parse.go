@@ -157,6 +157,9 @@ type chatMetricsJSON struct {
 	SourceRecall       float64 `json:"source_recall"`
 	AbstentionAccuracy float64 `json:"abstention_accuracy"`
 	FactRecall         float64 `json:"fact_recall"`
+	ContextFactRecall  float64 `json:"context_fact_recall"`
+	ContextTokensP50   int     `json:"context_tokens_median"`
+	ContextTokensP95   int     `json:"context_tokens_p95"`
 	Abstained          int     `json:"abstained"`
 	Failed             int     `json:"failed"`
 }
@@ -176,6 +179,7 @@ func parseChat(r io.Reader, set, date, source, command string) ([]chatRow, error
 		return chatRow{Set: set, Split: split, Cases: m.Questions,
 			Precision: round3(m.SourcePrecision), Recall: round3(m.SourceRecall),
 			Abstention: round3(m.AbstentionAccuracy), FactRecall: round3(m.FactRecall),
+			ContextFactRecall: round3(m.ContextFactRecall), ContextP50: m.ContextTokensP50, ContextP95: m.ContextTokensP95,
 			Abstained: m.Abstained, Failed: m.Failed, Date: date, Source: source, Command: command}
 	}
 	rows := []chatRow{row("all", rep.chatMetricsJSON)}

@@ -347,11 +347,11 @@ func qualityFigure(r *results) (*figure, error) {
 }
 
 // chatFigure plots the four chat metrics of each evaluation set (all its
-// cases).
+// cases) and the context fact recall.
 func chatFigure(r *results) (*figure, error) {
 	f := newFigure("Chat answers: offline pipeline, per evaluation set", vg.Inch*9, vg.Inch*4.5, vg.Inch*3.4)
 	f.plot.Y.Label.Text = "share (all cases of the set)"
-	groups := []string{"source\nprecision", "source\nrecall", "abstention\naccuracy", "fact\nrecall"}
+	groups := []string{"source\nprecision", "source\nrecall", "abstention\naccuracy", "fact\nrecall", "context\nfact recall"}
 	var ss []barSeries
 	for _, set := range chatSetOrder {
 		for _, row := range r.Chat {
@@ -360,7 +360,7 @@ func chatFigure(r *results) (*figure, error) {
 				if label == "" {
 					label = set
 				}
-				ss = append(ss, barSeries{label: label, values: []float64{row.Precision, row.Recall, row.Abstention, row.FactRecall}})
+				ss = append(ss, barSeries{label: label, values: []float64{row.Precision, row.Recall, row.Abstention, row.FactRecall, row.ContextFactRecall}})
 			}
 		}
 	}

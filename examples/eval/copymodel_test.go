@@ -283,3 +283,29 @@ func TestCitationsQuoteTheirRecords(t *testing.T) {
 		t.Fatal("no case cited a source")
 	}
 }
+
+// BenchmarkChatTurns runs the 112 cases of testdata/chat_eval.jsonl
+// through the offline pipeline the chatserver serves; ns/op is the whole
+// set, turn_ms the mean turn.
+func BenchmarkChatTurns(b *testing.B) {
+	ctx := context.Background()
+	data, err := loadChatData(ctx, &config{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := settings.DefaultConfig()
+	chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases, err := loadChatCases("../../testdata/chat_eval.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := runChatCases(ctx, chat.pipeline, cases, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*len(cases)), "turn_ms")
+}

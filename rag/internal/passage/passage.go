@@ -152,7 +152,7 @@ func Units(text string) []string { return LineUnits(text, 0) }
 // dias." keeps its crop with its dose); longer lines, or every line when
 // wholeLine is 0, are split into sentences.
 func LineUnits(text string, wholeLine int) []string {
-	spans := LineUnitSpans(text, wholeLine)
+	spans := lineUnits(text, wholeLine, false)
 	out := make([]string, len(spans))
 	for i, sp := range spans {
 		out[i] = sp.Text
@@ -170,7 +170,11 @@ type Span struct {
 }
 
 // LineUnitSpans is LineUnits with each unit's byte span in text.
-func LineUnitSpans(text string, wholeLine int) []Span {
+func LineUnitSpans(text string, wholeLine int) []Span { return lineUnits(text, wholeLine, true) }
+
+// lineUnits is LineUnitSpans; without locate, a sentence's span is its
+// whole line (finding it costs a search).
+func lineUnits(text string, wholeLine int, locate bool) []Span {
 	var out []Span
 	var header []string
 	list := false // the last unit opens a list ("…: ") or holds its items
@@ -250,6 +254,10 @@ func LineUnitSpans(text string, wholeLine int) []Span {
 		from := ts
 		for _, sent := range ss {
 			sp := Span{Text: sent, Start: ts, End: te}
+			if !locate {
+				out = append(out, sp)
+				continue
+			}
 			if i := strings.Index(text[from:te], sent); i >= 0 {
 				sp.Start, sp.End = from+i, from+i+len(sent)
 				from = sp.End
