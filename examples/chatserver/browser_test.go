@@ -113,6 +113,10 @@ func TestBrowserChat(t *testing.T) {
 	if src := browse(t, bctx, chromedp.Text(chromedp.CSS(done+` .sources`))); !strings.Contains(src, "Fosetal 800 WG") {
 		t.Errorf("sources = %q", src)
 	}
+	// Each citation shows the span of its record it rests on.
+	if q := browse(t, bctx, chromedp.Text(chromedp.CSS(done+` .sources .quote`))); !strings.HasPrefix(q, "«") || len(q) < 10 {
+		t.Errorf("first citation's quote = %q, want the quoted span", q)
+	}
 	if ab := browse(t, bctx, chromedp.Evaluate[string](`document.querySelector('`+done+`').dataset.abstained`)); ab != "false" {
 		t.Errorf("the answer with sources has data-abstained %q, want false", ab)
 	}

@@ -126,9 +126,14 @@
     const citations = r.abstained ? [] : r.citations || [];
     view.sourceList.replaceChildren();
     for (const c of citations) {
-      view.sourceList.append(el("li", {},
+      const item = el("li", {},
         el("span", { class: "kind" }, KIND_NAMES[c.kind] || c.kind), c.title,
-        el("span", { class: "visually-hidden" }, " (" + c.id + ")")));
+        el("span", { class: "visually-hidden" }, " (" + c.id + ")"));
+      // The span of the record the citation rests on, exactly as stored.
+      if (c.quote && c.quote.text) {
+        item.append(el("blockquote", { class: "quote", title: c.quote.field }, "«" + c.quote.text + "»"));
+      }
+      view.sourceList.append(item);
     }
     view.sources.hidden = citations.length === 0;
     view.noSources.hidden = !r.abstained;
