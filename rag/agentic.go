@@ -622,6 +622,9 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 		}
 	}
 	resp.Answer = answer
+	if !dbg.AnswerFallback {
+		resp.UnverifiedQuotes = unverifiedQuotes(answer, dbg.Context, sr)
+	}
 	dbg.Timings.Total = time.Since(start)
 	return resp, nil
 }

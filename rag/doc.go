@@ -113,6 +113,16 @@
 // UpdatedAt). examples/eval -chat reports the share of expected facts the
 // context holds (context fact recall) and its size per turn.
 //
+// Every [Citation] carries the span of its record it rests on
+// ([Citation.Quote]: the field, the text exactly as stored and its byte
+// offsets) — the passage the context carries for the question, else the
+// start of the record's main text — so a reader or a test can check each
+// claim against its source. A model is asked to quote the passages it
+// states in guillemets («…», as the context writes them); the Pipeline
+// checks each such quote of its answer against the context and the cited
+// records (after lexical.Normalize) and lists those it cannot find in
+// [ChatResponse.UnverifiedQuotes].
+//
 // [Pipeline.Chat] returns the whole response; [Pipeline.ChatStream] yields
 // the same turn as [Event] values to range over: the intent, each search
 // and its hits, the answer's tokens (as they are written when the Answerer

@@ -535,3 +535,61 @@ func firstQuote[T any](rec *T, units []passage.Unit) *Quote {
 	}
 	return nil
 }
+
+// answerQuotes returns the spans of answer written in guillemets («…»).
+func answerQuotes(answer string) []string {
+	var out []string
+	for {
+		i := strings.Index(answer, "«")
+		if i < 0 {
+			return out
+		}
+		answer = answer[i+len("«"):]
+		j := strings.Index(answer, "»")
+		if j < 0 {
+			return out
+		}
+		if q := strings.TrimSpace(answer[:j]); q != "" {
+			out = append(out, q)
+		}
+		answer = answer[j+len("»"):]
+	}
+}
+
+// unverifiedQuotes are the quotes of answer («…») found neither in the
+// context nor in a field of the cited records, compared after
+// lexical.Normalize (case, accents and spacing aside). A model that copies
+// a passage of its context passes; one that invents a dose in guillemets
+// does not.
+func unverifiedQuotes(answer, context string, r *searchResults) []string {
+	quotes := answerQuotes(answer)
+	if len(quotes) == 0 {
+		return nil
+	}
+	texts := []string{lexical.Normalize(context)}
+	for _, h := range r.catalog {
+		it := &h.Record
+		parts := []string{it.Name, it.Description}
+		for _, v := range it.Metadata {
+			parts = append(parts, v)
+		}
+		for _, f := range it.Files {
+			parts = append(parts, f.Text)
+		}
+		texts = append(texts, lexical.Normalize(strings.Join(parts, "\n")))
+	}
+	for _, h := range r.faqs {
+		texts = append(texts, lexical.Normalize(h.Record.Question+"\n"+h.Record.Answer))
+	}
+	for _, h := range r.docs {
+		texts = append(texts, lexical.Normalize(h.Record.Content))
+	}
+	var out []string
+	for _, q := range quotes {
+		n := lexical.Normalize(strings.TrimRight(q, ".…"))
+		if n == "" || !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, n) }) {
+			out = append(out, q)
+		}
+	}
+	return out
+}

@@ -532,6 +532,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		}
 	}
 	resp.Answer = ans.Text
+	if !dbg.AnswerFallback {
+		resp.UnverifiedQuotes = unverifiedQuotes(ans.Text, contextText, sr)
+	}
 	if ans.Language == LanguageEnglish && !dbg.AnswerFallback {
 		resp.ConfidenceText = ConfidenceMessage(resp.Confidence, LanguageEnglish)
 	}

@@ -303,8 +303,13 @@ type ChatResponse struct {
 	ConfidenceText string                     `json:"confidence_text,omitempty"`
 	// Abstained reports that the store had nothing relevant: the answer
 	// says so and Sources is empty. Small talk never abstains.
-	Abstained bool     `json:"abstained"`
-	Summary   *Summary `json:"summary,omitempty"`
+	Abstained bool `json:"abstained"`
+	// UnverifiedQuotes are the passages the answer quotes in guillemets
+	// («…», as the context writes them) that neither the context nor a
+	// cited record holds (compared after lexical.Normalize): a model's
+	// claim the sources do not back. Empty when every quote is found.
+	UnverifiedQuotes []string `json:"unverified_quotes,omitempty"`
+	Summary          *Summary `json:"summary,omitempty"`
 	// Confirmation is set when the turn ended waiting for the user to
 	// confirm a tool call (agentic mode, a tool with
 	// llm.Tool.RequiresConfirmation, seed 003 §9): the call was not

@@ -324,10 +324,13 @@ type chatResponse struct {
 	Citations []rag.Citation `json:"citations"`
 	// Abstained reports that the store had nothing relevant: the answer
 	// says so plainly and cites nothing.
-	Abstained      bool         `json:"abstained"`
-	Confidence     string       `json:"confidence"`
-	ConfidenceText string       `json:"confidence_text,omitempty"`
-	Summary        *rag.Summary `json:"summary,omitempty"`
+	Abstained bool `json:"abstained"`
+	// UnverifiedQuotes are passages the answer quotes in guillemets that
+	// no source holds (a model's answer; rag.ChatResponse).
+	UnverifiedQuotes []string     `json:"unverified_quotes,omitempty"`
+	Confidence       string       `json:"confidence"`
+	ConfidenceText   string       `json:"confidence_text,omitempty"`
+	Summary          *rag.Summary `json:"summary,omitempty"`
 	// Confirmation is set when the turn waits for the user to confirm a
 	// tool call with a side effect (agentic mode): Answer is its
 	// question; send the reply with confirmation_id = Confirmation.ID.
@@ -546,15 +549,16 @@ func errText(err error) string {
 func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 	d := &r.Debug
 	out := chatResponse{
-		Answer:         r.Answer,
-		Intent:         toIntent(r.Intent),
-		Plan:           d.Plan,
-		Tools:          []toolJSON{},
-		Citations:      r.Sources,
-		Abstained:      r.Abstained,
-		Confidence:     r.Confidence.String(),
-		ConfidenceText: r.ConfidenceText,
-		Summary:        r.Summary,
+		Answer:           r.Answer,
+		Intent:           toIntent(r.Intent),
+		Plan:             d.Plan,
+		Tools:            []toolJSON{},
+		Citations:        r.Sources,
+		Abstained:        r.Abstained,
+		UnverifiedQuotes: r.UnverifiedQuotes,
+		Confidence:       r.Confidence.String(),
+		ConfidenceText:   r.ConfidenceText,
+		Summary:          r.Summary,
 		Debug: debugJSON{
 			Timings: pipelineTimingsJSON{Summarize: ms(d.Timings.Summarize), Classify: ms(d.Timings.Classify),
 				Search: ms(d.Timings.Search), Answer: ms(d.Timings.Answer), Total: ms(d.Timings.Total)},

@@ -309,3 +309,52 @@ func BenchmarkChatTurns(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*len(cases)), "turn_ms")
 }
+
+// TestModelQuotesAreChecked: a model's answer quoting a passage of its
+// context in guillemets passes; a quote the sources do not hold is
+// reported in UnverifiedQuotes.
+func TestModelQuotesAreChecked(t *testing.T) {
+	ctx := context.Background()
+	data, err := loadChatData(ctx, &config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := settings.DefaultConfig()
+	chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llmtest.NewModel()
+	answerer, err := llmchat.NewAnswerer(model, llmchat.AnswererOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rag.NewPipeline(chat.pipeline.Searcher(), offline.KeywordClassifier{}, answerer, rc.PipelineOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copied string
+	model.Push(llmtest.Step{Func: func(_ context.Context, req llm.Request) (llm.Response, error) {
+		payload := req.Messages[len(req.Messages)-1].Content
+		i := strings.Index(payload, "«")
+		j := strings.Index(payload[i:], "»")
+		if i < 0 || j < 0 {
+			return llm.Response{}, nil
+		}
+		copied = payload[i+len("«") : i+j]
+		// The copied passage with its case and accents changed is still
+		// the source's; the invented dose is not.
+		text := "Segundo a bula: «" + strings.ToUpper(copied) + "». Use «Dose: 999 L/ha no café»."
+		return llm.Response{Message: llm.AssistantMessage(text), FinishReason: llm.FinishStop}, nil
+	}})
+	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "qual a dose do Fungiprot 250 SC no café?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copied == "" {
+		t.Fatalf("the context quotes no passage:\n%s", resp.Debug.Context)
+	}
+	if want := []string{"Dose: 999 L/ha no café"}; !slices.Equal(resp.UnverifiedQuotes, want) {
+		t.Errorf("UnverifiedQuotes = %q, want %q (the copied passage %q is the source's)", resp.UnverifiedQuotes, want, copied)
+	}
+}
