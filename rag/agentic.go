@@ -568,7 +568,7 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	sr.catalogQ, sr.faqQ, sr.docQ = mq, mq, mq
 	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
 	resp.Sources = p.citations(sr)
-	resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
+	resp.Confidence = p.turnLevel(sr)
 	resp.ConfidenceText = resp.Confidence.Message()
 	resp.Abstained = dbg.Plan.Any() && !resp.Confidence.Augment()
 	if resp.Abstained {

@@ -75,12 +75,17 @@
 // [Answerer]. Each search keeps its relevant hits only, in evidence order
 // (FAQ priority breaks ties), drops those far below the search's best
 // ([PipelineOptions.RelativeCut]) and fits the retrieved sections into a
-// 2,000-token budget ([PipelineOptions.ContextTokens]). The confidence
-// level is the seed's (0.85 / 0.70 / 0.60) over the mean relevance of what
-// is cited; level none means nothing relevant was found, and the turn
-// abstains: [ChatResponse.Abstained] is set, no source is cited, and the
-// Answerer is told ([AnswerRequest.Abstained]) to say the store has
-// nothing on it. Recent turns join the searches only when [DetectFollowUp]
+// 2,000-token budget ([PipelineOptions.ContextTokens]). A turn whose kept
+// hits have a mean relevance below the low threshold of
+// [PipelineOptions.Confidence] (0.60) has level none and abstains:
+// [ChatResponse.Abstained] is set, no source is cited, and the Answerer is
+// told ([AnswerRequest.Abstained]) to say the store has nothing on it.
+// The level of a turn that answers says how often such turns cite the
+// right records, as measured on the chat and cross-domain evaluations
+// (examples/eval prints the reliability table): high when it cites exactly
+// one record of relevance ≥ 0.8 (right 43 of 45 times on chat_eval.jsonl,
+// 8 of 8 on the fresh set), medium when every record it cites has that
+// relevance, low otherwise (about half right on those sets). Recent turns join the searches only when [DetectFollowUp]
 // (or [PipelineOptions.FollowUp]) takes the message for a follow-up.
 // [FormatContext] formats one search's hits as the Pipeline's context, so
 // a search API can show what a chat turn would give the model.

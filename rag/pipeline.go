@@ -96,9 +96,12 @@ type PipelineOptions struct {
 	Logger *slog.Logger
 	// AuditPreviewChars caps the logged payload (default 800).
 	AuditPreviewChars int
-	// Confidence maps the mean relevance (Evidence.Relevance) of the hits
-	// put in the context to a level (zero value: the seeds' 0.85 / 0.70 /
-	// 0.60). A turn with no relevant hit has level none and abstains.
+	// Confidence decides from the mean relevance (Evidence.Relevance) of
+	// the hits put in the context whether the turn answers (zero value:
+	// the seeds' 0.85 / 0.70 / 0.60): below Low the level is none and the
+	// turn abstains. The level of a turn that answers is calibrated on
+	// whether its citations were right (see turnLevel), not read from
+	// these thresholds.
 	Confidence scoring.Thresholds
 	// ContextTokens is the budget of the retrieved sections of the
 	// context, in tokens counted by TokenCounter (seed 002: 2000, the
@@ -417,7 +420,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 
 	// 4. Confidence from the evidence of what is cited; none abstains
 	// (seed 002 should_augment).
-	resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
+	resp.Confidence = p.turnLevel(sr)
 	resp.ConfidenceText = resp.Confidence.Message()
 	resp.Abstained = plan.Any() && !resp.Confidence.Augment() && !sr.allFailed
 	if sr.allFailed {
@@ -442,7 +445,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 			sr.catalog, resp.Catalog = hits, hits
 			plan.Catalog = true
 			resp.Abstained = false
-			resp.Confidence = p.opts.Confidence.Level(sr.meanRelevance())
+			resp.Confidence = p.turnLevel(sr)
 			resp.ConfidenceText = resp.Confidence.Message()
 		}
 	}
@@ -597,6 +600,50 @@ type searchResults struct {
 	// text, the FAQ search's and the documents search's (with the
 	// previous turn for a follow-up).
 	catalogQ, faqQ, docQ *question
+}
+
+// Calibrated confidence of a turn that answers: chosen on the tune half of
+// chat_eval.jsonl and the cross-domain stores (testdata, IRPF, FaQuAD;
+// examples/eval -cross), where a turn citing exactly one record whose
+// relevance is at least highRelevance cited the right record 60 of 67
+// times, and any other answering turn 54 of 146 times.
+const highRelevance = 0.8
+
+// turnLevel is the confidence of a turn: none, and the turn abstains, when
+// the mean relevance of its kept hits is below the Low threshold of
+// PipelineOptions.Confidence; otherwise high when it cites one record of
+// relevance ≥ highRelevance, medium when every record it cites has that
+// relevance, low otherwise.
+func (p *Pipeline) turnLevel(r *searchResults) scoring.Level {
+	l := p.opts.Confidence.Level(r.meanRelevance())
+	if !l.Augment() {
+		return l
+	}
+	n, low := 0, 1.0
+	add := func(e *Evidence) {
+		n++
+		if e == nil {
+			low = 0
+		} else {
+			low = min(low, e.Relevance)
+		}
+	}
+	for i := range r.catalog {
+		add(r.catalog[i].Evidence)
+	}
+	for i := range r.faqs {
+		add(r.faqs[i].Evidence)
+	}
+	for i := range r.docs {
+		add(r.docs[i].Evidence)
+	}
+	switch {
+	case n == 1 && low >= highRelevance:
+		return scoring.LevelHigh
+	case n > 0 && low >= highRelevance:
+		return scoring.LevelMedium
+	}
+	return scoring.LevelLow
 }
 
 // meanRelevance is the mean relevance of the kept hits; 0 when none.

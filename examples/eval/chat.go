@@ -218,6 +218,9 @@ type chatResult struct {
 	Sources   []string   `json:"sources"`
 	Abstained bool       `json:"abstained"`
 	Intent    rag.Intent `json:"intent"`
+	// Confidence is the turn's confidence level (high, medium, low,
+	// none).
+	Confidence string `json:"confidence"`
 	// Expect is the case's expectation, for reference.
 	Expect *chatExpect `json:"expect,omitempty"`
 	// MissingFacts are the expected facts not found in the answer.
@@ -426,11 +429,90 @@ func ratioOf(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
+// right reports whether the turn's citations are right: it abstained
+// when it should, and an answerable case cites an expected source and no
+// unexpected one. Facts do not count. A case without an expect is never
+// right or wrong (ok false).
+func (r *chatResult) right() (right, ok bool) {
+	e := r.Expect
+	if e == nil {
+		return false, false
+	}
+	if r.Abstained != e.Abstain {
+		return false, true
+	}
+	if e.answerable() {
+		return r.score.citedRight > 0 && len(r.UnexpectedSources) == 0, true
+	}
+	return len(r.UnexpectedSources) == 0, true
+}
+
+// reliabilityRow is one confidence level's share of right turns.
+type reliabilityRow struct {
+	Level string  `json:"level"`
+	Turns int     `json:"turns"`
+	Right int     `json:"right"`
+	Share float64 `json:"share"`
+}
+
+// reliability is the reliability table of the results: per confidence
+// level (high, medium, low, none), the turns judged and the share whose
+// citations are right (chatResult.right); and the turns whose level is
+// none without abstaining, or that abstained at another level.
+type reliability struct {
+	Levels []reliabilityRow `json:"levels"`
+	// NoneMismatch counts turns where level none and abstention
+	// disagree (none must mean exactly "abstained").
+	NoneMismatch int `json:"none_mismatch"`
+}
+
+// confidenceLevels are the levels in report order.
+var confidenceLevels = []string{"high", "medium", "low", "none"}
+
+// reliabilityOf computes the reliability table of results.
+func reliabilityOf(results []chatResult) reliability {
+	var rel reliability
+	for _, level := range confidenceLevels {
+		row := reliabilityRow{Level: level}
+		for i := range results {
+			r := &results[i]
+			if r.Confidence != level {
+				continue
+			}
+			if right, ok := r.right(); ok {
+				row.Turns++
+				if right {
+					row.Right++
+				}
+			}
+		}
+		row.Share = ratioOf(row.Right, row.Turns)
+		rel.Levels = append(rel.Levels, row)
+	}
+	for i := range results {
+		if (results[i].Confidence == "none") != results[i].Abstained {
+			rel.NoneMismatch++
+		}
+	}
+	return rel
+}
+
+// writeReliability prints the reliability table on one line.
+func writeReliability(w io.Writer, rel reliability) {
+	fmt.Fprint(w, "reliability (confidence level: turns whose citations are right):")
+	for _, r := range rel.Levels {
+		fmt.Fprintf(w, " %s %s", r.Level, cell(r.Share, r.Right, r.Turns))
+	}
+	fmt.Fprintf(w, "; level none without abstaining or abstaining at another level: %d\n", rel.NoneMismatch)
+}
+
 // chatReport is the -json output of -chat.
 type chatReport struct {
 	chatMetrics
-	BySplit map[string]chatMetrics `json:"by_split"`
-	ByType  map[string]chatMetrics `json:"by_type"`
+	// Reliability is the reliability table of every case.
+	Reliability reliability            `json:"reliability"`
+	BySplit     map[string]chatMetrics `json:"by_split"`
+	ByType      map[string]chatMetrics `json:"by_type"`
 	// Latency summarizes the turns' wall times, with -latency only.
 	Latency  *eval.Latency  `json:"latency_ms,omitempty"`
 	Settings map[string]any `json:"settings"`
@@ -442,6 +524,7 @@ type chatReport struct {
 func newChatReport(results []chatResult) *chatReport {
 	rep := &chatReport{
 		chatMetrics: chatMetricsOf(results),
+		Reliability: reliabilityOf(results),
 		BySplit:     map[string]chatMetrics{},
 		ByType:      map[string]chatMetrics{},
 		Results:     results,

@@ -348,7 +348,7 @@ func runChatCases(ctx context.Context, p *rag.Pipeline, cases []chatCase, latenc
 		*r = chatResult{
 			ID: c.ID, Type: c.Type, Split: c.Split, Question: c.question(),
 			Answer: resp.Answer, Sources: uniqueSourceIDs(resp.Sources), Abstained: resp.Abstained,
-			Intent: resp.Intent.Intent, ContextTokens: resp.Debug.ContextTokens, context: resp.Debug.Context,
+			Intent: resp.Intent.Intent, Confidence: resp.Confidence.String(), ContextTokens: resp.Debug.ContextTokens, context: resp.Debug.Context,
 		}
 		if latency {
 			ms := float64(took.Microseconds()) / 1000
@@ -423,6 +423,7 @@ func writeChatText(w io.Writer, rep *chatReport, cases []chatCase, switches stri
 	if m.Facts == 0 {
 		fmt.Fprintln(w, "note: no case expects facts: fact recall is reported as 0")
 	}
+	writeReliability(w, rep.Reliability)
 	if l := rep.Latency; l != nil {
 		fmt.Fprintf(w, "latency ms: mean %.1f p50 %.1f p95 %.1f max %.1f\n", l.Mean, l.P50, l.P95, l.Max)
 	}

@@ -138,6 +138,8 @@ type crossReport struct {
 	// Own and Other pool every store's cases.
 	Own   chatMetrics `json:"own"`
 	Other chatMetrics `json:"other"`
+	// Reliability is the reliability table of every store's cases.
+	Reliability reliability `json:"reliability"`
 }
 
 // executeCross is the -cross mode.
@@ -205,6 +207,7 @@ func executeCross(ctx context.Context, cfg *config, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "%s: %s, %d questions in %s\n", d.name, chat.stats, len(ownRes)+len(otherRes), time.Since(start).Round(time.Millisecond))
 	}
 	rep.Own, rep.Other = chatMetricsOf(allOwn), chatMetricsOf(allOther)
+	rep.Reliability = reliabilityOf(append(slices.Clone(allOwn), allOther...))
 	if cfg.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -242,5 +245,9 @@ func writeCrossText(w io.Writer, rep *crossReport) error {
 		row(s.Store, s.Own, s.Other, s.OtherByDomain)
 	}
 	row("all", rep.Own, rep.Other, nil)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	writeReliability(w, rep.Reliability)
+	return nil
 }
