@@ -43,8 +43,8 @@ func TestPipelineDiscontinuedNamed(t *testing.T) {
 }
 
 // A catalog question with more relevant products than the answer
-// describes names the others ("E mais 2 produtos: …") instead of
-// dropping them.
+// describes counts the others in the text and lists them apart
+// (Related), never as citations: the text names only what it cites.
 func TestPipelineListsMoreProducts(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "tem fungicida para videira?"})
@@ -55,16 +55,27 @@ func TestPipelineListsMoreProducts(t *testing.T) {
 		t.Fatalf("%d catalog hits, the test needs more than 3", len(resp.Catalog))
 	}
 	more := resp.Catalog[3:]
-	want := fmt.Sprintf("E mais %d produtos: ", len(more))
+	want := fmt.Sprintf("E mais %d produtos relacionados, listados à parte.", len(more))
 	if len(more) == 1 {
-		want = "E mais 1 produto: "
+		want = "E mais 1 produto relacionado, listado à parte."
 	}
 	if !strings.Contains(resp.Answer, want) {
-		t.Fatalf("answer does not name the other products:\n%s", resp.Answer)
+		t.Fatalf("answer does not count the other products:\n%s", resp.Answer)
 	}
-	for _, h := range more {
-		if !strings.Contains(resp.Answer, h.Record.Name) {
-			t.Errorf("answer misses %s (%s):\n%s", h.ID, h.Record.Name, resp.Answer)
+	if len(resp.Related) != len(more) {
+		t.Fatalf("related = %+v, want the %d products past the third", resp.Related, len(more))
+	}
+	for i, h := range more {
+		if strings.Contains(resp.Answer, h.Record.Name) {
+			t.Errorf("answer names %s, which it does not cite:\n%s", h.Record.Name, resp.Answer)
+		}
+		if resp.Related[i].ID != h.ID || resp.Related[i].Quote == nil {
+			t.Errorf("related[%d] = %+v, want %s with its quote", i, resp.Related[i], h.ID)
+		}
+		for _, c := range resp.Sources {
+			if c.ID == h.ID {
+				t.Errorf("%s is both related and cited", h.ID)
+			}
 		}
 	}
 }

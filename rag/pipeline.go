@@ -541,6 +541,13 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if ans.Language == LanguageEnglish && !dbg.AnswerFallback {
 		resp.ConfidenceText = ConfidenceMessage(resp.Confidence, LanguageEnglish)
 	}
+	if !dbg.AnswerFallback && len(ans.Related) > 0 {
+		for _, c := range resp.Sources {
+			if slices.Contains(ans.Related, storage.OwnerRef{Kind: c.Kind, ID: c.ID}) {
+				resp.Related = append(resp.Related, c)
+			}
+		}
+	}
 	if ans.Cited != nil && !dbg.AnswerFallback {
 		resp.Sources = slices.DeleteFunc(resp.Sources, func(c Citation) bool {
 			return !slices.Contains(ans.Cited, storage.OwnerRef{Kind: c.Kind, ID: c.ID})

@@ -177,6 +177,10 @@ type Answer struct {
 	// those alone. nil — a model's answer — cites every record of the
 	// context.
 	Cited []storage.OwnerRef
+	// Related are records of the context the answer points to as related
+	// without citing them (more products than it describes): the response
+	// lists them in Related, never among its Sources.
+	Related []storage.OwnerRef
 	// Language, when set, is the language the answer is written in:
 	// LanguageEnglish gives the response an English ConfidenceText.
 	Language Language
@@ -309,6 +313,10 @@ type ChatResponse struct {
 	// cited record holds (compared after lexical.Normalize): a model's
 	// claim the sources do not back. Empty when every quote is found.
 	UnverifiedQuotes []string `json:"unverified_quotes,omitempty"`
+	// Related are records the answer points to as related without citing
+	// them (Answer.Related), with their titles and quotes; never counted
+	// as sources.
+	Related []Citation `json:"related,omitempty"`
 	Summary          *Summary `json:"summary,omitempty"`
 	// Confirmation is set when the turn ended waiting for the user to
 	// confirm a tool call (agentic mode, a tool with

@@ -322,6 +322,9 @@ type chatResponse struct {
 	// Citations are the records the answer may cite: the relevant hits
 	// only; empty when Abstained.
 	Citations []rag.Citation `json:"citations"`
+	// Related are records the answer points to without citing them (more
+	// products than it describes); never among Citations.
+	Related []rag.Citation `json:"related,omitempty"`
 	// Abstained reports that the store had nothing relevant: the answer
 	// says so plainly and cites nothing.
 	Abstained bool `json:"abstained"`

@@ -236,7 +236,18 @@ func (a ExtractiveAnswerer) Answer(ctx context.Context, req rag.AnswerRequest) (
 		return rag.Answer{}, err
 	}
 	text, cited := a.compose(req)
-	return rag.Answer{Text: text, Model: "extractive", Cited: cited, Language: DetectLanguage(req.Message)}, nil
+	ans := rag.Answer{Text: text, Model: "extractive", Cited: cited, Language: DetectLanguage(req.Message)}
+	if len(cited) > 0 && req.Intent != rag.IntentSmallTalk {
+		// The relevant products past MaxProducts: counted in the text,
+		// listed apart, never cited.
+		for _, h := range req.Catalog[min(len(req.Catalog), or(a.MaxProducts, 3)):] {
+			ref := storage.OwnerRef{Kind: storage.KindItem, ID: h.ID}
+			if !slices.Contains(cited, ref) {
+				ans.Related = append(ans.Related, ref)
+			}
+		}
+	}
+	return ans, nil
 }
 
 // StreamAnswer emits the reply word by word, so demos stream without a
@@ -330,11 +341,11 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest) (string, []storage.Ow
 	if len(req.Catalog) > 0 {
 		text, ids := productPart(req.Message, req.Catalog[:min(len(req.Catalog), maxP)], focus, lang, fr, syn)
 		if more := req.Catalog[min(len(req.Catalog), maxP):]; len(more) > 0 {
-			// The relevant products past maxP are named, not dropped;
-			// only the products described are cited (citing the named
-			// ones too lowers the fresh set's source precision, 0.708 →
-			// 0.654).
-			text += "\n" + moreProducts(more, lang)
+			// The relevant products past maxP are counted, and listed
+			// apart (Answer.Related): the text names only what it
+			// cites, and citing them too lowers the fresh set's source
+			// precision (0.708 → 0.654).
+			text += "\n" + moreProducts(len(more), lang)
 		}
 		lead := req.Catalog[0].Evidence
 		if lead != nil && lead.Named {
@@ -548,21 +559,17 @@ func discontinuedAnswer(hits []rag.Hit[storage.CatalogItem], lang rag.Language) 
 	return strings.Join(parts, "\n\n"), cited
 }
 
-// moreProducts names the products an answer lists no further: "E mais 2
-// produtos: X, Y." (en "And 2 more products: X, Y.").
-func moreProducts(hits []rag.Hit[storage.CatalogItem], lang rag.Language) string {
-	names := make([]string, len(hits))
-	for i := range hits {
-		names[i] = textutil.OneLine(hits[i].Record.Name)
-	}
-	n := len(hits)
+// moreProducts says how many more relevant products there are, listed
+// apart from the answer (Answer.Related): "E mais 2 produtos
+// relacionados, listados à parte."
+func moreProducts(n int, lang rag.Language) string {
 	switch {
 	case lang == rag.LanguageEnglish && n == 1:
-		return "And 1 more product: " + names[0] + "."
+		return "And 1 more related product, listed separately."
 	case lang == rag.LanguageEnglish:
-		return fmt.Sprintf("And %d more products: %s.", n, strings.Join(names, ", "))
+		return fmt.Sprintf("And %d more related products, listed separately.", n)
 	case n == 1:
-		return "E mais 1 produto: " + names[0] + "."
+		return "E mais 1 produto relacionado, listado à parte."
 	}
-	return fmt.Sprintf("E mais %d produtos: %s.", n, strings.Join(names, ", "))
+	return fmt.Sprintf("E mais %d produtos relacionados, listados à parte.", n)
 }
