@@ -182,7 +182,7 @@ func (m tracedModel) start(ctx context.Context, req llm.Request) context.Context
 func (m tracedModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	ctx = m.start(ctx, req)
 	resp, err := m.ChatModel.Complete(ctx, req)
-	m.tracer.TraceModelEnd(ctx, trace.ModelEndData{Model: resp.Model, Usage: resp.Usage, Err: err})
+	m.tracer.TraceModelEnd(ctx, trace.ModelEndData{Model: resp.Model, Usage: resp.Usage, FinishReason: resp.FinishReason, Err: err})
 	return resp, err
 }
 
@@ -197,7 +197,7 @@ func (m tracedModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.
 			if err != nil {
 				end.Err = err
 			} else if ev.Kind == llm.StreamDone && ev.Response != nil {
-				end.Model, end.Usage = ev.Response.Model, ev.Response.Usage
+				end.Model, end.Usage, end.FinishReason = ev.Response.Model, ev.Response.Usage, ev.Response.FinishReason
 			}
 			if !yield(ev, err) {
 				return

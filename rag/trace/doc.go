@@ -19,6 +19,9 @@
 // One value may implement several interfaces: the options field names the
 // main one, and the others are found by type assertion once, when the
 // Searcher, Pipeline or Indexer is built. A nil tracer costs a nil check.
+// [NewMulti] combines several tracers into one (an OpenTelemetry adapter
+// and a metrics tracer, say). The module github.com/hybridrag/hybridrag/otelrag
+// turns every tracer into OpenTelemetry spans.
 //
 // # Contract
 //

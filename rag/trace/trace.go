@@ -171,6 +171,10 @@ type ModelEndData struct {
 	Model string
 	// Usage is the provider's token count, when reported.
 	Usage llm.Usage
+	// FinishReason tells why the model stopped, when the component
+	// reports it (the model calls of an agentic turn do; the planned
+	// steps' components do not).
+	FinishReason llm.FinishReason
 	// Err is the call's error.
 	Err error
 }

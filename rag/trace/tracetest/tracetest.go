@@ -49,7 +49,9 @@ type Recorder struct {
 	errs  []error
 }
 
-type spanKey struct{}
+// spanKey is the context key of r's spans: each Recorder has its own, so
+// that two Recorders behind one trace.Multi keep their spans apart.
+type spanKey struct{ r *Recorder }
 
 // Spans returns a copy of the spans recorded, in Start order.
 func (r *Recorder) Spans() []Span {
@@ -88,20 +90,20 @@ func (r *Recorder) Check() error {
 
 func (r *Recorder) start(ctx context.Context, name string, data any) context.Context {
 	parent := -1
-	if id, ok := ctx.Value(spanKey{}).(int); ok {
+	if id, ok := ctx.Value(spanKey{r}).(int); ok {
 		parent = id
 	}
 	r.mu.Lock()
 	id := len(r.spans)
 	r.spans = append(r.spans, Span{ID: id, Name: name, Parent: parent, Start: data})
 	r.mu.Unlock()
-	return context.WithValue(ctx, spanKey{}, id)
+	return context.WithValue(ctx, spanKey{r}, id)
 }
 
 func (r *Recorder) end(ctx context.Context, name string, data any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id, ok := ctx.Value(spanKey{}).(int)
+	id, ok := ctx.Value(spanKey{r}).(int)
 	if !ok || id >= len(r.spans) || r.spans[id].Name != name {
 		r.errs = append(r.errs, fmt.Errorf("tracetest: %s End %+v without the context of its Start", name, data))
 		return
