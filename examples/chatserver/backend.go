@@ -103,6 +103,8 @@ type backend struct {
 	indexer *ingest.Indexer
 	// cache is the query-embedding cache of the searcher.
 	cache *cache.Embedder
+	// searchMetrics are fed by the searcher's tracer (metrics.go).
+	searchMetrics *searchMetrics
 	// assist suggests catalog fields; nil when no model is configured.
 	assist assistFunc
 	// chat is the chat model of agentic turns; nil offline.
@@ -257,6 +259,8 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 	// counts, timings, fallback reason), and the seeds' audit of what
 	// each tool gave the model ("rag tool payload"), both at info level.
 	sopts.Logger = log
+	be.searchMetrics = newSearchMetrics()
+	sopts.Tracer = withSearchMetrics(sopts.Tracer, be.searchMetrics)
 	be.searcher = rag.NewSearcher(be.store, be.cache, sopts)
 	popts := m.pipelineOptions
 	popts.Logger = log

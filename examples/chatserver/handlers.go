@@ -96,6 +96,7 @@ func (s *server) runChat(ctx context.Context, t chatTurn, emit func(rag.Event)) 
 	default:
 		resp, err = s.be.pipeline.Chat(ctx, t.req)
 	}
+	s.metrics.observeTurn(resp)
 	if resp != nil && t.staleConfirmation {
 		resp.Debug.Errors = append(resp.Debug.Errors, staleConfirmationNote)
 	}

@@ -46,6 +46,8 @@ type server struct {
 	limiter *ipLimiter // nil: no rate limit
 	// pending holds the confirmations agentic turns wait for, by ID.
 	pending *confirmations
+	// metrics are served on /metrics (metrics.go).
+	metrics *httpMetrics
 	clients clientResolver
 	static  fs.FS
 	started time.Time
@@ -86,6 +88,7 @@ func newServerWith(cfg config, log *slog.Logger, be *backend) *server {
 		s.limiter = newIPLimiter(cfg.Rate, cfg.Burst, cfg.RateClients)
 	}
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
+	s.metrics = newHTTPMetrics(s)
 	return s
 }
 
@@ -126,6 +129,7 @@ func (s *server) routes() http.Handler {
 		writeError(w, errorf(http.StatusNotFound, codeNotFound, "no endpoint %s", r.URL.Path))
 	})))
 	mux.HandleFunc("/healthz", s.handleHealth)
+	mux.Handle("/metrics", s.handleMetrics())
 	mux.Handle("/", s.page())
 	return s.observe(s.recoverer(mux))
 }
@@ -291,6 +295,7 @@ func (s *server) observe(h http.Handler) http.Handler {
 			if status >= 500 && status != http.StatusNotImplemented {
 				s.serverErrors.Add(1)
 			}
+			s.metrics.observeRequest(r, status, time.Since(start))
 			if s.cfg.Verbose {
 				s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", status,
 					"duration", time.Since(start).Round(time.Microsecond), "client", s.clients.clientIP(r))
