@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/actions"
@@ -185,9 +186,17 @@ func TestBrowserChat(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#q")),
 		chromedp.SendKeys(chromedp.CSS("#q"), browserQuestion),
 		pressEnter(),
-		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.Poll[chromedp.Void](`document.activeElement.id === "token"`, chromedp.WithPollingTimeout(10*time.Second)),
 	); err != nil {
 		t.Fatalf("token flow: %v", err)
+	}
+	// The page says in Portuguese what is missing: in the components line
+	// (/api/stats is refused too) and in the error.
+	if line := browse(t, bctx, chromedp.Text(chromedp.CSS("#components"))); !strings.Contains(line, "exige um token") {
+		t.Errorf("components line without the token = %q", line)
+	}
+	if text := browse(t, bctx, chromedp.Evaluate[string](`[...document.querySelectorAll('li.msg.assistant .answer')].pop().textContent`)); !strings.Contains(text, "Token de acesso ausente ou inválido") {
+		t.Errorf("the refused answer is not in Portuguese: %q", text)
 	}
 	if id := browse(t, bctx, chromedp.Evaluate[string](`document.activeElement.id`)); id != "token" {
 		t.Errorf("after a 401 the focus is on %q, want the token field", id)
@@ -203,6 +212,10 @@ func TestBrowserChat(t *testing.T) {
 	}
 	if text := browse(t, bctx, chromedp.Text(chromedp.CSS(answer))); !strings.Contains(text, "Fosetal 800 WG") {
 		t.Errorf("answer with the token: %q", text)
+	}
+	if err := chromedp.Do(bctx, chromedp.Poll[chromedp.Void](`document.getElementById("components").textContent.startsWith("Componentes:")`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("components line after the token worked: %q (%v)", browse(t, bctx, chromedp.Text(chromedp.CSS("#components"))), err)
 	}
 }
 
@@ -349,6 +362,7 @@ func skipWithoutBrowser(t *testing.T) {
 		if required {
 			t.Fatalf("%s is missing and %s=1: install it with .ci/browser.sh (apt-get install chromium)", chromiumPath, envRequireBrowser)
 		}
+		testenv.Announce(testenv.Browser)
 		t.Skipf("skipping the browser test: %s not found (install Debian's chromium, or run .ci/browser.sh; set %s=1 to make this a failure)", chromiumPath, envRequireBrowser)
 	}
 	if testing.Short() && !required {

@@ -17,7 +17,10 @@ import (
 
 // Defaults of the command-line flags.
 const (
-	defaultAddr            = ":8080"
+	// defaultAddr listens on the loopback interface only: an open demo
+	// (no token) must not be reachable from the network by default;
+	// -addr :8080 listens on every interface.
+	defaultAddr            = "127.0.0.1:8080"
 	defaultTenant          = "default"
 	defaultRate            = 5.0
 	defaultBurst           = 20
@@ -344,7 +347,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	metaKeys := slices.Clone(defaultMetadataKeys)
 	fs := flag.NewFlagSet("chatserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.Addr, "addr", defaultAddr, "listen address")
+	fs.StringVar(&cfg.Addr, "addr", defaultAddr, "listen address (:8080 for every interface)")
 	fs.StringVar(&cfg.Testdata, "testdata", "", "directory with catalog.jsonl, faqs.jsonl, documents/ and documents.jsonl (default: ./testdata, searched upwards)")
 	fs.StringVar(&cfg.Tenant, "tenant", defaultTenant, "tenant of the store")
 	fs.StringVar(&cfg.Schema, "schema", postgres.DefaultSchema, "PostgreSQL schema (with DATABASE_URL)")

@@ -3,8 +3,8 @@
 //
 // Run it from the repository root:
 //
-//	go run ./examples/chatserver            # http://localhost:8080
-//	go run ./examples/chatserver -addr :9000 -testdata ./testdata
+//	go run ./examples/chatserver            # http://127.0.0.1:8080, this machine only
+//	go run ./examples/chatserver -addr :9000 -testdata ./testdata   # every interface, port 9000
 //
 // With no environment it is fully offline: a memory store indexed at start
 // from testdata/ (catalog.jsonl, faqs.jsonl, documents/, documents.jsonl),

@@ -143,7 +143,7 @@ func decodeJSON(r *http.Request, v any) *apiError {
 	case errors.As(err, &syntax):
 		return errorf(http.StatusBadRequest, codeInvalidJSON, "malformed JSON at byte %d", syntax.Offset)
 	case errors.As(err, &typeErr):
-		return errorf(http.StatusBadRequest, codeInvalidJSON, "field %q must be a %s", typeErr.Field, typeErr.Type)
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "field %q must be %s", typeErr.Field, jsonKind(typeErr.Type))
 	}
 	// Unknown fields, trailing data, truncated bodies.
 	return errorf(http.StatusBadRequest, codeInvalidJSON, "invalid JSON body: %s", err.Error())

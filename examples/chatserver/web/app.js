@@ -53,6 +53,27 @@
     return n.toFixed(digits === undefined ? 2 : digits);
   }
 
+  // The API's messages are in English (clients branch on the code); the
+  // page says the ones a visitor can meet in Portuguese, with the code.
+  const ERRORS_PT = {
+    unauthorized: "Token de acesso ausente ou inválido.",
+    rate_limited: "Muitas perguntas seguidas; aguarde alguns segundos e envie de novo.",
+    store_unavailable: "A base de dados está indisponível; tente de novo em instantes.",
+    timeout: "A resposta demorou demais; tente de novo.",
+    canceled: "A pergunta foi cancelada.",
+    empty_message: "Escreva uma pergunta.",
+    message_too_long: "A pergunta é longa demais.",
+    history_too_long: "A conversa ficou longa demais; recarregue a página para começar outra.",
+    body_too_large: "A pergunta é grande demais.",
+    upstream_error: "O modelo de linguagem não respondeu; tente de novo.",
+    not_configured: "Este recurso precisa de um modelo de linguagem configurado no servidor.",
+    internal: "Erro interno do servidor.",
+  };
+
+  function errorText(e) {
+    return (ERRORS_PT[e.code] || e.message) + " (" + e.code + ")";
+  }
+
   function headers() {
     const h = { "Content-Type": "application/json", Accept: "text/event-stream" };
     const tok = tokenInput.value.trim();
@@ -268,7 +289,7 @@
         let msg = "Erro " + res.status;
         try {
           const j = await res.json();
-          msg = j.error.message + " (" + j.error.code + ")";
+          msg = errorText(j.error);
           needToken = j.error.code === "unauthorized";
         } catch (_) { /* not JSON */ }
         throw new Error(msg);
@@ -308,11 +329,12 @@
             if (data.confirmation) showConfirmation(view, data.confirmation);
             break;
           case "error":
-            throw new Error(data.error.message + " (" + data.error.code + ")");
+            throw new Error(errorText(data.error));
         }
       });
       if (!finished) throw new Error("A conexão terminou antes da resposta completa.");
       finish(view, "done");
+      if (!statsShown) loadStats(); // the token just worked
       history.push({ role: "user", content: text }, { role: "assistant", content: answer });
     } catch (err) {
       const aborted = err.name === "AbortError";
@@ -373,18 +395,34 @@
     });
   }
 
-  fetch("api/stats", { headers: headers() })
-    .then((r) => (r.ok ? r.json() : null))
-    .then((s) => {
-      if (!s) return;
-      const c = s.components;
-      document.getElementById("components").textContent =
-        "Componentes: armazenamento " + c.store + " · embeddings " + c.embedder + " · classificador " +
-        c.classifier + " · respostas " + c.answerer + (c.reranker ? " · reordenação " + c.reranker : "");
-      // Agentic mode needs a chat model ("off (...)" without one).
-      agenticBox.hidden = !c.agentic || c.agentic.startsWith("off");
-    })
-    .catch(() => {});
+  // The components line comes from /api/stats; a server with a token
+  // answers it 401 until the visitor gives the token, and the line says
+  // so instead of staying empty.
+  let statsShown = false;
+  function loadStats() {
+    const line = document.getElementById("components");
+    fetch("api/stats", { headers: headers() })
+      .then((r) => {
+        if (r.status === 401) {
+          line.textContent = "Este servidor exige um token de acesso: informe-o abaixo para ver os componentes e conversar.";
+          authBox.hidden = false;
+          return null;
+        }
+        return r.ok ? r.json() : null;
+      })
+      .then((s) => {
+        if (!s) return;
+        const c = s.components;
+        line.textContent =
+          "Componentes: armazenamento " + c.store + " · embeddings " + c.embedder + " · classificador " +
+          c.classifier + " · respostas " + c.answerer + (c.reranker ? " · reordenação " + c.reranker : "");
+        statsShown = true;
+        // Agentic mode needs a chat model ("off (...)" without one).
+        agenticBox.hidden = !c.agentic || c.agentic.startsWith("off");
+      })
+      .catch(() => {});
+  }
+  loadStats();
 
   input.focus();
 })();
