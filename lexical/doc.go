@@ -1,7 +1,7 @@
 // Package lexical is the model-free half of hybrid search: accent-insensitive
 // normalization, Portuguese-aware tokenization and stemming, synonym tables
-// and the field-weighted lexicalScore of the reference agronomy store
-// (seed 000 §6), plus BM25F for FAQs and documents.
+// and a field-weighted term score with agronomy bonuses (culture,
+// treatment, both together), plus BM25F for FAQs and documents.
 //
 // # Normalization
 //
@@ -15,7 +15,8 @@
 //
 // # Tokenization
 //
-// [Tokens] is the seeds' extractSearchTokens; a [Tokenizer] configures it.
+// [Tokens] turns a query or a text into search tokens; a [Tokenizer]
+// configures it.
 // Text is normalized and split on every rune that is not a letter, digit or
 // mark, with two exceptions decided for catalog search:
 //
@@ -41,7 +42,8 @@
 // [Stem] is a light Portuguese stemmer (plural and gender endings, in the
 // spirit of RSLP): "fungicidas" → "fungicida", "pulgões" and "pulgão" →
 // "pulg". It only removes suffixes, so a stem is a prefix of every form it
-// comes from; with the seeds' substring matching, stemming the query
+// comes from; with substring matching (a term matches the stored words it
+// is a part of), stemming the query
 // ([StemFilter]) is therefore enough to match every inflection in stored
 // text, which needs no stemming. It is off by default.
 //
@@ -73,7 +75,7 @@
 //
 // # Scoring
 //
-// A [Scorer] computes the seeds' lexicalScore for any record with named
+// A [Scorer] computes the field-weighted score for any record with named
 // text fields ([Record], [Fields], [AgronomyRecord]): per query term, the
 // weights of the fields that contain it (name 3.5, description 2.5,
 // category 2, manufacturer 1.5, tags 4 by default) plus 0.5, then +2 for a

@@ -1,5 +1,4 @@
-// Package llm is hybridrag's provider-agnostic port to chat models (seed 003
-// §2.3, §6, §9, §10): messages and tool calls, tool definitions with JSON
+// Package llm is hybridrag's provider-agnostic port to chat models: messages and tool calls, tool definitions with JSON
 // schemas, the tool loop with its iteration limit and confirmations,
 // structured output, and fallbacks. Besides the standard library it imports
 // only github.com/google/jsonschema-go, for JSON Schema.
@@ -49,16 +48,16 @@
 // WithFallback tries a second model when the first fails with a retryable or
 // server error, WithFallbackModel another model name on the same client;
 // WithEmptyAnswerFallback maps an empty answer to a fixed
-// message (DefaultEmptyAnswerMessage); FallbackMessages picks the seed's
+// message (DefaultEmptyAnswerMessage); FallbackMessages picks the
 // pt-BR text for a failure (timeout, rate limit, unavailable, error). Retries
 // with backoff are the provider client's job (openai-go option.WithMaxRetries),
 // not this package's; llm/openai says why its waits (0.5 s, 1 s, 2 s with
-// jitter, or the server's Retry-After) are kept instead of seed 003's 1 s,
+// jitter, or the server's Retry-After) are kept instead of waiting 1 s,
 // 2 s, 4 s.
 //
 // # Tokens
 //
-// TokenCounter is seed 003's countTokens on the port: a ChatModel may
+// TokenCounter counts tokens on the port: a ChatModel may
 // implement it to count with its own tokenizer, and CountTokens uses it
 // then, EstimateTokens (runes / 4, rounded up) otherwise. Counting is
 // local and cheap; the rag Pipeline budgets its context with it.

@@ -7,12 +7,12 @@
 //
 // # Searching
 //
-// A Searcher runs two legs concurrently (seed 000 §4):
+// A Searcher runs two legs concurrently:
 //
 //   - lexical: the query is tokenized (stopwords dropped, at most 8 tokens)
 //     and expanded with the synonym table ("videira" adds "uva"); the store
 //     returns active records containing any term, ranked by terms matched;
-//     unless the fusion is simple (the seeds' simple mode) every candidate
+//     unless the fusion is simple (vector hits first) every candidate
 //     is scored with lexicalScore (field weights, culture/treatment
 //     bonuses) and re-sorted;
 //   - vector: the query is embedded (bounded by
@@ -39,7 +39,8 @@
 // (BENCHMARKS.md).
 //
 // The lists are fused by the query's method: simple (vector first, then
-// lexical), weighted (the seeds' computeCombinedScore), RRF or relative
+// lexical), weighted (the legs' scores weighted, plus a bonus for an
+// owner both legs found: package scoring), RRF or relative
 // score; an optional reranker (package rerank) reorders the head. Every
 // [Hit] carries its lexical Signals and vector distance and a typed
 // explanation of its score. A [Query] needs only Text; the zero value of
@@ -133,14 +134,14 @@
 // and its hits, the answer's tokens (as they are written when the Answerer
 // is a [StreamAnswerer]), then done with the response.
 //
-// [Pipeline.ChatAgentic] is the agentic mode (seed 003 §6): the model gets
+// [Pipeline.ChatAgentic] is the agentic mode: the model gets
 // searchCatalog (with category, manufacturer and tag filters mapped to
 // storage.Filter, never SQL), searchFaqs and searchDocuments as tools,
-// each returning the seeds' pt-BR payload, and loops through llm.RunTools
+// each returning its hits as a pt-BR text, and loops through llm.RunTools
 // for at most 5 model calls; past that the turn ends with the fallback
 // message or, with [PipelineOptions.NoFallback], an error wrapping
 // [ErrNoAnswer] and *llm.MaxIterationsExceededError. A search that fails
-// is run once more before the model is told (seed 003 §10.2), and
+// is run once more before the model is told, and
 // [AgenticOptions.FallbackModel] names a model asked when a call fails
 // with a retryable or server error.
 // [Pipeline.ChatAgenticStream] yields the same events as ChatStream.
@@ -149,8 +150,8 @@
 //
 // [AgenticOptions.Actions] offers tools with a side effect besides the
 // searches (package [github.com/hybridrag/hybridrag/rag/actions] has the
-// quote request of FAQ 031). When the model calls one with
-// llm.Tool.RequiresConfirmation, it is not executed (seed 003 §9): the
+// quote request for large volumes). When the model calls one with
+// llm.Tool.RequiresConfirmation, it is not executed: the
 // turn ends with [ChatResponse.Confirmation] (an llm.PendingConfirmation:
 // the tool, its arguments, the question in Summary, which is also the
 // Answer) and, in a stream, an [EventConfirm] before done. The caller
@@ -161,7 +162,7 @@
 // answers with its result; a rejection does not execute it and the model
 // says so; anything else is a correction ("não, 500 litros"): the call is
 // answered as not executed, the reply goes to the model, which calls the
-// tool again — and the user is asked again (seed 003 §9.4).
+// tool again — and the user is asked again.
 // [Debug.Decision] records which. A confirmation expires after 5 minutes
 // ([AgenticOptions.ConfirmationTTL]); an expired one starts a new turn.
 //
@@ -177,9 +178,9 @@
 // with an empty message is [ErrEmptyMessage]; when the Answerer fails the
 // turn answers with the fallback message, or returns an error wrapping
 // ErrNoAnswer with NoFallback. The fallback message depends on the
-// failure (seed 003 §10.1, §10.4.2; [PipelineOptions.FallbackMessages]):
+// failure ([PipelineOptions.FallbackMessages]):
 // "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?" for
-// an empty answer, the seed's texts for a timeout, a rate limit and an
+// an empty answer, pt-BR texts for a timeout, a rate limit and an
 // unavailable provider, and [DefaultFallbackMessage] for anything else;
 // [PipelineOptions.FallbackMessage] replaces them all.
 //
@@ -189,7 +190,7 @@
 // is fixed at construction. Timings and counts are returned as data
 // ([Result.Timings], [ChatResponse.Debug]); nothing is logged unless a
 // logger is given: the Searcher writes one record per search to
-// [SearcherOptions.Logger] (seed 000 logHybridStats: each leg's count,
+// [SearcherOptions.Logger] (each leg's count,
 // the fallback reason, the timings), the Pipeline its audit records to
 // [PipelineOptions.Logger].
 //
@@ -201,7 +202,9 @@
 // data around each search (and each retrieval leg), query and batch
 // embedding, model call (summary, classification, answer, agentic calls)
 // and ingestion group, so that OpenTelemetry or metrics can be attached
-// without hybridrag depending on them. The context budget
+// without hybridrag depending on them; trace.NewMulti combines tracers,
+// and the module github.com/hybridrag/hybridrag/otelrag turns them into
+// OpenTelemetry spans. The context budget
 // ([PipelineOptions.ContextTokens]) counts tokens with
 // [PipelineOptions.TokenCounter] (llm.EstimateTokens, runes / 4, by
 // default); [Debug.ContextTokens] reports the context's size.
@@ -221,7 +224,7 @@
 //     effect for the agentic mode, confirmed by the user first (the quote
 //     request).
 //   - [github.com/hybridrag/hybridrag/rag/settings]: Config, DefaultConfig
-//     and ConfigFromEnv, the seeds' environment variables mapped onto the
+//     and ConfigFromEnv, environment variables mapped onto the
 //     options of every package.
 //   - [github.com/hybridrag/hybridrag/rag/trace]: the tracer interfaces;
 //     rag/trace/tracetest records traces in tests.

@@ -1,7 +1,6 @@
 // Package scoring holds the numeric judgements of hybrid search: the
-// combined score of the reference agronomy store (computeCombinedScore,
-// seed 000 §4.7), the confidence level of a retrieval (seed 002) and, for
-// evaluation, ranking metrics.
+// combined score of a hit found by the vector and lexical legs, the
+// confidence level of a retrieval and, for evaluation, ranking metrics.
 //
 // # Combined score
 //
@@ -9,15 +8,15 @@
 // weight: the vector similarity, the lexical score normalized by the best
 // lexical score among the candidates, the culture+treatment pair flag, and
 // a bonus for the hit's rank in the vector list and in the lexical list.
-// The seed's weights (vector 6, lexical 4, pair 4) are the defaults; every
+// The default weights are vector 6, lexical 4, pair 4; every
 // weight is configurable and the result explains every component.
 //
 // # Confidence
 //
 // [Confidence] maps an average score in [0, 1] to a [Level] (high ≥ 0.85,
-// medium ≥ 0.70, low ≥ 0.60, else none) with the seed's pt-BR messages;
-// level none means "do not augment the prompt". Seed 002 averages raw
-// cosine similarities, whose scale depends on the embedding model; the rag
+// medium ≥ 0.70, low ≥ 0.60, else none) with a pt-BR message for each;
+// level none means "do not augment the prompt". Averaging raw cosine
+// similarities would tie the levels to the embedding model's scale; the rag
 // Pipeline averages the calibrated relevance of the hits it cites
 // (rag.Evidence), so the levels mean the same for any embedder.
 //

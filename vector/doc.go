@@ -34,10 +34,9 @@
 //
 // # Search
 //
-// Distances follow pgvector's <#> operator, the one the reference system
-// uses: distance = -(a·b), smaller is closer, and for unit vectors it is
+// Distances follow pgvector's <#> (negative inner product) operator: distance = -(a·b), smaller is closer, and for unit vectors it is
 // minus the cosine similarity. A threshold keeps rows with
-// distance <= threshold (seed default -0.5, i.e. similarity >= 0.5).
+// distance <= threshold (the default -0.5 means similarity >= 0.5).
 // [TopK] is an exact scan over a flat row-major []float32 using one
 // goroutine per CPU, with deterministic tie-breaks by row; the in-memory
 // store builds on [DotRows], its kernel. [Dot], [DotRows] and [TopK] share

@@ -22,7 +22,7 @@
 //     OpenRouter; embeddings stay offline unless EMBEDDING_MODEL is set.
 //   - -rerank off|keyword, or RERANK (the flag wins; default off): keyword
 //     reranks every search, the chat's included, with rag/rerank.Keyword
-//     (the seeds' offline fallback: fused score, content and title term
+//     (offline: fused score, content and title term
 //     overlap; at most 5 hits scoring 0.5 or more, each with
 //     scores.rerank). A bad RERANK value is a *rag.EnvError naming the
 //     variable (exit status 2). The start-up line and /api/stats
@@ -93,7 +93,7 @@
 //
 // Agentic mode ("mode": "agentic"; it needs a chat model, so it is 501
 // offline) offers the model one action besides the searches: the quote
-// request for large volumes of FAQ 031 (rag/actions.NewQuoteTool: product,
+// request for large volumes (rag/actions.NewQuoteTool: product,
 // quantity, unit, contact, optional city and notes). It is never executed
 // when the model calls it: the turn answers with the question and
 // "confirmation": {id, tool, arguments, summary, expires_at} (the SSE
@@ -102,7 +102,7 @@
 // Confirmar) submits the quote and the model gives the customer its
 // protocol (COT-…); "não" (Cancelar) does not; anything else ("não, 500
 // litros") is a correction: the model calls the tool again and the user is
-// asked again (seed 003 §9.3-9.4). debug.decision says how the reply was
+// asked again. debug.decision says how the reply was
 // read (confirm, reject, correct); debug.tool_calls[] have each call's
 // status (pending_confirmation, rejected, ok...) and attempts (2: a failed
 // search was retried once).
@@ -231,19 +231,29 @@
 // The server logs text records (log/slog) to stderr at info level; -v adds
 // one record per request and debug records. Every search, the chat's
 // included, writes one "rag search" record (rag.SearcherOptions.Logger,
-// seed 000's logHybridStats: kind, query, results, lexical_count,
+// kind, query, results, lexical_count,
 // vector_count, embedding_used, fallback_reason, legs, fusion and the
 // stage timings), a failed one a "rag search failed" warning; every search
-// of a chat turn writes the seeds' audit record "rag tool payload" (tool,
+// of a chat turn writes the audit record "rag tool payload" (tool,
 // arguments, result count, a preview of what the model was given;
 // rag.PipelineOptions.Logger). Confirmed quote requests are logged without
 // their contact. The log holds queries and store errors (hosts, users,
 // database names) but never the bearer token, API keys or the DSN's
-// password. Tracing (package rag/trace: Start/End hooks around searches,
-// retrieval legs, embeddings, model calls and ingestion batches) is not
-// wired here: a program attaches OpenTelemetry, or anything else, with
+// password. The searcher's tracer (package rag/trace) feeds the metrics
+// below; a program attaches OpenTelemetry (module otelrag) with
 // rag.SearcherOptions.Tracer, rag.PipelineOptions.Tracer and
-// ingest.IndexerOptions.Tracer.
+// ingest.IndexerOptions.Tracer, beside other tracers with trace.NewMulti.
+//
+// # Metrics
+//
+// GET /metrics serves Prometheus metrics (prometheus/client_golang, a
+// registry of the server's own; metrics.go): requests and latency per
+// endpoint (the route pattern) and status code, search and per-leg
+// latency by record kind, search fallbacks by reason, chat abstentions and
+// answer fallbacks, query-embedding cache hits and misses, rate-limited
+// requests, store errors, and the Go runtime and process collectors. It is
+// not rate limited and, like /api/, needs the bearer token when one is
+// set. No label holds user text.
 //
 // # Hardening
 //
