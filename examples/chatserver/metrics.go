@@ -35,7 +35,7 @@ type searchMetrics struct {
 }
 
 func newSearchMetrics() *searchMetrics {
-	return &searchMetrics{
+	m := &searchMetrics{
 		search: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: metricsNamespace, Name: "search_duration_seconds",
 			Help:    "Duration of the searches (the search API's and each search of a chat turn), by record kind (item, faq, document).",
@@ -55,6 +55,16 @@ func newSearchMetrics() *searchMetrics {
 			Help: "Store errors seen by searches: operation=search (the search failed), operation=vector_search (the vector leg failed; the search went on lexically).",
 		}, []string{"operation"}),
 	}
+	return m.init0()
+}
+
+// init0 creates the series that would otherwise appear only with their
+// first event, so that a scrape shows them at 0.
+func (m *searchMetrics) init0() *searchMetrics {
+	for _, op := range []string{"search", "vector_search"} {
+		m.storeErrors.WithLabelValues(op)
+	}
+	return m
 }
 
 // collectors returns the metrics to register.

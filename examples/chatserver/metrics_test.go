@@ -93,6 +93,8 @@ func TestMetricsScrape(t *testing.T) {
 		`chatserver_rate_limited_total`:                                                   1,
 		`chatserver_chat_abstentions_total`:                                               1,
 		`chatserver_chat_answer_fallbacks_total`:                                          0,
+		`chatserver_store_errors_total{operation="search"}`:                               0,
+		`chatserver_store_errors_total{operation="vector_search"}`:                        0,
 	} {
 		if got, ok := m[series]; !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", series, got, ok, want)
