@@ -317,7 +317,7 @@ type ChatResponse struct {
 	// them (Answer.Related), with their titles and quotes; never counted
 	// as sources.
 	Related []Citation `json:"related,omitempty"`
-	Summary          *Summary `json:"summary,omitempty"`
+	Summary *Summary   `json:"summary,omitempty"`
 	// Confirmation is set when the turn ended waiting for the user to
 	// confirm a tool call (agentic mode, a tool with
 	// llm.Tool.RequiresConfirmation, seed 003 §9): the call was not
