@@ -18,6 +18,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag/rerank"
@@ -109,10 +110,16 @@ type SearcherOptions struct {
 	// no IDF weights.
 	Vocabulary Toggle
 	// TypoCorrection (default On) replaces a query word of 5+ letters that
-	// no indexed word starts with, and that is neither a stopword nor in
-	// the synonym table, by the indexed word within one edit (two from 8
-	// letters) found in the most records ("fungisida" → "fungicida").
+	// no indexed word starts with, that is neither a stopword nor in the
+	// synonym table, and that Lexicon does not know as a word of the
+	// language, by the indexed word within one edit (two from 8 letters)
+	// found in the most records ("fungisida" → "fungicida"; "sábado" is
+	// left alone even in a store whose records say "sabão").
 	TypoCorrection Toggle
+	// Lexicon tells words of the language from typos for TypoCorrection:
+	// nil means lexicon.Default(), Brazilian Portuguese and English.
+	// Use lexicon.New(nil) to let the store's vocabulary alone decide.
+	Lexicon *lexicon.Lexicon
 	// IDF (default On) multiplies each query term's field weights and
 	// match bonus by its IDF relative to a term found in one record of ten
 	// (lexical.Vocabulary.IDFWeights), unless the kind's Scorer has an IDF

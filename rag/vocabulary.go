@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -262,8 +263,9 @@ func (s *Searcher) Refresh() {
 }
 
 // correctQuery applies typo correction to text with the kind's
-// vocabulary: words that are stopwords or belong to the synonym table are
-// never corrected, nor are valid inflections of indexed words: a word
+// vocabulary: words that are stopwords, belong to the synonym table or
+// are words of the language (SearcherOptions.Lexicon) are never corrected,
+// nor are valid inflections of indexed words: a word
 // whose stem under the kind's scorer (its tokenizer's filters, the
 // Snowball stem for FAQs and documents) starts an indexed word
 // ("entregar" → "entreg", found in "entrega") is what the lexical leg
@@ -278,8 +280,12 @@ func (s *Searcher) correctQuery(text string, l *kindLexicon) (string, []lexical.
 	if stop == nil {
 		stop = lexical.DefaultStopwords()
 	}
+	lex := s.opts.Lexicon
+	if lex == nil {
+		lex = lexicon.Default()
+	}
 	return l.vocab.CorrectText(text, s.opts.CorrectionMinDF, func(w string) bool {
-		if stop.Contains(w) || syn[w] {
+		if stop.Contains(w) || syn[w] || lex.Known(w) {
 			return true
 		}
 		st := stemWith(tok.Filters, w)
