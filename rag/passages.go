@@ -1,6 +1,7 @@
 package rag
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync"
@@ -220,15 +221,7 @@ func best(units []passage.Unit) []passage.Unit {
 	if len(idx) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case units[a].Score > units[b].Score:
-			return -1
-		case units[a].Score < units[b].Score:
-			return 1
-		}
-		return 0
-	})
+	passage.SortByScore(units, idx)
 	top := units[idx[0]].Score
 	var out []passage.Unit
 	for _, i := range idx {
@@ -313,15 +306,7 @@ func (qs *question) faqPicks(f *storage.FAQ) picks {
 			return picks{}
 		}
 		// PickUnits keeps text order; the quote is the best.
-		slices.SortStableFunc(picked, func(a, b passage.Unit) int {
-			switch {
-			case a.Score > b.Score:
-				return -1
-			case a.Score < b.Score:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(picked, func(a, b passage.Unit) int { return cmp.Compare(b.Score, a.Score) })
 		return picks{units: picked}
 	})
 }

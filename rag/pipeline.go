@@ -627,23 +627,14 @@ func (p *Pipeline) turnLevel(r *searchResults) scoring.Level {
 		return l
 	}
 	n, low := 0, 1.0
-	add := func(e *Evidence) {
+	r.eachEvidence(func(e *Evidence) {
 		n++
 		if e == nil {
 			low = 0
 		} else {
 			low = min(low, e.Relevance)
 		}
-	}
-	for i := range r.catalog {
-		add(r.catalog[i].Evidence)
-	}
-	for i := range r.faqs {
-		add(r.faqs[i].Evidence)
-	}
-	for i := range r.docs {
-		add(r.docs[i].Evidence)
-	}
+	})
 	switch {
 	case n == 1 && low >= highRelevance:
 		return scoring.LevelHigh
@@ -653,23 +644,28 @@ func (p *Pipeline) turnLevel(r *searchResults) scoring.Level {
 	return scoring.LevelLow
 }
 
+// eachEvidence calls f with the evidence of every kept hit (nil for a hit
+// without one): items, FAQs, documents.
+func (r *searchResults) eachEvidence(f func(*Evidence)) {
+	for i := range r.catalog {
+		f(r.catalog[i].Evidence)
+	}
+	for i := range r.faqs {
+		f(r.faqs[i].Evidence)
+	}
+	for i := range r.docs {
+		f(r.docs[i].Evidence)
+	}
+}
+
 // meanRelevance is the mean relevance of the kept hits; 0 when none.
 func (r *searchResults) meanRelevance() float64 {
 	var rel []float64
-	add := func(e *Evidence) {
+	r.eachEvidence(func(e *Evidence) {
 		if e != nil {
 			rel = append(rel, e.Relevance)
 		}
-	}
-	for i := range r.catalog {
-		add(r.catalog[i].Evidence)
-	}
-	for i := range r.faqs {
-		add(r.faqs[i].Evidence)
-	}
-	for i := range r.docs {
-		add(r.docs[i].Evidence)
-	}
+	})
 	return scoring.Mean(rel)
 }
 

@@ -132,6 +132,38 @@ func units(hit string) []string {
 	return append(out, strings.SplitAfter(hit, ". ")...)
 }
 
+// testdataChat is the offline pipeline over testdata/, as -chat builds it.
+func testdataChat(tb testing.TB) *offlineChat {
+	tb.Helper()
+	ctx := context.Background()
+	data, err := loadChatData(ctx, &config{}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rc := settings.DefaultConfig()
+	chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return chat
+}
+
+// modelPipeline is chat's searcher and classifier with the real answer
+// prompt (llmchat.Answerer) on a scripted model.
+func modelPipeline(tb testing.TB, chat *offlineChat) (*rag.Pipeline, *llmtest.Model) {
+	tb.Helper()
+	model := llmtest.NewModel()
+	answerer, err := llmchat.NewAnswerer(model, llmchat.AnswererOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := rag.NewPipeline(chat.pipeline.Searcher(), offline.KeywordClassifier{}, answerer, settings.DefaultConfig().PipelineOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p, model
+}
+
 // TestCopyingModelReadsTheFacts runs the chat cases through the real
 // Pipeline and the real answer prompt (llmchat.Answerer) with a scripted
 // model that can only copy from its context (copyAnswer), and checks that
@@ -140,11 +172,6 @@ func units(hit string) []string {
 // passages that answer.
 func TestCopyingModelReadsTheFacts(t *testing.T) {
 	ctx := context.Background()
-	data, err := loadChatData(ctx, &config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := settings.DefaultConfig()
 	// Both sets pooled, as the context was measured when it was found
 	// short (65 of the 127 facts in the context); each set is logged.
 	var allExtractive, allCopied []chatResult
@@ -153,23 +180,12 @@ func TestCopyingModelReadsTheFacts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		chat := testdataChat(t)
 		extractive, err := runChatCases(ctx, chat.pipeline, cases, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		model := llmtest.NewModel()
-		answerer, err := llmchat.NewAnswerer(model, llmchat.AnswererOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := rag.NewPipeline(chat.pipeline.Searcher(), offline.KeywordClassifier{}, answerer, rc.PipelineOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, model := modelPipeline(t, chat)
 		copied := make([]chatResult, len(cases))
 		for i := range cases {
 			model.Push(llmtest.Step{Func: func(_ context.Context, req llm.Request) (llm.Response, error) {
@@ -241,15 +257,7 @@ func quotedField(resp *rag.ChatResponse, c rag.Citation) (string, bool) {
 // between its offsets, exactly.
 func TestCitationsQuoteTheirRecords(t *testing.T) {
 	ctx := context.Background()
-	data, err := loadChatData(ctx, &config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := settings.DefaultConfig()
-	chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chat := testdataChat(t)
 	cited := 0
 	for _, set := range []string{"chat_eval.jsonl", "chat_eval_fresh.jsonl"} {
 		cases, err := loadChatCases("../../testdata/" + set)
@@ -289,15 +297,7 @@ func TestCitationsQuoteTheirRecords(t *testing.T) {
 // set, turn_ms the mean turn.
 func BenchmarkChatTurns(b *testing.B) {
 	ctx := context.Background()
-	data, err := loadChatData(ctx, &config{}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := settings.DefaultConfig()
-	chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	chat := testdataChat(b)
 	cases, err := loadChatCases("../../testdata/chat_eval.jsonl")
 	if err != nil {
 		b.Fatal(err)
@@ -315,24 +315,7 @@ func BenchmarkChatTurns(b *testing.B) {
 // reported in UnverifiedQuotes.
 func TestModelQuotesAreChecked(t *testing.T) {
 	ctx := context.Background()
-	data, err := loadChatData(ctx, &config{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := settings.DefaultConfig()
-	chat, err := newOfflineChat(ctx, rc, rc.Embedding.Dimensions, data.src, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := llmtest.NewModel()
-	answerer, err := llmchat.NewAnswerer(model, llmchat.AnswererOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rag.NewPipeline(chat.pipeline.Searcher(), offline.KeywordClassifier{}, answerer, rc.PipelineOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, model := modelPipeline(t, testdataChat(t))
 	var copied string
 	model.Push(llmtest.Step{Func: func(_ context.Context, req llm.Request) (llm.Response, error) {
 		payload := req.Messages[len(req.Messages)-1].Content

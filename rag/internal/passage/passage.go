@@ -6,6 +6,7 @@
 package passage
 
 import (
+	"cmp"
 	"math"
 	"regexp"
 	"slices"
@@ -269,6 +270,12 @@ func lineUnits(text string, wholeLine int, locate bool) []Span {
 	return out
 }
 
+// SortByScore orders idx, indexes of units, by their units' Score, best
+// first; ties keep their order.
+func SortByScore(units []Unit, idx []int) {
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(units[b].Score, units[a].Score) })
+}
+
 // StemSet is the set of stemmed words of s.
 func StemSet(s string) map[string]bool {
 	m := map[string]bool{}
@@ -360,15 +367,7 @@ func PickUnits(units []Unit, n, maxShort int) (picked []Unit, ok bool) {
 		}
 		return picked, true
 	}
-	slices.SortStableFunc(same, func(a, b int) int {
-		switch {
-		case units[a].Score > units[b].Score:
-			return -1
-		case units[a].Score < units[b].Score:
-			return 1
-		}
-		return 0
-	})
+	SortByScore(units, same)
 	same = slices.DeleteFunc(same, func(i int) bool { return units[i].Score == 0 })
 	if len(same) > n {
 		same = same[:n]
