@@ -158,7 +158,7 @@ func (s *server) writeAPI(kind storage.OwnerKind, put func(w http.ResponseWriter
 		id := r.PathValue("id")
 		if !storage.ValidID(id) || strings.TrimSpace(id) != id {
 			writeError(w, errorf(http.StatusBadRequest, codeInvalidField,
-				"the path must end with the record ID (at most %d bytes of text, no surrounding space)", storage.MaxIDLength))
+				"the path must end with the record ID (at most %d bytes of text, no surrounding space, no control or bidirectional formatting character)", storage.MaxIDLength))
 			return
 		}
 		s.writes.Add(1)
