@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hybridrag/hybridrag/rag/chunk"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -88,8 +89,8 @@ func decodeDocument(obj object, c cleaner) (ParsedDocument, *fieldError) {
 	if ferr = checkID(d.ID); ferr != nil {
 		return pd, ferr
 	}
-	if strings.TrimSpace(d.Content) == "" {
-		return pd, invalid("content", "empty")
+	if textutil.IsBlank(d.Content) {
+		return pd, invalid("content", "empty (no text besides white space and control characters)")
 	}
 	if d.Title == "" {
 		d.Title = d.ID
@@ -144,8 +145,8 @@ func ParseDocument(name string, data []byte, opts *Options) (ParsedDocument, err
 		}
 		d.Content, d.Sections, d.Title = content, sections, title
 	}
-	if strings.TrimSpace(d.Content) == "" {
-		return fail("content", fmt.Errorf("%w: empty", storage.ErrInvalidRecord))
+	if textutil.IsBlank(d.Content) {
+		return fail("content", fmt.Errorf("%w: empty (no text besides white space and control characters)", storage.ErrInvalidRecord))
 	}
 	d.Metadata = map[string]string{"format": format}
 	for k, v := range meta {

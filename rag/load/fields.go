@@ -305,13 +305,16 @@ func parseBool(field, s string) (bool, *fieldError) {
 	return false, invalid(field, "%q is not a boolean", s)
 }
 
-// checkID validates a record ID.
+// checkID validates a record ID: what the stores accept (storage.ValidID),
+// so that a loaded record's ID never fails the write.
 func checkID(id string) *fieldError {
 	switch {
 	case id == "":
 		return invalid("id", "empty")
 	case len(id) > storage.MaxIDLength:
 		return invalid("id", "longer than %d bytes", storage.MaxIDLength)
+	case !storage.ValidID(id):
+		return invalid("id", "%s holds a control or bidirectional formatting character", storage.QuoteID(id))
 	}
 	return nil
 }
