@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,7 +58,10 @@ func toObject(v any) (object, error) {
 	}
 	out := make(object, len(m))
 	seen := make(map[string]string, len(m))
-	for k, x := range m {
+	// In key order: with two pairs of such keys, the error names the same
+	// pair on every run.
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		x := m[k]
 		lk := strings.ToLower(k)
 		if other, dup := seen[lk]; dup {
 			a, b := min(k, other), max(k, other)
