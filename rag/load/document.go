@@ -50,6 +50,9 @@ var documentExts = map[string]string{
 var documentFormat = recordFormat[ParsedDocument]{
 	what: "documents", id: func(d *ParsedDocument) string { return d.ID },
 	decode: decodeDocument, at: func(d *ParsedDocument, file string, line int) { d.File, d.Line = file, line },
+	batch: func(r *ParsedDocument) *storage.Batch {
+		return &storage.Batch{Documents: []storage.Document{r.Document}}
+	},
 }
 
 // ReadDocumentsJSONL reads documents in the interchange format, one JSON
