@@ -132,9 +132,14 @@ func readRecordsJSON[T any](ctx context.Context, r io.Reader, name string, opts 
 	if err != nil {
 		return nil, fmt.Errorf("load: %s: %w", name, err)
 	}
+	raw := data
 	data = decodeBytes(data, bytes.HasPrefix(data, utf8BOM))
 	if !isJSONArray(data) {
-		return readRecordsJSONL(ctx, bytes.NewReader(data), name, opts, k)
+		// The raw bytes: the JSONL reader decides the encoding line by
+		// line, as it does for a .jsonl file (decoding the whole file
+		// first would decode a UTF-8 line of a file with a Latin-1 one
+		// twice).
+		return readRecordsJSONL(ctx, bytes.NewReader(raw), name, opts, k)
 	}
 	cl := newCleaner(o)
 	c := &collector{file: name, stop: o.StopOnError}
