@@ -11,6 +11,7 @@ require (
 	github.com/prometheus/client_golang v1.24.1
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/term v0.44.0
+	golang.org/x/text v0.41.0
 	golang.org/x/time v0.15.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -49,7 +50,6 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
 

@@ -171,8 +171,12 @@
 // Any failure of the vector leg — no embedder, an embedder error or
 // timeout, a store error — yields the lexical results with
 // [Result.FallbackReason] set to "embedding-disabled",
-// "embedding-generation-failed" or "vector-query-error"; it is never the
-// search's error. An empty query is [ErrEmptyQuery]; an impossible setting
+// "embedding-generation-failed" or "vector-query-error"; it is not the
+// search's error. The exception is the store's error in a vector-only
+// search ([LegsVector]): with no lexical results to fall back on, it is
+// returned wrapped, like the lexical leg's, so that an unreachable store
+// is not reported as "no results" (an embedder failure still yields an
+// empty result with its fallback reason). An empty query is [ErrEmptyQuery]; an impossible setting
 // is [ErrInvalidQuery]; limits are clamped, over-long text truncated and
 // invalid UTF-8 repaired. Store errors are returned wrapped. A chat turn
 // with an empty message is [ErrEmptyMessage]; when the Answerer fails the

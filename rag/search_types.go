@@ -57,7 +57,8 @@ const (
 	FallbackEmbeddingDisabled FallbackReason = "embedding-disabled"
 	// FallbackEmbeddingFailed: the query embedding failed or timed out.
 	FallbackEmbeddingFailed FallbackReason = "embedding-generation-failed"
-	// FallbackVectorQueryError: the store's vector search failed.
+	// FallbackVectorQueryError: the store's vector search failed (in a
+	// hybrid search; in a vector-only one it is the search's error).
 	FallbackVectorQueryError FallbackReason = "vector-query-error"
 )
 
@@ -245,8 +246,9 @@ type Result[T any] struct {
 	EmbeddingUsed bool
 	// FallbackReason says why the vector leg did not run.
 	FallbackReason FallbackReason
-	// VectorError is the error behind FallbackReason, for logs; it is never
-	// returned as the search's error.
+	// VectorError is the error behind FallbackReason, for logs; it is not
+	// returned as the search's error, except the store's error of a
+	// vector-only search (LegsVector), which is.
 	VectorError error
 	// RerankError is the reranker's error; the fused order was kept.
 	RerankError error

@@ -755,6 +755,11 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if st.legs == LegsVector && vec.reason == FallbackVectorQueryError {
+		// No lexical leg to fall back on: an empty result would report
+		// the store's failure (an outage) as "no results".
+		return nil, fmt.Errorf("rag: vector search: %w", vec.err)
+	}
 	res.EmbeddingUsed, res.FallbackReason, res.VectorError = vec.used, vec.reason, vec.err
 	res.LexicalCount, res.VectorCount = len(lex.cands), len(vec.owners)
 
@@ -840,7 +845,8 @@ func validateFilters(kind storage.OwnerKind, filters []storage.Filter) error {
 
 // vectorLeg embeds the query (bounded by EmbedTimeout, even when the
 // embedder ignores its context) and searches chunks. Every failure becomes
-// a fallback reason, never an error of the search.
+// a fallback reason; runSearch turns a store failure of a vector-only
+// search into the search's error.
 func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text string, st *settings, filters []storage.Filter) vecLeg {
 	var v vecLeg
 	if s.embedder == nil {

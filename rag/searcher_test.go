@@ -413,6 +413,44 @@ func TestSearchFallbacks(t *testing.T) {
 	}
 }
 
+// TestVectorOnlyStoreError: in a vector-only search, the store's failure
+// is the search's error (there are no lexical results to fall back on, and
+// an empty result would report an outage as "no results"), in every kind;
+// an embedder failure still yields an empty result with its fallback
+// reason, and a hybrid search still falls back to the lexical results.
+func TestVectorOnlyStoreError(t *testing.T) {
+	store, emb := ragtest.Fixture(t)
+	ctx := context.Background()
+	failing := vector.EmbedderFunc{Dims: ragtest.Dims, Fn: func(context.Context, []string) ([][]float32, error) {
+		return nil, errors.New("embedding service down")
+	}}
+	down := rag.NewSearcher(failingVectorStore{store}, emb, rag.SearcherOptions{})
+	q := rag.Query{Text: "fungicida para videira", Legs: rag.LegsVector}
+	for name, search := range map[string]func(rag.Query) error{
+		"catalog":   func(q rag.Query) error { _, err := down.SearchCatalog(ctx, q); return err },
+		"faq":       func(q rag.Query) error { _, err := down.SearchFAQs(ctx, q); return err },
+		"documents": func(q rag.Query) error { _, err := down.SearchDocuments(ctx, q); return err },
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := search(q); !errors.Is(err, errVectorDown) {
+				t.Errorf("vector-only search over a failing store: err = %v, want one wrapping %v", err, errVectorDown)
+			}
+		})
+	}
+	t.Run("hybrid still falls back", func(t *testing.T) {
+		res, err := down.SearchCatalog(ctx, rag.Query{Text: q.Text})
+		if err != nil || res.FallbackReason != rag.FallbackVectorQueryError || len(res.Hits) == 0 {
+			t.Fatalf("hybrid: err %v, result %+v", err, res)
+		}
+	})
+	t.Run("embedder failure is no error", func(t *testing.T) {
+		res, err := rag.NewSearcher(store, failing, rag.SearcherOptions{}).SearchCatalog(ctx, q)
+		if err != nil || res.FallbackReason != rag.FallbackEmbeddingFailed || len(res.Hits) != 0 {
+			t.Fatalf("vector-only with a failing embedder: err %v, result %+v", err, res)
+		}
+	})
+}
+
 // TestSearcherCopiesOptions: changing the caller's threshold after
 // NewSearcher does not change the Searcher.
 func TestSearcherCopiesOptions(t *testing.T) {

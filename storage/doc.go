@@ -53,11 +53,14 @@
 //
 // Stores hold text as PostgreSQL does: valid UTF-8 without NUL bytes
 // (ValidText). Every write is checked by ValidateBatch, shared by all
-// stores: an ID that is blank, longer than MaxIDLength or not ValidText
-// (ValidID), and a NUL byte or invalid UTF-8 in any text field of a record
-// or chunk (list elements and map keys included), fail the write with a
-// *ValidationError wrapping ErrInvalidRecord that names the owner and the
-// field, and nothing is written. Callers repair user text beforehand
+// stores: an ID that is blank, longer than MaxIDLength, not ValidText or
+// holding a control character (newline, tab, ...) or a bidirectional
+// formatting character such as U+202E (ValidID), a NUL byte or invalid
+// UTF-8 in any text field of a record or chunk (list elements and map keys
+// included), and a document content with no text but white space and
+// control characters, fail the write with a *ValidationError wrapping
+// ErrInvalidRecord that names the owner and the field, and nothing is
+// written. Callers repair user text beforehand
 // (lexical.Normalize and the ingestion loaders do); stores refuse rather
 // than silently alter it.
 //
@@ -69,10 +72,24 @@
 // ErrInvalidRecord. Lexical terms and filter values are normalized
 // (lexical.Normalize repairs them) before they are compared.
 //
+// # Limits
+//
+// ValidateBatch also bounds what one record may hold, so that one write
+// cannot cost minutes: at most MaxTags (256) tags or keywords of at most
+// MaxTagLength (200) characters each, MaxMetadataKeys (64) metadata keys
+// of at most MaxMetadataKeyLength (128) characters with values of at most
+// MaxMetadataValueLength (4,000), MaxFiles (100) files per item,
+// MaxNameLength (1,000) characters in a name, title, question, category,
+// manufacturer, source or file name, MaxDescriptionLength (100,000) in a
+// description or an answer, and MaxContentLength (8 Mi) in a document's
+// content or a file's text. A record over one fails with a
+// *ValidationError wrapping ErrLimitExceeded (which wraps
+// ErrInvalidRecord) whose Reason names the limit.
+//
 // # Errors
 //
 // Stores wrap the sentinels ErrNotFound, ErrDimensionMismatch,
-// ErrInvalidVector, ErrInvalidRecord, ErrInvalidFilter, ErrInvalidTenant and
-// ErrSchemaMismatch; validation failures are *ValidationError values naming
+// ErrInvalidVector, ErrInvalidRecord (ErrLimitExceeded among them),
+// ErrInvalidFilter, ErrInvalidTenant and ErrSchemaMismatch; validation failures are *ValidationError values naming
 // the owner and field. A rejected write writes nothing.
 package storage

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -18,6 +19,11 @@ var (
 	// ErrInvalidRecord: a record is malformed (empty ID, unknown status, a
 	// NUL byte or invalid UTF-8 in its text, ...).
 	ErrInvalidRecord = errors.New("storage: invalid record")
+	// ErrLimitExceeded: a record exceeds one of the record limits (MaxTags,
+	// MaxMetadataKeys, MaxNameLength, ...). It wraps ErrInvalidRecord, so
+	// errors.Is(err, ErrInvalidRecord) holds too; the *ValidationError
+	// names the field, the limit and the record's value.
+	ErrLimitExceeded = fmt.Errorf("%w: over a limit", ErrInvalidRecord)
 	// ErrInvalidFilter: a filter names an unknown field or a metadata key
 	// outside the allowlist.
 	ErrInvalidFilter = errors.New("storage: invalid filter")

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -44,7 +45,10 @@ func ValidText(s string) bool {
 }
 
 // ValidID reports whether id is an ID a record can have: not blank, at most
-// MaxIDLength bytes, ValidText. Stores look no other ID up: for them a
+// MaxIDLength bytes, ValidText, and without control characters (newline,
+// tab, DEL, C1) or bidirectional formatting characters (U+202E and the
+// other Bidi_Control characters), which make an ID print as another one
+// in logs, URLs and terminals. Stores look no other ID up: for them a
 // record with such an ID does not exist.
 func ValidID(id string) bool {
 	return idProblem(id) == ""
@@ -58,7 +62,29 @@ func idProblem(id string) string {
 	case len(id) > MaxIDLength:
 		return "longer than 256 bytes"
 	}
-	return textProblem(id)
+	if p := textProblem(id); p != "" {
+		return p
+	}
+	for _, r := range id {
+		switch {
+		case unicode.IsControl(r):
+			return "contains a control character"
+		case unicode.Is(unicode.Bidi_Control, r):
+			return "contains a bidirectional formatting character"
+		}
+	}
+	return ""
+}
+
+// blankText reports whether s has no character but white space, control
+// and format characters: nothing a search can match or a reader see.
+func blankText(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // textProblem says why s is not ValidText, or "".
@@ -136,6 +162,9 @@ func checkDocumentText(d *Document) error {
 	c := textCheck{owner: OwnerRef{Kind: KindDocument, ID: d.ID}}
 	c.text("source", d.Source, "title", d.Title, "content", d.Content, "content_hash", d.ContentHash)
 	c.dict("metadata", d.Metadata)
+	if c.err == nil && d.Content != "" && blankText(d.Content) {
+		c.err = &ValidationError{Owner: c.owner, Field: "content", Reason: "no text: only white space, control or format characters", Err: ErrInvalidRecord}
+	}
 	return c.err
 }
 
@@ -249,8 +278,11 @@ func PrepareChunks(owner OwnerRef, chunks []Chunk) []Chunk {
 // ValidateBatch checks every record, chunk and deletion of b against dims,
 // so that a store can reject the batch before writing anything: IDs
 // (ValidID), statuses, prices, every text field (ValidText: no NUL byte, no
-// invalid UTF-8, in values, list elements and map keys alike), chunks
-// (ValidateChunks) and deletions (ValidateOwnerRef).
+// invalid UTF-8, in values, list elements and map keys alike), a
+// document's content (when not empty, some text besides white space and
+// control characters), the record limits (MaxTags and the others: a
+// *ValidationError wrapping ErrLimitExceeded), chunks (ValidateChunks) and
+// deletions (ValidateOwnerRef).
 func ValidateBatch(b *Batch, dims int) error {
 	for i := range b.Items {
 		it := &b.Items[i]
@@ -269,6 +301,9 @@ func ValidateBatch(b *Batch, dims int) error {
 		if err := checkItemText(it); err != nil {
 			return err
 		}
+		if err := checkItemLimits(it); err != nil {
+			return err
+		}
 	}
 	for i := range b.FAQs {
 		if err := validateRecord(OwnerRef{KindFAQ, b.FAQs[i].ID}, b.FAQs[i].Status); err != nil {
@@ -277,12 +312,18 @@ func ValidateBatch(b *Batch, dims int) error {
 		if err := checkFAQText(&b.FAQs[i]); err != nil {
 			return err
 		}
+		if err := checkFAQLimits(&b.FAQs[i]); err != nil {
+			return err
+		}
 	}
 	for i := range b.Documents {
 		if err := validateRecord(OwnerRef{KindDocument, b.Documents[i].ID}, b.Documents[i].Status); err != nil {
 			return err
 		}
 		if err := checkDocumentText(&b.Documents[i]); err != nil {
+			return err
+		}
+		if err := checkDocumentLimits(&b.Documents[i]); err != nil {
 			return err
 		}
 	}

@@ -19,8 +19,13 @@ import (
 // Bounds of the demo's confirmation state.
 const (
 	// maxPendingConfirmations bounds the confirmations kept waiting for a
-	// reply; when full, expired ones go first, then the oldest.
+	// reply; when full, expired ones go first, then the oldest of the
+	// client holding the most.
 	maxPendingConfirmations = 1000
+	// maxPendingPerClient bounds the confirmations one client (one
+	// rate-limit key: an IPv4 address or an IPv6 /64) keeps waiting; past
+	// it the client's own oldest goes, never another client's.
+	maxPendingPerClient = 10
 	// maxQuotesKept bounds the submitted quotes kept in memory (the count
 	// goes on).
 	maxQuotesKept = 200
@@ -32,52 +37,81 @@ const (
 // server-side, by ID (seed 003 §9.5 keeps them in Redis): the client sees
 // only the ID, the tool, its arguments and the question, never the
 // transcript in PendingConfirmation.Request, and it can send back only
-// the ID. Each is used once and dropped at its ExpiresAt. It is safe for
-// concurrent use.
+// the ID. Each is used once and dropped at its ExpiresAt.
+//
+// Each is bound to the client it was given to (its rate-limit key,
+// clientKey): only that client can use it, another client naming the ID
+// starts a new turn and leaves it pending. And each client has its own
+// quota (perClient): one client flooding agentic turns drops its own
+// oldest confirmations, not another user's. It is safe for concurrent
+// use.
 type confirmations struct {
-	limit int
-	now   func() time.Time
+	limit, perClient int
+	now              func() time.Time
 
 	mu sync.Mutex
-	m  map[string]*llm.PendingConfirmation
+	m  map[string]pendingEntry
+	// count is the number of confirmations of each client.
+	count map[string]int
 }
 
-func newConfirmations(limit int) *confirmations {
-	return &confirmations{limit: limit, now: time.Now, m: map[string]*llm.PendingConfirmation{}}
+// pendingEntry is a confirmation and the client it was given to.
+type pendingEntry struct {
+	p      *llm.PendingConfirmation
+	client string
 }
 
-// put keeps p until it expires or is taken; putting the same ID again
-// replaces it (a Decide failure returns the same confirmation).
-func (c *confirmations) put(p *llm.PendingConfirmation) {
+func newConfirmations(limit, perClient int) *confirmations {
+	return &confirmations{limit: limit, perClient: perClient, now: time.Now,
+		m: map[string]pendingEntry{}, count: map[string]int{}}
+}
+
+// put keeps p for client until it expires or is taken; putting the same
+// ID again replaces it (a Decide failure returns the same confirmation).
+// A client at its quota loses its oldest confirmation; when the table is
+// full, expired confirmations go, then the oldest of the client holding
+// the most.
+func (c *confirmations) put(client string, p *llm.PendingConfirmation) {
 	if p == nil || p.ID == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if old, ok := c.m[p.ID]; ok {
+		c.remove(p.ID, old)
+	}
 	now := c.now()
-	if _, ok := c.m[p.ID]; !ok && len(c.m) >= c.limit {
+	if c.count[client] >= c.perClient {
 		c.sweep(now)
-		for len(c.m) >= c.limit {
-			c.dropOldest()
+		for c.count[client] > 0 && c.count[client] >= c.perClient {
+			c.dropOldest(client)
 		}
 	}
-	c.m[p.ID] = p
+	if len(c.m) >= c.limit {
+		c.sweep(now)
+		for len(c.m) > 0 && len(c.m) >= c.limit {
+			c.dropOldest(c.heaviest())
+		}
+	}
+	c.m[p.ID] = pendingEntry{p: p, client: client}
+	c.count[client]++
 }
 
-// take removes and returns the confirmation id names; nil when it is
-// unknown, already used or expired.
-func (c *confirmations) take(id string) *llm.PendingConfirmation {
+// take removes and returns the confirmation id names for client; nil when
+// it is unknown, already used, expired, or another client's (which stays
+// pending for its own client).
+func (c *confirmations) take(client, id string) *llm.PendingConfirmation {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p, ok := c.m[id]
-	if !ok {
+	e, ok := c.m[id]
+	if !ok || e.client != client {
 		return nil
 	}
-	delete(c.m, id)
-	if expired(p, c.now()) {
+	c.remove(id, e)
+	if expired(e.p, c.now()) {
 		return nil
 	}
-	return p
+	return e.p
 }
 
 // pending counts the confirmations waiting, expired ones dropped first.
@@ -88,23 +122,52 @@ func (c *confirmations) pending() int {
 	return len(c.m)
 }
 
+// remove deletes the entry e of id. c.mu is held.
+func (c *confirmations) remove(id string, e pendingEntry) {
+	delete(c.m, id)
+	if c.count[e.client]--; c.count[e.client] <= 0 {
+		delete(c.count, e.client)
+	}
+}
+
 func (c *confirmations) sweep(now time.Time) {
-	for id, p := range c.m {
-		if expired(p, now) {
-			delete(c.m, id)
+	for id, e := range c.m {
+		if expired(e.p, now) {
+			c.remove(id, e)
 		}
 	}
 }
 
-func (c *confirmations) dropOldest() {
-	var oldest string
-	var at time.Time
-	for id, p := range c.m {
-		if oldest == "" || p.CreatedAt.Before(at) || (p.CreatedAt.Equal(at) && id < oldest) {
-			oldest, at = id, p.CreatedAt
+// heaviest is the client holding the most confirmations (ties: the
+// smallest key, so that the choice is deterministic).
+func (c *confirmations) heaviest() string {
+	var who string
+	most := 0
+	for client, n := range c.count {
+		if n > most || (n == most && client < who) {
+			who, most = client, n
 		}
 	}
-	delete(c.m, oldest)
+	return who
+}
+
+// dropOldest drops client's oldest confirmation.
+func (c *confirmations) dropOldest(client string) {
+	var oldest string
+	var at time.Time
+	for id, e := range c.m {
+		if e.client != client {
+			continue
+		}
+		if oldest == "" || e.p.CreatedAt.Before(at) || (e.p.CreatedAt.Equal(at) && id < oldest) {
+			oldest, at = id, e.p.CreatedAt
+		}
+	}
+	if oldest == "" { // cannot happen: count said client has one
+		delete(c.count, client)
+		return
+	}
+	c.remove(oldest, c.m[oldest])
 }
 
 func expired(p *llm.PendingConfirmation, now time.Time) bool {

@@ -249,43 +249,43 @@ func TestSSEConfirmEvent(t *testing.T) {
 
 func TestConfirmationsStore(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	c := newConfirmations(2)
+	c := newConfirmations(2, 2)
 	c.now = func() time.Time { return now }
 	pc := func(id string, created time.Time, ttl time.Duration) *llm.PendingConfirmation {
 		return &llm.PendingConfirmation{ID: id, CreatedAt: created, ExpiresAt: created.Add(ttl)}
 	}
 	t.Run("used once", func(t *testing.T) {
-		c.put(pc("a", now, time.Minute))
-		if c.take("a") == nil || c.take("a") != nil {
+		c.put("client", pc("a", now, time.Minute))
+		if c.take("client", "a") == nil || c.take("client", "a") != nil {
 			t.Error("take did not return the confirmation exactly once")
 		}
 	})
 	t.Run("expired", func(t *testing.T) {
-		c.put(pc("b", now.Add(-2*time.Minute), time.Minute))
-		if c.take("b") != nil {
+		c.put("client", pc("b", now.Add(-2*time.Minute), time.Minute))
+		if c.take("client", "b") != nil {
 			t.Error("an expired confirmation was returned")
 		}
-		c.put(pc("b", now.Add(-2*time.Minute), time.Minute))
+		c.put("client", pc("b", now.Add(-2*time.Minute), time.Minute))
 		if n := c.pending(); n != 0 {
 			t.Errorf("pending %d after expiry, want 0", n)
 		}
 	})
 	t.Run("bounded: expired first, then the oldest", func(t *testing.T) {
-		c.put(pc("old", now.Add(-time.Minute), 5*time.Minute))
-		c.put(pc("gone", now.Add(-2*time.Minute), time.Minute)) // expired
-		c.put(pc("new", now, 5*time.Minute))
-		if c.take("gone") != nil || c.take("old") == nil {
+		c.put("client", pc("old", now.Add(-time.Minute), 5*time.Minute))
+		c.put("client", pc("gone", now.Add(-2*time.Minute), time.Minute)) // expired
+		c.put("client", pc("new", now, 5*time.Minute))
+		if c.take("client", "gone") != nil || c.take("client", "old") == nil {
 			t.Error("the expired one should go first")
 		}
-		c.put(pc("old", now.Add(-time.Minute), 5*time.Minute))
-		c.put(pc("newer", now.Add(time.Second), 5*time.Minute))
-		if c.take("old") != nil || c.take("new") == nil || c.take("newer") == nil {
+		c.put("client", pc("old", now.Add(-time.Minute), 5*time.Minute))
+		c.put("client", pc("newer", now.Add(time.Second), 5*time.Minute))
+		if c.take("client", "old") != nil || c.take("client", "new") == nil || c.take("client", "newer") == nil {
 			t.Error("the oldest should go when full")
 		}
 	})
 	t.Run("no expiry", func(t *testing.T) {
-		c.put(&llm.PendingConfirmation{ID: "forever", CreatedAt: now})
-		if c.take("forever") == nil {
+		c.put("client", &llm.PendingConfirmation{ID: "forever", CreatedAt: now})
+		if c.take("client", "forever") == nil {
 			t.Error("a confirmation without ExpiresAt was dropped")
 		}
 	})

@@ -108,8 +108,13 @@
 // search was retried once).
 //
 // The pending confirmation stays on the server, by ID, for at most 5
-// minutes (llm.DefaultConfirmationTTL) and is used once; at most 1000 wait
-// at a time (then expired ones go first, then the oldest). The client
+// minutes (llm.DefaultConfirmationTTL) and is used once. It is bound to
+// the client it was given to (its rate-limit address, an IPv4 address or
+// an IPv6 /64): another client naming the ID starts a new turn and leaves
+// it pending. Each client keeps at most 10 pending (past that its own
+// oldest goes), at most 1000 wait in all (then expired ones go first,
+// then the oldest of the client holding the most), so one client flooding
+// agentic turns cannot drop another user's confirmation. The client
 // never sees its transcript (system prompt, conversation) and can send
 // back only the ID, so it cannot rewrite the call. An unknown, used or
 // expired ID runs the message as a new turn (debug.errors says so);
@@ -180,8 +185,9 @@
 // true), a delete removes the record, its files and its chunks in one
 // transaction. After each write the Searcher's vocabularies and
 // calibration samples are refreshed (rag.Searcher.Refresh), so the next
-// search sees the change. Writes are serialized and bounded by
-// -chat-timeout; bodies by -max-write-body (4 MiB). The ID is the rest of
+// search sees the change. The writes of one record (and of documents of
+// one content) wait for each other, writes of different records run
+// concurrently, each bounded by -chat-timeout; bodies by -max-write-body (4 MiB). The ID is the rest of
 // the path, slashes included (escape other reserved characters); an ID
 // with ".", ".." or empty path segments cannot be addressed: the router
 // redirects to the cleaned path.
@@ -191,8 +197,16 @@
 // be written to. Bodies are strict JSON (unknown fields are 400
 // invalid_json); an "id" in the body must equal the path's. A record the
 // stores would refuse (no name, question, answer or content, a negative
-// price, a NUL byte or invalid UTF-8, an unknown status) is 400
-// invalid_record before anything is embedded; a document whose content
+// price, a NUL byte, an unknown status, a required text of control
+// characters alone) is 400 invalid_record before anything is embedded,
+// one over a record limit of the stores (storage.MaxTags,
+// storage.MaxMetadataKeys, storage.MaxNameLength, ...) 400 limit_exceeded
+// naming the limit; an ID with a control character (newline, tab) or a
+// bidirectional formatting character (U+202E) is 400 invalid_field.
+// Every JSON body is decided on its raw bytes: invalid UTF-8 is 400
+// invalid_encoding naming the byte offset (never stored as U+FFFD),
+// unless the Content-Type declares charset=iso-8859-1, latin1 or
+// windows-1252, which is transcoded; another charset is 415; a document whose content
 // equals another stored document's is 409 duplicate_document; deleting
 // an ID the tenant does not hold is 404 not_found. A write whose embedding
 // fails (the embedding API down, a broken vector) is 502 upstream_error
@@ -273,7 +287,11 @@
 // -trusted-hops N (TRUSTED_HOPS) takes the N-th from the right, for N
 // proxies in a chain; -trusted-proxies CIDRs (TRUSTED_PROXIES, e.g.
 // "10.0.0.0/8,192.0.2.7") reads the header only from a peer in those
-// ranges and takes the right-most address outside them. Either implies
+// ranges and takes the right-most address outside them. In hops mode a
+// request carrying fewer than N addresses did not come through the N
+// proxies: its client is the peer. Hops mode cannot tell a client that
+// reaches the port directly and writes N addresses itself, so
+// -trust-proxy without -trusted-proxies warns at start-up. Either implies
 // -trust-proxy; the flags win over the variables. X-Real-IP is ignored.
 // Without -trust-proxy the client is the connection's peer; never use it
 // on a server clients can reach directly.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,13 +9,18 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
 )
 
 // Error codes of the API. They are stable: clients branch on them; the
 // messages may change.
 const (
 	codeInvalidJSON      = "invalid_json"
+	codeInvalidEncoding  = "invalid_encoding"
 	codeInvalidField     = "invalid_field"
 	codeEmptyMessage     = "empty_message"
 	codeMessageTooLong   = "message_too_long"
@@ -36,6 +42,7 @@ const (
 	// The write API's codes.
 	codeWritesDisabled = "writes_disabled"
 	codeInvalidRecord  = "invalid_record"
+	codeLimitExceeded  = "limit_exceeded"
 	codeDuplicate      = "duplicate_document"
 	// The search filters' codes.
 	codeInvalidFilter      = "invalid_filter"
@@ -108,36 +115,45 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // The request must say Content-Type: application/json (415 otherwise): a
 // form or text/plain post, which any web page can make a visitor's
 // browser send without a CORS preflight, is refused.
+//
+// The encoding is decided on the raw bytes, before decoding (the JSON
+// decoder would replace each invalid byte with U+FFFD, silently): a body
+// declaring charset=iso-8859-1, latin1 or windows-1252 is transcoded to
+// UTF-8 (bodyText); any other body must be UTF-8, else 400
+// invalid_encoding naming the offset of the first invalid byte; another
+// declared charset is 415 unsupported_media_type.
 func decodeJSON(r *http.Request, v any) *apiError {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
 		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedType,
 			"send the request body as JSON with Content-Type: application/json")
 	}
-	dec := json.NewDecoder(r.Body)
+	raw, err := io.ReadAll(r.Body)
+	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+		return errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "request body exceeds %d bytes", tooBig.Limit)
+	} else if err != nil {
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "the request body could not be read")
+	}
+	body, e := bodyText(params["charset"], raw)
+	if e != nil {
+		return e
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if err == nil {
 		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
-			// A body cut at the limit after a complete object is still
-			// too large (413), not malformed.
-			if tb := (*http.MaxBytesError)(nil); errors.As(terr, &tb) {
-				err = terr
-			} else {
-				err = errors.New("unexpected data after the JSON object")
-			}
+			err = errors.New("unexpected data after the JSON object")
 		}
 	}
 	if err == nil {
 		return nil
 	}
 	var (
-		tooBig  *http.MaxBytesError
 		syntax  *json.SyntaxError
 		typeErr *json.UnmarshalTypeError
 	)
 	switch {
-	case errors.As(err, &tooBig):
-		return errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "request body exceeds %d bytes", tooBig.Limit)
 	case errors.Is(err, io.EOF):
 		return errorf(http.StatusBadRequest, codeInvalidJSON, "request body is empty; send a JSON object")
 	case errors.As(err, &syntax):
@@ -147,4 +163,60 @@ func decodeJSON(r *http.Request, v any) *apiError {
 	}
 	// Unknown fields, trailing data, truncated bodies.
 	return errorf(http.StatusBadRequest, codeInvalidJSON, "invalid JSON body: %s", err.Error())
+}
+
+// latin1Charsets are the charset names of a body transcoded to UTF-8 as
+// Windows-1252, as browsers decode all of them (ISO-8859-1 differs only
+// in 0x80-0x9F, control characters there, printable ones in
+// Windows-1252: "€", curly quotes, "…").
+var latin1Charsets = map[string]bool{
+	"iso-8859-1": true, "iso8859-1": true, "iso_8859-1": true, "latin1": true, "latin-1": true, "l1": true,
+	"windows-1252": true, "cp1252": true,
+}
+
+// bodyText returns the request body raw as UTF-8: transcoded from the
+// declared charset, or checked when it declares UTF-8 or nothing.
+func bodyText(charset string, raw []byte) ([]byte, *apiError) {
+	switch cs := strings.ToLower(strings.TrimSpace(charset)); {
+	case cs == "" || cs == "utf-8" || cs == "utf8" || cs == "us-ascii": // ASCII is UTF-8
+		if i := invalidUTF8At(raw); i >= 0 {
+			return nil, errorf(http.StatusBadRequest, codeInvalidEncoding,
+				"the body is not valid UTF-8 at byte %d (0x%02x); send UTF-8, or declare the charset (Content-Type: application/json; charset=iso-8859-1)", i, raw[i])
+		}
+		return raw, nil
+	case latin1Charsets[cs]:
+		out, err := charmap.Windows1252.NewDecoder().Bytes(raw)
+		if err != nil { // cannot happen: every byte maps to a rune
+			return nil, errorf(http.StatusBadRequest, codeInvalidEncoding, "the body is not valid %s", cs)
+		}
+		return out, nil
+	default:
+		return nil, errorf(http.StatusUnsupportedMediaType, codeUnsupportedType,
+			"charset %q is not supported: send UTF-8, or declare iso-8859-1 or windows-1252", truncateForMessage(charset, 40))
+	}
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not part of
+// valid UTF-8, or -1.
+func invalidUTF8At(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// truncateForMessage cuts s to max bytes of valid UTF-8 for an error
+// message.
+func truncateForMessage(s string, max int) string {
+	if len(s) > max {
+		s = s[:max]
+	}
+	return strings.ToValidUTF8(s, "")
 }

@@ -186,6 +186,14 @@ func FuzzAPIRequest(f *testing.F) {
 			return
 		case code == codeBodyTooLarge:
 			t.Fatalf("%s: %d-byte body under the %d-byte limit answered 413", ep.path, len(body), fuzzMaxBody)
+		case !utf8.Valid(body):
+			// Decided on the raw bytes, before JSON: never U+FFFD.
+			if status != http.StatusBadRequest || code != codeInvalidEncoding {
+				t.Fatalf("%s %q: a body that is not UTF-8 answered %d %q", ep.path, body, status, code)
+			}
+			return
+		case code == codeInvalidEncoding:
+			t.Fatalf("%s %q: a UTF-8 body answered invalid_encoding: %s", ep.path, body, out)
 		case derr != nil:
 			if status != http.StatusBadRequest || code != codeInvalidJSON {
 				t.Fatalf("%s %q: undecodable body (%v) answered %d %q", ep.path, body, derr, status, code)

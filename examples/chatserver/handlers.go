@@ -36,12 +36,12 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	turn := chatTurn{req: req, agentic: agentic}
+	turn := chatTurn{req: req, agentic: agentic, client: s.clients.clientKey(r)}
 	if id := strings.TrimSpace(body.ConfirmationID); id != "" {
 		// Used once: a second reply with the same ID starts a new turn.
 		// An unknown or expired ID does too, as the library does with an
-		// expired confirmation.
-		turn.req.Confirmation = s.pending.take(id)
+		// expired confirmation, and so does another client's.
+		turn.req.Confirmation = s.pending.take(turn.client, id)
 		turn.staleConfirmation = turn.req.Confirmation == nil
 	}
 	if wantsSSE(r) {
@@ -62,7 +62,7 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	// The turn waits for the user: keep the confirmation (the same ID
 	// again when the reply could not be read) for the next message.
-	s.pending.put(resp.Confirmation)
+	s.pending.put(turn.client, resp.Confirmation)
 	s.logTurnErrors(resp)
 	if s.turnStoreFailed(ctx, resp) {
 		writeError(w, errStoreUnavailable())
@@ -76,8 +76,12 @@ type chatTurn struct {
 	req     rag.ChatRequest
 	agentic bool
 	// staleConfirmation: confirmation_id named no pending confirmation
-	// (unknown, used or expired); the turn runs without one.
+	// of this client (unknown, used, expired or another client's); the
+	// turn runs without one.
 	staleConfirmation bool
+	// client is the client's rate-limit key (clientResolver.clientKey),
+	// which its confirmations are bound to.
+	client string
 }
 
 // staleConfirmationNote is the debug error of a turn whose

@@ -61,6 +61,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return exitError
 	}
 	log.Info(startupLine(srv, ln.Addr().String(), time.Since(start)))
+	if msg := trustProxyWarning(cfg); msg != "" {
+		log.Warn(msg, "trusted_hops", cfg.TrustedHops)
+	}
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -126,4 +129,18 @@ func displayAddr(addr string) string {
 		host = "localhost"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// trustProxyWarning is the start-up warning of -trust-proxy (or
+// -trusted-hops) without -trusted-proxies, "" otherwise: X-Forwarded-For
+// is then believed from any peer, and a client reaching the port directly
+// can write as many addresses as -trusted-hops and pick its rate-limit
+// bucket.
+func trustProxyWarning(cfg config) string {
+	if !cfg.TrustProxy || len(cfg.TrustedProxies) > 0 {
+		return ""
+	}
+	return "-trust-proxy without -trusted-proxies: X-Forwarded-For is believed from any peer, so a client " +
+		"reaching this port directly can choose the address it is rate-limited on; give -trusted-proxies " +
+		"(the proxies' CIDRs) or let only the proxy reach the port"
 }

@@ -146,6 +146,8 @@ func TestPostgresOutage(t *testing.T) {
 	}{
 		{"catalog search", "/api/rag/search", `{"query":"fungicida para videira","limit":3}`, nil},
 		{"faq search", "/api/faq/search", `{"query":"prazo de entrega"}`, nil},
+		{"vector search", "/api/rag/search", `{"query":"fungicida para videira","mode":"vector"}`, nil},
+		{"vector faq search", "/api/faq/search", `{"query":"prazo de entrega","mode":"vector"}`, nil},
 		{"chat", "/api/chat", `{"message":"tem fungicida para videira?"}`, nil},
 		{"chat stream", "/api/chat", `{"message":"qual o prazo de entrega?"}`, []string{"Accept", "text/event-stream"}},
 	}

@@ -139,14 +139,21 @@ func limitKey(a netip.Addr) netip.Addr {
 //
 //   - with proxies (-trusted-proxies), the peer must be one of them for
 //     the header to count at all, and the client is the right-most address
-//     that is not one of them;
+//     that is not one of them; an entry that is not an IP address stops
+//     the walk: the client is then the last trusted hop that handed it
+//     over;
 //   - otherwise the client is the hops-th address from the right (-trusted-hops,
 //     default 1: the address the proxy in front of the server appended).
+//     A request whose header has fewer addresses than that (or an entry
+//     among them that is not one) did not come through the configured
+//     proxies — it reached the port directly — so none of its entries is
+//     to be trusted: the client is the peer.
 //
-// An entry that is not an IP address stops the walk: the client is then
-// the last trusted hop that handed it over. X-Real-IP is ignored (a proxy
-// that does not set it passes the client's own on). It is immutable and
-// safe for concurrent use.
+// X-Real-IP is ignored (a proxy that does not set it passes the client's
+// own on). Hops mode cannot tell a client that reaches the port directly
+// and writes hops addresses itself from one behind the proxies; the
+// server warns at start-up when -trust-proxy is used without
+// -trusted-proxies. It is immutable and safe for concurrent use.
 type clientResolver struct {
 	trustProxy bool
 	hops       int
@@ -165,6 +172,19 @@ func (c clientResolver) clientAddr(r *http.Request) netip.Addr {
 		return peer
 	}
 	hops := forwardedFor(r)
+	if len(c.proxies) == 0 {
+		// Hops mode: the hops-th address from the right, when the header
+		// has that many addresses; otherwise the peer.
+		if len(hops) < c.hops {
+			return peer
+		}
+		for _, h := range hops[len(hops)-c.hops:] {
+			if !parseAddr(h).IsValid() {
+				return peer
+			}
+		}
+		return parseAddr(hops[len(hops)-c.hops])
+	}
 	client := peer
 	for i := len(hops) - 1; i >= 0; i-- {
 		a := parseAddr(hops[i])
@@ -172,16 +192,12 @@ func (c clientResolver) clientAddr(r *http.Request) netip.Addr {
 			return client // garbage: the hop that handed it over
 		}
 		client = a
-		if len(c.proxies) > 0 {
-			if !c.trusted(a) {
-				return a
-			}
-		} else if len(hops)-i >= c.hops {
+		if !c.trusted(a) {
 			return a
 		}
 	}
-	// Fewer hops than configured, or every one a trusted proxy: the
-	// left-most address, which a trusted proxy received from its peer.
+	// Every one a trusted proxy: the left-most address, which a trusted
+	// proxy received from its peer.
 	return client
 }
 
@@ -194,6 +210,12 @@ func (c clientResolver) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// clientKey is the key r's client is rate limited on (limitKey of
+// clientAddr), as text: what binds a confirmation to its client.
+func (c clientResolver) clientKey(r *http.Request) string {
+	return limitKey(c.clientAddr(r)).String()
 }
 
 // clientIP is r's client address as text, for logs.

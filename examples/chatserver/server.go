@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,9 +56,10 @@ type server struct {
 	streams     context.Context
 	stopStreams context.CancelFunc
 
-	// writeMu serializes the write API: two Indexer runs over the same
-	// record would race like any two writers.
-	writeMu sync.Mutex
+	// writeLocks serializes the writes of one record (two Indexer runs
+	// over the same record would race like any two writers); writes of
+	// different records run concurrently.
+	writeLocks recordLocks
 
 	requests, serverErrors, rateLimited, chats, streamsServed, searches, writes atomic.Int64
 }
@@ -83,7 +83,7 @@ func newServerWith(cfg config, log *slog.Logger, be *backend) *server {
 		panic(err)
 	}
 	s := &server{cfg: cfg, log: log, be: be, static: static, started: time.Now(), clients: newClientResolver(cfg),
-		pending: newConfirmations(maxPendingConfirmations)}
+		pending: newConfirmations(maxPendingConfirmations, maxPendingPerClient)}
 	if cfg.Rate > 0 {
 		s.limiter = newIPLimiter(cfg.Rate, cfg.Burst, cfg.RateClients)
 	}

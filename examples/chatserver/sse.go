@@ -52,7 +52,7 @@ func (s *server) streamChat(w http.ResponseWriter, r *http.Request, turn chatTur
 	stop := context.AfterFunc(s.streams, cancel) // server shutdown
 	defer stop()
 	if s.pingFails(ctx) {
-		s.pending.put(turn.req.Confirmation) // nothing ran: the reply may come again
+		s.pending.put(turn.client, turn.req.Confirmation) // nothing ran: the reply may come again
 		writeError(w, errStoreUnavailable())
 		return
 	}
@@ -122,7 +122,7 @@ loop:
 			case rag.EventConfirm:
 				// Kept before the client sees it, so that it can reply
 				// at once (done carries the same confirmation).
-				s.pending.put(ev.Confirmation)
+				s.pending.put(turn.client, ev.Confirmation)
 			}
 			if werr := sw.event(ev.Kind, eventData(ev)); werr != nil {
 				fail(werr)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
@@ -22,8 +22,11 @@ import (
 // chunks of its old text: the vector leg would still find the old words.
 //
 // Writes need a bearer token: without -token or CHAT_TOKEN they are 403
-// writes_disabled, so that an open demo cannot be written to. They are
-// serialized (server.writeMu), and after each one the Searcher's derived
+// writes_disabled, so that an open demo cannot be written to. The writes
+// of one record are serialized (server.writeLocks; a document's also with
+// those of the same content, so that two concurrent PUTs of one text
+// cannot both pass the duplicate check), writes of different records run
+// concurrently, and after each one the Searcher's derived
 // state (vocabularies, calibration samples) is refreshed, so the next
 // search sees the change; the query-embedding cache holds query vectors
 // only and stays valid.
@@ -155,7 +158,7 @@ func (s *server) writeAPI(kind storage.OwnerKind, put func(w http.ResponseWriter
 		id := r.PathValue("id")
 		if !storage.ValidID(id) || strings.TrimSpace(id) != id {
 			writeError(w, errorf(http.StatusBadRequest, codeInvalidField,
-				"the path must end with the record ID (at most %d bytes of text, no surrounding space)", storage.MaxIDLength))
+				"the path must end with the record ID (at most %d bytes of text, no surrounding space, no control or bidirectional formatting character)", storage.MaxIDLength))
 			return
 		}
 		s.writes.Add(1)
@@ -176,13 +179,13 @@ func (s *server) putItem(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	it := storage.CatalogItem{ID: id, Name: strings.TrimSpace(b.Name), Description: b.Description, Category: strings.TrimSpace(b.Category),
 		Manufacturer: strings.TrimSpace(b.Manufacturer), Tags: trimAll(b.Tags), Price: b.Price, Status: st, Metadata: b.Metadata}
-	if it.Name == "" {
+	if blank(it.Name) {
 		writeError(w, errorf(http.StatusBadRequest, codeInvalidRecord, "name is required"))
 		return
 	}
 	for i, f := range b.Files {
 		name := strings.TrimSpace(f.Name)
-		if name == "" || strings.TrimSpace(f.Text) == "" {
+		if blank(name) || blank(f.Text) {
 			writeError(w, errorf(http.StatusBadRequest, codeInvalidRecord, "files[%d] needs a name and a text", i))
 			return
 		}
@@ -206,7 +209,7 @@ func (s *server) putFAQ(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	f := storage.FAQ{ID: id, Question: strings.TrimSpace(b.Question), Answer: strings.TrimSpace(b.Answer),
 		Category: strings.TrimSpace(b.Category), Keywords: trimAll(b.Keywords), Priority: b.Priority, Status: st}
-	if f.Question == "" || f.Answer == "" {
+	if blank(f.Question) || blank(f.Answer) {
 		writeError(w, errorf(http.StatusBadRequest, codeInvalidRecord, "question and answer are required"))
 		return
 	}
@@ -239,12 +242,8 @@ func (s *server) putDocument(w http.ResponseWriter, r *http.Request, id string) 
 		writeError(w, errorf(http.StatusBadRequest, codeInvalidField, "format must be text or markdown"))
 		return
 	}
-	if strings.TrimSpace(b.Content) == "" {
-		writeError(w, errorf(http.StatusBadRequest, codeInvalidRecord, "content is required"))
-		return
-	}
-	if !utf8.ValidString(b.Content) {
-		writeError(w, errorf(http.StatusBadRequest, codeInvalidRecord, "content is not valid UTF-8"))
+	if blank(b.Content) {
+		writeError(w, errorf(http.StatusBadRequest, codeInvalidRecord, "content is required (some text besides white space and control characters)"))
 		return
 	}
 	d, err := load.ParseDocument(name, []byte(b.Content), nil)
@@ -275,16 +274,28 @@ func (s *server) putDocument(w http.ResponseWriter, r *http.Request, id string) 
 			err = st.Duplicates[0]
 		}
 		return st, err
-	})
+	}, documentContentKey(d.Content))
 }
 
-// putRecord runs index under the write lock and answers: 201 for a new
-// record, 200 for a replaced one, with what the Indexer did.
-func (s *server) putRecord(w http.ResponseWriter, r *http.Request, owner storage.OwnerRef, index func(context.Context) (ingest.Stats, error)) {
+// documentContentKey is the lock key of a document's content: two
+// documents of one text written at once are serialized, so the second
+// sees the first and is 409 duplicate_document.
+func documentContentKey(content string) string {
+	return recordKey("document-content", storage.ContentHash(content))
+}
+
+// putRecord runs index under the record's write lock (and the locks of
+// the extra keys) and answers: 201 for a new record, 200 for a replaced
+// one, with what the Indexer did.
+func (s *server) putRecord(w http.ResponseWriter, r *http.Request, owner storage.OwnerRef, index func(context.Context) (ingest.Stats, error), extra ...string) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ChatTimeout)
 	defer cancel()
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	unlock, err := s.writeLocks.lock(ctx, append(extra, recordKey(string(owner.Kind), owner.ID))...)
+	if err != nil {
+		writeError(w, s.writeFailed(ctx, owner, err))
+		return
+	}
+	defer unlock()
 	exists, err := s.exists(ctx, owner)
 	if err != nil {
 		writeError(w, s.writeFailed(ctx, owner, err))
@@ -315,8 +326,12 @@ func (s *server) deleteRecord(w http.ResponseWriter, r *http.Request, kind stora
 	owner := storage.OwnerRef{Kind: kind, ID: id}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ChatTimeout)
 	defer cancel()
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	unlock, err := s.writeLocks.lock(ctx, recordKey(string(kind), id))
+	if err != nil {
+		writeError(w, s.writeFailed(ctx, owner, err))
+		return
+	}
+	defer unlock()
 	exists, err := s.exists(ctx, owner)
 	if err == nil && !exists {
 		err = storage.ErrNotFound
@@ -357,12 +372,22 @@ func (s *server) exists(ctx context.Context, owner storage.OwnerRef) (bool, erro
 }
 
 // validateBatch checks the records with the stores' own rules (IDs, text,
-// price, status) before anything is embedded: 400 invalid_record.
+// price, status, the record limits) before anything is embedded: 400
+// invalid_record, or 400 limit_exceeded naming the limit.
 func (s *server) validateBatch(b *storage.Batch) *apiError {
 	if err := storage.ValidateBatch(b, s.be.store.Dimensions()); err != nil {
-		return errorf(http.StatusBadRequest, codeInvalidRecord, "%s", recordReason(err))
+		return recordError(err)
 	}
 	return nil
+}
+
+// recordError is the 400 of a record the stores refuse: limit_exceeded
+// for one over a record limit (storage.MaxTags, ...), else invalid_record.
+func recordError(err error) *apiError {
+	if errors.Is(err, storage.ErrLimitExceeded) {
+		return errorf(http.StatusBadRequest, codeLimitExceeded, "%s", recordReason(err))
+	}
+	return errorf(http.StatusBadRequest, codeInvalidRecord, "%s", recordReason(err))
 }
 
 // writeFailed maps an error of the write API to an API error; the store's
@@ -375,7 +400,7 @@ func (s *server) writeFailed(ctx context.Context, owner storage.OwnerRef, err er
 	case errors.As(err, &dup):
 		return errorf(http.StatusConflict, codeDuplicate, "document %s has the same content", storage.QuoteID(dup.ExistingID))
 	case errors.Is(err, storage.ErrInvalidRecord):
-		return errorf(http.StatusBadRequest, codeInvalidRecord, "%s", recordReason(err))
+		return recordError(err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return errorf(http.StatusGatewayTimeout, codeTimeout, "the write took longer than %s", s.cfg.ChatTimeout)
 	case errors.Is(err, context.Canceled):
@@ -426,6 +451,18 @@ func parseStatus(s string) (storage.Status, *apiError) {
 		return "", errorf(http.StatusBadRequest, codeInvalidField, "status must be active or inactive (ativo or inativo)")
 	}
 	return st, nil
+}
+
+// blank reports whether s has no character but white space, control and
+// format characters: a required field holding only such characters is
+// missing.
+func blank(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // trimAll trims every string and drops the blank ones.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -83,6 +84,8 @@ func FuzzWriteRequest(f *testing.F) {
 		{2, 1, "doc-001", ``},
 		{0, 0, "x", `{"name":"` + strings.Repeat("a", 1100) + `"}`},
 		{0, 0, "x", `null`},
+		{2, 0, "lat1", "{\"title\":\"L\",\"content\":\"caf\xe9 zuvrelix\"}"},
+		{2, 0, "lat2", "{\"title\":\"L\",\"content\":\"caf\xe9 zuvrelix\",}"},
 		{0, 0, "x", ``},
 	} {
 		f.Add(seed.kind, seed.method, seed.id, []byte(seed.body))
@@ -155,6 +158,14 @@ func FuzzWriteRequest(f *testing.F) {
 				t.Fatalf("%d-byte body over the limit answered %d %q", len(body), status, code)
 			}
 			return
+		case !utf8.Valid(body) && code != codeInvalidField:
+			// Decided on the raw bytes, before JSON: never U+FFFD.
+			if status != http.StatusBadRequest || code != codeInvalidEncoding {
+				t.Fatalf("a body that is not UTF-8 %q answered %d %q", body, status, code)
+			}
+			return
+		case code == codeInvalidEncoding:
+			t.Fatalf("a UTF-8 body %q answered invalid_encoding: %s", body, out)
 		case derr != nil && code != codeInvalidField:
 			// An invalid ID in the path is refused before the body is read.
 			if status != http.StatusBadRequest || code != codeInvalidJSON {

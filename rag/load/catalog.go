@@ -15,6 +15,7 @@ const tagSeparators = ";|"
 var catalogFormat = recordFormat[storage.CatalogItem]{
 	what: "catalog", id: func(it *storage.CatalogItem) string { return it.ID },
 	decode: decodeItem, csv: catalogCSV,
+	batch: func(r *storage.CatalogItem) *storage.Batch { return &storage.Batch{Items: []storage.CatalogItem{*r}} },
 }
 
 // LoadCatalog reads catalog items from a file, choosing the format by

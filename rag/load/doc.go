@@ -76,7 +76,9 @@
 // Each RecordError wraps a sentinel: ErrSyntax (not JSON/CSV),
 // ErrLineTooLong, ErrDuplicateID, ErrMissingColumn, ErrInvalidDocx,
 // ErrUnsupportedFormat, ErrFileTooLarge, storage.ErrInvalidRecord (a missing
-// or invalid field), or a *DuplicateDocumentError (ErrDuplicateDocument)
+// or invalid field, or one the stores would refuse: an ID that is not
+// storage.ValidID, a record over a storage limit, which is
+// storage.ErrLimitExceeded), or a *DuplicateDocumentError (ErrDuplicateDocument)
 // when a document's content has the same SHA-256 as an earlier one's.
 // Options.StopOnError stops at the first bad record instead. I/O failures
 // and context cancellation end the run; they are returned joined with the

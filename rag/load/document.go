@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hybridrag/hybridrag/rag/chunk"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -49,6 +50,9 @@ var documentExts = map[string]string{
 var documentFormat = recordFormat[ParsedDocument]{
 	what: "documents", id: func(d *ParsedDocument) string { return d.ID },
 	decode: decodeDocument, at: func(d *ParsedDocument, file string, line int) { d.File, d.Line = file, line },
+	batch: func(r *ParsedDocument) *storage.Batch {
+		return &storage.Batch{Documents: []storage.Document{r.Document}}
+	},
 }
 
 // ReadDocumentsJSONL reads documents in the interchange format, one JSON
@@ -88,8 +92,8 @@ func decodeDocument(obj object, c cleaner) (ParsedDocument, *fieldError) {
 	if ferr = checkID(d.ID); ferr != nil {
 		return pd, ferr
 	}
-	if strings.TrimSpace(d.Content) == "" {
-		return pd, invalid("content", "empty")
+	if textutil.IsBlank(d.Content) {
+		return pd, invalid("content", "empty (no text besides white space and control characters)")
 	}
 	if d.Title == "" {
 		d.Title = d.ID
@@ -144,8 +148,8 @@ func ParseDocument(name string, data []byte, opts *Options) (ParsedDocument, err
 		}
 		d.Content, d.Sections, d.Title = content, sections, title
 	}
-	if strings.TrimSpace(d.Content) == "" {
-		return fail("content", fmt.Errorf("%w: empty", storage.ErrInvalidRecord))
+	if textutil.IsBlank(d.Content) {
+		return fail("content", fmt.Errorf("%w: empty (no text besides white space and control characters)", storage.ErrInvalidRecord))
 	}
 	d.Metadata = map[string]string{"format": format}
 	for k, v := range meta {

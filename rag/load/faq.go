@@ -12,6 +12,7 @@ import (
 var faqFormat = recordFormat[storage.FAQ]{
 	what: "faqs", id: func(f *storage.FAQ) string { return f.ID },
 	decode: decodeFAQ, csv: faqCSV,
+	batch: func(r *storage.FAQ) *storage.Batch { return &storage.Batch{FAQs: []storage.FAQ{*r}} },
 }
 
 // LoadFAQs reads FAQs from a .jsonl/.ndjson file (see ReadFAQsJSONL), a

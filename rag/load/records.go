@@ -29,6 +29,10 @@ type recordFormat[T any] struct {
 	at func(rec *T, file string, line int)
 	// csv, when set, says how to read the kind from CSV.
 	csv func(o *Options) csvFormat[T]
+	// batch, when set, is the one-record storage.Batch a decoded record
+	// is checked with (storage.ValidateBatch: the record limits), so that
+	// a loaded record never fails the write.
+	batch func(*T) *storage.Batch
 }
 
 // csvFormat is how a kind is read from CSV: the delimiter (0: detect), the
@@ -42,13 +46,14 @@ type csvFormat[T any] struct {
 // recordSet collects the records of one run, rejecting a second record
 // with an ID already seen (the first wins).
 type recordSet[T any] struct {
-	id   func(*T) string
-	recs []T
-	seen map[string]int // ID -> line
+	id    func(*T) string
+	batch func(*T) *storage.Batch
+	recs  []T
+	seen  map[string]int // ID -> line
 }
 
 func newRecordSet[T any](k recordFormat[T]) *recordSet[T] {
-	return &recordSet[T]{id: k.id, seen: make(map[string]int)}
+	return &recordSet[T]{id: k.id, batch: k.batch, seen: make(map[string]int)}
 }
 
 // add keeps rec, read at line (and index, in a JSON array, or -1), unless
@@ -56,6 +61,9 @@ func newRecordSet[T any](k recordFormat[T]) *recordSet[T] {
 // otherwise.
 func (s *recordSet[T]) add(rec T, ferr *fieldError, line, index int) *RecordError {
 	id := s.id(&rec)
+	if ferr == nil && s.batch != nil {
+		ferr = storeCheck(storage.ValidateBatch(s.batch(&rec), 0))
+	}
 	if ferr != nil {
 		return &RecordError{Line: line, Index: index, ID: id, Field: ferr.field, Err: ferr.err}
 	}
@@ -124,9 +132,14 @@ func readRecordsJSON[T any](ctx context.Context, r io.Reader, name string, opts 
 	if err != nil {
 		return nil, fmt.Errorf("load: %s: %w", name, err)
 	}
+	raw := data
 	data = decodeBytes(data, bytes.HasPrefix(data, utf8BOM))
 	if !isJSONArray(data) {
-		return readRecordsJSONL(ctx, bytes.NewReader(data), name, opts, k)
+		// The raw bytes: the JSONL reader decides the encoding line by
+		// line, as it does for a .jsonl file (decoding the whole file
+		// first would decode a UTF-8 line of a file with a Latin-1 one
+		// twice).
+		return readRecordsJSONL(ctx, bytes.NewReader(raw), name, opts, k)
 	}
 	cl := newCleaner(o)
 	c := &collector{file: name, stop: o.StopOnError}
@@ -309,4 +322,17 @@ func activeValue(field, s string) (storage.Status, *fieldError) {
 		return storage.StatusInactive, nil
 	}
 	return storage.StatusActive, nil
+}
+
+// storeCheck is the field error of a record the stores would refuse
+// (storage.ValidateBatch), nil for nil.
+func storeCheck(err error) *fieldError {
+	if err == nil {
+		return nil
+	}
+	var ve *storage.ValidationError
+	if errors.As(err, &ve) {
+		return &fieldError{ve.Field, fmt.Errorf("%w: %s", ve.Err, ve.Reason)}
+	}
+	return &fieldError{"", err}
 }

@@ -89,6 +89,8 @@ func (s *suite) groups() []group {
 		{"Vector", vectorTests()},
 		{"Batch", batchTests()},
 		{"Text", textTests()},
+		{"IDs", idTests()},
+		{"Limits", limitTests()},
 		{"Tenancy", tenancyTests()},
 		{"Concurrency", concurrencyTests()},
 		{"Cancellation", cancellationTests()},
