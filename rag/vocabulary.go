@@ -198,15 +198,19 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 
 // Warm builds now what the first search of each kind would otherwise
 // build on its own: the vocabularies behind typo correction and IDF
-// weights (from the store, when it lists records, as storage.Store does)
-// and the calibration samples behind Hit.Evidence (when it also reads
-// chunks). It returns the first
+// weights (from the store, when it lists records, as storage.Store does),
+// the calibration samples behind Hit.Evidence (when it also reads
+// chunks) and the default lexicon of typo correction (read once per
+// process, about 0.1 s). It returns the first
 // failure. Without Warm the first searches build them, and a failed build
 // leaves those searches without them, to be retried by the next search;
 // call Warm at start-up to fail loudly instead. After writes, call
 // Refresh and then Warm again. Warm is safe to call during
 // searches; calling it again when nothing was refreshed does no I/O.
 func (s *Searcher) Warm(ctx context.Context) error {
+	if s.opts.Lexicon == nil && s.opts.TypoCorrection != Off && s.opts.Vocabulary != Off {
+		lexicon.Default()
+	}
 	for _, k := range []struct {
 		kind   storage.OwnerKind
 		scorer *lexical.Scorer
