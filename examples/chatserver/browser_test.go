@@ -114,6 +114,10 @@ func TestBrowserChat(t *testing.T) {
 	if src := browse(t, bctx, chromedp.Text(chromedp.CSS(done+` .sources`))); !strings.Contains(src, "Fosetal 800 WG") {
 		t.Errorf("sources = %q", src)
 	}
+	// The products the answer counts without citing are listed apart.
+	if rel := browse(t, bctx, chromedp.Text(chromedp.CSS(done+` .sources .related`))); !strings.HasPrefix(rel, "Relacionados (não citados): ") {
+		t.Errorf("related = %q", rel)
+	}
 	// Each citation shows the span of its record it rests on.
 	if q := browse(t, bctx, chromedp.Text(chromedp.CSS(done+` .sources .quote`))); !strings.HasPrefix(q, "«") || len(q) < 10 {
 		t.Errorf("first citation's quote = %q, want the quoted span", q)

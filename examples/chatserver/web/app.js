@@ -156,6 +156,11 @@
       }
       view.sourceList.append(item);
     }
+    // Related records the answer counts without citing them.
+    const related = r.abstained ? [] : r.related || [];
+    const rel = view.sources.querySelector(".related");
+    rel.textContent = related.length ? "Relacionados (não citados): " + related.map((c) => c.title).join(", ") : "";
+    rel.hidden = related.length === 0;
     view.sources.hidden = citations.length === 0;
     view.noSources.hidden = !r.abstained;
     view.li.dataset.abstained = r.abstained ? "true" : "false";
