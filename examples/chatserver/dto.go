@@ -557,6 +557,7 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 		Plan:             d.Plan,
 		Tools:            []toolJSON{},
 		Citations:        r.Sources,
+		Related:          r.Related,
 		Abstained:        r.Abstained,
 		UnverifiedQuotes: r.UnverifiedQuotes,
 		Confidence:       r.Confidence.String(),
