@@ -15,62 +15,47 @@ import (
 // Value, compared normalized (case and accents ignored, lexical.Normalize)
 // like storage filters; a chunk without the key does not match. Filters
 // on the same key are alternatives (tipo=caput or tipo=inciso); filters on
-// different keys must all match. Chunk
-// metadata is what chunkers and ingestion extractors wrote (package
-// rag/ingest/legal's artigo, paragrafo, inciso, alinea, tipo, marca_*).
+// different keys must all match. Chunk metadata is what chunkers and
+// ingestion extractors wrote (package rag/ingest/legal's artigo,
+// paragrafo, inciso, alinea, tipo, marca_*).
 //
-// Chunk filters are applied by the Searcher to what the store returns, in
-// Go; values never reach SQL, and a ChunkFilter is safe to build from
-// untrusted input.
-type ChunkFilter struct {
-	Key   string
-	Value string
-}
+// It is storage.ChunkFilter: the Searcher passes chunk filters to the
+// store, which evaluates them over every chunk of the tenant (see
+// Query.ChunkFilters). Values are bound parameters, never SQL text: a
+// ChunkFilter is safe to build from untrusted input.
+type ChunkFilter = storage.ChunkFilter
 
-// Limits of a ChunkFilter, checked by every search.
-const (
-	maxChunkFilterKey   = 64
-	maxChunkFilterValue = 256
-)
-
-// prepareChunkFilters validates filters and returns them with normalized
-// values.
-func prepareChunkFilters(filters []ChunkFilter) ([]ChunkFilter, error) {
+// prepareChunkFilters validates filters and returns them grouped by key
+// with normalized values.
+func prepareChunkFilters(filters []ChunkFilter) ([]storage.ChunkFilterGroup, error) {
 	if len(filters) == 0 {
 		return nil, nil
 	}
-	out := make([]ChunkFilter, len(filters))
+	if len(filters) > storage.MaxChunkFilters {
+		return nil, fmt.Errorf("chunk_filters: %d filters, at most %d", len(filters), storage.MaxChunkFilters)
+	}
 	for i, f := range filters {
 		switch {
 		case strings.TrimSpace(f.Key) == "":
 			return nil, fmt.Errorf("chunk_filters[%d]: empty key", i)
-		case len(f.Key) > maxChunkFilterKey:
-			return nil, fmt.Errorf("chunk_filters[%d]: key longer than %d bytes", i, maxChunkFilterKey)
-		case len(f.Value) > maxChunkFilterValue:
-			return nil, fmt.Errorf("chunk_filters[%d]: value longer than %d bytes", i, maxChunkFilterValue)
+		case len(f.Key) > storage.MaxChunkFilterKey:
+			return nil, fmt.Errorf("chunk_filters[%d]: key longer than %d bytes", i, storage.MaxChunkFilterKey)
+		case len(f.Value) > storage.MaxChunkFilterValue:
+			return nil, fmt.Errorf("chunk_filters[%d]: value longer than %d bytes", i, storage.MaxChunkFilterValue)
+		case !storage.ValidText(f.Key) || !storage.ValidText(f.Value):
+			return nil, fmt.Errorf("chunk_filters[%d]: not valid UTF-8 text without NUL bytes", i)
 		}
-		out[i] = ChunkFilter{Key: f.Key, Value: lexical.Normalize(f.Value)}
 	}
-	return out, nil
+	return storage.GroupChunkFilters(filters), nil
 }
 
 // matchChunk reports whether meta satisfies the (prepared) filters: one
-// of the filters on each key.
-func matchChunk(meta map[string]string, filters []ChunkFilter) bool {
-	for i, f := range filters {
-		if slices.ContainsFunc(filters[:i], func(g ChunkFilter) bool { return g.Key == f.Key }) {
-			continue // this key was judged at its first filter
-		}
-		v, ok := meta[f.Key]
-		if !ok {
-			return false
-		}
-		v = lexical.Normalize(v)
-		if !slices.ContainsFunc(filters[i:], func(g ChunkFilter) bool { return g.Key == f.Key && g.Value == v }) {
-			return false
-		}
+// of the values of each key.
+func matchChunk(meta map[string]string, groups []storage.ChunkFilterGroup) bool {
+	if len(groups) == 0 {
+		return true
 	}
-	return true
+	return storage.MatchChunkGroups(storage.NormalizeChunkMetadata(meta), groups)
 }
 
 // maxDocumentIDs is the most IDs a Query.DocumentIDs may list.
@@ -105,10 +90,24 @@ func prepareDocumentIDs(kind storage.OwnerKind, ids []string) (map[string]bool, 
 	return set, nil
 }
 
-// postFiltered reports whether the Searcher filters what the store
-// returns (chunk filters or document IDs): the legs then ask the store
-// for its most results.
-func (st *settings) postFiltered() bool {
+// ownerList returns the set's IDs, sorted (nil for nil).
+func ownerList(set map[string]bool) []string {
+	if set == nil {
+		return nil
+	}
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// restricted reports whether the query restricts chunks or owners (chunk
+// filters or document IDs). The store applies the restrictions; the
+// Searcher checks what it returns again (keepOwners, filterMatches,
+// chunkSnippets), which costs nothing with a store that applied them.
+func (st *settings) restricted() bool {
 	return len(st.chunkFilters) > 0 || st.ownerIDs != nil
 }
 
@@ -130,55 +129,44 @@ func filterMatches(matches []storage.ChunkMatch, st *settings) []storage.ChunkMa
 	})
 }
 
-// keepWithChunks keeps the lexical candidates that have a chunk passing
-// filters and returns those chunks by owner ID, in Seq order.
-func keepWithChunks[T any](ctx context.Context, r chunkReader, kind storage.OwnerKind, cands []storage.LexicalCandidate[T], id func(*T) string, filters []ChunkFilter) ([]storage.LexicalCandidate[T], map[string][]storage.Chunk, error) {
-	matched := make(map[string][]storage.Chunk)
-	out := cands[:0:0]
-	for i := range cands {
-		owner := storage.OwnerRef{Kind: kind, ID: id(&cands[i].Record)}
-		chunks, err := r.Chunks(ctx, owner)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read chunks of %s %s: %w", kind, storage.QuoteID(owner.ID), err)
-		}
-		var keep []storage.Chunk
-		for _, c := range chunks {
-			if matchChunk(c.Metadata, filters) {
-				c.Embedding = nil
-				keep = append(keep, c)
-			}
-		}
-		if len(keep) > 0 {
-			matched[owner.ID] = keep
-			out = append(out, cands[i])
-		}
-	}
-	return out, matched, nil
-}
-
-// chunkSnippets gives the hits found by the lexical leg alone the text of
-// their matching chunk that contains the most query terms (the first on
-// ties) instead of the start of the record.
-func chunkSnippets[T any](hits []Hit[T], matched map[string][]storage.Chunk, terms []string, maxChars int) {
+// chunkSnippets gives the first n hits found by the lexical leg alone the
+// text of their matching chunk that contains the most query terms (the
+// first on ties) instead of the start of the record, reading each one's
+// chunks (one store call per hit). A hit without a matching chunk (a store
+// that ignored the chunk filters) is dropped.
+func chunkSnippets[T any](ctx context.Context, r chunkReader, kind storage.OwnerKind, hits []Hit[T], n int, groups []storage.ChunkFilterGroup, terms []string, maxChars int) ([]Hit[T], error) {
+	out := hits[:0]
 	for i := range hits {
-		h := &hits[i]
-		cs := matched[h.ID]
-		if h.Vector != nil || len(cs) == 0 {
+		h := hits[i]
+		if i >= n || h.Vector != nil {
+			out = append(out, h)
 			continue
 		}
-		best, bestN := 0, -1
-		for j, c := range cs {
-			norm := lexical.Normalize(c.Content)
-			n := 0
+		chunks, err := r.Chunks(ctx, storage.OwnerRef{Kind: kind, ID: h.ID})
+		if err != nil {
+			return nil, fmt.Errorf("read chunks of %s %s: %w", kind, storage.QuoteID(h.ID), err)
+		}
+		best, bestN := -1, -1
+		for j := range chunks {
+			if !matchChunk(chunks[j].Metadata, groups) {
+				continue
+			}
+			norm := lexical.Normalize(chunks[j].Content)
+			m := 0
 			for _, t := range terms {
 				if t != "" && strings.Contains(norm, t) {
-					n++
+					m++
 				}
 			}
-			if n > bestN {
-				best, bestN = j, n
+			if m > bestN {
+				best, bestN = j, m
 			}
 		}
-		h.Snippet = vector.Truncate(strings.TrimSpace(cs[best].Content), maxChars)
+		if best < 0 {
+			continue
+		}
+		h.Snippet = vector.Truncate(strings.TrimSpace(chunks[best].Content), maxChars)
+		out = append(out, h)
 	}
+	return out, nil
 }

@@ -25,6 +25,17 @@ import (
 // schema, or skips when HYBRIDRAG_TEST_DATABASE_URL is unset.
 func openPostgres(t *testing.T, dims int, exact bool) *postgres.Store {
 	t.Helper()
+	store, err := openPostgresDB(t, dims, exact).Tenant("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
+}
+
+// openPostgresDB returns a migrated database in a fresh schema, or skips
+// when HYBRIDRAG_TEST_DATABASE_URL is unset.
+func openPostgresDB(t *testing.T, dims int, exact bool) *postgres.DB {
+	t.Helper()
 	dsn := os.Getenv("HYBRIDRAG_TEST_DATABASE_URL")
 	if dsn == "" {
 		testenv.Skip(t, testenv.Postgres, "HYBRIDRAG_TEST_DATABASE_URL is unset; run .ci/postgres.sh start and export its DSN to run Postgres tests")
@@ -56,11 +67,7 @@ func openPostgres(t *testing.T, dims int, exact bool) *postgres.Store {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	store, err := db.Tenant("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return store
+	return db
 }
 
 // TestSameRankingMemoryAndPostgres indexes testdata into both stores with

@@ -45,10 +45,10 @@
 // [Hit] carries its lexical Signals and vector distance and a typed
 // explanation of its score. A [Query] needs only Text; the zero value of
 // every other field means the Searcher's default. Besides the store's
-// filters (Query.Filters), the Searcher itself applies
-// [Query.ChunkFilters] (chunk metadata) and [Query.DocumentIDs] (a
-// document search restricted to listed documents) to both legs, on any
-// store.
+// filters (Query.Filters), [Query.ChunkFilters] (chunk metadata) and
+// [Query.DocumentIDs] (a document search restricted to listed documents)
+// restrict both legs; the store evaluates them over all of its chunks, so
+// a matching chunk is found wherever it ranks.
 //
 // # Evidence
 //

@@ -83,27 +83,24 @@ type Query struct {
 	// chunk: the vector leg aggregates matching chunks only (hit evidence,
 	// snippet and VectorEvidence.Metadata come from them), and a hit of
 	// the lexical leg alone is kept when the owner has a matching chunk,
-	// with the one containing the most query terms as its snippet. The
-	// Searcher applies them to what the store returns: the vector leg asks
-	// the store for its storage.MaxResultLimit nearest chunks and keeps as
-	// many candidates as usual among those that match (a matching chunk
-	// farther than that is missed); the lexical leg reads the chunks of
-	// its candidates, one store call each with their embeddings (the store
-	// must have a Chunks method, as the memory and PostgreSQL stores do;
-	// ErrInvalidQuery otherwise), which costs more than a storage filter
-	// on PostgreSQL: no store filters chunk metadata itself yet.
+	// with the one containing the most query terms as its snippet (read
+	// with the store's Chunks method, for the hits returned: the store
+	// must have one, as the memory and PostgreSQL stores do;
+	// ErrInvalidQuery otherwise). The store evaluates the filters over
+	// every chunk in both legs (storage.VectorQuery.ChunkFilters,
+	// storage.LexicalQuery.ChunkFilters), so a matching chunk is found
+	// however far it ranks among all chunks. At most
+	// storage.MaxChunkFilters.
 	ChunkFilters []ChunkFilter
 	// DocumentIDs restrict a document search to the documents with these
 	// IDs (both legs); empty means every document. At most 100,
 	// each a valid record ID (storage.ValidID); a bad list
 	// is a *storage.ValidationError wrapping ErrInvalidQuery naming the
 	// entry (Field "document_ids[i]"), and so is a catalog or FAQ search
-	// that sets it. Like ChunkFilters they are applied by the Searcher to
-	// what the store returns, on any store: each leg asks the store for
-	// its storage.MaxResultLimit best candidates (lexical) or nearest
-	// chunks (vector) and keeps as many as usual among those of the
-	// listed documents, so a listed document ranked below that many by
-	// the store is missed. IDs never reach SQL.
+	// that sets it. Like ChunkFilters they are passed to the store, which
+	// searches the listed documents alone in both legs
+	// (storage.VectorQuery.OwnerIDs, storage.LexicalQuery.OwnerIDs). IDs
+	// are bound parameters, never SQL text.
 	DocumentIDs []string
 	// Legs restricts retrieval to one leg; the default is both.
 	Legs Legs

@@ -529,10 +529,16 @@ type settings struct {
 	threshold                 float64
 	agg                       vector.AggregateOptions
 	rerank                    bool
-	// chunkFilters are the query's chunk filters, values normalized.
-	chunkFilters []ChunkFilter
+	// chunkFilters are the query's chunk filters, grouped by key, values
+	// normalized.
+	chunkFilters []storage.ChunkFilterGroup
+	// rawChunkFilters are the query's chunk filters as given (for the
+	// store).
+	rawChunkFilters []ChunkFilter
 	// ownerIDs are the query's document IDs; nil means every owner.
 	ownerIDs map[string]bool
+	// ownerList are the same IDs, sorted, for the store.
+	ownerList []string
 }
 
 func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
@@ -620,11 +626,8 @@ type lexLeg[T any] struct {
 	// scores[i] is the lexicalScore of cands[i], set in enhanced mode,
 	// computed in the leg so that it overlaps the vector leg.
 	scores []lexScore
-	// matched are the candidates' chunks passing the chunk filters, by
-	// owner ID (set only with chunk filters).
-	matched map[string][]storage.Chunk
-	err     error
-	took    time.Duration
+	err    error
+	took   time.Duration
 }
 
 // lexScore is a lexical candidate's lexicalScore with its signals.
@@ -679,6 +682,10 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	if st.ownerIDs, err = prepareDocumentIDs(ops.kind, q.DocumentIDs); err != nil {
 		return nil, err
 	}
+	st.ownerList = ownerList(st.ownerIDs)
+	if len(st.chunkFilters) > 0 {
+		st.rawChunkFilters = q.ChunkFilters
+	}
 	cr, _ := s.store.(chunkReader)
 	if len(st.chunkFilters) > 0 && cr == nil && st.legs != LegsVector {
 		return nil, fmt.Errorf("%w: chunk filters need a store that reads chunks", ErrInvalidQuery)
@@ -707,16 +714,11 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 				ctx = lt.TraceLegStart(ctx, trace.LegStartData{Kind: ops.kind, Leg: trace.LegLexical})
 			}
 			t := time.Now()
-			lq := storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters}
-			if st.ownerIDs != nil {
-				lq.Limit = storage.MaxResultLimit
-			}
+			lq := storage.LexicalQuery{Terms: withTypedWords(res.Query.Terms, corrections), Limit: st.lexCands, Filters: q.Filters,
+				OwnerIDs: st.ownerList, ChunkFilters: st.rawChunkFilters}
 			lex.cands, lex.err = ops.lexSearch(ctx, lq)
 			if lex.err == nil {
 				lex.cands = keepOwners(lex.cands, ops.id, &st, st.lexCands)
-			}
-			if lex.err == nil && len(st.chunkFilters) > 0 {
-				lex.cands, lex.matched, lex.err = keepWithChunks(ctx, cr, ops.kind, lex.cands, ops.id, st.chunkFilters)
 			}
 			lex.took = time.Since(t)
 			if lex.err == nil && st.fusion != merge.MethodSimple {
@@ -789,10 +791,20 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 
 	t = time.Now()
 	res.Hits = fuse(&st, ops, pq, lex.cands, lex.scores, vec.owners, vec.chunks, records)
-	if len(st.chunkFilters) > 0 {
-		chunkSnippets(res.Hits, lex.matched, res.Query.Terms, st.agg.SnippetMaxChars)
-	}
 	res.Timings.Merge = time.Since(t)
+	if len(st.chunkFilters) > 0 && cr != nil {
+		// Snippets for the hits the rest of the search reads: every hit
+		// when a reranker reads them, else the first Limit.
+		n := st.limit
+		if st.rerank {
+			n = len(res.Hits)
+		}
+		t = time.Now()
+		if res.Hits, err = chunkSnippets(ctx, cr, ops.kind, res.Hits, n, st.chunkFilters, res.Query.Terms, st.agg.SnippetMaxChars); err != nil {
+			return nil, fmt.Errorf("rag: lexical search: %w", err)
+		}
+		res.Timings.Fetch += time.Since(t)
+	}
 
 	if st.rerank && len(res.Hits) > 0 {
 		t = time.Now()
@@ -861,23 +873,17 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 		return v
 	}
 	t = time.Now()
-	limit := st.vecCands
-	if st.postFiltered() {
-		// The store cannot filter on chunk metadata or document IDs: ask
-		// for its most chunks and keep those that pass.
-		limit = storage.MaxResultLimit
-	}
 	matches, err := s.store.SearchChunks(ctx, storage.VectorQuery{
-		Kind: kind, Vector: vec, Limit: limit, MaxDistance: st.threshold, Filters: filters,
+		Kind: kind, Vector: vec, Limit: st.vecCands, MaxDistance: st.threshold, Filters: filters,
+		OwnerIDs: st.ownerList, ChunkFilters: st.rawChunkFilters,
 	})
 	v.took = time.Since(t)
 	if err != nil {
 		v.reason, v.err = FallbackVectorQueryError, err
 		return v
 	}
-	if st.postFiltered() {
+	if st.restricted() {
 		matches = filterMatches(matches, st)
-		matches = matches[:min(len(matches), st.vecCands)]
 	}
 	v.used = true
 	v.query = vec // valid: the store accepted it

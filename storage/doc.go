@@ -49,6 +49,19 @@
 // constant NoThreshold keeps them all). Only chunks of active owners are
 // returned.
 //
+// # Restrictions
+//
+// Both query types take OwnerIDs and ChunkFilters. OwnerIDs confine a
+// search to the listed owners; ChunkFilters (key = value on a chunk's
+// Metadata, values compared normalized, alternatives within a key, all
+// keys on the same chunk) confine a vector search to the matching chunks
+// and a lexical search to the owners holding one. Stores evaluate them
+// over all of the tenant's chunks before ranking, so the nearest matching
+// chunk (or the best matching owner) is returned however many better
+// non-matching ones exist; ValidateRestrictions bounds them and
+// GroupChunkFilters, NormalizeChunkMetadata and MatchChunkGroups are the
+// reference semantics.
+//
 // # Text and IDs
 //
 // Stores hold text as PostgreSQL does: valid UTF-8 without NUL bytes

@@ -97,6 +97,12 @@ type LexicalQuery struct {
 	// DefaultResultLimit, values above MaxResultLimit mean MaxResultLimit.
 	Limit   int
 	Filters []Filter
+	// OwnerIDs, when not empty, restricts the candidates to these owners
+	// (at most MaxOwnerIDs; unknown IDs match nothing).
+	OwnerIDs []string
+	// ChunkFilters, when not empty, restricts the candidates to owners
+	// holding at least one chunk that passes them (see ChunkFilter).
+	ChunkFilters []ChunkFilter
 }
 
 // MaxLexicalTerms is the most distinct normalized terms a lexical query
@@ -129,6 +135,14 @@ type VectorQuery struct {
 	// every chunk; NaN keeps none.
 	MaxDistance float64
 	Filters     []Filter
+	// OwnerIDs, when not empty, restricts the search to the chunks of these
+	// owners (at most MaxOwnerIDs; unknown IDs match nothing).
+	OwnerIDs []string
+	// ChunkFilters, when not empty, restricts the search to the chunks that
+	// pass them (see ChunkFilter). Stores apply OwnerIDs and ChunkFilters
+	// before ranking: the nearest matching chunks are returned however
+	// many nearer chunks do not match.
+	ChunkFilters []ChunkFilter
 }
 
 // NoThreshold is a MaxDistance that keeps every chunk: every distance a

@@ -76,6 +76,10 @@ func searchLexical[T any](ctx context.Context, s *Store, k kindOps[T], q storage
 	if err := storage.ValidateFilters(k.kind, q.Filters, s.db.allowed); err != nil {
 		return nil, wrap(err)
 	}
+	if err := storage.ValidateRestrictions(q.OwnerIDs, q.ChunkFilters); err != nil {
+		return nil, wrap(err)
+	}
+	rs := newRestriction(q.OwnerIDs, q.ChunkFilters)
 	terms := storage.NormalizeTerms(q.Terms)
 	if len(terms) == 0 {
 		return nil, nil
@@ -87,7 +91,7 @@ func searchLexical[T any](ctx context.Context, s *Store, k kindOps[T], q storage
 	defer s.t.mu.RUnlock()
 	all := newTopK(limit, betterLex)
 	err := s.t.kind(k.kind).words.lexicalMatches(terms, func() error { return ctxErr(ctx) }, func(o *owner, n int) {
-		if o.active && (filters == nil || o.fv.Match(filters)) {
+		if o.active && (filters == nil || o.fv.Match(filters)) && (rs.none() || rs.owner(o)) {
 			all.push(lexHit{o, n})
 		}
 	})
@@ -125,7 +129,7 @@ func vecBetter(rows []rowMeta) func(a, b vecHit) bool {
 // SearchChunks returns the chunks of active owners of q.Kind nearest to
 // q.Vector by inner-product distance, closest first, ties broken by owner
 // ID, source and Seq. The search is exact: every embedded chunk passing the
-// filters is scored, by one goroutine per CPU over the kind's contiguous
+// filters, owner IDs and chunk filters is scored, by one goroutine per CPU over the kind's contiguous
 // slab.
 func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]storage.ChunkMatch, error) {
 	if err := ctxErr(ctx); err != nil {
@@ -140,6 +144,10 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	if err := storage.ValidateFilters(q.Kind, q.Filters, s.db.allowed); err != nil {
 		return nil, wrap(err)
 	}
+	if err := storage.ValidateRestrictions(q.OwnerIDs, q.ChunkFilters); err != nil {
+		return nil, wrap(err)
+	}
+	rs := newRestriction(q.OwnerIDs, q.ChunkFilters)
 	filters := normalizeFilters(q.Filters)
 	limit := storage.ClampLimit(q.Limit)
 	// Keep distance <= MaxDistance, i.e. score >= -MaxDistance, compared in
@@ -153,7 +161,7 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	rows := kd.rows
 	eligible := func(r int) bool {
 		m := &rows[r]
-		return m.active && (filters == nil || m.o.fv.Match(filters))
+		return m.active && (filters == nil || m.o.fv.Match(filters)) && (rs.none() || rs.chunk(m.o, int(m.idx)))
 	}
 	var all *topK[vecHit]
 	var err error

@@ -77,6 +77,9 @@ type owner struct {
 type chunkRec struct {
 	c   storage.Chunk
 	row int32
+	// norm is c.Metadata with its values normalized, what chunk filters
+	// compare with (storage.NormalizeChunkMetadata).
+	norm map[string]string
 }
 
 // rowMeta says which chunk occupies a slab row; o is nil for a free row.
@@ -199,7 +202,7 @@ func (kd *kindData) replaceChunks(o *owner, chunks []storage.Chunk) {
 		c := chunks[i]
 		emb := c.Embedding
 		c.Embedding = nil
-		recs[i] = chunkRec{c: c, row: -1}
+		recs[i] = chunkRec{c: c, row: -1, norm: storage.NormalizeChunkMetadata(c.Metadata)}
 		if emb != nil {
 			r := kd.allocRow()
 			copy(kd.slab[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
@@ -216,6 +219,50 @@ func (kd *kindData) replaceChunks(o *owner, chunks []storage.Chunk) {
 	o.chunks = recs
 	kd.chunks += len(recs)
 	kd.maybeCompact()
+}
+
+// restriction is a query's OwnerIDs and ChunkFilters as the store
+// evaluates them; the zero value restricts nothing.
+type restriction struct {
+	owners map[string]bool // nil: every owner
+	groups []storage.ChunkFilterGroup
+}
+
+func newRestriction(ownerIDs []string, filters []storage.ChunkFilter) restriction {
+	var r restriction
+	if len(ownerIDs) > 0 {
+		r.owners = make(map[string]bool, len(ownerIDs))
+		for _, id := range ownerIDs {
+			r.owners[id] = true
+		}
+	}
+	r.groups = storage.GroupChunkFilters(filters)
+	return r
+}
+
+// none reports whether r restricts nothing.
+func (r *restriction) none() bool { return r.owners == nil && len(r.groups) == 0 }
+
+// owner reports whether o may hold results: it is listed (or no owner is)
+// and, with chunk filters, holds a chunk passing them.
+func (r *restriction) owner(o *owner) bool {
+	if r.owners != nil && !r.owners[o.id] {
+		return false
+	}
+	if len(r.groups) == 0 {
+		return true
+	}
+	for i := range o.chunks {
+		if storage.MatchChunkGroups(o.chunks[i].norm, r.groups) {
+			return true
+		}
+	}
+	return false
+}
+
+// chunk reports whether chunk i of o passes r.
+func (r *restriction) chunk(o *owner, i int) bool {
+	return (r.owners == nil || r.owners[o.id]) && storage.MatchChunkGroups(o.chunks[i].norm, r.groups)
 }
 
 func (kd *kindData) allocRow() int32 {

@@ -55,17 +55,26 @@ func conformanceOpener(parent *testing.T, pool *pgxpool.Pool, base postgres.Opti
 }
 
 // TestConformance runs the storage conformance suite against PostgreSQL:
-// once with the defaults (HNSW index) and once with exact vector search.
+// once with the defaults (HNSW index), once with exact vector search, and
+// once with every owner-ID or chunk-filter restriction taken as wide (the
+// HNSW index's iterative scan and its exact fallback, the lexical levels
+// probing each walked owner's chunks), which the suite's small data
+// would otherwise never reach.
 func TestConformance(t *testing.T) {
 	pool := newPool(t)
 	for _, tc := range []struct {
 		name string
 		opts postgres.Options
+		wide bool
 	}{
-		{"hnsw", postgres.Options{}},
-		{"exact", postgres.Options{ExactSearch: true}},
+		{"hnsw", postgres.Options{}, false},
+		{"exact", postgres.Options{ExactSearch: true}, false},
+		{"wide-restrictions", postgres.Options{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.wide {
+				postgres.SetExactScanChunks(t, 0)
+			}
 			storagetest.Run(t, conformanceOpener(t, pool, tc.opts))
 		})
 	}

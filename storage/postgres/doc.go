@@ -47,7 +47,12 @@
 // the HNSW indexes dropped and rebuilt around the rewrite (cheaper than
 // updating them row by row), holding the tables' locks until it commits:
 // run it at deploy time. Migration 0003 builds the word index (see Lexical
-// search) from the existing rows, also at deploy time. Embeddings are
+// search) from the existing rows, also at deploy time. Migration 0004 adds
+// metadata_norm to the chunk tables, the chunk's metadata with normalized
+// values (NULL when empty), written by every write and backfilled by
+// Migrate in Go for the existing chunks with metadata, with a GIN index on
+// (tenant_id, metadata_norm jsonb_path_ops) for chunk filters (see
+// Restricted searches). Embeddings are
 // vector(Options.Dimensions), stored inline
 // (STORAGE PLAIN; exact scans of TOASTed 1536-dimension vectors are about
 // 2.8× slower) and indexed with HNSW (m = 16, ef_construction = 64,
@@ -129,6 +134,22 @@
 // HNSW is approximate; Options.ExactSearch bypasses it (an exact scan with
 // the memory store's results). Distances are computed by pgvector in float32
 // and returned as float64, like the memory store.
+//
+// # Restricted searches
+//
+// Owner IDs and chunk filters (storage.VectorQuery and
+// storage.LexicalQuery's OwnerIDs and ChunkFilters) are evaluated in the
+// database, exactly. A chunk filter is a containment test of
+// metadata_norm, answered by its GIN index. A restricted vector search
+// first counts the matching chunks, up to 2,000: so few are compared with
+// the query vector one by one (an exact scan of the matching rows alone);
+// more are searched on the HNSW index with the restriction in the scan's
+// filter and an iterative scan, falling back to the exact scan if the
+// iterative scan ends (hnsw.max_scan_tuples) before the limit. A
+// restricted lexical search ranks the owners of at most 2,000 matching
+// chunks (or the listed owners) directly, counting each one's terms with
+// postings probes and strpos; with more, the usual levels run with each
+// walked owner's chunks probed by primary key.
 //
 // The three kinds of record share one implementation: a descriptor per
 // kind (its columns, scanner and insert statement) drives the generic get,

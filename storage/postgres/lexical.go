@@ -26,6 +26,10 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 	if err := storage.ValidateFilters(kind, q.Filters, s.db.opts.AllowedMetadataKeys); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	if err := storage.ValidateRestrictions(q.OwnerIDs, q.ChunkFilters); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	rs := restriction{ownerIDs: q.OwnerIDs, groups: storage.GroupChunkFilters(q.ChunkFilters)}
 	terms := storage.NormalizeTerms(q.Terms)
 	// Stored text never holds NUL (storage.ValidText), so such terms match
 	// nothing; PostgreSQL could not even receive them.
@@ -45,7 +49,7 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			if err != nil {
 				return wrapCtx(ctx, "search "+string(kind)+"s: look up words", err)
 			}
-			plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters)
+			plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs)
 			run := func(sql string, a args) ([]storage.LexicalCandidate[T], error) {
 				// A statement's text depends on the shape of the query (the
 				// number of terms and of their words), not on the words
@@ -65,6 +69,18 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 					return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
 				}
 				return res, nil
+			}
+			if !rs.none() {
+				owners, small, err := rs.owners(ctx, tx, s, kind)
+				if err != nil {
+					return wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
+				}
+				if small {
+					// Few owners: count the terms of each, exactly.
+					sql, a := restrictedLexical(s, kind, k.selectList(&s.db.tb), lts, q.Filters, owners, limit)
+					out, err = run(sql, a)
+					return err
+				}
 			}
 			for {
 				sql, a, last, ok := plan.level(limit - len(out))
@@ -292,14 +308,16 @@ type lexPlan struct {
 	cols    string
 	lts     []lexTerm
 	filters []storage.Filter
-	order   []int // term indexes, rarest first
-	n       int   // levels returned so far
+	// restrict is the query's owner IDs and chunk filters (empty: none).
+	restrict restriction
+	order    []int // term indexes, rarest first
+	n        int   // levels returned so far
 	// walksRecords: the last level returned walks the owner records
 	// newest first (terms of separators, or substrings of many words).
 	walksRecords bool
 }
 
-func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter) *lexPlan {
+func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter, restrict restriction) *lexPlan {
 	order := make([]int, len(lts))
 	for i := range order {
 		order[i] = i
@@ -335,7 +353,17 @@ func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, fi
 		}
 		return 0
 	})
-	return &lexPlan{s: s, kind: kind, cols: cols, lts: lts, filters: filters, order: order}
+	return &lexPlan{s: s, kind: kind, cols: cols, lts: lts, filters: filters, restrict: restrict, order: order}
+}
+
+// hasCond reports whether owners are filtered (Filters, OwnerIDs or
+// ChunkFilters).
+func (p *lexPlan) hasCond() bool { return len(p.filters) > 0 || !p.restrict.none() }
+
+// cond returns the " AND ..." conditions on the owner alias o of the
+// query's filters and restriction.
+func (p *lexPlan) cond(o string, a *args) string {
+	return filterSQL(o, p.filters, a) + p.restrict.ownerSQL(p.s, p.kind, o, a)
 }
 
 // lexArgs builds one statement's parameters: $1 the tenant, $2 the limit,
@@ -416,9 +444,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 			counts[i] = "(strpos(i.search_text, " + x.text(i) + ") > 0)::int"
 		}
 		var filt string
-		if len(p.filters) > 0 {
-			filt = filterSQL("i", p.filters, &x.a)
-		}
+		filt = p.cond("i", &x.a)
 		sql = "SELECT " + p.cols + ", " + strconv.Itoa(L) + " FROM " + owner + " i WHERE i.tenant_id = $1 AND i.active" + filt +
 			" AND " + strings.Join(counts, " + ") + " = " + strconv.Itoa(L) + " ORDER BY i.created_at DESC, i.id LIMIT $2"
 		return sql, x.a, L == 1, true
@@ -442,9 +468,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 		}
 	}
 	var filt string
-	if len(p.filters) > 0 {
-		filt = filterSQL("o", p.filters, &x.a)
-	}
+	filt = p.cond("o", &x.a)
 	// The exact number of terms owner g matches; terms matched on the text
 	// need the owner row o.
 	counts := make([]string, 0, T)
@@ -547,8 +571,8 @@ func (p *lexPlan) full(limit int) (string, args) {
 	}
 	ranked := "SELECT c.owner_id, c.created_at, c.m FROM (SELECT h.owner_id, h.created_at, count(*)::int4 AS m FROM (" +
 		strings.Join(hits, "\n\tUNION ALL ") + ") h GROUP BY h.owner_id, h.created_at) c"
-	if len(p.filters) > 0 {
-		ranked += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = c.owner_id WHERE o.active" + filterSQL("o", p.filters, &x.a)
+	if p.hasCond() {
+		ranked += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = c.owner_id WHERE o.active" + p.cond("o", &x.a)
 	}
 	ranked += " ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
 	return "SELECT " + p.cols + ", r.m FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
@@ -561,4 +585,85 @@ func prefixAnd(conds []string) string {
 		return ""
 	}
 	return " AND " + strings.Join(conds, " AND ")
+}
+
+// restriction is a lexical query's OwnerIDs and ChunkFilters (grouped).
+type restriction struct {
+	ownerIDs []string
+	groups   []storage.ChunkFilterGroup
+}
+
+func (r restriction) none() bool { return len(r.ownerIDs) == 0 && len(r.groups) == 0 }
+
+// ownerSQL returns the " AND ..." conditions on the owner alias o: listed,
+// and holding a chunk that passes the chunk filters (a probe of the
+// owner's chunks by primary key).
+func (r restriction) ownerSQL(s *Store, kind storage.OwnerKind, o string, a *args) string {
+	if r.none() {
+		return ""
+	}
+	var b strings.Builder
+	if len(r.ownerIDs) > 0 {
+		b.WriteString(" AND " + o + ".id = ANY(" + a.add(r.ownerIDs) + "::text[])")
+	}
+	if len(r.groups) > 0 {
+		b.WriteString(" AND EXISTS (SELECT FROM " + s.db.tb.chunks[kind] + " c WHERE c.tenant_id = " + o + ".tenant_id AND c.owner_id = " + o + ".id" +
+			restrictSQL("c", nil, r.groups, a) + ")")
+	}
+	return b.String()
+}
+
+// owners returns the owners the restriction admits and whether they are
+// few enough (small) for restrictedLexical: the listed owners without
+// chunk filters, else the owners of the chunks passing them (the GIN index
+// on normalized chunk metadata), when at most exactScanChunks chunks do;
+// with more, the levels walk the terms' postings and probe each walked
+// owner's chunks (restriction.ownerSQL).
+func (r restriction) owners(ctx context.Context, tx pgx.Tx, s *Store, kind storage.OwnerKind) ([]string, bool, error) {
+	if len(r.groups) == 0 {
+		return r.ownerIDs, true, nil
+	}
+	a := args{s.tenant, exactScanChunks + 1}
+	rows, err := tx.Query(ctx, "SELECT c.owner_id FROM "+s.db.tb.chunks[kind]+" c WHERE c.tenant_id = $1"+
+		restrictSQL("c", r.ownerIDs, r.groups, &a)+" LIMIT $2", a...)
+	if err != nil {
+		return nil, false, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, false, err
+	}
+	if len(ids) > exactScanChunks {
+		return nil, false, nil
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), true, nil
+}
+
+// restrictedLexical returns the statement ranking the given owners (few:
+// see restriction.owners) by the terms each matches, counted exactly per
+// owner: postings probes for terms without separators, strpos on the
+// search text for the others.
+func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter, owners []string, limit int) (string, args) {
+	tb := &s.db.tb
+	owner, postings := tb.owners[kind], tb.postings[kind]
+	x := newLexArgs(s.tenant, limit, lts)
+	counts := []string{"0"}
+	for i, lt := range lts {
+		switch {
+		case lt.exact && len(lt.wids) == 0:
+			// In no dictionary word: matches nothing.
+		case lt.exact:
+			counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
+				") AND q.created_at = o.created_at AND q.owner_id = o.id))::int")
+		default:
+			counts = append(counts, "(strpos(o.search_text, "+x.text(i)+") > 0)::int")
+		}
+	}
+	ids := x.a.add(owners)
+	filt := filterSQL("o", filters, &x.a)
+	ranked := "SELECT o.id, o.created_at, (" + strings.Join(counts, " + ") + ")::int4 AS m FROM " + owner +
+		" o WHERE o.tenant_id = $1 AND o.id = ANY(" + ids + "::text[]) AND o.active" + filt
+	return "SELECT " + cols + ", r.m FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.id" +
+		" WHERE r.m > 0 ORDER BY r.m DESC, r.created_at DESC, r.id LIMIT $2", x.a
 }

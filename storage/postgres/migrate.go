@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -214,6 +215,11 @@ func (db *DB) migrateTo(ctx context.Context, last int) error {
 			if _, err := tx.Exec(ctx, sql.String()); err != nil {
 				return wrapErr(fmt.Sprintf("migrate: apply %04d_%s", m.version, m.name), err)
 			}
+			if step := goSteps[m.version]; step != nil {
+				if err := step(ctx, db, tx); err != nil {
+					return fmt.Errorf("postgres: migrate: %04d_%s: %w", m.version, m.name, err)
+				}
+			}
 			if _, err := tx.Exec(ctx, "INSERT INTO "+db.tb.migrations+" (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
 				return wrapErr("migrate: record migration", err)
 			}
@@ -221,6 +227,74 @@ func (db *DB) migrateTo(ctx context.Context, last int) error {
 		return nil
 	})
 	return err
+}
+
+// goSteps are the parts of migrations written in Go, run right after the
+// version's SQL in the same transaction.
+var goSteps = map[int]func(ctx context.Context, db *DB, tx pgx.Tx) error{
+	4: backfillChunkMetadata,
+}
+
+// backfillChunkBatch is how many chunks backfillChunkMetadata reads and
+// updates per statement.
+const backfillChunkBatch = 2000
+
+// backfillChunkMetadata fills metadata_norm (migration 0004) for the
+// existing chunks with metadata, in primary key order, a batch at a time.
+func backfillChunkMetadata(ctx context.Context, db *DB, tx pgx.Tx) error {
+	for _, kind := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
+		table := db.tb.chunks[kind]
+		var (
+			tenant, owner, source string
+			seq                   int32
+			first                 = true
+		)
+		for {
+			var rows pgx.Rows
+			var err error
+			const cols = "SELECT tenant_id, owner_id, source, seq, metadata FROM "
+			if first {
+				rows, err = tx.Query(ctx, cols+table+` WHERE metadata <> '{}'::jsonb
+					ORDER BY tenant_id, owner_id, source, seq LIMIT $1`, backfillChunkBatch)
+			} else {
+				rows, err = tx.Query(ctx, cols+table+` WHERE metadata <> '{}'::jsonb
+					AND (tenant_id, owner_id, source, seq) > ($2, $3, $4, $5)
+					ORDER BY tenant_id, owner_id, source, seq LIMIT $1`, backfillChunkBatch, tenant, owner, source, seq)
+			}
+			if err != nil {
+				return wrapErr("backfill chunk metadata", err)
+			}
+			var tenants, owners, sources, norms []string
+			var seqs []int32
+			var meta map[string]string
+			_, err = pgx.ForEachRow(rows, []any{&tenant, &owner, &source, &seq, &meta}, func() error {
+				b, err := json.Marshal(storage.NormalizeChunkMetadata(meta))
+				if err != nil {
+					return err
+				}
+				tenants, owners, sources, seqs, norms = append(tenants, tenant), append(owners, owner),
+					append(sources, source), append(seqs, seq), append(norms, string(b))
+				return nil
+			})
+			if err != nil {
+				return wrapErr("backfill chunk metadata", err)
+			}
+			if len(tenants) == 0 {
+				break
+			}
+			if _, err := tx.Exec(ctx, "UPDATE "+table+` c SET metadata_norm = v.m::jsonb
+				FROM unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[]) AS v(t, o, s, q, m)
+				WHERE c.tenant_id = v.t AND c.owner_id = v.o AND c.source = v.s AND c.seq = v.q`,
+				tenants, owners, sources, seqs, norms); err != nil {
+				return wrapErr("backfill chunk metadata", err)
+			}
+			first = false
+			if len(tenants) < backfillChunkBatch {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 type querier interface {

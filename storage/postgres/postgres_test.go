@@ -198,6 +198,21 @@ func TestMigrateUpgrade(t *testing.T) {
 	if err != nil || len(ms) != 1 || ms[0].Chunk.Start != 7 || len(ms[0].Chunk.HeadingPath) != 3 {
 		t.Errorf("document vector hit after upgrade = %+v, %v", ms, err)
 	}
+	// Migration 0004 backfilled the normalized metadata chunk filters read.
+	for _, tc := range []struct {
+		filter storage.ChunkFilter
+		seq    int
+	}{{storage.ChunkFilter{Key: "lang", Value: "PT"}, 0}, {storage.ChunkFilter{Key: "start", Value: "Not a Number"}, 1}} {
+		ms, err := s.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindDocument, Vector: []float32{1, 0, 0, 0}, Limit: 5,
+			MaxDistance: storage.NoThreshold, ChunkFilters: []storage.ChunkFilter{tc.filter}})
+		if err != nil || len(ms) != 1 || ms[0].Chunk.Seq != tc.seq {
+			t.Errorf("SearchChunks with %v after upgrade = %+v, %v; want seq %d", tc.filter, ms, err, tc.seq)
+		}
+		docs, err := s.SearchDocuments(ctx, storage.LexicalQuery{Terms: []string{"manual"}, ChunkFilters: []storage.ChunkFilter{tc.filter}})
+		if err != nil || len(docs) != 1 {
+			t.Errorf("SearchDocuments with %v after upgrade = %+v, %v; want d1", tc.filter, docs, err)
+		}
+	}
 	fm, err := s.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindFAQ, Vector: []float32{0, 1, 0, 0}, MaxDistance: storage.NoThreshold})
 	if err != nil || len(fm) != 1 || fm[0].Chunk.Owner.ID != "f1" {
 		t.Errorf("FAQ vector hits after upgrade = %+v, %v; want f1 alone", fm, err)

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -48,6 +49,27 @@ func filterSQL(o string, filters []storage.Filter, a *args) string {
 	return b.String()
 }
 
+// restrictSQL returns " AND ..." conditions on the chunk alias c for a
+// query's owner IDs and chunk filter groups (storage.GroupChunkFilters):
+// one containment test of metadata_norm (migration 0004) per value, ORed
+// within a key, ANDed across keys, all answered by the GIN index on
+// (tenant_id, metadata_norm).
+func restrictSQL(c string, ownerIDs []string, groups []storage.ChunkFilterGroup, a *args) string {
+	var b strings.Builder
+	if len(ownerIDs) > 0 {
+		b.WriteString(" AND " + c + ".owner_id = ANY(" + a.add(ownerIDs) + "::text[])")
+	}
+	for _, g := range groups {
+		ors := make([]string, len(g.Values))
+		for i, v := range g.Values {
+			doc, _ := json.Marshal(map[string]string{g.Key: v}) // strings always marshal
+			ors[i] = c + ".metadata_norm @> " + a.add(string(doc)) + "::jsonb"
+		}
+		b.WriteString(" AND (" + strings.Join(ors, " OR ") + ")")
+	}
+	return b.String()
+}
+
 // likeEscaper makes a term a literal LIKE pattern body ('\' is the escape
 // character, see likeEscape).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -62,6 +84,14 @@ const likeEscape = ` ESCAPE E'\\'`
 // source and Seq like an exact search.
 const hnswTieSlack = 16
 
+// exactScanChunks is the most chunks a restricted vector search (owner
+// IDs, chunk filters) scans exactly; a restriction matching more chunks
+// searches the HNSW index with an iterative scan, which finds enough of
+// them among the nearest (and falls back to the exact scan when it does
+// not). It is a variable for tests, which set it to 0 to take the wide
+// path on small data.
+var exactScanChunks = 2000
+
 // SearchChunks returns the chunks of active owners of q.Kind nearest to
 // q.Vector by negative inner product (pgvector's <#>), closest first, ties
 // by owner ID, source and Seq, dropping chunks farther than q.MaxDistance.
@@ -71,6 +101,15 @@ const hnswTieSlack = 16
 // LOCAL in a transaction), so that the tenant, active and metadata filters
 // still leave up to q.Limit rows; HNSW is approximate (see the package
 // documentation for measured recall).
+//
+// A search restricted by q.OwnerIDs or q.ChunkFilters first counts the
+// chunks the restriction matches (the GIN index on the normalized chunk
+// metadata, migration 0004, or the primary key for owner IDs), up to
+// exactScanChunks: a restriction matching no more is scanned exactly,
+// every matching chunk compared with q.Vector; a wider one uses the HNSW
+// index with an iterative scan, and, if that ends before q.Limit rows, the
+// exact scan. A matching chunk is thus never missed because nearer chunks
+// do not match.
 func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]storage.ChunkMatch, error) {
 	if !q.Kind.Valid() {
 		return nil, badKind(q.Kind)
@@ -81,13 +120,78 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	if err := storage.ValidateFilters(q.Kind, q.Filters, s.db.opts.AllowedMetadataKeys); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	if err := storage.ValidateRestrictions(q.OwnerIDs, q.ChunkFilters); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	if math.IsNaN(q.MaxDistance) {
 		// No distance is <= NaN (in Go; PostgreSQL sorts NaN last and
 		// would keep everything).
 		return nil, s.db.ensure(ctx)
 	}
+	vs := vectorSearch{s: s, q: &q, groups: storage.GroupChunkFilters(q.ChunkFilters), vec: pgvector.NewVector(q.Vector)}
+	restricted := len(q.OwnerIDs) > 0 || len(vs.groups) > 0
+	var out []storage.ChunkMatch
+	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
+		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
+			exact := s.db.opts.exactSearch()
+			if restricted && !exact {
+				n, err := vs.count(ctx, tx)
+				if err != nil {
+					return err
+				}
+				exact = n <= exactScanChunks
+			}
+			var full bool
+			var err error
+			out, full, err = vs.run(ctx, tx, exact, restricted)
+			if err == nil && restricted && !exact && !full {
+				// The iterative scan ended (hnsw.max_scan_tuples) before
+				// it found enough matching chunks.
+				out, _, err = vs.run(ctx, tx, true, restricted)
+			}
+			return err
+		})
+	})
+	return out, err
+}
+
+// vectorSearch is one SearchChunks call.
+type vectorSearch struct {
+	s      *Store
+	q      *storage.VectorQuery
+	groups []storage.ChunkFilterGroup
+	vec    pgvector.Vector
+}
+
+// count returns the number of embedded chunks of the tenant passing the
+// query's restriction, counted up to exactScanChunks + 1.
+func (vs *vectorSearch) count(ctx context.Context, tx pgx.Tx) (int, error) {
+	a := args{vs.s.tenant, exactScanChunks + 1}
+	sql := "SELECT count(*) FROM (SELECT FROM " + vs.s.db.tb.chunks[vs.q.Kind] + " c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL" +
+		restrictSQL("c", vs.q.OwnerIDs, vs.groups, &a) + " LIMIT $2) x"
+	batch := &pgx.Batch{}
+	batch.Queue("SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true)")
+	batch.Queue(sql, a...)
+	br := tx.SendBatch(ctx, batch)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return 0, wrapCtx(ctx, "search chunks: settings", err)
+	}
+	var n int64
+	if err := br.QueryRow().Scan(&n); err != nil {
+		return 0, wrapCtx(ctx, "search chunks: count", err)
+	}
+	if err := br.Close(); err != nil {
+		return 0, wrapCtx(ctx, "search chunks: count", err)
+	}
+	return int(n), nil
+}
+
+// run runs the search, exact or on the HNSW index, and reports whether the
+// nearest-rows step returned as many rows as it asked for.
+func (vs *vectorSearch) run(ctx context.Context, tx pgx.Tx, exact, restricted bool) ([]storage.ChunkMatch, bool, error) {
+	s, q := vs.s, vs.q
 	opts := &s.db.opts
-	exact := opts.exactSearch()
 	limit := storage.ClampLimit(q.Limit)
 	inner := limit
 	order := "c.embedding <#> $2"
@@ -98,29 +202,35 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	} else {
 		inner = limit + hnswTieSlack
 	}
-	a := args{s.tenant, pgvector.NewVector(q.Vector), inner, q.MaxDistance, limit}
+	a := args{s.tenant, vs.vec, inner}
 	owner := s.db.tb.owners[q.Kind]
 	// The CTE is MATERIALIZED so that the outer ORDER BY sorts every row it
 	// returns: with relaxed_order the index returns rows only roughly by
 	// distance, and a subquery would let the planner assume they are sorted
-	// (an incremental sort that stops after the first few).
+	// (an incremental sort that stops after the first few). The distance
+	// threshold and the limit are applied here, in Go, after the rows are
+	// read: how many rows the CTE found tells whether an iterative scan
+	// ended early.
 	sql := `WITH c AS MATERIALIZED (
 		SELECT c.owner_id, c.source, c.seq, c.content, c.content_hash, c.start_offset, c.heading_path, c.file_name,
 			c.metadata, c.embedding <#> $2 AS d
 		FROM ` + s.db.tb.chunks[q.Kind] + ` c
 		JOIN ` + owner + ` o ON o.tenant_id = c.tenant_id AND o.id = c.owner_id
-		WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL AND o.active` + filterSQL("o", q.Filters, &a) + `
+		WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL AND o.active` + filterSQL("o", q.Filters, &a) +
+		restrictSQL("c", q.OwnerIDs, vs.groups, &a) + `
 		ORDER BY ` + order + `
 		LIMIT $3)
 	SELECT ` + chunkCols + `, c.d FROM c
-	WHERE c.d <= $4
-	ORDER BY c.d, c.owner_id, c.source, c.seq
-	LIMIT $5`
+	ORDER BY c.d, c.owner_id, c.source, c.seq`
 
 	setup := &pgx.Batch{}
 	// JIT compilation would cost more than the search (the HNSW scan's
 	// cost estimate is high at 100k rows).
 	setup.Queue("SELECT set_config('jit', 'off', true)")
+	if exact && restricted {
+		// The restriction's index, not a scan of every chunk.
+		setup.Queue("SELECT set_config('enable_seqscan', 'off', true)")
+	}
 	if !exact {
 		ef := max(opts.EfSearch, inner)
 		if ef > 1000 {
@@ -132,35 +242,34 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 			setup.Queue("SELECT set_config('hnsw.max_scan_tuples', $1, true)", strconv.Itoa(opts.MaxScanTuples))
 		}
 	}
-	var out []storage.ChunkMatch
-	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
-			nSetup := setup.Len()
-			setup.Queue(sql, a...)
-			br := tx.SendBatch(ctx, setup)
-			defer br.Close()
-			for range nSetup {
-				if _, err := br.Exec(); err != nil {
-					return wrapCtx(ctx, "search chunks: settings", err)
-				}
-			}
-			rows, err := br.Query()
-			if err != nil {
-				return wrapCtx(ctx, "search chunks", err)
-			}
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.ChunkMatch, error) {
-				var d float64
-				c, err := scanChunk(r, q.Kind, &d)
-				return storage.ChunkMatch{Chunk: c, Distance: d}, err
-			})
-			if err != nil {
-				return wrapCtx(ctx, "search chunks", err)
-			}
-			if err := br.Close(); err != nil {
-				return wrapCtx(ctx, "search chunks", err)
-			}
-			return nil
-		})
+	nSetup := setup.Len()
+	setup.Queue(sql, a...)
+	br := tx.SendBatch(ctx, setup)
+	defer br.Close()
+	for range nSetup {
+		if _, err := br.Exec(); err != nil {
+			return nil, false, wrapCtx(ctx, "search chunks: settings", err)
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, false, wrapCtx(ctx, "search chunks", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.ChunkMatch, error) {
+		var d float64
+		c, err := scanChunk(r, q.Kind, &d)
+		return storage.ChunkMatch{Chunk: c, Distance: d}, err
 	})
-	return out, err
+	if err != nil {
+		return nil, false, wrapCtx(ctx, "search chunks", err)
+	}
+	if err := br.Close(); err != nil {
+		return nil, false, wrapCtx(ctx, "search chunks", err)
+	}
+	full := len(out) >= inner
+	keep := 0
+	for keep < len(out) && keep < limit && out[keep].Distance <= q.MaxDistance {
+		keep++
+	}
+	return out[:keep], full, nil
 }

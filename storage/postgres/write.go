@@ -189,8 +189,12 @@ func (s *Store) replaceChunks(ctx context.Context, tx pgx.Tx, reps []storage.Own
 				if c.Embedding != nil {
 					emb = pgvector.NewVector(c.Embedding)
 				}
+				var norm any // NULL for no metadata (migration 0004)
+				if m := storage.NormalizeChunkMetadata(c.Metadata); m != nil {
+					norm = m
+				}
 				rows = append(rows, []any{s.tenant, c.Owner.ID, string(c.Source), int32(c.Seq), c.Content, c.ContentHash, emb,
-					int64(c.Start), orEmpty(c.HeadingPath), c.File, orEmptyMap(c.Metadata)})
+					int64(c.Start), orEmpty(c.HeadingPath), c.File, orEmptyMap(c.Metadata), norm})
 			}
 		}
 		if len(ids) == 0 {
@@ -209,7 +213,7 @@ func (s *Store) replaceChunks(ctx context.Context, tx pgx.Tx, reps []storage.Own
 		ident := pgx.Identifier{s.db.opts.Schema, chunkTableName(kind)}
 		_, err := tx.CopyFrom(ctx, ident,
 			[]string{"tenant_id", "owner_id", "source", "seq", "content", "content_hash", "embedding",
-				"start_offset", "heading_path", "file_name", "metadata"},
+				"start_offset", "heading_path", "file_name", "metadata", "metadata_norm"},
 			pgx.CopyFromRows(rows))
 		if err != nil {
 			var pgErr *pgconn.PgError

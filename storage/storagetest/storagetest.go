@@ -87,6 +87,7 @@ func (s *suite) groups() []group {
 		{"Lexical", lexicalTests()},
 		{"Chunks", chunkTests()},
 		{"Vector", vectorTests()},
+		{"Restrictions", restrictTests()},
 		{"Batch", batchTests()},
 		{"Text", textTests()},
 		{"IDs", idTests()},
