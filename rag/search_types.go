@@ -214,7 +214,10 @@ type QueryAnalysis struct {
 // run concurrently, so Total is less than their sum. Lexical is the store's
 // lexical search; in enhanced mode the lexical leg then scores its
 // candidates, still concurrently with the vector leg, and Merge covers
-// scoring vector-only owners and fusion.
+// scoring vector-only owners and fusion. Fetch is the reading of the
+// vector hits' records, done in the vector leg after Vector (so it too
+// overlaps the lexical leg), plus, with chunk filters, the reading of the
+// chunks of the hits found by the lexical leg alone.
 type Timings struct {
 	Lexical time.Duration `json:"lexical"`
 	Embed   time.Duration `json:"embed"`

@@ -706,6 +706,10 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 		wg  sync.WaitGroup
 		lex lexLeg[T]
 		vec vecLeg
+		// vecRecs are the records of vec.owners, read in the vector leg.
+		vecRecs     []T
+		vecRecsErr  error
+		vecRecsTook time.Duration
 	)
 	if st.legs != LegsVector {
 		wg.Go(func() {
@@ -739,14 +743,26 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 			vtext = expandForEmbedding(text, res.Query.Synonyms)
 		}
 		wg.Go(func() {
-			lt := s.tracers.leg
-			if lt == nil {
+			if lt := s.tracers.leg; lt == nil {
 				vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters)
-				return
+			} else {
+				ctx := lt.TraceLegStart(ctx, trace.LegStartData{Kind: ops.kind, Leg: trace.LegVector})
+				vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters)
+				lt.TraceLegEnd(ctx, trace.LegEndData{Candidates: len(vec.owners), FallbackReason: string(vec.reason), Err: vec.err})
 			}
-			ctx := lt.TraceLegStart(ctx, trace.LegStartData{Kind: ops.kind, Leg: trace.LegVector})
-			vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters)
-			lt.TraceLegEnd(ctx, trace.LegEndData{Candidates: len(vec.owners), FallbackReason: string(vec.reason), Err: vec.err})
+			if len(vec.owners) > 0 {
+				// The vector hits' records, read while the lexical leg
+				// (usually the slower) still runs: a store round trip off
+				// the search's critical path, at the price of reading
+				// again the records the lexical leg also returns.
+				t := time.Now()
+				ids := make([]string, len(vec.owners))
+				for i, o := range vec.owners {
+					ids[i] = o.OwnerID
+				}
+				vecRecs, vecRecsErr = ops.get(ctx, ids)
+				vecRecsTook = time.Since(t)
+			}
 		})
 	}
 	wg.Wait()
@@ -765,31 +781,21 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	res.EmbeddingUsed, res.FallbackReason, res.VectorError = vec.used, vec.reason, vec.err
 	res.LexicalCount, res.VectorCount = len(lex.cands), len(vec.owners)
 
-	// Records: lexical candidates carry theirs; vector-only owners are
-	// fetched in one call.
-	t := time.Now()
+	// Records: lexical candidates carry theirs; the vector leg read its
+	// owners' (one call, overlapping the lexical leg).
+	if vecRecsErr != nil {
+		return nil, fmt.Errorf("rag: fetch vector hits: %w", vecRecsErr)
+	}
 	records := make(map[string]*T, len(lex.cands)+len(vec.owners))
+	for i := range vecRecs {
+		records[ops.id(&vecRecs[i])] = &vecRecs[i]
+	}
 	for i := range lex.cands {
 		records[ops.id(&lex.cands[i].Record)] = &lex.cands[i].Record
 	}
-	var missing []string
-	for _, o := range vec.owners {
-		if _, ok := records[o.OwnerID]; !ok {
-			missing = append(missing, o.OwnerID)
-		}
-	}
-	if len(missing) > 0 {
-		got, err := ops.get(ctx, missing)
-		if err != nil {
-			return nil, fmt.Errorf("rag: fetch vector hits: %w", err)
-		}
-		for i := range got {
-			records[ops.id(&got[i])] = &got[i]
-		}
-	}
-	res.Timings.Fetch = time.Since(t)
+	res.Timings.Fetch = vecRecsTook
 
-	t = time.Now()
+	t := time.Now()
 	res.Hits = fuse(&st, ops, pq, lex.cands, lex.scores, vec.owners, vec.chunks, records)
 	res.Timings.Merge = time.Since(t)
 	if len(st.chunkFilters) > 0 && cr != nil {

@@ -351,8 +351,9 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 				fileRows = append(fileRows, []any{benchTenant, it.ID, int32(s), f.Name, f.Text})
 			}
 			content := it.Name + "\n" + it.Description
+			chunkMeta := map[string]string{"grupo": benchGroup(lo + k)}
 			chunkRows = append(chunkRows, []any{benchTenant, it.ID, "item", int32(0), content, storage.ContentHash(content),
-				pgvector.NewVector(vecs[k]), map[string]string{}})
+				pgvector.NewVector(vecs[k]), chunkMeta, storage.NormalizeChunkMetadata(chunkMeta)})
 		}
 		err := pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{schema, "items"}, []string{"tenant_id", "id", "name", "description",
@@ -365,7 +366,7 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 				return fmt.Errorf("copy files: %w", err)
 			}
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{schema, "item_chunks"}, []string{"tenant_id", "owner_id", "source", "seq",
-				"content", "content_hash", "embedding", "metadata"}, pgx.CopyFromRows(chunkRows)); err != nil {
+				"content", "content_hash", "embedding", "metadata", "metadata_norm"}, pgx.CopyFromRows(chunkRows)); err != nil {
 				return fmt.Errorf("copy chunks: %w", err)
 			}
 			return nil

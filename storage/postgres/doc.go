@@ -104,11 +104,14 @@
 // with the limit and, in the worst case, with the postings of the query's
 // terms, or with the tenant's records for a query of such terms that
 // matches little (a term "l/ha" that no record holds: about 220 ms at 100k
-// items). A search runs in one transaction with jit and enable_seqscan off:
-// one round trip reads each term's dictionary words with the number of
-// their postings (up to 1,024), then one statement per level needed. The
-// statements' text depends only on the query's shape (word IDs are
-// parameters), so pgx prepares each shape once per connection.
+// items). A search runs with jit and enable_seqscan off: one round trip
+// reads each term's dictionary words with the number of their postings (up
+// to 1,024), then one round trip per level needed. There is no explicit
+// transaction: each statement is sent in one batch with its settings
+// (set_config local to the batch's implicit transaction), so no BEGIN or
+// COMMIT round trip either. The statements' text depends only on the
+// query's shape (word IDs are parameters), so pgx prepares each shape once
+// per connection.
 //
 // A trigger on each owner table maintains the postings in the transaction
 // of every insert, update (of the search text, status or CreatedAt) and
@@ -127,8 +130,9 @@
 //
 // SearchChunks orders a kind's chunks by negative inner product (<#>) on the
 // HNSW index, joined to their owners for the tenant, active and metadata
-// filters, in a transaction that sets hnsw.ef_search (at least the limit)
-// and hnsw.iterative_scan (relaxed_order by default) for that query only, so
+// filters, in one batch (one round trip, no explicit transaction) that sets
+// hnsw.ef_search (at least the limit) and hnsw.iterative_scan
+// (relaxed_order by default) for that query only, so
 // filtered searches still return up to the limit; rows are re-sorted exactly
 // by (distance, owner ID, source, seq) and cut at VectorQuery.MaxDistance.
 // HNSW is approximate; Options.ExactSearch bypasses it (an exact scan with
@@ -209,7 +213,7 @@
 //     hash of it) gives each partition its own graph, which pgvector
 //     builds and searches per partition; that is the first split to make
 //     when tenants differ by orders of magnitude.
-//   - Searches only read (SET LOCAL settings inside read statements), so
+//   - Searches only read (settings local to each read batch), so
 //     they can run on streaming read replicas: give the rag.Searcher a DB
 //     over a replica's pool and the rag/ingest.Indexer a DB over the
 //     primary's. A write becomes searchable after the replication lag

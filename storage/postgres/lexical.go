@@ -18,9 +18,13 @@ import (
 // searchLexical returns lexical candidates among the active records of
 // kind k, ranked by the number of distinct terms matched, then CreatedAt
 // descending, then ID: exactly the memory store's results. It reads the
-// kind's word index (migration 0003), in one transaction: lookupTerms finds
-// each term's dictionary words, then the levels of a lexPlan rank their
-// postings, one statement per level, until the limit is filled.
+// kind's word index (migration 0003): lookupTerms finds each term's
+// dictionary words, then the levels of a lexPlan rank their postings, one
+// statement per level, until the limit is filled. Each statement is one
+// round trip, batched with its settings; there is no explicit transaction
+// (under READ COMMITTED, the statements of one would not share a snapshot
+// either). Owner IDs and chunk filters restrict the candidates exactly
+// (restriction).
 func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
 	kind := k.kind
 	if err := storage.ValidateFilters(kind, q.Filters, s.db.opts.AllowedMetadataKeys); err != nil {
@@ -40,90 +44,108 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 	limit := storage.ClampLimit(q.Limit)
 	var out []storage.LexicalCandidate[T]
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
-			// lookupTerms also turns JIT compilation off: it costs more
-			// than these queries, whose cost estimates are high (the
-			// postings of a common word) but whose work is mostly index
-			// lookups.
-			lts, err := s.lookupTerms(ctx, tx, kind, terms)
+		c := conn.Conn()
+		lts, err := s.lookupTerms(ctx, c, kind, terms)
+		if err != nil {
+			return wrapCtx(ctx, "search "+string(kind)+"s: look up words", err)
+		}
+		// Each statement goes in one batch with its settings (lexSettings):
+		// a batch runs in one implicit transaction, so set_config(..., true)
+		// lasts for the statement alone and a search costs one round trip
+		// per statement, with no BEGIN or COMMIT.
+		run := func(set, sql string, a args) ([]storage.LexicalCandidate[T], error) {
+			// A statement's text depends on the shape of the query (the
+			// number of terms and of their words), not on the words
+			// themselves, which are parameters: pgx prepares each shape
+			// once per connection, and planning (about 1 ms a level) is
+			// not paid on every search.
+			batch := &pgx.Batch{}
+			batch.Queue(set)
+			batch.Queue(sql, a...)
+			br := c.SendBatch(ctx, batch)
+			defer br.Close()
+			if _, err := br.Exec(); err != nil {
+				return nil, wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
+			}
+			rows, err := br.Query()
 			if err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s: look up words", err)
+				return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
 			}
-			plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs)
-			run := func(sql string, a args) ([]storage.LexicalCandidate[T], error) {
-				// A statement's text depends on the shape of the query (the
-				// number of terms and of their words), not on the words
-				// themselves, which are parameters: pgx prepares each shape
-				// once per connection, and planning (about 1 ms a level) is
-				// not paid on every search.
-				rows, err := tx.Query(ctx, sql, a...)
-				if err != nil {
-					return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
-				}
-				res, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
-					var m int32
-					rec, err := k.scan(r, &m)
-					return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
-				})
-				if err != nil {
-					return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
-				}
-				return res, nil
+			res, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
+				var m int32
+				rec, err := k.scan(r, &m)
+				return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
+			})
+			if err != nil {
+				return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
 			}
-			if !rs.none() {
-				owners, small, err := rs.owners(ctx, tx, s, kind)
-				if err != nil {
-					return wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
-				}
-				if small {
-					// Few owners: count the terms of each, exactly.
-					sql, a := restrictedLexical(s, kind, k.selectList(&s.db.tb), lts, q.Filters, owners, limit)
-					out, err = run(sql, a)
-					return err
-				}
+			if err := br.Close(); err != nil {
+				return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
 			}
-			for {
-				sql, a, last, ok := plan.level(limit - len(out))
-				if !ok {
-					break
-				}
-				if plan.walksRecords {
-					// The planner, misled by strpos estimates (1 row in 200
-					// for a substring in most records), would rather read
-					// every record of the tenant through a bitmap scan and
-					// sort them than walk *_recent and stop at the limit (a
-					// level over "ec" at 10k items: 41 ms against 0.8 ms).
-					// Only here: other statements need bitmap scans.
-					if _, err := tx.Exec(ctx, "SET LOCAL enable_bitmapscan = off"); err != nil {
-						return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
-					}
-				}
-				res, err := run(sql, a)
-				if err != nil {
-					return err
-				}
-				if plan.walksRecords {
-					if _, err := tx.Exec(ctx, "SET LOCAL enable_bitmapscan = on"); err != nil {
-						return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
-					}
-				}
-				out = append(out, res...)
-				if len(out) >= limit || last {
-					return nil
-				}
+			return res, nil
+		}
+		if !rs.none() {
+			owners, small, err := rs.owners(ctx, c, s, kind)
+			if err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
 			}
-			// The full count hashes every owner of the terms' postings:
-			// 59k owners of 100k took 8 MB and spilled to disk at the
-			// default work_mem of 4 MB.
-			if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '32MB'"); err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
+			if small {
+				// Few owners: count the terms of each, exactly.
+				sql, a := restrictedLexical(s, kind, k.selectList(&s.db.tb), lts, q.Filters, owners, limit)
+				out, err = run(lexSettings, sql, a)
+				return err
 			}
-			sql, a := plan.full(limit)
-			out, err = run(sql, a)
-			return err
-		})
+		}
+		plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs)
+		for {
+			sql, a, last, ok := plan.level(limit - len(out))
+			if !ok {
+				break
+			}
+			set := lexSettings
+			if plan.walksRecords {
+				// The planner, misled by strpos estimates (1 row in 200
+				// for a substring in most records), would rather read
+				// every record of the tenant through a bitmap scan and
+				// sort them than walk *_recent and stop at the limit (a
+				// level over "ec" at 10k items: 41 ms against 0.8 ms).
+				// Only here: other statements need bitmap scans.
+				set = lexWalkSettings
+			}
+			res, err := run(set, sql, a)
+			if err != nil {
+				return err
+			}
+			out = append(out, res...)
+			if len(out) >= limit || last {
+				return nil
+			}
+		}
+		sql, a := plan.full(limit)
+		out, err = run(lexFullSettings, sql, a)
+		return err
 	})
 	return out, err
+}
+
+// The settings batched with each lexical statement, for that statement
+// alone (set_config's is_local in the batch's implicit transaction). JIT
+// compilation costs more than these queries, whose cost estimates are
+// high (the postings of a common word) but whose work is mostly index
+// lookups; levels that walk records newest first need the *_recent index:
+// the planner, misled by strpos estimates, would rather sort them all
+// (enable_seqscan off); see searchLexical for enable_bitmapscan. The full
+// count hashes every owner of the terms' postings: 59k owners of 100k
+// took 8 MB and spilled to disk at the default work_mem of 4 MB.
+const (
+	lexSettings     = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true)"
+	lexWalkSettings = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)"
+	lexFullSettings = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true), set_config('work_mem', '32MB', true)"
+)
+
+// batcher is what sends a batch: a connection or a transaction.
+type batcher interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 func dropNUL(terms []string) []string {
@@ -203,8 +225,8 @@ type lexTerm struct {
 
 // lookupTerms finds, in one statement, the dictionary words containing
 // each term's longest run and counts (up to postingsCap) their postings.
-// It sets jit and enable_seqscan off for the transaction tx.
-func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKind, terms []string) ([]lexTerm, error) {
+// It runs with lexSettings.
+func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKind, terms []string) ([]lexTerm, error) {
 	lts := make([]lexTerm, len(terms))
 	a := args{s.tenant}
 	var parts []string
@@ -234,24 +256,18 @@ func (s *Store) lookupTerms(ctx context.Context, tx pgx.Tx, kind storage.OwnerKi
 	}
 	if len(parts) == 0 {
 		// Only separator terms: nothing to look up.
-		_, err := tx.Exec(ctx, "SET LOCAL jit = off; SET LOCAL enable_seqscan = off")
-		return lts, err
+		return lts, nil
 	}
-	// One round trip with the session settings; the statement's text
-	// depends only on the number and kind of terms, so pgx prepares it once
-	// per connection and shape.
+	// One round trip with its settings; the statement's text depends only
+	// on the number and kind of terms, so pgx prepares it once per
+	// connection and shape.
 	batch := &pgx.Batch{}
-	batch.Queue("SET LOCAL jit = off")
-	// Levels that walk records newest first need the *_recent index: the
-	// planner, misled by strpos estimates, would rather sort them all.
-	batch.Queue("SET LOCAL enable_seqscan = off")
+	batch.Queue(lexSettings)
 	batch.Queue(strings.Join(parts, "\nUNION ALL "), a...)
-	br := tx.SendBatch(ctx, batch)
+	br := c.SendBatch(ctx, batch)
 	defer br.Close()
-	for range 2 {
-		if _, err := br.Exec(); err != nil {
-			return nil, err
-		}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
 	}
 	rows, err := br.Query()
 	if err != nil {
@@ -619,18 +635,29 @@ func (r restriction) ownerSQL(s *Store, kind storage.OwnerKind, o string, a *arg
 // on normalized chunk metadata), when at most exactScanChunks chunks do;
 // with more, the levels walk the terms' postings and probe each walked
 // owner's chunks (restriction.ownerSQL).
-func (r restriction) owners(ctx context.Context, tx pgx.Tx, s *Store, kind storage.OwnerKind) ([]string, bool, error) {
+func (r restriction) owners(ctx context.Context, c batcher, s *Store, kind storage.OwnerKind) ([]string, bool, error) {
 	if len(r.groups) == 0 {
 		return r.ownerIDs, true, nil
 	}
 	a := args{s.tenant, exactScanChunks + 1}
-	rows, err := tx.Query(ctx, "SELECT c.owner_id FROM "+s.db.tb.chunks[kind]+" c WHERE c.tenant_id = $1"+
+	batch := &pgx.Batch{}
+	batch.Queue(lexSettings)
+	batch.Queue("SELECT c.owner_id FROM "+s.db.tb.chunks[kind]+" c WHERE c.tenant_id = $1"+
 		restrictSQL("c", r.ownerIDs, r.groups, &a)+" LIMIT $2", a...)
+	br := c.SendBatch(ctx, batch)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, false, err
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, false, err
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
+		return nil, false, err
+	}
+	if err := br.Close(); err != nil {
 		return nil, false, err
 	}
 	if len(ids) > exactScanChunks {

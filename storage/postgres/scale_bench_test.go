@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,17 +25,19 @@ import (
 // generic questions); the embedder hash-embeds them as the items were
 // (microseconds, so p50 is the search). It reports p50/p95 of the whole
 // search and of each stage (the Result's Timings: lexical leg, vector leg,
-// fusion), and for the memory store its load time and Go heap.
+// fusion), and for the memory store its load time and Go heap. The
+// -filtered variants ask the same questions with a chunk filter that 1% of
+// the chunks pass (grupo=<question index mod 100>, see benchGroup).
 //
 //	HYBRIDRAG_BENCH_SIZES=1000000 HYBRIDRAG_TEST_DATABASE_URL=... \
 //	go test ./storage/postgres -run '^$' -bench SearchCatalogScale -benchtime 200x -timeout 3h
 func BenchmarkSearchCatalogScale(b *testing.B) {
 	for _, n := range benchSizes(b) {
-		for _, kind := range []string{"postgres", "memory"} {
+		for _, kind := range []string{"postgres", "postgres-filtered", "memory", "memory-filtered"} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
 				bd := openBench(b, n, benchDims())
 				var store rag.SearchStore = bd.hnsw
-				if kind == "memory" {
+				if strings.HasPrefix(kind, "memory") {
 					store = benchMemory(b, bd)
 				}
 				emb := vector.EmbedderFunc{Dims: bd.dims, Fn: func(_ context.Context, texts []string) ([][]float32, error) {
@@ -52,8 +55,15 @@ func BenchmarkSearchCatalogScale(b *testing.B) {
 				}
 				b.Logf("Warm: %v", time.Since(start).Round(time.Millisecond))
 				qs := catalogQuestions(bd, 60)
-				for _, q := range qs[:20] {
-					if _, err := s.SearchCatalog(ctx, rag.Query{Text: q, Limit: 10}); err != nil {
+				query := func(i int) rag.Query {
+					q := rag.Query{Text: qs[i%len(qs)], Limit: 10}
+					if strings.HasSuffix(kind, "-filtered") {
+						q.ChunkFilters = []rag.ChunkFilter{{Key: "grupo", Value: benchGroup(i)}}
+					}
+					return q
+				}
+				for i := range 20 {
+					if _, err := s.SearchCatalog(ctx, query(i)); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -61,7 +71,7 @@ func BenchmarkSearchCatalogScale(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; b.Loop(); i++ {
 					t := time.Now()
-					res, err := s.SearchCatalog(ctx, rag.Query{Text: qs[i%len(qs)], Limit: 10})
+					res, err := s.SearchCatalog(ctx, query(i))
 					total = append(total, time.Since(t))
 					if err != nil {
 						b.Fatal(err)
@@ -143,6 +153,7 @@ func benchMemory(b *testing.B, bd *benchDB) *memory.Store {
 			ref := storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}
 			batch.Chunks[k] = storage.OwnerChunks{Owner: ref, Chunks: []storage.Chunk{{
 				Owner: ref, Source: storage.SourceItem, Content: it.Name + "\n" + it.Description, Embedding: vecs[k],
+				Metadata: map[string]string{"grupo": benchGroup(lo + k)},
 			}}}
 		}
 		if err := store.Apply(ctx, batch); err != nil {
@@ -158,3 +169,8 @@ func benchMemory(b *testing.B, bd *benchDB) *memory.Store {
 	benchMemories.Store(bd.n, store)
 	return store
 }
+
+// benchGroup is the chunk metadata "grupo" of the synthetic catalog's
+// item i: one of 100 values, so that a filter on one value keeps 1% of
+// the chunks.
+func benchGroup(i int) string { return strconv.Itoa(i % 100) }

@@ -97,8 +97,8 @@ var exactScanChunks = 2000
 // by owner ID, source and Seq, dropping chunks farther than q.MaxDistance.
 //
 // Unless Options.ExactSearch is set, the search uses the kind's HNSW index
-// with hnsw.ef_search and hnsw.iterative_scan set for the query only (SET
-// LOCAL in a transaction), so that the tenant, active and metadata filters
+// with hnsw.ef_search and hnsw.iterative_scan set for the query only
+// (set_config in the query's batch, one round trip), so that the tenant, active and metadata filters
 // still leave up to q.Limit rows; HNSW is approximate (see the package
 // documentation for measured recall).
 //
@@ -131,26 +131,28 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	vs := vectorSearch{s: s, q: &q, groups: storage.GroupChunkFilters(q.ChunkFilters), vec: pgvector.NewVector(q.Vector)}
 	restricted := len(q.OwnerIDs) > 0 || len(vs.groups) > 0
 	var out []storage.ChunkMatch
+	// Each step is one batch, its settings first: a batch runs in one
+	// implicit transaction, so set_config(..., true) lasts for the batch
+	// alone, with no BEGIN or COMMIT round trips.
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
-			exact := s.db.opts.exactSearch()
-			if restricted && !exact {
-				n, err := vs.count(ctx, tx)
-				if err != nil {
-					return err
-				}
-				exact = n <= exactScanChunks
+		c := conn.Conn()
+		exact := s.db.opts.exactSearch()
+		if restricted && !exact {
+			n, err := vs.count(ctx, c)
+			if err != nil {
+				return err
 			}
-			var full bool
-			var err error
-			out, full, err = vs.run(ctx, tx, exact, restricted)
-			if err == nil && restricted && !exact && !full {
-				// The iterative scan ended (hnsw.max_scan_tuples) before
-				// it found enough matching chunks.
-				out, _, err = vs.run(ctx, tx, true, restricted)
-			}
-			return err
-		})
+			exact = n <= exactScanChunks
+		}
+		var full bool
+		var err error
+		out, full, err = vs.run(ctx, c, exact, restricted)
+		if err == nil && restricted && !exact && !full {
+			// The iterative scan ended (hnsw.max_scan_tuples) before it
+			// found enough matching chunks.
+			out, _, err = vs.run(ctx, c, true, restricted)
+		}
+		return err
 	})
 	return out, err
 }
@@ -165,7 +167,7 @@ type vectorSearch struct {
 
 // count returns the number of embedded chunks of the tenant passing the
 // query's restriction, counted up to exactScanChunks + 1.
-func (vs *vectorSearch) count(ctx context.Context, tx pgx.Tx) (int, error) {
+func (vs *vectorSearch) count(ctx context.Context, tx batcher) (int, error) {
 	a := args{vs.s.tenant, exactScanChunks + 1}
 	sql := "SELECT count(*) FROM (SELECT FROM " + vs.s.db.tb.chunks[vs.q.Kind] + " c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL" +
 		restrictSQL("c", vs.q.OwnerIDs, vs.groups, &a) + " LIMIT $2) x"
@@ -189,7 +191,7 @@ func (vs *vectorSearch) count(ctx context.Context, tx pgx.Tx) (int, error) {
 
 // run runs the search, exact or on the HNSW index, and reports whether the
 // nearest-rows step returned as many rows as it asked for.
-func (vs *vectorSearch) run(ctx context.Context, tx pgx.Tx, exact, restricted bool) ([]storage.ChunkMatch, bool, error) {
+func (vs *vectorSearch) run(ctx context.Context, tx batcher, exact, restricted bool) ([]storage.ChunkMatch, bool, error) {
 	s, q := vs.s, vs.q
 	opts := &s.db.opts
 	limit := storage.ClampLimit(q.Limit)
