@@ -170,7 +170,7 @@ func runSearchBench(b *testing.B, s *rag.Searcher) {
 		}
 	}
 	lat := make([]time.Duration, 0, b.N)
-	var lexT, vecT, mergeT []time.Duration
+	var lexT, vecT, mergeT, fetchT []time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -186,6 +186,7 @@ func runSearchBench(b *testing.B, s *rag.Searcher) {
 		lexT = append(lexT, res.Timings.Lexical)
 		vecT = append(vecT, res.Timings.Vector)
 		mergeT = append(mergeT, res.Timings.Merge)
+		fetchT = append(fetchT, res.Timings.Fetch)
 	}
 	b.StopTimer()
 	ms := func(ds []time.Duration, q int) float64 {
@@ -197,4 +198,5 @@ func runSearchBench(b *testing.B, s *rag.Searcher) {
 	b.ReportMetric(ms(lexT, 50), "lex_p50_ms")
 	b.ReportMetric(ms(vecT, 50), "vec_p50_ms")
 	b.ReportMetric(ms(mergeT, 50), "merge_p50_ms")
+	b.ReportMetric(ms(fetchT, 50), "fetch_p50_ms")
 }

@@ -85,15 +85,42 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			return res, nil
 		}
 		if !rs.none() {
-			owners, small, err := rs.owners(ctx, c, s, kind)
-			if err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
+			// One round trip: how many chunks pass the chunk filters (up to
+			// exactScanChunks + 1) and the ranking of their owners (or of
+			// the listed owners), kept when they are few enough.
+			batch := &pgx.Batch{}
+			batch.Queue(lexSettings)
+			sql, a, counted := restrictedLexical(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs, limit, batch)
+			batch.Queue(sql, a...)
+			br := c.SendBatch(ctx, batch)
+			defer br.Close()
+			if _, err := br.Exec(); err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
 			}
-			if small {
-				// Few owners: count the terms of each, exactly.
-				sql, a := restrictedLexical(s, kind, k.selectList(&s.db.tb), lts, q.Filters, owners, limit)
-				out, err = run(lexSettings, sql, a)
-				return err
+			var n int64
+			if counted {
+				if err := br.QueryRow().Scan(&n); err != nil {
+					return wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
+				}
+			}
+			rows, err := br.Query()
+			if err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s", err)
+			}
+			res, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
+				var m int32
+				rec, err := k.scan(r, &m)
+				return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
+			})
+			if err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s", err)
+			}
+			if err := br.Close(); err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s", err)
+			}
+			if n <= int64(exactScanChunks) {
+				out = res
+				return nil
 			}
 		}
 		plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs)
@@ -629,49 +656,19 @@ func (r restriction) ownerSQL(s *Store, kind storage.OwnerKind, o string, a *arg
 	return b.String()
 }
 
-// owners returns the owners the restriction admits and whether they are
-// few enough (small) for restrictedLexical: the listed owners without
-// chunk filters, else the owners of the chunks passing them (the GIN index
-// on normalized chunk metadata), when at most exactScanChunks chunks do;
-// with more, the levels walk the terms' postings and probe each walked
-// owner's chunks (restriction.ownerSQL).
-func (r restriction) owners(ctx context.Context, c batcher, s *Store, kind storage.OwnerKind) ([]string, bool, error) {
-	if len(r.groups) == 0 {
-		return r.ownerIDs, true, nil
-	}
-	a := args{s.tenant, exactScanChunks + 1}
-	batch := &pgx.Batch{}
-	batch.Queue(lexSettings)
-	batch.Queue("SELECT c.owner_id FROM "+s.db.tb.chunks[kind]+" c WHERE c.tenant_id = $1"+
-		restrictSQL("c", r.ownerIDs, r.groups, &a)+" LIMIT $2", a...)
-	br := c.SendBatch(ctx, batch)
-	defer br.Close()
-	if _, err := br.Exec(); err != nil {
-		return nil, false, err
-	}
-	rows, err := br.Query()
-	if err != nil {
-		return nil, false, err
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, false, err
-	}
-	if err := br.Close(); err != nil {
-		return nil, false, err
-	}
-	if len(ids) > exactScanChunks {
-		return nil, false, nil
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids), true, nil
-}
-
-// restrictedLexical returns the statement ranking the given owners (few:
-// see restriction.owners) by the terms each matches, counted exactly per
-// owner: postings probes for terms without separators, strpos on the
-// search text for the others.
-func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter, owners []string, limit int) (string, args) {
+// restrictedLexical returns the statement ranking the owners the
+// restriction admits by the terms each matches, counted exactly per owner,
+// for a restriction admitting few: the listed owners, or the owners of at
+// most exactScanChunks chunks passing the chunk filters (the GIN index on
+// normalized chunk metadata). With chunk filters it first queues on batch
+// the count of those chunks, up to exactScanChunks + 1, and reports
+// counted: the ranking is the search's only when the count is at most
+// exactScanChunks (with more, the levels walk the terms' postings and
+// probe each walked owner's chunks, restriction.ownerSQL). A term is
+// counted with strpos on the owner's search text, except, for documents
+// (long texts), a term without separators in at most maxProbeWords
+// dictionary words, counted by probing its postings.
+func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter, r restriction, limit int, batch *pgx.Batch) (string, args, bool) {
 	tb := &s.db.tb
 	owner, postings := tb.owners[kind], tb.postings[kind]
 	x := newLexArgs(s.tenant, limit, lts)
@@ -680,17 +677,32 @@ func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, lts []lexT
 		switch {
 		case lt.exact && len(lt.wids) == 0:
 			// In no dictionary word: matches nothing.
-		case lt.exact:
+		case kind == storage.KindDocument && lt.exact && len(lt.wids) <= maxProbeWords:
 			counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
 				") AND q.created_at = o.created_at AND q.owner_id = o.id))::int")
 		default:
 			counts = append(counts, "(strpos(o.search_text, "+x.text(i)+") > 0)::int")
 		}
 	}
-	ids := x.a.add(owners)
+	var ids string
+	counted := len(r.groups) > 0
+	if counted {
+		ca := args{s.tenant, exactScanChunks + 1}
+		batch.Queue("SELECT count(*) FROM (SELECT FROM "+tb.chunks[kind]+" c WHERE c.tenant_id = $1"+
+			restrictSQL("c", r.ownerIDs, r.groups, &ca)+" LIMIT $2) x", ca...)
+		lim := x.a.add(exactScanChunks + 1)
+		ids = "ARRAY(SELECT c.owner_id FROM " + tb.chunks[kind] + " c WHERE c.tenant_id = $1" +
+			restrictSQL("c", r.ownerIDs, r.groups, &x.a) + " LIMIT " + lim + ")"
+	} else {
+		ids = x.a.add(r.ownerIDs) + "::text[]"
+	}
 	filt := filterSQL("o", filters, &x.a)
 	ranked := "SELECT o.id, o.created_at, (" + strings.Join(counts, " + ") + ")::int4 AS m FROM " + owner +
-		" o WHERE o.tenant_id = $1 AND o.id = ANY(" + ids + "::text[]) AND o.active" + filt
+		" o WHERE o.tenant_id = $1 AND o.id = ANY(" + ids + ") AND o.active" + filt
 	return "SELECT " + cols + ", r.m FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.id" +
-		" WHERE r.m > 0 ORDER BY r.m DESC, r.created_at DESC, r.id LIMIT $2", x.a
+		" WHERE r.m > 0 ORDER BY r.m DESC, r.created_at DESC, r.id LIMIT $2", x.a, counted
 }
+
+// maxProbeWords is the most dictionary words of a term whose postings a
+// restricted document search probes instead of reading the text.
+const maxProbeWords = 4

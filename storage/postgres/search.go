@@ -137,20 +137,26 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
 		c := conn.Conn()
 		exact := s.db.opts.exactSearch()
-		if restricted && !exact {
-			n, err := vs.count(ctx, c)
-			if err != nil {
+		if restricted {
+			// One round trip: the count and the exact search of at most
+			// exactScanChunks + 1 matching chunks, kept when they are all.
+			res, n, err := vs.restrictedExact(ctx, c)
+			if err != nil || n <= exactScanChunks {
+				out = res
 				return err
 			}
-			exact = n <= exactScanChunks
+			if exact {
+				out, _, err = vs.run(ctx, c, true)
+				return err
+			}
 		}
 		var full bool
 		var err error
-		out, full, err = vs.run(ctx, c, exact, restricted)
+		out, full, err = vs.run(ctx, c, exact)
 		if err == nil && restricted && !exact && !full {
 			// The iterative scan ended (hnsw.max_scan_tuples) before it
 			// found enough matching chunks.
-			out, _, err = vs.run(ctx, c, true, restricted)
+			out, _, err = vs.run(ctx, c, true)
 		}
 		return err
 	})
@@ -165,33 +171,77 @@ type vectorSearch struct {
 	vec    pgvector.Vector
 }
 
-// count returns the number of embedded chunks of the tenant passing the
-// query's restriction, counted up to exactScanChunks + 1.
-func (vs *vectorSearch) count(ctx context.Context, tx batcher) (int, error) {
-	a := args{vs.s.tenant, exactScanChunks + 1}
-	sql := "SELECT count(*) FROM (SELECT FROM " + vs.s.db.tb.chunks[vs.q.Kind] + " c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL" +
-		restrictSQL("c", vs.q.OwnerIDs, vs.groups, &a) + " LIMIT $2) x"
+// restrictedExact counts the embedded chunks of the tenant passing the
+// query's restriction, up to exactScanChunks + 1, and searches at most
+// that many of them exactly, in one batch: the result is the search's
+// when the count is at most exactScanChunks. Distances are computed for
+// the matching chunks alone (their rows found by the restriction's index);
+// their owners are then checked (active, filters) nearest first, and
+// only the chunks returned are read whole.
+func (vs *vectorSearch) restrictedExact(ctx context.Context, tx batcher) ([]storage.ChunkMatch, int, error) {
+	s, q := vs.s, vs.q
+	limit := storage.ClampLimit(q.Limit)
+	chunks := s.db.tb.chunks[q.Kind]
+	ca := args{s.tenant, exactScanChunks + 1}
+	count := "SELECT count(*) FROM (SELECT FROM " + chunks + " c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL" +
+		restrictSQL("c", q.OwnerIDs, vs.groups, &ca) + " LIMIT $2) x"
+	a := args{s.tenant, vs.vec, limit, exactScanChunks + 1}
+	// The OFFSET 0 fences keep the owner check a probe per row, in
+	// distance order, stopping at the limit: without them the planner
+	// checks every matching chunk's owner first (a hash join reading
+	// every owner, or one probe per chunk).
+	sql := `WITH f AS MATERIALIZED (
+		SELECT c.owner_id, c.source, c.seq, c.embedding <#> $2 AS d FROM ` + chunks + ` c
+		WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL` + restrictSQL("c", q.OwnerIDs, vs.groups, &a) + `
+		LIMIT $4),
+	r AS MATERIALIZED (
+		SELECT f.owner_id AS r_owner, f.source AS r_source, f.seq AS r_seq, f.d AS r_d
+		FROM (SELECT * FROM f ORDER BY f.d, f.owner_id, f.source, f.seq OFFSET 0) f
+		WHERE EXISTS (SELECT FROM ` + s.db.tb.owners[q.Kind] + ` o WHERE o.tenant_id = $1 AND o.id = f.owner_id AND o.active` +
+		filterSQL("o", q.Filters, &a) + ` OFFSET 0)
+		LIMIT $3)
+	SELECT ` + chunkCols + `, r.r_d FROM r JOIN ` + chunks + ` c
+		ON c.tenant_id = $1 AND c.owner_id = r.r_owner AND c.source = r.r_source AND c.seq = r.r_seq
+	ORDER BY r.r_d, r.r_owner, r.r_source, r.r_seq`
 	batch := &pgx.Batch{}
+	// The restriction's index, not a scan of every chunk.
 	batch.Queue("SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true)")
+	batch.Queue(count, ca...)
 	batch.Queue(sql, a...)
 	br := tx.SendBatch(ctx, batch)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
-		return 0, wrapCtx(ctx, "search chunks: settings", err)
+		return nil, 0, wrapCtx(ctx, "search chunks: settings", err)
 	}
 	var n int64
 	if err := br.QueryRow().Scan(&n); err != nil {
-		return 0, wrapCtx(ctx, "search chunks: count", err)
+		return nil, 0, wrapCtx(ctx, "search chunks: count", err)
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, 0, wrapCtx(ctx, "search chunks", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.ChunkMatch, error) {
+		var d float64
+		c, err := scanChunk(r, q.Kind, &d)
+		return storage.ChunkMatch{Chunk: c, Distance: d}, err
+	})
+	if err != nil {
+		return nil, 0, wrapCtx(ctx, "search chunks", err)
 	}
 	if err := br.Close(); err != nil {
-		return 0, wrapCtx(ctx, "search chunks: count", err)
+		return nil, 0, wrapCtx(ctx, "search chunks", err)
 	}
-	return int(n), nil
+	keep := 0
+	for keep < len(out) && out[keep].Distance <= q.MaxDistance {
+		keep++
+	}
+	return out[:keep], int(n), nil
 }
 
 // run runs the search, exact or on the HNSW index, and reports whether the
 // nearest-rows step returned as many rows as it asked for.
-func (vs *vectorSearch) run(ctx context.Context, tx batcher, exact, restricted bool) ([]storage.ChunkMatch, bool, error) {
+func (vs *vectorSearch) run(ctx context.Context, tx batcher, exact bool) ([]storage.ChunkMatch, bool, error) {
 	s, q := vs.s, vs.q
 	opts := &s.db.opts
 	limit := storage.ClampLimit(q.Limit)
@@ -229,7 +279,7 @@ func (vs *vectorSearch) run(ctx context.Context, tx batcher, exact, restricted b
 	// JIT compilation would cost more than the search (the HNSW scan's
 	// cost estimate is high at 100k rows).
 	setup.Queue("SELECT set_config('jit', 'off', true)")
-	if exact && restricted {
+	if exact && len(vs.q.OwnerIDs)+len(vs.groups) > 0 {
 		// The restriction's index, not a scan of every chunk.
 		setup.Queue("SELECT set_config('enable_seqscan', 'off', true)")
 	}
