@@ -45,9 +45,21 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 	var out []storage.LexicalCandidate[T]
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
 		c := conn.Conn()
-		lts, err := s.lookupTerms(ctx, c, kind, terms)
-		if err != nil {
-			return wrapCtx(ctx, "search "+string(kind)+"s: look up words", err)
+		var lts []lexTerm
+		lookup := func() error {
+			var err error
+			if lts, err = s.lookupTerms(ctx, c, kind, terms); err != nil {
+				return wrapCtx(ctx, "search "+string(kind)+"s: look up words", err)
+			}
+			return nil
+		}
+		if rs.none() || kind == storage.KindDocument {
+			// A restricted item or FAQ search reads the search text of
+			// the owners it admits, which needs no word lookup unless they
+			// turn out to be many.
+			if err := lookup(); err != nil {
+				return err
+			}
 		}
 		// Each statement goes in one batch with its settings (lexSettings):
 		// a batch runs in one implicit transaction, so set_config(..., true)
@@ -90,7 +102,7 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			// the listed owners), kept when they are few enough.
 			batch := &pgx.Batch{}
 			batch.Queue(lexSettings)
-			sql, a, counted := restrictedLexical(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs, limit, batch)
+			sql, a, counted := restrictedLexical(s, kind, k.selectList(&s.db.tb), terms, lts, q.Filters, rs, limit, batch)
 			batch.Queue(sql, a...)
 			br := c.SendBatch(ctx, batch)
 			defer br.Close()
@@ -122,6 +134,11 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 				out = res
 				return nil
 			}
+			if lts == nil {
+				if err := lookup(); err != nil {
+					return err
+				}
+			}
 		}
 		plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs)
 		for {
@@ -149,6 +166,7 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			}
 		}
 		sql, a := plan.full(limit)
+		var err error
 		out, err = run(lexFullSettings, sql, a)
 		return err
 	})
@@ -668,14 +686,23 @@ func (r restriction) ownerSQL(s *Store, kind storage.OwnerKind, o string, a *arg
 // counted with strpos on the owner's search text, except, for documents
 // (long texts), a term without separators in at most maxProbeWords
 // dictionary words, counted by probing its postings.
-func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter, r restriction, limit int, batch *pgx.Batch) (string, args, bool) {
+//
+// lts are the terms' words (lookupTerms) or, for items and FAQs, nil: the
+// terms are then all counted with strpos.
+func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, terms []string, lts []lexTerm, filters []storage.Filter, r restriction, limit int, batch *pgx.Batch) (string, args, bool) {
 	tb := &s.db.tb
 	owner, postings := tb.owners[kind], tb.postings[kind]
+	if lts == nil {
+		lts = make([]lexTerm, len(terms))
+		for i, t := range terms {
+			lts[i] = lexTerm{text: t}
+		}
+	}
 	x := newLexArgs(s.tenant, limit, lts)
 	counts := []string{"0"}
 	for i, lt := range lts {
 		switch {
-		case lt.exact && len(lt.wids) == 0:
+		case kind == storage.KindDocument && lt.exact && len(lt.wids) == 0:
 			// In no dictionary word: matches nothing.
 		case kind == storage.KindDocument && lt.exact && len(lt.wids) <= maxProbeWords:
 			counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
