@@ -270,6 +270,9 @@ type lexTerm struct {
 
 // lookupTerms finds, in one statement, the dictionary words containing
 // each term's longest run and counts (up to postingsCap) their postings.
+// The OFFSET 0 keeps each term's word list a subquery computed once: pulled
+// up, its ARRAY would be computed twice, for the output and for the count
+// (a scan of the dictionary for short terms).
 // It runs with lexSettings.
 func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKind, terms []string) ([]lexTerm, error) {
 	lts := make([]lexTerm, len(terms))
@@ -297,7 +300,7 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 		}
 		parts = append(parts, "SELECT "+strconv.Itoa(i)+", w.ids, (SELECT count(*) FROM (SELECT FROM "+s.db.tb.postings[kind]+
 			" p WHERE p.tenant_id = $1 AND p.word_id = ANY(w.ids) LIMIT "+strconv.Itoa(postingsCap)+") x)"+
-			" FROM (SELECT ARRAY(SELECT d.id FROM "+s.db.tb.words[kind]+" d WHERE d.tenant_id = $1 AND "+cond+" ORDER BY d.id) AS ids) w")
+			" FROM (SELECT ARRAY(SELECT d.id FROM "+s.db.tb.words[kind]+" d WHERE d.tenant_id = $1 AND "+cond+" ORDER BY d.id) AS ids OFFSET 0) w")
 	}
 	if len(parts) == 0 {
 		// Only separator terms: nothing to look up.
