@@ -353,3 +353,94 @@ func TestConcurrentNewWords(t *testing.T) {
 		t.Errorf("search found %d items, want %d", len(got), writers*batches*perBatch)
 	}
 }
+
+// TestRestrictionsMatchMemory checks PostgreSQL's restricted searches
+// (storage.LexicalQuery and VectorQuery's OwnerIDs and ChunkFilters)
+// against the memory store's on a random corpus whose chunks carry random
+// metadata: the same lexical candidates and vector matches for every
+// query, both when restrictions count as few (direct ranking, exact
+// scan) and when every restriction counts as wide (the lexical levels
+// probing chunks; the vector leg's HNSW path and its exact fallback, whose
+// results on this small corpus must still equal the exact ones).
+func TestRestrictionsMatchMemory(t *testing.T) {
+	db, _ := openDB(t, postgres.Options{Dimensions: 4})
+	ctx := testCtx(t)
+	lp := newLexPair(t, db, "rs", 24, 7)
+	rng := lp.c.rng
+	lotes := []string{"a", "B", "c", "Ção", "cao"}
+	comp := []float32{0, 0.25, -0.25, 0.5, -0.5, 1, -1}
+	var ids []string
+	var b storage.Batch
+	for i := range 80 {
+		id := fmt.Sprintf("it-%02d", i)
+		ids = append(ids, id)
+		b.Items = append(b.Items, lp.c.item(id, lp.base))
+		ref := storage.OwnerRef{Kind: storage.KindItem, ID: id}
+		var chunks []storage.Chunk
+		for seq := range 1 + rng.IntN(3) {
+			ch := storage.Chunk{Source: storage.SourceItem, Seq: seq, Content: "c",
+				Embedding: []float32{comp[rng.IntN(len(comp))], comp[rng.IntN(len(comp))], comp[rng.IntN(len(comp))], float32(i) / 128}}
+			if rng.IntN(5) > 0 {
+				ch.Metadata = map[string]string{"lote": lotes[rng.IntN(len(lotes))]}
+				if rng.IntN(2) == 0 {
+					ch.Metadata["fase"] = fmt.Sprint(rng.IntN(3))
+				}
+			}
+			chunks = append(chunks, ch)
+		}
+		b.Chunks = append(b.Chunks, storage.OwnerChunks{Owner: ref, Chunks: chunks})
+	}
+	lp.write(b)
+	restrict := func() ([]string, []storage.ChunkFilter) {
+		var owners []string
+		if rng.IntN(3) == 0 {
+			for range 1 + rng.IntN(30) {
+				owners = append(owners, ids[rng.IntN(len(ids))])
+			}
+		}
+		var filters []storage.ChunkFilter
+		for range rng.IntN(3) {
+			filters = append(filters, storage.ChunkFilter{Key: "lote", Value: lotes[rng.IntN(len(lotes))]})
+		}
+		if rng.IntN(3) == 0 {
+			filters = append(filters, storage.ChunkFilter{Key: "fase", Value: fmt.Sprint(rng.IntN(3))})
+		}
+		return owners, filters
+	}
+	for _, wide := range []bool{false, true} {
+		t.Run(fmt.Sprint("wide=", wide), func(t *testing.T) {
+			if wide {
+				postgres.SetExactScanChunks(t, 0)
+			}
+			for range 60 {
+				q := lp.c.query()
+				q.OwnerIDs, q.ChunkFilters = restrict()
+				want := lexHits(t, lp.mem, q)
+				if got := lexHits(t, lp.pg, q); !cmp.Equal(want, got) {
+					t.Fatalf("query %q limit %d owners %v chunk filters %v (-memory +postgres):\n%s", q.Terms, q.Limit, q.OwnerIDs, q.ChunkFilters, cmp.Diff(want, got))
+				}
+				vq := storage.VectorQuery{Kind: storage.KindItem, Limit: 1 + rng.IntN(20), MaxDistance: storage.NoThreshold,
+					Vector: []float32{comp[rng.IntN(len(comp))], comp[rng.IntN(len(comp))], comp[rng.IntN(len(comp))], 0.5}}
+				vq.OwnerIDs, vq.ChunkFilters = restrict()
+				vm, err := lp.mem.SearchChunks(ctx, vq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vp, err := lp.pg.SearchChunks(ctx, vq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				key := func(ms []storage.ChunkMatch) []string {
+					out := make([]string, len(ms))
+					for i, m := range ms {
+						out[i] = fmt.Sprintf("%s/%d %.4f", m.Chunk.Owner.ID, m.Chunk.Seq, m.Distance)
+					}
+					return out
+				}
+				if !cmp.Equal(key(vm), key(vp)) {
+					t.Fatalf("vector query %v limit %d owners %v chunk filters %v (-memory +postgres):\n%s", vq.Vector, vq.Limit, vq.OwnerIDs, vq.ChunkFilters, cmp.Diff(key(vm), key(vp)))
+				}
+			}
+		})
+	}
+}
