@@ -44,6 +44,11 @@
 // strings.Contains; one made only of punctuation ("%") is checked against
 // every record. Results are those of a full scan, whatever the terms.
 //
+// Owner IDs and chunk filters (the queries' OwnerIDs and ChunkFilters)
+// are checked on every row the scans visit: each chunk keeps its metadata
+// with normalized values, so a chunk filter costs a map lookup per chunk,
+// and a matching chunk is found however far it ranks.
+//
 // Vector search is exact: it returns the Limit chunks of active owners,
 // passing the filters, with the highest inner product, and every reported
 // distance is bitwise the float32 inner product vector.DotRows computes.
