@@ -420,6 +420,24 @@ func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, fi
 	return &lexPlan{s: s, kind: kind, cols: cols, lts: lts, filters: filters, restrict: restrict, order: order}
 }
 
+// probeOrder is the order in which a level's chains of ANDed postings
+// probes test the terms: fewest dictionary words first (a probe costs one
+// index descent per word), then rarest. The order of ANDed tests does not
+// change a result, only how soon a failing chain stops: a term in 24
+// words probed first cost every walked owner 24 descents (a level at 100k
+// items: 138 ms).
+func (p *lexPlan) probeOrder() []int {
+	order := slices.Clone(p.order)
+	slices.SortStableFunc(order, func(x, y int) int {
+		lx, ly := &p.lts[x], &p.lts[y]
+		if c := cmp.Compare(len(lx.wids), len(ly.wids)); c != 0 {
+			return c
+		}
+		return cmp.Compare(lx.postings, ly.postings)
+	})
+	return order
+}
+
 // hasCond reports whether owners are filtered (Filters, OwnerIDs or
 // ChunkFilters).
 func (p *lexPlan) hasCond() bool { return len(p.filters) > 0 || !p.restrict.none() }
@@ -562,7 +580,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 		// (the usual case) must hold every other term, which a chain of
 		// ANDs tests stopping at the first missing one.
 		var walkedBits, probes []string
-		for _, i := range p.order {
+		for _, i := range p.probeOrder() {
 			if slices.Contains(walked, i) {
 				walkedBits = append(walkedBits, "(g.bits & "+termBit(i)+" <> 0)::int")
 			} else {
@@ -578,7 +596,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 		// the first term an owner lacks, where the sum above would probe
 		// every term. The owner row (text terms, filters) comes last.
 		var ands, texts []string
-		for _, i := range p.order {
+		for _, i := range p.probeOrder() {
 			lt := p.lts[i]
 			switch {
 			case i == walked[0] && lt.exact:
