@@ -159,8 +159,9 @@ func (q *quoter) prepare(text string) *question {
 }
 
 // unitAdder adds the units of text, a part of the record's field source
-// starting at byte base, to section sec under heading.
-type unitAdder func(text string, sec int, heading map[string]bool, source string, base int)
+// starting at byte base, to section sec (heading path path, whose last
+// heading's stemmed words are heading).
+type unitAdder func(text string, sec int, path string, heading map[string]bool, source string, base int)
 
 // wholeAdder adds text as one unit of section sec standing for
 // source[start:end].
@@ -183,10 +184,10 @@ func (q *quoter) unitsOf(key string, updated time.Time, build func(add unitAdder
 		}
 		units = append(units, passage.Unit{Text: text, Section: sec, Words: words, Source: source, Start: start, End: end})
 	}
-	add := func(text string, sec int, heading map[string]bool, source string, base int) {
+	add := func(text string, sec int, path string, heading map[string]bool, source string, base int) {
 		for _, sp := range passage.LineUnitSpans(text, wholeLine) {
 			whole(sp.Text, sec, source, base+sp.Start, base+sp.End)
-			units[len(units)-1].Heading = heading
+			units[len(units)-1].Path, units[len(units)-1].Heading = path, heading
 		}
 	}
 	build(add, whole)
@@ -248,7 +249,7 @@ const (
 // each file's text (2, 3, …).
 func (q *quoter) itemUnits(it *storage.CatalogItem) []passage.Unit {
 	return q.unitsOf("item/"+it.ID, it.UpdatedAt, func(add unitAdder, whole wholeAdder) {
-		add(it.Description, 0, nil, fieldDescription, 0)
+		add(it.Description, 0, "", nil, fieldDescription, 0)
 		keys := make([]string, 0, len(it.Metadata))
 		for k := range it.Metadata {
 			keys = append(keys, k)
@@ -262,7 +263,7 @@ func (q *quoter) itemUnits(it *storage.CatalogItem) []passage.Unit {
 			}
 		}
 		for i, f := range it.Files {
-			add(f.Text, 2+i, nil, fieldFile+f.Name, 0)
+			add(f.Text, 2+i, "", nil, fieldFile+f.Name, 0)
 		}
 	})
 }
@@ -289,7 +290,7 @@ func (qs *question) itemPassages(it *storage.CatalogItem) []string {
 // faqUnits are a FAQ's answer's units.
 func (q *quoter) faqUnits(f *storage.FAQ) []passage.Unit {
 	return q.unitsOf("faq/"+f.ID, f.UpdatedAt, func(add unitAdder, _ wholeAdder) {
-		add(f.Answer, 0, nil, fieldAnswer, 0)
+		add(f.Answer, 0, "", nil, fieldAnswer, 0)
 	})
 }
 
@@ -332,12 +333,13 @@ func (qs *question) faqAnswer(f *storage.FAQ) string {
 	return passage.JoinPassages(texts)
 }
 
-// documentUnits are a document's units by Markdown section, each unit's
-// span in the content; sections are the document's sections.
-func (q *quoter) documentUnits(d *storage.Document, secs []passage.Section) []passage.Unit {
+// documentUnits are a document's units by Markdown section, each with its
+// span in the content and its section's heading path. The sections are
+// parsed only when the units are not cached.
+func (q *quoter) documentUnits(d *storage.Document) []passage.Unit {
 	return q.unitsOf("doc/"+d.ID, d.UpdatedAt, func(add unitAdder, _ wholeAdder) {
 		from := 0
-		for i, s := range secs {
+		for i, s := range passage.MarkdownSections(d.Content) {
 			var head map[string]bool
 			if len(s.Path) > 1 {
 				head = passage.StemSet(s.Path[len(s.Path)-1])
@@ -347,10 +349,25 @@ func (q *quoter) documentUnits(d *storage.Document, secs []passage.Section) []pa
 				continue // not as written in the content: nothing to quote
 			}
 			base += from
-			add(s.Text, i, head, fieldContent, base)
+			add(s.Text, i, s.Heading(), head, fieldContent, base)
 			from = base + len(s.Text)
 		}
 	})
+}
+
+// chunkHeading is the heading path of a document hit's best chunk; "" for
+// none.
+func chunkHeading(h *Hit[storage.Document]) string {
+	if h.Vector == nil {
+		return ""
+	}
+	return strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator)
+}
+
+// inSection reports whether u belongs to the section heading (a chunk's
+// heading path) names.
+func inSection(u *passage.Unit, heading string) bool {
+	return heading != "" && u.Path != "" && strings.HasSuffix(heading, u.Path)
 }
 
 // documentPicks are the passages of a document hit that answer the
@@ -360,15 +377,11 @@ func (q *quoter) documentUnits(d *storage.Document, secs []passage.Section) []pa
 func (qs *question) documentPicks(h *Hit[storage.Document]) picks {
 	cite := DocumentCitation(h)
 	return qs.memoized("doc/"+h.ID+"/"+cite, func() picks {
-		heading := ""
-		if h.Vector != nil {
-			heading = strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator)
-		}
-		secs := passage.MarkdownSections(h.Record.Content)
-		units := qs.q.documentUnits(&h.Record, secs)
+		heading := chunkHeading(h)
+		units := qs.q.documentUnits(&h.Record)
 		passage.ScoreUnits(units, qs.wordsWithout(h.Record.Title))
 		for i := range units {
-			if p := secs[units[i].Section].Heading(); units[i].Score > 0 && heading != "" && p != "" && strings.HasSuffix(heading, p) {
+			if units[i].Score > 0 && inSection(&units[i], heading) {
 				units[i].Score++
 			}
 		}
@@ -376,7 +389,7 @@ func (qs *question) documentPicks(h *Hit[storage.Document]) picks {
 		if len(picked) == 0 {
 			return picks{cite: cite}
 		}
-		if p := secs[picked[0].Section].Heading(); p != "" {
+		if p := picked[0].Path; p != "" {
 			cite = p
 			if h.Record.Title != "" && !strings.HasPrefix(p, h.Record.Title) {
 				cite = h.Record.Title + chunk.HeadingSeparator + p
@@ -494,16 +507,10 @@ func (qs *question) documentQuote(h *Hit[storage.Document], q *quoter) *Quote {
 		u = qs.documentPicks(h).units
 	}
 	if len(u) == 0 {
-		secs := passage.MarkdownSections(h.Record.Content)
-		u = q.documentUnits(&h.Record, secs)
-		if h.Vector != nil {
-			heading := strings.Join(h.Vector.HeadingPath, chunk.HeadingSeparator)
-			if i := slices.IndexFunc(u, func(x passage.Unit) bool {
-				p := secs[x.Section].Heading()
-				return heading != "" && p != "" && strings.HasSuffix(heading, p)
-			}); i > 0 {
-				u = u[i:]
-			}
+		u = q.documentUnits(&h.Record)
+		heading := chunkHeading(h)
+		if i := slices.IndexFunc(u, func(x passage.Unit) bool { return inSection(&x, heading) }); i > 0 {
+			u = u[i:]
 		}
 	}
 	return firstQuote(&h.Record, u)

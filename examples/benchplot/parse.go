@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -183,7 +185,7 @@ func parseChat(r io.Reader, set, date, source, command string) ([]chatRow, error
 			Abstained: m.Abstained, Failed: m.Failed, Date: date, Source: source, Command: command}
 	}
 	rows := []chatRow{row("all", rep.chatMetricsJSON)}
-	for _, split := range sortedKeys(rep.BySplit) {
+	for _, split := range slices.Sorted(maps.Keys(rep.BySplit)) {
 		rows = append(rows, row(split, rep.BySplit[split]))
 	}
 	return rows, nil

@@ -376,16 +376,6 @@ func fontsReady() {
 	plotter.DefaultFont = plot.DefaultFont
 }
 
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // seriesNames returns the legend texts a figure of r shows, for the test.
 func seriesNames(r *results) []string {
 	var names []string

@@ -12,14 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag/actions"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/storage/postgres"
 	"github.com/hybridrag/hybridrag/vector"
 )
 
@@ -63,21 +60,7 @@ func TestStoreOutageEveryMode(t *testing.T) {
 // TestStoreOutageEveryModePostgres: the same over a real PostgreSQL store
 // whose pool points at a closed port.
 func TestStoreOutageEveryModePostgres(t *testing.T) {
-	pcfg, err := pgxpool.ParseConfig("postgres://hr_admin:pw-s3cret@127.0.0.1:1/shop_prod_db?sslmode=disable&connect_timeout=2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	postgres.ConfigurePool(pcfg)
-	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg) // connects lazily
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	db := postgres.New(pool, postgres.Options{Dimensions: sharedBackend(t).info.Dimensions})
-	st, err := db.Tenant("outage")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, st := closedPortStore(t)
 	h, _ := outageServer(t, st, db.Ping, nil)
 	for _, s := range everySearch {
 		t.Run(s.name, func(t *testing.T) {

@@ -256,11 +256,11 @@ func wantNoInfra(t *testing.T, body []byte) {
 	}
 }
 
-// TestStoreOutagePostgres runs the API over a real PostgreSQL store whose
-// pool points at a closed port (127.0.0.1:1): every search and chat turn
-// is a 503 store_unavailable with Retry-After, and the DSN's user,
-// database, host and port reach the log only.
-func TestStoreOutagePostgres(t *testing.T) {
+// closedPortStore is a real PostgreSQL store, tenant "outage", whose pool
+// points at a closed port (127.0.0.1:1) with a DSN holding secrets; the
+// pool connects lazily and is closed with the test.
+func closedPortStore(t *testing.T) (*postgres.DB, *postgres.Store) {
+	t.Helper()
 	pcfg, err := pgxpool.ParseConfig("postgres://hr_admin:pw-s3cret@127.0.0.1:1/shop_prod_db?sslmode=disable&connect_timeout=2")
 	if err != nil {
 		t.Fatal(err)
@@ -270,12 +270,21 @@ func TestStoreOutagePostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
 	db := postgres.New(pool, postgres.Options{Dimensions: sharedBackend(t).info.Dimensions})
 	st, err := db.Tenant("outage")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, st
+}
+
+// TestStoreOutagePostgres runs the API over a real PostgreSQL store whose
+// pool points at a closed port (127.0.0.1:1): every search and chat turn
+// is a 503 store_unavailable with Retry-After, and the DSN's user,
+// database, host and port reach the log only.
+func TestStoreOutagePostgres(t *testing.T) {
+	db, st := closedPortStore(t)
 	h, logs := outageServer(t, st, db.Ping, nil)
 
 	tests := []struct {

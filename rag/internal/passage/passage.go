@@ -296,6 +296,9 @@ type Unit struct {
 	Words map[string]bool
 	// Heading are the stemmed words of its section's heading.
 	Heading map[string]bool
+	// Path is its section's heading path, joined as Section.Heading
+	// does; empty outside Markdown sections.
+	Path string
 	// Score is set by ScoreUnits.
 	Score float64
 	// Source labels where Text comes from (the caller's name for a field
