@@ -22,8 +22,7 @@
 //     (any OpenAI-compatible API) and llm/llmtest (scripted fakes).
 //   - rag: the front door — the Searcher and the chat Pipeline — with
 //     rag/ingest (the Indexer), rag/offline and rag/llmchat (chat
-//     components without and with a model), rag/settings (configuration
-//     from environment variables), rag/assist, rag/fields, rag/load, rag/chunk,
+//     components without and with a model), rag/assist, rag/fields, rag/load, rag/chunk,
 //     rag/rerank and rag/eval beneath it.
 //
 // Data flows from loaders through chunking, hashing and batched embedding into

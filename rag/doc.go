@@ -229,9 +229,6 @@
 //   - [github.com/hybridrag/hybridrag/rag/actions]: tools with a side
 //     effect for the agentic mode, confirmed by the user first (the quote
 //     request).
-//   - [github.com/hybridrag/hybridrag/rag/settings]: Config, DefaultConfig
-//     and ConfigFromEnv, environment variables mapped onto the
-//     options of every package.
 //   - [github.com/hybridrag/hybridrag/rag/trace]: the tracer interfaces;
 //     rag/trace/tracetest records traces in tests.
 //   - [github.com/hybridrag/hybridrag/rag/load],

@@ -198,7 +198,7 @@ type KindOptions struct {
 	// used). Seed 002's 0.6 still decides augmentation: it is the
 	// low confidence level (scoring.DefaultLowThreshold) the Pipeline
 	// applies to the hits' relevance. RAG__MIN_SIMILARITY=0.6
-	// (rag/settings) restores the seed's cut.
+	// (the example programs' environment) restores the seed's cut.
 	Threshold *float64
 	// Legs is the default Legs of searches that leave Query.Legs empty;
 	// "" means hybrid. FAQs.Legs = LegsLexical is FAQ_HYBRID_ENABLED=false.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hybridrag/hybridrag/rag/settings"
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/storage/postgres"
 )
 

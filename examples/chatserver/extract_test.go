@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybridrag/hybridrag/rag/settings"
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 )
 
 // TestChunkFiltersLegal: with -extract legal, a statute written through

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/lexical"
-	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

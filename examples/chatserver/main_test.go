@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hybridrag/hybridrag/rag/settings"
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's log writes.

@@ -8,13 +8,13 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/llm"
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/llmchat"
 	"github.com/hybridrag/hybridrag/rag/offline"
-	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/vector"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hybridrag/hybridrag/rag/settings"
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 )
 
 // /api/stats counts the chunks by source (adding up to the chunk count),

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/eval"
@@ -21,7 +22,6 @@ import (
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/rag/rerank"
-	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
 	"github.com/hybridrag/hybridrag/vector/cache"

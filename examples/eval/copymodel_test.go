@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/llmchat"
 	"github.com/hybridrag/hybridrag/rag/offline"
-	"github.com/hybridrag/hybridrag/rag/settings"
 )
 
 // copyAnswer is a scripted model's answer that only copies from its

@@ -12,10 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
-	"github.com/hybridrag/hybridrag/rag/settings"
 )
 
 // This file is the cross-domain chat evaluation (-cross): every store is

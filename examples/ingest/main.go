@@ -16,10 +16,10 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
-	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/storage/postgres"

@@ -15,10 +15,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
-	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -125,8 +124,8 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 	want := settings.Config{
 		Search: settings.SearchConfig{
 			Fusion:              merge.MethodSimple,
-			Catalog:             settings.KindConfig{Threshold: ragtest.Ptr(-0.3), Weights: scoring.Weights{Vector: 5, Lexical: 0, Pair: 7}},
-			FAQs:                settings.KindConfig{Legs: rag.LegsLexical, Threshold: ragtest.Ptr(-0.25), Weights: scoring.Weights{Vector: 2.5, Lexical: 1}},
+			Catalog:             settings.KindConfig{Threshold: ptr(-0.3), Weights: scoring.Weights{Vector: 5, Lexical: 0, Pair: 7}},
+			FAQs:                settings.KindConfig{Legs: rag.LegsLexical, Threshold: ptr(-0.25), Weights: scoring.Weights{Vector: 2.5, Lexical: 1}},
 			CandidateMultiplier: 4, CandidateMax: 100, VectorCandidateMultiplier: 8, VectorCandidateMax: 300,
 			ChunksPerOwner: 2, SnippetMaxChars: 500,
 		},
@@ -344,7 +343,7 @@ func (r *poolRecorder) SearchChunks(ctx context.Context, q storage.VectorQuery) 
 }
 
 func TestSearcherPoolsAndFAQLegsFromConfig(t *testing.T) {
-	store, emb := ragtest.Fixture(t)
+	store, emb := fixture(t)
 	ctx := context.Background()
 	cfg, err := settings.ConfigFromEnv(envOf(map[string]string{
 		settings.EnvFAQHybridEnabled:                  "false",

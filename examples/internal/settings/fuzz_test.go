@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/hybridrag/hybridrag/rag/settings"
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 )
 
 // fuzzVars are the variables ConfigFromEnv reads, in the order FuzzConfigFromEnv
@@ -64,7 +64,7 @@ func fuzzLines(env map[string]string) string {
 // joining *EnvErrors, each naming a variable that was set; neither may show
 // an API key or a URL's password.
 //
-//	go test -run '^$' -fuzz '^FuzzConfigFromEnv$' -fuzztime 60s ./rag/settings
+//	go test -run '^$' -fuzz '^FuzzConfigFromEnv$' -fuzztime 60s ./examples/internal/settings
 func FuzzConfigFromEnv(f *testing.F) {
 	for _, env := range []map[string]string{
 		nil,

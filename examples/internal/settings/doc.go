@@ -1,8 +1,13 @@
-// Package settings maps the seeds' environment variables onto the options
-// of the rag packages, for programs that are configured the way the seeds
-// were. The library itself never reads the environment: every knob is a
-// field of an options struct whose zero value means the seeds' default,
-// and this package is one way to fill them.
+// Package settings maps environment variables onto the options of the
+// hybridrag packages, for the example programs (chatserver, ingest, eval).
+// It is environment wiring for programs, not part of the library: the
+// library never reads the environment, every knob is a field of an
+// options struct whose zero value means the default, and this package is
+// one way to fill them. A program configured the same way can copy it.
+//
+// The variable names are those of the systems hybridrag replaces (the
+// "seeds" of the README's "Seed numbers" table), so a deployment of one of
+// them keeps its environment.
 //
 // [Config] gathers every knob, with the seeds' defaults ([DefaultConfig]).
 // [ConfigFromEnv] reads the seeds' variable names (HYBRID_SEARCH_ENHANCED,

@@ -14,11 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/rerank"
-	"github.com/hybridrag/hybridrag/rag/settings"
 	"github.com/hybridrag/hybridrag/vector/cache"
 )
 
@@ -229,7 +228,7 @@ func TestSeedConfigValidate(t *testing.T) {
 	cfg.Cache.MaxEntries = -1
 	cfg.Rerank.Enabled = 7
 	cfg.Documents.Limit = -1
-	cfg.Documents.MinSimilarity = ragtest.Ptr(2.0)
+	cfg.Documents.MinSimilarity = ptr(2.0)
 	cfg.Chat.ConfidenceThreshold = 0
 	got := envErrors(t, cfg.Validate())
 	for _, name := range []string{settings.EnvKBCacheTTLMS, settings.EnvKBCacheMaxSize, settings.EnvKBRerankerEnabled, settings.EnvRAGTopK, settings.EnvRAGMinSimilarity, settings.EnvRAGConfidenceThreshold} {
@@ -360,7 +359,7 @@ func TestSeedReranker(t *testing.T) {
 // TestSeedTopKReachesTheSearcher: RAG__TOP_K bounds the hits of a document
 // search made with the Config's SearcherOptions.
 func TestSeedTopKReachesTheSearcher(t *testing.T) {
-	store, emb := ragtest.Fixture(t)
+	store, emb := fixture(t)
 	count := func(env map[string]string) int {
 		t.Helper()
 		cfg, err := settings.ConfigFromEnv(envOf(env))

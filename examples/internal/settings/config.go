@@ -17,7 +17,6 @@ import (
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/ingest"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag/llmchat"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 	"github.com/hybridrag/hybridrag/scoring"
@@ -679,9 +678,21 @@ func (r *envReader) value(name string) (string, bool) {
 
 func (r *envReader) fail(name, value string, err error) {
 	if len(value) > 64 {
-		value = textutil.TruncateRunes(value, 64) + "…"
+		value = truncateRunes(value, 64) + "…"
 	}
 	r.errs = append(r.errs, &EnvError{Var: name, Value: value, Err: err})
+}
+
+// truncateRunes returns the first n runes of s, trailing space trimmed.
+func truncateRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return strings.TrimSpace(s[:j])
+		}
+		i++
+	}
+	return s
 }
 
 func (r *envReader) str(name string, dst *string) {

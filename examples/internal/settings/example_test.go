@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hybridrag/hybridrag/rag/settings"
+	"github.com/hybridrag/hybridrag/examples/internal/settings"
 )
 
 // ConfigFromEnv reads the seeds' variables through the getenv it is given
