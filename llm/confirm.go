@@ -12,13 +12,13 @@ import (
 	"unicode/utf8"
 )
 
-// PendingConfirmation is a tool call that waits for the user's decision (seed
-// 003 §9). RunTools returns it instead of executing a tool with
+// PendingConfirmation is a tool call that waits for the user's decision.
+// RunTools returns it instead of executing a tool with
 // RequiresConfirmation; ResumeConfirmation resolves it.
 //
 // It is a plain JSON-serializable value holding everything needed to resume,
-// so it can be stored between HTTP requests (the seed keeps it in Redis with
-// a 5-minute TTL). ResumeConfirmation never modifies it.
+// so it can be stored between HTTP requests (in a session, a cache or a
+// database, next to the conversation). ResumeConfirmation never modifies it.
 type PendingConfirmation struct {
 	// ID identifies the confirmation (random, URL-safe).
 	ID string `json:"id"`
@@ -46,7 +46,7 @@ type PendingConfirmation struct {
 // DecisionKind is the user's answer to a PendingConfirmation.
 type DecisionKind string
 
-// Decisions (seed 003 §9.3).
+// Decisions a user can make about a pending confirmation.
 const (
 	// DecisionConfirm executes the call as the model asked.
 	DecisionConfirm DecisionKind = "confirm"
@@ -84,7 +84,7 @@ func Correct(patch json.RawMessage) Decision {
 }
 
 // ResumeConfirmation resolves pending with decision and continues the tool
-// loop (seed 003 §9.3-§9.4):
+// loop:
 //
 //   - DecisionConfirm executes the call (arguments validated again);
 //   - DecisionReject answers the call with a "rejected" result, not executed;
@@ -298,8 +298,7 @@ func applyPatch(target, patch any) any {
 	return tm
 }
 
-// confirmationTool is the forced tool DetectDecision uses (seed 003 §9.6,
-// respond_to_confirmation).
+// confirmationTool is the tool DetectDecision forces the model to call.
 var confirmationTool = ToolDefinition{
 	Name: "respond_to_confirmation",
 	Description: "Classifica a resposta do usuário a um pedido de confirmação. " +
@@ -323,8 +322,10 @@ var confirmationTool = ToolDefinition{
 var confirmationSchema, _ = CompileSchema(confirmationTool.Parameters)
 
 // DetectDecision asks model how the user's reply answers pending, with the
-// respond_to_confirmation tool forced and temperature 0 (seed 003 §9.6: no
-// regular-expression fallback). An "unrelated" reply becomes a rejection
+// respond_to_confirmation tool forced and temperature 0, so the answer is a
+// structured decision and as repeatable as the model allows. There is no
+// word-list fallback here: natural replies ("beleza", "na verdade 81")
+// defeat word lists; KeywordDecision is the offline alternative. An "unrelated" reply becomes a rejection
 // whose Message is the reply, so that the loop goes on with it.
 //
 // On error the pending confirmation stays valid; errors wrap the model's

@@ -19,8 +19,8 @@ import (
 //
 // Words are compared without case or accents; punctuation separates them.
 // A correction carries no arguments: callers give the reply to the model,
-// which calls the tool again (seed 003 §9.4, a correction asks again).
-// Seed 003 §9.6 prefers a model for this (DetectDecision recognizes
+// which calls the tool again, so a correction is confirmed again before
+// anything runs. A model does this better (DetectDecision recognizes
 // phrasings no list holds); KeywordDecision is the offline default, and
 // errs towards DecisionCorrect, which never executes anything.
 func KeywordDecision(reply string) DecisionKind {
@@ -84,14 +84,14 @@ func wordSet(words string) map[string]bool {
 }
 
 var (
-	// confirmWords agree (seed 003 §9.3: sim, ok, pode, beleza, manda ver,
-	// bora, tá certo).
+	// confirmWords agree: the common pt-BR and English ways of saying yes
+	// (sim, ok, pode, beleza, manda ver, bora, tá certo…).
 	confirmWords = wordSet(`sim s confirmo confirma confirmado confirmada confirmar pode podes ok okay okey blz beleza
 		certo certinho isso exato exatamente correto perfeito claro fechado fechou bora manda mande mandar envia envie enviar
 		segue siga seguir prossiga prosseguir solicita solicite solicitar faz faca fazer continua continue continuar vai
 		positivo aceito quero bom otimo show certeza
 		yes y yep yeah yup sure confirm confirmed proceed go ahead send do right fine correct absolutely`)
-	// rejectWords refuse (seed 003 §9.3: não, cancela, deixa, esquece).
+	// rejectWords refuse (não, cancela, deixa, esquece…).
 	rejectWords = wordSet(`nao n cancela cancele cancelar cancelado cancelada deixa deixe esquece esqueca desisto desistir
 		negativo nunca jamais pare parar
 		no nope nah cancel stop abort dont never`)

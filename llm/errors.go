@@ -160,7 +160,7 @@ type MaxIterationsExceededError struct {
 	Pending []ToolCall
 }
 
-// Error implements error with the seed's wording.
+// Error implements error.
 func (e *MaxIterationsExceededError) Error() string {
 	return fmt.Sprintf("llm: max tool loop iterations (%d) exceeded", e.MaxIterations)
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // FallbackModel answers with Fallback when Primary fails in a way another
-// model may not (seed 003 §2.3 "fallback automático se provider falhar", §10).
+// model may not: an outage, a rate limit or a server error of one provider
+// or model need not end the user's turn.
 // Retries of the same provider belong to the provider's client (openai-go's
 // option.WithMaxRetries); FallbackModel runs after those are exhausted.
 //
@@ -36,9 +37,9 @@ func WithFallback(primary, fallback ChatModel) *FallbackModel {
 }
 
 // WithFallbackModel returns a model that tries model, then model again with
-// Request.Model set to name, on the errors WithFallback falls back on: the
-// fallback model name of seed 000's OPENROUTER_MODEL_CLASSIFY_FALLBACK and
-// settings' OPENROUTER_MODEL_ANSWER_FALLBACK, on the same provider. Nest
+// Request.Model set to name, on the errors WithFallback falls back on: a
+// second model name on the same provider, such as a cheaper or older model
+// that is up when the first is not. Nest
 // calls for more names: WithFallbackModel(WithFallbackModel(m, a), b).
 func WithFallbackModel(model ChatModel, name string) *FallbackModel {
 	return &FallbackModel{Primary: model, Fallback: model, FallbackName: name}
@@ -118,8 +119,8 @@ func (m *FallbackModel) Stream(ctx context.Context, req Request) iter.Seq2[Strea
 	}
 }
 
-// DefaultEmptyAnswerMessage is the seed's fallback for an empty answer (seed
-// 003 §10.4.2).
+// DefaultEmptyAnswerMessage is the pt-BR text shown instead of an empty
+// answer, asking the user to try again rather than showing nothing.
 const DefaultEmptyAnswerMessage = "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?"
 
 // EmptyAnswerModel maps an empty final answer (blank text and no tool calls)
@@ -136,7 +137,7 @@ type EmptyAnswerModel struct {
 
 // WithEmptyAnswerFallback wraps model so that an empty answer becomes message
 // (or ErrEmptyAnswer when message is ""). Use DefaultEmptyAnswerMessage for
-// the seed's text.
+// the default pt-BR text.
 func WithEmptyAnswerFallback(model ChatModel, message string) *EmptyAnswerModel {
 	return &EmptyAnswerModel{Model: model, Message: message}
 }
@@ -183,9 +184,9 @@ func (m *EmptyAnswerModel) Stream(ctx context.Context, req Request) iter.Seq2[St
 	}
 }
 
-// FallbackMessages are the user-facing texts for model failures (seed 003
-// §10.1 and §10.4.2). The zero value has no texts; use
-// DefaultFallbackMessages for the seed's pt-BR ones.
+// FallbackMessages are the user-facing texts for model failures, one per
+// kind of failure so the user knows whether to retry now or later. The
+// zero value has no texts; use DefaultFallbackMessages for pt-BR ones.
 type FallbackMessages struct {
 	// Timeout is for deadlines and network timeouts.
 	Timeout string
@@ -199,7 +200,7 @@ type FallbackMessages struct {
 	Error string
 }
 
-// DefaultFallbackMessages returns the seed's pt-BR messages.
+// DefaultFallbackMessages returns the default pt-BR messages.
 func DefaultFallbackMessages() FallbackMessages {
 	return FallbackMessages{
 		Timeout:     "Desculpa, estou demorando para responder. Pode tentar novamente?",

@@ -13,13 +13,16 @@ import (
 
 // Defaults of RunOptions.
 const (
-	// DefaultMaxIterations is the seed's DEFAULT_MAX_ITERATIONS: model calls
-	// per run before MaxIterationsExceededError.
+	// DefaultMaxIterations is the number of model calls per run before
+	// MaxIterationsExceededError: enough for a search, a refined search
+	// and an answer, while a model that keeps calling tools is stopped
+	// before it costs a turn's worth of latency many times over.
 	DefaultMaxIterations = 5
 	// DefaultMaxParallelTools bounds concurrent tool executions in one turn.
 	DefaultMaxParallelTools = 4
-	// DefaultConfirmationTTL is how long a PendingConfirmation stays valid
-	// (seed 003 §9.5: 5 minutes).
+	// DefaultConfirmationTTL is how long a PendingConfirmation stays valid:
+	// long enough to read and answer the question, short enough that a
+	// "sim" typed much later does not execute a stale call.
 	DefaultConfirmationTTL = 5 * time.Minute
 )
 
@@ -91,8 +94,8 @@ const (
 	ToolRejected ToolStatus = "rejected"
 )
 
-// ToolExecution records one tool call of the loop (seed 003 §6.4: result and
-// timing of every call).
+// ToolExecution records one tool call of the loop: its result and timing,
+// for logs, traces and the caller's audit.
 type ToolExecution struct {
 	// Call is the call as executed (with corrected arguments after a
 	// Correct decision).
@@ -143,8 +146,8 @@ const (
 	EventTextDelta EventKind = "text_delta"
 )
 
-// Event is reported to RunOptions.OnEvent as the loop progresses (seed 003
-// §6.8: per-iteration tool_calls events).
+// Event is reported to RunOptions.OnEvent as the loop progresses (one
+// tool-calls event per iteration, so a UI can show the calls as they run).
 type Event struct {
 	// Kind says which fields are set.
 	Kind EventKind
@@ -182,7 +185,7 @@ type RunResult struct {
 // Text returns the final answer text.
 func (r *RunResult) Text() string { return r.Response.Message.Content }
 
-// RunTools runs the tool loop (seed 003 §6.3): it sends req with the
+// RunTools runs the tool loop: it sends req with the
 // definitions of tools, executes the tool calls the model asks for, sends the
 // results back and repeats until the model answers without tool calls.
 //

@@ -7,7 +7,7 @@ import (
 	"iter"
 )
 
-// ChatModel is the provider-agnostic chat port (seed 003 §2.3). Adapters such
+// ChatModel is the provider-agnostic chat port. Adapters such
 // as llm/openai implement it; llmtest provides a scripted fake.
 //
 // Implementations must be safe for concurrent use and must not retain or
@@ -115,7 +115,8 @@ func (r Request) Validate() error {
 // ToolChoiceMode selects how the model may use the offered tools.
 type ToolChoiceMode string
 
-// Tool choice modes (seed 003 §2.3 "ToolChoice estendido").
+// Tool choice modes: whether the model may, must or must not call tools,
+// or must call one named tool.
 const (
 	// ToolChoiceDefault leaves the choice to the provider (auto with tools).
 	ToolChoiceDefault ToolChoiceMode = ""

@@ -9,7 +9,8 @@ import (
 	"regexp"
 )
 
-// ToolDefinition is what a model sees of a tool (seed 003 §2.3, §6.2).
+// ToolDefinition is what a model sees of a tool, plus how RunTools treats
+// its calls (validation, confirmation).
 type ToolDefinition struct {
 	// Name identifies the tool: letters, digits, '_' and '-', at most 64.
 	Name string `json:"name"`
@@ -19,8 +20,8 @@ type ToolDefinition struct {
 	// what is supported; NewTypedTool infers it from a Go type). Nil means
 	// an object with no properties.
 	Parameters json.RawMessage `json:"parameters,omitempty"`
-	// InputExamples are example argument objects (seed 003 §2.4: 2-4
-	// examples raise tool-call accuracy). Each must satisfy Parameters.
+	// InputExamples are example argument objects; two to four examples
+	// help a model fill the arguments the way the tool expects. Each must satisfy Parameters.
 	// Providers without native support get them appended to the
 	// description.
 	InputExamples []json.RawMessage `json:"input_examples,omitempty"`
@@ -50,7 +51,7 @@ type Tool struct {
 	Strict        bool
 
 	// RequiresConfirmation makes RunTools stop before executing a call of
-	// this tool and return a PendingConfirmation (seed 003 §9). Use it for
+	// this tool and return a PendingConfirmation. Use it for
 	// tools that write or delete.
 	RequiresConfirmation bool
 

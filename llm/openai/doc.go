@@ -46,13 +46,12 @@
 // Retries are the client's: openai-go retries connection errors, 408, 409,
 // 429 and 5xx with exponential backoff (0.5 s, 1 s, 2 s, ... with jitter,
 // capped at 8 s) and honors Retry-After / Retry-After-Ms headers. Configure it
-// with option.WithMaxRetries (default 2; the seeds ask for 3) and
+// with option.WithMaxRetries (default 2; the demo server sets 3) and
 // option.WithRequestTimeout (per attempt); the context bounds all attempts.
 // This package adds no retry loop of its own; combine models with
 // llm.WithFallback for a second provider.
 //
-// The waits are not seed 003's (§10.1: maxRetries 3, retryDelay 1 s, 2 s,
-// 4 s). openai-go v3 waits 0.5 s × 2^n less up to a quarter of jitter —
+// The waits are not a fixed 1 s, 2 s, 4 s schedule. openai-go v3 waits 0.5 s × 2^n less up to a quarter of jitter —
 // 0.375–0.5 s, 0.75–1 s, 1.5–2 s — unless the response carries
 // Retry-After, which it follows (up to 2 minutes; past that it returns
 // the error at once); it has no option for the base delay
@@ -61,10 +60,11 @@
 // not on a fixed schedule; the jitter keeps concurrent chat turns from
 // retrying in step; and with
 // three retries a turn waits at most about 3.5 s of backoff instead of
-// 7 s while the user watches. The seed's exact schedule needs
+// 7 s while the user watches. A fixed schedule needs
 // option.WithMaxRetries(0) and a retrying option.WithMiddleware. For
-// embeddings at ingestion, vector.WithRetry's defaults are the seed's
-// (4 attempts, waits of up to 1 s, 2 s, 4 s, full jitter).
+// embeddings at ingestion, where nobody waits on each request,
+// vector.WithRetry's defaults are longer (4 attempts, waits of up to 1 s,
+// 2 s, 4 s, full jitter).
 //
 // # Errors
 //

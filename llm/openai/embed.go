@@ -14,7 +14,8 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 )
 
-// Embedding defaults (seed 001/002: text-embedding-3-small, 1536 dimensions).
+// Embedding defaults: OpenAI's small embedding model at its native size,
+// cheap and good enough for catalog and FAQ retrieval.
 const (
 	DefaultEmbeddingModel = "text-embedding-3-small"
 	DefaultDimensions     = 1536
