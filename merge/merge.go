@@ -171,7 +171,7 @@ func hitsSeq(hits []Hit) func(func(string, float64) bool) {
 	}
 }
 
-// Simple is the seed's simple merge: every vector hit in its order, then
+// Simple is the simple merge: every vector hit in its order, then
 // the lexical hits not already present, in their order; cut at limit
 // (limit <= 0 means no cut). Fused scores are 0: the order is the result.
 // The explanation records each hit's rank and raw score in both lists.
@@ -203,21 +203,22 @@ func Simple(vector, lexical []Hit, limit int) []Fused {
 	return out
 }
 
-// WeightedOptions configures [Weighted]. The zero value uses the seed's
-// weights, no limit and no lexical scoring of vector-only hits.
+// WeightedOptions configures [Weighted]. The zero value uses
+// scoring.DefaultWeights, no limit and no lexical scoring of vector-only hits.
 type WeightedOptions struct {
-	// Weights are the combined-score weights; the zero value is the seed's.
+	// Weights are the combined-score weights; the zero value means
+	// scoring.DefaultWeights.
 	Weights scoring.Weights
 	// Limit cuts the result; <= 0 means no cut.
 	Limit int
 	// LexicalFor scores a hit that only the vector list returned, so that
-	// it is ranked on the same scale as lexical hits (the seed scores such
-	// items with scoreCatalogItemLexical). nil gives them a lexical score
+	// it is ranked on the same scale as hits both lists returned (a
+	// catalog Searcher scores the record's text against the query). nil gives them a lexical score
 	// of 0 and no pair. It is called once per such hit, in vector order.
 	LexicalFor func(id string) (score float64, pair bool)
 }
 
-// Weighted is the seed's enhanced merge: every distinct hit of either list
+// Weighted is the weighted merge: every distinct hit of either list
 // is scored with [scoring.CombinedScore] (vector similarity = Hit.Score,
 // lexicalScore normalized by the best lexical score among all candidates,
 // pair bonus, 1/rank bonuses) and the hits are sorted by that score, ties

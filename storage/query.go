@@ -82,8 +82,9 @@ func ValidateFilters(kind OwnerKind, filters []Filter, allowedMetadataKeys []str
 	return nil
 }
 
-// LexicalQuery asks a store for lexical candidates with the seeds'
-// semantics: a term matches a field when the normalized field contains the
+// LexicalQuery asks a store for lexical candidates with substring
+// semantics, so that a stem or a word's start finds its inflections and
+// compounds ("fungicid" finds "fungicidas"): a term matches a field when the normalized field contains the
 // normalized term as a substring (%, _, \ and quotes are literal); terms and
 // fields are ORed; only active records are returned; records are ranked by
 // the number of distinct terms matched, then by CreatedAt descending, then by

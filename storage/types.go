@@ -77,10 +77,11 @@ type FAQ struct {
 	Answer   string
 	Category string
 	Keywords []string
-	// Priority is seed 004's FAQ priority (its example FAQ has 10),
+	// Priority is the FAQ's editorial priority (10 for a prominent one),
 	// higher first. It is not a ranking signal: the stores and
 	// rag.Searcher never read it (FAQ hits are ordered by fused score,
-	// ties by ID), as the seed, which stores it, never says how it ranks.
+	// ties by ID), since no rule says how it should weigh against
+	// relevance.
 	// Only the rag chat Pipeline reads it, to order FAQ hits whose
 	// evidence relevance is equal to two decimals in the context, where
 	// the order is the one the answerer reads and the token budget drops

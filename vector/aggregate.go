@@ -9,8 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// Aggregation defaults, from seed 000 (CATALOG_VECTOR_CHUNKS_PER_ITEM,
-// CATALOG_VECTOR_SNIPPET_MAX_CHARS).
+// Aggregation defaults: an owner is shown by its best chunk, and a snippet
+// of 800 runes (about 200 tokens, a paragraph) says why it matched without
+// filling a chat context.
 const (
 	DefaultChunksPerOwner  = 1
 	DefaultSnippetMaxChars = 800
@@ -26,7 +27,8 @@ const (
 type AggregateMode int
 
 const (
-	// AggregateMax scores an owner by its best chunk (the seeds' behaviour).
+	// AggregateMax scores an owner by its best chunk, so a long document
+	// is not favoured over a short one for its length (the default).
 	AggregateMax AggregateMode = iota
 	// AggregateSum adds the similarities of all matched chunks, favouring
 	// owners with much matching text.
@@ -79,7 +81,7 @@ type ScoredChunk struct {
 	Seq int
 }
 
-// AggregateOptions configures [Aggregate]. The zero value gives the seeds'
+// AggregateOptions configures [Aggregate]. The zero value gives the
 // defaults: mode max, one chunk per owner, snippets of at most 800 runes.
 type AggregateOptions struct {
 	// Mode combines the chunk similarities of an owner.

@@ -11,8 +11,9 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 )
 
-// DefaultDimensions is the vector size of text-embedding-3-small, the
-// seeds' model, and the default of [HashEmbedder].
+// DefaultDimensions is the vector size of text-embedding-3-small (the
+// default embedding model of llm/openai) and the default of
+// [HashEmbedder], so the offline embedder fits a store made for it.
 const DefaultDimensions = 1536
 
 // Feature weights of the hash embedder. A word contributes its surface form

@@ -1,8 +1,9 @@
 package vector
 
 // ThresholdSuggester is implemented by embedders whose similarity scale
-// differs from the models the seeds' default threshold (distance <= -0.5,
-// i.e. similarity >= 0.5) was chosen for. A search that was not given an
+// differs from the models the default threshold (distance <= -0.5, i.e.
+// similarity >= 0.5) was chosen for: OpenAI-style embedding models, whose
+// related texts score above 0.5 and unrelated ones well below. A search that was not given an
 // explicit threshold uses the suggestion instead of -0.5.
 type ThresholdSuggester interface {
 	// SuggestedThreshold returns a max distance (negative inner product)
@@ -38,8 +39,9 @@ func SuggestThreshold(e Embedder) (threshold float64, ok bool) {
 }
 
 // FusionWeightSuggester is implemented by embedders whose similarities
-// deserve a different share of a hybrid score than the seeds' default
-// weights (vector 6, lexical 4) give them. A search that was not given
+// deserve a different share of a hybrid score than the default weights
+// (vector 6, lexical 4: a semantic model's similarity is the stronger
+// signal) give them. A search that was not given
 // explicit weights uses the suggestion.
 type FusionWeightSuggester interface {
 	// SuggestedFusionWeights returns the vector and lexical weights.

@@ -67,8 +67,8 @@
 // Each owner row stores its search text, normalized by lexical.Normalize in
 // Go (storage.ItemSearchText and friends), in a search_text column; no
 // accent folding runs in SQL. A term matches when the text contains it, %,
-// _ and \ literal, always as a bound parameter. The ranking is the seeds':
-// distinct terms matched, then newest, then ID; results are exactly the
+// _ and \ literal, always as a bound parameter. The ranking is
+// storage.LexicalQuery's: distinct terms matched, then newest, then ID; results are exactly the
 // memory store's for every query (TestLexicalMatchesMemory compares them on
 // random corpora through inserts, updates and deletes).
 //
