@@ -1,7 +1,9 @@
 // Package llm is hybridrag's provider-agnostic port to chat models: messages and tool calls, tool definitions with JSON
 // schemas, the tool loop with its iteration limit and confirmations,
 // structured output, and fallbacks. Besides the standard library it imports
-// only github.com/google/jsonschema-go, for JSON Schema.
+// github.com/santhosh-tekuri/jsonschema/v6 to validate JSON Schema (with the
+// location of every violation) and github.com/google/jsonschema-go to infer
+// schemas from Go types.
 //
 // # Models
 //
@@ -25,7 +27,7 @@
 // sends a request with the tools, executes the calls the model asks for and
 // loops until the model answers, at most RunOptions.MaxIterations model calls
 // (default 5, then *MaxIterationsExceededError). Arguments are validated
-// against the tool's schema (JSON Schema 2020-12 or draft-07, $ref and $defs
+// against the tool's schema (JSON Schema 2020-12, 2019-09 or drafts 4 to 7, $ref and $defs
 // included; see Schema) before a handler runs; invalid arguments, unknown tools, handler errors, panics and
 // timeouts go back to the model as error results instead of failing the run.
 // Calls of one turn run in parallel. RunOptions.OnEvent reports each model

@@ -40,7 +40,7 @@ var (
 
 	// ErrInvalidSchema reports a JSON schema that cannot be compiled: not a
 	// JSON object or boolean, a wrongly typed keyword, an unresolvable or
-	// remote $ref, a $ref cycle, an unsupported $schema; or a Go type
+	// remote $ref or $schema, a $ref cycle; or a Go type
 	// SchemaFor cannot describe. See CompileSchema and SchemaFor.
 	ErrInvalidSchema = errors.New("llm: invalid or unsupported JSON schema")
 

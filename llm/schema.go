@@ -2,118 +2,99 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
+	"maps"
 	"math"
-	"net/url"
-	"regexp"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	sjs "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Schema is a compiled JSON Schema for tool arguments and structured output.
 //
-// Parsing, $ref resolution and validation are done by
-// github.com/google/jsonschema-go, which implements drafts 2020-12 (the
-// default) and 07: all assertion and applicator keywords, and $ref by JSON
-// pointer, anchor or $id into $defs, definitions or any other part of the
-// document. "format" is an annotation and is not checked; "pattern" uses
-// Go's RE2 syntax. References to other documents are not loaded: a schema
-// that needs one does not compile.
+// Compilation and validation are done by github.com/santhosh-tekuri/jsonschema/v6,
+// which implements drafts 4, 6, 7, 2019-09 and 2020-12 (the default when
+// "$schema" is absent) and reports every violation with the location of the
+// value and of the schema keyword that failed. $ref resolves by JSON pointer,
+// anchor or $id inside the document; references to other documents are never
+// loaded (not from the network, not from files), so a schema that needs one
+// does not compile. "format" is checked only where the draft makes it an
+// assertion (drafts 4 to 7); "pattern" uses Go's RE2 syntax.
+// github.com/google/jsonschema-go infers schemas from Go types (SchemaFor).
 //
-// This package adds what a model-facing validator needs: violations that
-// say where in the value it is wrong, in a deterministic order (see
-// ValidationError), and a compile-time rejection of schemas that would make
-// validation recurse forever.
+// This package adds what a model-facing validator needs: short messages at
+// the value's location in a deterministic order (see ValidationError), and a
+// compile-time rejection of schemas whose references loop without descending
+// into the value.
 //
 // A Schema is immutable and safe for concurrent use.
 type Schema struct {
 	raw      json.RawMessage // the schema document, compact
-	root     *jsonschema.Schema
-	resolved *jsonschema.Resolved
-	draft7   bool
-	// nodes maps the JSON pointer of every subschema ("" for the root) to
-	// it. bases, resources, anchors and dynamic resolve references the way
-	// the library does: the base URI of each subschema, the pointer of the
-	// schema resource named by a URI ($id), anchors by resource pointer +
-	// "#" + name, and $dynamicAnchor names to every schema that has one.
-	// patterns holds the compiled patternProperties. All are read-only
-	// after compilation.
-	nodes     map[string]*jsonschema.Schema
-	bases     map[string]*url.URL
-	resources map[string]string
-	anchors   map[string]string
-	dynamic   map[string][]string
-	patterns  map[string]*regexp.Regexp
-
-	mu  sync.Mutex
-	sub map[string]resolvedSub // subschemas resolved on demand, to explain failures
+	compiled *sjs.Schema
+	// byLocation maps the absolute location of every compiled subschema to
+	// it, to phrase a violation from the schema keyword that failed.
+	byLocation map[string]*sjs.Schema
 }
 
-// Supported values of "$schema"; an empty one means draft 2020-12.
-var supportedDrafts = []string{
-	"",
-	"https://json-schema.org/draft/2020-12/schema",
-	"http://json-schema.org/draft-07/schema#",
-	"https://json-schema.org/draft-07/schema#",
+// schemaURL names the document being compiled; ".invalid" never resolves
+// and the loader fetches nothing anyway. Messages show locations relative
+// to it ("#/properties/a").
+const schemaURL = "https://hybridrag.invalid/schema.json"
+
+// noLoader refuses every document but the one being compiled.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("cannot resolve remote schemas (%s): references to other documents are not loaded", truncate(url, 200))
 }
 
-var knownTypes = []string{"object", "string", "number", "integer", "boolean", "array", "null"}
-
-// CompileSchema parses and resolves a JSON Schema document. An empty or null
+// CompileSchema parses and compiles a JSON Schema document. An empty or null
 // document compiles to a schema that accepts any JSON value.
 //
-// Errors wrap ErrInvalidSchema: malformed JSON, a wrongly typed keyword, an
-// unknown type name, a negative length or count, a non-positive multipleOf, a
-// pattern that is not valid RE2, an unresolvable or remote $ref, an
-// unsupported "$schema", or a cycle of $ref and in-place applicators (allOf,
-// anyOf, oneOf, not, if/then/else, dependentSchemas) that never descends into
-// the value, which would make validation recurse forever.
+// Errors wrap ErrInvalidSchema: malformed JSON, a document that is not a
+// valid schema for its draft (a wrongly typed keyword, an unknown type name,
+// a negative length or count, a non-positive multipleOf, a pattern that is
+// not valid RE2; the message names the keyword's location, "#/type: ..."),
+// an unresolvable or remote $ref or "$schema", or a cycle of $ref and
+// in-place applicators (allOf, anyOf, oneOf, not, if/then/else,
+// dependentSchemas) that never descends into the value.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("true")
 	}
-	v, err := decodeJSON(raw)
+	doc, err := decodeJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
 	}
-	switch v.(type) {
+	switch doc.(type) {
 	case map[string]any, bool:
 	default:
 		return nil, fmt.Errorf("%w: a schema must be a JSON object or a boolean", ErrInvalidSchema)
 	}
-	root := new(jsonschema.Schema)
-	if err := json.Unmarshal(raw, root); err != nil {
-		return nil, schemaDecodeError(err)
-	}
-	if !slices.Contains(supportedDrafts, root.Schema) {
-		return nil, fmt.Errorf("%w: unsupported $schema %q (want draft 2020-12 or draft-07)", ErrInvalidSchema, truncate(root.Schema, 100))
-	}
-	s := &Schema{
-		root:      root,
-		draft7:    strings.Contains(root.Schema, "draft-07"),
-		nodes:     map[string]*jsonschema.Schema{},
-		bases:     map[string]*url.URL{},
-		resources: map[string]string{"": ""},
-		anchors:   map[string]string{},
-		dynamic:   map[string][]string{},
-		patterns:  map[string]*regexp.Regexp{},
-	}
-	if err := s.index("", root, &url.URL{}, ""); err != nil {
+	c := sjs.NewCompiler()
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
 	}
+	compiled, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidSchema, compileMessage(err))
+	}
+	s := &Schema{compiled: compiled, byLocation: map[string]*sjs.Schema{}}
 	if err := s.checkCycles(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
-	}
-	if s.resolved, err = root.Resolve(nil); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
 	}
 	var buf bytes.Buffer
@@ -153,242 +134,181 @@ func (s *Schema) JSON() json.RawMessage { return bytes.Clone(s.raw) }
 // MarshalJSON implements json.Marshaler with the schema document.
 func (s *Schema) MarshalJSON() ([]byte, error) { return s.JSON(), nil }
 
-// schemaDecodeError turns the error of unmarshaling a schema into a short
-// ErrInvalidSchema (the library's type errors name internal Go types).
-func schemaDecodeError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
-		if field == "" {
-			return fmt.Errorf("%w: a JSON %s is not a schema", ErrInvalidSchema, te.Value)
-		}
-		return fmt.Errorf("%w: keyword %q cannot be a JSON %s", ErrInvalidSchema, field, te.Value)
-	}
-	return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+// objectOnly reports whether the schema admits only JSON objects.
+func (s *Schema) objectOnly() bool {
+	t := s.compiled.Types
+	return t != nil && slices.Equal(t.ToStrings(), []string{"object"})
 }
 
-// subschemas yields every schema directly inside s with the JSON pointer
-// segments that lead to it ("/properties/name"), in a fixed order.
-func subschemas(s *jsonschema.Schema) iter.Seq2[string, *jsonschema.Schema] {
-	return func(yield func(string, *jsonschema.Schema) bool) {
-		one := func(kw string, sub *jsonschema.Schema) bool {
-			return sub == nil || yield("/"+kw, sub)
-		}
-		list := func(kw string, subs []*jsonschema.Schema) bool {
-			for i, sub := range subs {
-				if !one(kw+"/"+strconv.Itoa(i), sub) {
-					return false
-				}
+// english prints the library's messages for the keywords this package does
+// not phrase itself.
+var english = message.NewPrinter(language.English)
+
+// compileMessage shortens a compilation error: a document that fails its
+// draft's meta-schema becomes its first violations, each at the keyword's
+// location in the document ("#/minLength: minimum: got -1, want 0").
+func compileMessage(err error) string {
+	var se *sjs.SchemaValidationError
+	var ve *sjs.ValidationError
+	if !errors.As(err, &se) || !errors.As(se.Err, &ve) {
+		return strings.ReplaceAll(err.Error(), schemaURL, "")
+	}
+	var parts []string
+	var walk func(e *sjs.ValidationError)
+	walk = func(e *sjs.ValidationError) {
+		switch e.ErrorKind.(type) {
+		case *kind.AnyOf, *kind.OneOf: // the first alternative says enough
+			if len(e.Causes) > 0 {
+				walk(e.Causes[0])
+				return
 			}
-			return true
 		}
-		dict := func(kw string, subs map[string]*jsonschema.Schema) bool {
-			for _, k := range sortedKeys(subs) {
-				if !one(kw+"/"+escapePointer(k), subs[k]) {
-					return false
-				}
+		if _, names := e.ErrorKind.(*kind.PropertyNames); names || len(e.Causes) == 0 {
+			if len(parts) < 3 {
+				parts = append(parts, "#"+pointer(e.InstanceLocation)+": "+leafText(e))
 			}
-			return true
+			return
 		}
-		_ = dict("$defs", s.Defs) && dict("definitions", s.Definitions) &&
-			dict("properties", s.Properties) && dict("patternProperties", s.PatternProperties) &&
-			one("additionalProperties", s.AdditionalProperties) && one("propertyNames", s.PropertyNames) &&
-			one("unevaluatedProperties", s.UnevaluatedProperties) &&
-			dict("dependentSchemas", s.DependentSchemas) && dict("dependencies", s.DependencySchemas) &&
-			list("prefixItems", s.PrefixItems) && one("items", s.Items) && list("items", s.ItemsArray) &&
-			one("additionalItems", s.AdditionalItems) && one("contains", s.Contains) &&
-			one("unevaluatedItems", s.UnevaluatedItems) &&
-			list("allOf", s.AllOf) && list("anyOf", s.AnyOf) && list("oneOf", s.OneOf) && one("not", s.Not) &&
-			one("if", s.If) && one("then", s.Then) && one("else", s.Else) && one("contentSchema", s.ContentSchema)
+		for _, c := range e.Causes {
+			walk(c)
+		}
 	}
+	walk(ve)
+	return strings.Join(parts, "; ")
 }
 
-// index records n at ptr, with the base URI and resource it inherits, and
-// checks what the library leaves to its meta-schema: type names,
-// non-negative counts, multipleOf and patterns.
-func (s *Schema) index(ptr string, n *jsonschema.Schema, base *url.URL, resource string) error {
-	at := "#" + ptr
-	s.nodes[ptr] = n
-	draft7Anchor := s.draft7 && strings.HasPrefix(n.ID, "#")
-	if n.ID != "" && !draft7Anchor && !(s.draft7 && n.Ref != "") {
-		id, err := url.Parse(n.ID)
-		if err != nil {
-			return fmt.Errorf("%s/$id: %w", at, err)
-		}
-		base = base.ResolveReference(id)
-		base.Fragment, base.RawFragment = "", ""
-		resource = ptr
-		s.resources[base.String()] = ptr
+// leafText is the library's message for e, with the causes of a
+// propertyNames failure (the name's own violation) folded in.
+func leafText(e *sjs.ValidationError) string {
+	msg := e.ErrorKind.LocalizedString(english)
+	if _, ok := e.ErrorKind.(*kind.PropertyNames); ok && len(e.Causes) > 0 {
+		msg += ": " + leafText(e.Causes[0])
 	}
-	s.bases[ptr] = base
-	if n.Anchor != "" {
-		s.anchors[resource+"#"+n.Anchor] = ptr
-	}
-	if n.DynamicAnchor != "" {
-		s.anchors[resource+"#"+n.DynamicAnchor] = ptr
-		s.dynamic[n.DynamicAnchor] = append(s.dynamic[n.DynamicAnchor], ptr)
-	}
-	if draft7Anchor {
-		s.anchors[resource+n.ID] = ptr
-	}
-	for _, t := range append([]string{n.Type}, n.Types...) {
-		if t != "" && !slices.Contains(knownTypes, t) {
-			return fmt.Errorf("%s/type: unknown type %q", at, truncate(t, 100))
-		}
-	}
-	for kw, v := range map[string]*int{
-		"minLength": n.MinLength, "maxLength": n.MaxLength, "minItems": n.MinItems, "maxItems": n.MaxItems,
-		"minProperties": n.MinProperties, "maxProperties": n.MaxProperties,
-		"minContains": n.MinContains, "maxContains": n.MaxContains,
-	} {
-		if v != nil && *v < 0 {
-			return fmt.Errorf("%s/%s: must be a non-negative integer", at, kw)
-		}
-	}
-	if n.MultipleOf != nil && !(*n.MultipleOf > 0) {
-		return fmt.Errorf("%s/multipleOf: must be greater than 0", at)
-	}
-	if n.Pattern != "" {
-		if _, err := regexp.Compile(n.Pattern); err != nil {
-			return fmt.Errorf("%s/pattern: %w", at, err)
-		}
-	}
-	for _, re := range sortedKeys(n.PatternProperties) {
-		c, err := regexp.Compile(re)
-		if err != nil {
-			return fmt.Errorf("%s/patternProperties: %w", at, err)
-		}
-		s.patterns[re] = c
-	}
-	for seg, sub := range subschemas(n) {
-		if err := s.index(ptr+seg, sub, base, resource); err != nil {
-			return err
-		}
-	}
-	return nil
+	return msg
 }
 
-// lookupRef returns the pointer of the subschema that ref, written in the
-// subschema at from, names: resolved against from's base URI, then a JSON
-// pointer or an anchor inside the schema resource that the URI names. It
-// reports false for a reference outside the document.
-func (s *Schema) lookupRef(from, ref string) (string, bool) {
-	if ref == "" {
-		return "", false
+// pointer renders instance location tokens as a JSON pointer (RFC 6901).
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteString("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
 	}
-	r, err := url.Parse(ref)
-	if err != nil {
-		return "", false
-	}
-	u := s.bases[from].ResolveReference(r)
-	frag := u.Fragment
-	u.Fragment, u.RawFragment = "", ""
-	res, ok := s.resources[u.String()]
-	if !ok {
-		return "", false
-	}
-	if frag == "" || frag[0] == '/' {
-		return s.derefPointer(res, frag)
-	}
-	ptr, ok := s.anchors[res+"#"+frag]
-	return ptr, ok
+	return b.String()
 }
 
-// derefPointer returns the canonical pointer (as index builds it) of the
-// subschema at the JSON pointer frag inside the subschema at res. It reads
-// array indexes the way the library does, so "/allOf/+0" is "/allOf/0".
-func (s *Schema) derefPointer(res, frag string) (string, bool) {
-	if frag == "" {
-		return res, true
+// subschemas yields the schemas directly inside n, each with whether it
+// applies to the same value as n (references and in-place applicators) or
+// to a part of it (properties, items, ...).
+func subschemas(n *sjs.Schema, yield func(sub *sjs.Schema, inPlace bool)) {
+	one := func(sub *sjs.Schema, inPlace bool) {
+		if sub != nil {
+			yield(sub, inPlace)
+		}
 	}
-	segs := strings.Split(frag[1:], "/")
-	ptr := res
-	for i := 0; i < len(segs); i++ {
-		n := s.nodes[ptr]
-		kw := segs[i]
-		switch {
-		case kw == "$defs" || kw == "definitions" || kw == "properties" || kw == "patternProperties" ||
-			kw == "dependentSchemas" || kw == "dependencies":
-			if i++; i == len(segs) {
-				return "", false
+	anyOne := func(v any) { // the fields that hold a bool, a *Schema or a []*Schema
+		switch t := v.(type) {
+		case *sjs.Schema:
+			one(t, false)
+		case []*sjs.Schema:
+			for _, sub := range t {
+				one(sub, false)
 			}
-			key := strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[i])
-			ptr += "/" + kw + "/" + escapePointer(key)
-		case kw == "allOf" || kw == "anyOf" || kw == "oneOf" || kw == "prefixItems" || (kw == "items" && n.Items == nil):
-			if i++; i == len(segs) {
-				return "", false
-			}
-			idx, err := strconv.Atoi(segs[i])
-			if err != nil || idx < 0 || (len(segs[i]) > 1 && segs[i][0] == '0') {
-				return "", false
-			}
-			ptr += "/" + kw + "/" + strconv.Itoa(idx)
-		default:
-			ptr += "/" + kw
-		}
-		if _, ok := s.nodes[ptr]; !ok {
-			return "", false
 		}
 	}
-	return ptr, true
+	for _, sub := range []*sjs.Schema{n.Ref, n.RecursiveRef, n.Not, n.If, n.Then, n.Else} {
+		one(sub, true)
+	}
+	if n.DynamicRef != nil {
+		one(n.DynamicRef.Ref, true)
+	}
+	for _, list := range [][]*sjs.Schema{n.AllOf, n.AnyOf, n.OneOf} {
+		for _, sub := range list {
+			one(sub, true)
+		}
+	}
+	for _, k := range sortedKeys(n.DependentSchemas) {
+		one(n.DependentSchemas[k], true)
+	}
+	for _, k := range sortedKeys(n.Dependencies) {
+		if sub, ok := n.Dependencies[k].(*sjs.Schema); ok {
+			one(sub, true)
+		}
+	}
+	for _, k := range sortedKeys(n.Properties) {
+		one(n.Properties[k], false)
+	}
+	for _, sub := range n.PatternProperties {
+		one(sub, false)
+	}
+	for _, sub := range n.PrefixItems {
+		one(sub, false)
+	}
+	anyOne(n.AdditionalProperties)
+	anyOne(n.Items)
+	anyOne(n.AdditionalItems)
+	for _, sub := range []*sjs.Schema{n.PropertyNames, n.UnevaluatedProperties, n.Contains, n.Items2020, n.UnevaluatedItems, n.ContentSchema} {
+		one(sub, false)
+	}
 }
 
-// inPlaceEdges returns the pointers of the schemas that apply to the same
-// value as the schema at ptr: its references (a $dynamicRef may also reach
-// any schema with the same $dynamicAnchor) and in-place applicators.
-func (s *Schema) inPlaceEdges(ptr string) []string {
-	n := s.nodes[ptr]
-	var out []string
-	for _, ref := range []string{n.Ref, n.DynamicRef} {
-		if t, ok := s.lookupRef(ptr, ref); ok {
-			out = append(out, t)
-		}
-	}
-	if _, frag, ok := strings.Cut(n.DynamicRef, "#"); ok {
-		out = append(out, s.dynamic[frag]...)
-	}
-	for seg := range subschemas(n) {
-		kw, _, _ := strings.Cut(seg[1:], "/")
-		switch kw {
-		case "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies":
-			out = append(out, ptr+seg)
-		}
-	}
-	return out
-}
-
-// checkCycles rejects a cycle of in-place edges: the library would follow it
-// without end and overflow the stack, which no recover can catch.
+// checkCycles indexes the compiled schemas by location and rejects a cycle of
+// in-place edges. The library stops such a cycle while validating, but a
+// schema with one would fail every value that reaches it, so it is refused
+// up front. A $dynamicRef may also reach any schema with its anchor name.
 func (s *Schema) checkCycles() error {
-	const (
-		visiting = 1
-		done     = 2
-	)
-	state := make(map[string]int, len(s.nodes))
-	var visit func(ptr string) error
-	visit = func(ptr string) error {
-		switch state[ptr] {
+	var all []*sjs.Schema
+	var index func(n *sjs.Schema)
+	index = func(n *sjs.Schema) {
+		if _, seen := s.byLocation[n.Location]; seen {
+			return
+		}
+		s.byLocation[n.Location] = n
+		all = append(all, n)
+		subschemas(n, func(sub *sjs.Schema, _ bool) { index(sub) })
+	}
+	index(s.compiled)
+	const visiting, done = 1, 2
+	state := map[*sjs.Schema]int{}
+	var visit func(n *sjs.Schema) error
+	visit = func(n *sjs.Schema) error {
+		switch state[n] {
 		case visiting:
-			return fmt.Errorf("#%s: $ref cycle that never descends into the value (validation would not terminate)", ptr)
+			return fmt.Errorf("%s: $ref cycle that never descends into the value (validation would not terminate)", relative(n.Location))
 		case done:
 			return nil
 		}
-		state[ptr] = visiting
-		for _, next := range s.inPlaceEdges(ptr) {
-			if err := visit(next); err != nil {
+		state[n] = visiting
+		var next []*sjs.Schema
+		subschemas(n, func(sub *sjs.Schema, inPlace bool) {
+			if inPlace {
+				next = append(next, sub)
+			}
+		})
+		if n.DynamicRef != nil && n.DynamicRef.Anchor != "" {
+			for _, m := range all {
+				if m.DynamicAnchor == n.DynamicRef.Anchor {
+					next = append(next, m)
+				}
+			}
+		}
+		for _, m := range next {
+			if err := visit(m); err != nil {
 				return err
 			}
 		}
-		state[ptr] = done
+		state[n] = done
 		return nil
 	}
-	for _, ptr := range sortedKeys(s.nodes) {
-		if err := visit(ptr); err != nil {
+	for _, n := range all {
+		if err := visit(n); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// relative shows a schema location inside the compiled document as "#/...".
+func relative(loc string) string { return strings.TrimPrefix(loc, schemaURL) }
 
 // Violation is one way a JSON value fails a Schema.
 type Violation struct {
@@ -410,7 +330,7 @@ type ValidationError struct {
 	Violations []Violation
 }
 
-// maxViolations bounds the work and the error text for hostile input.
+// maxViolations bounds the error text for hostile input.
 const maxViolations = 10
 
 // Error implements error: "$.limit: must be <= 10 (got 12); $: ...".
@@ -441,192 +361,237 @@ func (s *Schema) Validate(doc []byte) error {
 // schema.
 func (s *Schema) ValidateValue(v any) error {
 	var bad []Violation
-	v = normalize(v, "$", 1, &bad)
+	checkValue(v, "$", 1, &bad)
 	if len(bad) > 0 {
 		return &ValidationError{Violations: bad}
 	}
-	err := s.validateAt("", v)
+	err := validate(s.compiled, v)
 	if err == nil {
 		return nil
 	}
-	r := reporter{s: s}
-	r.report("", v, "$")
-	if len(r.out) == 0 { // cannot happen; never return an empty error
-		r.add("$", truncate(leafMessage(err), 300))
+	var ve *sjs.ValidationError
+	if !errors.As(err, &ve) {
+		return &ValidationError{Violations: []Violation{{Path: "$", Message: truncate(err.Error(), 300)}}}
 	}
-	return &ValidationError{Violations: r.out}
+	var out []located
+	s.collect(ve, v, &out)
+	slices.SortStableFunc(out, compareLocated)
+	verr := &ValidationError{}
+	for _, l := range out {
+		if len(verr.Violations) == maxViolations {
+			break
+		}
+		verr.Violations = append(verr.Violations, l.Violation)
+	}
+	if len(verr.Violations) == 0 { // cannot happen; never return an empty error
+		verr.Violations = []Violation{{Path: "$", Message: truncate(ve.Error(), 300)}}
+	}
+	return verr
 }
 
-// validateAt validates v against the subschema at ptr with the library; a
-// panic in the library becomes an error.
-func (s *Schema) validateAt(ptr string, v any) error {
-	if ptr == "" {
-		return validate(s.resolved, v)
-	}
-	rs, err := s.subschema(ptr, false)
-	if err != nil {
-		return err
-	}
-	return validate(rs, v)
-}
-
-func validate(rs *jsonschema.Resolved, v any) (err error) {
+// validate runs the library; a panic in it becomes an error.
+func validate(s *sjs.Schema, v any) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("validator failed: %v", p)
 		}
 	}()
-	return rs.Validate(v)
+	return s.Validate(v)
 }
 
-// subschemaBase names the root document for the references of subschema
-// wrappers; ".invalid" never resolves, and nothing is fetched.
-const subschemaBase = "https://hybridrag.invalid/schema.json"
-
-// subschema returns the subschema at ptr resolved on its own: a wrapper that
-// refers into a private copy of the root, so that the subschema's own
-// references still resolve. With shallow, the wrapper instead requires
-// copies of ptr and of its conjuncts, added to the copy's $defs, without
-// required and the keywords that apply to properties and items: only the
-// value's own constraints remain. Results, failures included, are cached;
-// this runs only to explain a failure.
-func (s *Schema) subschema(ptr string, shallow bool) (*jsonschema.Resolved, error) {
-	key := ptr
-	if shallow {
-		key = "shallow:" + ptr
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.sub[key]; ok {
-		return r.rs, r.err
-	}
-	ref := func(p string) string {
-		u, _ := url.Parse(subschemaBase) // a constant
-		u.Fragment = p
-		return u.String()
-	}
-	wrapper := &jsonschema.Schema{Schema: s.root.Schema}
-	group := s.conjuncts(ptr)
-	if shallow {
-		for i := range group {
-			wrapper.AllOf = append(wrapper.AllOf, &jsonschema.Schema{Ref: ref(s.shallowDefs() + strconv.Itoa(i))})
-		}
-	} else {
-		wrapper.Ref = ref(ptr)
-	}
-	rs, err := wrapper.Resolve(&jsonschema.ResolveOptions{Loader: func(*url.URL) (*jsonschema.Schema, error) {
-		clone := s.root.CloneSchemas() // private: Resolve may write to what it loads
-		if !shallow {
-			return clone, nil
-		}
-		nodes := map[string]*jsonschema.Schema{}
-		walkSchemas("", clone, func(p string, n *jsonschema.Schema) { nodes[p] = n })
-		defs := &clone.Defs
-		if clone.Definitions != nil {
-			defs = &clone.Definitions
-		}
-		if *defs == nil {
-			*defs = map[string]*jsonschema.Schema{}
-		}
-		for i, p := range group {
-			c := nodes[p].CloneSchemas()
-			c.ID, c.Anchor, c.DynamicAnchor, c.Defs, c.Definitions = "", "", "", nil, nil
-			c.Ref, c.AllOf, c.Required = "", nil, nil // the conjuncts are copied themselves
-			c.Properties, c.PatternProperties, c.AdditionalProperties = nil, nil, nil
-			c.Items, c.ItemsArray, c.PrefixItems, c.AdditionalItems = nil, nil, nil, nil
-			(*defs)[shallowName+strconv.Itoa(i)] = c
-		}
-		return clone, nil
-	}})
-	if s.sub == nil {
-		s.sub = map[string]resolvedSub{}
-	}
-	s.sub[key] = resolvedSub{rs, err}
-	return rs, err
+// located is a Violation with the value's location as tokens, for sorting.
+type located struct {
+	Violation
+	loc      []string
+	required bool
 }
 
-// resolvedSub is a cached result of Schema.subschema.
-type resolvedSub struct {
-	rs  *jsonschema.Resolved
-	err error
-}
-
-// shallowName prefixes the names of the copies that subschema(ptr, true)
-// adds to the root's $defs, followed by the conjunct's index.
-const shallowName = "hybridrag-shallow-"
-
-// shallowDefs returns the JSON pointer prefix of those copies.
-func (s *Schema) shallowDefs() string {
-	if s.root.Definitions != nil {
-		return "/definitions/" + shallowName
+// compareLocated orders violations in document order: a value before its
+// parts, properties by name and items by index, and for one value its
+// missing properties before its other failures.
+func compareLocated(a, b located) int {
+	for i := range min(len(a.loc), len(b.loc)) {
+		x, errX := strconv.Atoi(a.loc[i])
+		y, errY := strconv.Atoi(b.loc[i])
+		if errX == nil && errY == nil {
+			if c := cmp.Compare(x, y); c != 0 {
+				return c
+			}
+		} else if c := strings.Compare(a.loc[i], b.loc[i]); c != 0 {
+			return c
+		}
 	}
-	return "/$defs/" + shallowName
+	if c := cmp.Compare(len(a.loc), len(b.loc)); c != 0 {
+		return c
+	}
+	if a.required != b.required {
+		if a.required {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.Message, b.Message)
 }
 
-// walkSchemas calls fn for n, at ptr, and every schema inside it.
-func walkSchemas(ptr string, n *jsonschema.Schema, fn func(ptr string, n *jsonschema.Schema)) {
-	fn(ptr, n)
-	for seg, sub := range subschemas(n) {
-		walkSchemas(ptr+seg, sub, fn)
+// collect turns the library's tree of errors into violations at the value's
+// location. Failed combinators (anyOf, oneOf, not) are one violation at the
+// value, not the failures of each alternative.
+func (s *Schema) collect(e *sjs.ValidationError, root any, out *[]located) {
+	path, v := locate(root, e.InstanceLocation)
+	add := func(path, msg string, loc []string, required bool) {
+		*out = append(*out, located{Violation{path, truncate(msg, 300)}, loc, required})
+	}
+	rat := func(r *big.Rat) string { f, _ := r.Float64(); return strconv.FormatFloat(f, 'g', -1, 64) }
+	count := func(bound string, want int, noun string, got int) string {
+		return fmt.Sprintf("must have %s %d %s (got %d)", bound, want, noun, got)
+	}
+	alternatives := func(pick func(*sjs.Schema) []*sjs.Schema) int {
+		if n := s.byLocation[e.SchemaURL]; n != nil {
+			return len(pick(n))
+		}
+		return 0
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Schema, *kind.Group, *kind.AllOf, *kind.Reference:
+		for _, c := range e.Causes {
+			s.collect(c, root, out)
+		}
+	case *kind.Required:
+		for _, name := range k.Missing {
+			add(path, fmt.Sprintf("missing required property %q", truncate(name, 64)), e.InstanceLocation, true)
+		}
+	case *kind.AdditionalProperties:
+		for _, name := range k.Properties {
+			add(path+"."+truncate(name, 64), "property is not allowed", append(slices.Clone(e.InstanceLocation), name), false)
+		}
+	case *kind.AdditionalItems:
+		arr, _ := v.([]any)
+		for i := len(arr) - k.Count; i >= 0 && i < len(arr); i++ {
+			add(path+"["+strconv.Itoa(i)+"]", "item is not allowed", append(slices.Clone(e.InstanceLocation), strconv.Itoa(i)), false)
+		}
+	case *kind.FalseSchema:
+		msg := "no value is allowed here"
+		if loc := e.SchemaURL; strings.HasSuffix(loc, "/additionalProperties") || strings.HasSuffix(loc, "/unevaluatedProperties") {
+			msg = "property is not allowed"
+		} else if strings.HasSuffix(loc, "/items") || strings.HasSuffix(loc, "/additionalItems") || strings.HasSuffix(loc, "/unevaluatedItems") {
+			msg = "item is not allowed"
+		}
+		add(path, msg, e.InstanceLocation, false)
+	case *kind.Type:
+		add(path, fmt.Sprintf("must be %s (got %s)", strings.Join(k.Want, " or "), k.Got), e.InstanceLocation, false)
+	case *kind.Enum:
+		add(path, fmt.Sprintf("must be one of %s (got %s)", compactJSON(k.Want), compactJSON(v)), e.InstanceLocation, false)
+	case *kind.Const:
+		add(path, fmt.Sprintf("must be %s (got %s)", compactJSON(k.Want), compactJSON(v)), e.InstanceLocation, false)
+	case *kind.Minimum:
+		add(path, fmt.Sprintf("must be >= %s (got %s)", rat(k.Want), rat(k.Got)), e.InstanceLocation, false)
+	case *kind.Maximum:
+		add(path, fmt.Sprintf("must be <= %s (got %s)", rat(k.Want), rat(k.Got)), e.InstanceLocation, false)
+	case *kind.ExclusiveMinimum:
+		add(path, fmt.Sprintf("must be > %s (got %s)", rat(k.Want), rat(k.Got)), e.InstanceLocation, false)
+	case *kind.ExclusiveMaximum:
+		add(path, fmt.Sprintf("must be < %s (got %s)", rat(k.Want), rat(k.Got)), e.InstanceLocation, false)
+	case *kind.MultipleOf:
+		add(path, fmt.Sprintf("must be a multiple of %s (got %s)", rat(k.Want), rat(k.Got)), e.InstanceLocation, false)
+	case *kind.MinLength:
+		add(path, count("at least", k.Want, "characters", k.Got), e.InstanceLocation, false)
+	case *kind.MaxLength:
+		add(path, count("at most", k.Want, "characters", k.Got), e.InstanceLocation, false)
+	case *kind.MinItems:
+		add(path, count("at least", k.Want, "items", k.Got), e.InstanceLocation, false)
+	case *kind.MaxItems:
+		add(path, count("at most", k.Want, "items", k.Got), e.InstanceLocation, false)
+	case *kind.MinProperties:
+		add(path, count("at least", k.Want, "properties", k.Got), e.InstanceLocation, false)
+	case *kind.MaxProperties:
+		add(path, count("at most", k.Want, "properties", k.Got), e.InstanceLocation, false)
+	case *kind.Pattern:
+		add(path, fmt.Sprintf("must match pattern %q", truncate(k.Want, 200)), e.InstanceLocation, false)
+	case *kind.UniqueItems:
+		add(path, fmt.Sprintf("must not contain duplicate items (items %d and %d are equal)", k.Duplicates[0], k.Duplicates[1]), e.InstanceLocation, false)
+	case *kind.Not:
+		add(path, `must not match the "not" schema`, e.InstanceLocation, false)
+	case *kind.AnyOf:
+		n := alternatives(func(n *sjs.Schema) []*sjs.Schema { return n.AnyOf })
+		add(path, fmt.Sprintf("must match at least one of %d alternatives", n), e.InstanceLocation, false)
+	case *kind.OneOf:
+		n := alternatives(func(n *sjs.Schema) []*sjs.Schema { return n.OneOf })
+		matched := "none matched"
+		if len(k.Subschemas) == 2 {
+			matched = fmt.Sprintf("alternatives %d and %d both match", k.Subschemas[0], k.Subschemas[1])
+		}
+		add(path, fmt.Sprintf("must match exactly one of %d alternatives (%s)", n, matched), e.InstanceLocation, false)
+	default: // contains, dependencies, propertyNames, format, a reference cycle, ...
+		add(path, strings.ReplaceAll(leafText(e), schemaURL, ""), e.InstanceLocation, false)
 	}
 }
 
-// maxDepth bounds the nesting of validated values. Explaining a failure
-// re-validates each level's parts, and the library's error text grows with
-// the depth, so the cost of a failure grows with the square of the depth;
-// tool arguments and structured answers never nest this deep.
+// locate returns the path ("$.options[1].title") and the value at the
+// instance location tokens inside root.
+func locate(root any, tokens []string) (string, any) {
+	path, v := "$", root
+	for _, t := range tokens {
+		switch c := v.(type) {
+		case []any:
+			i, _ := strconv.Atoi(t)
+			path += "[" + t + "]"
+			if i >= 0 && i < len(c) {
+				v = c[i]
+			}
+		case map[string]any:
+			path += "." + truncate(t, 64)
+			v = c[t]
+		default:
+			path += "." + truncate(t, 64)
+		}
+	}
+	return path, v
+}
+
+// maxDepth bounds the nesting of validated values (and so the size of the
+// library's error tree, whose every node copies the value's location); tool
+// arguments and structured answers never nest this deep.
 const maxDepth = 64
 
-// normalize returns v with json.Number replaced by int64 or float64 (the
-// library reads json.Number as a string) and records numbers that do not fit
-// a float64 and values nested deeper than maxDepth.
-func normalize(v any, path string, depth int, bad *[]Violation) any {
-	if depth > maxDepth {
-		switch v.(type) {
-		case map[string]any, []any:
-			addViolation(bad, path, fmt.Sprintf("nested too deeply (more than %d levels)", maxDepth))
-			return v
+// checkValue records numbers that do not fit a float64 (callers decode into
+// Go numbers), non-finite floats and values nested deeper than maxDepth.
+func checkValue(v any, path string, depth int, bad *[]Violation) {
+	add := func(msg string) {
+		if len(*bad) < maxViolations {
+			*bad = append(*bad, Violation{Path: path, Message: msg})
 		}
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(t))
+		if depth > maxDepth {
+			add(fmt.Sprintf("nested too deeply (more than %d levels)", maxDepth))
+			return
+		}
 		for _, k := range sortedKeys(t) {
-			out[k] = normalize(t[k], path+"."+truncate(k, 64), depth+1, bad)
+			checkValue(t[k], path+"."+truncate(k, 64), depth+1, bad)
 		}
-		return out
 	case []any:
-		out := make([]any, len(t))
+		if depth > maxDepth {
+			add(fmt.Sprintf("nested too deeply (more than %d levels)", maxDepth))
+			return
+		}
 		for i, e := range t {
-			out[i] = normalize(e, path+"["+strconv.Itoa(i)+"]", depth+1, bad)
+			checkValue(e, path+"["+strconv.Itoa(i)+"]", depth+1, bad)
 		}
-		return out
 	case json.Number:
-		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
-			return i
-		}
 		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			addViolation(bad, path, "not a number: "+compactJSON(string(t)))
-			return v
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			add("not a number: " + compactJSON(string(t)))
+		case math.IsInf(f, 0):
+			add("number out of range (got " + truncate(string(t), 200) + ")")
 		}
-		if math.IsInf(f, 0) {
-			addViolation(bad, path, "number out of range (got "+truncate(string(t), 200)+")")
-		}
-		return f
 	case float64:
 		if math.IsInf(t, 0) || math.IsNaN(t) {
-			addViolation(bad, path, "must be a finite number")
+			add("must be a finite number")
 		}
 	case float32:
-		return normalize(float64(t), path, depth, bad)
-	}
-	return v
-}
-
-func addViolation(out *[]Violation, path, msg string) {
-	if len(*out) < maxViolations {
-		*out = append(*out, Violation{Path: path, Message: msg})
+		checkValue(float64(t), path, depth, bad)
 	}
 }
 
@@ -647,16 +612,30 @@ func decodeJSON(doc []byte) (any, error) {
 	return v, nil
 }
 
-// escapePointer escapes a JSON pointer segment (RFC 6901).
-func escapePointer(seg string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(seg)
+// compactJSON renders v for a message, cut to 200 bytes.
+func compactJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return truncate(fmt.Sprint(v), 200)
+	}
+	return truncate(strings.TrimSuffix(buf.String(), "\n"), 200)
+}
+
+// truncate cuts s to at most max bytes plus "…", never inside a UTF-8
+// sequence.
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

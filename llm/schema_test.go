@@ -58,7 +58,7 @@ func TestSchemaValidate(t *testing.T) {
 		{"pattern", `{"query":"x","code":"br-1"}`, []string{`$.code: must match pattern "^[A-Z]{2}-[0-9]+$"`}},
 		{"additional property", `{"query":"x","area":"health"}`, []string{`$.area: property is not allowed`}},
 		{"boolean type", `{"query":"x","exact":"yes"}`, []string{`$.exact: must be boolean (got string)`}},
-		{"type list", `{"query":"x","note":1}`, []string{`$.note: must be string or null (got number)`}},
+		{"type list", `{"query":"x","note":1}`, []string{`$.note: must be null or string (got number)`}},
 		{"not JSON", `{"query":`, []string{`$: not valid JSON: unexpected EOF`}},
 		{"trailing data", `{"query":"x"} {}`, []string{`$: not valid JSON: unexpected data after the JSON value`}},
 		{"empty", ``, []string{`$: not valid JSON: empty document`}},
@@ -113,7 +113,7 @@ func TestSchemaCombinatorsAndNesting(t *testing.T) {
 		{"anyOf string", `{"id":"abc"}`, ""},
 		{"anyOf none", `{"id":"ab"}`, "$.id: must match at least one of 2 alternatives"},
 		{"oneOf exactly one", `{"kind":"b"}`, ""},
-		{"oneOf two match", `{"kind":"a"}`, "$.kind: must match exactly one of 2 alternatives (matched 2)"},
+		{"oneOf two match", `{"kind":"a"}`, "$.kind: must match exactly one of 2 alternatives (alternatives 0 and 1 both match)"},
 		{"allOf", `{"all":6}`, "$.all: must be <= 5 (got 6)"},
 		{"additionalProperties schema", `{"meta":{"a":"x","b":1}}`, "$.meta.b: must be string (got number)"},
 		{"false schema", `{"never":1}`, "$.never: no value is allowed here"},
@@ -141,26 +141,27 @@ func TestCompileSchemaErrors(t *testing.T) {
 	tests := []struct {
 		name, schema, want string
 	}{
-		{"unresolvable ref", `{"$ref":"#/$defs/x"}`, `"/$defs/x"`},
+		{"unresolvable ref", `{"$ref":"#/$defs/x"}`, `json-pointer in "#/$defs/x" not found`},
 		{"remote ref", `{"$ref":"https://example.com/s.json"}`, `cannot resolve remote schemas`},
 		{"ref cycle", `{"$ref":"#"}`, `#: $ref cycle`},
 		{"ref cycle through allOf", `{"properties":{"a":{"allOf":[{"$ref":"#/properties/a"}]}}}`, `$ref cycle`},
 		{"ref cycle through defs and anyOf", `{"$defs":{"a":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/b"}]},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, `$ref cycle`},
-		{"ref cycle through an anchor", `{"$defs":{"a":{"$anchor":"loop","not":{"$ref":"#loop"}}}}`, `$ref cycle`},
+		{"ref cycle through an anchor", `{"$defs":{"a":{"$anchor":"loop","not":{"$ref":"#loop"}}},"properties":{"p":{"$ref":"#loop"}}}`, `#/$defs/a: $ref cycle`},
 		{"ref cycle through a relative $id", `{"$id":"https://a.example/s","$ref":"s#"}`, `$ref cycle`},
-		{"ref cycle in a nested resource", `{"$defs":{"n":{"$id":"https://a.example/n","if":{"$ref":"n"}}}}`, `$ref cycle`},
+		{"ref cycle in a nested resource", `{"$defs":{"n":{"$id":"https://a.example/n","if":{"$ref":"n"}}},"items":{"$ref":"https://a.example/n"}}`, `$ref cycle`},
 		{"ref cycle through an odd index", `{"allOf":[{"$ref":"#/allOf/+0"}]}`, `$ref cycle`},
 		{"dynamic ref cycle", `{"$dynamicAnchor":"node","anyOf":[{"$dynamicRef":"#node"}]}`, `$ref cycle`},
-		{"unknown type", `{"type":"float"}`, `#/type: unknown type "float"`},
-		{"unknown type in a list", `{"properties":{"a":{"type":["string","text"]}}}`, `#/properties/a/type: unknown type "text"`},
-		{"bad maximum", `{"maximum":"10"}`, `keyword "maximum" cannot be a JSON string`},
-		{"negative minLength", `{"minLength":-1}`, `#/minLength: must be a non-negative integer`},
-		{"zero multipleOf", `{"multipleOf":0}`, `#/multipleOf: must be greater than 0`},
-		{"bad pattern", `{"properties":{"code":{"pattern":"("}}}`, `#/properties/code/pattern: error parsing regexp`},
-		{"bad patternProperties", `{"patternProperties":{"(":{}}}`, `#/patternProperties: error parsing regexp`},
+		{"unknown type", `{"type":"float"}`, `#/type: value must be one of`},
+		{"unknown type in a list", `{"properties":{"a":{"type":["string","text"]}}}`, `#/properties/a/type: value must be one of`},
+		{"bad maximum", `{"maximum":"10"}`, `#/maximum: got string, want number`},
+		{"negative minLength", `{"minLength":-1}`, `#/minLength: minimum: got -1, want 0`},
+		{"zero multipleOf", `{"multipleOf":0}`, `#/multipleOf: exclusiveMinimum: got 0, want 0`},
+		{"bad pattern", `{"properties":{"code":{"pattern":"("}}}`, `#/properties/code/pattern: '(' is not valid regex`},
+		{"bad patternProperties", `{"patternProperties":{"(":{}}}`, `#/patternProperties: invalid propertyName '(': '(' is not valid regex`},
 		{"not JSON", `{`, `unexpected EOF`},
 		{"not a schema", `"x"`, `a schema must be a JSON object or a boolean`},
-		{"unsupported draft", `{"$schema":"http://json-schema.org/draft-04/schema#"}`, `unsupported $schema`},
+		{"unknown meta-schema", `{"$schema":"https://example.com/meta"}`, `cannot resolve remote schemas`},
+		{"file ref", `{"$ref":"file:///etc/passwd"}`, `cannot resolve remote schemas`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,8 +267,40 @@ func TestSchemaDraft07(t *testing.T) {
 	if err := s.Validate([]byte(`{"at":[1,"2"]}`)); err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
-	if err := s.Validate([]byte(`{"at":[1,2,3]}`)); err == nil || !strings.HasPrefix(err.Error(), "$.at[2]: ") {
-		t.Errorf("additional item: got %v", err)
+	if err := s.Validate([]byte(`{"at":[1,2,3,4]}`)); err == nil || err.Error() != "$.at[2]: item is not allowed; $.at[3]: item is not allowed" {
+		t.Errorf("additional items: got %v", err)
+	}
+}
+
+// Drafts before 2019-09 are compiled by their own rules: draft-04's boolean
+// exclusiveMaximum, and "format" as an assertion (2020-12 only annotates).
+func TestSchemaOlderDraftsAndFormat(t *testing.T) {
+	tests := []struct {
+		name, schema, doc, want string
+	}{
+		{"draft-04 exclusiveMaximum", `{"$schema":"http://json-schema.org/draft-04/schema#","maximum":10,"exclusiveMaximum":true}`, `10`, "$: must be < 10 (got 10)"},
+		{"draft-07 format asserted", `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"d":{"format":"date"}}}`, `{"d":"31/12/2024"}`, "$.d: '31/12/2024' is not valid date: "},
+		{"2020-12 format annotated", `{"properties":{"d":{"format":"date"}}}`, `{"d":"31/12/2024"}`, ""},
+		{"unreachable cycle compiles", `{"$defs":{"a":{"$anchor":"loop","not":{"$ref":"#loop"}}}}`, `1`, ""},
+		{"oneOf none", `{"oneOf":[{"type":"string"},{"type":"boolean"}]}`, `1`, "$: must match exactly one of 2 alternatives (none matched)"},
+		{"unevaluatedProperties", `{"properties":{"a":{}},"unevaluatedProperties":false}`, `{"a":1,"b":2}`, "$.b: property is not allowed"},
+		{"required before the value's other failures", `{"required":["a","b"],"minProperties":3}`, `{"c":1}`,
+			`$: missing required property "a"; $: missing required property "b"; $: must have at least 3 properties (got 1)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := llm.CompileSchema(json.RawMessage(tt.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if err := s.Validate([]byte(tt.doc)); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want && (tt.want == "" || !strings.HasPrefix(got, tt.want)) {
+				t.Errorf("Validate(%s) = %q, want %q", tt.doc, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -286,7 +319,7 @@ func TestSchemaViolationsAreDeterministic(t *testing.T) {
 		}
 	}
 	want := `$.code: must match pattern "^[A-Z]{2}-[0-9]+$"; $.exact: must be boolean (got number); ` +
-		`$.limit: must be <= 10 (got 99); $.note: must be string or null (got number); ` +
+		`$.limit: must be <= 10 (got 99); $.note: must be null or string (got number); ` +
 		`$.query: must have at least 1 characters (got 0); $.score: must be < 1 (got 2); ` +
 		`$.type: must be one of ["fact","preference","memory","insight","person"] (got "x"); $.z: property is not allowed`
 	if first != want {

@@ -165,7 +165,7 @@ func NewTypedTool[In, Out any](name, description string, fn func(ctx context.Con
 	if err != nil {
 		return Tool{}, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, name, err)
 	}
-	if s.root.Type != "object" {
+	if !s.objectOnly() {
 		return Tool{}, fmt.Errorf("%w: tool %q: arguments must be a JSON object, and %s is not a struct", ErrInvalidTool, name, reflect.TypeFor[In]())
 	}
 	return Tool{Name: name, Description: description, Parameters: s.JSON(), Handler: TypedHandler(fn)}, nil
