@@ -1,7 +1,8 @@
 // Package actions holds tools with a side effect for the agentic mode of
 // rag.Pipeline: tools the model may call besides the searches, each with
 // llm.Tool.RequiresConfirmation set, so that nothing happens until the
-// user says yes (seed 003 §9).
+// user says yes: a model may misread a request, and a quote sent to the
+// sales team cannot be unsent.
 //
 // [NewQuoteTool] is the quote request for large volumes of the demo store's
 // FAQ 031 ("Vocês fazem cotação para grandes volumes?"): the model collects

@@ -22,8 +22,8 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-// ToolName is the tool name under which Assist audits its prompt
-// (seed 000 §3.4).
+// ToolName is the tool name under which Assist audits its prompt, so an
+// audit log tells catalog assistance apart from the chat's searches.
 const ToolName = "catalog-ai-helper"
 
 // Fields Assist can suggest, in the order it asks for them.
@@ -55,8 +55,7 @@ var (
 	ErrOptions = errors.New("rag: invalid catalog assist options")
 )
 
-// Options configures Assist (seed 000 §3.4, catalog-ai-helper). The
-// zero value has no price bound, no known categories and pt-BR prompts.
+// Options configures Assist. The zero value has no price bound, no known categories and pt-BR prompts.
 type Options struct {
 	// Model is the model name sent with the request (CATALOG_AI_MODEL);
 	// "" leaves the ChatModel's default.
@@ -159,7 +158,7 @@ type assistPromptData struct {
 }
 
 // Assist suggests the missing description, category, price and tags of a
-// catalog item with structured output (seed 000 §3.4, catalog-ai-helper).
+// catalog item with structured output.
 // Only empty fields are asked for; when none is empty no model call is made.
 // Suggestions are validated: a price must be a number in [0, MaxPrice]
 // (rounded to cents), a category must belong to opts.Categories when given

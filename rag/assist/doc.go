@@ -1,5 +1,5 @@
 // Package assist suggests the missing fields of a catalog item with a chat
-// model (seed 000 §3.4, the catalog-ai-helper): the description, category,
+// model: the description, category,
 // price and tags a catalog editor left empty. It stands apart from search
 // and chat; the demo server exposes it as /api/catalog/assist.
 //

@@ -57,8 +57,8 @@ type Section struct {
 }
 
 // EstimateTokens estimates the number of model tokens in s as its number of
-// runes divided by 4, rounded up (seed 002: about 4 characters per token
-// for Portuguese). It under-counts pt-BR by 17–27% (see CharsPerToken).
+// runes divided by 4, rounded up (about 4 characters a token, the usual
+// estimate for OpenAI-style tokenizers). It under-counts pt-BR by 17–27% (see CharsPerToken).
 func EstimateTokens(s string) int {
 	return (utf8.RuneCountInString(s) + 3) / 4
 }

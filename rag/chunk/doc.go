@@ -10,14 +10,15 @@
 //     at most Size runes, consecutive chunks share up to Overlap runes of
 //     whole pieces, and pieces still too long are cut again with the next
 //     separators, down to single runes as a last resort. Defaults: 1000 runes,
-//     200 runes of overlap (seed 004).
+//     200 runes of overlap (a paragraph or a dose table per chunk; see
+//     DefaultSize).
 //   - Structural packs the paragraphs of each section of a document (as
 //     found by a loader from Markdown or .docx headings) into chunks of about
 //     MaxTokens tokens (500), with OverlapTokens of overlap (50), starting a
 //     new chunk at every heading of level 1 or 2, merging a trailing piece
 //     shorter than MinTokens (100) into the chunk before it, and recording
 //     the heading path ("Title › Section › Subsection") of each chunk for
-//     citations (seed 002). Tokens are estimated as runes / 4 (EstimateTokens).
+//     citations. Tokens are estimated as runes / 4 (EstimateTokens).
 //
 // # Sizes
 //

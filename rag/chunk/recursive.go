@@ -7,32 +7,28 @@ import (
 	"unicode/utf8"
 )
 
-// Recursive splitter defaults (seed 004: 1000 characters, 200 overlap).
+// Recursive splitter defaults: chunks of 1000 runes sharing 200 (a fifth)
+// with their neighbour, so a sentence cut at a boundary is whole in one of
+// the two.
 //
-// The Indexer splits item files and FAQ answers with them, where seed 001
-// asks for blocks of about 500–800 tokens. 1000 runes are smaller: about
-// 340 tokens of text-embedding-3-small's tokenizer (cl100k_base) on the
-// project's pt-BR leaflets, which measure 2.93 runes a token (95 files of
-// testdata/catalog.jsonl, 100,170 runes, 34,208 tokens; the testdata
-// documents 3.33), and 250 by [EstimateTokens]. Seed 001's range is about
-// 1,500–2,350 runes of such text, which holds every testdata leaflet
-// (606–1,479 characters) in one chunk. Measured with 1,500 and 2,000
-// runes (the same chunks on testdata), the larger chunks were worse or
-// even: examples/eval -chat on chat_eval_fresh.jsonl, source recall 0.750
-// → 0.688, abstention accuracy 0.875 → 0.825, fact recall 0.673 → 0.633
-// (chat_eval.jsonl: precision 0.764 → 0.769, the rest equal); the vector
-// leg alone, nDCG@10 on IRPF FAQs 0.521 → 0.476 and on FaQuAD 0.840 →
-// 0.832 (hybrid 0.584 → 0.585 and 0.916 → 0.916). A smaller chunk gives
+// The Indexer splits item files and FAQ answers with them. 1000 runes are
+// about 340 tokens of text-embedding-3-small's tokenizer on pt-BR product
+// leaflets (2.93 runes a token) and 250 by [EstimateTokens]: a chunk gives
 // a query one dose table or one paragraph to meet instead of the whole
-// leaflet. For the seed's size, give the Indexer a splitter of
-// RecursiveOptions{Size: 2000} (IndexerOptions.FileChunker).
+// leaflet, whose other sections would dilute its embedding. Larger chunks
+// (1,500 or 2,000 runes, blocks of 500–800 tokens, which hold a whole
+// leaflet) measured worse or even in retrieval and chat answers (figures
+// in BENCHMARKS.md, "Measurements behind defaults"). For larger chunks,
+// give the Indexer a splitter of RecursiveOptions{Size: 2000}
+// (IndexerOptions.FileChunker).
 const (
 	DefaultSize    = 1000
 	DefaultOverlap = 200
 )
 
 // DefaultSeparators returns the separators tried by default, in order:
-// paragraphs, lines, sentences, words (seed 004). Single runes are always
+// paragraphs, lines, sentences, words, so a cut falls at the largest
+// boundary that fits. Single runes are always
 // the last resort.
 func DefaultSeparators() []string { return []string{"\n\n", "\n", ". ", " "} }
 

@@ -7,19 +7,23 @@ import (
 	"unicode/utf8"
 )
 
-// Structural splitter defaults (seed 002).
+// Structural splitter defaults: chunks of about 500 tokens, small enough
+// that an embedding stands for one topic of a section, with 50 tokens (a
+// tenth) of overlap so a sentence cut at a boundary is whole in one chunk;
+// a trailing piece under 100 tokens joins the chunk before it rather than
+// matching on little more than its heading; headings of level 1 and 2
+// (chapters, sections) always start a new chunk.
 const (
 	DefaultMaxTokens     = 500
 	DefaultOverlapTokens = 50
 	DefaultMinTokens     = 100
 	DefaultBreakLevel    = 2
-	// CharsPerToken is the number of runes counted as one token (seed
-	// 002: tokens ≈ characters / 4). On pt-BR it is generous: the
-	// project's testdata measures 2.93 runes a token (leaflets) and 3.33
-	// (documents) with text-embedding-3-small's tokenizer (cl100k_base),
-	// so a chunk of 500 estimated tokens holds about 600–680 real ones —
-	// inside seed 001's 500–800 — and far below the model's 8,191-token
-	// input limit.
+	// CharsPerToken is the number of runes counted as one token, the
+	// usual estimate for OpenAI-style tokenizers. On pt-BR it is generous:
+	// the project's testdata measures 2.93 runes a token (leaflets) and
+	// 3.33 (documents) with text-embedding-3-small's tokenizer
+	// (cl100k_base), so a chunk of 500 estimated tokens holds about
+	// 600–680 real ones, far below the model's 8,191-token input limit.
 	CharsPerToken = 4
 )
 

@@ -9,19 +9,18 @@ import (
 )
 
 // DefaultFileWeight is the lexicalScore weight of a catalog item's
-// attached file text in the default catalog scorer. The seeds'
-// lexicalScore ignores files (their SQL never searched them either); real
-// catalogs keep pests, targets and doses there. 3 (below the name's 3.5
-// and the tags' 4, above the manufacturer's 1.5) was chosen on the tune
-// half of the AGROFIT queries, where 2.5–4 form a plateau: at 1, pest ×
-// crop queries lost to items naming the pest's words as crops in their
-// tags ("capim-gengibre" vs the crop "gengibre"); held-out hybrid nDCG@10
-// went from 0.924 to 0.943 (BENCHMARKS.md).
+// attached file text in the default catalog scorer: real catalogs keep
+// pests, targets and doses there, not in the item's own fields. 3 sits
+// below the name's 3.5 and the tags' 4 and above the manufacturer's 1.5;
+// it was chosen on the tune half of the AGROFIT queries, where 2.5–4 form
+// a plateau: at 1, pest × crop queries lost to items naming the pest's
+// words as crops in their tags ("capim-gengibre" vs the crop "gengibre").
+// The held-out figures are in BENCHMARKS.md ("Tuning, before and after").
 const DefaultFileWeight = 3.0
 
 // questionMaxTokens is the token cap of the default FAQ and
 // document scorers: questions are longer than catalog queries, whose cap
-// stays the seeds' 8.
+// stays 8 (a product search names a few words; more are noise).
 const questionMaxTokens = 24
 
 // proximity is the BM25 token-pair weight of the default FAQ and
@@ -37,8 +36,8 @@ const proximity = 0.5
 const exactWeight = 1.0
 
 // CatalogScorer returns the options of the default catalog Scorer:
-// the seeds' lexicalScore (presence scoring, substring matching, no
-// stemming, 8 tokens) over Catalog(DefaultFileWeight). Each
+// field-weighted presence scoring (substring matching, no stemming, 8
+// tokens, the default synonyms and bonuses) over Catalog(DefaultFileWeight). Each
 // call returns new slices, so the result can be changed freely.
 func CatalogScorer() lexical.ScorerOptions {
 	return lexical.ScorerOptions{Fields: Catalog(DefaultFileWeight)}
@@ -88,8 +87,8 @@ const (
 	Source   = "source"
 )
 
-// Catalog returns the seeds' catalog field weights plus the attached
-// file text at fileWeight (0 leaves files out, as the seeds did).
+// Catalog returns the catalog field weights of lexical.AgronomyFields plus
+// the attached file text at fileWeight (0 leaves files out).
 func Catalog(fileWeight float64) []lexical.FieldSpec {
 	f := lexical.AgronomyFields()
 	if fileWeight > 0 {

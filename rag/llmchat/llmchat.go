@@ -77,8 +77,8 @@ type ClassifierOptions struct {
 	MaxTokens int
 }
 
-// Classifier is a Classifier on the llm.ChatModel port (seed 000 §2
-// step 3): it asks for structured output {intent, confidence, reason} with
+// Classifier is a Classifier on the llm.ChatModel port (the planned
+// pipeline's intent step): it asks for structured output {intent, confidence, reason} with
 // temperature 0, tries a fallback model when the primary fails and
 // optionally an offline classifier after that. It is immutable and safe
 // for concurrent use when its models are.
@@ -227,7 +227,7 @@ type AnswererOptions struct {
 }
 
 // Answerer is an Answerer (and StreamAnswerer) on the llm.ChatModel port
-// (seed 000 §5.2, the second model call): a system prompt, the history as
+// (the turn's last model call): a system prompt, the history as
 // prior user and assistant messages, then the pipeline's consolidated
 // context (without its history section, already sent as messages) ending
 // with the question. An empty answer is an error wrapping llm.ErrEmptyAnswer,
@@ -361,8 +361,8 @@ type SummarizerOptions struct {
 	MaxTokens int
 }
 
-// Summarizer is a Summarizer on the llm.ChatModel port (seed 000 §2 step
-// 2, summarizeHistory): structured output {summary, catalog_query} with
+// Summarizer is a Summarizer on the llm.ChatModel port (the planned
+// pipeline's first step, before the intent): structured output {summary, catalog_query} with
 // temperature 0. It is immutable and safe for concurrent use when its model
 // is.
 type Summarizer struct {

@@ -47,9 +47,10 @@
 // definition.
 //
 // Text that is valid UTF-8 but reads like UTF-8 once decoded as
-// Windows-1252 ("cafÃ©", "aÃ§Ãºcar", "â€“" for "café", "açúcar", "–";
-// seed 002's "mojibake latin-1") is repaired, line by line, as seed 002's
-// parser does, unless Options.KeepMojibake is set. The repair is
+// Windows-1252 ("cafÃ©", "aÃ§Ãºcar", "â€“" for "café", "açúcar", "–":
+// mojibake, common in Brazilian exports that passed through Latin-1 tools)
+// is repaired, line by line, unless Options.KeepMojibake is set, so that
+// such text matches a query typed with accents. The repair is
 // conservative: a line is repaired only when the whole line round-trips
 // (every character is ASCII or Windows-1252, their Windows-1252 bytes are
 // valid UTF-8, and every character those bytes spell is itself a printable

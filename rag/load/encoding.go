@@ -74,7 +74,8 @@ func decodeBytes(b []byte, declared bool) []byte {
 
 // repairMojibake repairs each line of s that is UTF-8 text once decoded as
 // Windows-1252 or Latin-1 ("cafÃ©", "aÃ§Ãºcar", "â€“" for "café",
-// "açúcar", "–"), as seed 002's parser does, and repeats while a line
+// "açúcar", "–"), the usual damage of a file exported as Windows-1252
+// and read as UTF-8 somewhere along the way, and repeats while a line
 // still reads that way (text mangled twice is repaired twice), so that
 // repairing a repaired text changes nothing. It is conservative: a line is
 // repaired only when the whole line round-trips, that is when every

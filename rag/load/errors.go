@@ -117,8 +117,8 @@ func (es RecordErrors) Unwrap() []error {
 }
 
 // DuplicateDocumentError reports a document whose content has the same
-// SHA-256 as a document already loaded or stored (seed 002
-// DuplicateDocumentError). The Indexer skips such a document unless told to
+// SHA-256 as a document already loaded or stored, so the same text is not
+// indexed (and cited) twice under two names. The Indexer skips such a document unless told to
 // replace the existing one.
 type DuplicateDocumentError struct {
 	// ExistingID and ExistingTitle name the document already present.

@@ -37,7 +37,7 @@ type Options struct {
 	// KeepMojibake keeps text that reads like UTF-8 decoded as
 	// Windows-1252 ("cafÃ©" for "café") as it is. By default each such
 	// line is repaired when the whole line round-trips (see the package
-	// documentation), as seed 002's parser does.
+	// documentation).
 	KeepMojibake bool
 }
 

@@ -19,8 +19,10 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-// Keyword lists of the offline KeywordClassifier (pt-BR and English). The
-// support phrases come from seed 004's isSupportQuestion.
+// Keyword lists of the offline KeywordClassifier (pt-BR and English),
+// compared with normalized text (lower case, no accents). The support
+// phrases are the store's service topics (delivery, payment, returns,
+// account) and the openings of how-to questions.
 var (
 	DefaultSmallTalkKeywords = []string{
 		"oi", "ola", "bom dia", "boa tarde", "boa noite", "obrigado", "obrigada", "valeu", "tchau",
@@ -42,8 +44,8 @@ var (
 	}
 	// DefaultDefinitionalPhrases open definitional questions ("o que é
 	// vazio sanitário?", "what does PRNT mean?"), answered by FAQs and
-	// documents (seed 004's isSupportQuestion counts "o que é" too); each
-	// counts as two support keywords.
+	// documents rather than the catalog; each counts as two support
+	// keywords, so a definition outweighs a product word in it.
 	DefaultDefinitionalPhrases = []string{
 		"o que e", "o que sao", "o que significa", "o que quer dizer", "qual o significado", "qual a diferenca entre",
 		"como funciona", "what does", "what is a", "what is an", "meaning of", "difference between",
@@ -460,7 +462,7 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 
 // isAgronomyItem reports an item of the agronomy domain: its category
 // names a treatment class or a generic of the synonym table (fertilizer,
-// seed …), or a tag is a crop.
+// semente …), or a tag is a crop.
 func isAgronomyItem(it *storage.CatalogItem, syn *lexical.Synonyms) bool {
 	if len(syn.Detect(it.Category)) > 0 {
 		return true

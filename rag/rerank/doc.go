@@ -1,13 +1,12 @@
 // Package rerank reorders retrieved hits by their relevance to the query,
-// the last stage of a search (seed 004, "Cross-Encoder Reranking"): the
-// first 20 candidates of a retrieval are rescored, results scoring below
-// 0.5 are dropped and the best 5 are kept.
+// the last stage of a search: the first 20 candidates of a retrieval are
+// rescored, results scoring below 0.5 are dropped and the best 5 are kept.
 //
 // A [Reranker] scores candidates; [Apply] runs one over the leading
 // candidates of a list and applies the cut ([Options]: TopN 20, Final 5,
 // MinScore 0.5 by default). Two rerankers are provided:
 //
-//   - [Keyword], the seed's offline fallback, with no model: 0.60 ×
+//   - [Keyword], the offline fallback, with no model: 0.60 ×
 //     original score (min-max normalized over the candidates) plus 0.25 ×
 //     content overlap plus 0.15 × title overlap, where an overlap is the
 //     fraction of the query's normalized, stemmed, stopword-free tokens

@@ -25,8 +25,9 @@ type KeywordWeights struct {
 	Title float64
 }
 
-// DefaultKeywordWeights returns the seed's fallback weights: 60% original
-// score, 25% content overlap, 15% title overlap.
+// DefaultKeywordWeights returns the default weights: 60% original score
+// (retrieval's ranking stays the main signal), 25% content overlap, 15%
+// title overlap (a title is short, so its overlap is a coarser signal).
 func DefaultKeywordWeights() KeywordWeights {
 	return KeywordWeights{Original: 0.60, Content: 0.25, Title: 0.15}
 }
@@ -70,8 +71,8 @@ func (s OriginalScale) String() string {
 	return "OriginalScale(" + strconv.Itoa(int(s)) + ")"
 }
 
-// KeywordOptions configure [NewKeyword]. The zero value gives the seed's
-// offline fallback.
+// KeywordOptions configure [NewKeyword]. The zero value gives the default
+// weights and tokenization.
 type KeywordOptions struct {
 	// Weights of the components; the zero value means
 	// DefaultKeywordWeights (0.60, 0.25, 0.15). A negative, NaN or
@@ -90,8 +91,8 @@ type KeywordOptions struct {
 	Tokenizer *lexical.Tokenizer
 }
 
-// Keyword is the offline reranker of the seed, for when no reranking
-// model is configured. A candidate's score is
+// Keyword is the offline reranker, for when no reranking model is
+// configured. A candidate's score is
 //
 //	0.60 × original + 0.25 × content overlap + 0.15 × title overlap
 //

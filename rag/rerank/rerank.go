@@ -10,8 +10,10 @@ import (
 	"strings"
 )
 
-// Defaults of a zero [Options], from the seeds (initialTopK 20, topK 5,
-// minScore 0.5).
+// Defaults of a zero [Options]: a reranker costs a model call or a score per
+// candidate, so only the first 20 are rescored (a correct hit retrieval
+// left lower is rarely worth the cost); 5 hits fill a chat context; 0.5
+// is the middle of the rerankers' [0, 1] relevance scale.
 const (
 	// DefaultTopN is the number of leading candidates handed to the
 	// reranker.
@@ -119,7 +121,7 @@ func (f Func) Rerank(ctx context.Context, query string, cands []Candidate) ([]Re
 }
 
 // Options are the per-call settings of [Apply]. The zero value means the
-// seed's defaults: rerank the first 20 candidates, keep the best 5 with a
+// defaults: rerank the first 20 candidates, keep the best 5 with a
 // score of at least 0.5.
 type Options struct {
 	// TopN is how many leading candidates are reranked; 0 means
@@ -165,7 +167,7 @@ func (o Options) minScore() float64 {
 }
 
 // Apply reranks the leading candidates of cands with r and returns the
-// best results, as the seed's search does after retrieval:
+// best results, the last stage of a search after retrieval:
 //
 //  1. take the first opts.TopN candidates (default 20);
 //  2. call r.Rerank on them;
