@@ -18,12 +18,11 @@
 // index one kind, and [Indexer.Delete] removes owners with their chunks.
 //
 // [IndexerOptions.Extractors] derive metadata from each document and its
-// chunks before they are compared and embedded (seed 002
-// MetadataExtractor): an [Extractor] may set document metadata and chunk
+// chunks before they are compared and embedded: an [Extractor] may set document metadata and chunk
 // metadata, which searches can then filter on. Package
 // [github.com/hybridrag/hybridrag/rag/ingest/legal] is the built-in one,
 // for pt-BR statutes (artigo, parágrafo, inciso, alínea, the act's type,
-// the seed's marca_* markers). An extractor that is also a [Sectioner]
+// marca_* markers for STF citations, crimes, exam questions…). An extractor that is also a [Sectioner]
 // gives documents sections before they are chunked (legal cuts a statute
 // at its articles). [SectionDocument] and [ExtractDocument] run
 // extractors for callers that chunk documents themselves.

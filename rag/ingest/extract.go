@@ -11,7 +11,7 @@ import (
 )
 
 // Extractor derives metadata from a document and its chunks while the
-// Indexer prepares them (seed 002 MetadataExtractor). Extract is called
+// Indexer prepares them. Extract is called
 // once per document that is indexed, after chunking and before the
 // comparison with the stored copy and before embedding, with the chunks in
 // Seq order; each chunk's Start is its byte offset in doc.Content, so an

@@ -21,7 +21,12 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-// Indexer defaults (seed 001 §2, seed 002 §5, DESIGN §6).
+// Indexer defaults. An embedding request carries at most 16 texts, so a
+// failed request retries little work, and at most 200,000 estimated
+// tokens, under OpenAI's 300,000 a request even when the estimate counts
+// pt-BR 27% low; two requests in flight hide a provider's latency without
+// tripping its rate limits. Writes go 64 owners to a transaction, one
+// transaction at a time.
 const (
 	DefaultEmbedBatchSize   = 16
 	DefaultEmbedBatchTokens = 200_000
@@ -53,7 +58,7 @@ type Progress struct {
 	Embedded, Skipped int
 }
 
-// IndexerOptions configures an Indexer. The zero value gives the seeds'
+// IndexerOptions configures an Indexer. The zero value gives the
 // defaults.
 type IndexerOptions struct {
 	// BatchSize is the most texts per embedding request (default 16).
@@ -74,8 +79,8 @@ type IndexerOptions struct {
 	// breaks lexical ties) no longer follows the input order.
 	WriteConcurrency int
 	// FileChunker splits attached files and FAQ answers; nil means the
-	// recursive splitter with 1000 runes / 200 overlap (seed 004's, not
-	// seed 001's larger 500–800 tokens: chunk.DefaultSize says why).
+	// recursive splitter with 1000 runes / 200 overlap (smaller than the
+	// common 500–800 tokens: chunk.DefaultSize says why).
 	FileChunker *chunk.Recursive
 	// DocumentChunker splits documents with sections; nil means the
 	// structural splitter (500 tokens / 50 overlap / min 100). Documents
@@ -248,7 +253,7 @@ func joinNonEmpty(parts []string, sep string) string {
 	return strings.Join(out, sep)
 }
 
-// defaultSplitter is the seeds' recursive splitter (1000 runes, 200
+// defaultSplitter is the default recursive splitter (1000 runes, 200
 // overlap), for callers that pass none.
 var defaultSplitter = func() *chunk.Recursive {
 	r, _ := chunk.NewRecursive(chunk.RecursiveOptions{})
@@ -256,7 +261,7 @@ var defaultSplitter = func() *chunk.Recursive {
 }()
 
 // ItemChunks returns the chunks of an item, without embeddings: one item
-// chunk, then each file's text split by splitter (nil: the seeds'
+// chunk, then each file's text split by splitter (nil: the default
 // recursive splitter, 1000 runes with 200 of overlap).
 func ItemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Chunk {
 	if splitter == nil {
@@ -279,7 +284,7 @@ func ItemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Ch
 
 // FAQChunks returns the chunks of a FAQ: the question alone (paraphrased
 // questions match it best), then question and answer split by splitter
-// (nil: the seeds' recursive splitter).
+// (nil: the default recursive splitter).
 func FAQChunks(f *storage.FAQ, splitter *chunk.Recursive) []storage.Chunk {
 	if splitter == nil {
 		splitter = defaultSplitter

@@ -7,7 +7,8 @@ import (
 	"github.com/hybridrag/hybridrag/rag"
 )
 
-// Values of seed 002 §4.3 query_by_tipo, for ConsultaFilters.
+// Kinds of consultation of a legal text, for ConsultaFilters: the act's
+// own provisions, the case law it cites, exam questions, notes, or all.
 const (
 	ConsultaArtigo         = "artigo"         // the act's provisions: caput and incisos
 	ConsultaJurisprudencia = "jurisprudencia" // chunks citing the STF or the STJ
@@ -20,8 +21,8 @@ const (
 // one of the Consulta constants.
 var ErrUnknownConsulta = errors.New("legal: unknown consulta")
 
-// ConsultaFilters returns the chunk filters of one of seed 002's
-// query_by_tipo values, for rag.Query.ChunkFilters:
+// ConsultaFilters returns the chunk filters of one kind of consultation,
+// for rag.Query.ChunkFilters:
 //
 //	artigo          tipo = caput or tipo = inciso
 //	jurisprudencia  marca_jurisprudencia = true (marca_stf or marca_stj)

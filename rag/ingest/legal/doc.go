@@ -1,6 +1,6 @@
 // Package legal is a metadata extractor for Brazilian legal texts (leis,
 // decretos, portarias, instruções normativas, resoluções…), the built-in
-// example of an ingest.Extractor (seed 002 §3.1 MetadataExtractor).
+// example of an ingest.Extractor.
 //
 // Run by an ingest.Indexer (IndexerOptions.Extractors), an [Extractor]
 // writes, for each document:
@@ -15,7 +15,7 @@
 //     the document through their byte offsets, so a chunk inside Art. 5º
 //     § 2º inciso III carries artigo=5, paragrafo=2, inciso=III although
 //     its text has no header of its own;
-//   - on each chunk, the seed's nine markers (marca_atencao, marca_stf,
+//   - on each chunk, nine markers (marca_atencao, marca_stf,
 //     marca_stj, marca_concurso, marca_crime, marca_pena, marca_hediondo,
 //     marca_acao_penal, marca_militar), each "true" or "false", matched by
 //     regular expressions on the normalized text ([DefaultMarkers];
@@ -31,8 +31,8 @@
 // keys are filters of rag's Query.ChunkFilters
 // (rag.ChunkFilter{Key: legal.KeyArtigo, Value: "5"}), which keep the
 // chunks having them, and the documents having such chunks.
-// [ConsultaFilters] gives the filters of the seed's query_by_tipo
-// (artigo, jurisprudencia, questao, nota, todos).
+// [ConsultaFilters] gives the filters of the usual kinds of consultation
+// of a statute (artigo, jurisprudencia, questao, nota, todos).
 //
 // An Extractor is also an ingest.Sectioner: an Indexer running it asks
 // [Extractor.DocumentSections] for a document's sections before chunking,

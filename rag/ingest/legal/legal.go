@@ -22,7 +22,9 @@ const (
 	KeyDocumentYear = "ano_documento"
 )
 
-// Chunk-level metadata keys (seed 002 §3.1 ChunkMetadata).
+// Chunk-level metadata keys: where a chunk sits in the act's structure,
+// so a search can ask for "art. 5º, § 2º" or a question can be cited by
+// article.
 const (
 	KeyTitulo   = "titulo"   // the Título, a Roman numeral ("I") or "ÚNICO"
 	KeyCapitulo = "capitulo" // the Capítulo
@@ -44,8 +46,9 @@ const (
 	KeyAno   = "ano"
 )
 
-// The seed's markers: each is set on every chunk of a legal document, to
-// "true" or "false".
+// Markers a reader of Brazilian legal texts filters on (court precedents,
+// exam questions, criminal provisions…): each is set on every chunk of a
+// legal document, to "true" or "false", so a filter on "false" works too.
 const (
 	MarcaAtencao   = "marca_atencao"    // text marked "#Atenção:"
 	MarcaSTF       = "marca_stf"        // mentions the STF / Supremo Tribunal Federal
@@ -59,12 +62,12 @@ const (
 )
 
 // MarcaJurisprudencia is derived from the markers: "true" when MarcaSTF or
-// MarcaSTJ is, for seed 002's query_by_tipo "jurisprudencia" (see
+// MarcaSTJ is, for the "jurisprudencia" consulta (case law; see
 // ConsultaFilters). It is set on every chunk with them.
 const MarcaJurisprudencia = "marca_jurisprudencia"
 
-// Values of KeyTipo: the seed's caput, inciso, heading and content, with
-// paragrafo and alinea told apart.
+// Values of KeyTipo: what kind of provision a chunk holds (caput, inciso,
+// heading, content), with paragrafo and alinea told apart.
 const (
 	TipoCaput     = "caput"     // an article's head text
 	TipoParagrafo = "paragrafo" // a paragraph (§) of an article
@@ -97,7 +100,7 @@ type Marker struct {
 	Pattern *regexp.Regexp
 }
 
-// DefaultMarkers returns the seed's nine marker rules (a new slice on each
+// DefaultMarkers returns the nine default marker rules (a new slice on each
 // call; the patterns are shared and safe for concurrent use).
 func DefaultMarkers() []Marker {
 	return []Marker{
@@ -117,7 +120,7 @@ const bancaRE = `\b(cebraspe|cespe|fcc|vunesp|fgv)\b`
 
 var bancaYearRE = regexp.MustCompile(bancaRE + `[^0-9\n]{0,12}((?:19|20)\d\d)?`)
 
-// Options configures an Extractor; the zero value gives the seed's rules.
+// Options configures an Extractor; the zero value gives DefaultMarkers.
 type Options struct {
 	// Markers replaces DefaultMarkers when non-nil.
 	Markers []Marker
