@@ -3,7 +3,7 @@ package rag
 import "github.com/hybridrag/hybridrag/scoring"
 
 // ConfidenceMessage is the response's ConfidenceText for a level in
-// lang: scoring.Level.Message (seed 002's pt-BR) unless lang is
+// lang: scoring.Level.Message (pt-BR) unless lang is
 // LanguageEnglish, which gives the same messages in English.
 func ConfidenceMessage(l scoring.Level, lang Language) string {
 	if lang != LanguageEnglish {

@@ -13,7 +13,8 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-// The seeds' pt-BR context sentences (seed 000 §5).
+// The pt-BR sentences of the context the answerer reads: fixed, labelled
+// sections it can quote from and cite.
 const (
 	noFAQText      = "Nenhuma FAQ relevante encontrada."
 	noDocumentText = "Nenhum documento relevante encontrado."
@@ -30,10 +31,8 @@ const (
 	// long answer cannot take the whole budget.
 	contextAnswerChars = 1200
 	// contextSnippetChars caps each catalog and document hit's snippet in
-	// the context: seed 000's CATALOG_VECTOR_SNIPPET_MAX_CHARS, 800, the
-	// same cap as SearcherOptions.SnippetMaxChars, so the context carries
-	// the snippet the search made (the seed passes hit.snippet whole). It
-	// was 400; measured with the offline pipeline over the chat cases
+	// the context: 800, the same cap as SearcherOptions.SnippetMaxChars,
+	// so the context carries the snippet the search made. It was 400; measured with the offline pipeline over the chat cases
 	// (facts expected in the answer found in Debug.Context after
 	// lexical.Normalize), 800 puts more of them before the answerer:
 	// chat_eval.jsonl 35/78 → 42/78, chat_eval_fresh.jsonl 15/49 → 21/49,
@@ -45,12 +44,12 @@ const (
 	contextSnippetChars = 800
 )
 
-// NoCatalogText is the seeds' empty catalog sentence for query.
+// NoCatalogText is the empty catalog sentence for query.
 func noCatalogText(query string) string {
 	return fmt.Sprintf("Nenhum item do catálogo encontrado para %q.", query)
 }
 
-// FormatFAQContext is the seeds' faqContext: "Q: … | A: …" joined by
+// FormatFAQContext is the FAQ section's body: "Q: … | A: …" joined by
 // " || ", or noFAQText. A long answer is cut to the sentences that answer
 // q (see question.faqAnswer); a nil q keeps its start.
 func formatFAQContext(hits []Hit[storage.FAQ], q *question) string {
@@ -69,7 +68,7 @@ func faqSection(hits []Hit[storage.FAQ], q *question) string {
 	return fmt.Sprintf("FAQs relevantes (%d): %s", len(hits), formatFAQContext(hits, q))
 }
 
-// SourceLabel is the seeds' "Fonte" of a hit: lexical, vetorial or
+// SourceLabel is the "Fonte" of a hit: lexical, vetorial or
 // vetorial+lexical.
 func sourceLabel(s Source) string {
 	switch s {
@@ -81,7 +80,7 @@ func sourceLabel(s Source) string {
 	return "lexical"
 }
 
-// FormatCatalogHit is the seeds' formatCatalogHit: name, category,
+// FormatCatalogHit formats one catalog hit for the context: name, category,
 // manufacturer, price, tags, source, scores and snippet of hit i
 // (0-based). When q finds passages of the item that answer it, they
 // replace the snippet ("Trechos: …", best first) after the start of the
@@ -133,7 +132,7 @@ func formatCatalogHit(h Hit[storage.CatalogItem], i int, q *question) string {
 	return b.String()
 }
 
-// CatalogPayload is the seeds' buildCatalogPayload: a header naming the
+// CatalogPayload is the catalog section: a header naming the
 // query and the hits joined by " || ", or NoCatalogText.
 func catalogPayload(query string, hits []Hit[storage.CatalogItem], q *question) string {
 	if len(hits) == 0 {
@@ -202,7 +201,7 @@ func historySection(history []Turn) string {
 // FormatContext returns the context the Pipeline gives its answerer for
 // the hits of one search and the user's message: the preamble, the kind's
 // section, then "Pergunta do usuário: " and message, as BuildContext
-// joins them. The section is the one the Pipeline writes (seed 000 §5.2):
+// joins them. The section is the one the Pipeline writes:
 // for catalog items "Busca híbrida no catálogo para <message> (N itens):
 // …" with each hit's fields, source, scores and snippet; for FAQs "FAQs
 // relevantes (N): Q: … | A: …"; for documents "Documentos relevantes
@@ -232,7 +231,7 @@ func FormatContext[T storage.CatalogItem | storage.FAQ | storage.Document](messa
 	return BuildContext([]ContextSection{sec}, message)
 }
 
-// BuildContext joins the sections into the answer payload (seed 000 §5.2):
+// BuildContext joins the sections into the answer payload:
 // the preamble, the sections separated by blank lines, and the question.
 func BuildContext(sections []ContextSection, message string) string {
 	parts := make([]string, 0, len(sections)+2)

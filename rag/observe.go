@@ -86,7 +86,7 @@ func observed[T any](ctx context.Context, s *Searcher, kind storage.OwnerKind, t
 	return res, err
 }
 
-// logSearch writes the search's record (seed 000 logHybridStats): the
+// logSearch writes the search's record: the
 // counts of each leg, whether the vector leg ran and why not, and the
 // stage timings. A failed search is logged at warning level with its
 // error.

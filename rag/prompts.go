@@ -8,7 +8,8 @@ import (
 )
 
 // Language selects the language of the prompts the LLM components send.
-// The context payloads (seed 000 §5) stay in pt-BR whatever the language.
+// The context payloads (the labelled sections the answerer reads) stay in
+// pt-BR whatever the language.
 type Language string
 
 // Supported prompt languages.
