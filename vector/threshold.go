@@ -41,17 +41,17 @@ func SuggestThreshold(e Embedder) (threshold float64, ok bool) {
 // FusionWeightSuggester is implemented by embedders whose similarities
 // deserve a different share of a hybrid score than the default weights
 // (vector 6, lexical 4: a semantic model's similarity is the stronger
-// signal) give them. A search that was not given
-// explicit weights uses the suggestion.
+// signal) give them. A search that was not given explicit weights uses the
+// suggestion.
 type FusionWeightSuggester interface {
 	// SuggestedFusionWeights returns the vector and lexical weights.
 	SuggestedFusionWeights() (vector, lexical float64)
 }
 
-// Hash embedder fusion weights: measured with examples/eval on the AGROFIT
-// query set (tuning half), vector 3 / lexical 6 raised hybrid nDCG@10 from
-// 0.891 to 0.928 (held-out half 0.878 → 0.924): hashed n-grams carry less
-// meaning than the lexical signals, so they get the smaller share.
+// Hash embedder fusion weights: hashed n-grams carry less meaning than the
+// lexical signals, so they get the smaller share; vector 3 / lexical 6
+// ranked catalog searches better than the default 6 / 4 (figures in
+// BENCHMARKS.md, "Measurements behind defaults").
 const (
 	HashVectorWeight  = 3.0
 	HashLexicalWeight = 6.0
