@@ -8,7 +8,8 @@
 //     tokenization and stemming, synonym tables, and the field-weighted
 //     lexicalScore with typed Signals; lexical/snowball, the Snowball
 //     Portuguese stemmer. The core (lexical, vector, merge, scoring) imports
-//     the standard library and golang.org/x/text only.
+//     the standard library and golang.org/x/text only, and vector
+//     golang.org/x/sys/cpu to choose its amd64 kernels.
 //   - vector: the Embedder interface and its contract (Checked, WithRetry),
 //     vector math, exact top-k, chunk-to-owner aggregation and an offline
 //     hash embedder; vector/cache, the query-embedding cache.

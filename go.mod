@@ -12,6 +12,7 @@ require (
 	github.com/pgvector/pgvector-go v0.3.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/sys v0.47.0
 	golang.org/x/text v0.41.0
 )
 

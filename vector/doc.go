@@ -75,7 +75,8 @@
 //
 // # Dependencies
 //
-// vector belongs to the computing core: it imports the standard library
+// vector belongs to the computing core: it imports the standard library,
+// golang.org/x/sys/cpu (on amd64, to choose the AVX2 or AVX-512 kernels)
 // and the project's lexical package (normalization, stemming and stopwords
 // for the hash embedder), which imports golang.org/x/text, and nothing
 // else. Code with third-party dependencies lives in leaf packages beneath

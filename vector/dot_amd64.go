@@ -2,6 +2,8 @@
 
 package vector
 
+import "golang.org/x/sys/cpu"
+
 // Assembly kernels (dot_amd64.s). Each sets out[i] to the inner product of
 // query and row i of matrix, reading len(out)*len(query) elements of
 // matrix; the caller guarantees that many exist. Rows are scored four per
@@ -23,13 +25,6 @@ func dotRowsAVX2(out, matrix, query []float32)
 //go:noescape
 func dotRowsAVX512(out, matrix, query []float32)
 
-// cpuid executes CPUID with the given leaf and sub-leaf.
-func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
-
-// xgetbv returns XCR0, the register in which the operating system reports
-// which register states it saves on context switches.
-func xgetbv() (eax, edx uint32)
-
 // preferAVX512 selects the AVX-512 kernel over the AVX2 one when both run.
 // On the Sapphire Rapids machine measured it scored L2-resident rows about
 // 1.3-1.5× faster (BenchmarkDotRows) and tied when the scan streams from
@@ -42,9 +37,13 @@ const (
 	kernelAVX512
 )
 
-// What the processor supports and the operating system enables, probed
-// once at package initialization.
-var hasAVX2, hasAVX512 = detectCPU()
+// What the processor supports and the operating system enables (it saves
+// the registers the instructions use), as golang.org/x/sys/cpu probes it at
+// start-up: AVX2 with FMA, and AVX-512F.
+var (
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
+)
 
 // kernel is the kernel dotRows calls.
 var kernel = chooseKernel(hasAVX2, hasAVX512)
@@ -60,39 +59,6 @@ func chooseKernel(avx2, avx512 bool) int {
 		return kernelAVX2
 	}
 	return kernelGeneric
-}
-
-// detectCPU reports whether AVX2 with FMA, and AVX-512F, can be used: the
-// processor must report the instructions and the operating system must
-// save the registers they use (XCR0).
-func detectCPU() (avx2, avx512 bool) {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false, false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const (
-		fma     = 1 << 12
-		osxsave = 1 << 27
-		avx     = 1 << 28
-	)
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false, false
-	}
-	xcr0, _ := xgetbv()
-	const (
-		sseYMM       = 0b110       // XMM and upper YMM state
-		opmaskZMM    = 0b1110_0000 // opmask, upper ZMM0-15, ZMM16-31
-		avx2Leaf7    = 1 << 5      // CPUID.(7,0):EBX
-		avx512fLeaf7 = 1 << 16     // CPUID.(7,0):EBX
-	)
-	if xcr0&sseYMM != sseYMM {
-		return false, false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	avx2 = ebx7&avx2Leaf7 != 0
-	avx512 = avx2 && ebx7&avx512fLeaf7 != 0 && xcr0&opmaskZMM == opmaskZMM
-	return avx2, avx512
 }
 
 // dotRows sets out[i] to the inner product of query and row i of matrix.

@@ -2,6 +2,8 @@
 
 package vector
 
+import "golang.org/x/sys/cpu"
+
 // dotRowsQ8VNNI (q8_amd64.s) sets out[i] to the inner product of the first
 // n64 codes of row i of matrix (rows len(query) apart) with query. n64 is a
 // positive multiple of 64. VPDPBUSD (AVX-512 VNNI) multiplies unsigned
@@ -12,15 +14,8 @@ package vector
 //go:noescape
 func dotRowsQ8VNNI(out []int32, matrix, query []int8, n64 int)
 
-// hasVNNI reports whether AVX-512 VNNI can be used: AVX-512F usable
-// (hasAVX512) and CPUID.(7,0):ECX bit 11.
-var hasVNNI = func() bool {
-	if !hasAVX512 {
-		return false
-	}
-	_, _, ecx7, _ := cpuid(7, 0)
-	return ecx7&(1<<11) != 0
-}()
+// hasVNNI reports whether AVX-512 VNNI can be used (with AVX-512F).
+var hasVNNI = hasAVX512 && cpu.X86.HasAVX512VNNI
 
 // dotRowsQ8AVX2 (q8_amd64.s) is the AVX2 kernel: the same result as
 // dotRowsQ8VNNI over the first n32 codes, a positive multiple of 32.
