@@ -5,15 +5,17 @@ import (
 	"math"
 )
 
-// Level is the confidence of a retrieval, from seed 002's ConfiancaLevel.
-// Levels are ordered: LevelNone < LevelLow < LevelMedium < LevelHigh.
+// Level is the confidence of a retrieval: how well what was retrieved can
+// ground an answer, from the average similarity of the hits. Levels are
+// ordered: LevelNone < LevelLow < LevelMedium < LevelHigh.
 type Level int
 
 // Confidence levels.
 const (
 	// LevelNone: no results or an average (similarity, or calibrated
 	// relevance in the rag Pipeline) below the low threshold;
-	// the prompt should not be augmented (seed 002's SEM_RAG).
+	// the prompt should not be augmented, since context that far from
+	// the question invites an answer it does not support.
 	LevelNone Level = iota
 	// LevelLow: average >= 0.60 (BAIXA).
 	LevelLow
@@ -23,8 +25,11 @@ const (
 	LevelHigh
 )
 
-// Seed 002 thresholds on the average similarity (the rag Pipeline applies
-// them to the calibrated relevance of what it cites).
+// Default thresholds on the average similarity (the rag Pipeline applies
+// them to the calibrated relevance of what it cites). On cosine
+// similarities of OpenAI-style embeddings, 0.85 is a near paraphrase, 0.70
+// the same topic and 0.60 a related text; below that the text rarely holds
+// the answer.
 const (
 	DefaultHighThreshold   = 0.85
 	DefaultMediumThreshold = 0.70
@@ -60,9 +65,8 @@ func (l *Level) UnmarshalText(b []byte) error {
 	return fmt.Errorf("scoring: unknown confidence level %q", b)
 }
 
-// Message returns seed 002's pt-BR message for the level, without the
-// seed's emoji and with "documentos jurídicos" made domain-neutral
-// ("documentos"):
+// Message returns the pt-BR message for the level, to show beside an
+// answer so the user knows how much of it rests on the store's records:
 //
 //	high:   [ALTA CONFIANÇA] Resposta baseada em documentos verificados
 //	medium: [MÉDIA CONFIANÇA] Resposta parcialmente baseada em documentos
@@ -80,12 +84,12 @@ func (l Level) Message() string {
 	return "[SEM RAG] Não encontrei informações específicas nos documentos"
 }
 
-// Augment reports whether retrieved context should be added to the prompt
-// (seed 002's should_use_rag): every level but LevelNone.
+// Augment reports whether retrieved context should be added to the prompt:
+// every level but LevelNone.
 func (l Level) Augment() bool { return l > LevelNone }
 
 // Thresholds are the minimum average similarities of each level. A zero
-// field means the seed default; the zero value is the seed's
+// field means that level's default; the zero value is the default
 // configuration. Thresholds are expected in decreasing order
 // High >= Medium >= Low.
 type Thresholds struct {
@@ -114,7 +118,7 @@ func (t Thresholds) Level(avg float64) Level {
 	return LevelNone
 }
 
-// Confidence returns the level of an average similarity with the seed's
+// Confidence returns the level of an average similarity with the default
 // thresholds: high >= 0.85, medium >= 0.70, low >= 0.60, else none.
 func Confidence(avgSimilarity float64) Level { return Thresholds{}.Level(avgSimilarity) }
 
