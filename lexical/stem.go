@@ -24,7 +24,8 @@ import "strings"
 //     text, and every form that shares the stem contains it: the stem of
 //     "pulgão" ("pulg") is found in "pulgões" and vice versa. Applying the
 //     same stemmer to the query is enough; stored text needs no stemming
-//     for the seeds' substring (ILIKE '%term%') semantics.
+//     under substring (ILIKE '%term%') matching, since a stem is a prefix
+//     of its inflections.
 //   - Stem is idempotent: Stem(Stem(w)) == Stem(w). The rules are applied
 //     until none fires.
 //

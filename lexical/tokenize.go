@@ -7,7 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// Defaults of a zero [Tokenizer], from the seeds' extractSearchTokens.
+// Defaults of a zero [Tokenizer]: single letters are dropped, since under
+// substring matching they occur in nearly every text, and a query keeps
+// at most 8 tokens: a search names a few words, and each further word of a
+// long question adds more noise (and a store probe) than signal.
 const (
 	// DefaultMinLength is the minimum token length, in runes.
 	DefaultMinLength = 2
@@ -60,8 +63,7 @@ func (m CompoundMode) String() string {
 	return "CompoundMode(" + strconv.Itoa(int(m)) + ")"
 }
 
-// Tokenizer turns text into search tokens, the seeds' extractSearchTokens,
-// shaped like a bleve analyzer without its global registry: a fixed
+// Tokenizer turns text into search tokens, shaped like a bleve analyzer without its global registry: a fixed
 // splitter followed by a chain of [TokenFilter]s. The zero value uses the
 // defaults: minimum length 2, at most 8 tokens, the embedded pt-BR and
 // English stopwords, compounds and their parts, no stemming.
