@@ -27,8 +27,8 @@ const (
 // assistFunc suggests the missing fields of a catalog item.
 type assistFunc func(ctx context.Context, item storage.CatalogItem) (*assist.Result, error)
 
-// newAssist returns the catalog assistant on chat (seed 000 §3.4,
-// catalog-ai-helper), or nil without a model.
+// newAssist returns the catalog assistant on chat (field suggestions for
+// catalog editors), or nil without a model.
 func newAssist(chat llm.ChatModel, opts assist.Options) assistFunc {
 	if chat == nil {
 		return nil

@@ -255,9 +255,8 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		sopts.Reranker, sopts.Rerank = kw, rag.On
 		be.info.Reranker = string(rerankKeyword)
 	}
-	// One "rag search" record per search (seed 000 logHybridStats:
-	// counts, timings, fallback reason), and the seeds' audit of what
-	// each tool gave the model ("rag tool payload"), both at info level.
+	// One "rag search" record per search (counts, timings, fallback
+	// reason), and an audit of what each tool gave the model ("rag tool payload"), both at info level.
 	sopts.Logger = log
 	be.searchMetrics = newSearchMetrics()
 	sopts.Tracer = withSearchMetrics(sopts.Tracer, be.searchMetrics)

@@ -34,7 +34,8 @@ const (
 )
 
 // confirmations holds the pending confirmations of agentic turns,
-// server-side, by ID (seed 003 §9.5 keeps them in Redis): the client sees
+// server-side, by ID, in memory (a server with replicas would keep them in
+// a shared store such as Redis): the client sees
 // only the ID, the tool, its arguments and the question, never the
 // transcript in PendingConfirmation.Request, and it can send back only
 // the ID. Each is used once and dropped at its ExpiresAt.

@@ -407,7 +407,7 @@ func openPostgres(ctx context.Context, cfg *config) (*target, error) {
 }
 
 // newEmbedder returns the embedder of cfg. The OpenAI client owns the
-// retries (the seeds' 3); the Indexer does not retry.
+// retries (3, with backoff); the Indexer does not retry.
 func newEmbedder(cfg *config, dims int) (vector.Embedder, error) {
 	if cfg.embedder == "openai" {
 		p := cfg.env.Providers
@@ -431,5 +431,6 @@ func newEmbedder(cfg *config, dims int) (vector.Embedder, error) {
 }
 
 // embedRetries is how many times the OpenAI client retries a failed
-// embedding request (seed 003: 3 retries with backoff).
+// embedding request, with backoff: enough to ride out a rate limit or a
+// brief outage of a long ingestion without giving up on the batch.
 const embedRetries = 3
