@@ -30,9 +30,9 @@ func ExampleNew() {
 
 	store, _ := memory.New(memory.Options{Dimensions: 64}).Tenant("demo")
 	emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 64})
-	_ = store.UpsertFAQs(ctx, []storage.FAQ{
+	_ = store.Apply(ctx, storage.Batch{FAQs: []storage.FAQ{
 		{ID: "faq-1", Question: "Qual o prazo de entrega?", Answer: "Até 5 dias úteis nas capitais."},
-	})
+	}})
 
 	t := otelrag.New(otelrag.Options{TracerProvider: tp})
 	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{Tracer: t}),

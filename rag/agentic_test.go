@@ -173,10 +173,12 @@ func TestChatAgenticToolErrors(t *testing.T) {
 
 // failingLexicalStore fails lexical catalog searches with an error holding
 // a secret.
-type failingLexicalStore struct{ rag.SearchStore }
+type failingLexicalStore struct{ storage.Store }
 
-func (failingLexicalStore) SearchItems(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
-	return nil, errors.New("dial tcp 10.0.0.7:5432: password=hunter2 rejected")
+func (f failingLexicalStore) Items() storage.RecordStore[storage.CatalogItem] {
+	return ragtest.Records[storage.CatalogItem]{RecordStore: f.Store.Items(), SearchFunc: func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
+		return nil, errors.New("dial tcp 10.0.0.7:5432: password=hunter2 rejected")
+	}}
 }
 
 func TestChatAgenticStoreErrorIsHiddenFromModel(t *testing.T) {
@@ -365,16 +367,19 @@ func TestChatAgenticStream(t *testing.T) {
 
 // flakyStore fails the first failures lexical FAQ searches, then answers.
 type flakyStore struct {
-	rag.SearchStore
+	storage.Store
 	failures int
 	calls    *atomic.Int64
 }
 
-func (f flakyStore) SearchFAQs(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
-	if n := f.calls.Add(1); n <= int64(f.failures) {
-		return nil, errors.New("connection reset by peer")
-	}
-	return f.SearchStore.SearchFAQs(ctx, q)
+func (f flakyStore) FAQs() storage.RecordStore[storage.FAQ] {
+	r := f.Store.FAQs()
+	return ragtest.Records[storage.FAQ]{RecordStore: r, SearchFunc: func(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
+		if n := f.calls.Add(1); n <= int64(f.failures) {
+			return nil, errors.New("connection reset by peer")
+		}
+		return r.Search(ctx, q)
+	}}
 }
 
 // Seed 003 §10.2: a failed tool call is retried once; only a second

@@ -15,7 +15,7 @@ import (
 // analyzingStore is a memory store that records the Indexer's Analyze
 // calls (rag.Analyzer) and fails them with err.
 type analyzingStore struct {
-	storage.Store
+	storage.Backend
 	calls []storage.OwnerKind
 	err   error
 }
@@ -32,7 +32,7 @@ func TestIndexerAnalyzesAfterLargeWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &analyzingStore{Store: mem}
+		return &analyzingStore{Backend: mem}
 	}
 	emb := ragtest.HashEmbedder(t)
 	items := ragtest.SampleItems(5)
@@ -90,7 +90,7 @@ func TestIndexerAnalyzesAfterLargeWrites(t *testing.T) {
 		if st.Written != len(items) || st.Failed != 0 {
 			t.Errorf("written %d failed %d, want %d and 0", st.Written, st.Failed, len(items))
 		}
-		if n := ragtest.StoreCounts(t, s.Store).Items; n != len(items) {
+		if n := ragtest.StoreCounts(t, s.Backend).Items; n != len(items) {
 			t.Errorf("%d items stored, want %d", n, len(items))
 		}
 	})

@@ -28,7 +28,7 @@ func TestFAQScorerBM25(t *testing.T) {
 		{ID: "deadline", Question: "Qual é o prazo de entrega da declaração?", Answer: "Até 31 de maio."},
 		{ID: "other", Question: "Como incluir dependentes?", Answer: "Informe o CPF de cada dependente."},
 	}
-	if err := store.UpsertFAQs(ctx, faqs); err != nil {
+	if err := store.Apply(ctx, storage.Batch{FAQs: faqs}); err != nil {
 		t.Fatal(err)
 	}
 	if o := fields.FAQScorer(); o.BM25 == nil || o.Match != lexical.MatchWordPrefix {

@@ -3,6 +3,7 @@ package rag_test
 import (
 	"context"
 	"errors"
+	"github.com/hybridrag/hybridrag/storage"
 	"math"
 	"strings"
 	"testing"
@@ -11,16 +12,13 @@ import (
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 )
 
-// noChunkStore hides the store's Chunks method.
-type noChunkStore struct{ rag.SearchStore }
-
 func TestChunkFilters(t *testing.T) {
 	ctx := context.Background()
 	store, emb := ragtest.IndexedMemory(t)
 	all := math.Inf(1)
 	tests := []struct {
 		name    string
-		store   rag.SearchStore
+		store   storage.Store
 		q       rag.Query
 		wantErr error
 		errText string
@@ -28,8 +26,6 @@ func TestChunkFilters(t *testing.T) {
 		{name: "empty key", store: store, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: "", Value: "x"}}}, wantErr: rag.ErrInvalidQuery, errText: "empty key"},
 		{name: "long key", store: store, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: strings.Repeat("k", 65), Value: "x"}}}, wantErr: rag.ErrInvalidQuery, errText: "key longer"},
 		{name: "long value", store: store, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: "k", Value: strings.Repeat("v", 257)}}}, wantErr: rag.ErrInvalidQuery, errText: "value longer"},
-		{name: "store without chunks", store: noChunkStore{store}, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: "k", Value: "v"}}}, wantErr: rag.ErrInvalidQuery, errText: "reads chunks"},
-		{name: "store without chunks, vector leg only", store: noChunkStore{store}, q: rag.Query{Legs: rag.LegsVector, ChunkFilters: []rag.ChunkFilter{{Key: "k", Value: "v"}}}},
 		{name: "no chunk has the key", store: store, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: "k", Value: "v"}}}},
 	}
 	for _, tt := range tests {

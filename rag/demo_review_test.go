@@ -110,16 +110,18 @@ func TestPipelineEnglishAnswerStrings(t *testing.T) {
 	}
 }
 
-// countingStore counts the ListItems calls of the discontinued index.
+// countingStore counts the item listings of the discontinued index.
 type countingStore struct {
-	rag.SearchStore
+	storage.Store
 	inner storage.Store
 	lists atomic.Int64
 }
 
-func (c *countingStore) ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error) {
-	c.lists.Add(1)
-	return c.inner.ListItems(ctx, page)
+func (c *countingStore) Items() storage.RecordStore[storage.CatalogItem] {
+	return ragtest.Records[storage.CatalogItem]{RecordStore: c.inner.Items(), ListFunc: func(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error) {
+		c.lists.Add(1)
+		return c.inner.Items().List(ctx, page)
+	}}
 }
 
 // The inactive names are read from the store once, not on every turn
@@ -128,7 +130,7 @@ func (c *countingStore) ListItems(ctx context.Context, page storage.Page) ([]sto
 func TestPipelineDiscontinuedIndexCached(t *testing.T) {
 	ctx := context.Background()
 	st, emb := ragtest.IndexedMemory(t) // its own store: the test writes to it
-	cs := &countingStore{SearchStore: st, inner: st}
+	cs := &countingStore{Store: st, inner: st}
 	s := rag.NewSearcher(cs, emb, rag.SearcherOptions{})
 	p, err := rag.NewPipeline(s, offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 	if err != nil {
@@ -156,12 +158,12 @@ func TestPipelineDiscontinuedIndexCached(t *testing.T) {
 		t.Fatalf("ListItems called %d times after the index was built (%d), want none", n-built, built)
 	}
 
-	it, err := st.GetItem(ctx, "prd-003")
+	it, err := st.Items().Get(ctx, "prd-003")
 	if err != nil {
 		t.Fatal(err)
 	}
 	it.Status = storage.StatusInactive
-	if err := st.UpsertItems(ctx, []storage.CatalogItem{it}); err != nil {
+	if err := st.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{it}}); err != nil {
 		t.Fatal(err)
 	}
 	s.Refresh()

@@ -9,12 +9,6 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// itemLister is the store method discontinuedHits pages through the
-// catalog with; storage.Store has it. A store without it gets no lookup.
-type itemLister interface {
-	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
-}
-
 // discontinuedScanMax caps the items a discontinued index reads.
 const discontinuedScanMax = 20000
 
@@ -35,23 +29,20 @@ type discontinuedIndex struct {
 }
 
 // discontinued returns the Searcher's discontinued index, building it on
-// first use after a Refresh; nil when the store cannot list items or the
-// listing failed (the next turn tries again).
+// first use after a Refresh; nil when the listing failed (the next turn
+// tries again).
 func (s *Searcher) discontinued(ctx context.Context) *discontinuedIndex {
 	if ix := s.disc.Load(); ix != nil {
 		return ix
 	}
-	l, ok := s.store.(itemLister)
-	if !ok {
-		return nil
-	}
+	l := s.store.Items()
 	var (
 		ix     discontinuedIndex
 		active []storage.CatalogItem
 		after  string
 	)
 	for n := 0; n < discontinuedScanMax; {
-		page, err := l.ListItems(ctx, storage.Page{After: after, Limit: storage.MaxResultLimit})
+		page, err := l.List(ctx, storage.Page{After: after, Limit: storage.MaxResultLimit})
 		if err != nil {
 			return nil
 		}

@@ -32,7 +32,7 @@ func TestDocumentIDs(t *testing.T) {
 	})
 }
 
-func testDocumentIDs(t *testing.T, store rag.SearchStore, emb vector.Embedder) {
+func testDocumentIDs(t *testing.T, store storage.Store, emb vector.Embedder) {
 	ctx := context.Background()
 	all := math.Inf(1)
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})

@@ -307,9 +307,8 @@ type calibration struct {
 	n    int
 }
 
-// chunkReader is the store capability behind vector calibration: the
-// chunks of one owner with their embeddings. Memory and Postgres stores
-// implement it.
+// chunkReader reads the chunks of one owner with their embeddings
+// (storage.Store's Chunks).
 type chunkReader interface {
 	Chunks(ctx context.Context, owner storage.OwnerRef) ([]storage.Chunk, error)
 }
@@ -346,17 +345,12 @@ func (s *Searcher) buildCalibration(ctx context.Context, kind storage.OwnerKind)
 	if c := slot.Load(); c != nil {
 		return c, nil
 	}
-	lister, ok1 := s.store.(recordLister)
-	reader, ok2 := s.store.(chunkReader)
-	if !ok1 || !ok2 {
-		return nil, nil
-	}
 	s.calib.mu.Lock()
 	defer s.calib.mu.Unlock()
 	if c := slot.Load(); c != nil {
 		return c, nil
 	}
-	c, err := buildCalibrationSample(ctx, lister, reader, kind, s.evidence.CalibrationOwners)
+	c, err := buildCalibrationSample(ctx, s.store, kind, s.evidence.CalibrationOwners)
 	if err != nil {
 		return nil, err
 	}
@@ -378,30 +372,12 @@ func (c *calibration) usable() *calibration {
 // by ID), takes owners evenly spaced among them, and keeps up to four
 // chunk vectors of each (every k-th of its chunks in source and sequence
 // order).
-func buildCalibrationSample(ctx context.Context, l recordLister, r chunkReader, kind storage.OwnerKind, owners int) (*calibration, error) {
-	var ids []string
-	page := storage.Page{Limit: calibrationPage}
-	var err error
-	switch kind {
-	case storage.KindItem:
-		var recs []storage.CatalogItem
-		recs, err = l.ListItems(ctx, page)
-		for i := range recs {
-			ids = append(ids, recs[i].ID)
-		}
-	case storage.KindFAQ:
-		var recs []storage.FAQ
-		recs, err = l.ListFAQs(ctx, page)
-		for i := range recs {
-			ids = append(ids, recs[i].ID)
-		}
-	default:
-		var recs []storage.Document
-		recs, err = l.ListDocuments(ctx, page)
-		for i := range recs {
-			ids = append(ids, recs[i].ID)
-		}
+func buildCalibrationSample(ctx context.Context, store storage.Store, kind storage.OwnerKind, owners int) (*calibration, error) {
+	k := kindOf(kind)
+	if k == nil {
+		return &calibration{}, nil // no such kind: an empty sample
 	}
+	ids, err := k.listIDs(ctx, store, calibrationPage)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +385,7 @@ func buildCalibrationSample(ctx context.Context, l recordLister, r chunkReader, 
 	step := max(float64(len(ids))/float64(owners), 1)
 	const perOwner = 4
 	for f := 0.0; int(f) < len(ids); f += step {
-		chunks, err := r.Chunks(ctx, storage.OwnerRef{Kind: kind, ID: ids[int(f)]})
+		chunks, err := store.Chunks(ctx, storage.OwnerRef{Kind: kind, ID: ids[int(f)]})
 		if err != nil {
 			return nil, err
 		}

@@ -58,10 +58,10 @@ func ExampleSearcher_fallback() {
 	ctx := context.Background()
 	db := memory.New(memory.Options{Dimensions: 8})
 	store, _ := db.Tenant("demo")
-	_ = store.UpsertFAQs(ctx, []storage.FAQ{
+	_ = store.Apply(ctx, storage.Batch{FAQs: []storage.FAQ{
 		{ID: "faq-1", Question: "Qual o prazo de entrega?", Answer: "Até 5 dias úteis nas capitais."},
 		{ID: "faq-2", Question: "Aceitam Pix?", Answer: "Sim, Pix, boleto e cartão."},
-	})
+	}})
 	s := rag.NewSearcher(store, nil, rag.SearcherOptions{})
 	res, _ := s.SearchFAQs(ctx, rag.Query{Text: "prazo de entrega"})
 	fmt.Println(res.FallbackReason, len(res.Hits), res.Hits[0].ID)

@@ -52,9 +52,9 @@ func ExampleSearcherOptions_tracer() {
 	db := memory.New(memory.Options{Dimensions: 64})
 	store, _ := db.Tenant("demo")
 	emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 64})
-	_ = store.UpsertFAQs(ctx, []storage.FAQ{
+	_ = store.Apply(ctx, storage.Batch{FAQs: []storage.FAQ{
 		{ID: "faq-1", Question: "Qual o prazo de entrega?", Answer: "Até 5 dias úteis nas capitais."},
-	})
+	}})
 
 	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Tracer: spanTracer{}})
 	_, _ = s.SearchFAQs(ctx, rag.Query{Text: "prazo de entrega"})

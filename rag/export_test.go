@@ -25,17 +25,17 @@ const (
 	DefaultMaxMessageChars  = defaultMaxMessageChars
 )
 
-// BuildVocabularies builds the vocabularies of every kind in l.
-func BuildVocabularies(ctx context.Context, l recordLister) (*Vocabularies, error) {
+// BuildVocabularies builds the vocabularies of every kind in store.
+func BuildVocabularies(ctx context.Context, store storage.Store) (*Vocabularies, error) {
 	var v Vocabularies
 	var err error
-	if v.Catalog, err = buildVocabulary(ctx, l, storage.KindItem); err != nil {
+	if v.Catalog, err = itemKind.buildVocabulary(ctx, store); err != nil {
 		return nil, err
 	}
-	if v.FAQs, err = buildVocabulary(ctx, l, storage.KindFAQ); err != nil {
+	if v.FAQs, err = faqKind.buildVocabulary(ctx, store); err != nil {
 		return nil, err
 	}
-	if v.Documents, err = buildVocabulary(ctx, l, storage.KindDocument); err != nil {
+	if v.Documents, err = docKind.buildVocabulary(ctx, store); err != nil {
 		return nil, err
 	}
 	return &v, nil

@@ -22,24 +22,10 @@ func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 }
 
 // failingVectorStore makes SearchChunks fail.
-type failingVectorStore struct{ rag.SearchStore }
+type failingVectorStore struct{ storage.Store }
 
 func (failingVectorStore) SearchChunks(context.Context, storage.VectorQuery) ([]storage.ChunkMatch, error) {
 	return nil, errVectorDown
-}
-
-// The listing methods forward to the wrapped store, so the Searcher builds
-// the same vocabulary (typo correction, IDF) as over the store itself.
-func (f failingVectorStore) ListItems(ctx context.Context, p storage.Page) ([]storage.CatalogItem, error) {
-	return f.SearchStore.(storage.Store).ListItems(ctx, p)
-}
-
-func (f failingVectorStore) ListFAQs(ctx context.Context, p storage.Page) ([]storage.FAQ, error) {
-	return f.SearchStore.(storage.Store).ListFAQs(ctx, p)
-}
-
-func (f failingVectorStore) ListDocuments(ctx context.Context, p storage.Page) ([]storage.Document, error) {
-	return f.SearchStore.(storage.Store).ListDocuments(ctx, p)
 }
 
 type testErr string

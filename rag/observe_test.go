@@ -44,7 +44,7 @@ func TestSearchLogRecord(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name     string
-		store    rag.SearchStore
+		store    storage.Store
 		embedder bool
 		fallback rag.FallbackReason
 	}{
@@ -133,10 +133,12 @@ func TestSearchLogRecord(t *testing.T) {
 }
 
 // failingFAQStore makes the FAQs' lexical search fail.
-type failingFAQStore struct{ rag.SearchStore }
+type failingFAQStore struct{ storage.Store }
 
-func (failingFAQStore) SearchFAQs(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
-	return nil, errLexicalDown
+func (f failingFAQStore) FAQs() storage.RecordStore[storage.FAQ] {
+	return ragtest.Records[storage.FAQ]{RecordStore: f.Store.FAQs(), SearchFunc: func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
+		return nil, errLexicalDown
+	}}
 }
 
 const errLexicalDown = testErr("lexical index down")

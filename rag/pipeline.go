@@ -217,7 +217,7 @@ func NewPipeline(searcher *Searcher, classifier Classifier, answerer Answerer, o
 	}
 	o := opts.withDefaults()
 	return &Pipeline{searcher: searcher, classifier: classifier, answerer: answerer, opts: o,
-		quoter: newQuoter(searcher.catalog.Synonyms(), searcher.evidence.FrameWords)}, nil
+		quoter: newQuoter(searcher.scorers[itemKind.index].Synonyms(), searcher.evidence.FrameWords)}, nil
 }
 
 // Searcher returns the pipeline's Searcher.

@@ -71,9 +71,9 @@ func TestRestrictionsAtScale(t *testing.T) {
 	batch := restrictCorpus(docs, perDoc)
 	stores := []struct {
 		name string
-		open func(t *testing.T) rag.SearchStore
+		open func(t *testing.T) storage.Store
 	}{
-		{"memory", func(t *testing.T) rag.SearchStore {
+		{"memory", func(t *testing.T) storage.Store {
 			st, err := memory.New(memory.Options{Dimensions: restrictDims}).Tenant("t")
 			if err != nil {
 				t.Fatal(err)
@@ -83,7 +83,7 @@ func TestRestrictionsAtScale(t *testing.T) {
 			}
 			return st
 		}},
-		{"postgres", func(t *testing.T) rag.SearchStore {
+		{"postgres", func(t *testing.T) storage.Store {
 			db := openPostgresDB(t, restrictDims, false)
 			ctx := t.Context()
 			st, err := db.Tenant("t")

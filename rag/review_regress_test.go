@@ -87,24 +87,14 @@ func TestEvidenceNaNQueryVector(t *testing.T) {
 	}
 }
 
-// downStore fails every search, as a store outage does.
-type downStore struct{ rag.SearchStore }
+// downStore fails every lexical search, as a store outage does.
+func downStore(st storage.Store) storage.Store { return ragtest.FailSearch(st, errDown) }
 
 var errDown = errors.New("store down")
 
-func (downStore) SearchItems(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
-	return nil, errDown
-}
-func (downStore) SearchFAQs(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
-	return nil, errDown
-}
-func (downStore) SearchDocuments(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.Document], error) {
-	return nil, errDown
-}
-
 func TestPipelineStoreOutageIsNotAbstention(t *testing.T) {
 	store, emb := ragtest.Fixture(t)
-	p, err := rag.NewPipeline(rag.NewSearcher(downStore{store}, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
+	p, err := rag.NewPipeline(rag.NewSearcher(downStore(store), emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hybridrag/hybridrag/rag/fields"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -40,18 +39,6 @@ const (
 	defaultMaxFAQQueryChars    = 1200
 	defaultMaxQueryChars       = 2000
 )
-
-// SearchStore is what the Searcher needs from a store: lexical candidates,
-// vector search over chunks and record fetches. storage.Store satisfies it.
-type SearchStore interface {
-	SearchItems(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error)
-	SearchFAQs(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error)
-	SearchDocuments(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.Document], error)
-	SearchChunks(ctx context.Context, q storage.VectorQuery) ([]storage.ChunkMatch, error)
-	GetItems(ctx context.Context, ids []string) ([]storage.CatalogItem, error)
-	GetFAQs(ctx context.Context, ids []string) ([]storage.FAQ, error)
-	GetDocuments(ctx context.Context, ids []string) ([]storage.Document, error)
-}
 
 // SearcherOptions configures a Searcher. The zero value gives the seeds'
 // defaults with weighted fusion; DefaultSearcherOptions shows them filled
@@ -239,15 +226,14 @@ func (t Toggle) enabled(def bool) bool {
 // concurrent use; its configuration is fixed at construction.
 type Searcher struct {
 	norm     *normCache
-	store    SearchStore
+	store    storage.Store
 	embedder vector.Embedder
 	// checked wraps embedder: one finite unit vector per query, or a
 	// typed error (the query then falls back to the lexical results).
-	checked  vector.Embedder
-	opts     SearcherOptions
-	catalog  *lexical.Scorer
-	faq      *lexical.Scorer
-	doc      *lexical.Scorer
+	checked vector.Embedder
+	opts    SearcherOptions
+	// scorers are the kinds' lexical scorers, by kindIndex.
+	scorers  [numKinds]*lexical.Scorer
 	lex      lexicons
 	calib    calibrations
 	evidence EvidenceOptions
@@ -326,25 +312,16 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 // vectors are checked and normalized to unit length (vector.Checked); a
 // bad vector is a vector-leg failure like an embedder error. The options
 // are copied, pointers included. NewSearcher does no I/O.
-func NewSearcher(store SearchStore, embedder vector.Embedder, opts SearcherOptions) *Searcher {
+func NewSearcher(store storage.Store, embedder vector.Embedder, opts SearcherOptions) *Searcher {
 	o := opts.withDefaults()
 	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize), tracers: newSearchTracers(o.Tracer)}
 	if embedder != nil {
 		s.checked = vector.Checked(embedder)
 	}
 	s.evidence = o.Evidence.withDefaults()
-	s.catalog = o.Catalog.Scorer
-	if s.catalog == nil {
-		s.catalog = lexical.NewScorer(fields.CatalogScorer())
-	}
-	s.faq = o.FAQs.Scorer
-	if s.faq == nil {
-		s.faq = lexical.NewScorer(withQuestionSynonyms(fields.FAQScorer()))
-	}
-	s.doc = o.Documents.Scorer
-	if s.doc == nil {
-		s.doc = lexical.NewScorer(withQuestionSynonyms(fields.DocumentScorer()))
-	}
+	s.scorers[itemKind.index] = kindScorer(itemKind, &o)
+	s.scorers[faqKind.index] = kindScorer(faqKind, &o)
+	s.scorers[docKind.index] = kindScorer(docKind, &o)
 	return s
 }
 
@@ -354,123 +331,52 @@ func (s *Searcher) Options() SearcherOptions { return s.opts }
 // Embedder returns the query embedder, or nil.
 func (s *Searcher) Embedder() vector.Embedder { return s.embedder }
 
-// itemRecord adapts a catalog item to lexical.Record.
-type itemRecord struct{ it *storage.CatalogItem }
-
-func (r itemRecord) NumFields() int { return 4 + len(r.it.Tags) + len(r.it.Files) }
-func (r itemRecord) Field(i int) lexical.Field {
-	switch i {
-	case 0:
-		return lexical.Field{Name: lexical.FieldName, Text: r.it.Name}
-	case 1:
-		return lexical.Field{Name: lexical.FieldDescription, Text: r.it.Description}
-	case 2:
-		return lexical.Field{Name: lexical.FieldCategory, Text: r.it.Category}
-	case 3:
-		return lexical.Field{Name: lexical.FieldManufacturer, Text: r.it.Manufacturer}
+// kindScorer is the lexical scorer of kind k: the kind's
+// KindOptions.Scorer, or its default.
+func kindScorer[T any](k *recordKind[T], o *SearcherOptions) *lexical.Scorer {
+	if sc := k.options(o).Scorer; sc != nil {
+		return sc
 	}
-	i -= 4
-	if i < len(r.it.Tags) {
-		return lexical.Field{Name: lexical.FieldTags, Text: r.it.Tags[i]}
-	}
-	i -= len(r.it.Tags)
-	if i < len(r.it.Files) {
-		return lexical.Field{Name: fields.Files, Text: r.it.Files[i].Text}
-	}
-	return lexical.Field{}
+	return k.scorer()
 }
 
-type faqRecord struct{ f *storage.FAQ }
-
-func (r faqRecord) NumFields() int { return 3 + len(r.f.Keywords) }
-func (r faqRecord) Field(i int) lexical.Field {
-	switch i {
-	case 0:
-		return lexical.Field{Name: fields.Question, Text: r.f.Question}
-	case 1:
-		return lexical.Field{Name: fields.Answer, Text: r.f.Answer}
-	case 2:
-		return lexical.Field{Name: lexical.FieldCategory, Text: r.f.Category}
-	}
-	if i -= 3; i < len(r.f.Keywords) {
-		return lexical.Field{Name: fields.Keywords, Text: r.f.Keywords[i]}
-	}
-	return lexical.Field{}
-}
-
-type docRecord struct{ d *storage.Document }
-
-func (r docRecord) NumFields() int { return 3 }
-func (r docRecord) Field(i int) lexical.Field {
-	switch i {
-	case 0:
-		return lexical.Field{Name: fields.Title, Text: r.d.Title}
-	case 1:
-		return lexical.Field{Name: fields.Source, Text: r.d.Source}
-	case 2:
-		return lexical.Field{Name: fields.Content, Text: r.d.Content}
-	}
-	return lexical.Field{}
-}
-
-// kindOps binds the generic search to one record type.
+// kindOps binds the generic search to one kind of record in one
+// Searcher: the kind's description, the Searcher's settings of the kind
+// and the kind's records in its store.
 type kindOps[T any] struct {
-	kind      storage.OwnerKind
+	*recordKind[T]
 	scorer    *lexical.Scorer
 	weights   scoring.Weights
 	threshold *float64
 	legs      Legs
 	limit     int
-	lexSearch func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[T], error)
-	get       func(context.Context, []string) ([]T, error)
-	id        func(*T) string
-	record    func(*T) lexical.Record
-	title     func(*T) string
-	text      func(*T) string
-	// titleField names the field a query names a record by.
-	titleField string
+	store     storage.RecordStore[T]
+	norm      *normCache
 }
 
-func (s *Searcher) itemOps() kindOps[storage.CatalogItem] {
-	return kindOps[storage.CatalogItem]{
-		kind: storage.KindItem, scorer: s.catalog, weights: s.opts.Catalog.Weights, threshold: s.opts.Catalog.Threshold, legs: s.opts.Catalog.Legs, limit: s.opts.Catalog.Limit,
-		lexSearch: s.store.SearchItems, get: s.store.GetItems,
-		id: func(it *storage.CatalogItem) string { return it.ID },
-		record: func(it *storage.CatalogItem) lexical.Record {
-			return s.norm.record(storage.KindItem, it.ID, it.UpdatedAt, itemRecord{it})
-		},
-		title:      func(it *storage.CatalogItem) string { return it.Name },
-		text:       func(it *storage.CatalogItem) string { return it.Description },
-		titleField: lexical.FieldName,
+// opsOf returns the kindOps of kind k in s.
+func opsOf[T any](s *Searcher, k *recordKind[T]) kindOps[T] {
+	o := k.options(&s.opts)
+	return kindOps[T]{
+		recordKind: k, scorer: s.scorers[k.index], weights: o.Weights, threshold: o.Threshold, legs: o.Legs, limit: o.Limit,
+		store: k.records(s.store), norm: s.norm,
 	}
 }
 
-func (s *Searcher) faqOps() kindOps[storage.FAQ] {
-	return kindOps[storage.FAQ]{
-		kind: storage.KindFAQ, scorer: s.faq, weights: s.opts.FAQs.Weights, threshold: s.opts.FAQs.Threshold, legs: s.opts.FAQs.Legs, limit: s.opts.FAQs.Limit,
-		lexSearch: s.store.SearchFAQs, get: s.store.GetFAQs,
-		id: func(f *storage.FAQ) string { return f.ID },
-		record: func(f *storage.FAQ) lexical.Record {
-			return s.norm.record(storage.KindFAQ, f.ID, f.UpdatedAt, faqRecord{f})
-		},
-		title:      func(f *storage.FAQ) string { return f.Question },
-		text:       func(f *storage.FAQ) string { return f.Answer },
-		titleField: fields.Question,
-	}
+// lexSearch returns the store's lexical candidates of the kind.
+func (o kindOps[T]) lexSearch(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
+	return o.store.Search(ctx, q)
 }
 
-func (s *Searcher) docOps() kindOps[storage.Document] {
-	return kindOps[storage.Document]{
-		kind: storage.KindDocument, scorer: s.doc, weights: s.opts.Documents.Weights, threshold: s.opts.Documents.Threshold, legs: s.opts.Documents.Legs, limit: s.opts.Documents.Limit,
-		lexSearch: s.store.SearchDocuments, get: s.store.GetDocuments,
-		id: func(d *storage.Document) string { return d.ID },
-		record: func(d *storage.Document) lexical.Record {
-			return s.norm.record(storage.KindDocument, d.ID, d.UpdatedAt, docRecord{d})
-		},
-		title:      func(d *storage.Document) string { return d.Title },
-		text:       func(d *storage.Document) string { return d.Content },
-		titleField: fields.Title,
-	}
+// get reads the records among ids.
+func (o kindOps[T]) get(ctx context.Context, ids []string) ([]T, error) {
+	return o.store.GetMany(ctx, ids)
+}
+
+// record returns r's fields for lexical scoring, normalized once per
+// record version (the Searcher's cache).
+func (o kindOps[T]) record(r *T) lexical.Record {
+	return o.norm.record(o.kind, o.id(r), o.updated(r), o.fields(r))
 }
 
 // SearchCatalog runs a hybrid search over active catalog items.
@@ -478,7 +384,7 @@ func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	return search(ctx, s, q, s.itemOps(), combineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
+	return search(ctx, s, q, opsOf(s, itemKind), combineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
 }
 
 // SearchFAQs runs a hybrid search over active FAQs; q.Context is appended
@@ -488,7 +394,7 @@ func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	return search(ctx, s, q, s.faqOps(), combineQueryWithContext(q.Text, q.Context, s.opts.MaxFAQQueryChars))
+	return search(ctx, s, q, opsOf(s, faqKind), combineQueryWithContext(q.Text, q.Context, s.opts.MaxFAQQueryChars))
 }
 
 // SearchDocuments runs a hybrid search over documents.
@@ -496,7 +402,7 @@ func (s *Searcher) SearchDocuments(ctx context.Context, q Query) (*Result[storag
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	return search(ctx, s, q, s.docOps(), combineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
+	return search(ctx, s, q, opsOf(s, docKind), combineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
 }
 
 // CombineQueryWithContext appends context to query, separated by a space,
@@ -686,10 +592,6 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	if len(st.chunkFilters) > 0 {
 		st.rawChunkFilters = q.ChunkFilters
 	}
-	cr, _ := s.store.(chunkReader)
-	if len(st.chunkFilters) > 0 && cr == nil && st.legs != LegsVector {
-		return nil, fmt.Errorf("%w: chunk filters need a store that reads chunks", ErrInvalidQuery)
-	}
 
 	lx := s.lexicon(ctx, ops.kind, ops.scorer)
 	text, corrections := s.correctQuery(text, lx)
@@ -798,7 +700,7 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	t := time.Now()
 	res.Hits = fuse(&st, ops, pq, lex.cands, lex.scores, vec.owners, vec.chunks, records)
 	res.Timings.Merge = time.Since(t)
-	if len(st.chunkFilters) > 0 && cr != nil {
+	if len(st.chunkFilters) > 0 {
 		// Snippets for the hits the rest of the search reads: every hit
 		// when a reranker reads them, else the first Limit.
 		n := st.limit
@@ -806,7 +708,7 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 			n = len(res.Hits)
 		}
 		t = time.Now()
-		if res.Hits, err = chunkSnippets(ctx, cr, ops.kind, res.Hits, n, st.chunkFilters, res.Query.Terms, st.agg.SnippetMaxChars); err != nil {
+		if res.Hits, err = chunkSnippets(ctx, s.store, ops.kind, res.Hits, n, st.chunkFilters, res.Query.Terms, st.agg.SnippetMaxChars); err != nil {
 			return nil, fmt.Errorf("rag: lexical search: %w", err)
 		}
 		res.Timings.Fetch += time.Since(t)

@@ -379,7 +379,7 @@ func TestSearchFallbacks(t *testing.T) {
 	}}
 	for _, tc := range []struct {
 		name   string
-		store  rag.SearchStore
+		store  storage.Store
 		emb    vector.Embedder
 		reason rag.FallbackReason
 	}{

@@ -50,82 +50,16 @@ func (v *vocabularies) of(kind storage.OwnerKind) *lexical.Vocabulary {
 // (for example those just given to ingest.Indexer.Reindex); only active
 // items and FAQs count, as only they are searched. It does no I/O.
 func vocabulariesFrom(items []storage.CatalogItem, faqs []storage.FAQ, docs []storage.Document) *vocabularies {
-	src := struct {
-		Items     []storage.CatalogItem
-		FAQs      []storage.FAQ
-		Documents []storage.Document
-	}{items, faqs, docs}
-	var itemsB, faqsB, docsB lexical.VocabularyBuilder
-	for i := range src.Items {
-		if src.Items[i].Active() {
-			itemsB.Add(storage.ItemSearchText(&src.Items[i]))
-		}
-	}
-	for i := range src.FAQs {
-		if src.FAQs[i].Active() {
-			faqsB.AddRecord(faqRecord{&src.FAQs[i]})
-		}
-	}
-	for i := range src.Documents {
-		docsB.AddRecord(docRecord{&src.Documents[i]})
-	}
-	return &vocabularies{Catalog: itemsB.Build(), FAQs: faqsB.Build(), Documents: docsB.Build()}
+	return &vocabularies{Catalog: vocabularyOf(itemKind, items), FAQs: vocabularyOf(faqKind, faqs), Documents: vocabularyOf(docKind, docs)}
 }
 
-// recordLister pages through a store's records; storage.Store satisfies
-// it (memory and Postgres).
-type recordLister interface {
-	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
-	ListFAQs(ctx context.Context, page storage.Page) ([]storage.FAQ, error)
-	ListDocuments(ctx context.Context, page storage.Page) ([]storage.Document, error)
-}
-
-// buildVocabulary lists every record of kind in l and returns its
-// vocabulary (active items and FAQs only).
-func buildVocabulary(ctx context.Context, l recordLister, kind storage.OwnerKind) (*lexical.Vocabulary, error) {
+// vocabularyOf builds the vocabulary of records of kind k.
+func vocabularyOf[T any](k *recordKind[T], recs []T) *lexical.Vocabulary {
 	var b lexical.VocabularyBuilder
-	var err error
-	switch kind {
-	case storage.KindItem:
-		err = listAll(ctx, l.ListItems, func(it *storage.CatalogItem) string { return it.ID }, func(it *storage.CatalogItem) {
-			if it.Active() {
-				b.Add(storage.ItemSearchText(it))
-			}
-		})
-	case storage.KindFAQ:
-		err = listAll(ctx, l.ListFAQs, func(f *storage.FAQ) string { return f.ID }, func(f *storage.FAQ) {
-			if f.Active() {
-				b.AddRecord(faqRecord{f})
-			}
-		})
-	case storage.KindDocument:
-		err = listAll(ctx, l.ListDocuments, func(d *storage.Document) string { return d.ID }, func(d *storage.Document) {
-			b.AddRecord(docRecord{d})
-		})
-	default:
-		return nil, fmt.Errorf("%w: kind %q", ErrInvalidQuery, kind)
+	for i := range recs {
+		k.vocab(&b, &recs[i])
 	}
-	if err != nil {
-		return nil, fmt.Errorf("rag: build %s vocabulary: %w", kind, err)
-	}
-	return b.Build(), nil
-}
-
-func listAll[T any](ctx context.Context, list func(context.Context, storage.Page) ([]T, error), id func(*T) string, add func(*T)) error {
-	page := storage.Page{Limit: vocabularyPage}
-	for {
-		recs, err := list(ctx, page)
-		if err != nil {
-			return err
-		}
-		for i := range recs {
-			add(&recs[i])
-		}
-		if len(recs) < vocabularyPage {
-			return nil
-		}
-		page.After = id(&recs[len(recs)-1])
-	}
+	return b.Build()
 }
 
 // kindLexicon is what the Searcher derived from one kind's vocabulary: the
@@ -147,20 +81,9 @@ type lexicons struct {
 	kinds [3]atomic.Pointer[kindLexicon]
 }
 
-func kindIndex(kind storage.OwnerKind) int {
-	switch kind {
-	case storage.KindFAQ:
-		return 1
-	case storage.KindDocument:
-		return 2
-	}
-	return 0
-}
-
-// lexicon returns the vocabulary and scorer to analyze a query of kind:
-// from SearcherOptions.Vocabularies, or built once from the store when it
-// is a recordLister (a failed build is retried by the next search), or
-// none (base scorer, no vocabulary).
+// lexicon returns the vocabulary and scorer to analyze a query of kind,
+// built once from the store's records (a failed build is retried by the
+// next search: this search gets the base scorer and no vocabulary).
 func (s *Searcher) lexicon(ctx context.Context, kind storage.OwnerKind, base *lexical.Scorer) *kindLexicon {
 	l, err := s.buildLexicon(ctx, kind, base)
 	if err != nil {
@@ -178,18 +101,18 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 	if l := slot.Load(); l != nil {
 		return l, nil
 	}
-	var v *lexical.Vocabulary
-	if lister, ok := s.store.(recordLister); ok {
-		s.lex.mu.Lock()
-		defer s.lex.mu.Unlock()
-		if l := slot.Load(); l != nil {
-			return l, nil
-		}
-		built, err := buildVocabulary(ctx, lister, kind)
-		if err != nil {
-			return nil, err
-		}
-		v = built
+	k := kindOf(kind)
+	if k == nil {
+		return nil, fmt.Errorf("%w: kind %q", ErrInvalidQuery, kind)
+	}
+	s.lex.mu.Lock()
+	defer s.lex.mu.Unlock()
+	if l := slot.Load(); l != nil {
+		return l, nil
+	}
+	v, err := k.buildVocabulary(ctx, s.store)
+	if err != nil {
+		return nil, fmt.Errorf("rag: build %s vocabulary: %w", kind, err)
 	}
 	l := s.newLexicon(v, base)
 	slot.Store(l)
@@ -198,9 +121,7 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 
 // Warm builds now what the first search of each kind would otherwise
 // build on its own: the vocabularies behind typo correction and IDF
-// weights (from the store, when it lists records, as storage.Store does),
-// the calibration samples behind Hit.Evidence (when it also reads
-// chunks) and the default lexicon of typo correction (read once per
+// weights, the calibration samples behind Hit.Evidence and the default lexicon of typo correction (read once per
 // process, about 0.1 s). It returns the first
 // failure. Without Warm the first searches build them, and a failed build
 // leaves those searches without them, to be retried by the next search;
@@ -211,14 +132,11 @@ func (s *Searcher) Warm(ctx context.Context) error {
 	if s.opts.Lexicon == nil && s.opts.TypoCorrection != Off && s.opts.Vocabulary != Off {
 		lexicon.Default()
 	}
-	for _, k := range []struct {
-		kind   storage.OwnerKind
-		scorer *lexical.Scorer
-	}{{storage.KindItem, s.catalog}, {storage.KindFAQ, s.faq}, {storage.KindDocument, s.doc}} {
-		if _, err := s.buildLexicon(ctx, k.kind, k.scorer); err != nil {
+	for _, k := range kinds {
+		if _, err := s.buildLexicon(ctx, k.ownerKind(), s.scorers[k.slot()]); err != nil {
 			return err
 		}
-		if _, err := s.buildCalibration(ctx, k.kind); err != nil {
+		if _, err := s.buildCalibration(ctx, k.ownerKind()); err != nil {
 			return err
 		}
 	}

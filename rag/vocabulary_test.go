@@ -13,10 +13,6 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// searchOnly hides the store's listing methods: the Searcher cannot build
-// a vocabulary from it.
-type searchOnly struct{ rag.SearchStore }
-
 func TestSearchTypoCorrection(t *testing.T) {
 	store, emb := ragtest.IndexedMemory(t)
 	ctx := context.Background()
@@ -26,7 +22,7 @@ func TestSearchTypoCorrection(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		store   rag.SearchStore
+		store   storage.Store
 		opts    rag.SearcherOptions
 		want    []lexical.Correction
 		text    string
@@ -36,7 +32,6 @@ func TestSearchTypoCorrection(t *testing.T) {
 			name: "default: built from the store", store: store,
 			want: []lexical.Correction{{From: "fungisida", To: "fungicida"}}, text: "fungicida para videira", sameTop: true,
 		},
-		{name: "store cannot list", store: searchOnly{store}, text: "fungisida para videira"},
 		{name: "TypoCorrection off", store: store, opts: rag.SearcherOptions{TypoCorrection: rag.Off}, text: "fungisida para videira"},
 		{name: "Vocabulary off", store: store, opts: rag.SearcherOptions{Vocabulary: rag.Off}, text: "fungisida para videira"},
 	}
@@ -188,19 +183,22 @@ func vocabFrom(src ingest.Sources) *rag.Vocabularies {
 }
 
 // failingLister fails every record listing, as a store that is down.
-type failingLister struct{ rag.SearchStore }
+func failingLister(st storage.Store) storage.Store {
+	return ragtest.Store{
+		Store: st,
+		ItemsFunc: func(r storage.RecordStore[storage.CatalogItem]) storage.RecordStore[storage.CatalogItem] {
+			return ragtest.Records[storage.CatalogItem]{RecordStore: r, ListFunc: func(context.Context, storage.Page) ([]storage.CatalogItem, error) { return nil, errListDown }}
+		},
+		FAQsFunc: func(r storage.RecordStore[storage.FAQ]) storage.RecordStore[storage.FAQ] {
+			return ragtest.Records[storage.FAQ]{RecordStore: r, ListFunc: func(context.Context, storage.Page) ([]storage.FAQ, error) { return nil, errListDown }}
+		},
+		DocumentsFunc: func(r storage.RecordStore[storage.Document]) storage.RecordStore[storage.Document] {
+			return ragtest.Records[storage.Document]{RecordStore: r, ListFunc: func(context.Context, storage.Page) ([]storage.Document, error) { return nil, errListDown }}
+		},
+	}
+}
 
 var errListDown = errors.New("list: store down")
-
-func (failingLister) ListItems(context.Context, storage.Page) ([]storage.CatalogItem, error) {
-	return nil, errListDown
-}
-func (failingLister) ListFAQs(context.Context, storage.Page) ([]storage.FAQ, error) {
-	return nil, errListDown
-}
-func (failingLister) ListDocuments(context.Context, storage.Page) ([]storage.Document, error) {
-	return nil, errListDown
-}
 
 // TestWarm: Warm builds the vocabularies up front and reports a failed
 // build, where the lazy build of a search stays silent.
@@ -219,7 +217,7 @@ func TestWarm(t *testing.T) {
 		t.Error("no typo correction after Warm")
 	}
 
-	down := rag.NewSearcher(failingLister{store}, emb, rag.SearcherOptions{})
+	down := rag.NewSearcher(failingLister(store), emb, rag.SearcherOptions{})
 	if err := down.Warm(ctx); !errors.Is(err, errListDown) {
 		t.Errorf("Warm over a failing store: %v, want the listing error", err)
 	}

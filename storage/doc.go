@@ -7,9 +7,26 @@
 // default) and storage/postgres (pgx + pgvector). storage/storagetest is the
 // conformance suite both must pass, so they return the same candidates in
 // the same order for the same data. An implementation writes the reads
-// every kind of record shares once, as a generic RecordStore, and embeds
-// RecordStores, which turns one RecordStore per kind into the per-kind
-// methods of CatalogStore, FAQStore and DocumentStore.
+// every kind of record shares once, as a generic RecordStore, and hands
+// out one per kind (Store.Items, FAQs, Documents).
+//
+// # Which interface
+//
+// Applications, rag's Searcher and the chat Pipeline use Store: the
+// records of each kind (read, searched, deleted with their chunks), the
+// chunks, the counts and the change marker (Version). Store has no raw
+// write: records are written through rag/ingest's Indexer, which cuts and
+// embeds their chunks and writes both in one batch through the store's
+// BatchWriter (Apply, Dimensions). A store implementation is a Backend,
+// Store and BatchWriter together; the memory and PostgreSQL stores are.
+//
+// # Change marker
+//
+// Store.Version changes once every completed write of a tenant (an applied
+// batch, a Delete), in the memory store (a counter) and in PostgreSQL (a
+// per-tenant row that triggers bump when a transaction writing the
+// tenant's records, files or chunks commits, whoever runs it). rag's
+// Searcher polls it to rebuild what it derived from the records.
 //
 // # Records
 //
@@ -78,10 +95,9 @@
 // than silently alter it.
 //
 // Reads treat an ID no record can have like any missing one, in every
-// store: Get, Delete and DocumentByHash return ErrNotFound, GetMany and
+// store: Get, Delete and ByHash return ErrNotFound, GetMany and
 // ChunkRefs skip it, and a Page.After cursor holding such bytes is compared
-// bytewise like any other. Calls that take an OwnerRef (ReplaceChunks,
-// Chunks, Batch owners and deletions) validate it like a write:
+// bytewise like any other. Calls that take an OwnerRef (Chunks, Batch owners and deletions) validate it like a write:
 // ErrInvalidRecord. Lexical terms and filter values are normalized
 // (lexical.Normalize repairs them) before they are compared.
 //

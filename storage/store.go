@@ -2,67 +2,57 @@ package storage
 
 import "context"
 
-// CatalogStore holds catalog items and their attached files.
-type CatalogStore interface {
-	// UpsertItems inserts or replaces items (with their files) atomically.
-	UpsertItems(ctx context.Context, items []CatalogItem) error
-	// GetItem returns the item with its files, or ErrNotFound.
-	GetItem(ctx context.Context, id string) (CatalogItem, error)
-	// GetItems returns the items that exist among ids, in the order of ids;
-	// missing ids are skipped. Inactive items are included.
-	GetItems(ctx context.Context, ids []string) ([]CatalogItem, error)
-	// ListItems returns a page of items ordered by ID.
-	ListItems(ctx context.Context, page Page) ([]CatalogItem, error)
-	// DeleteItem removes the item, its files and its chunks, or returns
-	// ErrNotFound.
-	DeleteItem(ctx context.Context, id string) error
-	// SearchItems returns lexical candidates among active items, matching
-	// name, description, category, manufacturer, tags and file text.
-	SearchItems(ctx context.Context, q LexicalQuery) ([]LexicalCandidate[CatalogItem], error)
+// RecordStore holds the records of one kind, T (CatalogItem, FAQ or
+// Document): the reads, the lexical search and the delete every kind of
+// record has. A store implementation writes it once, generically, and
+// hands out one per kind (Store.Items, Store.FAQs, Store.Documents).
+// Writes go through a BatchWriter. Implementations must be safe for
+// concurrent use, like the stores.
+type RecordStore[T any] interface {
+	// Get returns the record with the given ID (an item with its files),
+	// or ErrNotFound.
+	Get(ctx context.Context, id string) (T, error)
+	// GetMany returns the records (active or not) that exist among ids, in
+	// the order of ids; missing IDs are skipped.
+	GetMany(ctx context.Context, ids []string) ([]T, error)
+	// List returns a page of records (active or not) ordered by ID,
+	// bytewise.
+	List(ctx context.Context, page Page) ([]T, error)
+	// Delete removes the record and everything it owns (files, chunks), or
+	// returns ErrNotFound.
+	Delete(ctx context.Context, id string) error
+	// Search returns lexical candidates among the active records (items:
+	// name, description, category, manufacturer, tags and file names and
+	// text; FAQs: question, answer, category and keywords; documents:
+	// title, source and content); see LexicalQuery. A query without
+	// non-empty terms returns none.
+	Search(ctx context.Context, q LexicalQuery) ([]LexicalCandidate[T], error)
 }
 
-// FAQStore holds FAQs.
-type FAQStore interface {
-	UpsertFAQs(ctx context.Context, faqs []FAQ) error
-	// GetFAQ returns the FAQ or ErrNotFound.
-	GetFAQ(ctx context.Context, id string) (FAQ, error)
-	// GetFAQs returns the FAQs that exist among ids, in the order of ids.
-	GetFAQs(ctx context.Context, ids []string) ([]FAQ, error)
-	ListFAQs(ctx context.Context, page Page) ([]FAQ, error)
-	// DeleteFAQ removes the FAQ and its chunks, or returns ErrNotFound.
-	DeleteFAQ(ctx context.Context, id string) error
-	// SearchFAQs returns lexical candidates among active FAQs, matching
-	// question, answer, category and keywords.
-	SearchFAQs(ctx context.Context, q LexicalQuery) ([]LexicalCandidate[FAQ], error)
-}
-
-// DocumentStore holds documents.
+// DocumentStore is the RecordStore of documents, with the lookup by
+// content that ingestion uses to reject duplicates.
 type DocumentStore interface {
-	UpsertDocuments(ctx context.Context, docs []Document) error
-	// GetDocument returns the document or ErrNotFound.
-	GetDocument(ctx context.Context, id string) (Document, error)
-	// GetDocuments returns the documents that exist among ids, in the order
-	// of ids.
-	GetDocuments(ctx context.Context, ids []string) ([]Document, error)
-	// DocumentByHash returns the document whose ContentHash is hash, or
-	// ErrNotFound; ingestion uses it to reject duplicates.
-	DocumentByHash(ctx context.Context, hash string) (Document, error)
-	ListDocuments(ctx context.Context, page Page) ([]Document, error)
-	// DeleteDocument removes the document and its chunks, or returns
-	// ErrNotFound.
-	DeleteDocument(ctx context.Context, id string) error
-	// SearchDocuments returns lexical candidates matching title and content.
-	SearchDocuments(ctx context.Context, q LexicalQuery) ([]LexicalCandidate[Document], error)
+	RecordStore[Document]
+	// ByHash returns the document whose ContentHash is hash (the one with
+	// the smallest ID when several share it), or ErrNotFound.
+	ByHash(ctx context.Context, hash string) (Document, error)
 }
 
-// ChunkStore holds chunks and their embeddings.
-type ChunkStore interface {
-	// Dimensions is the length every stored embedding must have.
-	Dimensions() int
-	// ReplaceChunks atomically replaces all chunks of owner with chunks. The
-	// owner must exist (ErrNotFound otherwise). Every embedding is checked
-	// before anything is written (ErrDimensionMismatch, ErrInvalidVector).
-	ReplaceChunks(ctx context.Context, owner OwnerRef, chunks []Chunk) error
+// Store is one tenant's records and chunks: what applications, rag's
+// Searcher and the chat Pipeline read. Both storage/memory and
+// storage/postgres implement it; storage/storagetest checks that they
+// agree.
+//
+// Store has no method that writes a record without its chunks: an
+// application writes records through rag/ingest's Indexer, which cuts and
+// embeds the chunks and writes them with the record (through the store's
+// BatchWriter, see Backend). Delete, on each kind's RecordStore, removes a
+// record with its chunks.
+type Store interface {
+	// Items, FAQs and Documents are the records of each kind.
+	Items() RecordStore[CatalogItem]
+	FAQs() RecordStore[FAQ]
+	Documents() DocumentStore
 	// ChunkRefs lists the stored chunks of the given owners (all owners of
 	// the kind when ownerIDs is nil), ordered by owner ID, source and Seq.
 	ChunkRefs(ctx context.Context, kind OwnerKind, ownerIDs []string) ([]ChunkRef, error)
@@ -72,6 +62,16 @@ type ChunkStore interface {
 	// SearchChunks returns the chunks of active owners of q.Kind nearest to
 	// q.Vector, closest first (ties by owner ID, source, Seq).
 	SearchChunks(ctx context.Context, q VectorQuery) ([]ChunkMatch, error)
+	// Counts returns the number of records and chunks of the tenant.
+	Counts(ctx context.Context) (Counts, error)
+	// Version returns the tenant's change marker: a number that differs
+	// from every earlier one the store returned for the tenant once a
+	// write of any of its records or chunks (an applied batch, a Delete)
+	// has completed; equal numbers mean nothing changed in between. It is
+	// cheap (a counter in memory, one indexed row in PostgreSQL), so that
+	// a reader can poll it to know when what it derived from the records
+	// is stale (rag's Searcher does). A tenant never written has version 0.
+	Version(ctx context.Context) (uint64, error)
 }
 
 // Batch is a set of writes applied atomically by BatchWriter.Apply: either
@@ -99,22 +99,27 @@ type OwnerChunks struct {
 	Chunks []Chunk
 }
 
-// BatchWriter applies batches atomically.
+// BatchWriter applies batches atomically: the raw write of a store.
+// Records and chunks are written as given; a record written without its
+// chunks keeps the chunks of its old text. rag/ingest's Indexer writes
+// through it, keeping chunks and embeddings in step with the records;
+// applications write through the Indexer.
 type BatchWriter interface {
+	// Dimensions is the length every embedding written must have.
+	Dimensions() int
 	// Apply validates the whole batch first (nothing is written when any
 	// record, chunk or vector is invalid) and then writes it in one
-	// transaction.
+	// transaction. A zero CreatedAt keeps the stored one (or is set to now
+	// for a new record); UpdatedAt is always set to now; an empty Status is
+	// stored as active; an empty document ContentHash is filled from
+	// Content.
 	Apply(ctx context.Context, b Batch) error
 }
 
-// Store is everything a tenant-scoped store offers. Both storage/memory and
-// storage/postgres implement it; storage/storagetest checks that they agree.
-type Store interface {
-	CatalogStore
-	FAQStore
-	DocumentStore
-	ChunkStore
+// Backend is what a store implementation provides: a Store that also
+// applies raw batches. storage/memory and storage/postgres are Backends;
+// rag/ingest's Indexer writes to one.
+type Backend interface {
+	Store
 	BatchWriter
-	// Counts returns the number of records and chunks of the tenant.
-	Counts(ctx context.Context) (Counts, error)
 }

@@ -44,7 +44,7 @@ func storeCategories(ctx context.Context, st store) []string {
 	var out []string
 	page := storage.Page{Limit: categoryPageSize}
 	for range maxCategoryPages {
-		items, err := st.ListItems(ctx, page)
+		items, err := st.Items().List(ctx, page)
 		if err != nil || len(items) == 0 {
 			break
 		}

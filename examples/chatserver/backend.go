@@ -47,13 +47,9 @@ const (
 // errTestdataNotFound is returned when no testdata directory is found.
 var errTestdataNotFound = errors.New("testdata not found")
 
-// store is what the server needs from a tenant-scoped store.
-type store interface {
-	rag.SearchStore
-	ingest.IndexStore
-	Counts(ctx context.Context) (storage.Counts, error)
-	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
-}
+// store is what the server needs from a tenant-scoped store: the records
+// to search and read, and the writer the Indexer of the write API uses.
+type store = storage.Backend
 
 // components names what is in use, for the start-up line and /api/stats.
 type components struct {

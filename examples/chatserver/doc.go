@@ -212,8 +212,8 @@
 // fails (the embedding API down, a broken vector) is 502 upstream_error
 // and writes nothing: the stored record and its chunks stay as they were.
 //
-// Writing records with the store directly (storage's UpsertItems, or
-// Apply with records and no chunks) keeps the chunks of the old text:
+// Writing records with the store's raw storage.BatchWriter (Apply with
+// records and no chunks) keeps the chunks of the old text:
 // searches would still find the old words through the vector leg. Go
 // through the Indexer, as this server does.
 //

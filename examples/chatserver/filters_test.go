@@ -28,7 +28,7 @@ func TestSearchFilters(t *testing.T) {
 	ctx := context.Background()
 	item := func(t *testing.T, id string) storage.CatalogItem {
 		t.Helper()
-		got, err := st.GetItems(ctx, []string{id})
+		got, err := st.Items().GetMany(ctx, []string{id})
 		if err != nil || len(got) != 1 {
 			t.Fatalf("item %s: %v", id, err)
 		}

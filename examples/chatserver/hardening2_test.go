@@ -96,7 +96,7 @@ func testLatin1Writes(t *testing.T, h http.Handler, be *backend) {
 		if rec := putWithType(t, h, "/api/documents/"+id, ctype, body); rec.Code != http.StatusCreated {
 			t.Fatalf("%s: %d %s", ctype, rec.Code, rec.Body.String())
 		}
-		docs, err := be.store.GetDocuments(context.Background(), []string{id})
+		docs, err := be.store.Documents().GetMany(context.Background(), []string{id})
 		if err != nil || len(docs) != 1 || !strings.HasPrefix(docs[0].Content, "café zuvrelix") {
 			t.Fatalf("%s: stored %+v (%v), want content café zuvrelix", ctype, docs, err)
 		}
@@ -168,10 +168,10 @@ func testWriteLimits(t *testing.T, h http.Handler, be *backend) {
 		})
 	}
 	ctx := context.Background()
-	if its, _ := be.store.GetItems(ctx, []string{"big"}); len(its) != 0 {
+	if its, _ := be.store.Items().GetMany(ctx, []string{"big"}); len(its) != 0 {
 		t.Error("an item over a limit was written")
 	}
-	if fs, _ := be.store.GetFAQs(ctx, []string{"big"}); len(fs) != 0 {
+	if fs, _ := be.store.FAQs().GetMany(ctx, []string{"big"}); len(fs) != 0 {
 		t.Error("a FAQ over a limit was written")
 	}
 	// At the limits, the write goes through.
@@ -466,7 +466,7 @@ func testControlCharacters(t *testing.T, h http.Handler, be *backend) {
 	}
 	wantError(t, authed(t, h, "PUT", "/api/items/ctrl", `{"name":"\u0001\u0002"}`), http.StatusBadRequest, codeInvalidRecord)
 	ctx := context.Background()
-	if ds, _ := be.store.GetDocuments(ctx, []string{"ctrl"}); len(ds) != 0 {
+	if ds, _ := be.store.Documents().GetMany(ctx, []string{"ctrl"}); len(ds) != 0 {
 		t.Error("a document of control characters was written")
 	}
 }

@@ -164,25 +164,48 @@ func (f *flakyStore) check(k storage.OwnerKind) error {
 	return nil
 }
 
-func (f *flakyStore) SearchItems(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
-	if err := f.check(storage.KindItem); err != nil {
-		return nil, err
-	}
-	return f.store.SearchItems(ctx, q)
+// flakyRecords fails the searches and record reads of one kind when check
+// says so; listings (vocabularies, calibration) still work.
+type flakyRecords[T any] struct {
+	storage.RecordStore[T]
+	check func() error
 }
 
-func (f *flakyStore) SearchFAQs(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
-	if err := f.check(storage.KindFAQ); err != nil {
+func (r flakyRecords[T]) Search(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
+	if err := r.check(); err != nil {
 		return nil, err
 	}
-	return f.store.SearchFAQs(ctx, q)
+	return r.RecordStore.Search(ctx, q)
 }
 
-func (f *flakyStore) SearchDocuments(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.Document], error) {
-	if err := f.check(storage.KindDocument); err != nil {
+func (r flakyRecords[T]) GetMany(ctx context.Context, ids []string) ([]T, error) {
+	if err := r.check(); err != nil {
 		return nil, err
 	}
-	return f.store.SearchDocuments(ctx, q)
+	return r.RecordStore.GetMany(ctx, ids)
+}
+
+// flakyDocs are flakyRecords of documents with the store's ByHash.
+type flakyDocs struct {
+	flakyRecords[storage.Document]
+	hash storage.DocumentStore
+}
+
+func (d flakyDocs) ByHash(ctx context.Context, h string) (storage.Document, error) {
+	return d.hash.ByHash(ctx, h)
+}
+
+func (f *flakyStore) Items() storage.RecordStore[storage.CatalogItem] {
+	return flakyRecords[storage.CatalogItem]{f.store.Items(), func() error { return f.check(storage.KindItem) }}
+}
+
+func (f *flakyStore) FAQs() storage.RecordStore[storage.FAQ] {
+	return flakyRecords[storage.FAQ]{f.store.FAQs(), func() error { return f.check(storage.KindFAQ) }}
+}
+
+func (f *flakyStore) Documents() storage.DocumentStore {
+	d := f.store.Documents()
+	return flakyDocs{flakyRecords[storage.Document]{d, func() error { return f.check(storage.KindDocument) }}, d}
 }
 
 func (f *flakyStore) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]storage.ChunkMatch, error) {
@@ -190,27 +213,6 @@ func (f *flakyStore) SearchChunks(ctx context.Context, q storage.VectorQuery) ([
 		return nil, err
 	}
 	return f.store.SearchChunks(ctx, q)
-}
-
-func (f *flakyStore) GetItems(ctx context.Context, ids []string) ([]storage.CatalogItem, error) {
-	if err := f.check(storage.KindItem); err != nil {
-		return nil, err
-	}
-	return f.store.GetItems(ctx, ids)
-}
-
-func (f *flakyStore) GetFAQs(ctx context.Context, ids []string) ([]storage.FAQ, error) {
-	if err := f.check(storage.KindFAQ); err != nil {
-		return nil, err
-	}
-	return f.store.GetFAQs(ctx, ids)
-}
-
-func (f *flakyStore) GetDocuments(ctx context.Context, ids []string) ([]storage.Document, error) {
-	if err := f.check(storage.KindDocument); err != nil {
-		return nil, err
-	}
-	return f.store.GetDocuments(ctx, ids)
 }
 
 // outageServer returns a server over a copy of the shared backend whose

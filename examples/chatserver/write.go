@@ -18,7 +18,7 @@ import (
 // always follow its text: changed text is re-chunked and re-embedded (only
 // the chunks whose text changed), unchanged text is neither embedded nor
 // written again, and a deleted record's chunks go with it. Writing a record
-// with storage's UpsertItems (or Apply with records alone) would keep the
+// with the store's raw Apply (records alone) would keep the
 // chunks of its old text: the vector leg would still find the old words.
 //
 // Writes need a bearer token: without -token or CHAT_TOKEN they are 403
@@ -357,15 +357,15 @@ func (s *server) exists(ctx context.Context, owner storage.OwnerRef) (bool, erro
 	switch owner.Kind {
 	case storage.KindItem:
 		var got []storage.CatalogItem
-		got, err = s.be.store.GetItems(ctx, ids)
+		got, err = s.be.store.Items().GetMany(ctx, ids)
 		n = len(got)
 	case storage.KindFAQ:
 		var got []storage.FAQ
-		got, err = s.be.store.GetFAQs(ctx, ids)
+		got, err = s.be.store.FAQs().GetMany(ctx, ids)
 		n = len(got)
 	default:
 		var got []storage.Document
-		got, err = s.be.store.GetDocuments(ctx, ids)
+		got, err = s.be.store.Documents().GetMany(ctx, ids)
 		n = len(got)
 	}
 	return n > 0, err

@@ -271,7 +271,7 @@ func TestWriteAPIRefusedWithoutToken(t *testing.T) {
 		t.Errorf("Allow = %q", a)
 	}
 	// The shared backend is untouched.
-	if _, err := sharedBackend(t).store.GetItems(context.Background(), []string{"prd-001"}); err != nil {
+	if _, err := sharedBackend(t).store.Items().GetMany(context.Background(), []string{"prd-001"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -346,7 +346,7 @@ func TestWriteAPIStatus(t *testing.T) {
 // docContent is the stored content of a document.
 func docContent(t *testing.T, be *backend, id string) string {
 	t.Helper()
-	docs, err := be.store.GetDocuments(context.Background(), []string{id})
+	docs, err := be.store.Documents().GetMany(context.Background(), []string{id})
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("document %s: %v", id, err)
 	}
@@ -447,7 +447,7 @@ func TestWriteAPIEmbedderDown(t *testing.T) {
 	if after, err := be.store.Counts(context.Background()); err != nil || after != before {
 		t.Errorf("counts %+v (%v), want %+v", after, err, before)
 	}
-	faqs, err := be.store.GetFAQs(context.Background(), []string{"faq-001"})
+	faqs, err := be.store.FAQs().GetMany(context.Background(), []string{"faq-001"})
 	if err != nil || len(faqs) != 1 || faqs[0].Question == "Nova pergunta?" {
 		t.Errorf("faq-001 after a failed update: %+v (%v)", faqs, err)
 	}

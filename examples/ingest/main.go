@@ -322,7 +322,7 @@ func splitLoadError(err error) (recs load.RecordErrors, fatal error) {
 
 // target is where records are indexed.
 type target struct {
-	store storage.Store
+	store storage.Backend
 	db    *postgres.DB // with -db
 	save  func(written bool) error
 	close func()

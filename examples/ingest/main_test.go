@@ -272,7 +272,7 @@ func TestIngestPostgresBulk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := st.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"fungicida"}, Limit: 5})
+	res, err := st.Items().Search(ctx, storage.LexicalQuery{Terms: []string{"fungicida"}, Limit: 5})
 	if err != nil || len(res) == 0 {
 		t.Errorf("lexical search after -bulk: %d results, %v", len(res), err)
 	}
@@ -327,7 +327,7 @@ func TestIngestPrune(t *testing.T) {
 		}
 		ids = map[string]bool{}
 		for _, id := range []string{"a", "b", "c"} {
-			if _, err := st.GetItem(context.Background(), id); err == nil {
+			if _, err := st.Items().Get(context.Background(), id); err == nil {
 				ids[id] = true
 			}
 		}

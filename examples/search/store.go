@@ -15,7 +15,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
-	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/ingest/legal"
 	"github.com/hybridrag/hybridrag/rag/load"
@@ -33,7 +32,7 @@ const maxLoadWarnings = 5
 
 // source is an opened data source.
 type source struct {
-	store    rag.SearchStore
+	store    storage.Store
 	embedder vector.Embedder // nil with -embedder none
 	dims     int
 	// index describes the in-memory indexing run (files only).

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"github.com/hybridrag/hybridrag/storage"
 	"path/filepath"
 	"testing"
 
@@ -52,7 +53,7 @@ func BenchmarkIndexer(b *testing.B) {
 		{"irpf-faqs715", ingest.Sources{FAQs: faqs}},
 		{"faquad-docs249", ingest.Sources{Documents: docs}},
 	}
-	newMemory := func(b *testing.B) ingest.IndexStore {
+	newMemory := func(b *testing.B) storage.Backend {
 		db := memory.New(memory.Options{Dimensions: ragtest.BenchDims})
 		store, err := db.Tenant("bench")
 		if err != nil {
@@ -87,7 +88,7 @@ func BenchmarkIndexer(b *testing.B) {
 	b.Run("postgres/agrofit4220", func(b *testing.B) {
 		pool := ragtest.BenchPool(b)
 		schema := "ragbench_ingest"
-		fresh := func(b *testing.B) ingest.IndexStore {
+		fresh := func(b *testing.B) storage.Backend {
 			if _, err := pool.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
 				b.Fatal(err)
 			}
@@ -118,7 +119,7 @@ func BenchmarkIndexer(b *testing.B) {
 	})
 }
 
-func reindex(b *testing.B, store ingest.IndexStore, emb vector.Embedder, src ingest.Sources, writers int) ingest.Stats {
+func reindex(b *testing.B, store storage.Backend, emb vector.Embedder, src ingest.Sources, writers int) ingest.Stats {
 	b.Helper()
 	st, err := ingest.NewIndexer(store, emb, ingest.IndexerOptions{WriteConcurrency: writers}).Reindex(context.Background(), src)
 	if err != nil {

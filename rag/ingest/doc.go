@@ -34,8 +34,10 @@
 // [github.com/hybridrag/hybridrag/rag/chunk] ([IndexerOptions] can replace
 // them).
 //
-// The store is an [IndexStore] (storage.Store, the memory and Postgres
-// stores, satisfies it); a store that is also an [Analyzer] is asked to
+// The store is a storage.Backend (the memory and Postgres stores are):
+// the Indexer reads the stored records and chunks through its
+// storage.Store side and writes through its raw BatchWriter; a store that
+// is also an [Analyzer] is asked to
 // refresh its planner statistics after a bulk load. The Indexer embeds
 // with the same vector.Embedder the Searcher embeds queries with: vectors
 // stored with another embedder must be re-indexed.
@@ -45,9 +47,9 @@
 //
 // # Writes must go through the Indexer
 //
-// A store's record writes (storage's UpsertItems, UpsertFAQs,
-// UpsertDocuments, or Apply with records and no chunks) replace the
-// record only: the chunks cut from its old text stay, with their vectors,
+// A store's raw write (storage.BatchWriter's Apply with records and no
+// chunks), which the storage.Store interface applications use leaves out,
+// replaces the record only: the chunks cut from its old text stay, with their vectors,
 // and the vector leg keeps finding the old words. Write changed records
 // through an Indexer (IndexItems, IndexFAQs, IndexDocuments), which
 // re-chunks them and re-embeds the chunks whose text changed, and remove

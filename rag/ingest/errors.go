@@ -9,10 +9,6 @@ import (
 // panicked; the error is an *EmbedderPanicError.
 var ErrEmbedderPanic = errors.New("ingest: embedder panicked")
 
-// ErrPruneUnsupported is returned by Reindex with IndexerOptions.Prune
-// when the store is not a Lister: nothing was indexed or deleted.
-var ErrPruneUnsupported = errors.New("ingest: prune needs a store that lists records (ingest.Lister)")
-
 // EmbedderPanicError reports an embedder that panicked while embedding a
 // request of the Indexer. The Indexer recovers the panic in the goroutine
 // that made the call and fails the group of owners the request was for,

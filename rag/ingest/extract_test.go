@@ -45,7 +45,7 @@ func TestExtractors(t *testing.T) {
 			if len(meta) != 1 {
 				t.Errorf("caller's map modified: %v", meta)
 			}
-			d, err := store.GetDocument(ctx, "d1")
+			d, err := store.Documents().Get(ctx, "d1")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestExtractors(t *testing.T) {
 			if !errors.Is(err, boom) || st.Failed != 1 {
 				t.Fatalf("err = %v, stats %+v", err, st)
 			}
-			if _, err := store.GetDocument(ctx, "d1"); !errors.Is(err, storage.ErrNotFound) {
+			if _, err := store.Documents().Get(ctx, "d1"); !errors.Is(err, storage.ErrNotFound) {
 				t.Errorf("document written despite the error: %v", err)
 			}
 		})
@@ -111,7 +111,7 @@ func (s sectioner) DocumentSections(_ context.Context, d *load.ParsedDocument) (
 	return out, nil
 }
 
-func newMemStore(t *testing.T) storage.Store {
+func newMemStore(t *testing.T) storage.Backend {
 	t.Helper()
 	s, err := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 	if err != nil {

@@ -35,19 +35,6 @@ const (
 	DefaultWriteConcurrency = 1
 )
 
-// IndexStore is what the Indexer needs from a store. storage.Store
-// satisfies it.
-type IndexStore interface {
-	storage.BatchWriter
-	Dimensions() int
-	ChunkRefs(ctx context.Context, kind storage.OwnerKind, ownerIDs []string) ([]storage.ChunkRef, error)
-	Chunks(ctx context.Context, owner storage.OwnerRef) ([]storage.Chunk, error)
-	GetItems(ctx context.Context, ids []string) ([]storage.CatalogItem, error)
-	GetFAQs(ctx context.Context, ids []string) ([]storage.FAQ, error)
-	GetDocuments(ctx context.Context, ids []string) ([]storage.Document, error)
-	DocumentByHash(ctx context.Context, hash string) (storage.Document, error)
-}
-
 // Progress reports indexing progress to IndexerOptions.Progress.
 type Progress struct {
 	// Kind is the kind of owner being indexed.
@@ -106,9 +93,7 @@ type IndexerOptions struct {
 	// kind the Sources hold at least one record of (a kind given no
 	// records is left alone, so that a missing or empty file cannot empty
 	// a catalog; remove such records with Delete). A stored document that
-	// a source document duplicates (Stats.Duplicates) is kept. The store
-	// must list records (a Lister, as storage.Store does); Reindex fails
-	// with ErrPruneUnsupported before writing anything otherwise. Off by
+	// a source document duplicates (Stats.Duplicates) is kept. Off by
 	// default; IndexItems, IndexFAQs and IndexDocuments never prune.
 	Prune bool
 	// Extractors derive document and chunk metadata from each document
@@ -197,7 +182,7 @@ func (s Stats) String() string {
 // with their chunks atomically. It is safe for concurrent use, but two
 // concurrent runs over the same owners race like any two writers.
 type Indexer struct {
-	store    IndexStore
+	store    storage.Backend
 	embedder vector.Embedder
 	opts     IndexerOptions
 	// embedTracer is opts.Tracer as an EmbedTracer, or nil.
@@ -211,7 +196,7 @@ type Indexer struct {
 // and does not retry: the provider client owns retries (llm/openai's
 // retries 429s and 5xx itself); wrap another embedder with
 // vector.WithRetry to retry the errors it marks transient. It does no I/O.
-func NewIndexer(store IndexStore, embedder vector.Embedder, opts IndexerOptions) *Indexer {
+func NewIndexer(store storage.Backend, embedder vector.Embedder, opts IndexerOptions) *Indexer {
 	o := opts
 	o.BatchSize = cmp.Or(max(o.BatchSize, 0), DefaultEmbedBatchSize)
 	o.BatchTokens = cmp.Or(max(o.BatchTokens, 0), DefaultEmbedBatchTokens)
@@ -327,6 +312,56 @@ func DocumentChunks(d *load.ParsedDocument, structural *chunk.Structural, recurs
 	return out, nil
 }
 
+// recordKind describes one kind of storage record to the Indexer: where
+// the store keeps it, its ID, the form compared with the stored copy and
+// its place in a batch. itemKind, faqKind and docKind are the three.
+type recordKind[T any] struct {
+	kind    storage.OwnerKind
+	records func(storage.Store) storage.RecordStore[T]
+	id      func(*T) string
+	canon   func(*T) any
+	put     func(*storage.Batch, []T)
+}
+
+var (
+	itemKind = &recordKind[storage.CatalogItem]{
+		kind:    storage.KindItem,
+		records: func(s storage.Store) storage.RecordStore[storage.CatalogItem] { return s.Items() },
+		id:      func(it *storage.CatalogItem) string { return it.ID },
+		canon:   canonicalItem,
+		put:     func(b *storage.Batch, recs []storage.CatalogItem) { b.Items = append(b.Items, recs...) },
+	}
+	faqKind = &recordKind[storage.FAQ]{
+		kind:    storage.KindFAQ,
+		records: func(s storage.Store) storage.RecordStore[storage.FAQ] { return s.FAQs() },
+		id:      func(f *storage.FAQ) string { return f.ID },
+		canon:   canonicalFAQ,
+		put:     func(b *storage.Batch, recs []storage.FAQ) { b.FAQs = append(b.FAQs, recs...) },
+	}
+	docKind = &recordKind[storage.Document]{
+		kind:    storage.KindDocument,
+		records: func(s storage.Store) storage.RecordStore[storage.Document] { return s.Documents() },
+		id:      func(d *storage.Document) string { return d.ID },
+		canon:   canonicalDocument,
+		put:     func(b *storage.Batch, recs []storage.Document) { b.Documents = append(b.Documents, recs...) },
+	}
+)
+
+// opsFor returns the indexOps of records of kind k, cut into chunks by
+// chunks.
+func opsFor[T any](ix *Indexer, k *recordKind[T], chunks func(context.Context, *T) ([]storage.Chunk, error)) indexOps[T] {
+	return indexOps[T]{kind: k.kind, id: k.id, chunks: chunks, get: k.records(ix.store).GetMany, canon: k.canon, put: k.put}
+}
+
+// listIDs pages through the IDs of every stored record of kind k.
+func (k *recordKind[T]) listIDs(ctx context.Context, store storage.Store, page storage.Page) ([]string, error) {
+	recs, err := k.records(store).List(ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	return idsOf(recs, k.id), nil
+}
+
 // indexOps is what the generic indexing loop needs to know about one kind
 // of record.
 type indexOps[T any] struct {
@@ -363,16 +398,9 @@ type pending struct {
 func (ix *Indexer) IndexItems(ctx context.Context, items []storage.CatalogItem) (Stats, error) {
 	start := time.Now()
 	st := Stats{Items: len(items)}
-	err := runBatches(ctx, ix, indexOps[storage.CatalogItem]{
-		kind: storage.KindItem,
-		id:   func(it *storage.CatalogItem) string { return it.ID },
-		chunks: func(_ context.Context, it *storage.CatalogItem) ([]storage.Chunk, error) {
-			return ItemChunks(it, ix.opts.FileChunker), nil
-		},
-		get:   ix.store.GetItems,
-		canon: canonicalItem,
-		put:   func(b *storage.Batch, recs []storage.CatalogItem) { b.Items = recs },
-	}, items, &st)
+	err := runBatches(ctx, ix, opsFor(ix, itemKind, func(_ context.Context, it *storage.CatalogItem) ([]storage.Chunk, error) {
+		return ItemChunks(it, ix.opts.FileChunker), nil
+	}), items, &st)
 	st.Duration = time.Since(start)
 	return st, err
 }
@@ -381,16 +409,9 @@ func (ix *Indexer) IndexItems(ctx context.Context, items []storage.CatalogItem) 
 func (ix *Indexer) IndexFAQs(ctx context.Context, faqs []storage.FAQ) (Stats, error) {
 	start := time.Now()
 	st := Stats{FAQs: len(faqs)}
-	err := runBatches(ctx, ix, indexOps[storage.FAQ]{
-		kind: storage.KindFAQ,
-		id:   func(f *storage.FAQ) string { return f.ID },
-		chunks: func(_ context.Context, f *storage.FAQ) ([]storage.Chunk, error) {
-			return FAQChunks(f, ix.opts.FileChunker), nil
-		},
-		get:   ix.store.GetFAQs,
-		canon: canonicalFAQ,
-		put:   func(b *storage.Batch, recs []storage.FAQ) { b.FAQs = recs },
-	}, faqs, &st)
+	err := runBatches(ctx, ix, opsFor(ix, faqKind, func(_ context.Context, f *storage.FAQ) ([]storage.Chunk, error) {
+		return FAQChunks(f, ix.opts.FileChunker), nil
+	}), faqs, &st)
 	st.Duration = time.Since(start)
 	return st, err
 }
@@ -436,7 +457,7 @@ func (ix *Indexer) indexDocuments(ctx context.Context, docs []load.ParsedDocumen
 			st.Duplicates = append(st.Duplicates, &load.DuplicateDocumentError{ExistingID: first.ID, ExistingTitle: first.Title, NewID: d.ID, Path: d.File, Hash: d.ContentHash})
 			continue
 		}
-		old, err := ix.store.DocumentByHash(ctx, d.ContentHash)
+		old, err := ix.store.Documents().ByHash(ctx, d.ContentHash)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 		case err != nil:
@@ -453,8 +474,10 @@ func (ix *Indexer) indexDocuments(ctx context.Context, docs []load.ParsedDocumen
 		out = append(out, d)
 		seen[d.ContentHash] = &out[len(out)-1]
 	}
+	// Documents arrive parsed (with sections), as load.ParsedDocument:
+	// the ops wrap docKind's.
 	return runBatches(ctx, ix, indexOps[load.ParsedDocument]{
-		kind: storage.KindDocument,
+		kind: docKind.kind,
 		id:   func(d *load.ParsedDocument) string { return d.ID },
 		chunks: func(ctx context.Context, d *load.ParsedDocument) ([]storage.Chunk, error) {
 			// Extractors that are Sectioners give sections first (the
@@ -474,17 +497,17 @@ func (ix *Indexer) indexDocuments(ctx context.Context, docs []load.ParsedDocumen
 			return chunks, nil
 		},
 		get: func(ctx context.Context, ids []string) ([]load.ParsedDocument, error) {
-			got, err := ix.store.GetDocuments(ctx, ids)
+			got, err := docKind.records(ix.store).GetMany(ctx, ids)
 			out := make([]load.ParsedDocument, len(got))
 			for i := range got {
 				out[i] = load.ParsedDocument{Document: got[i]}
 			}
 			return out, err
 		},
-		canon: func(d *load.ParsedDocument) any { return canonicalDocument(&d.Document) },
+		canon: func(d *load.ParsedDocument) any { return docKind.canon(&d.Document) },
 		put: func(b *storage.Batch, recs []load.ParsedDocument) {
 			for i := range recs {
-				b.Documents = append(b.Documents, recs[i].Document)
+				docKind.put(b, []storage.Document{recs[i].Document})
 			}
 		},
 		replaces: func(d *load.ParsedDocument) []storage.OwnerRef { return replaces[d.ID] },
@@ -534,10 +557,6 @@ func (s Sources) Docs() []storage.Document {
 func (ix *Indexer) Reindex(ctx context.Context, src Sources) (Stats, error) {
 	start := time.Now()
 	var total Stats
-	lister, _ := ix.store.(Lister)
-	if ix.opts.Prune && lister == nil {
-		return total, ErrPruneUnsupported
-	}
 	s, err := ix.IndexItems(ctx, src.Items)
 	total.add(s)
 	if err == nil {
@@ -549,24 +568,15 @@ func (ix *Indexer) Reindex(ctx context.Context, src Sources) (Stats, error) {
 		total.add(s)
 	}
 	if err == nil && ix.opts.Prune {
-		err = ix.prune(ctx, lister, src, &total)
+		err = ix.prune(ctx, src, &total)
 	}
 	total.Duration = time.Since(start)
 	return total, err
 }
 
-// Lister is what pruning needs from a store besides an IndexStore: the
-// records of each kind, page by page in ID order. storage.Store satisfies
-// it.
-type Lister interface {
-	ListItems(ctx context.Context, page storage.Page) ([]storage.CatalogItem, error)
-	ListFAQs(ctx context.Context, page storage.Page) ([]storage.FAQ, error)
-	ListDocuments(ctx context.Context, page storage.Page) ([]storage.Document, error)
-}
-
 // prune deletes, for each kind src has records of, the stored records
 // absent from src, WriteBatch owners per transaction.
-func (ix *Indexer) prune(ctx context.Context, l Lister, src Sources, st *Stats) error {
+func (ix *Indexer) prune(ctx context.Context, src Sources, st *Stats) error {
 	keepDocs := make([]string, 0, len(src.Documents)+len(st.Duplicates))
 	for i := range src.Documents {
 		keepDocs = append(keepDocs, src.Documents[i].ID)
@@ -577,11 +587,11 @@ func (ix *Indexer) prune(ctx context.Context, l Lister, src Sources, st *Stats) 
 	kinds := []struct {
 		kind storage.OwnerKind
 		keep []string
-		list func(context.Context, storage.Page) ([]string, error)
+		list func(context.Context, storage.Store, storage.Page) ([]string, error)
 	}{
-		{storage.KindItem, idsOf(src.Items, func(it *storage.CatalogItem) string { return it.ID }), listIDs(l.ListItems, func(it *storage.CatalogItem) string { return it.ID })},
-		{storage.KindFAQ, idsOf(src.FAQs, func(f *storage.FAQ) string { return f.ID }), listIDs(l.ListFAQs, func(f *storage.FAQ) string { return f.ID })},
-		{storage.KindDocument, keepDocs, listIDs(l.ListDocuments, func(d *storage.Document) string { return d.ID })},
+		{itemKind.kind, idsOf(src.Items, itemKind.id), itemKind.listIDs},
+		{faqKind.kind, idsOf(src.FAQs, faqKind.id), faqKind.listIDs},
+		{docKind.kind, keepDocs, docKind.listIDs},
 	}
 	for _, k := range kinds {
 		if len(k.keep) == 0 || (k.kind == storage.KindDocument && len(src.Documents) == 0) {
@@ -594,7 +604,7 @@ func (ix *Indexer) prune(ctx context.Context, l Lister, src Sources, st *Stats) 
 		var gone []storage.OwnerRef
 		page := storage.Page{Limit: storage.MaxResultLimit}
 		for {
-			ids, err := k.list(ctx, page)
+			ids, err := k.list(ctx, ix.store, page)
 			if err != nil {
 				return fmt.Errorf("ingest: list %ss to prune: %w", k.kind, err)
 			}
@@ -625,16 +635,6 @@ func idsOf[T any](recs []T, id func(*T) string) []string {
 		out[i] = id(&recs[i])
 	}
 	return out
-}
-
-func listIDs[T any](list func(context.Context, storage.Page) ([]T, error), id func(*T) string) func(context.Context, storage.Page) ([]string, error) {
-	return func(ctx context.Context, p storage.Page) ([]string, error) {
-		recs, err := list(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		return idsOf(recs, id), nil
-	}
 }
 
 func runBatches[T any](ctx context.Context, ix *Indexer, ops indexOps[T], recs []T, st *Stats) error {

@@ -27,13 +27,13 @@ import (
 
 // recordingStore counts the writes reaching a store.
 type recordingStore struct {
-	storage.Store
+	storage.Backend
 	applies atomic.Int64
 }
 
 func (s *recordingStore) Apply(ctx context.Context, b storage.Batch) error {
 	s.applies.Add(1)
-	return s.Store.Apply(ctx, b)
+	return s.Backend.Apply(ctx, b)
 }
 
 // eachStore runs fn once against the memory store and once against
@@ -48,7 +48,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, open func(t *testing.T) *reco
 			if err != nil {
 				t.Fatal(err)
 			}
-			return &recordingStore{Store: s}
+			return &recordingStore{Backend: s}
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
@@ -58,7 +58,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, open func(t *testing.T) *reco
 			if err != nil {
 				t.Fatal(err)
 			}
-			return &recordingStore{Store: s}
+			return &recordingStore{Backend: s}
 		})
 	})
 }
@@ -133,7 +133,7 @@ func longText(subject string, n int) string {
 	return b.String()
 }
 
-func chunkRefs(t *testing.T, s storage.Store, kind storage.OwnerKind, ids ...string) []storage.ChunkRef {
+func chunkRefs(t *testing.T, s storage.Backend, kind storage.OwnerKind, ids ...string) []storage.ChunkRef {
 	t.Helper()
 	if ids == nil {
 		ids = []string{}
@@ -145,7 +145,7 @@ func chunkRefs(t *testing.T, s storage.Store, kind storage.OwnerKind, ids ...str
 	return refs
 }
 
-func storedChunks(t *testing.T, s storage.Store, owner storage.OwnerRef) []storage.Chunk {
+func storedChunks(t *testing.T, s storage.Backend, owner storage.OwnerRef) []storage.Chunk {
 	t.Helper()
 	cs, err := s.Chunks(context.Background(), owner)
 	if err != nil {
@@ -284,7 +284,7 @@ func TestIndexerIncremental(t *testing.T) {
 			if n := store.applies.Load() - applies; n != 1 {
 				t.Errorf("%d writes, want 1", n)
 			}
-			got, err := store.GetItem(ctx, "item-01")
+			got, err := store.Items().Get(ctx, "item-01")
 			if err != nil || got.Price == nil || *got.Price != 99.9 {
 				t.Errorf("stored item-01 price = %v (%v), want 99.9", got.Price, err)
 			}
@@ -462,7 +462,7 @@ func TestIndexerFailureAtomicity(t *testing.T) {
 		if c := ragtest.StoreCounts(t, store); c != countsBefore {
 			t.Errorf("Counts = %+v, want %+v", c, countsBefore)
 		}
-		stored, err := store.GetItems(ctx, ids)
+		stored, err := store.Items().GetMany(ctx, ids)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -503,7 +503,7 @@ func TestIndexerFailureAtomicity(t *testing.T) {
 
 // failingStore fails the Nth Apply (from 1) without writing anything.
 type failingStore struct {
-	storage.Store
+	storage.Backend
 	failOn int64
 	calls  atomic.Int64
 }
@@ -514,7 +514,7 @@ func (s *failingStore) Apply(ctx context.Context, b storage.Batch) error {
 	if s.calls.Add(1) == s.failOn {
 		return errWriteFailed
 	}
-	return s.Store.Apply(ctx, b)
+	return s.Backend.Apply(ctx, b)
 }
 
 // TestIndexerWriteFailure fails one write while others are in flight: the
@@ -525,7 +525,7 @@ func TestIndexerWriteFailure(t *testing.T) {
 		t.Run(fmt.Sprintf("WriteConcurrency=%d", wc), func(t *testing.T) {
 			ctx := context.Background()
 			mem, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
-			store := &failingStore{Store: mem, failOn: 2}
+			store := &failingStore{Backend: mem, failOn: 2}
 			opts := ingest.IndexerOptions{WriteBatch: 2, WriteConcurrency: wc}
 			st, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), opts).IndexItems(ctx, ragtest.SampleItems(10))
 			if !errors.Is(err, errWriteFailed) {
@@ -824,7 +824,7 @@ func TestIndexerDocuments(t *testing.T) {
 			if !errors.Is(d, load.ErrDuplicateDocument) || !strings.Contains(d.Error(), `"a"`) {
 				t.Errorf("duplicate error %q does not name the existing document", d)
 			}
-			if _, err := store.GetDocument(ctx, "b"); !errors.Is(err, storage.ErrNotFound) {
+			if _, err := store.Documents().Get(ctx, "b"); !errors.Is(err, storage.ErrNotFound) {
 				t.Errorf("GetDocument(b) = %v, want ErrNotFound", err)
 			}
 			// Within one call, the first of two equal documents wins.
@@ -856,10 +856,10 @@ func TestIndexerDocuments(t *testing.T) {
 			if n := store.applies.Load() - applies; n != 1 {
 				t.Errorf("%d writes, want 1 (replacement in one transaction)", n)
 			}
-			if _, err := store.GetDocument(ctx, "a"); !errors.Is(err, storage.ErrNotFound) {
+			if _, err := store.Documents().Get(ctx, "a"); !errors.Is(err, storage.ErrNotFound) {
 				t.Errorf("GetDocument(a) = %v, want ErrNotFound", err)
 			}
-			if got, err := store.DocumentByHash(ctx, storage.ContentHash(same)); err != nil || got.ID != "b" {
+			if got, err := store.Documents().ByHash(ctx, storage.ContentHash(same)); err != nil || got.ID != "b" {
 				t.Errorf("DocumentByHash = %q, %v; want b", got.ID, err)
 			}
 			if refs := chunkRefs(t, store, storage.KindDocument, "a"); len(refs) != 0 {
@@ -996,7 +996,7 @@ func TestIndexerDimensionCheck(t *testing.T) {
 func TestIndexerWithoutEmbedder(t *testing.T) {
 	ctx := context.Background()
 	store, _ := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
-	rs := &recordingStore{Store: store}
+	rs := &recordingStore{Backend: store}
 	ix := ingest.NewIndexer(rs, nil, ingest.IndexerOptions{})
 	st, err := ix.IndexItems(ctx, ragtest.SampleItems(4))
 	if err != nil {

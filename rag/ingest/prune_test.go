@@ -2,7 +2,6 @@ package ingest_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/storage/memory"
 )
 
 func pruneSources() ingest.Sources {
@@ -33,13 +31,13 @@ func pruneSources() ingest.Sources {
 
 // ids lists the IDs of a kind the store holds and the owners of its
 // chunks.
-func ids(t *testing.T, s storage.Store, kind storage.OwnerKind) (records, chunkOwners string) {
+func ids(t *testing.T, s storage.Backend, kind storage.OwnerKind) (records, chunkOwners string) {
 	t.Helper()
 	ctx := context.Background()
 	var got []string
 	switch kind {
 	case storage.KindItem:
-		l, err := s.ListItems(ctx, storage.Page{Limit: 100})
+		l, err := s.Items().List(ctx, storage.Page{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,12 +45,12 @@ func ids(t *testing.T, s storage.Store, kind storage.OwnerKind) (records, chunkO
 			got = append(got, r.ID)
 		}
 	case storage.KindFAQ:
-		l, _ := s.ListFAQs(ctx, storage.Page{Limit: 100})
+		l, _ := s.FAQs().List(ctx, storage.Page{Limit: 100})
 		for _, r := range l {
 			got = append(got, r.ID)
 		}
 	case storage.KindDocument:
-		l, _ := s.ListDocuments(ctx, storage.Page{Limit: 100})
+		l, _ := s.Documents().List(ctx, storage.Page{Limit: 100})
 		for _, r := range l {
 			got = append(got, r.ID)
 		}
@@ -148,22 +146,4 @@ func TestReindexPrune(t *testing.T) {
 			})
 		}
 	})
-}
-
-// indexOnly hides the store's List methods.
-type indexOnly struct{ ingest.IndexStore }
-
-func TestReindexPruneUnsupported(t *testing.T) {
-	store, err := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := ingest.NewIndexer(indexOnly{store}, nil, ingest.IndexerOptions{Prune: true})
-	_, err = ix.Reindex(context.Background(), pruneSources())
-	if !errors.Is(err, ingest.ErrPruneUnsupported) {
-		t.Fatalf("err = %v, want ErrPruneUnsupported", err)
-	}
-	if c := ragtest.StoreCounts(t, store); c.Items != 0 {
-		t.Errorf("indexed before failing: %+v", c)
-	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // failingApply fails every write.
-type failingApply struct{ storage.Store }
+type failingApply struct{ storage.Backend }
 
 func (failingApply) Apply(context.Context, storage.Batch) error { return errors.New("disk full") }
 

@@ -99,7 +99,7 @@ func TestMultiOnSearcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.UpsertFAQs(ctx, []storage.FAQ{{ID: "f1", Question: "Qual o prazo de entrega?", Answer: "Cinco dias."}}); err != nil {
+	if err := store.Apply(ctx, storage.Batch{FAQs: []storage.FAQ{{ID: "f1", Question: "Qual o prazo de entrega?", Answer: "Cinco dias."}}}); err != nil {
 		t.Fatal(err)
 	}
 	var r1, r2 tracetest.Recorder
@@ -155,7 +155,7 @@ func TestMultiNested(t *testing.T) {
 func ExampleNewMulti() {
 	ctx := context.Background()
 	store, _ := memory.New(memory.Options{Dimensions: 32}).Tenant("demo")
-	_ = store.UpsertFAQs(ctx, []storage.FAQ{{ID: "f1", Question: "Aceitam Pix?", Answer: "Sim."}})
+	_ = store.Apply(ctx, storage.Batch{FAQs: []storage.FAQ{{ID: "f1", Question: "Aceitam Pix?", Answer: "Sim."}}})
 
 	var metrics, spans tracetest.Recorder // say, a Prometheus tracer and an OpenTelemetry one
 	s := rag.NewSearcher(store, nil, rag.SearcherOptions{Tracer: trace.NewMulti(&metrics, &spans)})

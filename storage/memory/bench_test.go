@@ -254,7 +254,7 @@ func BenchmarkSearchItems(b *testing.B) {
 			for b.Loop() {
 				q := storage.LexicalQuery{Terms: benchQueries[i%len(benchQueries)].terms, Limit: 60}
 				i++
-				if _, err := st.SearchItems(ctx, q); err != nil {
+				if _, err := st.Items().Search(ctx, q); err != nil {
 					b.Fatal(err)
 				}
 			}

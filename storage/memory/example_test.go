@@ -36,7 +36,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	lex, err := st.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"cafe", "fungicida"}})
+	lex, err := st.Items().Search(ctx, storage.LexicalQuery{Terms: []string{"cafe", "fungicida"}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,9 +63,9 @@ func ExampleDB_Tenant() {
 	db := memory.New(memory.Options{Dimensions: 3})
 	acme, _ := db.Tenant("acme")
 	globex, _ := db.Tenant("globex")
-	_ = acme.UpsertItems(ctx, []storage.CatalogItem{{ID: "p1", Name: "Adubo"}})
+	_ = acme.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "p1", Name: "Adubo"}}})
 
-	_, err := globex.GetItem(ctx, "p1")
+	_, err := globex.Items().Get(ctx, "p1")
 	fmt.Println(err)
 	_, err = db.Tenant("no spaces allowed")
 	fmt.Println(err != nil)
@@ -85,7 +85,7 @@ func ExampleDB_SaveFile() {
 
 	db := memory.New(memory.Options{Dimensions: 3})
 	st, _ := db.Tenant("acme")
-	if err := st.UpsertItems(ctx, []storage.CatalogItem{{ID: "p1", Name: "Adubo"}}); err != nil {
+	if err := st.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "p1", Name: "Adubo"}}}); err != nil {
 		log.Fatal(err)
 	}
 	if err := db.SaveFile(path); err != nil { // atomic: temp file + rename
@@ -97,7 +97,7 @@ func ExampleDB_SaveFile() {
 		log.Fatal(err)
 	}
 	st, _ = loaded.Tenant("acme")
-	it, err := st.GetItem(ctx, "p1")
+	it, err := st.Items().Get(ctx, "p1")
 	fmt.Println(loaded.Dimensions(), it.Name, err)
 	// Output: 3 Adubo <nil>
 }

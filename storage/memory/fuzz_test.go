@@ -257,11 +257,11 @@ func dumpDB(t *testing.T, db *memory.DB) []tenantDump {
 			t.Fatalf("Tenant(%q) of a loaded DB: %v", id, err)
 		}
 		d := tenantDump{ID: id, Chunks: map[storage.OwnerRef][]storage.Chunk{}}
-		d.Items = listAll(t, func(p storage.Page) ([]storage.CatalogItem, error) { return st.ListItems(ctx, p) },
+		d.Items = listAll(t, func(p storage.Page) ([]storage.CatalogItem, error) { return st.Items().List(ctx, p) },
 			func(it storage.CatalogItem) string { return it.ID })
-		d.FAQs = listAll(t, func(p storage.Page) ([]storage.FAQ, error) { return st.ListFAQs(ctx, p) },
+		d.FAQs = listAll(t, func(p storage.Page) ([]storage.FAQ, error) { return st.FAQs().List(ctx, p) },
 			func(f storage.FAQ) string { return f.ID })
-		d.Docs = listAll(t, func(p storage.Page) ([]storage.Document, error) { return st.ListDocuments(ctx, p) },
+		d.Docs = listAll(t, func(p storage.Page) ([]storage.Document, error) { return st.Documents().List(ctx, p) },
 			func(doc storage.Document) string { return doc.ID })
 		if d.Counts, err = st.Counts(ctx); err != nil {
 			t.Fatal(err)
@@ -401,7 +401,7 @@ func checkTenant(t *testing.T, db *memory.DB, d tenantDump) {
 		if !it.Active() || len(terms) == 0 {
 			continue
 		}
-		hits, err := st.SearchItems(ctx, storage.LexicalQuery{Terms: terms, Limit: storage.MaxResultLimit})
+		hits, err := st.Items().Search(ctx, storage.LexicalQuery{Terms: terms, Limit: storage.MaxResultLimit})
 		if err != nil {
 			t.Fatalf("tenant %q: SearchItems(%q): %v", d.ID, terms, err)
 		}

@@ -104,7 +104,7 @@ func TestSlabReuseAndCompaction(t *testing.T) {
 	for i := range items {
 		items[i] = storage.CatalogItem{ID: fmt.Sprintf("i%05d", i)}
 	}
-	if err := st.UpsertItems(ctx, items); err != nil {
+	if err := st.Apply(ctx, storage.Batch{Items: items}); err != nil {
 		t.Fatal(err)
 	}
 	emb := func(i, version int) []float32 { return []float32{float32(i), float32(version), 1, 0} }
@@ -129,7 +129,7 @@ func TestSlabReuseAndCompaction(t *testing.T) {
 	// slab is compacted.
 	for i, it := range items {
 		if i%10 != 0 {
-			if err := st.DeleteItem(ctx, it.ID); err != nil {
+			if err := st.Items().Delete(ctx, it.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -233,7 +233,7 @@ func TestShardedScanMatchesSingle(t *testing.T) {
 			t.Fatalf("hit %d = %s %v, want %s %v", i, m.Chunk.Owner.ID, m.Distance, all[i].id, all[i].dist)
 		}
 	}
-	lex, err := st.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"termo3", "termo"}, Limit: 1000})
+	lex, err := st.Items().Search(ctx, storage.LexicalQuery{Terms: []string{"termo3", "termo"}, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,13 +82,7 @@ func (db *DB) Tenant(id string) (*Store, error) {
 		}
 		db.mu.Unlock()
 	}
-	s := &Store{db: db, id: id, t: t}
-	s.recordStores = storage.NewRecordStores(
-		recordStore[storage.CatalogItem]{s, items},
-		recordStore[storage.FAQ]{s, faqs},
-		recordStore[storage.Document]{s, docs},
-		s)
-	return s, nil
+	return &Store{db: db, id: id, t: t}, nil
 }
 
 // Tenants returns the IDs of the tenants that hold at least one record,
@@ -109,27 +103,44 @@ func (db *DB) Tenants() []string {
 	return ids
 }
 
-// Store is one tenant's view of a DB. It implements storage.Store: the
-// methods every kind of record shares (UpsertItems, GetFAQ, SearchDocuments,
-// ...) are those of storage.RecordStores, over this package's one generic
-// implementation; the rest are its own.
+// Store is one tenant's view of a DB. It implements storage.Backend (a
+// storage.Store and its storage.BatchWriter): Items, FAQs and Documents
+// are this package's one generic storage.RecordStore, for each kind.
 //
 // A Store is safe for concurrent use. Each write (including a whole
 // storage.Batch) is validated completely before anything changes and is
 // then applied under the tenant's write lock, so readers see either none or
 // all of it.
 type Store struct {
-	recordStores
 	db *DB
 	id string
 	t  *tenant
 }
 
-// recordStores embeds storage.RecordStores in Store under a name callers
-// cannot reach.
-type recordStores = storage.RecordStores
+var _ storage.Backend = (*Store)(nil)
 
-var _ storage.Store = (*Store)(nil)
+// Items returns the tenant's catalog items.
+func (s *Store) Items() storage.RecordStore[storage.CatalogItem] {
+	return recordStore[storage.CatalogItem]{s, items}
+}
+
+// FAQs returns the tenant's FAQs.
+func (s *Store) FAQs() storage.RecordStore[storage.FAQ] { return recordStore[storage.FAQ]{s, faqs} }
+
+// Documents returns the tenant's documents.
+func (s *Store) Documents() storage.DocumentStore {
+	return docStore{recordStore[storage.Document]{s, docs}}
+}
+
+// Version returns the tenant's change marker: the number of writes
+// (applied batches and deletes) the tenant has seen in this process. A
+// DB loaded from a snapshot starts its tenants at 1.
+func (s *Store) Version(ctx context.Context) (uint64, error) {
+	if err := ctxErr(ctx); err != nil {
+		return 0, err
+	}
+	return s.t.version.Load(), nil
+}
 
 // TenantID is the tenant this store is scoped to.
 func (s *Store) TenantID() string { return s.id }

@@ -11,6 +11,6 @@ import (
 func TestConformance(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T, cfg storagetest.Config) storagetest.TenantFunc {
 		db := memory.New(memory.Options{Dimensions: cfg.Dims, AllowedMetadataKeys: cfg.AllowedMetadataKeys})
-		return func(tenant string) (storage.Store, error) { return db.Tenant(tenant) }
+		return func(tenant string) (storage.Backend, error) { return db.Tenant(tenant) }
 	})
 }

@@ -364,6 +364,7 @@ func Load(r io.Reader, opts Options) (*DB, error) {
 			return nil, corrupt("tenant header", fmt.Errorf("negative counts for tenant %s", storage.QuoteID(th.ID)))
 		}
 		t := newTenant(db.dims)
+		t.version.Store(1) // loaded: written once
 		db.tenants[th.ID] = t
 		for ki, n := range [3]int{th.Items, th.FAQs, th.Documents} {
 			for range n {

@@ -94,11 +94,11 @@ func dumpTenant(t *testing.T, db *memory.DB, id string) dump {
 			t.Fatal(err)
 		}
 	}
-	d.Items, err = st.ListItems(ctx, storage.Page{Limit: 100})
+	d.Items, err = st.Items().List(ctx, storage.Page{Limit: 100})
 	must(err)
-	d.FAQs, err = st.ListFAQs(ctx, storage.Page{Limit: 100})
+	d.FAQs, err = st.FAQs().List(ctx, storage.Page{Limit: 100})
 	must(err)
-	d.Docs, err = st.ListDocuments(ctx, storage.Page{Limit: 100})
+	d.Docs, err = st.Documents().List(ctx, storage.Page{Limit: 100})
 	must(err)
 	for _, ref := range []storage.OwnerRef{{Kind: storage.KindItem, ID: "p1"}, {Kind: storage.KindFAQ, ID: "f1"}, {Kind: storage.KindDocument, ID: "d1"}} {
 		cs, err := st.Chunks(ctx, ref)
@@ -139,11 +139,11 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		}
 		// The loaded DB is fully functional: lexical index and hash index.
 		st, _ := got.Tenant("acme")
-		hits, err := st.SearchItems(context.Background(), storage.LexicalQuery{Terms: []string{"ferrugem"}})
+		hits, err := st.Items().Search(context.Background(), storage.LexicalQuery{Terms: []string{"ferrugem"}})
 		if err != nil || len(hits) != 1 {
 			t.Errorf("lexical search after Load: %v, %v", hits, err)
 		}
-		if _, err := st.DocumentByHash(context.Background(), storage.ContentHash("texto acme")); err != nil {
+		if _, err := st.Documents().ByHash(context.Background(), storage.ContentHash("texto acme")); err != nil {
 			t.Errorf("DocumentByHash after Load: %v", err)
 		}
 	}
@@ -223,7 +223,7 @@ func TestLoadVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	created := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	faqs, err := st.ListFAQs(ctx, storage.Page{})
+	faqs, err := st.FAQs().List(ctx, storage.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,14 +235,14 @@ func TestLoadVersion1(t *testing.T) {
 	if d := cmp.Diff(wantFAQs, faqs, cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("FAQs (-want +got):\n%s", d)
 	}
-	doc, err := st.GetDocument(ctx, "d1")
+	doc, err := st.Documents().Get(ctx, "d1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if doc.Status != storage.StatusActive {
 		t.Errorf("document status %q, want active", doc.Status)
 	}
-	hits, err := st.SearchFAQs(ctx, storage.LexicalQuery{Terms: []string{"prazo"}})
+	hits, err := st.FAQs().Search(ctx, storage.LexicalQuery{Terms: []string{"prazo"}})
 	if err != nil || len(hits) != 1 || hits[0].Record.ID != "f1" {
 		t.Errorf("SearchFAQs(prazo) = %+v, %v; want f1 alone", hits, err)
 	}
@@ -306,7 +306,7 @@ func TestSaveFile(t *testing.T) {
 	}
 	// Overwrite with newer data, atomically.
 	st, _ := db.Tenant("acme")
-	if err := st.DeleteItem(context.Background(), "p1"); err != nil {
+	if err := st.Items().Delete(context.Background(), "p1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SaveFile(path); err != nil {
@@ -340,7 +340,7 @@ func TestLongIDErrorIsShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.GetItem(context.Background(), strings.Repeat("x", 1<<20))
+	_, err = st.Items().Get(context.Background(), strings.Repeat("x", 1<<20))
 	if err == nil || len(err.Error()) > 300 {
 		t.Fatalf("error of %d bytes: %.120s", len(err.Error()), err)
 	}

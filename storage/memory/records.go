@@ -274,6 +274,7 @@ func (s *Store) write(ctx context.Context, b *storage.Batch) error {
 		return err
 	}
 	s.apply(p)
+	s.t.version.Add(1)
 	return nil
 }
 
@@ -358,6 +359,7 @@ func (r recordStore[T]) Delete(ctx context.Context, id string) error {
 	if !t.remove(ref) {
 		return notFound(ref)
 	}
+	t.version.Add(1)
 	return nil
 }
 
@@ -367,9 +369,15 @@ func (r recordStore[T]) Search(ctx context.Context, q storage.LexicalQuery) ([]s
 	return searchLexical(ctx, r.s, r.k, q)
 }
 
-// DocumentByHash returns the document whose ContentHash is hash (the one
-// with the smallest ID when several share it), or storage.ErrNotFound.
-func (s *Store) DocumentByHash(ctx context.Context, hash string) (storage.Document, error) {
+// docStore is the storage.DocumentStore of a tenant.
+type docStore struct {
+	recordStore[storage.Document]
+}
+
+// ByHash returns the document whose ContentHash is hash (the one with the
+// smallest ID when several share it), or storage.ErrNotFound.
+func (d docStore) ByHash(ctx context.Context, hash string) (storage.Document, error) {
+	s := d.s
 	if err := ctxErr(ctx); err != nil {
 		return storage.Document{}, err
 	}
@@ -386,12 +394,6 @@ func (s *Store) DocumentByHash(ctx context.Context, hash string) (storage.Docume
 		}
 	}
 	return docs.out(s.t.kind(storage.KindDocument).owners[best]), nil
-}
-
-// ReplaceChunks atomically replaces all chunks of owner. The owner must
-// exist (storage.ErrNotFound); every chunk is validated first.
-func (s *Store) ReplaceChunks(ctx context.Context, owner storage.OwnerRef, chunks []storage.Chunk) error {
-	return s.write(ctx, &storage.Batch{Chunks: []storage.OwnerChunks{{Owner: owner, Chunks: chunks}}})
 }
 
 // Counts returns the number of records and chunks of the tenant.

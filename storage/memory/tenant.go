@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hybridrag/hybridrag/storage"
@@ -13,6 +14,9 @@ import (
 
 // tenant holds one tenant's records. mu guards everything below it.
 type tenant struct {
+	// version counts the writes applied (Store.Version).
+	version atomic.Uint64
+
 	mu    sync.RWMutex
 	kinds [3]*kindData // indexed by kindIndex
 	// docHash maps a document content hash to the IDs holding it.

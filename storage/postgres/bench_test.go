@@ -504,7 +504,7 @@ func BenchmarkLexicalItems(b *testing.B) {
 				ctx := context.Background()
 				// Warm up the plan cache and the buffers.
 				for _, q := range qs[:min(len(qs), 20)] {
-					if _, err := bd.hnsw.SearchItems(ctx, storage.LexicalQuery{Terms: q, Limit: 60}); err != nil {
+					if _, err := bd.hnsw.Items().Search(ctx, storage.LexicalQuery{Terms: q, Limit: 60}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -512,7 +512,7 @@ func BenchmarkLexicalItems(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; b.Loop(); i++ {
 					start := time.Now()
-					res, err := bd.hnsw.SearchItems(ctx, storage.LexicalQuery{Terms: qs[i%len(qs)], Limit: 60})
+					res, err := bd.hnsw.Items().Search(ctx, storage.LexicalQuery{Terms: qs[i%len(qs)], Limit: 60})
 					lat = append(lat, time.Since(start))
 					if err != nil {
 						b.Fatal(err)

@@ -121,7 +121,7 @@ func TestBulkLoad(t *testing.T) {
 	if got := lexHits(t, pg, storage.LexicalQuery{Terms: []string{"zzbulkword"}, Limit: 5}); len(got) != 1 {
 		t.Errorf("zzbulkword: %v after EndBulkLoad, want it-new", got)
 	}
-	if got, err := pg.SearchFAQs(ctx, storage.LexicalQuery{Terms: []string{"zzbulkfaq"}, Limit: 5}); err != nil || len(got) != 1 {
+	if got, err := pg.FAQs().Search(ctx, storage.LexicalQuery{Terms: []string{"zzbulkfaq"}, Limit: 5}); err != nil || len(got) != 1 {
 		t.Errorf("zzbulkfaq: %d FAQs after EndBulkLoad (%v), want faq-bulk", len(got), err)
 	}
 	// The triggers are back: later writes are indexed as they happen.

@@ -44,7 +44,7 @@ func conformanceOpener(parent *testing.T, pool *pgxpool.Pool, base postgres.Opti
 			}
 			dbs[key] = db
 		}
-		return func(tenant string) (storage.Store, error) {
+		return func(tenant string) (storage.Backend, error) {
 			s, err := db.Tenant(tenant)
 			if err != nil {
 				return nil, err

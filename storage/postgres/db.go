@@ -40,8 +40,10 @@ type DB struct {
 // tables holds the schema-qualified, quoted table names.
 type tables struct {
 	items, files, faqs, docs, migrations string
-	chunks                               map[storage.OwnerKind]string
-	owners                               map[storage.OwnerKind]string
+	// versions is the tenants' change markers (migration 0005).
+	versions string
+	chunks   map[storage.OwnerKind]string
+	owners   map[storage.OwnerKind]string
 	// words and postings are the word index of each kind's owners
 	// (migration 0003).
 	words, postings map[storage.OwnerKind]string
@@ -71,6 +73,7 @@ func New(pool *pgxpool.Pool, opts Options) *DB {
 		faqs:       q + ".faqs",
 		docs:       q + ".documents",
 		migrations: q + ".schema_migrations",
+		versions:   q + ".tenant_versions",
 		chunks: map[storage.OwnerKind]string{
 			storage.KindItem:     q + ".item_chunks",
 			storage.KindFAQ:      q + ".faq_chunks",
@@ -144,13 +147,7 @@ func (db *DB) Tenant(id string) (*Store, error) {
 	if err := storage.ValidateTenant(id); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	s := &Store{db: db, tenant: id}
-	s.recordStores = storage.NewRecordStores(
-		recordStore[storage.CatalogItem]{s, items},
-		recordStore[storage.FAQ]{s, faqs},
-		recordStore[storage.Document]{s, docs},
-		s)
-	return s, nil
+	return &Store{db: db, tenant: id}, nil
 }
 
 // Ping checks that the database is reachable and that its schema matches

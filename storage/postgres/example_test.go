@@ -39,13 +39,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = store.UpsertItems(ctx, []storage.CatalogItem{{
+	err = store.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{
 		ID: "fung-1", Name: "Fungicida Ação Total", Category: "Fungicidas", Tags: []string{"Soja", "Café"},
-	}})
+	}}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	hits, err := store.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"acao", "cafe"}, Limit: 10})
+	hits, err := store.Items().Search(ctx, storage.LexicalQuery{Terms: []string{"acao", "cafe"}, Limit: 10})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -23,7 +23,7 @@ type lexHit struct {
 
 func lexHits(t *testing.T, s storage.Store, q storage.LexicalQuery) []lexHit {
 	t.Helper()
-	res, err := s.SearchItems(testCtx(t), q)
+	res, err := s.Items().Search(testCtx(t), q)
 	if err != nil {
 		t.Fatalf("SearchItems(%q): %v", q.Terms, err)
 	}
@@ -181,7 +181,7 @@ func TestLexicalMatchesMemory(t *testing.T) {
 		if step%5 == 4 {
 			// DeleteItem, outside Apply.
 			id := ids[c.rng.IntN(len(ids))]
-			errMem, errPG := mem.DeleteItem(ctx, id), pg.DeleteItem(ctx, id)
+			errMem, errPG := mem.Items().Delete(ctx, id), pg.Items().Delete(ctx, id)
 			if (errMem == nil) != (errPG == nil) {
 				t.Fatalf("DeleteItem(%s): memory %v, postgres %v", id, errMem, errPG)
 			}
@@ -256,24 +256,24 @@ func TestWordIndexMaintained(t *testing.T) {
 		terms    map[string][]lexHit
 	}{
 		{"insert", func() error {
-			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Alfa bravo", CreatedAt: t0}, {ID: "b", Name: "alfa", CreatedAt: t0.Add(time.Hour)}})
+			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Alfa bravo", CreatedAt: t0}, {ID: "b", Name: "alfa", CreatedAt: t0.Add(time.Hour)}}})
 		}, []string{"a:alfa", "a:bravo", "b:alfa"}, map[string][]lexHit{"alf": {{"b", 1}, {"a", 1}}, "bravo": {{"a", 1}}}},
 		{"text changed", func() error {
-			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie", CreatedAt: t0}})
+			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie", CreatedAt: t0}}})
 		}, []string{"a:charlie", "b:alfa"}, map[string][]lexHit{"alf": {{"b", 1}}, "bravo": {}, "charl": {{"a", 1}}}},
 		{"created_at changed", func() error {
-			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}})
+			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}}})
 		}, []string{"a:alfa", "a:charlie", "b:alfa"}, map[string][]lexHit{"alfa": {{"a", 1}, {"b", 1}}}},
 		{"inactive", func() error {
-			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour), Status: storage.StatusInactive}})
+			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour), Status: storage.StatusInactive}}})
 		}, []string{"b:alfa"}, map[string][]lexHit{"alfa": {{"b", 1}}, "charlie": {}}},
 		{"active again", func() error {
-			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}})
+			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}}})
 		}, []string{"a:alfa", "a:charlie", "b:alfa"}, map[string][]lexHit{"alfa": {{"a", 1}, {"b", 1}}, "charlie": {{"a", 1}}}},
 		{"same text rewritten", func() error {
-			return s.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}})
+			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}}})
 		}, []string{"a:alfa", "a:charlie", "b:alfa"}, map[string][]lexHit{"alfa": {{"a", 1}, {"b", 1}}}},
-		{"DeleteItem", func() error { return s.DeleteItem(ctx, "b") },
+		{"DeleteItem", func() error { return s.Items().Delete(ctx, "b") },
 			[]string{"a:alfa", "a:charlie"}, map[string][]lexHit{"alfa": {{"a", 1}}}},
 		{"Apply delete", func() error {
 			return s.Apply(ctx, storage.Batch{Deletes: []storage.OwnerRef{{Kind: storage.KindItem, ID: "a"}}})
@@ -327,7 +327,7 @@ func TestConcurrentNewWords(t *testing.T) {
 					}
 					items[i] = storage.CatalogItem{ID: fmt.Sprintf("w%d-b%d-i%02d", w, b, i), Name: strings.Join(ws, " ")}
 				}
-				if err := s.UpsertItems(ctx, items); err != nil {
+				if err := s.Apply(ctx, storage.Batch{Items: items}); err != nil {
 					errs <- fmt.Errorf("writer %d batch %d: %w", w, b, err)
 				}
 			}
@@ -345,7 +345,7 @@ func TestConcurrentNewWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every item is found by its words.
-	got, err := s.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"palavra"}, Limit: storage.MaxResultLimit})
+	got, err := s.Items().Search(ctx, storage.LexicalQuery{Terms: []string{"palavra"}, Limit: storage.MaxResultLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

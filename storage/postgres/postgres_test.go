@@ -154,22 +154,22 @@ func TestMigrateUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	faqs, err := s.ListFAQs(ctx, storage.Page{})
+	faqs, err := s.FAQs().List(ctx, storage.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(faqs) != 2 || faqs[0].Status != storage.StatusActive || faqs[1].Status != storage.StatusInactive {
 		t.Errorf("FAQs after upgrade = %+v, want f1 active, f2 inactive", faqs)
 	}
-	got, err := s.GetDocument(ctx, "d1")
+	got, err := s.Documents().Get(ctx, "d1")
 	if err != nil || got.Status != storage.StatusActive {
 		t.Errorf("document after upgrade = %+v, %v; want active", got, err)
 	}
-	hits, err := s.SearchDocuments(ctx, storage.LexicalQuery{Terms: []string{"aplicacao"}})
+	hits, err := s.Documents().Search(ctx, storage.LexicalQuery{Terms: []string{"aplicacao"}})
 	if err != nil || len(hits) != 1 {
 		t.Errorf("SearchDocuments after upgrade = %+v, %v; want d1", hits, err)
 	}
-	fh, err := s.SearchFAQs(ctx, storage.LexicalQuery{Terms: []string{"prazo"}})
+	fh, err := s.FAQs().Search(ctx, storage.LexicalQuery{Terms: []string{"prazo"}})
 	if err != nil || len(fh) != 1 || fh[0].Record.ID != "f1" {
 		t.Errorf("SearchFAQs after upgrade = %+v, %v; want f1 alone", fh, err)
 	}
@@ -208,7 +208,7 @@ func TestMigrateUpgrade(t *testing.T) {
 		if err != nil || len(ms) != 1 || ms[0].Chunk.Seq != tc.seq {
 			t.Errorf("SearchChunks with %v after upgrade = %+v, %v; want seq %d", tc.filter, ms, err, tc.seq)
 		}
-		docs, err := s.SearchDocuments(ctx, storage.LexicalQuery{Terms: []string{"manual"}, ChunkFilters: []storage.ChunkFilter{tc.filter}})
+		docs, err := s.Documents().Search(ctx, storage.LexicalQuery{Terms: []string{"manual"}, ChunkFilters: []storage.ChunkFilter{tc.filter}})
 		if err != nil || len(docs) != 1 {
 			t.Errorf("SearchDocuments with %v after upgrade = %+v, %v; want d1", tc.filter, docs, err)
 		}
@@ -252,10 +252,10 @@ func TestSchemaMismatch(t *testing.T) {
 		{"Ping with other dims", func() error { return db16.Ping(ctx) }},
 		{"store read with other dims", func() error { _, err := store.Counts(ctx); return err }},
 		{"store write with other dims", func() error {
-			return store.UpsertItems(ctx, []storage.CatalogItem{{ID: "a", Name: "x"}})
+			return store.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "x"}}})
 		}},
 		{"Check before Migrate", func() error { return missing.Check(ctx) }},
-		{"store read before Migrate", func() error { _, err := missingStore.GetItem(ctx, "a"); return err }},
+		{"store read before Migrate", func() error { _, err := missingStore.Items().Get(ctx, "a"); return err }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -356,7 +356,7 @@ func clustered(rng *rand.Rand, n, dims, k int, spread float64) [][]float32 {
 }
 
 // seedChunks writes n items, each with one chunk embedded with vecs[i].
-func seedChunks(t testing.TB, s storage.Store, vecs [][]float32, offset, inactiveEvery int) {
+func seedChunks(t testing.TB, s storage.Backend, vecs [][]float32, offset, inactiveEvery int) {
 	t.Helper()
 	ctx := testCtx(t)
 	const per = 500
@@ -520,17 +520,17 @@ func TestInvalidText(t *testing.T) {
 func TestContextCancel(t *testing.T) {
 	db, _ := openDB(t, postgres.Options{Dimensions: 4})
 	s, _ := db.Tenant("t")
-	if err := s.UpsertItems(testCtx(t), []storage.CatalogItem{{ID: "a", Name: "abc"}}); err != nil {
+	if err := s.Apply(testCtx(t), storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "abc"}}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
-	_, err := s.SearchItems(ctx, storage.LexicalQuery{Terms: []string{"abc"}})
+	_, err := s.Items().Search(ctx, storage.LexicalQuery{Terms: []string{"abc"}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("SearchItems err = %v, want context.Canceled", err)
 	}
-	if err := s.UpsertItems(ctx, []storage.CatalogItem{{ID: "b"}}); !errors.Is(err, context.Canceled) {
+	if err := s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "b"}}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("UpsertItems err = %v, want context.Canceled", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -552,10 +552,10 @@ func TestRoundTripAndSearchSmoke(t *testing.T) {
 		Files:     []storage.CatalogFile{{Name: "bula.txt", Text: "Praga: ferrugem asiática"}},
 		CreatedAt: created, UpdatedAt: created,
 	}
-	if err := s.UpsertItems(ctx, []storage.CatalogItem{item}); err != nil {
+	if err := s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{item}}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.GetItem(ctx, "i1")
+	got, err := s.Items().Get(ctx, "i1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +579,7 @@ func TestRoundTripAndSearchSmoke(t *testing.T) {
 		{[]string{"a_b"}, 0},
 		{[]string{"ferrugem%garantido"}, 0},
 	} {
-		res, err := s.SearchItems(ctx, storage.LexicalQuery{Terms: tc.terms, Filters: []storage.Filter{{Field: storage.FieldMetadata, Key: "crop", Value: "SOJA"}}})
+		res, err := s.Items().Search(ctx, storage.LexicalQuery{Terms: tc.terms, Filters: []storage.Filter{{Field: storage.FieldMetadata, Key: "crop", Value: "SOJA"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,11 +591,11 @@ func TestRoundTripAndSearchSmoke(t *testing.T) {
 			t.Errorf("terms %q: matched %d, want %d (%d results)", tc.terms, n, tc.want, len(res))
 		}
 	}
-	if err := s.ReplaceChunks(ctx, storage.OwnerRef{Kind: storage.KindItem, ID: "i1"}, []storage.Chunk{
+	if err := s.Apply(ctx, storage.Batch{Chunks: []storage.OwnerChunks{{Owner: storage.OwnerRef{Kind: storage.KindItem, ID: "i1"}, Chunks: []storage.Chunk{
 		{Source: "item", Seq: 0, Content: "a", Embedding: []float32{1, 0, 0, 0}},
 		{Source: "file", Seq: 0, Content: "b", Embedding: []float32{0.5, 0.5, 0, 0}},
 		{Source: "file", Seq: 1, Content: "c"},
-	}); err != nil {
+	}}}}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.SearchChunks(ctx, storage.VectorQuery{Kind: storage.KindItem, Vector: []float32{1, 0, 0, 0}, MaxDistance: -0.5})
@@ -613,10 +613,10 @@ func TestRoundTripAndSearchSmoke(t *testing.T) {
 	if err != nil || c != (storage.Counts{Items: 1, Chunks: 3, Embedded: 2}) {
 		t.Errorf("Counts = %+v, %v", c, err)
 	}
-	if err := s.ReplaceChunks(ctx, storage.OwnerRef{Kind: storage.KindFAQ, ID: "nope"}, nil); !errors.Is(err, storage.ErrNotFound) {
+	if err := s.Apply(ctx, storage.Batch{Chunks: []storage.OwnerChunks{{Owner: storage.OwnerRef{Kind: storage.KindFAQ, ID: "nope"}, Chunks: nil}}}); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("ReplaceChunks(missing) = %v, want ErrNotFound", err)
 	}
-	if err := s.DeleteItem(ctx, "i1"); err != nil {
+	if err := s.Items().Delete(ctx, "i1"); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := s.Counts(ctx); c != (storage.Counts{}) {

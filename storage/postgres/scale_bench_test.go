@@ -36,7 +36,7 @@ func BenchmarkSearchCatalogScale(b *testing.B) {
 		for _, kind := range []string{"postgres", "postgres-filtered", "memory", "memory-filtered"} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
 				bd := openBench(b, n, benchDims())
-				var store rag.SearchStore = bd.hnsw
+				var store storage.Store = bd.hnsw
 				if strings.HasPrefix(kind, "memory") {
 					store = benchMemory(b, bd)
 				}

@@ -14,27 +14,54 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// Store is one tenant's view of a DB. It implements storage.Store: the
-// methods every kind of record shares (UpsertItems, GetFAQ, SearchDocuments,
-// ...) are those of storage.RecordStores, over this package's one generic
-// implementation; the rest are its own. Every statement it runs filters on
+// Store is one tenant's view of a DB. It implements storage.Backend (a
+// storage.Store and its storage.BatchWriter): Items, FAQs and Documents
+// are this package's one generic storage.RecordStore, for each kind.
+// Every statement it runs filters on
 // (or writes) its tenant ID, so it can never read, search or change another
 // tenant's rows.
 //
-// A Store is safe for concurrent use. Every multi-row write (UpsertItems,
-// ReplaceChunks, Apply, ...) runs in one transaction: it is validated
+// A Store is safe for concurrent use. Every write (Apply, Delete) runs in one
+// transaction: it is validated
 // completely first and then either fully applied or not at all.
 type Store struct {
-	recordStores
 	db     *DB
 	tenant string
 }
 
-// recordStores embeds storage.RecordStores in Store under a name callers
-// cannot reach.
-type recordStores = storage.RecordStores
+var _ storage.Backend = (*Store)(nil)
 
-var _ storage.Store = (*Store)(nil)
+// Items returns the tenant's catalog items.
+func (s *Store) Items() storage.RecordStore[storage.CatalogItem] {
+	return recordStore[storage.CatalogItem]{s, items}
+}
+
+// FAQs returns the tenant's FAQs.
+func (s *Store) FAQs() storage.RecordStore[storage.FAQ] { return recordStore[storage.FAQ]{s, faqs} }
+
+// Documents returns the tenant's documents.
+func (s *Store) Documents() storage.DocumentStore {
+	return docStore{recordStore[storage.Document]{s, docs}}
+}
+
+// Version returns the tenant's change marker (storage.Store.Version): the
+// version the tenant_versions table keeps, which triggers on the record,
+// file and chunk tables bump once per committed transaction writing the
+// tenant (migration 0005). One primary-key lookup.
+func (s *Store) Version(ctx context.Context) (uint64, error) {
+	var v int64
+	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
+		err := conn.QueryRow(ctx, "SELECT version FROM "+s.db.tb.versions+" WHERE tenant_id = $1", s.tenant).Scan(&v)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			v = 0
+		case err != nil:
+			return wrapCtx(ctx, "version", err)
+		}
+		return nil
+	})
+	return uint64(v), err
+}
 
 // TenantID is the tenant this store is scoped to.
 func (s *Store) TenantID() string { return s.tenant }
@@ -228,10 +255,16 @@ func (r recordStore[T]) Search(ctx context.Context, q storage.LexicalQuery) ([]s
 	return searchLexical(ctx, r.s, r.k, q)
 }
 
-// DocumentByHash returns the document whose ContentHash is hash (the one
-// with the smallest ID if several share it), or an error wrapping
+// docStore is the storage.DocumentStore of a tenant.
+type docStore struct {
+	recordStore[storage.Document]
+}
+
+// ByHash returns the document whose ContentHash is hash (the one with the
+// smallest ID if several share it), or an error wrapping
 // storage.ErrNotFound.
-func (s *Store) DocumentByHash(ctx context.Context, hash string) (storage.Document, error) {
+func (d docStore) ByHash(ctx context.Context, hash string) (storage.Document, error) {
+	s := d.s
 	if !storage.ValidText(hash) {
 		if err := s.noQuery(ctx); err != nil {
 			return storage.Document{}, err

@@ -16,13 +16,6 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// ReplaceChunks atomically replaces all chunks of owner. The owner must
-// exist (storage.ErrNotFound otherwise); every chunk and embedding is
-// validated before anything is written.
-func (s *Store) ReplaceChunks(ctx context.Context, owner storage.OwnerRef, chunks []storage.Chunk) error {
-	return s.Apply(ctx, storage.Batch{Chunks: []storage.OwnerChunks{{Owner: owner, Chunks: chunks}}})
-}
-
 // Apply validates the whole batch (storage.ValidateBatch, which also
 // rejects the text PostgreSQL cannot store: invalid UTF-8 and NUL bytes)
 // and then writes it in one transaction: records first, then chunk

@@ -11,7 +11,7 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-func getChunks(t *testing.T, st storage.Store, owner storage.OwnerRef) []storage.Chunk {
+func getChunks(t *testing.T, st storage.Backend, owner storage.OwnerRef) []storage.Chunk {
 	t.Helper()
 	cs, err := st.Chunks(ctx(t), owner)
 	must(t, err)
@@ -73,7 +73,7 @@ func chunkTests() []testCase {
 			diff(t, "Chunks after callers mutated their copies", []storage.Chunk{withEmb(intro, unit(0)), withEmb(dose, vec(0.5, 0.5))}, getChunks(t, st, docRef("d")))
 
 			// A negative Start is rejected, leaving the chunks as they were.
-			err = st.ReplaceChunks(ctx(t), docRef("d"), []storage.Chunk{{Source: storage.SourceDoc, Content: "x", Start: -1}})
+			err = st.Apply(ctx(t), storage.Batch{Chunks: []storage.OwnerChunks{{Owner: docRef("d"), Chunks: []storage.Chunk{{Source: storage.SourceDoc, Content: "x", Start: -1}}}}})
 			wantErr(t, err, storage.ErrInvalidRecord)
 			diff(t, "Chunks after a rejected replace", []storage.Chunk{withEmb(intro, unit(0)), withEmb(dose, vec(0.5, 0.5))}, getChunks(t, st, docRef("d")))
 		}},
@@ -110,7 +110,7 @@ func chunkTests() []testCase {
 			st := s.store(t)
 			upsertItems(t, st, storage.CatalogItem{ID: "p", Name: "x"})
 			for _, ref := range []storage.OwnerRef{itemRef("nope"), faqRef("p"), docRef("p")} {
-				err := st.ReplaceChunks(ctx(t), ref, []storage.Chunk{chunk(storage.SourceDoc, 0, "x", unit(0))})
+				err := st.Apply(ctx(t), storage.Batch{Chunks: []storage.OwnerChunks{{Owner: ref, Chunks: []storage.Chunk{chunk(storage.SourceDoc, 0, "x", unit(0))}}}})
 				wantErr(t, err, storage.ErrNotFound)
 			}
 			wantCounts(t, st, storage.Counts{Items: 1})
@@ -191,10 +191,10 @@ func chunkTests() []testCase {
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
-					err := st.ReplaceChunks(ctx(t), itemRef("p"), []storage.Chunk{
+					err := st.Apply(ctx(t), storage.Batch{Chunks: []storage.OwnerChunks{{Owner: itemRef("p"), Chunks: []storage.Chunk{
 						chunk(storage.SourceItem, 0, "new", unit(1)),
 						chunk(storage.SourceFile, 0, "bad", tc.emb),
-					})
+					}}}})
 					wantErr(t, err, tc.want)
 					var ve *storage.ValidationError
 					if !errors.As(err, &ve) {
@@ -222,7 +222,7 @@ func chunkTests() []testCase {
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
-					wantErr(t, st.ReplaceChunks(ctx(t), tc.owner, tc.chunks), storage.ErrInvalidRecord)
+					wantErr(t, st.Apply(ctx(t), storage.Batch{Chunks: []storage.OwnerChunks{{Owner: tc.owner, Chunks: tc.chunks}}}), storage.ErrInvalidRecord)
 					wantCounts(t, st, storage.Counts{Items: 2})
 				})
 			}
@@ -257,9 +257,9 @@ func chunkTests() []testCase {
 				replace(t, st, ref, chunk(storage.SourceItem, 0, "c", unit(0)), chunk(storage.SourceItem, 1, "c", nil))
 			}
 			wantCounts(t, st, storage.Counts{Items: 2, FAQs: 1, Documents: 1, Chunks: 8, Embedded: 4})
-			must(t, st.DeleteItem(ctx(t), "x"))
-			must(t, st.DeleteFAQ(ctx(t), "x"))
-			must(t, st.DeleteDocument(ctx(t), "x"))
+			must(t, st.Items().Delete(ctx(t), "x"))
+			must(t, st.FAQs().Delete(ctx(t), "x"))
+			must(t, st.Documents().Delete(ctx(t), "x"))
 			wantCounts(t, st, storage.Counts{Items: 1, Chunks: 2, Embedded: 1})
 			for _, kind := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
 				refs, err := st.ChunkRefs(ctx(t), kind, []string{"x"})
@@ -315,9 +315,9 @@ func batchTests() []testCase {
 			})
 			wantErr(t, err, storage.ErrInvalidVector)
 			wantCounts(t, st, storage.Counts{Items: 1, Chunks: 1, Embedded: 1})
-			_, err = st.GetItem(ctx(t), "new")
+			_, err = st.Items().Get(ctx(t), "new")
 			wantErr(t, err, storage.ErrNotFound)
-			got, err := st.GetItem(ctx(t), "old")
+			got, err := st.Items().Get(ctx(t), "old")
 			must(t, err)
 			if got.Name != "Antigo" {
 				t.Errorf("old item renamed to %q by a rejected batch", got.Name)
@@ -362,7 +362,7 @@ func batchTests() []testCase {
 				Deletes: []storage.OwnerRef{itemRef("x"), itemRef("gone"), itemRef("never"), faqRef("y")},
 			}))
 			wantCounts(t, st, storage.Counts{Items: 1})
-			if _, err := st.GetItem(ctx(t), "y"); err != nil {
+			if _, err := st.Items().Get(ctx(t), "y"); err != nil {
 				t.Fatalf("y: %v", err)
 			}
 		}},

@@ -41,13 +41,13 @@ func concurrencyTests() []testCase {
 						var err error
 						switch r {
 						case 0:
-							_, err = st.SearchItems(context.Background(), storage.LexicalQuery{Terms: []string{"concorrente"}, Limit: 50})
+							_, err = st.Items().Search(context.Background(), storage.LexicalQuery{Terms: []string{"concorrente"}, Limit: 50})
 						case 1:
 							_, err = st.SearchChunks(context.Background(), storage.VectorQuery{Kind: storage.KindItem, Vector: unit(r), MaxDistance: storage.NoThreshold, Limit: 50})
 						case 2:
 							_, err = st.Counts(context.Background())
 						default:
-							_, err = st.ListItems(context.Background(), storage.Page{Limit: 50})
+							_, err = st.Items().List(context.Background(), storage.Page{Limit: 50})
 						}
 						if err != nil {
 							t.Errorf("reader %d: %v", r, err)
@@ -157,7 +157,7 @@ func concurrencyTests() []testCase {
 				if len(got) != 5 {
 					t.Errorf("tenant %d sees %d of its chunks, want 5", i, len(got))
 				}
-				it, err := st.GetItem(ctx(t), "same-0")
+				it, err := st.Items().Get(ctx(t), "same-0")
 				must(t, err)
 				if it.Name != fmt.Sprintf("tenant %d", i) {
 					t.Errorf("tenant %d reads %q", i, it.Name)
@@ -188,7 +188,7 @@ func cancellationTests() []testCase {
 
 // testCancelled calls every method of st with a done context, expects each
 // to fail with want, and checks that nothing was written.
-func testCancelled(t *testing.T, st storage.Store, c context.Context, want error) {
+func testCancelled(t *testing.T, st storage.Backend, c context.Context, want error) {
 	t.Helper()
 	item := storage.CatalogItem{ID: "new", Name: "novo"}
 	chunks := []storage.Chunk{chunk(storage.SourceItem, 0, "new", unit(3))}
@@ -196,30 +196,35 @@ func testCancelled(t *testing.T, st storage.Store, c context.Context, want error
 		name string
 		call func() error
 	}{
-		{"UpsertItems", func() error { return st.UpsertItems(c, []storage.CatalogItem{item}) }},
-		{"UpsertFAQs", func() error { return st.UpsertFAQs(c, []storage.FAQ{{ID: "new"}}) }},
-		{"UpsertDocuments", func() error { return st.UpsertDocuments(c, []storage.Document{{ID: "new"}}) }},
-		{"ReplaceChunks", func() error { return st.ReplaceChunks(c, itemRef("a-only"), chunks) }},
+		{"Apply records", func() error { return st.Apply(c, storage.Batch{Items: []storage.CatalogItem{item}}) }},
+		{"UpsertFAQs", func() error { return st.Apply(c, storage.Batch{FAQs: []storage.FAQ{{ID: "new"}}}) }},
+		{"UpsertDocuments", func() error { return st.Apply(c, storage.Batch{Documents: []storage.Document{{ID: "new"}}}) }},
+		{"Apply chunks", func() error {
+			return st.Apply(c, storage.Batch{Chunks: []storage.OwnerChunks{{Owner: itemRef("a-only"), Chunks: chunks}}})
+		}},
 		{"Apply", func() error {
 			return st.Apply(c, storage.Batch{Items: []storage.CatalogItem{item}, Deletes: []storage.OwnerRef{faqRef("shared")}})
 		}},
-		{"DeleteItem", func() error { return st.DeleteItem(c, "a-only") }},
-		{"DeleteFAQ", func() error { return st.DeleteFAQ(c, "a-only") }},
-		{"DeleteDocument", func() error { return st.DeleteDocument(c, "a-only") }},
-		{"GetItem", func() error { _, err := st.GetItem(c, "a-only"); return err }},
-		{"GetItems", func() error { _, err := st.GetItems(c, []string{"a-only"}); return err }},
-		{"ListItems", func() error { _, err := st.ListItems(c, storage.Page{}); return err }},
-		{"SearchItems", func() error { _, err := st.SearchItems(c, storage.LexicalQuery{Terms: []string{"alfa"}}); return err }},
-		{"GetFAQ", func() error { _, err := st.GetFAQ(c, "a-only"); return err }},
-		{"GetFAQs", func() error { _, err := st.GetFAQs(c, []string{"a-only"}); return err }},
-		{"ListFAQs", func() error { _, err := st.ListFAQs(c, storage.Page{}); return err }},
-		{"SearchFAQs", func() error { _, err := st.SearchFAQs(c, storage.LexicalQuery{Terms: []string{"alfa"}}); return err }},
-		{"GetDocument", func() error { _, err := st.GetDocument(c, "a-only"); return err }},
-		{"GetDocuments", func() error { _, err := st.GetDocuments(c, []string{"a-only"}); return err }},
-		{"DocumentByHash", func() error { _, err := st.DocumentByHash(c, storage.ContentHash("conteúdo alfa")); return err }},
-		{"ListDocuments", func() error { _, err := st.ListDocuments(c, storage.Page{}); return err }},
+		{"DeleteItem", func() error { return st.Items().Delete(c, "a-only") }},
+		{"DeleteFAQ", func() error { return st.FAQs().Delete(c, "a-only") }},
+		{"DeleteDocument", func() error { return st.Documents().Delete(c, "a-only") }},
+		{"GetItem", func() error { _, err := st.Items().Get(c, "a-only"); return err }},
+		{"Items GetMany", func() error { _, err := st.Items().GetMany(c, []string{"a-only"}); return err }},
+		{"Items List", func() error { _, err := st.Items().List(c, storage.Page{}); return err }},
+		{"SearchItems", func() error {
+			_, err := st.Items().Search(c, storage.LexicalQuery{Terms: []string{"alfa"}})
+			return err
+		}},
+		{"GetFAQ", func() error { _, err := st.FAQs().Get(c, "a-only"); return err }},
+		{"GetFAQs", func() error { _, err := st.FAQs().GetMany(c, []string{"a-only"}); return err }},
+		{"ListFAQs", func() error { _, err := st.FAQs().List(c, storage.Page{}); return err }},
+		{"SearchFAQs", func() error { _, err := st.FAQs().Search(c, storage.LexicalQuery{Terms: []string{"alfa"}}); return err }},
+		{"GetDocument", func() error { _, err := st.Documents().Get(c, "a-only"); return err }},
+		{"GetDocuments", func() error { _, err := st.Documents().GetMany(c, []string{"a-only"}); return err }},
+		{"Documents ByHash", func() error { _, err := st.Documents().ByHash(c, storage.ContentHash("conteúdo alfa")); return err }},
+		{"ListDocuments", func() error { _, err := st.Documents().List(c, storage.Page{}); return err }},
 		{"SearchDocuments", func() error {
-			_, err := st.SearchDocuments(c, storage.LexicalQuery{Terms: []string{"alfa"}})
+			_, err := st.Documents().Search(c, storage.LexicalQuery{Terms: []string{"alfa"}})
 			return err
 		}},
 		{"ChunkRefs", func() error { _, err := st.ChunkRefs(c, storage.KindItem, nil); return err }},

@@ -39,7 +39,7 @@ func itemTests() []testCase {
 			bare := storage.CatalogItem{ID: "p2", Name: "Sem preço"}
 			upsertItems(t, st, in, bare)
 
-			got, err := st.GetItem(ctx(t), "p1")
+			got, err := st.Items().Get(ctx(t), "p1")
 			must(t, err)
 			want := fullItem("p1")
 			want.Files[0].ItemID = "p1"
@@ -48,7 +48,7 @@ func itemTests() []testCase {
 				t.Errorf("UpdatedAt = %v, want set by the store", got.UpdatedAt)
 			}
 
-			got, err = st.GetItem(ctx(t), "p2")
+			got, err = st.Items().Get(ctx(t), "p2")
 			must(t, err)
 			if got.Status != storage.StatusActive {
 				t.Errorf("empty Status stored as %q, want %q", got.Status, storage.StatusActive)
@@ -64,7 +64,7 @@ func itemTests() []testCase {
 		{"Upsert/Replaces", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertItems(t, st, storage.CatalogItem{ID: "p1", Name: "Old"})
-			first, err := st.GetItem(ctx(t), "p1")
+			first, err := st.Items().Get(ctx(t), "p1")
 			must(t, err)
 
 			upd := fullItem("p1")
@@ -72,7 +72,7 @@ func itemTests() []testCase {
 			upd.Files = upd.Files[1:]
 			upd.Status = storage.StatusInactive
 			upsertItems(t, st, upd)
-			got, err := st.GetItem(ctx(t), "p1")
+			got, err := st.Items().Get(ctx(t), "p1")
 			must(t, err)
 			want := upd
 			want.CreatedAt = first.CreatedAt
@@ -86,7 +86,7 @@ func itemTests() []testCase {
 
 			upd.CreatedAt = at(5)
 			upsertItems(t, st, upd)
-			got, err = st.GetItem(ctx(t), "p1")
+			got, err = st.Items().Get(ctx(t), "p1")
 			must(t, err)
 			if !got.CreatedAt.Equal(at(5)) {
 				t.Errorf("explicit CreatedAt = %v, want %v", got.CreatedAt, at(5))
@@ -102,14 +102,14 @@ func itemTests() []testCase {
 			*in.Price = 1
 			in.Files[0].Text = "mutated"
 
-			got, err := st.GetItem(ctx(t), "p1")
+			got, err := st.Items().Get(ctx(t), "p1")
 			must(t, err)
 			got.Tags[0] = "mutated"
 			got.Metadata["crop"] = "mutated"
 			*got.Price = 1
 			got.Files[0].Text = "mutated"
 
-			again, err := st.GetItem(ctx(t), "p1")
+			again, err := st.Items().Get(ctx(t), "p1")
 			must(t, err)
 			want := fullItem("p1")
 			want.Files[0].ItemID = "p1"
@@ -133,7 +133,7 @@ func itemTests() []testCase {
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
-					got, err := st.GetItems(ctx(t), tc.ids)
+					got, err := st.Items().GetMany(ctx(t), tc.ids)
 					must(t, err)
 					var ids []string
 					for _, it := range got {
@@ -146,9 +146,9 @@ func itemTests() []testCase {
 		{"NotFound", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertItems(t, st, storage.CatalogItem{ID: "a", Name: "A"})
-			_, err := st.GetItem(ctx(t), "missing")
+			_, err := st.Items().Get(ctx(t), "missing")
 			wantErr(t, err, storage.ErrNotFound)
-			wantErr(t, st.DeleteItem(ctx(t), "missing"), storage.ErrNotFound)
+			wantErr(t, st.Items().Delete(ctx(t), "missing"), storage.ErrNotFound)
 			wantCounts(t, st, storage.Counts{Items: 1})
 		}},
 		{"List/Pagination", func(t *testing.T, s *suite) {
@@ -170,7 +170,7 @@ func itemTests() []testCase {
 			var got []string
 			after := ""
 			for range len(ids) {
-				page, err := st.ListItems(ctx(t), storage.Page{After: after, Limit: 3})
+				page, err := st.Items().List(ctx(t), storage.Page{After: after, Limit: 3})
 				must(t, err)
 				if len(page) == 0 {
 					break
@@ -193,7 +193,7 @@ func itemTests() []testCase {
 			}
 			upsertItems(t, st, items...)
 			for _, limit := range []int{0, -1} {
-				page, err := st.ListItems(ctx(t), storage.Page{Limit: limit})
+				page, err := st.Items().List(ctx(t), storage.Page{Limit: limit})
 				must(t, err)
 				if len(page) != storage.DefaultResultLimit || page[0].ID != "i00" {
 					t.Errorf("Limit %d: got %d items starting %q, want %d from i00", limit, len(page), page[0].ID, storage.DefaultResultLimit)
@@ -203,17 +203,17 @@ func itemTests() []testCase {
 		{"Delete", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertItems(t, st, fullItem("p1"), fullItem("p2"))
-			must(t, st.DeleteItem(ctx(t), "p1"))
-			_, err := st.GetItem(ctx(t), "p1")
+			must(t, st.Items().Delete(ctx(t), "p1"))
+			_, err := st.Items().Get(ctx(t), "p1")
 			wantErr(t, err, storage.ErrNotFound)
-			wantErr(t, st.DeleteItem(ctx(t), "p1"), storage.ErrNotFound)
-			if _, err := st.GetItem(ctx(t), "p2"); err != nil {
+			wantErr(t, st.Items().Delete(ctx(t), "p1"), storage.ErrNotFound)
+			if _, err := st.Items().Get(ctx(t), "p2"); err != nil {
 				t.Fatalf("p2 after deleting p1: %v", err)
 			}
 			wantCounts(t, st, storage.Counts{Items: 1})
 			// Files went with the item: a re-created item has only its own.
 			upsertItems(t, st, storage.CatalogItem{ID: "p1", Name: "again"})
-			got, err := st.GetItem(ctx(t), "p1")
+			got, err := st.Items().Get(ctx(t), "p1")
 			must(t, err)
 			if len(got.Files) != 0 {
 				t.Errorf("re-created item has files %+v", got.Files)
@@ -239,7 +239,7 @@ func itemTests() []testCase {
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
-					err := st.UpsertItems(ctx(t), []storage.CatalogItem{good, tc.bad})
+					err := st.Apply(ctx(t), storage.Batch{Items: []storage.CatalogItem{good, tc.bad}})
 					wantErr(t, err, storage.ErrInvalidRecord)
 					wantCounts(t, st, storage.Counts{})
 				})
@@ -269,7 +269,7 @@ func faqTests() []testCase {
 			inactive.Priority = -1
 			upsertFAQs(t, st, faq("f1"), inactive)
 			for _, want := range []storage.FAQ{faq("f1"), inactive} {
-				got, err := st.GetFAQ(ctx(t), want.ID)
+				got, err := st.FAQs().Get(ctx(t), want.ID)
 				must(t, err)
 				diff(t, "GetFAQ", want, got)
 				if got.UpdatedAt.IsZero() {
@@ -281,13 +281,13 @@ func faqTests() []testCase {
 		{"Upsert/Replaces", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertFAQs(t, st, storage.FAQ{ID: "f1", Question: "old"})
-			first, err := st.GetFAQ(ctx(t), "f1")
+			first, err := st.FAQs().Get(ctx(t), "f1")
 			must(t, err)
 			upd := faq("f1")
 			upd.CreatedAt = time.Time{}
 			upd.Keywords = nil
 			upsertFAQs(t, st, upd)
-			got, err := st.GetFAQ(ctx(t), "f1")
+			got, err := st.FAQs().Get(ctx(t), "f1")
 			must(t, err)
 			upd.CreatedAt = first.CreatedAt
 			diff(t, "after re-upsert", upd, got)
@@ -295,25 +295,25 @@ func faqTests() []testCase {
 		{"GetListDelete", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertFAQs(t, st, faq("f3"), faq("f1"), faq("f2"))
-			got, err := st.GetFAQs(ctx(t), []string{"f2", "zz", "f1"})
+			got, err := st.FAQs().GetMany(ctx(t), []string{"f2", "zz", "f1"})
 			must(t, err)
 			if len(got) != 2 || got[0].ID != "f2" || got[1].ID != "f1" {
 				t.Fatalf("GetFAQs = %v, want [f2 f1]", got)
 			}
-			page, err := st.ListFAQs(ctx(t), storage.Page{After: "f1", Limit: 5})
+			page, err := st.FAQs().List(ctx(t), storage.Page{After: "f1", Limit: 5})
 			must(t, err)
 			if len(page) != 2 || page[0].ID != "f2" || page[1].ID != "f3" {
 				t.Fatalf("ListFAQs(after f1) = %v, want [f2 f3]", page)
 			}
-			must(t, st.DeleteFAQ(ctx(t), "f2"))
-			_, err = st.GetFAQ(ctx(t), "f2")
+			must(t, st.FAQs().Delete(ctx(t), "f2"))
+			_, err = st.FAQs().Get(ctx(t), "f2")
 			wantErr(t, err, storage.ErrNotFound)
-			wantErr(t, st.DeleteFAQ(ctx(t), "f2"), storage.ErrNotFound)
+			wantErr(t, st.FAQs().Delete(ctx(t), "f2"), storage.ErrNotFound)
 			wantCounts(t, st, storage.Counts{FAQs: 2})
 		}},
 		{"Invalid", func(t *testing.T, s *suite) {
 			st := s.store(t)
-			wantErr(t, st.UpsertFAQs(ctx(t), []storage.FAQ{faq("ok"), {Question: "no id"}}), storage.ErrInvalidRecord)
+			wantErr(t, st.Apply(ctx(t), storage.Batch{FAQs: []storage.FAQ{faq("ok"), {Question: "no id"}}}), storage.ErrInvalidRecord)
 			wantCounts(t, st, storage.Counts{})
 		}},
 	}
@@ -337,12 +337,12 @@ func documentTests() []testCase {
 			given := doc("d2", "outro texto")
 			given.ContentHash = "0123abcd"
 			upsertDocs(t, st, doc("d1", "texto"), given)
-			got, err := st.GetDocument(ctx(t), "d1")
+			got, err := st.Documents().Get(ctx(t), "d1")
 			must(t, err)
 			want := doc("d1", "texto")
 			want.ContentHash = storage.ContentHash("texto")
 			diff(t, "GetDocument (hash filled)", want, got)
-			got, err = st.GetDocument(ctx(t), "d2")
+			got, err = st.Documents().Get(ctx(t), "d2")
 			must(t, err)
 			diff(t, "GetDocument (hash kept)", given, got)
 			wantCounts(t, st, storage.Counts{Documents: 2})
@@ -350,49 +350,49 @@ func documentTests() []testCase {
 		{"ByHash", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertDocs(t, st, doc("d1", "alpha"), doc("d2", "beta"))
-			got, err := st.DocumentByHash(ctx(t), storage.ContentHash("beta"))
+			got, err := st.Documents().ByHash(ctx(t), storage.ContentHash("beta"))
 			must(t, err)
 			if got.ID != "d2" {
 				t.Fatalf("DocumentByHash(beta) = %q, want d2", got.ID)
 			}
-			_, err = st.DocumentByHash(ctx(t), storage.ContentHash("gamma"))
+			_, err = st.Documents().ByHash(ctx(t), storage.ContentHash("gamma"))
 			wantErr(t, err, storage.ErrNotFound)
 
 			// New content: the old hash no longer finds the document.
 			upsertDocs(t, st, doc("d2", "gamma"))
-			_, err = st.DocumentByHash(ctx(t), storage.ContentHash("beta"))
+			_, err = st.Documents().ByHash(ctx(t), storage.ContentHash("beta"))
 			wantErr(t, err, storage.ErrNotFound)
-			got, err = st.DocumentByHash(ctx(t), storage.ContentHash("gamma"))
+			got, err = st.Documents().ByHash(ctx(t), storage.ContentHash("gamma"))
 			must(t, err)
 			if got.ID != "d2" || got.Content != "gamma" {
 				t.Fatalf("DocumentByHash(gamma) = %+v", got)
 			}
-			must(t, st.DeleteDocument(ctx(t), "d2"))
-			_, err = st.DocumentByHash(ctx(t), storage.ContentHash("gamma"))
+			must(t, st.Documents().Delete(ctx(t), "d2"))
+			_, err = st.Documents().ByHash(ctx(t), storage.ContentHash("gamma"))
 			wantErr(t, err, storage.ErrNotFound)
 		}},
 		{"GetListDelete", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertDocs(t, st, doc("b", "1"), doc("a", "2"), doc("c", "3"))
-			got, err := st.GetDocuments(ctx(t), []string{"c", "nope", "a"})
+			got, err := st.Documents().GetMany(ctx(t), []string{"c", "nope", "a"})
 			must(t, err)
 			if len(got) != 2 || got[0].ID != "c" || got[1].ID != "a" {
 				t.Fatalf("GetDocuments = %v, want [c a]", got)
 			}
-			page, err := st.ListDocuments(ctx(t), storage.Page{Limit: 2})
+			page, err := st.Documents().List(ctx(t), storage.Page{Limit: 2})
 			must(t, err)
 			if len(page) != 2 || page[0].ID != "a" || page[1].ID != "b" {
 				t.Fatalf("ListDocuments = %v, want [a b]", page)
 			}
-			must(t, st.DeleteDocument(ctx(t), "a"))
-			wantErr(t, st.DeleteDocument(ctx(t), "a"), storage.ErrNotFound)
-			_, err = st.GetDocument(ctx(t), "a")
+			must(t, st.Documents().Delete(ctx(t), "a"))
+			wantErr(t, st.Documents().Delete(ctx(t), "a"), storage.ErrNotFound)
+			_, err = st.Documents().Get(ctx(t), "a")
 			wantErr(t, err, storage.ErrNotFound)
 			wantCounts(t, st, storage.Counts{Documents: 2})
 		}},
 		{"Invalid", func(t *testing.T, s *suite) {
 			st := s.store(t)
-			wantErr(t, st.UpsertDocuments(ctx(t), []storage.Document{doc("ok", "x"), doc("", "y")}), storage.ErrInvalidRecord)
+			wantErr(t, st.Apply(ctx(t), storage.Batch{Documents: []storage.Document{doc("ok", "x"), doc("", "y")}}), storage.ErrInvalidRecord)
 			wantCounts(t, st, storage.Counts{})
 		}},
 	}

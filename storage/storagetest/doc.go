@@ -1,4 +1,4 @@
-// Package storagetest is the conformance suite every storage.Store
+// Package storagetest is the conformance suite every storage.Backend
 // implementation must pass, so that storage/memory and storage/postgres
 // return the same records, candidates and errors, in the same order, for
 // the same calls.
@@ -8,7 +8,7 @@
 //	func TestConformance(t *testing.T) {
 //		storagetest.Run(t, func(t *testing.T, cfg storagetest.Config) storagetest.TenantFunc {
 //			db := memory.New(memory.Options{Dimensions: cfg.Dims, AllowedMetadataKeys: cfg.AllowedMetadataKeys})
-//			return func(tenant string) (storage.Store, error) { return db.Tenant(tenant) }
+//			return func(tenant string) (storage.Backend, error) { return db.Tenant(tenant) }
 //		})
 //	}
 //
@@ -21,7 +21,7 @@
 //
 //   - CRUD of items (with files), FAQs and documents: round trips, deep
 //     copies, upsert replacing records while keeping CreatedAt when the
-//     input's is zero, GetItems order and missing IDs, pagination in
+//     input's is zero, GetMany order and missing IDs, pagination in
 //     bytewise ID order, ErrNotFound, invalid records rejected with nothing
 //     written, document hashes.
 //   - Lexical semantics: accents and NFD input on both sides, '%', '_', '\'
@@ -47,13 +47,16 @@
 //   - Text: NUL bytes and invalid UTF-8 in any ID or text field of a
 //     record or chunk rejected on write with a *storage.ValidationError
 //     wrapping ErrInvalidRecord that names the field, nothing written;
-//     such IDs absent on read (Get, Delete and DocumentByHash return
-//     ErrNotFound, GetItems and ChunkRefs skip them, Chunks rejects the
+//     such IDs absent on read (Get, Delete and ByHash return
+//     ErrNotFound, GetMany and ChunkRefs skip them, Chunks rejects the
 //     owner reference with ErrInvalidRecord); a page cursor holding such
 //     bytes compared bytewise like any other.
 //   - Tenancy: invalid tenant IDs; the same IDs in two tenants are
 //     independent; tenant A cannot get, list, search (lexical or vector),
 //     read chunks of, replace chunks of, delete or count tenant B's rows.
+//   - Version: 0 for a tenant never written; a new value after every
+//     completed write (records, chunks alone, deletions), the same after
+//     reads, a rejected batch and another tenant's writes.
 //   - Concurrency (run it with -race): parallel writers and readers,
 //     readers never seeing half of a replace, parallel tenants.
 //   - Cancellation: every method returns an error wrapping

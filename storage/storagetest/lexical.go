@@ -113,7 +113,7 @@ func lexicalTests() []testCase {
 				storage.CatalogItem{ID: "two", Name: "Inseticida", Description: "Inseticida de soja", CreatedAt: at(5)},
 				storage.CatalogItem{ID: "none", Name: "Herbicida", CreatedAt: at(10)},
 			)
-			got, err := st.SearchItems(ctx(t), storage.LexicalQuery{Terms: []string{"inseticida", "soja", "Lagarta", "INSETICIDA", "inseticída", ""}})
+			got, err := st.Items().Search(ctx(t), storage.LexicalQuery{Terms: []string{"inseticida", "soja", "Lagarta", "INSETICIDA", "inseticída", ""}})
 			must(t, err)
 			type rank struct {
 				ID string
@@ -206,13 +206,13 @@ func lexicalTests() []testCase {
 			}
 			for i, f := range bad {
 				t.Run(fmt.Sprint(i), func(t *testing.T) {
-					_, err := st.SearchItems(ctx(t), storage.LexicalQuery{Terms: []string{"produto"}, Filters: f})
+					_, err := st.Items().Search(ctx(t), storage.LexicalQuery{Terms: []string{"produto"}, Filters: f})
 					wantErr(t, err, storage.ErrInvalidFilter)
 				})
 			}
-			_, err := st.SearchFAQs(ctx(t), storage.LexicalQuery{Terms: []string{"x"}, Filters: []storage.Filter{{Field: storage.FieldTag, Value: "x"}}})
+			_, err := st.FAQs().Search(ctx(t), storage.LexicalQuery{Terms: []string{"x"}, Filters: []storage.Filter{{Field: storage.FieldTag, Value: "x"}}})
 			wantErr(t, err, storage.ErrInvalidFilter)
-			_, err = st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: []string{"x"}, Filters: []storage.Filter{{Field: storage.FieldCategory, Value: "x"}}})
+			_, err = st.Documents().Search(ctx(t), storage.LexicalQuery{Terms: []string{"x"}, Filters: []storage.Filter{{Field: storage.FieldCategory, Value: "x"}}})
 			wantErr(t, err, storage.ErrInvalidFilter)
 		}},
 		{"TermCap", func(t *testing.T, s *suite) {
@@ -229,7 +229,7 @@ func lexicalTests() []testCase {
 				terms = append(terms, fmt.Sprintf("palavra%d", i))
 			}
 			terms = append(terms, "omega")
-			got, err := st.SearchItems(ctx(t), storage.LexicalQuery{Terms: terms})
+			got, err := st.Items().Search(ctx(t), storage.LexicalQuery{Terms: terms})
 			must(t, err)
 			diff(t, "IDs", []string{"many", "first"}, itemIDs(got))
 			if len(got) == 2 && (got[0].TermsMatched != 2 || got[1].TermsMatched != 1) {
@@ -241,7 +241,7 @@ func lexicalTests() []testCase {
 				cut = append(cut, fmt.Sprintf("zz%d", i))
 			}
 			cut = append(cut, "palavra7", "palavra8")
-			got, err = st.SearchItems(ctx(t), storage.LexicalQuery{Terms: cut})
+			got, err = st.Items().Search(ctx(t), storage.LexicalQuery{Terms: cut})
 			must(t, err)
 			diff(t, "IDs at the cap", []string{"many", "first"}, itemIDs(got))
 			if len(got) == 2 && got[0].TermsMatched != 1 {
@@ -250,9 +250,9 @@ func lexicalTests() []testCase {
 			for _, kind := range []string{"faqs", "documents"} {
 				var err error
 				if kind == "faqs" {
-					_, err = st.SearchFAQs(ctx(t), storage.LexicalQuery{Terms: terms})
+					_, err = st.FAQs().Search(ctx(t), storage.LexicalQuery{Terms: terms})
 				} else {
-					_, err = st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: terms})
+					_, err = st.Documents().Search(ctx(t), storage.LexicalQuery{Terms: terms})
 				}
 				if err != nil {
 					t.Errorf("search %s with %d terms: %v", kind, len(terms), err)
@@ -269,13 +269,13 @@ func lexicalTests() []testCase {
 				storage.FAQ{ID: "off", Question: "Devolução antiga", Status: storage.StatusInactive, CreatedAt: at(5)},
 				storage.FAQ{ID: "both", Question: "Troca ou devolução", Category: "Trocas", CreatedAt: at(0)},
 			)
-			got, err := st.SearchFAQs(ctx(t), storage.LexicalQuery{Terms: []string{"devoluc", "troca"}})
+			got, err := st.FAQs().Search(ctx(t), storage.LexicalQuery{Terms: []string{"devoluc", "troca"}})
 			must(t, err)
 			diff(t, "IDs", []string{"kw", "both", "q", "a", "cat"}, faqIDs(got))
 			if got[0].TermsMatched != 2 || got[2].TermsMatched != 1 {
 				t.Errorf("TermsMatched = %d, %d; want 2, 1", got[0].TermsMatched, got[2].TermsMatched)
 			}
-			got, err = st.SearchFAQs(ctx(t), storage.LexicalQuery{Terms: []string{"devoluc"}, Filters: []storage.Filter{{Field: storage.FieldCategory, Value: "devoluções"}}})
+			got, err = st.FAQs().Search(ctx(t), storage.LexicalQuery{Terms: []string{"devoluc"}, Filters: []storage.Filter{{Field: storage.FieldCategory, Value: "devoluções"}}})
 			must(t, err)
 			diff(t, "filtered IDs", []string{"cat"}, faqIDs(got))
 		}},
@@ -286,14 +286,14 @@ func lexicalTests() []testCase {
 				storage.Document{ID: "c", Source: "faq.md", Title: "x", Content: "Sobre o inquilinato e a locação", CreatedAt: at(1)},
 				storage.Document{ID: "n", Source: "lei.md", Title: "y", Content: "z", CreatedAt: at(3)},
 			)
-			got, err := st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: []string{"inquilinato", "locacao"}})
+			got, err := st.Documents().Search(ctx(t), storage.LexicalQuery{Terms: []string{"inquilinato", "locacao"}})
 			must(t, err)
 			diff(t, "IDs", []string{"c", "t"}, docIDs(got))
 			for _, f := range []storage.Filter{
 				{Field: storage.FieldSource, Value: "LEI.md"},
 				{Field: storage.FieldMetadata, Key: "lang", Value: "PT"},
 			} {
-				got, err = st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: []string{"inquilinato"}, Filters: []storage.Filter{f}})
+				got, err = st.Documents().Search(ctx(t), storage.LexicalQuery{Terms: []string{"inquilinato"}, Filters: []storage.Filter{f}})
 				must(t, err)
 				diff(t, "filtered IDs", []string{"t"}, docIDs(got))
 			}

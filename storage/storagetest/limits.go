@@ -54,8 +54,8 @@ func idTests() []testCase {
 							t.Errorf("err = %v, want a *storage.ValidationError on id", err)
 						}
 					}
-					wantErr(t, st.UpsertDocuments(ctx(t), []storage.Document{{ID: b, Content: "texto"}}), storage.ErrInvalidRecord)
-					_, err := st.GetItem(ctx(t), b)
+					wantErr(t, st.Apply(ctx(t), storage.Batch{Documents: []storage.Document{{ID: b, Content: "texto"}}}), storage.ErrInvalidRecord)
+					_, err := st.Items().Get(ctx(t), b)
 					wantErr(t, err, storage.ErrNotFound)
 					wantCounts(t, st, storage.Counts{Items: 1})
 				})
@@ -64,7 +64,7 @@ func idTests() []testCase {
 		{"ControlOnlyContentRejected", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			for _, content := range []string{"\x01\x02\x03", "\x07\x1b", " \t\n\x0b ", "\u200b\u202e"} {
-				err := st.UpsertDocuments(ctx(t), []storage.Document{{ID: "d", Title: "t", Content: content}})
+				err := st.Apply(ctx(t), storage.Batch{Documents: []storage.Document{{ID: "d", Title: "t", Content: content}}})
 				wantErr(t, err, storage.ErrInvalidRecord)
 				var ve *storage.ValidationError
 				if !errors.As(err, &ve) || ve.Field != "content" {

@@ -21,7 +21,7 @@ import (
 //
 // Every document's text holds "multa"; "far" is the oldest, so that a
 // search for it ranks it last.
-func restrictFixture(t *testing.T, st storage.Store) {
+func restrictFixture(t *testing.T, st storage.Backend) {
 	t.Helper()
 	upsertDocs(t, st,
 		storage.Document{ID: "near", Title: "Multa near", CreatedAt: at(5)},
@@ -119,14 +119,14 @@ func restrictTests() []testCase {
 			restrictFixture(t, st)
 			for _, tc := range lexTests {
 				t.Run(tc.name, func(t *testing.T) {
-					got, err := st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: []string{"multa"}, Limit: 100,
+					got, err := st.Documents().Search(ctx(t), storage.LexicalQuery{Terms: []string{"multa"}, Limit: 100,
 						OwnerIDs: tc.owners, ChunkFilters: tc.filters})
 					must(t, err)
 					diff(t, "candidates", tc.want, docIDs(got))
 				})
 			}
 			t.Run("limit 1 returns the best match", func(t *testing.T) {
-				got, err := st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: []string{"multa", "far"}, Limit: 1,
+				got, err := st.Documents().Search(ctx(t), storage.LexicalQuery{Terms: []string{"multa", "far"}, Limit: 1,
 					ChunkFilters: []storage.ChunkFilter{{Key: "artigo", Value: "5"}}})
 				must(t, err)
 				if len(got) != 1 || got[0].Record.ID != "far" || got[0].TermsMatched != 2 {
@@ -134,7 +134,7 @@ func restrictTests() []testCase {
 				}
 			})
 			t.Run("terms still rank", func(t *testing.T) {
-				got, err := st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: []string{"far", "mid", "multa"}, Limit: 10,
+				got, err := st.Documents().Search(ctx(t), storage.LexicalQuery{Terms: []string{"far", "mid", "multa"}, Limit: 10,
 					OwnerIDs: []string{"far", "mid", "near"}})
 				must(t, err)
 				diff(t, "candidates", []string{"mid", "far", "near"}, docIDs(got))
@@ -171,7 +171,7 @@ func restrictTests() []testCase {
 				{"invalid owner ID", []string{""}, nil},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					_, err := st.SearchDocuments(ctx(t), storage.LexicalQuery{Terms: []string{"multa"}, OwnerIDs: tc.owners, ChunkFilters: tc.filters})
+					_, err := st.Documents().Search(ctx(t), storage.LexicalQuery{Terms: []string{"multa"}, OwnerIDs: tc.owners, ChunkFilters: tc.filters})
 					wantErr(t, err, storage.ErrInvalidFilter)
 					_, err = st.SearchChunks(ctx(t), storage.VectorQuery{Kind: storage.KindDocument, Vector: unit(0), OwnerIDs: tc.owners, ChunkFilters: tc.filters})
 					wantErr(t, err, storage.ErrInvalidFilter)

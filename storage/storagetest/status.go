@@ -7,16 +7,23 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// statusKind is one kind of record as the status tests use it: the store's
-// methods for the kind, a record with a given ID and status (its text
-// contains "milho"), and the ID and status of a record.
+// statusKind is one kind of record as the status tests use it: the
+// store's records of the kind, how to put them in a batch, a record with a
+// given ID and status (its text contains "milho"), and the ID and status
+// of a record.
 type statusKind[T any] struct {
 	kind   storage.OwnerKind
-	upsert func(context.Context, []T) error
-	get    func(context.Context, string) (T, error)
-	search func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[T], error)
+	recs   storage.RecordStore[T]
+	put    func(*storage.Batch, []T)
 	record func(id string, s storage.Status) T
 	view   func(*T) (string, storage.Status)
+}
+
+// upsert writes recs in one batch.
+func (k statusKind[T]) upsert(ctx context.Context, st storage.BatchWriter, recs []T) error {
+	var b storage.Batch
+	k.put(&b, recs)
+	return st.Apply(ctx, b)
 }
 
 // statusTests check the Status every kind of record has: the zero value
@@ -27,7 +34,7 @@ func statusTests() []testCase {
 	return []testCase{
 		{"Items", func(t *testing.T, s *suite) {
 			st := s.store(t)
-			testStatus(t, st, statusKind[storage.CatalogItem]{storage.KindItem, st.UpsertItems, st.GetItem, st.SearchItems,
+			testStatus(t, st, statusKind[storage.CatalogItem]{storage.KindItem, st.Items(), func(b *storage.Batch, r []storage.CatalogItem) { b.Items = r },
 				func(id string, s storage.Status) storage.CatalogItem {
 					return storage.CatalogItem{ID: id, Name: "Semente de milho", Status: s}
 				},
@@ -35,7 +42,7 @@ func statusTests() []testCase {
 		}},
 		{"FAQs", func(t *testing.T, s *suite) {
 			st := s.store(t)
-			testStatus(t, st, statusKind[storage.FAQ]{storage.KindFAQ, st.UpsertFAQs, st.GetFAQ, st.SearchFAQs,
+			testStatus(t, st, statusKind[storage.FAQ]{storage.KindFAQ, st.FAQs(), func(b *storage.Batch, r []storage.FAQ) { b.FAQs = r },
 				func(id string, s storage.Status) storage.FAQ {
 					return storage.FAQ{ID: id, Question: "Quando plantar milho?", Answer: "Na primavera.", Status: s}
 				},
@@ -43,7 +50,7 @@ func statusTests() []testCase {
 		}},
 		{"Documents", func(t *testing.T, s *suite) {
 			st := s.store(t)
-			testStatus(t, st, statusKind[storage.Document]{storage.KindDocument, st.UpsertDocuments, st.GetDocument, st.SearchDocuments,
+			testStatus(t, st, statusKind[storage.Document]{storage.KindDocument, st.Documents(), func(b *storage.Batch, r []storage.Document) { b.Documents = r },
 				func(id string, s storage.Status) storage.Document {
 					return storage.Document{ID: id, Title: "Manual", Content: "Plantio de milho, lote " + id, Status: s}
 				},
@@ -52,12 +59,12 @@ func statusTests() []testCase {
 	}
 }
 
-func testStatus[T any](t *testing.T, st storage.Store, k statusKind[T]) {
+func testStatus[T any](t *testing.T, st storage.Backend, k statusKind[T]) {
 	t.Helper()
 	c := ctx(t)
-	must(t, k.upsert(c, []T{k.record("a", ""), k.record("b", storage.StatusActive), k.record("c", storage.StatusInactive)}))
+	must(t, k.upsert(c, st, []T{k.record("a", ""), k.record("b", storage.StatusActive), k.record("c", storage.StatusInactive)}))
 	for id, want := range map[string]storage.Status{"a": storage.StatusActive, "b": storage.StatusActive, "c": storage.StatusInactive} {
-		got, err := k.get(c, id)
+		got, err := k.recs.Get(c, id)
 		must(t, err)
 		if _, s := k.view(&got); s != want {
 			t.Errorf("%s %s: Status %q, want %q", k.kind, id, s, want)
@@ -68,7 +75,7 @@ func testStatus[T any](t *testing.T, st storage.Store, k statusKind[T]) {
 	}
 	searched := func(what string, want []string) {
 		t.Helper()
-		res, err := k.search(c, storage.LexicalQuery{Terms: []string{"milho"}})
+		res, err := k.recs.Search(c, storage.LexicalQuery{Terms: []string{"milho"}})
 		must(t, err)
 		var ids []string
 		for _, r := range res {
@@ -84,11 +91,11 @@ func testStatus[T any](t *testing.T, st storage.Store, k statusKind[T]) {
 	}
 	searched("c inactive", []string{"a", "b"})
 
-	must(t, k.upsert(c, []T{k.record("a", storage.StatusInactive), k.record("c", "")}))
+	must(t, k.upsert(c, st, []T{k.record("a", storage.StatusInactive), k.record("c", "")}))
 	searched("a deactivated, c reactivated", []string{"b", "c"})
 
-	err := k.upsert(c, []T{k.record("d", storage.StatusActive), k.record("e", "ativo?")})
+	err := k.upsert(c, st, []T{k.record("d", storage.StatusActive), k.record("e", "ativo?")})
 	wantErr(t, err, storage.ErrInvalidRecord)
-	_, err = k.get(c, "d")
+	_, err = k.recs.Get(c, "d")
 	wantErr(t, err, storage.ErrNotFound)
 }

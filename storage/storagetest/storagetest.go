@@ -37,7 +37,7 @@ type Config struct {
 
 // TenantFunc scopes the backing store to one tenant. It must return an
 // error wrapping storage.ErrInvalidTenant for an invalid tenant ID.
-type TenantFunc func(tenant string) (storage.Store, error)
+type TenantFunc func(tenant string) (storage.Backend, error)
 
 // Opener opens a backing store configured by cfg and returns the function
 // that scopes it to tenants. Run calls it once per subtest, with that
@@ -48,7 +48,7 @@ type TenantFunc func(tenant string) (storage.Store, error)
 type Opener func(t *testing.T, cfg Config) TenantFunc
 
 // Run runs the conformance suite against the store opened by open. Every
-// implementation of storage.Store must pass it. Subtests are independent;
+// implementation of storage.Backend must pass it. Subtests are independent;
 // select them with -run as usual (e.g. -run 'TestConformance/Lexical/').
 func Run(t *testing.T, open Opener) {
 	t.Helper()
@@ -93,6 +93,7 @@ func (s *suite) groups() []group {
 		{"IDs", idTests()},
 		{"Limits", limitTests()},
 		{"Tenancy", tenancyTests()},
+		{"Version", versionTests()},
 		{"Concurrency", concurrencyTests()},
 		{"Cancellation", cancellationTests()},
 	}
@@ -108,10 +109,10 @@ func newRunID() string {
 
 // tenants opens the backing store once and returns n fresh, empty tenants
 // of it.
-func (s *suite) tenants(t *testing.T, n int) []storage.Store {
+func (s *suite) tenants(t *testing.T, n int) []storage.Backend {
 	t.Helper()
 	open := s.open(t, Config{Dims: Dims, AllowedMetadataKeys: append([]string(nil), AllowedMetadataKeys...)})
-	out := make([]storage.Store, n)
+	out := make([]storage.Backend, n)
 	for i := range out {
 		id := fmt.Sprintf("st-%s-%d", s.run, s.n.Add(1))
 		st, err := open(id)
@@ -124,7 +125,7 @@ func (s *suite) tenants(t *testing.T, n int) []storage.Store {
 }
 
 // store returns one fresh, empty tenant.
-func (s *suite) store(t *testing.T) storage.Store {
+func (s *suite) store(t *testing.T) storage.Backend {
 	t.Helper()
 	return s.tenants(t, 1)[0]
 }
@@ -189,7 +190,7 @@ func wantErr(t *testing.T, err, target error) {
 	}
 }
 
-func wantCounts(t *testing.T, st storage.Store, want storage.Counts) {
+func wantCounts(t *testing.T, st storage.Backend, want storage.Counts) {
 	t.Helper()
 	got, err := st.Counts(ctx(t))
 	must(t, err)
@@ -198,24 +199,24 @@ func wantCounts(t *testing.T, st storage.Store, want storage.Counts) {
 	}
 }
 
-func upsertItems(t *testing.T, st storage.Store, items ...storage.CatalogItem) {
+func upsertItems(t *testing.T, st storage.Backend, items ...storage.CatalogItem) {
 	t.Helper()
-	must(t, st.UpsertItems(ctx(t), items))
+	must(t, st.Apply(ctx(t), storage.Batch{Items: items}))
 }
 
-func upsertFAQs(t *testing.T, st storage.Store, faqs ...storage.FAQ) {
+func upsertFAQs(t *testing.T, st storage.Backend, faqs ...storage.FAQ) {
 	t.Helper()
-	must(t, st.UpsertFAQs(ctx(t), faqs))
+	must(t, st.Apply(ctx(t), storage.Batch{FAQs: faqs}))
 }
 
-func upsertDocs(t *testing.T, st storage.Store, docs ...storage.Document) {
+func upsertDocs(t *testing.T, st storage.Backend, docs ...storage.Document) {
 	t.Helper()
-	must(t, st.UpsertDocuments(ctx(t), docs))
+	must(t, st.Apply(ctx(t), storage.Batch{Documents: docs}))
 }
 
-func replace(t *testing.T, st storage.Store, owner storage.OwnerRef, chunks ...storage.Chunk) {
+func replace(t *testing.T, st storage.Backend, owner storage.OwnerRef, chunks ...storage.Chunk) {
 	t.Helper()
-	must(t, st.ReplaceChunks(ctx(t), owner, chunks))
+	must(t, st.Apply(ctx(t), storage.Batch{Chunks: []storage.OwnerChunks{{Owner: owner, Chunks: chunks}}}))
 }
 
 // chunk returns a chunk with source, seq, content and embedding.
@@ -247,9 +248,9 @@ func docIDs(cs []storage.LexicalCandidate[storage.Document]) []string {
 	return out
 }
 
-func searchItemIDs(t *testing.T, st storage.Store, q storage.LexicalQuery) []string {
+func searchItemIDs(t *testing.T, st storage.Backend, q storage.LexicalQuery) []string {
 	t.Helper()
-	got, err := st.SearchItems(ctx(t), q)
+	got, err := st.Items().Search(ctx(t), q)
 	must(t, err)
 	return itemIDs(got)
 }
@@ -270,7 +271,7 @@ func hits(ms []storage.ChunkMatch) []hit {
 	return out
 }
 
-func searchHits(t *testing.T, st storage.Store, q storage.VectorQuery) []hit {
+func searchHits(t *testing.T, st storage.Backend, q storage.VectorQuery) []hit {
 	t.Helper()
 	got, err := st.SearchChunks(ctx(t), q)
 	must(t, err)

@@ -10,7 +10,7 @@ import (
 // tenantFixture fills st with an item, a FAQ and a document named prefix+"-only"
 // and shared ones named "shared", all with chunks along dir, and text
 // carrying word.
-func tenantFixture(t *testing.T, st storage.Store, prefix, word string, dir []float32) {
+func tenantFixture(t *testing.T, st storage.Backend, prefix, word string, dir []float32) {
 	t.Helper()
 	only := prefix + "-only"
 	must(t, st.Apply(ctx(t), storage.Batch{
@@ -56,10 +56,10 @@ func tenancyTests() []testCase {
 			tenantFixture(t, a, "a", "alfa", unit(0))
 			tenantFixture(t, b, "b", "bravo", unit(1))
 			for _, tc := range []struct {
-				st   storage.Store
+				st   storage.Backend
 				word string
 			}{{a, "alfa"}, {b, "bravo"}} {
-				it, err := tc.st.GetItem(ctx(t), "shared")
+				it, err := tc.st.Items().Get(ctx(t), "shared")
 				must(t, err)
 				if it.Name != "Comum "+tc.word {
 					t.Errorf("shared item = %q, want the tenant's own", it.Name)
@@ -69,12 +69,12 @@ func tenancyTests() []testCase {
 					t.Errorf("shared chunks = %+v, want the tenant's own", cs)
 				}
 			}
-			must(t, a.DeleteItem(ctx(t), "shared"))
-			must(t, a.DeleteFAQ(ctx(t), "shared"))
-			must(t, a.DeleteDocument(ctx(t), "shared"))
+			must(t, a.Items().Delete(ctx(t), "shared"))
+			must(t, a.FAQs().Delete(ctx(t), "shared"))
+			must(t, a.Documents().Delete(ctx(t), "shared"))
 			wantCounts(t, a, storage.Counts{Items: 1, FAQs: 1, Documents: 1, Chunks: 3, Embedded: 3})
 			wantCounts(t, b, fixtureCounts)
-			if _, err := b.GetItem(ctx(t), "shared"); err != nil {
+			if _, err := b.Items().Get(ctx(t), "shared"); err != nil {
 				t.Fatalf("B's shared item after A deleted its own: %v", err)
 			}
 		}},
@@ -87,30 +87,30 @@ func tenancyTests() []testCase {
 			c := ctx(t)
 
 			t.Run("Get", func(t *testing.T) {
-				_, err := a.GetItem(c, "b-only")
+				_, err := a.Items().Get(c, "b-only")
 				wantErr(t, err, storage.ErrNotFound)
-				_, err = a.GetFAQ(c, "b-only")
+				_, err = a.FAQs().Get(c, "b-only")
 				wantErr(t, err, storage.ErrNotFound)
-				_, err = a.GetDocument(c, "b-only")
+				_, err = a.Documents().Get(c, "b-only")
 				wantErr(t, err, storage.ErrNotFound)
-				_, err = a.DocumentByHash(c, bHash)
+				_, err = a.Documents().ByHash(c, bHash)
 				wantErr(t, err, storage.ErrNotFound)
-				items, err := a.GetItems(c, []string{"b-only"})
+				items, err := a.Items().GetMany(c, []string{"b-only"})
 				must(t, err)
-				faqs, err := a.GetFAQs(c, []string{"b-only"})
+				faqs, err := a.FAQs().GetMany(c, []string{"b-only"})
 				must(t, err)
-				docs, err := a.GetDocuments(c, []string{"b-only"})
+				docs, err := a.Documents().GetMany(c, []string{"b-only"})
 				must(t, err)
 				if len(items)+len(faqs)+len(docs) != 0 {
 					t.Errorf("A got B's records: %v %v %v", items, faqs, docs)
 				}
 			})
 			t.Run("List", func(t *testing.T) {
-				items, err := a.ListItems(c, storage.Page{Limit: 100})
+				items, err := a.Items().List(c, storage.Page{Limit: 100})
 				must(t, err)
-				faqs, err := a.ListFAQs(c, storage.Page{Limit: 100})
+				faqs, err := a.FAQs().List(c, storage.Page{Limit: 100})
 				must(t, err)
-				docs, err := a.ListDocuments(c, storage.Page{Limit: 100})
+				docs, err := a.Documents().List(c, storage.Page{Limit: 100})
 				must(t, err)
 				for _, n := range []int{len(items), len(faqs), len(docs)} {
 					if n != 2 {
@@ -125,11 +125,11 @@ func tenancyTests() []testCase {
 			})
 			t.Run("Lexical", func(t *testing.T) {
 				q := storage.LexicalQuery{Terms: []string{"bravo", "comum"}, Limit: 100}
-				items, err := a.SearchItems(c, q)
+				items, err := a.Items().Search(c, q)
 				must(t, err)
-				faqs, err := a.SearchFAQs(c, q)
+				faqs, err := a.FAQs().Search(c, q)
 				must(t, err)
-				docs, err := a.SearchDocuments(c, q)
+				docs, err := a.Documents().Search(c, q)
 				must(t, err)
 				diff(t, "items", []string{"shared"}, itemIDs(items))
 				diff(t, "faqs", []string{"shared"}, faqIDs(faqs))
@@ -137,7 +137,7 @@ func tenancyTests() []testCase {
 				if items[0].TermsMatched != 1 || items[0].Record.Name != "Comum alfa" {
 					t.Errorf("A's shared item matched %d terms as %q", items[0].TermsMatched, items[0].Record.Name)
 				}
-				items, err = a.SearchItems(c, storage.LexicalQuery{Terms: []string{"produto"}, Filters: []storage.Filter{{Field: storage.FieldMetadata, Key: "crop", Value: "bravo"}}})
+				items, err = a.Items().Search(c, storage.LexicalQuery{Terms: []string{"produto"}, Filters: []storage.Filter{{Field: storage.FieldMetadata, Key: "crop", Value: "bravo"}}})
 				must(t, err)
 				diff(t, "filtered items", []string(nil), itemIDs(items))
 			})
@@ -162,12 +162,12 @@ func tenancyTests() []testCase {
 			})
 			t.Run("Writes", func(t *testing.T) {
 				for _, ref := range []storage.OwnerRef{itemRef("b-only"), faqRef("b-only"), docRef("b-only")} {
-					wantErr(t, a.ReplaceChunks(c, ref, []storage.Chunk{chunk(storage.SourceItem, 0, "x", unit(2))}), storage.ErrNotFound)
+					wantErr(t, a.Apply(c, storage.Batch{Chunks: []storage.OwnerChunks{{Owner: ref, Chunks: []storage.Chunk{chunk(storage.SourceItem, 0, "x", unit(2))}}}}), storage.ErrNotFound)
 					wantErr(t, a.Apply(c, storage.Batch{Chunks: []storage.OwnerChunks{{Owner: ref, Chunks: nil}}}), storage.ErrNotFound)
 				}
-				wantErr(t, a.DeleteItem(c, "b-only"), storage.ErrNotFound)
-				wantErr(t, a.DeleteFAQ(c, "b-only"), storage.ErrNotFound)
-				wantErr(t, a.DeleteDocument(c, "b-only"), storage.ErrNotFound)
+				wantErr(t, a.Items().Delete(c, "b-only"), storage.ErrNotFound)
+				wantErr(t, a.FAQs().Delete(c, "b-only"), storage.ErrNotFound)
+				wantErr(t, a.Documents().Delete(c, "b-only"), storage.ErrNotFound)
 				must(t, a.Apply(c, storage.Batch{Deletes: []storage.OwnerRef{itemRef("b-only"), faqRef("b-only"), docRef("b-only")}}))
 			})
 			t.Run("Counts", func(t *testing.T) {
@@ -181,7 +181,7 @@ func tenancyTests() []testCase {
 						t.Errorf("B's %s chunks = %+v", ref.Kind, cs)
 					}
 				}
-				if _, err := b.DocumentByHash(c, bHash); err != nil {
+				if _, err := b.Documents().ByHash(c, bHash); err != nil {
 					t.Errorf("B's document by hash: %v", err)
 				}
 				hs := searchHits(t, b, storage.VectorQuery{Kind: storage.KindItem, Vector: unit(1), MaxDistance: -0.5})

@@ -108,12 +108,12 @@ func textTests() []testCase {
 			upsertItems(t, st, storage.CatalogItem{ID: "p1", Name: "Fungicida"})
 			replace(t, st, itemRef("p1"), chunk(storage.SourceItem, 0, "fungicida", unit(0)))
 			for _, bad := range badTexts {
-				wantErr(t, st.UpsertItems(ctx(t), []storage.CatalogItem{{ID: "p1", Name: bad.s}}), storage.ErrInvalidRecord)
-				wantErr(t, st.UpsertFAQs(ctx(t), []storage.FAQ{{ID: "f1", Answer: bad.s}}), storage.ErrInvalidRecord)
-				wantErr(t, st.UpsertDocuments(ctx(t), []storage.Document{{ID: "d1", Content: bad.s}}), storage.ErrInvalidRecord)
-				wantErr(t, st.ReplaceChunks(ctx(t), itemRef("p1"), []storage.Chunk{chunk(storage.SourceItem, 0, bad.s, unit(1))}), storage.ErrInvalidRecord)
+				wantErr(t, st.Apply(ctx(t), storage.Batch{Items: []storage.CatalogItem{{ID: "p1", Name: bad.s}}}), storage.ErrInvalidRecord)
+				wantErr(t, st.Apply(ctx(t), storage.Batch{FAQs: []storage.FAQ{{ID: "f1", Answer: bad.s}}}), storage.ErrInvalidRecord)
+				wantErr(t, st.Apply(ctx(t), storage.Batch{Documents: []storage.Document{{ID: "d1", Content: bad.s}}}), storage.ErrInvalidRecord)
+				wantErr(t, st.Apply(ctx(t), storage.Batch{Chunks: []storage.OwnerChunks{{Owner: itemRef("p1"), Chunks: []storage.Chunk{chunk(storage.SourceItem, 0, bad.s, unit(1))}}}}), storage.ErrInvalidRecord)
 			}
-			got, err := st.GetItem(ctx(t), "p1")
+			got, err := st.Items().Get(ctx(t), "p1")
 			must(t, err)
 			if got.Name != "Fungicida" {
 				t.Errorf("Name = %q after rejected upserts, want %q", got.Name, "Fungicida")
@@ -135,29 +135,29 @@ func textTests() []testCase {
 			for _, bad := range badTexts {
 				t.Run(bad.name, func(t *testing.T) {
 					b := bad.s
-					_, err := st.GetItem(ctx(t), b)
+					_, err := st.Items().Get(ctx(t), b)
 					wantErr(t, err, storage.ErrNotFound)
-					_, err = st.GetFAQ(ctx(t), b)
+					_, err = st.FAQs().Get(ctx(t), b)
 					wantErr(t, err, storage.ErrNotFound)
-					_, err = st.GetDocument(ctx(t), b)
+					_, err = st.Documents().Get(ctx(t), b)
 					wantErr(t, err, storage.ErrNotFound)
-					_, err = st.DocumentByHash(ctx(t), b)
+					_, err = st.Documents().ByHash(ctx(t), b)
 					wantErr(t, err, storage.ErrNotFound)
-					wantErr(t, st.DeleteItem(ctx(t), b), storage.ErrNotFound)
-					wantErr(t, st.DeleteFAQ(ctx(t), b), storage.ErrNotFound)
-					wantErr(t, st.DeleteDocument(ctx(t), b), storage.ErrNotFound)
+					wantErr(t, st.Items().Delete(ctx(t), b), storage.ErrNotFound)
+					wantErr(t, st.FAQs().Delete(ctx(t), b), storage.ErrNotFound)
+					wantErr(t, st.Documents().Delete(ctx(t), b), storage.ErrNotFound)
 
-					its, err := st.GetItems(ctx(t), []string{b, "a", b})
+					its, err := st.Items().GetMany(ctx(t), []string{b, "a", b})
 					must(t, err)
 					if len(its) != 1 || its[0].ID != "a" {
 						t.Errorf("GetItems = %d items, want a alone", len(its))
 					}
-					fs, err := st.GetFAQs(ctx(t), []string{b, "a"})
+					fs, err := st.FAQs().GetMany(ctx(t), []string{b, "a"})
 					must(t, err)
 					if len(fs) != 1 || fs[0].ID != "a" {
 						t.Errorf("GetFAQs = %d FAQs, want a alone", len(fs))
 					}
-					ds, err := st.GetDocuments(ctx(t), []string{"a", b})
+					ds, err := st.Documents().GetMany(ctx(t), []string{"a", b})
 					must(t, err)
 					if len(ds) != 1 || ds[0].ID != "a" {
 						t.Errorf("GetDocuments = %d documents, want a alone", len(ds))
@@ -178,9 +178,9 @@ func textTests() []testCase {
 					wantErr(t, err, storage.ErrInvalidRecord)
 					// Lexical terms and filter values are normalized, which
 					// repairs them: no error.
-					_, err = st.SearchItems(ctx(t), storage.LexicalQuery{Terms: []string{"fungicida" + b, b}})
+					_, err = st.Items().Search(ctx(t), storage.LexicalQuery{Terms: []string{"fungicida" + b, b}})
 					must(t, err)
-					_, err = st.SearchItems(ctx(t), storage.LexicalQuery{Terms: []string{"fungicida"}, Filters: []storage.Filter{{Field: storage.FieldCategory, Value: b}}})
+					_, err = st.Items().Search(ctx(t), storage.LexicalQuery{Terms: []string{"fungicida"}, Filters: []storage.Filter{{Field: storage.FieldCategory, Value: b}}})
 					must(t, err)
 					wantCounts(t, st, counts)
 				})
@@ -204,7 +204,7 @@ func textTests() []testCase {
 				{"caf\xe9", nil},
 				{"\xff", nil},
 			} {
-				page, err := st.ListItems(ctx(t), storage.Page{After: tc.after})
+				page, err := st.Items().List(ctx(t), storage.Page{After: tc.after})
 				must(t, err)
 				var got []string
 				for _, it := range page {

@@ -11,7 +11,7 @@ import (
 // vectorFixture stores items whose chunks have exact inner products with
 // unit(0): a (three chunks at -1), b and t2 (-0.75), c (-0.5), d (-0.25),
 // e (+1), f (no embedding), off (inactive, -1), and a FAQ chunk at -1.
-func vectorFixture(t *testing.T, st storage.Store) {
+func vectorFixture(t *testing.T, st storage.Backend) {
 	t.Helper()
 	upsertItems(t, st,
 		storage.CatalogItem{ID: "a", Category: "Fungicidas", Tags: []string{"soja"}, Metadata: map[string]string{"crop": "Soja"}},

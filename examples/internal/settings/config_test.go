@@ -322,24 +322,34 @@ func TestConfigMasksSecrets(t *testing.T) {
 
 // poolRecorder records the limits of the legs' store queries.
 type poolRecorder struct {
-	rag.SearchStore
+	storage.Store
 	mu        sync.Mutex
 	lexItems  []int
 	vecLimits []int
 }
 
-func (r *poolRecorder) SearchItems(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
-	r.mu.Lock()
-	r.lexItems = append(r.lexItems, q.Limit)
-	r.mu.Unlock()
-	return r.SearchStore.SearchItems(ctx, q)
+func (r *poolRecorder) Items() storage.RecordStore[storage.CatalogItem] {
+	return recordingItems{r.Store.Items(), r}
+}
+
+// recordingItems records the limits of lexical item searches.
+type recordingItems struct {
+	storage.RecordStore[storage.CatalogItem]
+	r *poolRecorder
+}
+
+func (ri recordingItems) Search(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
+	ri.r.mu.Lock()
+	ri.r.lexItems = append(ri.r.lexItems, q.Limit)
+	ri.r.mu.Unlock()
+	return ri.RecordStore.Search(ctx, q)
 }
 
 func (r *poolRecorder) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]storage.ChunkMatch, error) {
 	r.mu.Lock()
 	r.vecLimits = append(r.vecLimits, q.Limit)
 	r.mu.Unlock()
-	return r.SearchStore.SearchChunks(ctx, q)
+	return r.Store.SearchChunks(ctx, q)
 }
 
 func TestSearcherPoolsAndFAQLegsFromConfig(t *testing.T) {
@@ -354,7 +364,7 @@ func TestSearcherPoolsAndFAQLegsFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &poolRecorder{SearchStore: store}
+	rec := &poolRecorder{Store: store}
 	s := rag.NewSearcher(rec, emb, cfg.SearcherOptions())
 
 	res, err := s.SearchCatalog(ctx, rag.Query{Text: "fungicida para uva", Limit: 5})

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -20,7 +20,7 @@ func ptr[T any](v T) *T { return &v }
 
 var (
 	fixtureOnce  sync.Once
-	fixtureStore rag.SearchStore
+	fixtureStore storage.Store
 	fixtureEmb   vector.Embedder
 	fixtureErr   error
 )
@@ -28,7 +28,7 @@ var (
 // fixture returns the repository's testdata (catalog, FAQs, documents)
 // indexed in a memory store with a hash embedder, built once per test
 // binary.
-func fixture(t *testing.T) (rag.SearchStore, vector.Embedder) {
+func fixture(t *testing.T) (storage.Store, vector.Embedder) {
 	t.Helper()
 	fixtureOnce.Do(func() { fixtureStore, fixtureEmb, fixtureErr = buildFixture() })
 	if fixtureErr != nil {
@@ -37,7 +37,7 @@ func fixture(t *testing.T) (rag.SearchStore, vector.Embedder) {
 	return fixtureStore, fixtureEmb
 }
 
-func buildFixture() (rag.SearchStore, vector.Embedder, error) {
+func buildFixture() (storage.Store, vector.Embedder, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return nil, nil, errors.New("cannot locate the test file")

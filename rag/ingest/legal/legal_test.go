@@ -89,7 +89,7 @@ func TestIndexLei(t *testing.T) {
 	if _, ok := callerMeta[legal.KeyDocumentType]; ok {
 		t.Error("the caller's metadata map was modified")
 	}
-	doc, err := store.GetDocument(ctx, d.ID)
+	doc, err := store.Documents().Get(ctx, d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

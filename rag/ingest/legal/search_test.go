@@ -18,7 +18,7 @@ import (
 
 // indexLaw indexes the law and a manual that also speaks of fines but has
 // no articles.
-func indexLaw(t *testing.T, store storage.Store) *rag.Searcher {
+func indexLaw(t *testing.T, store storage.Backend) *rag.Searcher {
 	t.Helper()
 	emb := ragtest.HashEmbedder(t)
 	ix := ingest.NewIndexer(store, emb, ingest.IndexerOptions{
@@ -36,15 +36,15 @@ func indexLaw(t *testing.T, store storage.Store) *rag.Searcher {
 // TestChunkFilteredSearch searches the law with artigo=5: every leg
 // returns only the law, with its evidence and snippet from Art. 5º.
 func TestChunkFilteredSearch(t *testing.T) {
-	stores := map[string]func(t *testing.T) storage.Store{
-		"memory": func(t *testing.T) storage.Store {
+	stores := map[string]func(t *testing.T) storage.Backend{
+		"memory": func(t *testing.T) storage.Backend {
 			s, err := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 			if err != nil {
 				t.Fatal(err)
 			}
 			return s
 		},
-		"postgres": func(t *testing.T) storage.Store {
+		"postgres": func(t *testing.T) storage.Backend {
 			s, err := ragtest.PostgresDB(t).Tenant(ragtest.TenantName(t))
 			if err != nil {
 				t.Fatal(err)

@@ -28,7 +28,7 @@ var articleLineRE = regexp.MustCompile(`(?m)^Art\. (\d+)`)
 
 // indexDefault indexes docs with the Indexer's default chunking and the
 // legal extractor, and returns the store.
-func indexDefault(t *testing.T, docs ...load.ParsedDocument) storage.Store {
+func indexDefault(t *testing.T, docs ...load.ParsedDocument) storage.Backend {
 	t.Helper()
 	store, err := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
 	if err != nil {

@@ -227,14 +227,14 @@ func IndexedMemory(t testing.TB) (*memory.Store, *vector.HashEmbedder) {
 
 var (
 	fixtureOnce  sync.Once
-	fixtureStore rag.SearchStore
+	fixtureStore storage.Store
 	fixtureEmb   vector.Embedder
 )
 
 // fixture indexes testdata once per test binary.
 // Fixture returns the indexed testdata in memory, built once per test
 // binary.
-func Fixture(t *testing.T) (rag.SearchStore, vector.Embedder) {
+func Fixture(t *testing.T) (storage.Store, vector.Embedder) {
 	t.Helper()
 	fixtureOnce.Do(func() {
 		s, e := IndexedMemory(t)
@@ -294,4 +294,106 @@ func Drain(events iter.Seq2[rag.Event, error], fn func(rag.Event)) (*rag.ChatRes
 		}
 	}
 	return resp, nil
+}
+
+// Records is a storage.RecordStore whose methods a test replaces one by
+// one; a nil func forwards to the embedded RecordStore.
+type Records[T any] struct {
+	storage.RecordStore[T]
+	SearchFunc  func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[T], error)
+	GetManyFunc func(context.Context, []string) ([]T, error)
+	ListFunc    func(context.Context, storage.Page) ([]T, error)
+}
+
+// Search calls SearchFunc, or the wrapped store.
+func (r Records[T]) Search(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[T], error) {
+	if r.SearchFunc != nil {
+		return r.SearchFunc(ctx, q)
+	}
+	return r.RecordStore.Search(ctx, q)
+}
+
+// GetMany calls GetManyFunc, or the wrapped store.
+func (r Records[T]) GetMany(ctx context.Context, ids []string) ([]T, error) {
+	if r.GetManyFunc != nil {
+		return r.GetManyFunc(ctx, ids)
+	}
+	return r.RecordStore.GetMany(ctx, ids)
+}
+
+// List calls ListFunc, or the wrapped store.
+func (r Records[T]) List(ctx context.Context, page storage.Page) ([]T, error) {
+	if r.ListFunc != nil {
+		return r.ListFunc(ctx, page)
+	}
+	return r.RecordStore.List(ctx, page)
+}
+
+// Store wraps a storage.Store and replaces the records of the kinds whose
+// func is set: the func gets the store's own records of the kind and
+// returns those to use (usually a Records around them).
+type Store struct {
+	storage.Store
+	ItemsFunc     func(storage.RecordStore[storage.CatalogItem]) storage.RecordStore[storage.CatalogItem]
+	FAQsFunc      func(storage.RecordStore[storage.FAQ]) storage.RecordStore[storage.FAQ]
+	DocumentsFunc func(storage.RecordStore[storage.Document]) storage.RecordStore[storage.Document]
+}
+
+// Items returns the items, through ItemsFunc when set.
+func (s Store) Items() storage.RecordStore[storage.CatalogItem] {
+	if s.ItemsFunc != nil {
+		return s.ItemsFunc(s.Store.Items())
+	}
+	return s.Store.Items()
+}
+
+// FAQs returns the FAQs, through FAQsFunc when set.
+func (s Store) FAQs() storage.RecordStore[storage.FAQ] {
+	if s.FAQsFunc != nil {
+		return s.FAQsFunc(s.Store.FAQs())
+	}
+	return s.Store.FAQs()
+}
+
+// Documents returns the documents, through DocumentsFunc when set.
+func (s Store) Documents() storage.DocumentStore {
+	d := s.Store.Documents()
+	if s.DocumentsFunc != nil {
+		return docRecords{s.DocumentsFunc(d), d}
+	}
+	return d
+}
+
+// docRecords is a replaced RecordStore of documents with the wrapped
+// store's ByHash.
+type docRecords struct {
+	storage.RecordStore[storage.Document]
+	hash storage.DocumentStore
+}
+
+func (d docRecords) ByHash(ctx context.Context, h string) (storage.Document, error) {
+	return d.hash.ByHash(ctx, h)
+}
+
+// FailSearch returns st with every kind's lexical search failing with
+// err.
+func FailSearch(st storage.Store, err error) Store {
+	return Store{
+		Store: st,
+		ItemsFunc: func(r storage.RecordStore[storage.CatalogItem]) storage.RecordStore[storage.CatalogItem] {
+			return Records[storage.CatalogItem]{RecordStore: r, SearchFunc: func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
+				return nil, err
+			}}
+		},
+		FAQsFunc: func(r storage.RecordStore[storage.FAQ]) storage.RecordStore[storage.FAQ] {
+			return Records[storage.FAQ]{RecordStore: r, SearchFunc: func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.FAQ], error) {
+				return nil, err
+			}}
+		},
+		DocumentsFunc: func(r storage.RecordStore[storage.Document]) storage.RecordStore[storage.Document] {
+			return Records[storage.Document]{RecordStore: r, SearchFunc: func(context.Context, storage.LexicalQuery) ([]storage.LexicalCandidate[storage.Document], error) {
+				return nil, err
+			}}
+		},
+	}
 }
