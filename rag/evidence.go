@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/rag/fields"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/scoring"
@@ -57,6 +58,18 @@ const (
 	// ("ração") or a paraphrase ("carência" for "intervalo de segurança");
 	// at the cap, one paraphrase would sink a record that answers.
 	unknownWeight = 1.0
+	// generalCommonRank, generalRareRank and stopWeight weigh a query
+	// concept by how specific its word is in the general language (see
+	// generality): a word among the 30 most common of Brazilian
+	// Portuguese or English counts nothing, one ranked 10,000 or rarer
+	// fully, a function word 0.3. Chosen on the cross-domain evaluation
+	// (examples/eval -cross: the agro-store, IRPF and FaQuAD stores, each
+	// asked its own and the other domains' questions) and the tune half
+	// of testdata/chat_eval.jsonl, from ranks 10–300 / 1,000–30,000 and
+	// stop weights 0–0.3; the AGROFIT store was held out.
+	generalCommonRank = 30.0
+	generalRareRank   = 10000.0
+	stopWeight        = 0.3
 	// defaultIndirectCredit is the credit of a query concept found only
 	// through the class it belongs to: "ferrugem" matched by "fungicida".
 	defaultIndirectCredit = 0.5
@@ -755,6 +768,56 @@ func (s *Searcher) frameFor(sc *lexical.Scorer) map[string]bool {
 	return m
 }
 
+// generalUsage is what the general language says of a scorer token: its
+// best frequency rank (0: not among the common words) and whether it is a
+// function word.
+type generalUsage struct {
+	rank int
+	stop bool
+}
+
+// generalFor returns the general-language usage of the words of the
+// embedded frequency list as the scorer's tokens look, keyed by token and,
+// prefixed by "~", by the token's stem (the best rank of the words that
+// share it: "abrem" is as common as "abre" and "abrir").
+func (s *Searcher) generalFor(sc *lexical.Scorer) map[string]generalUsage {
+	if m, ok := s.generals.Load(sc); ok {
+		return m.(map[string]generalUsage)
+	}
+	freq := lexicon.General()
+	m := make(map[string]generalUsage, 2*freq.Len())
+	better := func(k string, u generalUsage) {
+		old, ok := m[k]
+		if !ok {
+			m[k] = u
+			return
+		}
+		if u.rank > 0 && (old.rank == 0 || u.rank < old.rank) {
+			old.rank = u.rank
+		}
+		old.stop = old.stop || u.stop
+		m[k] = old
+	}
+	filters := sc.Tokenizer().Filters
+	for w, u := range freq.All() {
+		gu := generalUsage{rank: u.Rank, stop: u.Stop}
+		out := []string{w}
+		for _, f := range filters {
+			if f != nil {
+				out = f.Filter(out)
+			}
+		}
+		for _, t := range out {
+			better(t, gu)
+		}
+		if u.Rank > 0 {
+			better("~"+lexical.Stem(w), generalUsage{rank: u.Rank})
+		}
+	}
+	s.generals.Store(sc, m)
+	return m
+}
+
 // byEvidence orders hits by relevance (rounded to 0.01, so that equally
 // relevant hits tie), then by tie (FAQ priority, higher first), then by
 // their search order.
@@ -790,6 +853,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 		idf = func(string) float64 { return 1 }
 	}
 	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, s.frameFor(lx.scorer), corrections)
+	eq.weighGenerality(s.generalFor(lx.scorer))
 	if own != nil {
 		eq.contextOnly(own)
 	}
@@ -856,4 +920,49 @@ func synonymVariants(syn *lexical.Synonyms) map[string][]string {
 	}
 	synVariantsCache.Store(syn, m)
 	return m
+}
+
+// generality is how much a token names something specific, from the
+// general language (lexicon.General): 1 for a word outside the 10,000 most
+// common of Brazilian Portuguese and English, ln(rank/generalCommonRank) /
+// ln(generalRareRank/generalCommonRank) for a common word (0 for the 30
+// most common), stopWeight for a function word. The token is looked up as
+// the scorer writes it, else by its stem (the best rank of its forms).
+func generality(gen map[string]generalUsage, t string) float64 {
+	u, ok := gen[t]
+	if !ok {
+		u, ok = gen["~"+lexical.Stem(t)]
+	}
+	if !ok || u.rank == 0 && !u.stop {
+		return 1
+	}
+	if u.stop {
+		return stopWeight
+	}
+	g := math.Log(float64(u.rank)/generalCommonRank) / math.Log(generalRareRank/generalCommonRank)
+	return min(1, max(0, g))
+}
+
+// weighGenerality scales each concept's weight by its generality; the
+// store's own categories (cultures, treatments) are subjects whatever
+// their frequency, and so is every concept of its synonym table.
+func (eq *evidenceQuery) weighGenerality(gen map[string]generalUsage) {
+	if len(gen) == 0 {
+		return
+	}
+	eq.maxRaw = 0
+	for i := range eq.concepts {
+		c := &eq.concepts[i]
+		if !(c.culture || c.treatment || len(c.class) > 0) {
+			g := 0.0
+			for _, t := range c.direct {
+				g = max(g, generality(gen, t))
+			}
+			c.weight *= g
+			c.raw *= g
+		}
+		if !c.unknown && !c.corrected {
+			eq.maxRaw = max(eq.maxRaw, c.raw)
+		}
+	}
 }

@@ -238,6 +238,7 @@ type Searcher struct {
 	calib    calibrations
 	evidence EvidenceOptions
 	frames   sync.Map // *lexical.Scorer → frame word set
+	generals sync.Map // *lexical.Scorer → map[string]generalUsage
 	// stalled counts query embeddings abandoned by their search and still
 	// running (see embedQuery).
 	stalled atomic.Int64

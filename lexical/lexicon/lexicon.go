@@ -19,6 +19,14 @@
 // gen/ rebuilds the list from the two packages (see its doc). The list is
 // read on first use (about 0.2 s, 9 MB of memory) and shared; a Lexicon
 // is immutable and safe for concurrent use.
+//
+// [General] says how common a word is: the frequency rank of the 10,000
+// most common words of Brazilian Portuguese (FrequencyWords, from
+// subtitles; CC-BY-SA-4.0) and of English (SUBTLEX-US; ISC), and which are
+// function words (stopwords-iso; MIT). Package rag weighs a question's
+// words by it: "carro" or "sábado" name something, "você" or "algum" do
+// not, "fungicida" is no everyday word at all. genfreq/ rebuilds it; NOTICE
+// gives the sources and licences.
 package lexicon
 
 import (

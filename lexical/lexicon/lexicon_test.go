@@ -48,3 +48,43 @@ func BenchmarkKnown(b *testing.B) {
 		l.Known("sábado")
 	}
 }
+
+func TestGeneral(t *testing.T) {
+	f := lexicon.General()
+	if f.Len() < 15000 {
+		t.Fatalf("General().Len() = %d, want the 10,000 most common words of each language", f.Len())
+	}
+	// Function words are stopwords and among the most common.
+	for _, w := range []string{"você", "VOCÊS", "que", "the", "your"} {
+		u, ok := f.Lookup(w)
+		if !ok || !u.Stop || u.Rank < 1 || u.Rank > 200 {
+			t.Errorf("Lookup(%q) = %+v, %t; want a common stopword", w, u, ok)
+		}
+	}
+	// Everyday nouns are common but not stopwords; a store's technical
+	// words are not among the common words at all.
+	for _, w := range []string{"carro", "sábado", "car", "weather"} {
+		u, ok := f.Lookup(w)
+		if !ok || u.Stop || u.Rank < 100 || u.Rank > 5000 {
+			t.Errorf("Lookup(%q) = %+v, %t; want a common content word", w, u, ok)
+		}
+	}
+	for _, w := range []string{"fungicida", "glifosato", "azoxistrobina", "fungicide", ""} {
+		if u, ok := f.Lookup(w); ok {
+			t.Errorf("Lookup(%q) = %+v, want not among the common words", w, u)
+		}
+	}
+	if _, ok := (*lexicon.Frequencies)(nil).Lookup("que"); ok {
+		t.Error("a nil Frequencies holds a word")
+	}
+	n := 0
+	for w, u := range f.All() {
+		if w == "" || u.Rank < 0 {
+			t.Fatalf("All yields %q %+v", w, u)
+		}
+		n++
+	}
+	if n != f.Len() {
+		t.Errorf("All yields %d words, Len says %d", n, f.Len())
+	}
+}
