@@ -35,15 +35,16 @@ type AgenticOptions struct {
 	// OPENROUTER_MODEL_ANSWER_FALLBACK). Debug.ModelCalls name the model
 	// that answered.
 	FallbackModel string
-	// MaxIterations is the most model calls of a turn (default 5, seed 003
-	// §6.8). A model still asking for tools after that ends the turn with
+	// MaxIterations is the most model calls of a turn (default 5,
+	// llm.DefaultMaxIterations: a few searches and the answer). A model still asking for tools after that ends the turn with
 	// *llm.MaxIterationsExceededError, or the fallback message.
 	MaxIterations int
 	// Tools names the search tools offered (ToolSearchCatalog,
 	// ToolSearchFAQs, ToolSearchDocuments); nil offers all three.
 	Tools []string
 	// Language selects the system prompt and tool descriptions (default
-	// pt-BR). Tool results keep the seeds' pt-BR payload formats.
+	// pt-BR). Tool results keep the pt-BR payload formats of the planned
+	// context.
 	Language Language
 	// SystemPrompt replaces the built-in instructions.
 	SystemPrompt string
@@ -62,12 +63,12 @@ type AgenticOptions struct {
 	// One with RequiresConfirmation is not executed when the model calls
 	// it: the turn ends with ChatResponse.Confirmation and an
 	// EventConfirm, and the next turn, given it back in
-	// ChatRequest.Confirmation, confirms, rejects or corrects it (seed 003
-	// §9). Their names must differ from the searches'.
+	// ChatRequest.Confirmation, confirms, rejects or corrects it. Their
+	// names must differ from the searches'.
 	Actions []llm.Tool
 	// Decide reads the user's reply to a pending confirmation; nil means
 	// llm.KeywordDecision (offline, pt-BR and English keywords). To ask a
-	// model instead, as seed 003 §9.6 does:
+	// model instead, which understands replies no word list holds:
 	//
 	//	Decide: func(ctx context.Context, p *llm.PendingConfirmation, reply string) (llm.Decision, error) {
 	//		return llm.DetectDecision(ctx, model, p, reply)
@@ -75,12 +76,13 @@ type AgenticOptions struct {
 	//
 	// A DecisionCorrect is never executed with patched arguments: the
 	// reply goes to the model, which calls the tool again, and the user is
-	// asked again (seed 003 §9.4). An error keeps the confirmation pending:
+	// asked again, so nothing runs that the user has not confirmed as
+	// it will run. An error keeps the confirmation pending:
 	// the turn answers with the fallback message and returns the same
 	// Confirmation.
 	Decide func(ctx context.Context, pending *llm.PendingConfirmation, reply string) (llm.Decision, error)
 	// ConfirmationTTL is how long a pending confirmation stays valid; 0
-	// means llm.DefaultConfirmationTTL (5 minutes, seed 003 §9.5), a
+	// means llm.DefaultConfirmationTTL (5 minutes), a
 	// negative value never expires.
 	ConfirmationTTL time.Duration
 }
@@ -100,7 +102,8 @@ type ToolCallRecord struct {
 	// Duration is the search's run time, retry included.
 	Duration time.Duration `json:"duration"`
 	// Attempts is how many times the search ran: a failed search is
-	// retried once before the model is told (seed 003 §10.2), so 2 means
+	// retried once before the model is told (a store failure is often
+	// transient, and a model told of it answers without the search), so 2 means
 	// it was retried (and Error says it failed again when set). 0 for a
 	// call that ran no search (invalid arguments, an unknown tool).
 	Attempts int `json:"attempts,omitempty"`
@@ -155,16 +158,16 @@ var (
 	errToolFailed     = errors.New("the search failed; try again later or answer without it")
 )
 
-// ChatAgentic answers one turn in agentic mode (seed 003 §6): model gets
+// ChatAgentic answers one turn in agentic mode: model gets
 // searchCatalog, searchFaqs and searchDocuments as function tools over the
 // Pipeline's Searcher and calls them until it answers, at most
 // opts.MaxIterations model calls. There is no classification, summary or
 // planned search: the model decides.
 //
-// Each tool returns the seeds' pt-BR payload (CatalogPayload, FAQSection,
-// DocumentSection), is audited like the planned searches, and adds its hits
-// to the response. A search that fails is run once more (seed 003 §10.2,
-// ToolCallRecord.Attempts); invalid arguments, an empty query and a search
+// Each tool returns the pt-BR payload of the planned context
+// (CatalogPayload, FAQSection, DocumentSection), is audited like the
+// planned searches, and adds its hits to the response. A search that fails
+// is run once more (ToolCallRecord.Attempts); invalid arguments, an empty query and a search
 // that failed twice go back to the model as error results (storage
 // details are not shown to it). The response carries the hits, sources,
 // confidence and Debug with a ModelCall per iteration ("tools" or
@@ -273,8 +276,8 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 		res *Result[T]
 		err error
 	)
-	// A failed search is tried once more before the model is told (seed
-	// 003 §10.2, "retry 1x"); a bad query or a done ctx is not.
+	// A failed search is tried once more before the model is told; a bad
+	// query or a done ctx is not.
 	for o.attempts < 2 {
 		o.attempts++
 		res, err = search(ctx, q)
@@ -296,7 +299,7 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 		return "", errToolFailed
 	}
 	// The model sees the relevant hits only, as the planned pipeline's
-	// context does; none gives the seeds' "nothing found" payload.
+	// context does; none gives the "nothing found" payload.
 	hits := selectRelevant(res.Hits, nil, r.p.opts.RelativeCut)
 	set(o, hits)
 	o.count, o.cites = len(hits), cites(o.query, hits)
@@ -532,8 +535,8 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				// Seed 003 §9.3: the confirmation stays pending and the
-				// user is asked to try again.
+				// The decision could not be read: the confirmation stays
+				// pending and the user is asked to try again.
 				if p.opts.NoFallback {
 					return nil, fmt.Errorf("%w: confirmation: %w", ErrNoAnswer, runErr)
 				}
@@ -593,8 +596,7 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	}
 
 	if pend := result.Pending; pend != nil && runErr == nil {
-		// The turn waits for the user (seed 003 §9.3): the question is
-		// the answer.
+		// The turn waits for the user: the question is the answer.
 		resp.Confirmation, resp.Answer, resp.Abstained = pend, pend.Summary, false
 		if emit != nil {
 			if streamed {
@@ -705,7 +707,7 @@ func appendNew[T any](dst, hits []Hit[T], kind storage.OwnerKind, seen map[strin
 }
 
 // correctedResult is what the model is told of a pending call the user
-// corrected instead of confirming (seed 003 §9.4).
+// corrected instead of confirming.
 const correctedResult = `{"status":"not_executed","message":"The user did not confirm this call. If their next message corrects it, call the tool again with the corrected arguments (the user will be asked to confirm again); if it is about something else, answer it and do not call the tool."}`
 
 // otherCallResult answers the other calls of that turn still waiting for
@@ -717,8 +719,8 @@ func keywordDecide(_ context.Context, _ *llm.PendingConfirmation, reply string) 
 	return llm.Decision{Kind: llm.KeywordDecision(reply)}, nil
 }
 
-// resume answers a pending confirmation with the user's reply (seed 003
-// §9.3-9.4): confirm and reject resume the loop (llm.ResumeConfirmation);
+// resume answers a pending confirmation with the user's reply: confirm
+// and reject resume the loop (llm.ResumeConfirmation);
 // a correction starts a new loop over the transcript, the call answered as
 // not executed and the reply added, so that the model calls the tool again
 // and the user is asked again. decided is false when decide failed; err is

@@ -22,7 +22,7 @@ import (
 // Defaults of EvidenceOptions.
 const (
 	// defaultRelevanceThreshold is the relevance from which a hit is
-	// Relevant: seed 002's lowest confidence level (0.60), so that a turn
+	// Relevant: the lowest confidence level (0.60), so that a turn
 	// whose hits are all below it has confidence none and abstains.
 	defaultRelevanceThreshold = scoring.DefaultLowThreshold
 	// defaultVectorMidpoint is the calibrated vector distance z at which
@@ -116,7 +116,7 @@ type EvidenceOptions struct {
 	// ExtractiveAnswerer use the built-in list.)
 	FrameWords []string
 	// Calibration is the background sample (default On). Off skips it:
-	// vector evidence then maps the raw similarity through the seed's
+	// vector evidence then maps the raw similarity through the default
 	// confidence levels (0.60 → 0.5, 0.85 → 0.9), which suits real
 	// embedding models only.
 	Calibration Toggle
@@ -168,7 +168,7 @@ const (
 	// vector is not close enough to make up for it.
 	ReasonPartial EvidenceReason = "partial"
 	// ReasonMissingPair: the query names a culture and a treatment and
-	// the record does not hold both (seed 000's pair).
+	// the record does not hold both.
 	ReasonMissingPair EvidenceReason = "missing-pair"
 	// ReasonContextOnly: in a follow-up, the record holds only the
 	// earlier turn's words, none of the message's own.
@@ -211,7 +211,7 @@ const (
 //
 // Relevance is 1 − (1 − lexical)(1 − vector): either kind of evidence
 // alone can make a hit relevant, and both together reinforce. When the
-// query names both a culture and a treatment (seed 000's pair) and the
+// query names both a culture and a treatment and the
 // record does not hold both, relevance is capped at 0.75 × the threshold:
 // a soybean fungicide is not an answer to "fungicida para videira",
 // however close its text.
@@ -713,7 +713,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 			ev.VectorZ = (vec.Similarity - eq.bg.Median) / eq.bg.Scale
 			ev.Vector = logistic((ev.VectorZ - o.VectorMidpoint) / o.VectorWidth)
 		} else {
-			// Uncalibrated: the seed's levels, 0.60 → 0.5 and 0.85 → 0.9.
+			// Uncalibrated: the default levels, 0.60 → 0.5 and 0.85 → 0.9.
 			ev.Vector = logistic((vec.Similarity - 0.60) / 0.114)
 		}
 	}

@@ -23,7 +23,10 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// Pipeline defaults (seed 000 §2, §8).
+// Pipeline defaults: the last 6 turns (three exchanges) are what a
+// follow-up usually refers to, and longer histories are summarized; a
+// message of 2,000 characters is a long question, and each past turn is
+// cut at 1,000 so history cannot crowd out the retrieved context.
 const (
 	defaultHistoryLimit    = 6
 	defaultMaxMessageChars = 2000
@@ -36,22 +39,23 @@ const (
 	defaultSummarizeAfter  = 6
 	defaultAuditPreview    = audit.DefaultPreview
 	// DefaultFallbackMessage is the answer when the turn fails for a
-	// reason the per-error messages do not single out (seed 003 §10.1's
-	// "error" text, llm.DefaultFallbackMessages().Error): a model error,
+	// reason the per-error messages do not single out
+	// (llm.DefaultFallbackMessages().Error): a model error,
 	// the iteration limit, every search failing. An empty answer gets
 	// llm.DefaultEmptyAnswerMessage, a timeout, a rate limit or an
 	// unavailable provider their own texts (PipelineOptions.FallbackMessages).
 	DefaultFallbackMessage = "Ops, algo deu errado do meu lado. Tenta de novo?"
 )
 
-// Tool names of the pipeline's searches, as the seeds log them.
+// Tool names of the pipeline's searches, as the audit log and the agentic
+// mode's tools name them.
 const (
 	ToolSearchFAQs      = "searchFaqs"
 	ToolSearchCatalog   = "searchCatalog"
 	ToolSearchDocuments = "searchDocuments"
 )
 
-// PipelineOptions configures a Pipeline. The zero value gives the seeds'
+// PipelineOptions configures a Pipeline. The zero value gives the
 // defaults.
 type PipelineOptions struct {
 	// Summarizer, when set, condenses histories longer than SummarizeAfter
@@ -85,10 +89,10 @@ type PipelineOptions struct {
 	FallbackMessage string
 	NoFallback      bool
 	// FallbackMessages are the per-failure answers used when
-	// FallbackMessage is empty (seed 003 §10.1 and §10.4.2): Timeout for a
+	// FallbackMessage is empty: Timeout for a
 	// deadline, RateLimit for HTTP 429, Unavailable for 502/503/504 and
 	// transport failures, Empty for an empty answer, Error for anything
-	// else. Each empty field is the seed's pt-BR text
+	// else. Each empty field is the default pt-BR text
 	// (llm.DefaultFallbackMessages; Error is DefaultFallbackMessage).
 	FallbackMessages llm.FallbackMessages
 	// Logger receives the audit records (tool, arguments, result count,
@@ -98,14 +102,15 @@ type PipelineOptions struct {
 	AuditPreviewChars int
 	// Confidence decides from the mean relevance (Evidence.Relevance) of
 	// the hits put in the context whether the turn answers (zero value:
-	// the seeds' 0.85 / 0.70 / 0.60): below Low the level is none and the
+	// 0.85 / 0.70 / 0.60): below Low the level is none and the
 	// turn abstains. The level of a turn that answers is calibrated on
 	// whether its citations were right (see turnLevel), not read from
 	// these thresholds.
 	Confidence scoring.Thresholds
 	// ContextTokens is the budget of the retrieved sections of the
-	// context, in tokens counted by TokenCounter (seed 002: 2000, the
-	// default): hits are added in evidence order until the next one would
+	// context, in tokens counted by TokenCounter (default 2000, a few
+	// pages: enough for the hits a turn cites, short enough to keep the
+	// answer's prompt cheap and focused): hits are added in evidence order until the next one would
 	// not fit. History and summary have their own caps (HistoryLimit,
 	// MaxTurnChars).
 	ContextTokens int
@@ -133,7 +138,7 @@ type PipelineOptions struct {
 	Rerank *bool
 	// Documents is document search in planned mode (default On). Off
 	// plans no document search for any intent, follow-ups included
-	// (seed 002's RAG__ENABLED=false); agentic mode offers the tools named
+	// (for stores with no documents); agentic mode offers the tools named
 	// in AgenticOptions.Tools instead.
 	Documents Toggle
 	// Tracer, when set, traces the turn's model calls (package trace):
@@ -145,7 +150,7 @@ type PipelineOptions struct {
 
 // Defaults of PipelineOptions.
 const (
-	// defaultContextTokens is seed 002's context budget.
+	// defaultContextTokens is the context budget (PipelineOptions.ContextTokens).
 	defaultContextTokens = 2000
 	// defaultRelativeCut is the relevance gap below a search's best hit
 	// beyond which a relevant hit is left out.
@@ -156,7 +161,7 @@ const (
 
 // Pipeline answers chat turns from the catalog, FAQs and documents: it
 // summarizes long histories, classifies the intent, plans and runs the
-// searches, builds the context and asks the Answerer (seed 000 §2). It is
+// searches, builds the context and asks the Answerer. It is
 // safe for concurrent use.
 type Pipeline struct {
 	searcher   *Searcher
@@ -182,12 +187,12 @@ func (o PipelineOptions) withDefaults() PipelineOptions {
 	o.MaxHistoryTurns = cmp.Or(max(o.MaxHistoryTurns, 0), defaultMaxHistoryTurns)
 	o.MaxHistoryChars = cmp.Or(max(o.MaxHistoryChars, 0), defaultMaxHistoryChars)
 	o.FAQContextTurns = cmp.Or(max(o.FAQContextTurns, 0), defaultFAQContextTurns)
-	seed := llm.DefaultFallbackMessages()
+	def := llm.DefaultFallbackMessages()
 	fm := &o.FallbackMessages
-	fm.Timeout = cmp.Or(fm.Timeout, seed.Timeout)
-	fm.RateLimit = cmp.Or(fm.RateLimit, seed.RateLimit)
-	fm.Unavailable = cmp.Or(fm.Unavailable, seed.Unavailable)
-	fm.Empty = cmp.Or(fm.Empty, seed.Empty)
+	fm.Timeout = cmp.Or(fm.Timeout, def.Timeout)
+	fm.RateLimit = cmp.Or(fm.RateLimit, def.RateLimit)
+	fm.Unavailable = cmp.Or(fm.Unavailable, def.Unavailable)
+	fm.Empty = cmp.Or(fm.Empty, def.Empty)
 	fm.Error = cmp.Or(fm.Error, DefaultFallbackMessage)
 	o.AuditPreviewChars = cmp.Or(max(o.AuditPreviewChars, 0), defaultAuditPreview)
 	o.ContextTokens = cmp.Or(max(o.ContextTokens, 0), defaultContextTokens)
@@ -419,7 +424,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	dbg.Considered = sr.considered
 
 	// 4. Confidence from the evidence of what is cited; none abstains
-	// (seed 002 should_augment).
+	// rather than answer from context that does not hold the answer.
 	resp.Confidence = p.turnLevel(sr)
 	resp.ConfidenceText = resp.Confidence.Message()
 	resp.Abstained = plan.Any() && !resp.Confidence.Augment() && !sr.allFailed
@@ -909,7 +914,7 @@ func (p *Pipeline) citations(r *searchResults) []Citation {
 	return append(out, documentCitations(r.docs, r.docQ, p.quoter)...)
 }
 
-// audit is the seeds' logToolPayload: tool name, arguments JSON, result
+// audit logs what a search gave the answerer: tool name, arguments JSON, result
 // count and a payload preview, through the configured logger only.
 func (p *Pipeline) audit(ctx context.Context, tool, query string, limit, count int, payload string) {
 	if p.opts.Logger == nil {

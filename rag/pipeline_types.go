@@ -48,7 +48,7 @@ func (i Intent) Valid() bool {
 	return false
 }
 
-// Plan says which searches a chat turn runs (the seeds' planSearches).
+// Plan says which searches a chat turn runs, decided from the intent.
 type Plan struct {
 	FAQ       bool `json:"faq"`
 	Catalog   bool `json:"catalog"`
@@ -92,13 +92,13 @@ type ChatRequest struct {
 	// Limit is the number of hits per search (default: the Searcher's).
 	Limit int `json:"limit,omitempty"`
 	// Confirmation is the ChatResponse.Confirmation of the previous turn,
-	// which Message answers (agentic mode, seed 003 §9): the turn confirms
+	// which Message answers (agentic mode): the turn confirms
 	// the pending tool call (executes it and answers with its result),
 	// rejects it (does not execute it and says so) or takes Message as a
 	// correction (the model calls the tool again, which asks again). It
 	// holds the transcript so far, so History is not read. It is the
-	// server's state, not the client's: keep it server-side by its ID (the
-	// seed keeps it in Redis for 5 minutes) rather than accepting it from
+	// server's state, not the client's: keep it server-side by its ID (in
+	// a session store, for its TTL) rather than accepting it from
 	// a client, which could rewrite the arguments or the prompt. An
 	// expired one is dropped and the turn starts afresh (Debug.Errors says
 	// so). Planned mode (Chat, ChatStream) ignores it.
@@ -140,7 +140,8 @@ type Summary struct {
 	CatalogQuery string `json:"catalog_query,omitempty"`
 }
 
-// Summarizer condenses a long history (seed 000 §2 step 2).
+// Summarizer condenses a long history, so a follow-up's subject survives
+// once the turns naming it are out of the history window.
 type Summarizer interface {
 	Summarize(ctx context.Context, history []Turn) (Summary, error)
 }
@@ -151,7 +152,7 @@ type AnswerRequest struct {
 	Intent  Intent
 	History []Turn
 	Summary string
-	// Context is the consolidated context text (seed 000 §5.2): history,
+	// Context is the consolidated context text: history,
 	// summary, FAQ, catalog and document sections.
 	Context string
 	// Sections are the context sections, in order.
@@ -320,7 +321,7 @@ type ChatResponse struct {
 	Summary *Summary   `json:"summary,omitempty"`
 	// Confirmation is set when the turn ended waiting for the user to
 	// confirm a tool call (agentic mode, a tool with
-	// llm.Tool.RequiresConfirmation, seed 003 §9): the call was not
+	// llm.Tool.RequiresConfirmation): the call was not
 	// executed, Answer is the question (Confirmation.Summary), and the
 	// next turn resolves it when given back as ChatRequest.Confirmation.
 	Confirmation *llm.PendingConfirmation `json:"confirmation,omitempty"`
