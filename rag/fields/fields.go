@@ -31,14 +31,14 @@ const proximity = 0.5
 // exactWeight is the BM25 exact-word weight of the default FAQ and
 // document scorers (lexical.BM25.Exact): an occurrence of the question's
 // own word counts twice as much as another word of the same stem. Chosen
-// on the tune halves (BENCHMARKS.md): 0 / 0.5 / 1 / 2 / 3 gave FaQuAD
-// tune hybrid nDCG .902 / .903 / .907 / .906 / .907.
+// on the tune halves (BENCHMARKS.md, "Measurements behind defaults").
 const exactWeight = 1.0
 
 // CatalogScorer returns the options of the default catalog Scorer:
 // field-weighted presence scoring (substring matching, no stemming, 8
-// tokens, the default synonyms and bonuses) over Catalog(DefaultFileWeight). Each
-// call returns new slices, so the result can be changed freely.
+// tokens, the default synonyms and bonuses) over
+// Catalog(DefaultFileWeight). Each call returns new slices, so the result
+// can be changed freely.
 func CatalogScorer() lexical.ScorerOptions {
 	return lexical.ScorerOptions{Fields: Catalog(DefaultFileWeight)}
 }
