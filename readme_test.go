@@ -47,8 +47,9 @@ func readmeProgram(md, heading string) (string, error) {
 	return "", errors.New("unterminated ```go block under " + heading)
 }
 
-// TestReadmeFromGo builds the README's "From Go" program against this
-// checkout and runs it from the repository root: a throwaway module in a
+// TestReadmeFromGo checks that the README's "From Go" program is
+// examples/minimal, builds it against this checkout and runs it from the
+// repository root: a throwaway module in a
 // temporary directory requires the library, replaced by the repository
 // root, with the library's go.sum. It works offline (GOPROXY=off): every
 // dependency comes from the module cache the library's own build filled.
@@ -65,7 +66,14 @@ func TestReadmeFromGo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("README.md: %v", err)
 	}
-	if !strings.HasPrefix(src, "package main\n") || !strings.Contains(src, "\nfunc main() {") {
+	minimal, err := os.ReadFile(filepath.Join("examples", "minimal", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src != string(minimal) {
+		t.Errorf("README.md: the From Go block is not examples/minimal/main.go; copy the file into the README")
+	}
+	if !strings.Contains(src, "\npackage main\n") || !strings.Contains(src, "\nfunc main() {") {
 		t.Fatalf("README.md: the From Go block is not a complete program (package main with func main):\n%s", src)
 	}
 	if formatted, err := format.Source([]byte(src)); err != nil {

@@ -27,6 +27,10 @@
 // at its articles). [SectionDocument] and [ExtractDocument] run
 // extractors for callers that chunk documents themselves.
 //
+// [LoadDir] reads the Sources of a directory laid out like the
+// repository's testdata (catalog.jsonl, faqs.jsonl, documents.jsonl,
+// documents/) with the loaders of package rag/load.
+//
 // [ItemChunks], [FAQChunks] and [DocumentChunks] are the chunking rules on
 // their own, for callers that store chunks themselves. Documents come from
 // package [github.com/hybridrag/hybridrag/rag/load], which also keeps the

@@ -1,8 +1,9 @@
 // Package offline holds the chat components that need no model: a
 // [KeywordClassifier] and an [ExtractiveAnswerer], the Classifier and
 // Answerer of a [rag.Pipeline] that runs with no API key, no network and
-// the same answer every time. The demo server and the chat evaluation use
-// them by default; package [github.com/hybridrag/hybridrag/rag/llmchat]
+// the same answer every time, and [NewEmbedder], the hash embedder for
+// indexing and searching without a model. The demo server and the chat
+// evaluation use them by default; package [github.com/hybridrag/hybridrag/rag/llmchat]
 // has the implementations on a chat model.
 //
 // [KeywordClassifier] decides the intent from keyword lists (pt-BR and

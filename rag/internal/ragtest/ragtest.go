@@ -21,7 +21,6 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
-	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
@@ -47,25 +46,11 @@ func RepoRoot(t testing.TB) string {
 // TestdataSources loads the project's testdata catalog, FAQs and documents.
 func TestdataSources(t testing.TB) ingest.Sources {
 	t.Helper()
-	ctx := context.Background()
-	root := RepoRoot(t)
-	items, err := load.LoadCatalog(ctx, filepath.Join(root, "testdata", "catalog.jsonl"), nil)
+	src, err := ingest.LoadDir(context.Background(), filepath.Join(RepoRoot(t), "testdata"), nil)
 	if err != nil {
-		t.Fatalf("load catalog: %v", err)
+		t.Fatalf("load testdata: %v", err)
 	}
-	faqs, err := load.LoadFAQs(ctx, filepath.Join(root, "testdata", "faqs.jsonl"), nil)
-	if err != nil {
-		t.Fatalf("load faqs: %v", err)
-	}
-	docs, err := load.LoadDocumentsDir(ctx, filepath.Join(root, "testdata", "documents"), nil)
-	if err != nil {
-		t.Fatalf("load documents: %v", err)
-	}
-	more, err := load.LoadDocuments(ctx, filepath.Join(root, "testdata", "documents.jsonl"), nil)
-	if err != nil {
-		t.Fatalf("load documents.jsonl: %v", err)
-	}
-	return ingest.Sources{Items: items, FAQs: faqs, Documents: append(docs, more...)}
+	return src
 }
 
 // HashEmbedder returns a hash embedder of Dims dimensions.
