@@ -2,9 +2,12 @@ package scoring
 
 import "math"
 
-// Seed defaults of the combined score (CATALOG_VECTOR_WEIGHT,
-// CATALOG_LEXICAL_WEIGHT, CATALOG_PAIR_PRIORITY_BONUS) and of the rank
-// bonuses, which the seed names without giving numbers.
+// Defaults of the combined score. A semantic model's similarity is the
+// stronger signal (6 against the lexical score's 4, both normalized to
+// [0, 1]); a record holding both a crop and a product class the query
+// names is what was asked for, so the pair earns as much as a perfect
+// lexical match (4); the rank bonuses (1/rank, weight 1) are tie-breakers
+// that favour hits near the top of either list.
 const (
 	DefaultVectorWeight      = 6.0
 	DefaultLexicalWeight     = 4.0
@@ -34,7 +37,7 @@ type Weights struct {
 	LexicalRank float64
 }
 
-// DefaultWeights returns the seed's weights: vector 6, lexical 4, pair 4,
+// DefaultWeights returns the default weights: vector 6, lexical 4, pair 4,
 // and 1 for each rank bonus.
 func DefaultWeights() Weights {
 	return Weights{
@@ -118,8 +121,8 @@ type Combined struct {
 	VectorRank, LexicalRank Component
 }
 
-// CombinedScore is the seed's computeCombinedScore (enhanced merge, seed
-// 000 §4.7), with every term made explicit:
+// CombinedScore is the score of the weighted merge (merge.Weighted), with
+// every term made explicit:
 //
 //	score = Wv·clamp(sim, 0, 1)                       // normalized vector component
 //	      + Wl·lex/max(lexMax, lex)                    // normalized lexicalScore

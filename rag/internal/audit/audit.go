@@ -1,5 +1,6 @@
-// Package audit writes the seeds' tool-payload audit record (seed 000
-// logToolPayload) for the rag packages.
+// Package audit writes the tool-payload audit record for the rag
+// packages: which tool ran with which arguments, how many results it gave
+// and a preview of what the model was shown.
 package audit
 
 import (
@@ -14,7 +15,7 @@ import (
 // caller gives none.
 const DefaultPreview = 800
 
-// LogToolPayload is the seeds' logToolPayload for callers outside the
+// LogToolPayload writes the audit record for callers outside the
 // planned pipeline (agentic tools, catalog assist): the same record as
 // Pipeline's audit, with the arguments given as JSON text. Nothing is
 // logged without a logger.

@@ -63,7 +63,8 @@ func HashEmbedder(t testing.TB) *vector.HashEmbedder {
 	return e
 }
 
-// BenchDims is the vector size of the benchmarks (the seeds' 1536).
+// BenchDims is the vector size of the benchmarks: text-embedding-3-small's
+// 1536, the size a deployment with the default model stores.
 const BenchDims = 1536
 
 // AgrofitPath returns the AGROFIT catalog of ../shared/data, or skips tb
