@@ -209,6 +209,9 @@ type benchDB struct {
 	dims  int
 	cat   []storage.CatalogItem
 	words [][]string
+	// geom, when set, gives the chunks clustered synthetic vectors instead
+	// of hash embeddings (HYBRIDRAG_BENCH_GEOM=clustered, see geometry).
+	geom *geometry
 }
 
 var (
@@ -250,7 +253,8 @@ func openBench(b *testing.B, n, dims int) *benchDB {
 	b.Helper()
 	benchMu.Lock()
 	defer benchMu.Unlock()
-	key := fmt.Sprint(n, dims, os.Getenv("HYBRIDRAG_BENCH_TOAST"), os.Getenv("HYBRIDRAG_BENCH_EF"))
+	key := fmt.Sprint(n, dims, os.Getenv("HYBRIDRAG_BENCH_TOAST"), os.Getenv("HYBRIDRAG_BENCH_EF"),
+		os.Getenv("HYBRIDRAG_BENCH_HALF"), os.Getenv("HYBRIDRAG_BENCH_GEOM"))
 	if bd := benchDBs[key]; bd != nil {
 		return bd
 	}
@@ -273,9 +277,26 @@ func openBench(b *testing.B, n, dims int) *benchDB {
 	if toast {
 		schema += "_toast"
 	}
+	// HYBRIDRAG_BENCH_GEOM=clustered gives the chunks the clustered
+	// vectors of geometry instead of hash embeddings, in its own schema.
+	var geom *geometry
+	switch g := os.Getenv("HYBRIDRAG_BENCH_GEOM"); g {
+	case "":
+	case "clustered":
+		geom = newGeometry(dims)
+		schema += "_clustered"
+	default:
+		b.Fatalf("HYBRIDRAG_BENCH_GEOM=%q: want clustered or nothing", g)
+	}
+	// HYBRIDRAG_BENCH_HALF=1 sets Options.HalfPrecisionIndex, in its own
+	// schema.
+	half := os.Getenv("HYBRIDRAG_BENCH_HALF") == "1"
+	if half {
+		schema += "_half"
+	}
 	// HYBRIDRAG_BENCH_EF sets Options.EfSearch (hnsw.ef_search).
 	ef, _ := strconv.Atoi(os.Getenv("HYBRIDRAG_BENCH_EF"))
-	db := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: dims, StorageDefault: toast, EfSearch: ef})
+	db := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: dims, StorageDefault: toast, EfSearch: ef, HalfPrecisionIndex: half})
 	exact := postgres.New(pool, postgres.Options{Schema: schema, Dimensions: dims, ExactSearch: true})
 	if os.Getenv("HYBRIDRAG_BENCH_RESET") == "1" {
 		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
@@ -287,7 +308,7 @@ func openBench(b *testing.B, n, dims int) *benchDB {
 	}
 	hs, _ := db.Tenant(benchTenant)
 	es, _ := exact.Tenant(benchTenant)
-	bd := &benchDB{pool: pool, db: db, hnsw: hs, exact: es, n: n, dims: dims, cat: cat, words: catalogWords(cat)}
+	bd := &benchDB{pool: pool, db: db, hnsw: hs, exact: es, n: n, dims: dims, cat: cat, words: catalogWords(cat), geom: geom}
 	c, err := hs.Counts(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -411,6 +432,21 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 		total += s.Bytes
 	}
 	fmt.Fprintf(os.Stderr, "bench seed: schema %s: %.2f GB\n", schema, float64(total)/1e9)
+	rows, err = conn.Query(ctx, `SELECT c.relname::text, pg_relation_size(c.oid) FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'i' AND c.relname LIKE '%hnsw' ORDER BY 2 DESC LIMIT 1`, schema)
+	if err != nil {
+		return err
+	}
+	indexes, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct {
+		Index string
+		Bytes int64
+	}])
+	if err != nil {
+		return err
+	}
+	for _, s := range indexes {
+		fmt.Fprintf(os.Stderr, "bench seed: index %s: %.1f MB\n", s.Index, float64(s.Bytes)/1e6)
+	}
 	return nil
 }
 
@@ -425,7 +461,11 @@ func (bd *benchDB) generate(lo, hi int) ([]storage.CatalogItem, [][]float32) {
 		wg.Go(func() {
 			for k := w; k < len(items); k += workers {
 				items[k] = benchItem(bd.cat, bd.words, lo+k)
-				vecs[k] = hashEmbed(storage.ItemSearchText(&items[k]), bd.dims)
+				if bd.geom != nil {
+					vecs[k] = bd.geom.item(lo + k)
+				} else {
+					vecs[k] = hashEmbed(storage.ItemSearchText(&items[k]), bd.dims)
+				}
 			}
 		})
 	}
@@ -535,6 +575,12 @@ func BenchmarkLexicalItems(b *testing.B) {
 func vectorQueries(bd *benchDB, kind string, n int) [][]float32 {
 	rng := rand.New(rand.NewPCG(21, 22))
 	out := make([][]float32, n)
+	if bd.geom != nil {
+		for i := range out {
+			out[i] = bd.geom.query(rng, kind, bd.n)
+		}
+		return out
+	}
 	for i := range out {
 		var q []string
 		if kind == "doc" {

@@ -23,8 +23,44 @@ func (t wordTable) triggers() [2]string {
 	return [2]string{t.Owner + "_index_words", t.Owner + "_reindex_words"}
 }
 
-// hnswIndexName is the HNSW index of kind's chunk table, unqualified.
+// hnswIndexName is the full-precision HNSW index of kind's chunk table,
+// unqualified.
 func hnswIndexName(kind storage.OwnerKind) string { return chunkTableName(kind) + "_embedding_hnsw" }
+
+// halfIndexName is the half-precision HNSW index of kind's chunk table
+// (Options.HalfPrecisionIndex), unqualified.
+func halfIndexName(kind storage.OwnerKind) string {
+	return chunkTableName(kind) + "_embedding_half_hnsw"
+}
+
+// halfCast is the expression of the half-precision index and of the
+// searches that use it: the expressions must be identical for the planner
+// to match them.
+func (db *DB) halfCast(expr string) string {
+	return "(" + expr + ")::halfvec(" + strconv.Itoa(db.opts.Dimensions) + ")"
+}
+
+// hnswIndex returns the name (unqualified) and the method (what follows ON
+// table) of the HNSW index kind's chunk table gets with the DB's options,
+// and the name of the other one, which the table must not keep.
+func (db *DB) hnswIndex(kind storage.OwnerKind) (name, method, other string) {
+	if db.opts.HalfPrecisionIndex {
+		return halfIndexName(kind),
+			"USING hnsw ((" + db.halfCast("embedding") + ") halfvec_ip_ops) WITH (m = 16, ef_construction = 64)",
+			hnswIndexName(kind)
+	}
+	return hnswIndexName(kind), hnswMethod, halfIndexName(kind)
+}
+
+// vectorOrder is the ORDER BY expression of a search on the HNSW index of
+// the chunk alias c for the query vector param (a vector): the inner
+// product of the embedding, or of its half-precision copy.
+func (db *DB) vectorOrder(c, param string) string {
+	if db.opts.HalfPrecisionIndex {
+		return db.halfCast(c+".embedding") + " <#> " + db.halfCast(param+"::vector")
+	}
+	return c + ".embedding <#> " + param
+}
 
 // BulkLoadOptions tune EndBulkLoad's index builds. The zero value uses the
 // server's settings.
@@ -86,8 +122,10 @@ func (db *DB) BeginBulkLoad(ctx context.Context) error {
 			}
 		}
 		for _, t := range wordTables {
-			if _, err := tx.Exec(ctx, "DROP INDEX IF EXISTS "+db.q+"."+pgx.Identifier{hnswIndexName(t.kind)}.Sanitize()); err != nil {
-				return wrapCtx(ctx, "begin bulk load: drop HNSW index", err)
+			for _, index := range []string{hnswIndexName(t.kind), halfIndexName(t.kind)} {
+				if _, err := tx.Exec(ctx, "DROP INDEX IF EXISTS "+db.q+"."+pgx.Identifier{index}.Sanitize()); err != nil {
+					return wrapCtx(ctx, "begin bulk load: drop HNSW index", err)
+				}
 			}
 		}
 		return nil
@@ -150,15 +188,15 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 	if err != nil {
 		return err
 	}
-	if db.opts.Dimensions <= MaxIndexedDimensions {
+	if db.opts.hnsw() {
 		err = db.schemaTx(ctx, "end bulk load", func(tx pgx.Tx) error {
 			if err := settings(tx); err != nil {
 				return err
 			}
 			for _, t := range wordTables {
 				start := time.Now()
-				index := hnswIndexName(t.kind)
-				if _, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{index}.Sanitize()+" ON "+db.tb.chunks[t.kind]+" "+hnswMethod); err != nil {
+				index, method, _ := db.hnswIndex(t.kind)
+				if _, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{index}.Sanitize()+" ON "+db.tb.chunks[t.kind]+" "+method); err != nil {
 					return wrapCtx(ctx, "end bulk load: build "+index+" (the word index is rebuilt; run EndBulkLoad again)", err)
 				}
 				opts.step(index, start)

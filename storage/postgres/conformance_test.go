@@ -55,7 +55,8 @@ func conformanceOpener(parent *testing.T, pool *pgxpool.Pool, base postgres.Opti
 }
 
 // TestConformance runs the storage conformance suite against PostgreSQL:
-// once with the defaults (HNSW index), once with exact vector search, and
+// once with the defaults (HNSW index), once with exact vector search, once
+// with the half-precision HNSW index (Options.HalfPrecisionIndex), and
 // once with every owner-ID or chunk-filter restriction taken as wide (the
 // HNSW index's iterative scan and its exact fallback, the lexical levels
 // probing each walked owner's chunks), which the suite's small data
@@ -69,6 +70,7 @@ func TestConformance(t *testing.T) {
 	}{
 		{"hnsw", postgres.Options{}, false},
 		{"exact", postgres.Options{ExactSearch: true}, false},
+		{"hnsw-half", postgres.Options{HalfPrecisionIndex: true}, false},
 		{"wide-restrictions", postgres.Options{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

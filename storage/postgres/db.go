@@ -278,7 +278,7 @@ func (db *DB) warmConn(ctx context.Context, conn *pgx.Conn) error {
 		// The same shape as SearchChunks, unfiltered: the planner picks the
 		// HNSW index for ORDER BY embedding <#> $1 LIMIT n. Without one, that
 		// would scan the table, so exact searches only touch one row.
-		sql := "SELECT c.owner_id FROM " + db.tb.chunks[kind] + " c ORDER BY c.embedding <#> $1 LIMIT 1"
+		sql := "SELECT c.owner_id FROM " + db.tb.chunks[kind] + " c ORDER BY " + db.vectorOrder("c", "$1") + " LIMIT 1"
 		if db.opts.exactSearch() {
 			sql = "SELECT c.embedding <#> $1 FROM " + db.tb.chunks[kind] + " c LIMIT 1"
 		}

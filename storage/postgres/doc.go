@@ -139,6 +139,20 @@
 // the memory store's results). Distances are computed by pgvector in float32
 // and returned as float64, like the memory store.
 //
+// Options.HalfPrecisionIndex indexes the embeddings in half precision
+// (an expression index on embedding::halfvec(N), halfvec_ip_ops) while the
+// column keeps them in full precision: the index is about half the size
+// (and pgvector indexes halfvec up to 4,000 dimensions against 2,000 for
+// vector), the search orders by the same expression to use it, and the
+// candidates it returns are ranked by their full-precision distances,
+// which are the distances returned. Keeping the full vector, rather than
+// storing halfvec alone, is what makes that ranking exact without a second
+// table, keeps exact and restricted scans and Chunks' embeddings
+// unchanged, and makes switching the option an index rebuild (Migrate
+// drops one index and builds the other) rather than a rewrite of every
+// row; the price is that the table stays its full size (BENCHMARKS.md has
+// both footprints).
+//
 // # Restricted searches
 //
 // Owner IDs and chunk filters (storage.VectorQuery and

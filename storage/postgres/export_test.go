@@ -1,6 +1,14 @@
 package postgres
 
-import "context"
+import (
+	"context"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/hybridrag/hybridrag/storage"
+)
 
 // MigrateTo applies the migrations up to version last, for tests of
 // upgrades from older schemas.
@@ -12,4 +20,25 @@ func SetExactScanChunks(t interface{ Cleanup(func()) }, n int) {
 	old := exactScanChunks
 	exactScanChunks = n
 	t.Cleanup(func() { exactScanChunks = old })
+}
+
+// ExplainVectorOrder returns the plan of the nearest-chunks query shape
+// that searches kind's chunk table on its HNSW index, sequential scans
+// off: it names the index when the query's ORDER BY matches it.
+func ExplainVectorOrder(ctx context.Context, db *DB, kind storage.OwnerKind, v []float32) (string, error) {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = tx.Rollback(ctx) }() // read-only
+	if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+		return "", err
+	}
+	rows, err := tx.Query(ctx, "EXPLAIN SELECT c.owner_id FROM "+db.tb.chunks[kind]+" c ORDER BY "+db.vectorOrder("c", "$1")+" LIMIT 10",
+		pgvector.NewVector(v))
+	if err != nil {
+		return "", err
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return strings.Join(lines, "\n"), err
 }

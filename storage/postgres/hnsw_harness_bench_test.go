@@ -105,7 +105,7 @@ func BenchmarkHNSWExp(b *testing.B) {
 
 // BenchmarkHNSWGeom reports the mean exact inner product of the 1st, 10th,
 // 100th and 1000th nearest chunk for the short and document-like query sets
-// over hrbench_<HRX_N>_<dims> (the "geometry" line of BENCHMARKS.md's HNSW
+// over the benchmark schema of HRX_N items (the "geometry" line of BENCHMARKS.md's HNSW
 // table). Hand-run, like BenchmarkHNSWExp; skipped unless HRX_N is set.
 func BenchmarkHNSWGeom(b *testing.B) {
 	n, _ := strconv.Atoi(os.Getenv("HRX_N"))
@@ -121,7 +121,7 @@ func BenchmarkHNSWGeom(b *testing.B) {
 			for b.Loop() {
 			}
 			for _, v := range qs {
-				rows, err := bd.pool.Query(ctx, fmt.Sprintf(`SELECT (embedding <#> $1)::float8 FROM hrbench_%d_%d.item_chunks ORDER BY (embedding <#> $1) + 0 LIMIT 1000`, n, bd.dims), pgvector.NewVector(v))
+				rows, err := bd.pool.Query(ctx, `SELECT (embedding <#> $1)::float8 FROM `+bd.db.Options().Schema+`.item_chunks ORDER BY (embedding <#> $1) + 0 LIMIT 1000`, pgvector.NewVector(v))
 				if err != nil {
 					b.Fatal(err)
 				}

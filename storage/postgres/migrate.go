@@ -112,7 +112,9 @@ func (db *DB) templateData() templateData {
 		S:     db.q,
 		Dims:  d,
 		Plain: !db.opts.StorageDefault && d <= maxPlainDimensions,
-		HNSW:  d <= MaxIndexedDimensions,
+		// The full-precision index; the half-precision one is built by
+		// ensureVectorIndexes after the migrations.
+		HNSW: d <= MaxIndexedDimensions && !db.opts.HalfPrecisionIndex,
 		ChunkTables: []chunkTable{
 			{"item_chunks", "items"},
 			{"faq_chunks", "faqs"},
@@ -142,7 +144,37 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := db.migrateTo(ctx, latestVersion(migrations)); err != nil {
 		return err
 	}
+	if err := db.ensureVectorIndexes(ctx); err != nil {
+		return err
+	}
 	return db.Check(ctx)
+}
+
+// ensureVectorIndexes gives every chunk table the HNSW index of the DB's
+// options (full or half precision, Options.HalfPrecisionIndex) and drops
+// the other one. During a bulk load (the word-index triggers disabled,
+// see BeginBulkLoad) it builds nothing: EndBulkLoad builds the indexes.
+func (db *DB) ensureVectorIndexes(ctx context.Context) error {
+	return db.schemaTx(ctx, "migrate: vector indexes", func(tx pgx.Tx) error {
+		var bulk bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = $2 AND tgenabled = 'D')`,
+			db.tb.owners[storage.KindItem], wordTables[0].triggers()[0]).Scan(&bulk); err != nil {
+			return wrapCtx(ctx, "migrate: vector indexes: bulk load state", err)
+		}
+		for _, t := range wordTables {
+			index, method, other := db.hnswIndex(t.kind)
+			if _, err := tx.Exec(ctx, "DROP INDEX IF EXISTS "+db.q+"."+pgx.Identifier{other}.Sanitize()); err != nil {
+				return wrapCtx(ctx, "migrate: drop "+other, err)
+			}
+			if bulk || !db.opts.hnsw() {
+				continue
+			}
+			if _, err := tx.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+pgx.Identifier{index}.Sanitize()+" ON "+db.tb.chunks[t.kind]+" "+method); err != nil {
+				return wrapCtx(ctx, "migrate: build "+index, err)
+			}
+		}
+		return nil
+	})
 }
 
 // migrateTo applies the embedded migrations up to version last (tests use

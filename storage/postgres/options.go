@@ -40,8 +40,11 @@ const (
 	MaxDimensions = 16000
 	// MaxIndexedDimensions is the largest vector pgvector's HNSW index
 	// accepts; above it the tables are created without an HNSW index and
-	// vector search is an exact scan.
+	// vector search is an exact scan (unless Options.HalfPrecisionIndex).
 	MaxIndexedDimensions = 2000
+	// MaxHalfIndexedDimensions is the largest vector pgvector's HNSW index
+	// accepts in half precision (Options.HalfPrecisionIndex).
+	MaxHalfIndexedDimensions = 4000
 	// maxPlainDimensions bounds inline (STORAGE PLAIN) vectors so a chunk
 	// row still fits in an 8 kB page with its keys and TOAST pointers.
 	maxPlainDimensions = 1800
@@ -79,6 +82,21 @@ type Options struct {
 	// creates the tables. Inline storage makes exact scans about 2.8×
 	// faster at 1536 dimensions; vectors above 1800 dimensions never use it.
 	StorageDefault bool
+	// HalfPrecisionIndex builds each chunk table's HNSW index over the
+	// embeddings converted to half precision (pgvector's halfvec, pgvector
+	// ≥ 0.7) instead of over the stored vectors: an index about half the
+	// size, and HNSW up to MaxHalfIndexedDimensions. The embeddings stay
+	// stored in full precision: an HNSW search takes its candidates from
+	// the half-precision index and ranks them by their full-precision
+	// distances, so the distances returned, their order and every exact
+	// scan (ExactSearch, restricted searches) are the same as without the
+	// option; only which candidates the index finds may differ (measured
+	// in BENCHMARKS.md). Migrate builds the index the option names and
+	// drops the other one (an index build over the existing chunks when the
+	// option changes), so every process using a schema should set it the
+	// same way; a search whose option does not match the schema's index is
+	// an exact scan.
+	HalfPrecisionIndex bool
 	// Now is the clock used for CreatedAt and UpdatedAt; nil means
 	// time.Now. Times are stored in UTC with microsecond precision.
 	Now func() time.Time
@@ -127,5 +145,15 @@ func (o Options) withDefaults() (Options, error) {
 // exactSearch reports whether vector searches scan exactly: asked for, or
 // above the dimensions HNSW indexes.
 func (o *Options) exactSearch() bool {
-	return o.ExactSearch || o.Dimensions > MaxIndexedDimensions
+	return o.ExactSearch || !o.hnsw()
+}
+
+// hnsw reports whether the chunk tables have an HNSW index: pgvector
+// indexes up to MaxIndexedDimensions, or MaxHalfIndexedDimensions in half
+// precision.
+func (o *Options) hnsw() bool {
+	if o.HalfPrecisionIndex {
+		return o.Dimensions <= MaxHalfIndexedDimensions
+	}
+	return o.Dimensions <= MaxIndexedDimensions
 }

@@ -246,7 +246,9 @@ func (vs *vectorSearch) run(ctx context.Context, tx batcher, exact bool) ([]stor
 	opts := &s.db.opts
 	limit := storage.ClampLimit(q.Limit)
 	inner := limit
-	order := "c.embedding <#> $2"
+	// On the HNSW index; with a half-precision index, the candidates it
+	// finds are ranked below by their full-precision distances d.
+	order := s.db.vectorOrder("c", "$2")
 	if exact {
 		// "+ 0" is not the index's ordering operator, so the planner
 		// cannot use the HNSW index and scans exactly.
