@@ -38,9 +38,11 @@ type FieldSpec struct {
 	Tags bool
 }
 
-// AgronomyFields returns the field set of the seeds' catalog (seed 000 §6):
-// name 3.5, description 2.5, category 2, manufacturer 1.5, tags 4. The
-// result is a new slice on every call.
+// AgronomyFields returns the field set of an agronomy store's catalog:
+// tags 4 (curated labels: the crops and uses the store chose), name 3.5
+// (what people type), description 2.5, category 2 (broad), manufacturer
+// 1.5 (a brand is rarely what is asked). The result is a new slice on
+// every call.
 func AgronomyFields() []FieldSpec {
 	return []FieldSpec{
 		{Name: FieldName, Weight: 3.5},
@@ -108,7 +110,7 @@ func NormalizeRecord(rec Record) NormalizedFields {
 	return doc
 }
 
-// AgronomyRecord is a [Record] with the fields of the seeds' catalog item,
+// AgronomyRecord is a [Record] with the fields of a catalog item,
 // named as in [AgronomyFields]; each tag is one "tags" field.
 type AgronomyRecord struct {
 	Name         string   // field "name"
@@ -140,7 +142,7 @@ func (r AgronomyRecord) Field(i int) Field {
 	return Field{}
 }
 
-// Weights are the bonuses of the seeds' lexicalScore. The zero Weights
+// Weights are the bonuses of a [Scorer]'s score. The zero Weights
 // stands for [DefaultWeights]; any other value is used as given, so start
 // from DefaultWeights() to change one bonus (and set it to 0 to turn it
 // off).
@@ -160,8 +162,11 @@ type Weights struct {
 	CultureInTag float64
 }
 
-// DefaultWeights returns the seeds' bonuses: Match 0.5, Culture 2,
-// Treatment 2, Pair 5, CultureInTag 1.
+// DefaultWeights returns the default bonuses: Match 0.5 for each query
+// term found (covering more of the query ranks higher), Culture 2 and
+// Treatment 2, Pair 5 (a record with both the crop and the product class
+// asked is the answer itself), CultureInTag 1 (a curated crop label is
+// firmer than a mention in a description).
 func DefaultWeights() Weights {
 	return Weights{Match: 0.5, Culture: 2, Treatment: 2, Pair: 5, CultureInTag: 1}
 }
@@ -170,8 +175,9 @@ func DefaultWeights() Weights {
 type MatchMode uint8
 
 const (
-	// MatchSubstring matches a term anywhere in the text, like the seeds'
-	// ILIKE '%term%': "uva" matches "uvas" and also "chuva". This is the
+	// MatchSubstring matches a term anywhere in the text, like SQL's
+	// ILIKE '%term%', so stems and word starts find inflections and
+	// compounds: "uva" matches "uvas" and also "chuva". This is the
 	// default.
 	MatchSubstring MatchMode = iota
 	// MatchWordPrefix matches a term only at the start of a word: "uva"
@@ -190,8 +196,8 @@ func (m MatchMode) String() string {
 	return fmt.Sprintf("MatchMode(%d)", uint8(m))
 }
 
-// ScorerOptions configures a [Scorer]. The zero value gives the seeds'
-// lexicalScore over the agronomy catalog: [AgronomyFields],
+// ScorerOptions configures a [Scorer]. The zero value gives field-weighted
+// presence scoring over the agronomy catalog: [AgronomyFields],
 // [DefaultWeights], the default [Tokenizer], [DefaultSynonyms] and
 // substring matching.
 type ScorerOptions struct {
@@ -206,18 +212,16 @@ type ScorerOptions struct {
 	// Synonyms expands the query and detects cultures and treatments; nil
 	// means DefaultSynonyms(). Use &Synonyms{} for none.
 	Synonyms *Synonyms
-	// Match says how a term matches a field; the zero value is the seeds'
-	// substring match.
+	// Match says how a term matches a field; the zero value is substring
+	// matching.
 	Match MatchMode
 	// IDF, when set, weights each query term: the term's field weights
 	// and its Match bonus are multiplied by IDF(term). It is called once
 	// per term by Prepare, never while scoring. A negative or non-finite
-	// result counts as 0. nil means weight 1 for every term (the seeds'
-	// behaviour).
+	// result counts as 0. nil means weight 1 for every term.
 	IDF func(term string) float64
 	// BM25, when set, makes the Fields component term-frequency aware
-	// and length normalized (see [BM25]); nil keeps the seeds' presence
-	// scoring, where a term earns its field weights once however often
+	// and length normalized (see [BM25]); nil keeps presence scoring, where a term earns its field weights once however often
 	// it occurs and however long the record is.
 	BM25 *BM25
 }
@@ -383,10 +387,10 @@ func (o ScorerOptions) Validate() error {
 
 func validWeight(w float64) bool { return w >= 0 && !math.IsInf(w, 0) }
 
-// Scorer computes the seeds' lexicalScore (seed 000 §6) of records
-// against a query. Scoring is done in two steps: [Scorer.Prepare] analyzes
-// the query once (tokens, synonym expansion, cultures and treatments) and
-// the returned [PreparedQuery] scores any number of records.
+// Scorer computes the lexical score of records against a query. Scoring is
+// done in two steps: [Scorer.Prepare] analyzes the query once (tokens,
+// synonym expansion, cultures and treatments) and the returned
+// [PreparedQuery] scores any number of records.
 //
 // The score of a record is the sum of:
 //
@@ -397,7 +401,7 @@ func validWeight(w float64) bool { return w >= 0 && !math.IsInf(w, 0) }
 //   - for each query term found in at least one field: Weights.Match;
 //   - Weights.Culture if a culture of the query is found in the record,
 //     Weights.Treatment if a treatment of the query is, and Weights.Pair
-//     if both are (the seeds' hasCultureTreatmentPair);
+//     if both are;
 //   - Weights.CultureInTag if a culture of the query is found in a Tags
 //     field.
 //
@@ -405,10 +409,9 @@ func validWeight(w float64) bool { return w >= 0 && !math.IsInf(w, 0) }
 // by its IDF. A culture or treatment counts only when the query names it
 // (through its canonical term or any variant, "videira" for "uva") and the
 // record mentions it (again through any variant, matched on whole stemmed
-// words, so "mato" is not found in "tomate" nor "uva" in "chuva"). Where
-// seed 000 is silent these choices are ours: bonuses are query-driven, so
-// a record about grapes earns no culture bonus for a query that names no
-// crop.
+// words, so "mato" is not found in "tomate" nor "uva" in "chuva").
+// Bonuses are query-driven: a record about grapes earns no culture bonus
+// for a query that names no crop.
 //
 // A Scorer is immutable and safe for concurrent use.
 type Scorer struct {
@@ -683,7 +686,7 @@ func (q *PreparedQuery) Mentions() []Mention { return slices.Clone(q.mentions) }
 // synonyms used (a copy).
 func (q *PreparedQuery) Expansions() []Mention { return slices.Clone(q.expansions) }
 
-// Signals explain a record's score (the seeds' lexicalSignals). Tokens and
+// Signals explain a record's score. Tokens and
 // Synonyms are shared by every Signals of one PreparedQuery: treat them as
 // read-only.
 type Signals struct {
@@ -705,8 +708,7 @@ type Signals struct {
 	Treatments []string `json:"treatments,omitempty"`
 	// CultureInTag reports a culture found in a Tags field.
 	CultureInTag bool `json:"culture_in_tag"`
-	// Pair reports both a culture and a treatment found (the seeds'
-	// hasCultureTreatmentPair).
+	// Pair reports both a culture and a treatment found.
 	Pair bool `json:"pair"`
 	// Breakdown splits Score into its components.
 	Breakdown Breakdown `json:"breakdown"`
@@ -728,8 +730,7 @@ type TermMatch struct {
 	TF float64 `json:"tf,omitempty"`
 }
 
-// Breakdown splits a score into the components of the seeds'
-// lexicalScore.
+// Breakdown splits a score into its components.
 type Breakdown struct {
 	// Fields is the sum of the field weights of the matched terms (times
 	// their IDF), or their BM25F contributions when the Scorer uses

@@ -15,7 +15,7 @@ import (
 // Category groups canonical terms by the role they play in scoring.
 type Category string
 
-// The synonym categories of the seeds' lexicalScore.
+// The synonym categories, which say what a [Scorer] does with a match.
 const (
 	// CategoryCulture holds crops ("uva", "café"): a query culture found in
 	// a record earns the culture bonus, and the pair bonus with a
