@@ -491,11 +491,6 @@ func chunksBySource(ctx context.Context, st store) (map[string]sourceCounts, err
 
 // handleHealth answers GET /healthz: 200 when the store answers.
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use GET"))
-		return
-	}
 	if s.be.ping != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 		defer cancel()

@@ -148,6 +148,15 @@ func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, code st
 	}
 }
 
+// wantMethodNotAllowed checks the ServeMux's answer to a method the path
+// has no route for: 405 with the methods it has in Allow.
+func wantMethodNotAllowed(t *testing.T, rec *httptest.ResponseRecorder, allow string) {
+	t.Helper()
+	if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != allow {
+		t.Errorf("status %d, Allow %q; want 405 with Allow %q (body %s)", rec.Code, rec.Header().Get("Allow"), allow, rec.Body.String())
+	}
+}
+
 // sseEvent is one parsed Server-Sent Event.
 type sseEvent struct {
 	Name string

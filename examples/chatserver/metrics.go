@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -209,7 +210,10 @@ func newHTTPMetrics(s *server) *httpMetrics {
 
 // observeRequest counts one answered request.
 func (m *httpMetrics) observeRequest(r *http.Request, status int, took time.Duration) {
-	endpoint := r.Pattern
+	endpoint := r.Pattern // "POST /api/chat": the path is the label
+	if _, path, ok := strings.Cut(endpoint, " "); ok {
+		endpoint = path
+	}
 	if endpoint == "" {
 		endpoint = "other"
 	}
@@ -237,11 +241,6 @@ func (m *httpMetrics) observeTurn(resp *rag.ChatResponse) {
 func (s *server) handleMetrics() http.Handler {
 	h := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use GET for /metrics"))
-			return
-		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hybridrag"`)
 			writeError(w, errorf(http.StatusUnauthorized, codeUnauthorized, "missing or invalid bearer token"))

@@ -114,56 +114,50 @@ func (s *server) httpServer(addr string) *http.Server {
 	return hs
 }
 
-// routes returns the server's handler.
+// routes returns the server's handler. The ServeMux matches method and
+// path: a path it knows asked with another method is 405 with an Allow
+// header, an unknown path 404 (its own plain-text replies; GET routes
+// answer HEAD too). CORS wraps the mux so that a preflight OPTIONS reaches
+// no route.
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/chat", s.api(http.MethodPost, s.handleChat))
-	mux.Handle("/api/rag/search", s.api(http.MethodPost, s.handleSearch))
-	mux.Handle("/api/faq/search", s.api(http.MethodPost, s.handleFAQSearch))
-	mux.Handle("/api/catalog/assist", s.api(http.MethodPost, s.handleAssist))
-	mux.Handle("/api/stats", s.api(http.MethodGet, s.handleStats))
-	mux.Handle("/api/items/{id...}", s.writeAPI(storage.KindItem, s.putItem))
-	mux.Handle("/api/faqs/{id...}", s.writeAPI(storage.KindFAQ, s.putFAQ))
-	mux.Handle("/api/documents/{id...}", s.writeAPI(storage.KindDocument, s.putDocument))
-	mux.Handle("/api/", s.cors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errorf(http.StatusNotFound, codeNotFound, "no endpoint %s", r.URL.Path))
-	})))
-	mux.HandleFunc("/healthz", s.handleHealth)
-	mux.Handle("/metrics", s.handleMetrics())
-	mux.Handle("/", s.page())
-	return s.observe(s.recoverer(mux))
+	mux.Handle("POST /api/chat", s.guard(false, s.handleChat))
+	mux.Handle("POST /api/rag/search", s.guard(false, s.handleSearch))
+	mux.Handle("POST /api/faq/search", s.guard(false, s.handleFAQSearch))
+	mux.Handle("POST /api/catalog/assist", s.guard(false, s.handleAssist))
+	mux.Handle("GET /api/stats", s.guard(false, s.handleStats))
+	for path, h := range map[string]http.Handler{
+		"items":     s.writeAPI(storage.KindItem, s.putItem),
+		"faqs":      s.writeAPI(storage.KindFAQ, s.putFAQ),
+		"documents": s.writeAPI(storage.KindDocument, s.putDocument),
+	} {
+		mux.Handle("PUT /api/"+path+"/{id...}", h)
+		mux.Handle("DELETE /api/"+path+"/{id...}", h)
+	}
+	mux.HandleFunc("GET /healthz", s.handleHealth)
+	mux.Handle("GET /metrics", s.handleMetrics())
+	page := s.page()
+	mux.Handle("GET /{$}", page)
+	_ = fs.WalkDir(s.static, ".", func(p string, d fs.DirEntry, err error) error { // an embedded tree
+		if err == nil && !d.IsDir() {
+			mux.Handle("GET /"+p, page)
+		}
+		return nil
+	})
+	return s.observe(s.recoverer(s.cors(mux)))
 }
 
-// api wraps an API handler answering one method; see guard.
-func (s *server) api(method string, h http.HandlerFunc) http.Handler {
-	return s.guard(route{methods: []string{method}}, h)
-}
-
-// route says what a guarded API handler accepts.
-type route struct {
-	// methods are the methods answered (GET implies HEAD); others are 405.
-	methods []string
-	// write marks the write API: refused (403 writes_disabled) unless a
-	// bearer token is configured, and bodies bounded by -max-write-body
-	// instead of -max-body.
-	write bool
-}
-
-// guard wraps an API handler: CORS, method check, rate limit, the write
-// API's token requirement, bearer token and body limit, in that order
-// (rate limiting first also slows token guessing).
-func (s *server) guard(rt route, h http.HandlerFunc) http.Handler {
-	allow := strings.Join(rt.methods, ", ")
+// guard wraps an API handler: rate limit, the write API's token
+// requirement (write: refused with 403 writes_disabled unless a bearer
+// token is configured), bearer token and body limit (-max-write-body for
+// writes, else -max-body), in that order (rate limiting first also slows
+// token guessing).
+func (s *server) guard(write bool, h http.HandlerFunc) http.Handler {
 	limit := s.cfg.MaxBodyBytes
-	if rt.write {
+	if write {
 		limit = s.cfg.MaxWriteBodyBytes
 	}
-	return s.cors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !allowed(rt.methods, r.Method) {
-			w.Header().Set("Allow", allow)
-			writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use %s for %s", strings.Join(rt.methods, " or "), r.URL.Path))
-			return
-		}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.limiter != nil {
 			if ok, wait := s.limiter.allow(s.clients.clientAddr(r)); !ok {
 				s.rateLimited.Add(1)
@@ -173,7 +167,7 @@ func (s *server) guard(rt route, h http.HandlerFunc) http.Handler {
 				return
 			}
 		}
-		if rt.write && s.cfg.Token == "" {
+		if write && s.cfg.Token == "" {
 			writeError(w, errorf(http.StatusForbidden, codeWritesDisabled,
 				"the write API is off: start the server with -token or CHAT_TOKEN to enable it"))
 			return
@@ -185,17 +179,7 @@ func (s *server) guard(rt route, h http.HandlerFunc) http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		h(w, r)
-	}))
-}
-
-// allowed reports whether method is among methods (HEAD when GET is).
-func allowed(methods []string, method string) bool {
-	for _, m := range methods {
-		if m == method || (m == http.MethodGet && method == http.MethodHead) {
-			return true
-		}
-	}
-	return false
+	})
 }
 
 // authorized checks the bearer token, when one is configured.
@@ -210,16 +194,16 @@ func (s *server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.cfg.Token)) == 1
 }
 
-// cors adds CORS headers for the configured origin and answers preflight
-// requests. Without -cors-origin it does nothing: browsers then refuse
-// cross-origin calls.
+// cors adds CORS headers to /api/ responses for the configured origin and
+// answers preflight requests. Without -cors-origin it does nothing:
+// browsers then refuse cross-origin calls.
 func (s *server) cors(h http.Handler) http.Handler {
 	if s.cfg.CORSOrigin == "" {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin != "" && (s.cfg.CORSOrigin == "*" || origin == s.cfg.CORSOrigin) {
+		if origin != "" && (s.cfg.CORSOrigin == "*" || origin == s.cfg.CORSOrigin) && strings.HasPrefix(r.URL.Path, "/api/") {
 			hd := w.Header()
 			hd.Set("Access-Control-Allow-Origin", s.cfg.CORSOrigin)
 			hd.Add("Vary", "Origin")
@@ -239,11 +223,6 @@ func (s *server) cors(h http.Handler) http.Handler {
 func (s *server) page() http.Handler {
 	files := http.FileServerFS(s.static)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "use GET"))
-			return
-		}
 		h := w.Header()
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("Cache-Control", "no-cache")

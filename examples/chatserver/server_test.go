@@ -40,13 +40,46 @@ func TestChatBadRequests(t *testing.T) {
 		{"negative limit", "POST", `{"message":"oi","limit":-1}`, 400, codeInvalidField},
 		{"unknown mode", "POST", `{"message":"oi","mode":"magic"}`, 400, codeInvalidField},
 		{"agentic without a model", "POST", `{"message":"oi","mode":"agentic"}`, 501, codeNotConfigured},
-		{"GET", "GET", ``, 405, codeMethodNotAllowed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := do(t, h, tt.method, "/api/chat", tt.body)
 			wantError(t, rec, tt.status, tt.code)
 		})
+	}
+	t.Run("GET", func(t *testing.T) { wantMethodNotAllowed(t, do(t, h, "GET", "/api/chat", ""), "POST") })
+}
+
+// TestRoutesByMethod: the ServeMux routes by method and path, so a known
+// path asked with another method is its 405 with the methods the path
+// answers (GET routes answer HEAD too), and an unknown path is 404.
+func TestRoutesByMethod(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	for _, tt := range []struct{ method, path, allow string }{
+		{"GET", "/api/rag/search", "POST"},
+		{"PUT", "/api/faq/search", "POST"},
+		{"DELETE", "/api/catalog/assist", "POST"},
+		{"POST", "/api/stats", "GET, HEAD"},
+		{"POST", "/healthz", "GET, HEAD"},
+		{"DELETE", "/metrics", "GET, HEAD"},
+		{"POST", "/", "GET, HEAD"},
+		{"PUT", "/app.js", "GET, HEAD"},
+		{"GET", "/api/items/prd-001", "DELETE, PUT"},
+		{"POST", "/api/documents/a/b.md", "DELETE, PUT"},
+	} {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			wantMethodNotAllowed(t, do(t, h, tt.method, tt.path, "{}"), tt.allow)
+		})
+	}
+	for _, tt := range []struct{ method, path string }{
+		{"GET", "/api/nope"}, {"POST", "/api/nope"}, {"GET", "/nope.html"}, {"POST", "/api/chat/extra"},
+	} {
+		if rec := do(t, h, tt.method, tt.path, ""); rec.Code != http.StatusNotFound {
+			t.Errorf("%s %s: %d, want 404", tt.method, tt.path, rec.Code)
+		}
+	}
+	if rec := do(t, h, "HEAD", "/api/stats", ""); rec.Code != http.StatusOK {
+		t.Errorf("HEAD /api/stats: %d, want 200", rec.Code)
 	}
 }
 
@@ -433,7 +466,7 @@ func TestStatsAndHealth(t *testing.T) {
 	if rec.Code != 200 || decode[map[string]string](t, rec)["status"] != "ok" {
 		t.Errorf("healthz: %d %s", rec.Code, rec.Body.String())
 	}
-	wantError(t, do(t, h, "POST", "/healthz", "{}"), 405, codeMethodNotAllowed)
+	wantMethodNotAllowed(t, do(t, h, "POST", "/healthz", "{}"), "GET, HEAD")
 }
 
 func TestHealthStoreDown(t *testing.T) {
@@ -464,7 +497,6 @@ func TestPage(t *testing.T) {
 	if rec := do(t, h, "GET", "/nope.html", ""); rec.Code != 404 {
 		t.Errorf("unknown file: %d", rec.Code)
 	}
-	wantError(t, do(t, h, "GET", "/api/nope", ""), 404, codeNotFound)
 }
 
 func TestCORS(t *testing.T) {

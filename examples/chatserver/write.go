@@ -151,10 +151,10 @@ const (
 // defaultDocumentSource is the Source of a document written without one.
 const defaultDocumentSource = "api"
 
-// writeAPI serves /api/{items,faqs,documents}/{id...}: PUT through put,
-// DELETE removing the record of kind.
+// writeAPI serves PUT and DELETE /api/{items,faqs,documents}/{id...}: PUT
+// through put, DELETE removing the record of kind.
 func (s *server) writeAPI(kind storage.OwnerKind, put func(w http.ResponseWriter, r *http.Request, id string)) http.Handler {
-	return s.guard(route{methods: []string{http.MethodPut, http.MethodDelete}, write: true}, func(w http.ResponseWriter, r *http.Request) {
+	return s.guard(true, func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		if !storage.ValidID(id) || strings.TrimSpace(id) != id {
 			writeError(w, errorf(http.StatusBadRequest, codeInvalidField,
