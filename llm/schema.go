@@ -145,8 +145,9 @@ func (s *Schema) objectOnly() bool {
 var english = message.NewPrinter(language.English)
 
 // compileMessage shortens a compilation error: a document that fails its
-// draft's meta-schema becomes its first violations, each at the keyword's
-// location in the document ("#/minLength: minimum: got -1, want 0").
+// draft's meta-schema becomes its first three violations in location order,
+// each at the keyword's location in the document ("#/minLength: minimum:
+// got -1, want 0").
 func compileMessage(err error) string {
 	var se *sjs.SchemaValidationError
 	var ve *sjs.ValidationError
@@ -164,9 +165,7 @@ func compileMessage(err error) string {
 			}
 		}
 		if _, names := e.ErrorKind.(*kind.PropertyNames); names || len(e.Causes) == 0 {
-			if len(parts) < 3 {
-				parts = append(parts, "#"+pointer(e.InstanceLocation)+": "+leafText(e))
-			}
+			parts = append(parts, "#"+pointer(e.InstanceLocation)+": "+leafText(e))
 			return
 		}
 		for _, c := range e.Causes {
@@ -174,7 +173,9 @@ func compileMessage(err error) string {
 		}
 	}
 	walk(ve)
-	return strings.Join(parts, "; ")
+	slices.Sort(parts)
+	parts = slices.Compact(parts)
+	return strings.Join(parts[:min(len(parts), 3)], "; ")
 }
 
 // leafText is the library's message for e, with the causes of a

@@ -552,3 +552,16 @@ func TestSchemaRejectsDeepNesting(t *testing.T) {
 		}
 	}
 }
+
+// A schema with several mistakes names the first three by location, the
+// same every time although the meta-schema visits properties in map order.
+func TestCompileSchemaErrorsAreDeterministic(t *testing.T) {
+	schema := json.RawMessage(`{"properties":{"e":{"minLength":-1},"d":{"type":"text"},"c":{"maximum":"1"},"b":{"pattern":"("},"a":{"minItems":-2}}}`)
+	want := `llm: invalid or unsupported JSON schema: #/properties/a/minItems: minimum: got -2, want 0; ` +
+		`#/properties/b/pattern: '(' is not valid regex: error parsing regexp: missing closing ): ` + "`(`" + `; #/properties/c/maximum: got string, want number`
+	for range 20 {
+		if _, err := llm.CompileSchema(schema); err == nil || err.Error() != want {
+			t.Fatalf("got  %v\nwant %s", err, want)
+		}
+	}
+}
