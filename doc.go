@@ -31,6 +31,10 @@
 // concurrently, aggregates chunks per owner, fuses the lists and explains
 // every hit.
 //
+// Options follow one convention across packages: the zero value of a
+// field means its default and a negative value (Off, -1) switches the
+// feature off.
+//
 // A short example, lexical scoring alone (no model needed):
 //
 //	s := lexical.NewScorer(lexical.ScorerOptions{})

@@ -177,7 +177,7 @@ var (
 //
 // When the loop ends without an answer — *llm.MaxIterationsExceededError,
 // a model error, an empty answer — the answer is the Pipeline's fallback
-// message with Debug.AnswerFallback set, or, with PipelineOptions.NoFallback,
+// message with Debug.AnswerFallback set, or, with PipelineOptions.Fallback Off,
 // an error wrapping ErrNoAnswer and the cause (errors.As finds the
 // *llm.MaxIterationsExceededError). A done ctx returns ctx.Err().
 func (p *Pipeline) ChatAgentic(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions) (*ChatResponse, error) {
@@ -537,7 +537,7 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 				}
 				// The decision could not be read: the confirmation stays
 				// pending and the user is asked to try again.
-				if p.opts.NoFallback {
+				if p.opts.Fallback == Off {
 					return nil, fmt.Errorf("%w: confirmation: %w", ErrNoAnswer, runErr)
 				}
 				dbg.Errors = append(dbg.Errors, "confirmation: "+runErr.Error())
@@ -613,7 +613,7 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 		runErr = fmt.Errorf("rag: agentic: %w (finish reason %q)", llm.ErrEmptyAnswer, result.Response.FinishReason)
 	}
 	if runErr != nil {
-		if p.opts.NoFallback {
+		if p.opts.Fallback == Off {
 			return nil, fmt.Errorf("%w: %w", ErrNoAnswer, runErr)
 		}
 		dbg.Errors = append(dbg.Errors, "answer: "+runErr.Error())

@@ -207,9 +207,9 @@ func TestChatAgenticConfirmation(t *testing.T) {
 		if resp.Confirmation != first.Confirmation || resp.Answer != llm.DefaultFallbackMessages().Unavailable || !resp.Debug.AnswerFallback || len(d.submitted()) != 0 {
 			t.Errorf("answer %q, confirmation kept %v, submitted %d", resp.Answer, resp.Confirmation == first.Confirmation, len(d.submitted()))
 		}
-		strict := ragtest.OfflinePipeline(t, rag.PipelineOptions{NoFallback: true})
+		strict := ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off})
 		if _, err := strict.ChatAgentic(ctx, rag.ChatRequest{Message: "beleza", Confirmation: first.Confirmation}, m, opts); !errors.Is(err, rag.ErrNoAnswer) || llm.StatusCode(err) != 503 {
-			t.Errorf("NoFallback: %v", err)
+			t.Errorf("Fallback Off: %v", err)
 		}
 	})
 

@@ -206,8 +206,8 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 			llmtest.ToolCalls(llmtest.Call("3", rag.ToolSearchCatalog, `{"query":"café"}`)),
 		)
 	}
-	t.Run("typed error with NoFallback", func(t *testing.T) {
-		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{NoFallback: true})
+	t.Run("typed error with Fallback Off", func(t *testing.T) {
+		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off})
 		m := loop()
 		_, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{MaxIterations: 3})
 		var maxErr *llm.MaxIterationsExceededError
@@ -245,7 +245,7 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 		}
 	})
 	t.Run("default limit is 5", func(t *testing.T) {
-		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{NoFallback: true})
+		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off})
 		m := llmtest.NewModel()
 		for i := range 6 {
 			m.Push(llmtest.ToolCalls(llmtest.Call(string(rune('a'+i)), rag.ToolSearchFAQs, `{"query":"entrega"}`)))
@@ -278,9 +278,9 @@ func TestChatAgenticModelFailures(t *testing.T) {
 			if resp.Answer != tc.wantAnswer || !resp.Debug.AnswerFallback {
 				t.Errorf("answer %q, want %q", resp.Answer, tc.wantAnswer)
 			}
-			_, err = ragtest.OfflinePipeline(t, rag.PipelineOptions{NoFallback: true}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
+			_, err = ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
 			if !errors.Is(err, rag.ErrNoAnswer) {
-				t.Fatalf("NoFallback error %v", err)
+				t.Fatalf("Fallback Off: error %v", err)
 			}
 			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
 				t.Errorf("error %v, want %v", err, tc.wantIs)

@@ -53,7 +53,7 @@ func TestFAQScorerBM25(t *testing.T) {
 	// answer holds every word and wins.
 	presence := fields.FAQScorer()
 	presence.BM25 = nil
-	s2 := rag.NewSearcher(store, nil, rag.SearcherOptions{FAQs: rag.KindOptions{Scorer: lexical.NewScorer(presence)}})
+	s2 := rag.NewSearcher(store, nil, rag.SearcherOptions{Kinds: rag.KindsOptions{FAQs: rag.KindOptions{Scorer: lexical.NewScorer(presence)}}})
 	res2, err := s2.SearchFAQs(ctx, rag.Query{Text: "até quando posso entregar minha declaração?", Limit: 3})
 	if err != nil {
 		t.Fatal(err)

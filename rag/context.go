@@ -31,7 +31,7 @@ const (
 	// long answer cannot take the whole budget.
 	contextAnswerChars = 1200
 	// contextSnippetChars caps each catalog and document hit's snippet in
-	// the context: 800, the same cap as SearcherOptions.SnippetMaxChars,
+	// the context: 800, the same cap as VectorOptions.SnippetMaxChars,
 	// so the context carries the snippet the search made. It was 400; measured with the offline pipeline over the chat cases
 	// (facts expected in the answer found in Debug.Context after
 	// lexical.Normalize), 800 puts more of them before the answerer:

@@ -16,7 +16,7 @@
 //     is scored with lexicalScore (field weights, culture/treatment
 //     bonuses) and re-sorted;
 //   - vector: the query is embedded (bounded by
-//     [SearcherOptions.EmbedTimeout], 2 s by default; the vector is checked
+//     [VectorOptions.EmbedTimeout], 2 s by default; the vector is checked
 //     and normalized to unit length, vector.Checked), the store returns the
 //     nearest chunks within the threshold (distance <#> <= -0.5), and
 //     chunks are aggregated per owner with a snippet.
@@ -33,8 +33,8 @@
 // lexical term is weighted by its IDF, so rare words ("azoxistrobina")
 // outweigh common ones ("produto", "soja"). Call [Searcher.Refresh] after
 // writes so the vocabularies are rebuilt; [Off] in
-// [SearcherOptions.TypoCorrection], [SearcherOptions.IDF] or
-// [SearcherOptions.Vocabulary] turns these off. On the project's evaluation
+// [LexicalOptions.TypoCorrection], [LexicalOptions.IDF] or
+// [LexicalOptions.Vocabulary] turns these off. On the project's evaluation
 // sets this lifted AGROFIT typo queries from nDCG@10 0.46 to 0.93
 // (BENCHMARKS.md).
 //
@@ -49,6 +49,25 @@
 // [Query.DocumentIDs] (a document search restricted to listed documents)
 // restrict both legs; the store evaluates them over all of its chunks, so
 // a matching chunk is found wherever it ranks.
+//
+// # Options
+//
+// Every options struct of the library follows one convention: the zero
+// value of a field means its documented default, and a negative value
+// switches the feature off — [Off] (-1) for a [Toggle], the library's one
+// on/off type (a Searcher stage, [Query.Rerank], the Pipeline's
+// [PipelineOptions.Fallback] and document search), any negative number
+// for a numeric knob (scoring.Off for a fusion weight, a negative cut,
+// cache size or TTL). Pointers are used
+// only where zero is itself a meaningful value (a vector threshold of 0).
+// [SearcherOptions] groups its knobs by concern: Limits, Kinds (per record
+// kind), Lexical, Vector, Fusion, Rerank, Evidence, Logger and Tracer.
+//
+// The number of hits of a search has one precedence, first set wins:
+// [Query.Limit] (in a chat turn [ChatRequest.Limit], else
+// [PipelineOptions.Limit]), then the kind's [KindOptions.Limit], then
+// [LimitOptions.Default] (5); the result is clamped to [LimitOptions.Max]
+// (50).
 //
 // # Evidence
 //
@@ -152,7 +171,7 @@
 // storage.Filter, never SQL), searchFaqs and searchDocuments as tools,
 // each returning its hits as a pt-BR text, and loops through llm.RunTools
 // for at most 5 model calls; past that the turn ends with the fallback
-// message or, with [PipelineOptions.NoFallback], an error wrapping
+// message or, with [PipelineOptions.Fallback] Off, an error wrapping
 // [ErrNoAnswer] and *llm.MaxIterationsExceededError. A search that fails
 // is run once more before the model is told, and
 // [AgenticOptions.FallbackModel] names a model asked when a call fails
@@ -194,7 +213,7 @@
 // invalid UTF-8 repaired. Store errors are returned wrapped. A chat turn
 // with an empty message is [ErrEmptyMessage]; when the Answerer fails the
 // turn answers with the fallback message, or returns an error wrapping
-// ErrNoAnswer with NoFallback. The fallback message depends on the
+// ErrNoAnswer with Fallback Off. The fallback message depends on the
 // failure ([PipelineOptions.FallbackMessages]):
 // "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?" for
 // an empty answer, pt-BR texts for a timeout, a rate limit and an

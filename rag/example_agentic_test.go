@@ -55,8 +55,8 @@ func ExamplePipeline_ChatAgentic() {
 	fmt.Println("sources:", resp.Sources[0].ID, resp.Sources[0].Title)
 	fmt.Println("answer:", resp.Answer)
 
-	// Past the iteration limit the error is typed (with NoFallback).
-	strict, _ := rag.NewPipeline(p.Searcher(), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{NoFallback: true})
+	// Past the iteration limit the error is typed (with Fallback Off).
+	strict, _ := rag.NewPipeline(p.Searcher(), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{Fallback: rag.Off})
 	looping := llmtest.NewModel(
 		llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"entrega"}`)),
 		llmtest.ToolCalls(llmtest.Call("b", rag.ToolSearchFAQs, `{"query":"frete"}`)),

@@ -10,7 +10,7 @@ import (
 
 // TestKindOptionsLimit: a kind's Limit is the default number of hits of
 // its searches (seed 002's RAG__TOP_K for documents); a query's own Limit
-// wins, other kinds keep DefaultLimit, and MaxLimit still clamps.
+// wins, other kinds keep LimitOptions.Default, and LimitOptions.Max still clamps.
 func TestKindOptionsLimit(t *testing.T) {
 	store, emb := ragtest.Fixture(t)
 	ctx := context.Background()
@@ -31,11 +31,11 @@ func TestKindOptionsLimit(t *testing.T) {
 		limit int
 		want  int
 	}{
-		{"kind limit", rag.SearcherOptions{Documents: rag.KindOptions{Limit: 2}}, 0, 2},
-		{"kind limit below DefaultLimit", rag.SearcherOptions{DefaultLimit: 4, Documents: rag.KindOptions{Limit: 1}}, 0, 1},
-		{"query limit wins", rag.SearcherOptions{Documents: rag.KindOptions{Limit: 1}}, 3, 3},
-		{"MaxLimit clamps", rag.SearcherOptions{MaxLimit: 2, Documents: rag.KindOptions{Limit: 10}}, 0, 2},
-		{"negative means DefaultLimit", rag.SearcherOptions{DefaultLimit: 3, Documents: rag.KindOptions{Limit: -1}}, 0, 3},
+		{"kind limit", rag.SearcherOptions{Kinds: rag.KindsOptions{Documents: rag.KindOptions{Limit: 2}}}, 0, 2},
+		{"kind limit below Limits.Default", rag.SearcherOptions{Limits: rag.LimitOptions{Default: 4}, Kinds: rag.KindsOptions{Documents: rag.KindOptions{Limit: 1}}}, 0, 1},
+		{"query limit wins", rag.SearcherOptions{Kinds: rag.KindsOptions{Documents: rag.KindOptions{Limit: 1}}}, 3, 3},
+		{"Limits.Max clamps", rag.SearcherOptions{Limits: rag.LimitOptions{Max: 2}, Kinds: rag.KindsOptions{Documents: rag.KindOptions{Limit: 10}}}, 0, 2},
+		{"negative means Limits.Default", rag.SearcherOptions{Limits: rag.LimitOptions{Default: 3}, Kinds: rag.KindsOptions{Documents: rag.KindOptions{Limit: -1}}}, 0, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,13 +44,13 @@ func TestKindOptionsLimit(t *testing.T) {
 			}
 		})
 	}
-	t.Run("other kinds keep DefaultLimit", func(t *testing.T) {
-		r, err := rag.NewSearcher(store, emb, rag.SearcherOptions{Documents: rag.KindOptions{Limit: 1}}).SearchCatalog(ctx, rag.Query{Text: "fungicida"})
+	t.Run("other kinds keep Limits.Default", func(t *testing.T) {
+		r, err := rag.NewSearcher(store, emb, rag.SearcherOptions{Kinds: rag.KindsOptions{Documents: rag.KindOptions{Limit: 1}}}).SearchCatalog(ctx, rag.Query{Text: "fungicida"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(r.Hits) != 5 {
-			t.Errorf("%d catalog hits, want DefaultLimit 5", len(r.Hits))
+			t.Errorf("%d catalog hits, want Limits.Default 5", len(r.Hits))
 		}
 	})
 }

@@ -57,7 +57,7 @@ var (
 		title:      func(it *storage.CatalogItem) string { return it.Name },
 		text:       func(it *storage.CatalogItem) string { return it.Description },
 		titleField: lexical.FieldName,
-		options:    func(o *SearcherOptions) *KindOptions { return &o.Catalog },
+		options:    func(o *SearcherOptions) *KindOptions { return &o.Kinds.Catalog },
 		scorer:     func() *lexical.Scorer { return lexical.NewScorer(fields.CatalogScorer()) },
 	}
 	faqKind = &recordKind[storage.FAQ]{
@@ -74,7 +74,7 @@ var (
 		title:      func(f *storage.FAQ) string { return f.Question },
 		text:       func(f *storage.FAQ) string { return f.Answer },
 		titleField: fields.Question,
-		options:    func(o *SearcherOptions) *KindOptions { return &o.FAQs },
+		options:    func(o *SearcherOptions) *KindOptions { return &o.Kinds.FAQs },
 		scorer:     func() *lexical.Scorer { return lexical.NewScorer(withQuestionSynonyms(fields.FAQScorer())) },
 	}
 	docKind = &recordKind[storage.Document]{
@@ -89,7 +89,7 @@ var (
 		title:      func(d *storage.Document) string { return d.Title },
 		text:       func(d *storage.Document) string { return d.Content },
 		titleField: fields.Title,
-		options:    func(o *SearcherOptions) *KindOptions { return &o.Documents },
+		options:    func(o *SearcherOptions) *KindOptions { return &o.Kinds.Documents },
 		scorer:     func() *lexical.Scorer { return lexical.NewScorer(withQuestionSynonyms(fields.DocumentScorer())) },
 	}
 )

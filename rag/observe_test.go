@@ -239,7 +239,7 @@ func TestSearchTracer(t *testing.T) {
 		rec := &tracetest.Recorder{}
 		emb := &blockingEmbedder{release: make(chan struct{})}
 		defer close(emb.release)
-		s := rag.NewSearcher(store, emb, rag.SearcherOptions{Tracer: rec, EmbedTimeout: 20 * time.Millisecond})
+		s := rag.NewSearcher(store, emb, rag.SearcherOptions{Tracer: rec, Vector: rag.VectorOptions{EmbedTimeout: 20 * time.Millisecond}})
 		if _, err := s.SearchCatalog(ctx, rag.Query{Text: "fungicida"}); err != nil {
 			t.Fatal(err)
 		}

@@ -80,14 +80,17 @@ type PipelineOptions struct {
 	// FAQContextTurns is how many recent user turns are appended to the
 	// FAQ query as context (default 2).
 	FAQContextTurns int
-	// Limit is the number of hits per search (default: the Searcher's).
+	// Limit is the number of hits per search of a turn whose
+	// ChatRequest.Limit is unset; below 1 means the Searcher's (see
+	// LimitOptions for the precedence).
 	Limit int
 	// FallbackMessage, when set, answers every failure of the answer (a
 	// model error, an empty answer, every search failing). Empty picks the
-	// text for the failure from FallbackMessages. Set NoFallback to return
-	// the error instead.
+	// text for the failure from FallbackMessages.
 	FallbackMessage string
-	NoFallback      bool
+	// Fallback (default On) answers a failure with the fallback message;
+	// Off returns the error instead (wrapping ErrNoAnswer).
+	Fallback Toggle
 	// FallbackMessages are the per-failure answers used when
 	// FallbackMessage is empty: Timeout for a
 	// deadline, RateLimit for HTTP 429, Unavailable for 502/503/504 and
@@ -132,10 +135,9 @@ type PipelineOptions struct {
 	// the catalog and document queries (the last user turn). nil means
 	// DetectFollowUp.
 	FollowUp func(message string, history []Turn) FollowUpDecision
-	// Rerank turns the Searcher's reranker on (true) or off (false) for
-	// the pipeline's searches; nil keeps the Searcher's default
-	// (SearcherOptions.Rerank).
-	Rerank *bool
+	// Rerank turns the Searcher's reranker On or Off for the pipeline's
+	// searches; zero keeps the Searcher's default (RerankOptions.Enabled).
+	Rerank Toggle
 	// Documents is document search in planned mode (default On). Off
 	// plans no document search for any intent, follow-ups included
 	// (for stores with no documents); agentic mode offers the tools named
@@ -407,9 +409,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
 		cq = searchText{text: strings.TrimSpace(summary.CatalogQuery)}
 	}
-	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
+	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
 	dbg.CatalogQuery = catalogQuery
-	dbg.FAQQuery = combineQueryWithContext(pr.message, faqContext, p.searcher.opts.MaxFAQQueryChars)
+	dbg.FAQQuery = combineQueryWithContext(pr.message, faqContext, p.searcher.opts.Limits.MaxFAQQueryChars)
 
 	t = time.Now()
 	sr := p.runSearches(ctx, plan, pr.message, cq, searchText{text: pr.message, context: lastTurn}, faqContext, req.Limit, emit)
@@ -431,7 +433,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if sr.allFailed {
 		// Nothing could be searched: the fallback message, not "we have
 		// nothing on that".
-		if p.opts.NoFallback {
+		if p.opts.Fallback == Off {
 			return nil, fmt.Errorf("%w: every search failed: %s", ErrNoAnswer, strings.Join(sr.errors, "; "))
 		}
 		resp.Answer, dbg.AnswerFallback, resp.Sources = p.fallbackText(errSearchesFailed), true, []Citation{}
@@ -523,7 +525,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	}
 	dbg.ModelCalls = append(dbg.ModelCalls, call)
 	switch {
-	case err != nil && p.opts.NoFallback:
+	case err != nil && p.opts.Fallback == Off:
 		return nil, fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	case err != nil || strings.TrimSpace(ans.Text) == "":
 		if err != nil {
@@ -687,9 +689,9 @@ func (r *searchResults) meanRelevance() float64 {
 // on. cq searches the catalog, dq the documents, and message plus
 // faqContext the FAQs.
 func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
-	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.MaxQueryChars)
-	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.MaxQueryChars)
-	faqQuery := combineQueryWithContext(message, faqContext, p.searcher.opts.MaxFAQQueryChars)
+	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
+	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.Limits.MaxQueryChars)
+	faqQuery := combineQueryWithContext(message, faqContext, p.searcher.opts.Limits.MaxFAQQueryChars)
 	res := &searchResults{timings: map[string]Timings{}, considered: map[string]int{},
 		catalogQ: p.quoter.prepare(catalogQuery), faqQ: p.quoter.prepare(faqQuery), docQ: p.quoter.prepare(query)}
 	var (

@@ -239,10 +239,10 @@ func TestPipelineFallbacks(t *testing.T) {
 			t.Errorf("%s: answer %q (fallback %v), want %q", tc.name, resp.Answer, resp.Debug.AnswerFallback, tc.want)
 		}
 	}
-	// NoFallback returns a typed error instead.
-	p, _ = rag.NewPipeline(s, offline.KeywordClassifier{}, &fakeAnswerer{err: errors.New("model down")}, rag.PipelineOptions{NoFallback: true})
+	// Fallback Off returns a typed error instead.
+	p, _ = rag.NewPipeline(s, offline.KeywordClassifier{}, &fakeAnswerer{err: errors.New("model down")}, rag.PipelineOptions{Fallback: rag.Off})
 	if _, err := p.Chat(ctx, rag.ChatRequest{Message: "fungicida"}); !errors.Is(err, rag.ErrNoAnswer) {
-		t.Errorf("NoFallback: error %v, want ErrNoAnswer", err)
+		t.Errorf("Fallback Off: error %v, want ErrNoAnswer", err)
 	}
 	// Cancellation stops the turn.
 	cctx, cancel := context.WithCancel(ctx)

@@ -63,18 +63,20 @@ const (
 )
 
 // Query is one search request. The zero value of every field but Text
-// means the Searcher's configured default; pointer fields distinguish "unset"
-// from a meaningful zero.
+// means the Searcher's configured default; the two pointer fields
+// (VectorThreshold, Aggregate) distinguish "unset" from a meaningful zero.
 type Query struct {
 	// Text is what the user asked. Required.
 	Text string
 	// Context is recent conversation text, appended to Text: up to
-	// MaxFAQQueryChars in all for FAQs (seed 000 §4.8), MaxQueryChars for
+	// LimitOptions.MaxFAQQueryChars in all for FAQs (seed 000 §4.8), MaxQueryChars for
 	// catalog and document searches (the seeds append it to FAQ searches
 	// only; the Pipeline sets it for follow-ups alone). Hit evidence
 	// weighs the concepts only the context names at contextWeight.
 	Context string
-	// Limit is the number of hits wanted, clamped to [1, MaxLimit].
+	// Limit is the number of hits wanted; below 1 means the kind's
+	// default (see LimitOptions for the precedence). It is clamped to
+	// LimitOptions.Max.
 	Limit int
 	// Filters restrict the owners searched (both legs).
 	Filters []storage.Filter
@@ -108,14 +110,16 @@ type Query struct {
 	// computeCombinedScore), rrf, relative or simple (the seeds' simple
 	// mode); "" means SearcherOptions.Fusion.
 	Fusion merge.Method
-	// Weights override the fusion weights. For rrf and relative only
-	// Vector and Lexical are used, as list weights.
-	Weights *scoring.Weights
+	// Weights override the kind's fusion weights when not zero (their
+	// own zero fields then mean scoring's defaults). For rrf and relative
+	// only Vector and Lexical are used, as list weights.
+	Weights scoring.Weights
 	// VectorThreshold keeps chunks with distance <= the threshold
 	// (pgvector <#>; default -0.5). math.Inf(1) keeps all.
 	VectorThreshold *float64
-	// CandidateMultiplier and CandidateMax size the candidate pools:
-	// min(Limit × multiplier, max), and never less than Limit.
+	// CandidateMultiplier and CandidateMax size both candidate pools:
+	// min(Limit × multiplier, max), and never less than Limit; zero means
+	// LexicalOptions' and VectorOptions'.
 	CandidateMultiplier, CandidateMax int
 	// ChunksPerOwner is how many chunks of an owner make its snippet.
 	ChunksPerOwner int
@@ -123,9 +127,9 @@ type Query struct {
 	SnippetMaxChars int
 	// Aggregate is how chunk similarities combine into an owner score.
 	Aggregate *vector.AggregateMode
-	// Rerank turns the reranking stage on (true) or off (false); nil
-	// means the Searcher's default.
-	Rerank *bool
+	// Rerank turns the reranking stage On or Off for this search; zero
+	// means the Searcher's default (RerankOptions.Enabled).
+	Rerank Toggle
 }
 
 // Hit is one search result.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"slices"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
-	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag/rerank"
@@ -39,188 +37,6 @@ const (
 	defaultMaxFAQQueryChars    = 1200
 	defaultMaxQueryChars       = 2000
 )
-
-// SearcherOptions configures a Searcher. The zero value gives the seeds'
-// defaults with weighted fusion; DefaultSearcherOptions shows them filled
-// in. NewSearcher copies the options (pointers included), so changing them
-// afterwards does not change the Searcher.
-type SearcherOptions struct {
-	// DefaultLimit is used when a query's Limit is < 1 (default 5).
-	DefaultLimit int
-	// MaxLimit clamps every query's Limit (default 50).
-	MaxLimit int
-	// Fusion is the default fusion method (HYBRID_SEARCH_ENHANCED):
-	// weighted (the default, the seeds' computeCombinedScore and enhanced
-	// mode), rrf, relative, or simple — the seeds' simple mode, which keeps
-	// the store's lexical order (terms matched, newest first), scores
-	// nothing and lists vector hits first, then lexical ones (seed 000 §4.7).
-	// Seed 000 runs simple unless HYBRID_SEARCH_ENHANCED is "true"; the
-	// default here is its enhanced mode because simple ranks far worse
-	// (examples/eval -mode hybrid, hash embedder, nDCG@10 simple vs
-	// weighted: AGROFIT 0.651 vs 0.950, IRPF FAQs 0.440 vs 0.584, FaQuAD
-	// 0.854 vs 0.916; the chat cases' source precision 0.759 vs 0.764).
-	Fusion merge.Method
-	// Catalog, FAQs and Documents are the settings of each record kind.
-	Catalog, FAQs, Documents KindOptions
-	// CandidateMultiplier and CandidateMax size the lexical candidate pool
-	// (6, 200): min(limit × multiplier, max), never less than the limit.
-	CandidateMultiplier, CandidateMax int
-	// VectorCandidateMultiplier and VectorCandidateMax size the vector
-	// pool; 0 means CandidateMultiplier and CandidateMax. A query's own
-	// CandidateMultiplier and CandidateMax override both pools.
-	VectorCandidateMultiplier, VectorCandidateMax int
-	// ChunksPerOwner (1) and SnippetMaxChars (800) shape snippets.
-	ChunksPerOwner, SnippetMaxChars int
-	// Aggregate is the chunk aggregation mode (default max).
-	Aggregate vector.AggregateMode
-	// EmbedTimeout bounds the query embedding (default 2 s). On timeout
-	// the search returns lexical results with FallbackEmbeddingFailed.
-	// The search returns at the timeout even when the embedder ignores its
-	// context; the embedder call is then left to finish in the background
-	// (its result is dropped) and counts as stalled until it returns.
-	EmbedTimeout time.Duration
-	// MaxStalledEmbeds is the most query embeddings left running past
-	// their timeout (or their search's cancellation) that the Searcher
-	// tolerates (default 16). While that many have not returned, searches
-	// do not call the embedder: they return lexical results at once with
-	// FallbackEmbeddingFailed and a VectorError wrapping
-	// context.DeadlineExceeded ("query embedder stalled"). So an embedder that ignores its context and
-	// never returns holds at most about that many goroutines (plus one per
-	// search in progress), not one per search.
-	MaxStalledEmbeds int
-	// MaxQueryChars truncates over-long query text (default 2000).
-	MaxQueryChars int
-	// MaxFAQQueryChars bounds query + context for FAQs (default 1200).
-	MaxFAQQueryChars int
-	// Vocabulary is the vocabulary-driven query analysis as a whole
-	// (default On); Off gives the seeds' analysis: no typo correction and
-	// no IDF weights.
-	Vocabulary Toggle
-	// TypoCorrection (default On) replaces a query word of 5+ letters that
-	// no indexed word starts with, that is neither a stopword nor in the
-	// synonym table, and that Lexicon does not know as a word of the
-	// language, by the indexed word within one edit (two from 8 letters)
-	// found in the most records ("fungisida" → "fungicida"; "sábado" is
-	// left alone even in a store whose records say "sabão").
-	TypoCorrection Toggle
-	// Lexicon tells words of the language from typos for TypoCorrection:
-	// nil means lexicon.Default(), Brazilian Portuguese and English.
-	// Use lexicon.New(nil) to let the store's vocabulary alone decide.
-	Lexicon *lexicon.Lexicon
-	// IDF (default On) multiplies each query term's field weights and
-	// match bonus by its IDF relative to a term found in one record of ten
-	// (lexical.Vocabulary.IDFWeights), unless the kind's Scorer has an IDF
-	// hook of its own. IDFOptions shapes the weights.
-	IDF Toggle
-	// IDFOptions shapes the IDF weights (zero value: lexical's defaults).
-	IDFOptions lexical.IDFOptions
-	// CorrectionMinDF is the least number of records a word must appear
-	// in to be a correction (default 2).
-	CorrectionMinDF int
-	// VectorExpansion (default On) appends the canonical terms of the
-	// synonyms the query used before embedding it ("fungicida para
-	// videira" is embedded as "fungicida para videira uva"), so an embedder
-	// that knows no synonyms (the hash embedder) still meets the catalog's
-	// vocabulary; for semantic models the addition is harmless.
-	VectorExpansion Toggle
-	// Reranker reorders the head of the fused hits of queries with
-	// reranking on.
-	Reranker rerank.Reranker
-	// Rerank is the default of queries that leave Query.Rerank nil
-	// (default Off). Seed 004 reranks unless told not to; here it is off
-	// because there is nothing to rerank with until a Reranker is given,
-	// and the offline one (rerank.Keyword, the seed's fallback) measured
-	// mixed with examples/eval -chat -rerank keyword: source precision
-	// 0.764 → 0.779 on chat_eval.jsonl, 0.708 → 0.744 on
-	// chat_eval_fresh.jsonl, whose fact recall fell 0.673 → 0.653.
-	Rerank Toggle
-	// RerankOptions are the reranking window and cut (seed: 20 → 5, min
-	// 0.5); the final cut is never above the query's limit.
-	RerankOptions rerank.Options
-	// NormalizedCacheSize is how many records' normalized fields are kept
-	// for lexical scoring (default 20 000; negative disables the cache).
-	NormalizedCacheSize int
-	// Evidence shapes the calibrated relevance every hit carries
-	// (Hit.Evidence); the zero value gives the defaults.
-	Evidence EvidenceOptions
-	// Logger, when set, receives one record per search (seed 000
-	// logHybridStats): "rag search" at info level with the kind, the
-	// query (its first 200 characters), the number of results, each
-	// leg's count, whether the embedding was used and the fallback reason,
-	// the legs, fusion and limit, and the stage timings (a "timings"
-	// group); "rag search failed" at warning level with the error (a
-	// blank query, rejected at once, is not logged). nil logs nothing.
-	Logger *slog.Logger
-	// Tracer, when set, traces each search (package trace). When it also
-	// implements trace.LegTracer each retrieval leg is traced, and when it
-	// implements trace.EmbedTracer each query embedding. nil traces
-	// nothing.
-	Tracer trace.SearchTracer
-}
-
-// KindOptions are the settings of one record kind (catalog items, FAQs or
-// documents) in SearcherOptions.
-type KindOptions struct {
-	// Weights are the default fusion weights (zero fields: vector 6,
-	// lexical 4, pair 4, rank bonuses 1; negative fields turn a component
-	// off). When the catalog's are left entirely zero and the embedder
-	// implements vector.FusionWeightSuggester, its suggestion is used for
-	// catalog searches (the hash embedder suggests vector 3, lexical 6:
-	// AGROFIT nDCG@10 0.891 → 0.928; on FAQs and documents it measured
-	// slightly worse, so they keep the seeds' weights).
-	Weights scoring.Weights
-	// Threshold is the default vector threshold (pgvector <#> distance).
-	// nil means -0.5 (the seeds'), or the embedder's own suggestion when
-	// it implements vector.ThresholdSuggester (the hash embedder suggests
-	// -0.2).
-	//
-	// Documents keep -0.5 too, not seed 002's min_similarity 0.6 (-0.6):
-	// seed 000 chose -0.5 for the same model (text-embedding-3-small)
-	// for catalog and FAQs, and one scale across kinds keeps the fused
-	// scores comparable; text-embedding-3 models are known to give lower
-	// cosine similarities than earlier OpenAI models, so a stricter cut
-	// risks dropping answers before the evidence sees them. Neither value
-	// is measured here (no provider in the tests or the evaluator;
-	// offline the hash embedder's -0.2 applies and this default is never
-	// used). Seed 002's 0.6 still decides augmentation: it is the
-	// low confidence level (scoring.DefaultLowThreshold) the Pipeline
-	// applies to the hits' relevance. RAG__MIN_SIMILARITY=0.6
-	// (the example programs' environment) restores the seed's cut.
-	Threshold *float64
-	// Legs is the default Legs of searches that leave Query.Legs empty;
-	// "" means hybrid. FAQs.Legs = LegsLexical is FAQ_HYBRID_ENABLED=false.
-	Legs Legs
-	// Scorer scores the kind's lexical candidates; nil means the kind's
-	// default from package fields (fields.CatalogScorer, FAQScorer,
-	// DocumentScorer; the FAQ and document ones with a few question
-	// paraphrases added to lexical.DefaultSynonyms: "quanto tempo
-	// demora", "demorar" for "prazo").
-	Scorer *lexical.Scorer
-	// Limit is the number of hits of the kind's searches that leave
-	// Query.Limit below 1; 0 (or negative) means DefaultLimit. It is
-	// clamped to MaxLimit. Documents.Limit is seed 002's RAG__TOP_K.
-	Limit int
-}
-
-// Toggle turns an optional stage of the Searcher on or off; the zero
-// value keeps the stage's documented default.
-type Toggle int8
-
-// Toggle values.
-const (
-	// On turns the stage on.
-	On Toggle = 1
-	// Off turns the stage off.
-	Off Toggle = -1
-)
-
-// enabled reports whether the stage runs, given its default.
-func (t Toggle) enabled(def bool) bool {
-	if t == 0 {
-		return def
-	}
-	return t == On
-}
 
 // Searcher runs hybrid searches over a tenant-scoped store. It is safe for
 // concurrent use; its configuration is fixed at construction.
@@ -249,65 +65,6 @@ type Searcher struct {
 	disc atomic.Pointer[discontinuedIndex]
 }
 
-// DefaultSearcherOptions returns the options a zero SearcherOptions
-// stands for, with every default filled in (limits, candidate pools,
-// timeouts, the query caps); NewSearcher applies the same defaults.
-func DefaultSearcherOptions() SearcherOptions {
-	return SearcherOptions{}.withDefaults()
-}
-
-// withDefaults fills the unset fields of o and copies its pointers.
-func (o SearcherOptions) withDefaults() SearcherOptions {
-	o.Evidence = o.Evidence.withDefaults()
-	for _, k := range []*KindOptions{&o.Catalog, &o.FAQs, &o.Documents} {
-		if k.Threshold != nil {
-			t := *k.Threshold
-			k.Threshold = &t
-		}
-		k.Limit = max(k.Limit, 0)
-	}
-	if o.DefaultLimit < 1 {
-		o.DefaultLimit = defaultLimit
-	}
-	if o.MaxLimit < 1 {
-		o.MaxLimit = defaultMaxLimit
-	}
-	o.DefaultLimit = min(o.DefaultLimit, o.MaxLimit)
-	if o.Fusion == "" {
-		o.Fusion = merge.MethodWeighted
-	}
-	if o.CandidateMultiplier < 1 {
-		o.CandidateMultiplier = defaultCandidateMultiplier
-	}
-	if o.CandidateMax < 1 {
-		o.CandidateMax = defaultCandidateMax
-	}
-	o.VectorCandidateMultiplier = max(o.VectorCandidateMultiplier, 0)
-	o.VectorCandidateMax = max(o.VectorCandidateMax, 0)
-	if o.ChunksPerOwner < 1 {
-		o.ChunksPerOwner = vector.DefaultChunksPerOwner
-	}
-	if o.SnippetMaxChars < 1 {
-		o.SnippetMaxChars = vector.DefaultSnippetMaxChars
-	}
-	if o.EmbedTimeout <= 0 {
-		o.EmbedTimeout = defaultEmbedTimeout
-	}
-	if o.MaxStalledEmbeds < 1 {
-		o.MaxStalledEmbeds = defaultMaxStalledEmbeds
-	}
-	if o.MaxQueryChars < 1 {
-		o.MaxQueryChars = defaultMaxQueryChars
-	}
-	if o.CorrectionMinDF < 1 {
-		o.CorrectionMinDF = defaultCorrectionMinDF
-	}
-	if o.MaxFAQQueryChars < 1 {
-		o.MaxFAQQueryChars = defaultMaxFAQQueryChars
-	}
-	return o
-}
-
 // NewSearcher returns a Searcher over store. embedder may be nil, in which
 // case every search is lexical with FallbackEmbeddingDisabled. Query
 // vectors are checked and normalized to unit length (vector.Checked); a
@@ -315,7 +72,7 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 // are copied, pointers included. NewSearcher does no I/O.
 func NewSearcher(store storage.Store, embedder vector.Embedder, opts SearcherOptions) *Searcher {
 	o := opts.withDefaults()
-	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.NormalizedCacheSize), tracers: newSearchTracers(o.Tracer)}
+	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.Lexical.NormalizedCacheSize), tracers: newSearchTracers(o.Tracer)}
 	if embedder != nil {
 		s.checked = vector.Checked(embedder)
 	}
@@ -385,17 +142,17 @@ func (s *Searcher) SearchCatalog(ctx context.Context, q Query) (*Result[storage.
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	return search(ctx, s, q, opsOf(s, itemKind), combineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
+	return search(ctx, s, q, opsOf(s, itemKind), combineQueryWithContext(q.Text, q.Context, s.opts.Limits.MaxQueryChars))
 }
 
 // SearchFAQs runs a hybrid search over active FAQs; q.Context is appended
-// to the query text up to MaxFAQQueryChars. A query without Legs uses
-// SearcherOptions.FAQs.Legs.
+// to the query text up to LimitOptions.MaxFAQQueryChars. A query without Legs uses
+// SearcherOptions.Kinds.FAQs.Legs.
 func (s *Searcher) SearchFAQs(ctx context.Context, q Query) (*Result[storage.FAQ], error) {
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	return search(ctx, s, q, opsOf(s, faqKind), combineQueryWithContext(q.Text, q.Context, s.opts.MaxFAQQueryChars))
+	return search(ctx, s, q, opsOf(s, faqKind), combineQueryWithContext(q.Text, q.Context, s.opts.Limits.MaxFAQQueryChars))
 }
 
 // SearchDocuments runs a hybrid search over documents.
@@ -403,7 +160,7 @@ func (s *Searcher) SearchDocuments(ctx context.Context, q Query) (*Result[storag
 	if textutil.IsBlank(strings.ToValidUTF8(q.Text, "")) {
 		return nil, ErrEmptyQuery
 	}
-	return search(ctx, s, q, opsOf(s, docKind), combineQueryWithContext(q.Text, q.Context, s.opts.MaxQueryChars))
+	return search(ctx, s, q, opsOf(s, docKind), combineQueryWithContext(q.Text, q.Context, s.opts.Limits.MaxQueryChars))
 }
 
 // CombineQueryWithContext appends context to query, separated by a space,
@@ -452,9 +209,9 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	var st settings
 	st.limit = q.Limit
 	if st.limit < 1 {
-		st.limit = cmp.Or(ops.limit, s.opts.DefaultLimit)
+		st.limit = cmp.Or(ops.limit, s.opts.Limits.Default)
 	}
-	st.limit = min(st.limit, s.opts.MaxLimit)
+	st.limit = min(st.limit, s.opts.Limits.Max)
 	st.legs = cmp.Or(q.Legs, ops.legs, LegsHybrid)
 	if st.legs != LegsHybrid && st.legs != LegsLexical && st.legs != LegsVector {
 		return st, fmt.Errorf("%w: legs %q (want hybrid|lexical|vector)", ErrInvalidQuery, q.Legs)
@@ -465,11 +222,11 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	default:
 		return st, fmt.Errorf("%w: fusion %q (want weighted|rrf|relative|simple)", ErrInvalidQuery, q.Fusion)
 	}
-	mult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.CandidateMultiplier)
-	cmax := cmp.Or(max(q.CandidateMax, 0), s.opts.CandidateMax)
+	mult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.Lexical.CandidateMultiplier)
+	cmax := cmp.Or(max(q.CandidateMax, 0), s.opts.Lexical.CandidateMax)
 	pool := max(st.limit, min(st.limit*mult, cmax))
-	vmult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.VectorCandidateMultiplier, s.opts.CandidateMultiplier)
-	vmax := cmp.Or(max(q.CandidateMax, 0), s.opts.VectorCandidateMax, s.opts.CandidateMax)
+	vmult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.Vector.CandidateMultiplier, s.opts.Lexical.CandidateMultiplier)
+	vmax := cmp.Or(max(q.CandidateMax, 0), s.opts.Vector.CandidateMax, s.opts.Lexical.CandidateMax)
 	st.vecCands = max(st.limit, min(st.limit*vmult, vmax))
 	st.lexCands = st.limit
 	if st.fusion != merge.MethodSimple {
@@ -481,8 +238,8 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 			fw.Vector, fw.Lexical = v, l
 		}
 	}
-	if q.Weights != nil {
-		fw = *q.Weights
+	if q.Weights != (scoring.Weights{}) {
+		fw = q.Weights
 	}
 	st.weights = fw
 	st.threshold = defaultVectorThreshold
@@ -499,9 +256,9 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 		return st, fmt.Errorf("%w: vector threshold is NaN", ErrInvalidQuery)
 	}
 	st.agg = vector.AggregateOptions{
-		Mode:            s.opts.Aggregate,
-		ChunksPerOwner:  cmp.Or(max(q.ChunksPerOwner, 0), s.opts.ChunksPerOwner),
-		SnippetMaxChars: cmp.Or(max(q.SnippetMaxChars, 0), s.opts.SnippetMaxChars),
+		Mode:            s.opts.Vector.Aggregate,
+		ChunksPerOwner:  cmp.Or(max(q.ChunksPerOwner, 0), s.opts.Vector.ChunksPerOwner),
+		SnippetMaxChars: cmp.Or(max(q.SnippetMaxChars, 0), s.opts.Vector.SnippetMaxChars),
 	}
 	if q.Aggregate != nil {
 		st.agg.Mode = *q.Aggregate
@@ -511,11 +268,8 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	default:
 		return st, fmt.Errorf("%w: aggregate mode %v", ErrInvalidQuery, st.agg.Mode)
 	}
-	st.rerank = s.opts.Rerank.enabled(false)
-	if q.Rerank != nil {
-		st.rerank = *q.Rerank
-	}
-	st.rerank = st.rerank && s.opts.Reranker != nil
+	st.rerank = q.Rerank.enabled(s.opts.Rerank.Enabled.enabled(false))
+	st.rerank = st.rerank && s.opts.Rerank.Reranker != nil
 	return st, nil
 }
 
@@ -524,7 +278,7 @@ type fusionDefaults struct {
 	weights   scoring.Weights
 	threshold *float64
 	legs      Legs
-	limit     int // the kind's default limit; 0 means DefaultLimit
+	limit     int // the kind's default limit; 0 means LimitOptions.Default
 }
 
 // lexLeg is the lexical leg's outcome.
@@ -575,7 +329,7 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	if textutil.IsBlank(text) {
 		return nil, ErrEmptyQuery
 	}
-	text = textutil.TruncateRunes(strings.TrimSpace(text), s.opts.MaxQueryChars)
+	text = textutil.TruncateRunes(strings.TrimSpace(text), s.opts.Limits.MaxQueryChars)
 	st, err := s.resolve(&q, fusionDefaults{ops.kind, ops.weights, ops.threshold, ops.legs, ops.limit})
 	if err != nil {
 		return nil, err
@@ -642,7 +396,7 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 	}
 	if st.legs != LegsLexical {
 		vtext := text
-		if s.opts.VectorExpansion.enabled(true) {
+		if s.opts.Vector.Expansion.enabled(true) {
 			vtext = expandForEmbedding(text, res.Query.Synonyms)
 		}
 		wg.Go(func() {
@@ -807,7 +561,7 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 }
 
 // errEmbedderStalled is wrapped by Result.VectorError when a search
-// skipped the embedder because SearcherOptions.MaxStalledEmbeds earlier
+// skipped the embedder because VectorOptions.MaxStalledEmbeds earlier
 // query embeddings outlived their timeout and have not returned. It wraps
 // context.DeadlineExceeded: the calls it waits on timed out.
 var errEmbedderStalled = fmt.Errorf("rag: query embedder stalled: earlier calls outlived their timeout: %w", context.DeadlineExceeded)
@@ -826,10 +580,10 @@ const (
 // counted in s.stalled until it returns; with MaxStalledEmbeds of them
 // outstanding, the embedder is not called at all.
 func (s *Searcher) embedQuery(ctx context.Context, kind storage.OwnerKind, text string) (v []float32, err error) {
-	if n := s.stalled.Load(); n >= int64(s.opts.MaxStalledEmbeds) {
+	if n := s.stalled.Load(); n >= int64(s.opts.Vector.MaxStalledEmbeds) {
 		return nil, fmt.Errorf("rag: query embedding: %d earlier calls still running past their timeout: %w", n, errEmbedderStalled)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.EmbedTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Vector.EmbedTimeout)
 	defer cancel()
 	if et := s.tracers.embed; et != nil {
 		ctx = et.TraceEmbedStart(ctx, trace.EmbedStartData{Kind: kind, Texts: 1, Tokens: llm.EstimateTokens(text), Query: true})
@@ -1027,14 +781,14 @@ func rerankHits[T any](ctx context.Context, s *Searcher, query string, hits []Hi
 		}
 		cands[i] = rerank.Candidate{ID: hits[i].ID, Title: ops.title(&hits[i].Record), Content: content, Score: hits[i].Score}
 	}
-	opts := s.opts.RerankOptions
+	opts := s.opts.Rerank.Window
 	if opts.Final == 0 {
 		opts.Final = rerank.DefaultFinal
 	}
 	if opts.Final < 0 || opts.Final > limit {
 		opts.Final = limit
 	}
-	results, err := rerank.Apply(ctx, s.opts.Reranker, query, cands, opts)
+	results, err := rerank.Apply(ctx, s.opts.Rerank.Reranker, query, cands, opts)
 	if err != nil {
 		return hits, fmt.Errorf("rag: rerank: %w", err)
 	}

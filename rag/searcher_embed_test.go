@@ -84,7 +84,7 @@ func TestSearcherStalledEmbedder(t *testing.T) {
 		searches   = 40
 		timeout    = 50 * time.Millisecond
 	)
-	s := rag.NewSearcher(store, emb, rag.SearcherOptions{EmbedTimeout: timeout, MaxStalledEmbeds: maxStalled})
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Vector: rag.VectorOptions{EmbedTimeout: timeout, MaxStalledEmbeds: maxStalled}})
 	ctx := context.Background()
 	q := rag.Query{Text: "fungicida para videira", Limit: 5}
 

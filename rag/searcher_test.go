@@ -261,8 +261,8 @@ func TestSearchRerank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Reranker: kw})
-	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para uva", Limit: 10, Rerank: ragtest.Ptr(true)})
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Rerank: rag.RerankOptions{Reranker: kw}})
+	res, err := s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para uva", Limit: 10, Rerank: rag.On})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestSearchRerank(t *testing.T) {
 	bad := rerank.Func(func(context.Context, string, []rerank.Candidate) ([]rerank.Result, error) {
 		return nil, errors.New("reranker down")
 	})
-	s = rag.NewSearcher(store, emb, rag.SearcherOptions{Reranker: bad, Rerank: rag.On})
+	s = rag.NewSearcher(store, emb, rag.SearcherOptions{Rerank: rag.RerankOptions{Reranker: bad, Enabled: rag.On}})
 	res, err = s.SearchCatalog(context.Background(), rag.Query{Text: "fungicida para uva", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -390,7 +390,7 @@ func TestSearchFallbacks(t *testing.T) {
 		{"vector store error", failingVectorStore{store}, emb, rag.FallbackVectorQueryError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := rag.NewSearcher(tc.store, tc.emb, rag.SearcherOptions{EmbedTimeout: 100 * time.Millisecond})
+			s := rag.NewSearcher(tc.store, tc.emb, rag.SearcherOptions{Vector: rag.VectorOptions{EmbedTimeout: 100 * time.Millisecond}})
 			start := time.Now()
 			res, err := s.SearchCatalog(ctx, q)
 			took := time.Since(start)
@@ -456,9 +456,9 @@ func TestVectorOnlyStoreError(t *testing.T) {
 func TestSearcherCopiesOptions(t *testing.T) {
 	store, emb := ragtest.Fixture(t)
 	thr := -0.2
-	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Catalog: rag.KindOptions{Threshold: &thr}})
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Kinds: rag.KindsOptions{Catalog: rag.KindOptions{Threshold: &thr}}})
 	thr = 5 // would keep every chunk
-	if got := *s.Options().Catalog.Threshold; got != -0.2 {
+	if got := *s.Options().Kinds.Catalog.Threshold; got != -0.2 {
 		t.Errorf("threshold %v after the caller's change, want -0.2", got)
 	}
 }

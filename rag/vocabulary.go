@@ -94,7 +94,7 @@ func (s *Searcher) lexicon(ctx context.Context, kind storage.OwnerKind, base *le
 
 // buildLexicon is lexicon, with the error of a failed build.
 func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, base *lexical.Scorer) (*kindLexicon, error) {
-	if !s.opts.Vocabulary.enabled(true) {
+	if !s.opts.Lexical.Vocabulary.enabled(true) {
 		return &kindLexicon{scorer: base}, nil
 	}
 	slot := &s.lex.kinds[kindIndex(kind)]
@@ -129,7 +129,7 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 // Refresh and then Warm again. Warm is safe to call during
 // searches; calling it again when nothing was refreshed does no I/O.
 func (s *Searcher) Warm(ctx context.Context) error {
-	if s.opts.Lexicon == nil && s.opts.TypoCorrection != Off && s.opts.Vocabulary != Off {
+	if s.opts.Lexical.Lexicon == nil && s.opts.Lexical.TypoCorrection != Off && s.opts.Lexical.Vocabulary != Off {
 		lexicon.Default()
 	}
 	for _, k := range kinds {
@@ -146,16 +146,16 @@ func (s *Searcher) Warm(ctx context.Context) error {
 func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kindLexicon {
 	l := &kindLexicon{vocab: v, scorer: base}
 	if v.Docs() > 0 {
-		l.idf = v.IDFWeights(s.opts.IDFOptions)
+		l.idf = v.IDFWeights(s.opts.Lexical.IDFOptions)
 		l.df, l.docs = v.DocFreq, v.Docs()
 	}
-	if v.Docs() > 0 && s.opts.IDF.enabled(true) && base.IDF() == nil {
-		l.scorer = base.WithIDF(v.IDFWeights(s.opts.IDFOptions))
+	if v.Docs() > 0 && s.opts.Lexical.IDF.enabled(true) && base.IDF() == nil {
+		l.scorer = base.WithIDF(v.IDFWeights(s.opts.Lexical.IDFOptions))
 	}
 	if p, ok := l.scorer.BM25(); ok && len(p.AvgLengths) == 0 {
 		l.scorer = l.scorer.WithAverageLengths(v.AvgFieldWordsAll())
 	}
-	if !s.opts.TypoCorrection.enabled(true) {
+	if !s.opts.Lexical.TypoCorrection.enabled(true) {
 		l.vocab = nil
 	}
 	return l
@@ -186,7 +186,7 @@ func (s *Searcher) Refresh() {
 
 // correctQuery applies typo correction to text with the kind's
 // vocabulary: words that are stopwords, belong to the synonym table or
-// are words of the language (SearcherOptions.Lexicon) are never corrected,
+// are words of the language (LexicalOptions.Lexicon) are never corrected,
 // nor are valid inflections of indexed words: a word
 // whose stem under the kind's scorer (its tokenizer's filters, the
 // Snowball stem for FAQs and documents) starts an indexed word
@@ -202,11 +202,11 @@ func (s *Searcher) correctQuery(text string, l *kindLexicon) (string, []lexical.
 	if stop == nil {
 		stop = lexical.DefaultStopwords()
 	}
-	lex := s.opts.Lexicon
+	lex := s.opts.Lexical.Lexicon
 	if lex == nil {
 		lex = lexicon.Default()
 	}
-	return l.vocab.CorrectText(text, s.opts.CorrectionMinDF, func(w string) bool {
+	return l.vocab.CorrectText(text, s.opts.Lexical.CorrectionMinDF, func(w string) bool {
 		if stop.Contains(w) || syn[w] || lex.Known(w) {
 			return true
 		}

@@ -32,8 +32,8 @@ func TestSearchTypoCorrection(t *testing.T) {
 			name: "default: built from the store", store: store,
 			want: []lexical.Correction{{From: "fungisida", To: "fungicida"}}, text: "fungicida para videira", sameTop: true,
 		},
-		{name: "TypoCorrection off", store: store, opts: rag.SearcherOptions{TypoCorrection: rag.Off}, text: "fungisida para videira"},
-		{name: "Vocabulary off", store: store, opts: rag.SearcherOptions{Vocabulary: rag.Off}, text: "fungisida para videira"},
+		{name: "TypoCorrection off", store: store, opts: rag.SearcherOptions{Lexical: rag.LexicalOptions{TypoCorrection: rag.Off}}, text: "fungisida para videira"},
+		{name: "Vocabulary off", store: store, opts: rag.SearcherOptions{Lexical: rag.LexicalOptions{Vocabulary: rag.Off}}, text: "fungisida para videira"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +77,7 @@ func TestSearchIDFWeights(t *testing.T) {
 	if !(w["azoxistrobina"] > w["soja"]) || w["soja"] <= 0 {
 		t.Errorf("IDF weights %v: want azoxistrobina > soja > 0", w)
 	}
-	for _, opts := range []rag.SearcherOptions{{IDF: rag.Off}, {Vocabulary: rag.Off}} {
+	for _, opts := range []rag.SearcherOptions{{Lexical: rag.LexicalOptions{IDF: rag.Off}}, {Lexical: rag.LexicalOptions{Vocabulary: rag.Off}}} {
 		for term, idf := range weights(opts) {
 			if idf != 1 {
 				t.Errorf("%+v: term %q weighs %v, want 1", opts, term, idf)

@@ -110,7 +110,7 @@ type LexicalQuery struct {
 // matches: stores use the first MaxLexicalTerms and ignore the rest, as they
 // clamp limits to MaxResultLimit, so that no query (a pasted document of
 // thousands of words) makes a store build an unbounded statement or scan.
-// rag's Searcher truncates query text before (SearcherOptions.MaxQueryChars).
+// rag's Searcher truncates query text before (LimitOptions.MaxQueryChars).
 const MaxLexicalTerms = 64
 
 // LexicalCandidate is one record returned by a lexical query.

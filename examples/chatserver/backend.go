@@ -248,7 +248,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		}
 		// Every search reranks, the chat's included (the pipeline keeps
 		// the Searcher's default: PipelineOptions.Rerank is nil).
-		sopts.Reranker, sopts.Rerank = kw, rag.On
+		sopts.Rerank.Reranker, sopts.Rerank.Enabled = kw, rag.On
 		be.info.Reranker = string(rerankKeyword)
 	}
 	// One "rag search" record per search (counts, timings, fallback

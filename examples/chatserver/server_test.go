@@ -345,8 +345,8 @@ func TestSearchOptions(t *testing.T) {
 			}
 		}},
 		{"limit clamped", "/api/rag/search", `{"query":"fungicida","limit":100000}`, func(t *testing.T, r searchResponse) {
-			if r.Limit != rag.DefaultSearcherOptions().MaxLimit {
-				t.Errorf("limit = %d, want %d", r.Limit, rag.DefaultSearcherOptions().MaxLimit)
+			if r.Limit != rag.DefaultSearcherOptions().Limits.Max {
+				t.Errorf("limit = %d, want %d", r.Limit, rag.DefaultSearcherOptions().Limits.Max)
 			}
 		}},
 	}

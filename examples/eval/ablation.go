@@ -72,10 +72,10 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 		}
 		return rag.Off
 	}
-	o := rag.SearcherOptions{
+	o := rag.SearcherOptions{Lexical: rag.LexicalOptions{
 		Vocabulary: off(a.vocab), TypoCorrection: off(a.typo), IDF: off(a.idf),
 		IDFOptions: a.idfOpts, CorrectionMinDF: a.minDF,
-	}
+	}}
 	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.exact >= 0 || a.catBM25 || a.fileWeight >= 0 || a.syn != nil {
 		catalog := fields.CatalogScorer()
 		if a.fileWeight >= 0 {
@@ -84,9 +84,9 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 		if a.catBM25 {
 			catalog.BM25 = &lexical.BM25{}
 		}
-		o.Catalog.Scorer = lexical.NewScorer(a.adjust(catalog))
-		o.FAQs.Scorer = lexical.NewScorer(a.adjust(fields.FAQScorer()))
-		o.Documents.Scorer = lexical.NewScorer(a.adjust(fields.DocumentScorer()))
+		o.Kinds.Catalog.Scorer = lexical.NewScorer(a.adjust(catalog))
+		o.Kinds.FAQs.Scorer = lexical.NewScorer(a.adjust(fields.FAQScorer()))
+		o.Kinds.Documents.Scorer = lexical.NewScorer(a.adjust(fields.DocumentScorer()))
 	}
 	return o
 }

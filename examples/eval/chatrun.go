@@ -130,19 +130,19 @@ func newOfflineChat(ctx context.Context, rc settings.Config, dims int, src inges
 func tuneSearcher(a ablation) func(*rag.SearcherOptions) {
 	return func(o *rag.SearcherOptions) {
 		x := a.searcherOptions()
-		for _, t := range []struct{ to, from *rag.Toggle }{{&o.Vocabulary, &x.Vocabulary}, {&o.TypoCorrection, &x.TypoCorrection}, {&o.IDF, &x.IDF}} {
+		for _, t := range []struct{ to, from *rag.Toggle }{{&o.Lexical.Vocabulary, &x.Lexical.Vocabulary}, {&o.Lexical.TypoCorrection, &x.Lexical.TypoCorrection}, {&o.Lexical.IDF, &x.Lexical.IDF}} {
 			if *t.from == rag.Off {
 				*t.to = rag.Off
 			}
 		}
-		if x.IDFOptions != (lexical.IDFOptions{}) {
-			o.IDFOptions = x.IDFOptions
+		if x.Lexical.IDFOptions != (lexical.IDFOptions{}) {
+			o.Lexical.IDFOptions = x.Lexical.IDFOptions
 		}
-		if x.CorrectionMinDF != 0 {
-			o.CorrectionMinDF = x.CorrectionMinDF
+		if x.Lexical.CorrectionMinDF != 0 {
+			o.Lexical.CorrectionMinDF = x.Lexical.CorrectionMinDF
 		}
-		if x.Catalog.Scorer != nil {
-			o.Catalog.Scorer, o.FAQs.Scorer, o.Documents.Scorer = x.Catalog.Scorer, x.FAQs.Scorer, x.Documents.Scorer
+		if x.Kinds.Catalog.Scorer != nil {
+			o.Kinds.Catalog.Scorer, o.Kinds.FAQs.Scorer, o.Kinds.Documents.Scorer = x.Kinds.Catalog.Scorer, x.Kinds.FAQs.Scorer, x.Kinds.Documents.Scorer
 		}
 	}
 }
@@ -293,7 +293,7 @@ func executeChat(ctx context.Context, cfg *config, stdout, stderr io.Writer) err
 		base := tune
 		tune = func(o *rag.SearcherOptions) {
 			base(o)
-			o.Reranker, o.Rerank = kw, rag.On
+			o.Rerank.Reranker, o.Rerank.Enabled = kw, rag.On
 		}
 	}
 	chat, err := newOfflineChat(ctx, rc, dims, data.src, tune)

@@ -201,8 +201,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if cfg.queries == "" || cfg.qrels == "" {
 		return nil, usagef("-queries and -qrels are required")
 	}
-	if cfg.k < 1 || cfg.k > rag.DefaultSearcherOptions().MaxLimit {
-		return nil, usagef("-k %d: want 1..%d", cfg.k, rag.DefaultSearcherOptions().MaxLimit)
+	if cfg.k < 1 || cfg.k > rag.DefaultSearcherOptions().Limits.Max {
+		return nil, usagef("-k %d: want 1..%d", cfg.k, rag.DefaultSearcherOptions().Limits.Max)
 	}
 	if cfg.dims < 1 {
 		return nil, usagef("-dims %d: want > 0", cfg.dims)
@@ -307,7 +307,9 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 			m, _ := vector.ParseAggregateMode(cfg.aggregate)
 			t.Aggregate = &m
 		}
-		t.Weights = cfg.weights
+		if cfg.weights != nil {
+			t.Weights = *cfg.weights
+		}
 		t.CandidateMultiplier, t.CandidateMax = cfg.candMult, cfg.candMax
 	}
 	opts := eval.Options{K: cfg.k, Configs: configs, Filter: func(q eval.Query) bool {

@@ -308,7 +308,7 @@ func TestCatalogJSON(t *testing.T) {
 	t.Run("vector mode", func(t *testing.T) {
 		rep := runJSON(t, "-catalog", catalog, "-q", "fungicida para videira", "-dims", testDims, "-mode", "vector", "-threshold", "inf")
 		// 60 chunks (limit × multiplier, no threshold) aggregated by owner.
-		if !rep.EmbeddingUsed || rep.LexicalCount != 0 || rep.VectorCount < 10 || rep.VectorCount > 10*rag.DefaultSearcherOptions().CandidateMultiplier || len(rep.Hits) != 10 {
+		if !rep.EmbeddingUsed || rep.LexicalCount != 0 || rep.VectorCount < 10 || rep.VectorCount > 10*rag.DefaultSearcherOptions().Lexical.CandidateMultiplier || len(rep.Hits) != 10 {
 			t.Errorf("embedding_used %t lexical %d vector %d", rep.EmbeddingUsed, rep.LexicalCount, rep.VectorCount)
 		}
 		for _, h := range rep.Hits {

@@ -375,7 +375,7 @@ type CacheConfig struct {
 }
 
 // RerankConfig is seed 004's reranking: Config.Reranker builds the
-// reranker, in the seed's order of providers, for SearcherOptions.Reranker.
+// reranker, in the seed's order of providers, for RerankOptions.Reranker.
 type RerankConfig struct {
 	// Enabled reranks every search by default (SearcherOptions.Rerank,
 	// from KB_RERANKER_ENABLED). Unset it is 0, the library's default:
@@ -397,12 +397,12 @@ type DocumentsConfig struct {
 	// directly with Searcher.SearchDocuments are not affected.
 	Enabled bool `json:"enabled"`
 	// Limit is the number of hits of a document search
-	// (SearcherOptions.Documents.Limit; RAG__TOP_K, 1–20). 0 means the
-	// Searcher's DefaultLimit, 5, which is also the seed's default.
+	// (SearcherOptions.Kinds.Documents.Limit; RAG__TOP_K, 1–20). 0 means the
+	// Searcher's LimitOptions.Default, 5, which is also the seed's default.
 	Limit int `json:"limit,omitempty"`
 	// MinSimilarity keeps the document chunks whose cosine similarity to
 	// the query is at least this (RAG__MIN_SIMILARITY, 0–1): it sets
-	// SearcherOptions.Documents.Threshold to its negative, the pgvector
+	// SearcherOptions.Kinds.Documents.Threshold to its negative, the pgvector
 	// <#> distance of unit vectors. nil keeps the Searcher's default
 	// threshold (-0.5, or the embedder's suggestion), not the seed's 0.6;
 	// rag.KindOptions.Threshold says why.
@@ -428,9 +428,9 @@ func DefaultConfig() Config {
 			Fusion:              merge.MethodWeighted,
 			Catalog:             KindConfig{Weights: scoring.Weights{Vector: scoring.DefaultVectorWeight, Lexical: scoring.DefaultLexicalWeight, Pair: scoring.DefaultPairWeight}},
 			FAQs:                KindConfig{Weights: scoring.Weights{Vector: scoring.DefaultVectorWeight, Lexical: scoring.DefaultLexicalWeight}},
-			CandidateMultiplier: so.CandidateMultiplier, CandidateMax: so.CandidateMax,
-			VectorCandidateMultiplier: so.CandidateMultiplier, VectorCandidateMax: so.CandidateMax,
-			ChunksPerOwner: so.ChunksPerOwner, SnippetMaxChars: so.SnippetMaxChars,
+			CandidateMultiplier: so.Lexical.CandidateMultiplier, CandidateMax: so.Lexical.CandidateMax,
+			VectorCandidateMultiplier: so.Lexical.CandidateMultiplier, VectorCandidateMax: so.Lexical.CandidateMax,
+			ChunksPerOwner: so.Vector.ChunksPerOwner, SnippetMaxChars: so.Vector.SnippetMaxChars,
 		},
 		Chat: ChatConfig{
 			HistoryLimit: rag.DefaultPipelineOptions().HistoryLimit, ContextTokens: rag.DefaultPipelineOptions().ContextTokens,
@@ -927,17 +927,18 @@ func (c Config) SearcherOptions() rag.SearcherOptions {
 		docThreshold = &t
 	}
 	return rag.SearcherOptions{
-		Fusion:                    s.Fusion,
-		Catalog:                   rag.KindOptions{Weights: weights(s.Catalog.Weights, true), Threshold: copyFloat(s.Catalog.Threshold), Legs: s.Catalog.Legs},
-		FAQs:                      rag.KindOptions{Weights: weights(s.FAQs.Weights, false), Threshold: copyFloat(s.FAQs.Threshold), Legs: s.FAQs.Legs},
-		Documents:                 rag.KindOptions{Threshold: docThreshold, Limit: c.Documents.Limit},
-		Rerank:                    c.Rerank.Enabled,
-		CandidateMultiplier:       s.CandidateMultiplier,
-		CandidateMax:              s.CandidateMax,
-		VectorCandidateMultiplier: s.VectorCandidateMultiplier,
-		VectorCandidateMax:        s.VectorCandidateMax,
-		ChunksPerOwner:            s.ChunksPerOwner,
-		SnippetMaxChars:           s.SnippetMaxChars,
+		Fusion: s.Fusion,
+		Kinds: rag.KindsOptions{
+			Catalog:   rag.KindOptions{Weights: weights(s.Catalog.Weights, true), Threshold: copyFloat(s.Catalog.Threshold), Legs: s.Catalog.Legs},
+			FAQs:      rag.KindOptions{Weights: weights(s.FAQs.Weights, false), Threshold: copyFloat(s.FAQs.Threshold), Legs: s.FAQs.Legs},
+			Documents: rag.KindOptions{Threshold: docThreshold, Limit: c.Documents.Limit},
+		},
+		Rerank:  rag.RerankOptions{Enabled: c.Rerank.Enabled},
+		Lexical: rag.LexicalOptions{CandidateMultiplier: s.CandidateMultiplier, CandidateMax: s.CandidateMax},
+		Vector: rag.VectorOptions{
+			CandidateMultiplier: s.VectorCandidateMultiplier, CandidateMax: s.VectorCandidateMax,
+			ChunksPerOwner: s.ChunksPerOwner, SnippetMaxChars: s.SnippetMaxChars,
+		},
 	}
 }
 
@@ -1012,7 +1013,7 @@ func (c Config) QueryEmbedder(e vector.Embedder) vector.Embedder {
 // reranker on chat with Rerank.Model when chat is not nil, else the
 // offline keyword reranker (the seed's fallback: 60% original score, 25%
 // content overlap, 15% title overlap). It does no I/O. Set the result as
-// SearcherOptions.Reranker; Rerank.Enabled says whether searches use it
+// RerankOptions.Reranker; Rerank.Enabled says whether searches use it
 // by default, and a query's Rerank overrides that.
 func (c Config) Reranker(client *http.Client, chat llm.ChatModel) (rerank.Reranker, error) {
 	if key := c.Providers.CohereAPIKey; key != "" {

@@ -70,12 +70,12 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 	// The default SearcherOptions give the same settings as the zero value.
 	got := rag.NewSearcher(nil, nil, settings.DefaultConfig().SearcherOptions()).Options()
 	want := rag.NewSearcher(nil, nil, rag.SearcherOptions{}).Options()
-	got.Catalog.Scorer, got.FAQs.Scorer, got.Documents.Scorer = nil, nil, nil
-	want.Catalog.Scorer, want.FAQs.Scorer, want.Documents.Scorer = nil, nil, nil
+	got.Kinds.Catalog.Scorer, got.Kinds.FAQs.Scorer, got.Kinds.Documents.Scorer = nil, nil, nil
+	want.Kinds.Catalog.Scorer, want.Kinds.FAQs.Scorer, want.Kinds.Documents.Scorer = nil, nil, nil
 	// Explicit default weights and pools equal the zero value's defaults.
-	want.Catalog.Weights = scoring.Weights{Vector: 6, Lexical: 4, Pair: 4}
-	want.FAQs.Weights = scoring.Weights{Vector: 6, Lexical: 4}
-	want.VectorCandidateMultiplier, want.VectorCandidateMax = 6, 200
+	want.Kinds.Catalog.Weights = scoring.Weights{Vector: 6, Lexical: 4, Pair: 4}
+	want.Kinds.FAQs.Weights = scoring.Weights{Vector: 6, Lexical: 4}
+	want.Vector.CandidateMultiplier, want.Vector.CandidateMax = 6, 200
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("default searcher options (-want +got):\n%s", diff)
 	}
@@ -151,13 +151,13 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 	}
 
 	so := cfg.SearcherOptions()
-	if so.Fusion != merge.MethodSimple || so.FAQs.Legs != rag.LegsLexical || *so.Catalog.Threshold != -0.3 || *so.FAQs.Threshold != -0.25 {
-		t.Errorf("searcher options fusion %q faq legs %q thresholds %v %v", so.Fusion, so.FAQs.Legs, *so.Catalog.Threshold, *so.FAQs.Threshold)
+	if so.Fusion != merge.MethodSimple || so.Kinds.FAQs.Legs != rag.LegsLexical || *so.Kinds.Catalog.Threshold != -0.3 || *so.Kinds.FAQs.Threshold != -0.25 {
+		t.Errorf("searcher options fusion %q faq legs %q thresholds %v %v", so.Fusion, so.Kinds.FAQs.Legs, *so.Kinds.Catalog.Threshold, *so.Kinds.FAQs.Threshold)
 	}
-	if so.Catalog.Weights != (scoring.Weights{Vector: 5, Lexical: -1, Pair: 7}) || so.FAQs.Weights != (scoring.Weights{Vector: 2.5, Lexical: 1}) {
-		t.Errorf("weights %+v %+v (a 0 weight must turn the component off)", so.Catalog.Weights, so.FAQs.Weights)
+	if so.Kinds.Catalog.Weights != (scoring.Weights{Vector: 5, Lexical: -1, Pair: 7}) || so.Kinds.FAQs.Weights != (scoring.Weights{Vector: 2.5, Lexical: 1}) {
+		t.Errorf("weights %+v %+v (a 0 weight must turn the component off)", so.Kinds.Catalog.Weights, so.Kinds.FAQs.Weights)
 	}
-	if so.CandidateMultiplier != 4 || so.CandidateMax != 100 || so.VectorCandidateMultiplier != 8 || so.VectorCandidateMax != 300 || so.ChunksPerOwner != 2 || so.SnippetMaxChars != 500 {
+	if so.Lexical.CandidateMultiplier != 4 || so.Lexical.CandidateMax != 100 || so.Vector.CandidateMultiplier != 8 || so.Vector.CandidateMax != 300 || so.Vector.ChunksPerOwner != 2 || so.Vector.SnippetMaxChars != 500 {
 		t.Errorf("pools and snippets %+v", so)
 	}
 	if po := cfg.PipelineOptions(); po.HistoryLimit != 10 || !po.UseCatalogQuery {

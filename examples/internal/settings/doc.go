@@ -43,8 +43,8 @@
 //	KB_RERANKER_MODEL          Rerank.Model → the LLM reranker of Config.Reranker
 //	COHERE_API_KEY             Providers.CohereAPIKey → Cohere's rerank API in Config.Reranker
 //	RAG__ENABLED               Documents.Enabled → PipelineOptions.Documents, AgenticOptions.Tools
-//	RAG__TOP_K                 Documents.Limit → SearcherOptions.Documents.Limit
-//	RAG__MIN_SIMILARITY        Documents.MinSimilarity → SearcherOptions.Documents.Threshold (negated)
+//	RAG__TOP_K                 Documents.Limit → SearcherOptions.Kinds.Documents.Limit
+//	RAG__MIN_SIMILARITY        Documents.MinSimilarity → SearcherOptions.Kinds.Documents.Threshold (negated)
 //	RAG__MAX_CONTEXT_TOKENS    Chat.ContextTokens → PipelineOptions.ContextTokens
 //	RAG__CONFIDENCE_THRESHOLD  Chat.ConfidenceThreshold → PipelineOptions.Confidence.Medium
 //	RAG__DOCUMENTS_PATH        Documents.Path, for programs (the library reads no files)

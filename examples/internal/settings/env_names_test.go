@@ -49,17 +49,17 @@ func TestSeedEnvNames(t *testing.T) {
 			}
 		}},
 		{"KB_RERANKER_ENABLED=true", map[string]string{settings.EnvKBRerankerEnabled: "true"}, func(t *testing.T, cfg settings.Config) {
-			if cfg.Rerank.Enabled != rag.On || cfg.SearcherOptions().Rerank != rag.On {
+			if cfg.Rerank.Enabled != rag.On || cfg.SearcherOptions().Rerank.Enabled != rag.On {
 				t.Errorf("rerank %v, searcher %v; want on", cfg.Rerank.Enabled, cfg.SearcherOptions().Rerank)
 			}
 		}},
 		{"KB_RERANKER_ENABLED=false", map[string]string{settings.EnvKBRerankerEnabled: "0"}, func(t *testing.T, cfg settings.Config) {
-			if cfg.Rerank.Enabled != rag.Off || cfg.SearcherOptions().Rerank != rag.Off {
+			if cfg.Rerank.Enabled != rag.Off || cfg.SearcherOptions().Rerank.Enabled != rag.Off {
 				t.Errorf("rerank %v, searcher %v; want off", cfg.Rerank.Enabled, cfg.SearcherOptions().Rerank)
 			}
 		}},
 		{"reranking left to the Searcher by default", nil, func(t *testing.T, cfg settings.Config) {
-			if cfg.Rerank.Enabled != 0 || cfg.SearcherOptions().Rerank != 0 {
+			if cfg.Rerank.Enabled != 0 || cfg.SearcherOptions().Rerank.Enabled != 0 {
 				t.Errorf("rerank %v, want the library default", cfg.Rerank.Enabled)
 			}
 		}},
@@ -92,18 +92,18 @@ func TestSeedEnvNames(t *testing.T) {
 			}
 		}},
 		{"RAG__TOP_K", map[string]string{settings.EnvRAGTopK: "8"}, func(t *testing.T, cfg settings.Config) {
-			if cfg.Documents.Limit != 8 || cfg.SearcherOptions().Documents.Limit != 8 || cfg.SearcherOptions().Catalog.Limit != 0 {
-				t.Errorf("documents %+v, searcher %+v", cfg.Documents, cfg.SearcherOptions().Documents)
+			if cfg.Documents.Limit != 8 || cfg.SearcherOptions().Kinds.Documents.Limit != 8 || cfg.SearcherOptions().Kinds.Catalog.Limit != 0 {
+				t.Errorf("documents %+v, searcher %+v", cfg.Documents, cfg.SearcherOptions().Kinds.Documents)
 			}
 		}},
 		{"RAG__MIN_SIMILARITY", map[string]string{settings.EnvRAGMinSimilarity: "0.6"}, func(t *testing.T, cfg settings.Config) {
-			th := cfg.SearcherOptions().Documents.Threshold
+			th := cfg.SearcherOptions().Kinds.Documents.Threshold
 			if cfg.Documents.MinSimilarity == nil || *cfg.Documents.MinSimilarity != 0.6 || th == nil || *th != -0.6 {
 				t.Errorf("min similarity %v, threshold %v; want 0.6 and -0.6", cfg.Documents.MinSimilarity, th)
 			}
 		}},
 		{"document threshold left to the Searcher by default", nil, func(t *testing.T, cfg settings.Config) {
-			if cfg.SearcherOptions().Documents.Threshold != nil {
+			if cfg.SearcherOptions().Kinds.Documents.Threshold != nil {
 				t.Error("a document threshold without RAG__MIN_SIMILARITY")
 			}
 		}},

@@ -24,7 +24,7 @@ func ExampleConfigFromEnv() {
 		return
 	}
 	so := cfg.SearcherOptions()
-	fmt.Println("fusion:", so.Fusion, "faq legs:", so.FAQs.Legs, "catalog vector weight:", so.Catalog.Weights.Vector)
+	fmt.Println("fusion:", so.Fusion, "faq legs:", so.Kinds.FAQs.Legs, "catalog vector weight:", so.Kinds.Catalog.Weights.Vector)
 	fmt.Println("history:", cfg.PipelineOptions().HistoryLimit, "answer model:", cfg.Chat.AnswerModel)
 	chat, _ := cfg.Providers.Chat()
 	fmt.Println("chat provider:", chat.Provider, chat.BaseURL, chat.APIKey)

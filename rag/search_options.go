@@ -1,0 +1,305 @@
+package rag
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
+	"github.com/hybridrag/hybridrag/merge"
+	"github.com/hybridrag/hybridrag/rag/rerank"
+	"github.com/hybridrag/hybridrag/rag/trace"
+	"github.com/hybridrag/hybridrag/scoring"
+	"github.com/hybridrag/hybridrag/vector"
+)
+
+// SearcherOptions configures a Searcher, one group per concern. The zero
+// value gives the seeds' defaults with weighted fusion;
+// DefaultSearcherOptions shows them filled in. Like every option of the
+// library, a zero field means its default and a negative value (Off for a
+// Toggle) switches a feature off (see the package doc, "Options").
+// NewSearcher copies the options (pointers included), so changing them
+// afterwards does not change the Searcher.
+type SearcherOptions struct {
+	// Limits are the number of hits and the query text's caps.
+	Limits LimitOptions
+	// Kinds are the settings of each record kind.
+	Kinds KindsOptions
+	// Lexical shapes the lexical leg and the query analysis.
+	Lexical LexicalOptions
+	// Vector shapes the vector leg.
+	Vector VectorOptions
+	// Fusion is the default fusion method (HYBRID_SEARCH_ENHANCED):
+	// weighted (the default, the seeds' computeCombinedScore and enhanced
+	// mode), rrf, relative, or simple — the seeds' simple mode, which keeps
+	// the store's lexical order (terms matched, newest first), scores
+	// nothing and lists vector hits first, then lexical ones (seed 000 §4.7).
+	// Seed 000 runs simple unless HYBRID_SEARCH_ENHANCED is "true"; the
+	// default here is its enhanced mode because simple ranks far worse
+	// (examples/eval -mode hybrid, hash embedder, nDCG@10 simple vs
+	// weighted: AGROFIT 0.651 vs 0.950, IRPF FAQs 0.440 vs 0.584, FaQuAD
+	// 0.854 vs 0.916; the chat cases' source precision 0.759 vs 0.764).
+	Fusion merge.Method
+	// Rerank is the optional reranking stage.
+	Rerank RerankOptions
+	// Evidence shapes the calibrated relevance every hit carries
+	// (Hit.Evidence); the zero value gives the defaults.
+	Evidence EvidenceOptions
+	// Logger, when set, receives one record per search (seed 000
+	// logHybridStats): "rag search" at info level with the kind, the
+	// query (its first 200 characters), the number of results, each
+	// leg's count, whether the embedding was used and the fallback reason,
+	// the legs, fusion and limit, and the stage timings (a "timings"
+	// group); "rag search failed" at warning level with the error (a
+	// blank query, rejected at once, is not logged). nil logs nothing.
+	Logger *slog.Logger
+	// Tracer, when set, traces each search (package trace). When it also
+	// implements trace.LegTracer each retrieval leg is traced, and when it
+	// implements trace.EmbedTracer each query embedding. nil traces
+	// nothing.
+	Tracer trace.SearchTracer
+}
+
+// LimitOptions bound what a search returns and reads.
+//
+// The number of hits of a search is decided in one place, first set
+// wins: Query.Limit (for a chat turn, ChatRequest.Limit, else
+// PipelineOptions.Limit, which the Pipeline passes as Query.Limit), then
+// the kind's KindOptions.Limit, then Default; the result is clamped to
+// [1, Max]. A value below 1 is unset at every level.
+type LimitOptions struct {
+	// Default is the number of hits of a search that sets no limit
+	// (default 5).
+	Default int
+	// Max clamps every search's limit (default 50).
+	Max int
+	// MaxQueryChars truncates over-long query text (default 2000).
+	MaxQueryChars int
+	// MaxFAQQueryChars bounds query + context for FAQs (default 1200).
+	MaxFAQQueryChars int
+}
+
+// KindsOptions are the settings of the record kinds.
+type KindsOptions struct {
+	// Catalog, FAQs and Documents are the settings of catalog items, FAQs
+	// and documents.
+	Catalog, FAQs, Documents KindOptions
+}
+
+// KindOptions are the settings of one record kind (catalog items, FAQs or
+// documents) in SearcherOptions.Kinds.
+type KindOptions struct {
+	// Weights are the default fusion weights (zero fields: vector 6,
+	// lexical 4, pair 4, rank bonuses 1; negative fields turn a component
+	// off). When the catalog's are left entirely zero and the embedder
+	// implements vector.FusionWeightSuggester, its suggestion is used for
+	// catalog searches (the hash embedder suggests vector 3, lexical 6:
+	// AGROFIT nDCG@10 0.891 → 0.928; on FAQs and documents it measured
+	// slightly worse, so they keep the seeds' weights).
+	Weights scoring.Weights
+	// Threshold is the default vector threshold (pgvector <#> distance).
+	// nil means -0.5 (the seeds'), or the embedder's own suggestion when
+	// it implements vector.ThresholdSuggester (the hash embedder suggests
+	// -0.2). A pointer because 0 is a meaningful threshold.
+	//
+	// Documents keep -0.5 too, not seed 002's min_similarity 0.6 (-0.6):
+	// seed 000 chose -0.5 for the same model (text-embedding-3-small)
+	// for catalog and FAQs, and one scale across kinds keeps the fused
+	// scores comparable; text-embedding-3 models are known to give lower
+	// cosine similarities than earlier OpenAI models, so a stricter cut
+	// risks dropping answers before the evidence sees them. Neither value
+	// is measured here (no provider in the tests or the evaluator;
+	// offline the hash embedder's -0.2 applies and this default is never
+	// used). Seed 002's 0.6 still decides augmentation: it is the
+	// low confidence level (scoring.DefaultLowThreshold) the Pipeline
+	// applies to the hits' relevance. RAG__MIN_SIMILARITY=0.6
+	// (the example programs' environment) restores the seed's cut.
+	Threshold *float64
+	// Legs is the default Legs of searches that leave Query.Legs empty;
+	// "" means hybrid. FAQs.Legs = LegsLexical is FAQ_HYBRID_ENABLED=false.
+	Legs Legs
+	// Scorer scores the kind's lexical candidates; nil means the kind's
+	// default from package fields (fields.CatalogScorer, FAQScorer,
+	// DocumentScorer; the FAQ and document ones with a few question
+	// paraphrases added to lexical.DefaultSynonyms: "quanto tempo
+	// demora", "demorar" for "prazo").
+	Scorer *lexical.Scorer
+	// Limit is the number of hits of the kind's searches that set no
+	// limit; below 1 means LimitOptions.Default (see LimitOptions for the
+	// precedence). Documents.Limit is seed 002's RAG__TOP_K.
+	Limit int
+}
+
+// LexicalOptions shape the lexical leg and the vocabulary-driven query
+// analysis.
+type LexicalOptions struct {
+	// CandidateMultiplier and CandidateMax size the lexical candidate pool
+	// (6, 200): min(limit × multiplier, max), never less than the limit.
+	CandidateMultiplier, CandidateMax int
+	// Vocabulary is the vocabulary-driven query analysis as a whole
+	// (default On); Off gives the seeds' analysis: no typo correction and
+	// no IDF weights.
+	Vocabulary Toggle
+	// TypoCorrection (default On) replaces a query word of 5+ letters that
+	// no indexed word starts with, that is neither a stopword nor in the
+	// synonym table, and that Lexicon does not know as a word of the
+	// language, by the indexed word within one edit (two from 8 letters)
+	// found in the most records ("fungisida" → "fungicida"; "sábado" is
+	// left alone even in a store whose records say "sabão").
+	TypoCorrection Toggle
+	// Lexicon tells words of the language from typos for TypoCorrection:
+	// nil means lexicon.Default(), Brazilian Portuguese and English.
+	// Use lexicon.New(nil) to let the store's vocabulary alone decide.
+	Lexicon *lexicon.Lexicon
+	// CorrectionMinDF is the least number of records a word must appear
+	// in to be a correction (default 2).
+	CorrectionMinDF int
+	// IDF (default On) multiplies each query term's field weights and
+	// match bonus by its IDF relative to a term found in one record of ten
+	// (lexical.Vocabulary.IDFWeights), unless the kind's Scorer has an IDF
+	// hook of its own. IDFOptions shapes the weights.
+	IDF Toggle
+	// IDFOptions shapes the IDF weights (zero value: lexical's defaults).
+	IDFOptions lexical.IDFOptions
+	// NormalizedCacheSize is how many records' normalized fields are kept
+	// for lexical scoring (default 20 000; negative disables the cache).
+	NormalizedCacheSize int
+}
+
+// VectorOptions shape the vector leg.
+type VectorOptions struct {
+	// CandidateMultiplier and CandidateMax size the vector candidate pool;
+	// 0 means LexicalOptions.CandidateMultiplier and CandidateMax. A
+	// query's own CandidateMultiplier and CandidateMax override both
+	// pools.
+	CandidateMultiplier, CandidateMax int
+	// ChunksPerOwner (1) and SnippetMaxChars (800) shape snippets.
+	ChunksPerOwner, SnippetMaxChars int
+	// Aggregate is the chunk aggregation mode (default max).
+	Aggregate vector.AggregateMode
+	// Expansion (default On) appends the canonical terms of the synonyms
+	// the query used before embedding it ("fungicida para videira" is
+	// embedded as "fungicida para videira uva"), so an embedder that
+	// knows no synonyms (the hash embedder) still meets the catalog's
+	// vocabulary; for semantic models the addition is harmless.
+	Expansion Toggle
+	// EmbedTimeout bounds the query embedding (default 2 s). On timeout
+	// the search returns lexical results with FallbackEmbeddingFailed.
+	// The search returns at the timeout even when the embedder ignores its
+	// context; the embedder call is then left to finish in the background
+	// (its result is dropped) and counts as stalled until it returns.
+	EmbedTimeout time.Duration
+	// MaxStalledEmbeds is the most query embeddings left running past
+	// their timeout (or their search's cancellation) that the Searcher
+	// tolerates (default 16). While that many have not returned, searches
+	// do not call the embedder: they return lexical results at once with
+	// FallbackEmbeddingFailed and a VectorError wrapping
+	// context.DeadlineExceeded ("query embedder stalled"). So an embedder
+	// that ignores its context and never returns holds at most about that
+	// many goroutines (plus one per search in progress), not one per
+	// search.
+	MaxStalledEmbeds int
+}
+
+// RerankOptions configure the optional reranking stage.
+type RerankOptions struct {
+	// Reranker reorders the head of the fused hits of searches with
+	// reranking on; nil reranks nothing.
+	Reranker rerank.Reranker
+	// Enabled is the default of searches whose Query.Rerank is unset
+	// (default Off). Seed 004 reranks unless told not to; here it is off
+	// because there is nothing to rerank with until a Reranker is given,
+	// and the offline one (rerank.Keyword, the seed's fallback) measured
+	// mixed with examples/eval -chat -rerank keyword: source precision
+	// 0.764 → 0.779 on chat_eval.jsonl, 0.708 → 0.744 on
+	// chat_eval_fresh.jsonl, whose fact recall fell 0.673 → 0.653.
+	Enabled Toggle
+	// Window are the reranking window and cut (seed: 20 → 5, min 0.5);
+	// the final cut is never above the search's limit.
+	Window rerank.Options
+}
+
+// Toggle switches an optional stage on or off. The zero value keeps the
+// stage's documented default; it is the library's one on/off type, used
+// wherever a switch has a default (the Searcher's stages, Query.Rerank,
+// the Pipeline's fallback message and document search).
+type Toggle int8
+
+// Toggle values. Off is negative, like the value that switches off a
+// numeric option (a weight, a cut, a cache size).
+const (
+	// On turns the stage on.
+	On Toggle = 1
+	// Off turns the stage off.
+	Off Toggle = -1
+)
+
+// enabled reports whether the stage runs, given its default.
+func (t Toggle) enabled(def bool) bool {
+	if t == 0 {
+		return def
+	}
+	return t > 0
+}
+
+// DefaultSearcherOptions returns the options a zero SearcherOptions
+// stands for, with every default filled in (limits, candidate pools,
+// timeouts, the query caps); NewSearcher applies the same defaults.
+func DefaultSearcherOptions() SearcherOptions {
+	return SearcherOptions{}.withDefaults()
+}
+
+// withDefaults fills the unset fields of o and copies its pointers.
+func (o SearcherOptions) withDefaults() SearcherOptions {
+	o.Evidence = o.Evidence.withDefaults()
+	for _, k := range []*KindOptions{&o.Kinds.Catalog, &o.Kinds.FAQs, &o.Kinds.Documents} {
+		if k.Threshold != nil {
+			t := *k.Threshold
+			k.Threshold = &t
+		}
+		k.Limit = max(k.Limit, 0)
+	}
+	l := &o.Limits
+	if l.Default < 1 {
+		l.Default = defaultLimit
+	}
+	if l.Max < 1 {
+		l.Max = defaultMaxLimit
+	}
+	l.Default = min(l.Default, l.Max)
+	if l.MaxQueryChars < 1 {
+		l.MaxQueryChars = defaultMaxQueryChars
+	}
+	if l.MaxFAQQueryChars < 1 {
+		l.MaxFAQQueryChars = defaultMaxFAQQueryChars
+	}
+	if o.Fusion == "" {
+		o.Fusion = merge.MethodWeighted
+	}
+	lx := &o.Lexical
+	if lx.CandidateMultiplier < 1 {
+		lx.CandidateMultiplier = defaultCandidateMultiplier
+	}
+	if lx.CandidateMax < 1 {
+		lx.CandidateMax = defaultCandidateMax
+	}
+	if lx.CorrectionMinDF < 1 {
+		lx.CorrectionMinDF = defaultCorrectionMinDF
+	}
+	v := &o.Vector
+	v.CandidateMultiplier = max(v.CandidateMultiplier, 0)
+	v.CandidateMax = max(v.CandidateMax, 0)
+	if v.ChunksPerOwner < 1 {
+		v.ChunksPerOwner = vector.DefaultChunksPerOwner
+	}
+	if v.SnippetMaxChars < 1 {
+		v.SnippetMaxChars = vector.DefaultSnippetMaxChars
+	}
+	if v.EmbedTimeout <= 0 {
+		v.EmbedTimeout = defaultEmbedTimeout
+	}
+	if v.MaxStalledEmbeds < 1 {
+		v.MaxStalledEmbeds = defaultMaxStalledEmbeds
+	}
+	return o
+}
