@@ -317,6 +317,12 @@ type Violation struct {
 	Path string
 	// Message says what is wrong, e.g. "must be <= 10 (got 12)".
 	Message string
+	// Keyword locates the schema keyword that failed, as a JSON pointer
+	// into the schema document after following $ref, e.g.
+	// "#/$defs/option/properties/limit/maximum" (a schema resource with an
+	// absolute $id is named by it). Empty for a value that is not valid
+	// JSON or breaks the checks every schema makes (see ValidateValue).
+	Keyword string
 }
 
 // ValidationError lists why a JSON value does not satisfy a Schema. RunTools
@@ -439,8 +445,9 @@ func compareLocated(a, b located) int {
 // value, not the failures of each alternative.
 func (s *Schema) collect(e *sjs.ValidationError, root any, out *[]located) {
 	path, v := locate(root, e.InstanceLocation)
+	keyword := relative(e.SchemaURL) + pointer(e.ErrorKind.KeywordPath())
 	add := func(path, msg string, loc []string, required bool) {
-		*out = append(*out, located{Violation{path, truncate(msg, 300)}, loc, required})
+		*out = append(*out, located{Violation{path, truncate(msg, 300), keyword}, loc, required})
 	}
 	rat := func(r *big.Rat) string { f, _ := r.Float64(); return strconv.FormatFloat(f, 'g', -1, 64) }
 	count := func(bound string, want int, noun string, got int) string {

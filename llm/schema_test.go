@@ -565,3 +565,33 @@ func TestCompileSchemaErrorsAreDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Each violation names the schema keyword that failed, after $ref: where to
+// look in the schema, beside where to look in the value.
+func TestViolationKeyword(t *testing.T) {
+	s, err := llm.CompileSchema(json.RawMessage(optionsSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verr *llm.ValidationError
+	doc := `{"options":[{"pros":["` + strings.Repeat("x", 21) + `"]}],"best":{"title":"a","cons":1},"next":{"options":[]},"x":false}`
+	if !errors.As(s.Validate([]byte(doc)), &verr) {
+		t.Fatal("document accepted")
+	}
+	var got []string
+	for _, v := range verr.Violations {
+		got = append(got, v.Path+" "+v.Keyword)
+	}
+	want := []string{
+		"$.best.cons #/$defs/option/additionalProperties",
+		"$.next.options #/properties/options/minItems",
+		`$.options[0] #/$defs/option/required`,
+		"$.options[0].pros[0] #/$defs/pro/maxLength",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("keywords:\n got  %q\n want %q", got, want)
+	}
+	if err := s.Validate([]byte(`{`)); !errors.As(err, &verr) || verr.Violations[0].Keyword != "" {
+		t.Errorf("not JSON: %+v, want no keyword", verr.Violations)
+	}
+}
