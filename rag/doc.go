@@ -34,9 +34,9 @@
 // outweigh common ones ("produto", "soja"). Call [Searcher.Refresh] after
 // writes so the vocabularies are rebuilt; [Off] in
 // [LexicalOptions.TypoCorrection], [LexicalOptions.IDF] or
-// [LexicalOptions.Vocabulary] turns these off. On the project's evaluation
-// sets this lifted AGROFIT typo queries from nDCG@10 0.46 to 0.93
-// (BENCHMARKS.md).
+// [LexicalOptions.Vocabulary] turns these off. What they are worth on the
+// project's evaluation sets is in BENCHMARKS.md ("Measurements behind
+// defaults").
 //
 // The lists are fused by the query's method: simple (vector first, then
 // lexical), weighted (the legs' scores weighted, plus a bonus for an

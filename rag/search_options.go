@@ -14,7 +14,7 @@ import (
 )
 
 // SearcherOptions configures a Searcher, one group per concern. The zero
-// value gives the seeds' defaults with weighted fusion;
+// value gives the defaults, with weighted fusion;
 // DefaultSearcherOptions shows them filled in. Like every option of the
 // library, a zero field means its default and a negative value (Off for a
 // Toggle) switches a feature off (see the package doc, "Options").
@@ -29,24 +29,21 @@ type SearcherOptions struct {
 	Lexical LexicalOptions
 	// Vector shapes the vector leg.
 	Vector VectorOptions
-	// Fusion is the default fusion method (HYBRID_SEARCH_ENHANCED):
-	// weighted (the default, the seeds' computeCombinedScore and enhanced
-	// mode), rrf, relative, or simple — the seeds' simple mode, which keeps
-	// the store's lexical order (terms matched, newest first), scores
-	// nothing and lists vector hits first, then lexical ones (seed 000 §4.7).
-	// Seed 000 runs simple unless HYBRID_SEARCH_ENHANCED is "true"; the
-	// default here is its enhanced mode because simple ranks far worse
-	// (examples/eval -mode hybrid, hash embedder, nDCG@10 simple vs
-	// weighted: AGROFIT 0.651 vs 0.950, IRPF FAQs 0.440 vs 0.584, FaQuAD
-	// 0.854 vs 0.916; the chat cases' source precision 0.759 vs 0.764).
+	// Fusion is the default fusion method: weighted (the default: vector
+	// similarity, lexical score, pair and rank bonuses combined by
+	// scoring.CombinedScore), rrf, relative, or simple, which keeps the
+	// store's lexical order (terms matched, newest first), scores nothing
+	// and lists vector hits first, then lexical ones. Simple ranks far
+	// worse than weighted on every evaluation set (BENCHMARKS.md,
+	// "Measurements behind defaults").
 	Fusion merge.Method
 	// Rerank is the optional reranking stage.
 	Rerank RerankOptions
 	// Evidence shapes the calibrated relevance every hit carries
 	// (Hit.Evidence); the zero value gives the defaults.
 	Evidence EvidenceOptions
-	// Logger, when set, receives one record per search (seed 000
-	// logHybridStats): "rag search" at info level with the kind, the
+	// Logger, when set, receives one record per search: "rag search" at
+	// info level with the kind, the
 	// query (its first 200 characters), the number of results, each
 	// leg's count, whether the embedding was used and the fallback reason,
 	// the legs, fusion and limit, and the stage timings (a "timings"
@@ -93,27 +90,28 @@ type KindOptions struct {
 	// lexical 4, pair 4, rank bonuses 1; negative fields turn a component
 	// off). When the catalog's are left entirely zero and the embedder
 	// implements vector.FusionWeightSuggester, its suggestion is used for
-	// catalog searches (the hash embedder suggests vector 3, lexical 6:
-	// AGROFIT nDCG@10 0.891 → 0.928; on FAQs and documents it measured
-	// slightly worse, so they keep the seeds' weights).
+	// catalog searches (the hash embedder suggests vector 3, lexical 6,
+	// which ranks catalog searches better; on FAQs and documents it
+	// measured slightly worse, so they keep the default weights;
+	// BENCHMARKS.md, "Measurements behind defaults").
 	Weights scoring.Weights
 	// Threshold is the default vector threshold (pgvector <#> distance).
-	// nil means -0.5 (the seeds'), or the embedder's own suggestion when
-	// it implements vector.ThresholdSuggester (the hash embedder suggests
-	// -0.2). A pointer because 0 is a meaningful threshold.
+	// nil means -0.5 (similarity 0.5, the cut for OpenAI-style models,
+	// whose related texts score above it), or the embedder's own
+	// suggestion when it implements vector.ThresholdSuggester (the hash
+	// embedder suggests -0.2). A pointer because 0 is a meaningful
+	// threshold.
 	//
-	// Documents keep -0.5 too, not seed 002's min_similarity 0.6 (-0.6):
-	// seed 000 chose -0.5 for the same model (text-embedding-3-small)
-	// for catalog and FAQs, and one scale across kinds keeps the fused
-	// scores comparable; text-embedding-3 models are known to give lower
-	// cosine similarities than earlier OpenAI models, so a stricter cut
-	// risks dropping answers before the evidence sees them. Neither value
-	// is measured here (no provider in the tests or the evaluator;
-	// offline the hash embedder's -0.2 applies and this default is never
-	// used). Seed 002's 0.6 still decides augmentation: it is the
-	// low confidence level (scoring.DefaultLowThreshold) the Pipeline
-	// applies to the hits' relevance. RAG__MIN_SIMILARITY=0.6
-	// (the example programs' environment) restores the seed's cut.
+	// Documents keep -0.5 too rather than a stricter -0.6: one scale
+	// across kinds keeps the fused scores comparable, and text-embedding-3
+	// models are known to give lower cosine similarities than earlier
+	// OpenAI models, so a stricter cut risks dropping answers before the
+	// evidence sees them. Neither value is measured here (no provider in
+	// the tests or the evaluator; offline the hash embedder's -0.2
+	// applies and this default is never used). 0.6 still decides
+	// augmentation: it is the low confidence level
+	// (scoring.DefaultLowThreshold) the Pipeline applies to the hits'
+	// relevance. Set -0.6 for the stricter cut.
 	Threshold *float64
 	// Legs is the default Legs of searches that leave Query.Legs empty;
 	// "" means hybrid. FAQs.Legs = LegsLexical is FAQ_HYBRID_ENABLED=false.
@@ -126,7 +124,7 @@ type KindOptions struct {
 	Scorer *lexical.Scorer
 	// Limit is the number of hits of the kind's searches that set no
 	// limit; below 1 means LimitOptions.Default (see LimitOptions for the
-	// precedence). Documents.Limit is seed 002's RAG__TOP_K.
+	// precedence).
 	Limit int
 }
 
@@ -137,8 +135,9 @@ type LexicalOptions struct {
 	// (6, 200): min(limit × multiplier, max), never less than the limit.
 	CandidateMultiplier, CandidateMax int
 	// Vocabulary is the vocabulary-driven query analysis as a whole
-	// (default On); Off gives the seeds' analysis: no typo correction and
-	// no IDF weights.
+	// (default On); Off gives plain analysis: no typo correction and no
+	// IDF weights (what they are worth: BENCHMARKS.md, "Measurements
+	// behind defaults").
 	Vocabulary Toggle
 	// TypoCorrection (default On) replaces a query word of 5+ letters that
 	// no indexed word starts with, that is neither a stopword nor in the
@@ -207,14 +206,12 @@ type RerankOptions struct {
 	// reranking on; nil reranks nothing.
 	Reranker rerank.Reranker
 	// Enabled is the default of searches whose Query.Rerank is unset
-	// (default Off). Seed 004 reranks unless told not to; here it is off
-	// because there is nothing to rerank with until a Reranker is given,
-	// and the offline one (rerank.Keyword, the seed's fallback) measured
-	// mixed with examples/eval -chat -rerank keyword: source precision
-	// 0.764 → 0.779 on chat_eval.jsonl, 0.708 → 0.744 on
-	// chat_eval_fresh.jsonl, whose fact recall fell 0.673 → 0.653.
+	// (default Off): there is nothing to rerank with until a Reranker is
+	// given, and the offline one (rerank.Keyword) measured mixed on the
+	// chat evaluation (BENCHMARKS.md, "Measurements behind defaults").
 	Enabled Toggle
-	// Window are the reranking window and cut (seed: 20 → 5, min 0.5);
+	// Window are the reranking window and cut (default 20 → 5, min 0.5;
+	// see rerank.Options);
 	// the final cut is never above the search's limit.
 	Window rerank.Options
 }

@@ -49,7 +49,7 @@ const (
 // FallbackReason says why a search ran without its vector leg.
 type FallbackReason string
 
-// Fallback reasons, as named by the seeds.
+// Fallback reasons, stable strings for logs and API responses.
 const (
 	// FallbackNone: the vector leg ran (or was not asked for).
 	FallbackNone FallbackReason = ""
@@ -69,9 +69,10 @@ type Query struct {
 	// Text is what the user asked. Required.
 	Text string
 	// Context is recent conversation text, appended to Text: up to
-	// LimitOptions.MaxFAQQueryChars in all for FAQs (seed 000 §4.8), MaxQueryChars for
-	// catalog and document searches (the seeds append it to FAQ searches
-	// only; the Pipeline sets it for follow-ups alone). Hit evidence
+	// LimitOptions.MaxFAQQueryChars in all for FAQs, MaxQueryChars for
+	// catalog and document searches (the Pipeline sets it for FAQ
+	// searches, whose short questions need the conversation's subject,
+	// and for follow-ups). Hit evidence
 	// weighs the concepts only the context names at contextWeight.
 	Context string
 	// Limit is the number of hits wanted; below 1 means the kind's
@@ -106,9 +107,9 @@ type Query struct {
 	DocumentIDs []string
 	// Legs restricts retrieval to one leg; the default is both.
 	Legs Legs
-	// Fusion is the fusion method: weighted (the seeds'
-	// computeCombinedScore), rrf, relative or simple (the seeds' simple
-	// mode); "" means SearcherOptions.Fusion.
+	// Fusion is the fusion method: weighted (scoring.CombinedScore), rrf,
+	// relative or simple (vector hits first, then lexical ones); "" means
+	// SearcherOptions.Fusion.
 	Fusion merge.Method
 	// Weights override the kind's fusion weights when not zero (their
 	// own zero fields then mean scoring's defaults). For rrf and relative

@@ -25,7 +25,13 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-// Defaults of the Searcher (seed 000 §4, §8; seed 001 §3).
+// Defaults of the Searcher: 5 hits (what a chat answer cites), at most 50;
+// candidate pools of 6 × the limit, at most 200, so fusion has hits the
+// other leg ranked low to promote without scoring the whole store; a query
+// embedding gives up after 2 s and the search goes on lexically, because
+// an answer without the vector leg beats no answer; FAQ queries with their
+// conversation context are cut at 1,200 characters, other queries at
+// 2,000.
 const (
 	defaultLimit               = 5
 	defaultMaxLimit            = 50
@@ -164,8 +170,7 @@ func (s *Searcher) SearchDocuments(ctx context.Context, q Query) (*Result[storag
 }
 
 // CombineQueryWithContext appends context to query, separated by a space,
-// and cuts the result to maxChars characters (the seeds'
-// combineQueryWithContext). The query itself is kept whole when it alone
+// and cuts the result to maxChars characters. The query itself is kept whole when it alone
 // fits; context is cut first.
 func combineQueryWithContext(query, context string, maxChars int) string {
 	query = strings.TrimSpace(query)
@@ -665,8 +670,8 @@ func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCan
 		vecByID[o.OwnerID] = i
 	}
 
-	// Vector-only hits get a lexicalScore too in enhanced mode (seed 000
-	// §4.7), so ranking is consistent.
+	// Vector-only hits get a lexical score too in weighted fusion, so that
+	// every hit is ranked on the same scale.
 	extra := map[string]lexical.Signals{}
 	scoreOf := func(id string) (float64, bool) {
 		if sig, ok := extra[id]; ok {

@@ -22,7 +22,7 @@ const Off = -1.0
 
 // Weights are the multipliers of the components of [CombinedScore].
 // A zero field means the default; a negative field (such as [Off]) turns
-// the component off. The zero value is the seed's configuration.
+// the component off. The zero value is the default configuration.
 type Weights struct {
 	// Vector multiplies the vector similarity clamped to [0, 1] (default 6).
 	Vector float64
