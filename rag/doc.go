@@ -93,7 +93,9 @@
 // means the same for the hash embedder, whose relevant chunks sit near
 // 0.3, and for a semantic model, whose relevant chunks sit near 0.8. The
 // two are fused as 1 − (1 − lexical)(1 − vector); a query naming a culture
-// and a treatment caps records lacking the pair. The background sample is
+// and a treatment caps records lacking the pair, and makes a record
+// holding both relevant when every other concept it lacks is a word no
+// record of its kind holds ("o pulgão tá atacando as espigas do trigo"). The background sample is
 // drawn by Warm or the first search of each kind (from stores that list
 // records and read chunks, as memory and Postgres do, and give the same
 // sample) and dropped by Refresh; [EvidenceOptions] holds the knobs.

@@ -637,6 +637,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 	filesOnly := true
 	ownAsked, ownCovered := false, false
 	known := false
+	missingKnown := 0
 	for _, c := range eq.concepts {
 		known = known || !c.unknown
 		ownAsked = ownAsked || c.own
@@ -678,6 +679,9 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 		}
 		if credit == 0 {
 			ev.Missing = append(ev.Missing, c.label)
+			if !c.unknown {
+				missingKnown++
+			}
 			continue
 		}
 		got += credit * c.weight
@@ -705,6 +709,12 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 	ev.Lexical = math.Pow(ev.Coverage, coverageExponent)
 	missingPair := eq.pairAsked && !ev.Pair
 	if ev.Named && !missingPair {
+		ev.Lexical = max(ev.Lexical, o.Threshold)
+	}
+	// A record holding the culture and the treatment asked, and lacking
+	// only words no record holds ("o pulgão tá atacando as espigas do
+	// trigo": "atacando", "espigas"), answers what the store can answer.
+	if eq.pairAsked && ev.Pair && missingKnown == 0 {
 		ev.Lexical = max(ev.Lexical, o.Threshold)
 	}
 

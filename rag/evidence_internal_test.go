@@ -177,3 +177,27 @@ func TestFocusOnCoveredAndNamed(t *testing.T) {
 		t.Errorf("after focusOnNamed: faqs %v", r.faqs)
 	}
 }
+
+// TestEvidencePairLacksOnlyUnknownWords: a record holding the culture and
+// the treatment asked is relevant when every concept it lacks is a word
+// no record of its kind holds, not when it lacks a word of the store.
+func TestEvidencePairLacksOnlyUnknownWords(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	concepts := func(last queryConcept) *evidenceQuery {
+		return &evidenceQuery{pairAsked: true, concepts: []queryConcept{
+			{label: "pulgao", direct: []string{"pulgao"}, treatment: true, weight: 0.5, raw: 0.5, own: true},
+			{label: "trigo", direct: []string{"trigo"}, culture: true, weight: 0.5, raw: 0.5, own: true},
+			last,
+		}}
+	}
+	sig := &lexical.Signals{Pair: true, Matched: []lexical.TermMatch{
+		{Term: "pulgao", Fields: []string{"files"}}, {Term: "trigo", Fields: []string{"tags"}}}}
+	unknown := concepts(queryConcept{label: "espigas", direct: []string{"espigas"}, weight: 1, raw: 1, own: true, unknown: true})
+	if ev := unknown.evidenceFor(sig, nil, lexical.FieldName, &o); !ev.Relevant || ev.Lexical < o.Threshold {
+		t.Errorf("pair held, only an unknown word missing: %+v, want relevant", ev)
+	}
+	known := concepts(queryConcept{label: "molhamento", direct: []string{"molhamento"}, weight: 1, raw: 1, own: true})
+	if ev := known.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Relevant {
+		t.Errorf("pair held, a word of the store missing: %+v, want not relevant (coverage 0.5)", ev)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/storage"
 )
 
 // TestChatDeliveryTimeParaphrase: "quanto tempo demora", "demorar" stand
@@ -43,5 +44,44 @@ func TestSearchFAQsQuestionSynonyms(t *testing.T) {
 	}
 	if len(res.Hits) == 0 || res.Hits[0].ID != "faq-001" || res.Hits[0].Evidence == nil || !res.Hits[0].Evidence.Relevant {
 		t.Errorf("hits %v, want faq-001 first and relevant", hitIDs(res.Hits))
+	}
+}
+
+// TestEvidenceCropPestPairWithUnknownWords: a record holding the crop and
+// the pest asked is relevant when the words it lacks are words no record
+// of its kind holds ("atacando", "espigas"), however customers
+// phrase the rest.
+func TestEvidenceCropPestPairWithUnknownWords(t *testing.T) {
+	store, emb := ragtest.Fixture(t)
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+	for q, want := range map[string]string{
+		"o pulgão ta atacando as espigas do trigo, o que vcs tem pra isso?": "prd-036",
+	} {
+		res, err := s.SearchCatalog(context.Background(), rag.Query{Text: q, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(res.Hits, func(h rag.Hit[storage.CatalogItem]) bool { return h.Record.ID == want })
+		if i < 0 {
+			t.Errorf("%q: %s not among the hits %v", q, want, hitIDs(res.Hits))
+			continue
+		}
+		if ev := res.Hits[i].Evidence; ev == nil || !ev.Relevant || !ev.Pair {
+			t.Errorf("%q: %s evidence %+v, want relevant with the pair", q, want, ev)
+		}
+	}
+}
+
+// TestChatAnswersColloquialProductQuestion: "remédio" (no record holds
+// it, a common word of the language) does not sink the fungicides for
+// coffee rust.
+func TestChatAnswersColloquialProductQuestion(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "tem remédio pra ferrugem no café?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Abstained || !slices.ContainsFunc(res.Sources, func(c rag.Citation) bool { return c.ID == "prd-001" || c.ID == "prd-003" }) {
+		t.Errorf("abstained %v, sources %v; want a coffee-rust fungicide", res.Abstained, res.Sources)
 	}
 }

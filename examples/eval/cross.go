@@ -168,6 +168,7 @@ func executeCross(ctx context.Context, cfg *config, stdout, stderr io.Writer) er
 		}
 	}
 	rep := &crossReport{MaxPerDomain: cfg.crossMax}
+	var failing []crossFailure
 	var allOwn, allOther []chatResult
 	for i, d := range crossDomains {
 		if len(cfg.crossStores) > 0 && !slices.Contains(cfg.crossStores, d.name) {
@@ -203,6 +204,13 @@ func executeCross(ctx context.Context, cfg *config, stdout, stderr io.Writer) er
 			}
 		}
 		rep.Stores = append(rep.Stores, sr)
+		if cfg.verbose {
+			for _, r := range append(slices.Clone(ownRes), otherRes...) {
+				if len(r.Failures) > 0 {
+					failing = append(failing, crossFailure{store: d.name, r: r})
+				}
+			}
+		}
 		allOwn, allOther = append(allOwn, ownRes...), append(allOther, otherRes...)
 		fmt.Fprintf(stderr, "%s: %s, %d questions in %s\n", d.name, chat.stats, len(ownRes)+len(otherRes), time.Since(start).Round(time.Millisecond))
 	}
@@ -213,7 +221,22 @@ func executeCross(ctx context.Context, cfg *config, stdout, stderr io.Writer) er
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	return writeCrossText(stdout, rep)
+	if err := writeCrossText(stdout, rep); err != nil {
+		return err
+	}
+	if cfg.verbose {
+		fmt.Fprintf(stdout, "\nfailing cases (%d):\n", len(failing))
+		for _, f := range failing {
+			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\t%q\n", f.store, f.r.Type, f.r.Confidence, strings.Join(f.r.Failures, ","), strings.Join(f.r.Sources, " "), f.r.Question)
+		}
+	}
+	return nil
+}
+
+// crossFailure is a failing case of one store, listed by -cross -v.
+type crossFailure struct {
+	store string
+	r     chatResult
 }
 
 // writeCrossText prints the report as a table: per store, its own

@@ -128,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.chat, "chat", "", "chat cases JSONL `file`: evaluate the chat pipeline's answers instead of searches")
 	fs.StringVar(&cfg.testdata, "testdata", "", "with -chat: `dir` with catalog.jsonl, faqs.jsonl, documents/ and documents.jsonl (default: ./testdata, searched upwards)")
 	fs.StringVar(&cfg.rerank, "rerank", "off", "with -chat: the searches' reranker, off|keyword (rag/rerank.Keyword, the seed's offline fallback)")
-	fs.BoolVar(&cfg.verbose, "v", false, "with -chat: list every case, not only the failing ones")
+	fs.BoolVar(&cfg.verbose, "v", false, "with -chat: list every case, not only the failing ones; with -cross: list the failing cases")
 	fs.StringVar(&cfg.cross, "cross", "", "shared data `dir` (../shared/data): cross-domain chat evaluation, each store (testdata, AGROFIT, IRPF, FaQuAD) asked its own and the other domains' questions")
 	var crossStores string
 	fs.StringVar(&crossStores, "cross-stores", "", "with -cross: the `stores` to build, comma-separated (default all: agro-store,agrofit,irpf,faquad); every domain's questions are still asked")
@@ -152,7 +152,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.split = eval.SplitHeldOut
 	}
 	if cfg.cross != "" {
-		for _, name := range []string{"chat", "catalog", "faqs", "docs", "queries", "qrels", "split", "type", "v", "env", "rerank"} {
+		for _, name := range []string{"chat", "catalog", "faqs", "docs", "queries", "qrels", "split", "type", "env", "rerank"} {
 			if cfg.set[name] {
 				return nil, usagef("-%s is not used with -cross", name)
 			}
