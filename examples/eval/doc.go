@@ -1,5 +1,5 @@
 // Command eval measures hybridrag's retrieval quality on a data file with
-// evaluation queries and graded judgements (DESIGN §11):
+// evaluation queries and graded judgements:
 //
 //	eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv
 //	     [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]

@@ -23,7 +23,7 @@
 // relevant judgement are skipped and listed. Searches run one at a time so
 // latencies are undisturbed; everything but the latencies is deterministic
 // for a deterministic search. [Report.WriteText] prints tables; the
-// Report marshals to the JSON of DESIGN §11:
+// Report marshals to JSON:
 //
 //	{"k":10,"queries":N,"modes":{"hybrid":{"ndcg":…,"recall":…,"mrr":…,"zero_result":0,…},…},…}
 //

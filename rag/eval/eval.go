@@ -178,8 +178,8 @@ type RankedID struct {
 }
 
 // ModeReport is the outcome of one configuration: mean metrics (the JSON
-// keys "ndcg", "recall", "mrr", "zero_result" of DESIGN §11, plus
-// "precision" and "queries"), the same per query type and per split,
+// keys "ndcg", "recall", "mrr", "zero_result", "precision" and
+// "queries"), the same per query type and per split,
 // latency and per-query results.
 type ModeReport struct {
 	Metrics

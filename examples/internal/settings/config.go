@@ -24,8 +24,10 @@ import (
 	"github.com/hybridrag/hybridrag/vector/cache"
 )
 
-// Environment variable names read by ConfigFromEnv: the seeds' names (seed
-// 000 §8, seed 001, DESIGN §11).
+// Environment variable names read by ConfigFromEnv: those of the catalog
+// chat system and the hybrid RAG design hybridrag replaces (seeds 000 and
+// 001 of the README's "Seed numbers" table), so their deployments keep
+// their environment.
 const (
 	EnvHybridSearchEnhanced              = "HYBRID_SEARCH_ENHANCED"
 	EnvFAQHybridEnabled                  = "FAQ_HYBRID_ENABLED"
@@ -84,9 +86,9 @@ const (
 )
 
 // EnvOpenRouterModelAnswerFallback names the answer model's fallback
-// (ChatConfig.AnswerFallbackModel). No seed has it: seed 003 §2.3 asks for
-// an automatic fallback when the provider fails, and the name follows seed
-// 000's OPENROUTER_MODEL_CLASSIFY_FALLBACK.
+// (ChatConfig.AnswerFallbackModel): a second model on the same provider
+// answers when the first fails. The name follows
+// OPENROUTER_MODEL_CLASSIFY_FALLBACK, the classifier's fallback.
 const EnvOpenRouterModelAnswerFallback = "OPENROUTER_MODEL_ANSWER_FALLBACK"
 
 // Defaults of Config that have no constant elsewhere.
@@ -200,7 +202,7 @@ type Config struct {
 	Documents DocumentsConfig `json:"documents"`
 }
 
-// SearchConfig are the Searcher's knobs (seed 000 §4, §8), named as the
+// SearchConfig are the Searcher's knobs, named as the
 // rag.SearcherOptions fields they set.
 type SearchConfig struct {
 	// Fusion is weighted (enhanced mode: lexicalScore and the fused score)
@@ -345,7 +347,7 @@ type EmbeddingConfig struct {
 	BatchSize  int    `json:"batch_size"`
 }
 
-// AssistConfig configures catalog assist (seed 000 §3.4).
+// AssistConfig configures catalog assist (package rag/assist).
 type AssistConfig struct {
 	// Model (CATALOG_AI_MODEL, else the answer model) and MaxPrice
 	// (CATALOG_AI_MAX_PRICE; 0 means no bound).

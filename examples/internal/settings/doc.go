@@ -52,7 +52,7 @@
 // One name is the project's, in the seeds' style: OPENROUTER_MODEL_ANSWER_FALLBACK
 // ([EnvOpenRouterModelAnswerFallback]) names the model the answer falls
 // back to on the same provider when the answer model fails with a
-// retryable or server error (seed 003 §2.3), mapped by
+// retryable or server error, mapped by
 // [Config.AnswererOptions] and [Config.AgenticOptions] onto
 // llm.WithFallbackModel.
 //
