@@ -117,10 +117,10 @@
 // right records, as measured on the chat and cross-domain evaluations
 // (examples/eval prints the reliability table): high when it cites exactly
 // one record of relevance ≥ 0.8 whose lexical evidence is at least 0.3 (the
-// question's words are in it, not only near it), right 44 of 45 times on
-// chat_eval.jsonl and 8 of 8 on the fresh set; medium when every record it
-// cites has relevance ≥ 0.8; low otherwise (about half right on those
-// sets). Recent turns join the searches only when [DetectFollowUp]
+// question's words are in it, not only near it), nearly always right;
+// medium when every record it cites has relevance ≥ 0.8; low otherwise
+// (about half right). The measured rates are in BENCHMARKS.md ("Confidence
+// that means what it says"). Recent turns join the searches only when [DetectFollowUp]
 // (or [PipelineOptions.FollowUp]) takes the message for a follow-up.
 // [FormatContext] formats one search's hits as the Pipeline's context, so
 // a search API can show what a chat turn would give the model.
