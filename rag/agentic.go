@@ -26,14 +26,13 @@ const maxToolLimit = 20
 // value offers the three search tools, allows llm.DefaultMaxIterations (5)
 // model calls and uses pt-BR prompts.
 type AgenticOptions struct {
-	// Model is the model name sent with each request
-	// (OPENROUTER_MODEL_ANSWER); "" leaves the ChatModel's default.
+	// Model is the model name sent with each request; "" leaves the
+	// ChatModel's default.
 	Model string
 	// FallbackModel, when not empty, is the model name each model call
 	// is retried with when it fails with a retryable or server error
-	// (llm.WithFallbackModel on the same ChatModel; settings'
-	// OPENROUTER_MODEL_ANSWER_FALLBACK). Debug.ModelCalls name the model
-	// that answered.
+	// (llm.WithFallbackModel on the same ChatModel). Debug.ModelCalls
+	// name the model that answered.
 	FallbackModel string
 	// MaxIterations is the most model calls of a turn (default 5,
 	// llm.DefaultMaxIterations: a few searches and the answer). A model still asking for tools after that ends the turn with

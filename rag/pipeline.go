@@ -65,7 +65,8 @@ type PipelineOptions struct {
 	// (default 6).
 	SummarizeAfter int
 	// UseCatalogQuery searches the catalog with the summary's
-	// CatalogQuery when there is one (CATALOG_QUERY_KEYWORDS_ENABLED).
+	// CatalogQuery when there is one: the summary's keywords carry a
+	// follow-up's subject ("e para soja?") that the message lacks.
 	UseCatalogQuery bool
 	// HistoryLimit is how many recent turns enter the context
 	// (CHAT_HISTORY_CONTEXT_LIMIT, default 6).

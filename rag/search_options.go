@@ -114,7 +114,8 @@ type KindOptions struct {
 	// relevance. Set -0.6 for the stricter cut.
 	Threshold *float64
 	// Legs is the default Legs of searches that leave Query.Legs empty;
-	// "" means hybrid. FAQs.Legs = LegsLexical is FAQ_HYBRID_ENABLED=false.
+	// "" means hybrid. FAQs.Legs = LegsLexical makes FAQ searches lexical
+	// only (no query embedding).
 	Legs Legs
 	// Scorer scores the kind's lexical candidates; nil means the kind's
 	// default from package fields (fields.CatalogScorer, FAQScorer,

@@ -57,11 +57,11 @@ var (
 
 // Options configures Assist. The zero value has no price bound, no known categories and pt-BR prompts.
 type Options struct {
-	// Model is the model name sent with the request (CATALOG_AI_MODEL);
-	// "" leaves the ChatModel's default.
+	// Model is the model name sent with the request; "" leaves the
+	// ChatModel's default.
 	Model string
-	// MaxPrice is the highest acceptable price suggestion
-	// (CATALOG_AI_MAX_PRICE); 0 means no upper bound. Suggestions above it
+	// MaxPrice is the highest acceptable price suggestion; 0 means no
+	// upper bound. Suggestions above it
 	// are dropped.
 	MaxPrice float64
 	// Categories is the known category set. When given, a suggested

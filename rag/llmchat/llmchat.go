@@ -53,13 +53,13 @@ var summarySchema = json.RawMessage(`{
 // ClassifierOptions configures a Classifier. The zero value uses the
 // ChatModel's default model, pt-BR prompts and no fallback.
 type ClassifierOptions struct {
-	// Model is the model name sent with each request
-	// (OPENROUTER_MODEL_CLASSIFY); "" leaves the ChatModel's default.
+	// Model is the model name sent with each request; "" leaves the
+	// ChatModel's default.
 	Model string
 	// Fallback is the model tried when the primary call fails for any
 	// reason but a done context (an API error, invalid JSON, an unknown
 	// intent). Nil with FallbackModel set means the primary ChatModel
-	// with that model name (OPENROUTER_MODEL_CLASSIFY_FALLBACK).
+	// with that model name.
 	Fallback llm.ChatModel
 	// FallbackModel is the model name sent to the fallback.
 	FallbackModel string
@@ -205,13 +205,12 @@ func (c *Classifier) try(ctx context.Context, model llm.ChatModel, name string, 
 // AnswererOptions configures an Answerer. The zero value uses the
 // ChatModel's default model and pt-BR prompts.
 type AnswererOptions struct {
-	// Model is the model name sent with each request
-	// (OPENROUTER_MODEL_ANSWER); "" leaves the ChatModel's default.
+	// Model is the model name sent with each request; "" leaves the
+	// ChatModel's default.
 	Model string
 	// FallbackModel, when not empty, is the model name the answer is
 	// asked of when the first request fails with a retryable or server
-	// error (llm.WithFallbackModel on the same ChatModel; settings'
-	// OPENROUTER_MODEL_ANSWER_FALLBACK). A stream falls back only if it
+	// error (llm.WithFallbackModel on the same ChatModel). A stream falls back only if it
 	// failed before its first token. For a fallback on another client,
 	// pass llm.WithFallback(primary, other) as the model instead.
 	FallbackModel string
