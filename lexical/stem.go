@@ -24,8 +24,7 @@ import "strings"
 //     text, and every form that shares the stem contains it: the stem of
 //     "pulgão" ("pulg") is found in "pulgões" and vice versa. Applying the
 //     same stemmer to the query is enough; stored text needs no stemming
-//     under substring (ILIKE '%term%') matching, since a stem is a prefix
-//     of its inflections.
+//     under substring (ILIKE '%term%') matching.
 //   - Stem is idempotent: Stem(Stem(w)) == Stem(w). The rules are applied
 //     until none fires.
 //
