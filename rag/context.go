@@ -32,15 +32,10 @@ const (
 	contextAnswerChars = 1200
 	// contextSnippetChars caps each catalog and document hit's snippet in
 	// the context: 800, the same cap as VectorOptions.SnippetMaxChars,
-	// so the context carries the snippet the search made. It was 400; measured with the offline pipeline over the chat cases
-	// (facts expected in the answer found in Debug.Context after
-	// lexical.Normalize), 800 puts more of them before the answerer:
-	// chat_eval.jsonl 35/78 → 42/78, chat_eval_fresh.jsonl 15/49 → 21/49,
-	// for a context of 278 instead of 244 estimated tokens on average (max
-	// 1,119, under the 2,000-token PipelineOptions.ContextTokens budget,
-	// which still drops the least relevant hits when it binds). The
-	// examples/eval -chat figures are unchanged: the offline answerer
-	// quotes the records, not the context.
+	// so the context carries the snippet the search made. Against 400 it
+	// puts more of the expected facts before the answerer for a small
+	// cost in tokens, well under the ContextTokens budget (BENCHMARKS.md,
+	// "Measurements behind defaults").
 	contextSnippetChars = 800
 )
 
