@@ -43,11 +43,10 @@ type SearcherOptions struct {
 	// (Hit.Evidence); the zero value gives the defaults.
 	Evidence EvidenceOptions
 	// Logger, when set, receives one record per search: "rag search" at
-	// info level with the kind, the
-	// query (its first 200 characters), the number of results, each
-	// leg's count, whether the embedding was used and the fallback reason,
-	// the legs, fusion and limit, and the stage timings (a "timings"
-	// group); "rag search failed" at warning level with the error (a
+	// info level with the kind, the query (its first 200 characters), the
+	// number of results, each leg's count, whether the embedding was used
+	// and the fallback reason, the legs, fusion and limit, and the stage
+	// timings (a "timings" group); "rag search failed" at warning level with the error (a
 	// blank query, rejected at once, is not logged). nil logs nothing.
 	Logger *slog.Logger
 	// Tracer, when set, traces each search (package trace). When it also
