@@ -95,7 +95,10 @@
 // two are fused as 1 − (1 − lexical)(1 − vector); a query naming a culture
 // and a treatment caps records lacking the pair, and makes a record
 // holding both relevant when every other concept it lacks is a word no
-// record of its kind holds ("o pulgão tá atacando as espigas do trigo"). The background sample is
+// record of its kind holds ("o pulgão tá atacando as espigas do trigo").
+// A document of several Markdown sections is judged by its best section
+// (with its title and heading path), not its whole text, so words it holds
+// only in different sections do not add up. The background sample is
 // drawn by Warm or the first search of each kind (from stores that list
 // records and read chunks, as memory and Postgres do, and give the same
 // sample) and dropped by Refresh; [EvidenceOptions] holds the knobs.

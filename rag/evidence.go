@@ -13,6 +13,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/rag/fields"
+	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
@@ -880,7 +881,37 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 			sig = &sg
 		}
 		h.Evidence = eq.evidenceFor(sig, h.Vector, ops.titleField, &s.evidence)
+		if d, ok := any(&h.Record).(*storage.Document); ok {
+			if ev := sectionEvidence(eq, pq, d, h.Vector, ops.titleField, &s.evidence); ev != nil {
+				h.Evidence = ev
+			}
+		}
 	}
+}
+
+// sectionEvidence judges a document of several Markdown sections by its
+// best section (with the title and the section's heading path) instead of
+// its whole text: a long document holds, somewhere, most words of many
+// questions, while the section that answers holds the question's words
+// together. Nil when the document has fewer than two sections.
+func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, d *storage.Document, vec *VectorEvidence, titleField string, o *EvidenceOptions) *Evidence {
+	secs := passage.MarkdownSections(d.Content)
+	if len(secs) < 2 {
+		return nil
+	}
+	var best *Evidence
+	for _, sec := range secs {
+		rec := lexical.NormalizeRecord(lexical.Fields{
+			{Name: fields.Title, Text: d.Title},
+			{Name: fields.Content, Text: strings.Join(sec.Path, " ") + "\n" + sec.Text},
+		})
+		_, sig := pq.Score(rec)
+		ev := eq.evidenceFor(&sig, vec, titleField, o)
+		if best == nil || ev.Relevance > best.Relevance {
+			best = ev
+		}
+	}
+	return best
 }
 
 // isShortWord reports a token of fewer than three letters and no digit

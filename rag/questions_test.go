@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/memory"
 )
 
 // TestChatDeliveryTimeParaphrase: "quanto tempo demora", "demorar" stand
@@ -83,5 +86,43 @@ func TestChatAnswersColloquialProductQuestion(t *testing.T) {
 	}
 	if res.Abstained || !slices.ContainsFunc(res.Sources, func(c rag.Citation) bool { return c.ID == "prd-001" || c.ID == "prd-003" }) {
 		t.Errorf("abstained %v, sources %v; want a coffee-rust fungicide", res.Abstained, res.Sources)
+	}
+}
+
+// TestEvidenceDocumentSection: a document of several sections is judged
+// by its best section, so a question whose words the document holds only
+// in different sections is not covered by it.
+func TestEvidenceDocumentSection(t *testing.T) {
+	ctx := context.Background()
+	db := memory.New(memory.Options{Dimensions: ragtest.Dims})
+	store, err := db.Tenant("sections")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := storage.Document{ID: "guia", Title: "Guia da loja", Source: "guia.md", Content: "# Entregas\n\nEntregamos no armazém do comprador em cinco dias úteis.\n\n# Trocas\n\nA troca exige a nota fiscal e a embalagem lacrada.\n"}
+	other := storage.Document{ID: "outro", Title: "Calibração", Source: "outro.md", Content: "Regule o pulverizador antes da safra."}
+	if _, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{}).Reindex(ctx, ingest.Sources{Documents: []load.ParsedDocument{{Document: doc}, {Document: other}}}); err != nil {
+		t.Fatal(err)
+	}
+	s := rag.NewSearcher(store, ragtest.HashEmbedder(t), rag.SearcherOptions{})
+	judge := func(q string) *rag.Evidence {
+		t.Helper()
+		res, err := s.SearchDocuments(ctx, rag.Query{Text: q, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			if h.ID == "guia" {
+				return h.Evidence
+			}
+		}
+		t.Fatalf("%q: the guide is not among the hits", q)
+		return nil
+	}
+	if ev := judge("troca com nota fiscal e embalagem lacrada"); ev == nil || !ev.Relevant || ev.Coverage != 1 {
+		t.Errorf("one section holds every word: %+v, want covered", ev)
+	}
+	if ev := judge("nota fiscal no armazém"); ev == nil || ev.Relevant || ev.Coverage >= 1 {
+		t.Errorf("words only in different sections: %+v, want not covered by one section", ev)
 	}
 }
