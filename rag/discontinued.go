@@ -22,7 +22,7 @@ type discontinuedEntry struct {
 
 // discontinuedIndex holds the store's inactive catalog items by name. It
 // is built once from the store (at most discontinuedScanMax items read)
-// and dropped by Searcher.Refresh, so a turn that would abstain costs a
+// and rebuilt when the store changes (or dropped by Searcher.Refresh), so a turn that would abstain costs a
 // scan of the inactive names only, not of the catalog.
 type discontinuedIndex struct {
 	entries []discontinuedEntry
@@ -35,6 +35,17 @@ func (s *Searcher) discontinued(ctx context.Context) *discontinuedIndex {
 	if ix := s.disc.Load(); ix != nil {
 		return ix
 	}
+	ix := s.buildDiscontinued(ctx)
+	if ix == nil {
+		return nil
+	}
+	s.disc.CompareAndSwap(nil, ix)
+	return s.disc.Load()
+}
+
+// buildDiscontinued reads the store's inactive items into a new index;
+// nil when the listing failed.
+func (s *Searcher) buildDiscontinued(ctx context.Context) *discontinuedIndex {
 	l := s.store.Items()
 	var (
 		ix     discontinuedIndex
@@ -75,8 +86,7 @@ func (s *Searcher) discontinued(ctx context.Context) *discontinuedIndex {
 			}
 		}
 	}
-	s.disc.CompareAndSwap(nil, &ix)
-	return s.disc.Load()
+	return &ix
 }
 
 // discontinuedHits answers a turn that would abstain when its message

@@ -31,8 +31,8 @@
 // lists the changes; the word as typed still fetches candidates from the
 // store, but terms and scores use the correction), and each
 // lexical term is weighted by its IDF, so rare words ("azoxistrobina")
-// outweigh common ones ("produto", "soja"). Call [Searcher.Refresh] after
-// writes so the vocabularies are rebuilt; [Off] in
+// outweigh common ones ("produto", "soja"). The vocabularies follow the
+// store by themselves (see Freshness below); [Off] in
 // [LexicalOptions.TypoCorrection], [LexicalOptions.IDF] or
 // [LexicalOptions.Vocabulary] turns these off. What they are worth on the
 // project's evaluation sets is in BENCHMARKS.md ("Measurements behind
@@ -99,9 +99,28 @@
 // A document of several Markdown sections is judged by its best section
 // (with its title and heading path), not its whole text, so words it holds
 // only in different sections do not add up. The background sample is
-// drawn by Warm or the first search of each kind (from stores that list
-// records and read chunks, as memory and Postgres do, and give the same
-// sample) and dropped by Refresh; [EvidenceOptions] holds the knobs.
+// drawn by Warm or the first search of each kind (memory and Postgres give
+// the same sample) and redrawn when the store changes; [EvidenceOptions]
+// holds the knobs.
+//
+// # Freshness
+//
+// What the Searcher derives from the stored records (the vocabularies
+// behind typo correction and IDF weights, the calibration samples, the
+// Pipeline's index of discontinued items) follows the store by itself,
+// whoever writes to it: another process, another replica on the same
+// PostgreSQL, an Indexer beside this Searcher. A search reads the store's
+// change marker (storage.Store.Version: an atomic counter in memory, one
+// primary-key lookup in PostgreSQL) at most once a second; when it moved,
+// one background rebuild reads the records again and swaps each part in
+// when it is ready, while searches go on with the previous snapshot. So
+// a write reaches typo correction within about a second plus the rebuild
+// (a listing of the kind's records). Rebuilds are bounded: one at a time,
+// and after one that took d none starts for 4d, so under a stream of
+// writes (a bulk load) a Searcher spends at most a fifth of its time, and
+// of one store connection, rebuilding. [Searcher.Refresh] drops the derived
+// state at once instead, for a caller that needs its very next search to
+// see its own write (the next search then rebuilds before answering).
 //
 // # The pipeline
 //
@@ -228,7 +247,10 @@
 // # Concurrency
 //
 // Searcher and Pipeline are safe for concurrent use; their configuration
-// is fixed at construction. Timings and counts are returned as data
+// is fixed at construction. A Searcher runs at most one goroutine of its
+// own: the background rebuild of Freshness, which ends with the rebuild
+// (bounded by five minutes) and whose errors leave the previous state in
+// place, to be retried at the next check. Timings and counts are returned as data
 // ([Result.Timings], [ChatResponse.Debug]); nothing is logged unless a
 // logger is given: the Searcher writes one record per search to
 // [SearcherOptions.Logger] (each leg's count,

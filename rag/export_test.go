@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"time"
 
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -47,3 +48,10 @@ type Vocabularies = vocabularies
 
 // VocabulariesFrom builds the vocabularies of records in memory.
 var VocabulariesFrom = vocabulariesFrom
+
+// SetFreshInterval sets how often s reads the store's change marker; call
+// it before the first search.
+func SetFreshInterval(s *Searcher, d time.Duration) { s.fresh.every = d }
+
+// FreshRebuilds is the number of background rebuilds s completed.
+func FreshRebuilds(s *Searcher) int64 { return s.fresh.rebuilds.Load() }

@@ -95,7 +95,8 @@ var (
 )
 
 // kindDeriver is what the Searcher derives from one kind's records,
-// whatever the record type: the kinds as a list (Warm, Refresh).
+// whatever the record type: the kinds as a list (Warm, the background
+// rebuild).
 type kindDeriver interface {
 	ownerKind() storage.OwnerKind
 	slot() int

@@ -69,6 +69,8 @@ type Searcher struct {
 	// disc is the discontinued index (nil until first needed, and again
 	// after Refresh).
 	disc atomic.Pointer[discontinuedIndex]
+	// fresh follows the store's change marker (see keepFresh).
+	fresh freshness
 }
 
 // NewSearcher returns a Searcher over store. embedder may be nil, in which
@@ -82,6 +84,7 @@ func NewSearcher(store storage.Store, embedder vector.Embedder, opts SearcherOpt
 	if embedder != nil {
 		s.checked = vector.Checked(embedder)
 	}
+	s.fresh.every = freshCheckInterval
 	s.evidence = o.Evidence.withDefaults()
 	s.scorers[itemKind.index] = kindScorer(itemKind, &o)
 	s.scorers[faqKind.index] = kindScorer(faqKind, &o)
@@ -353,6 +356,7 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 		st.rawChunkFilters = q.ChunkFilters
 	}
 
+	s.keepFresh(ctx)
 	lx := s.lexicon(ctx, ops.kind, ops.scorer)
 	text, corrections := s.correctQuery(text, lx)
 	pq := lx.scorer.Prepare(text)

@@ -110,11 +110,10 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 	if l := slot.Load(); l != nil {
 		return l, nil
 	}
-	v, err := k.buildVocabulary(ctx, s.store)
+	l, err := s.readLexicon(ctx, k, base)
 	if err != nil {
-		return nil, fmt.Errorf("rag: build %s vocabulary: %w", kind, err)
+		return nil, err
 	}
-	l := s.newLexicon(v, base)
 	slot.Store(l)
 	return l, nil
 }
@@ -125,8 +124,8 @@ func (s *Searcher) buildLexicon(ctx context.Context, kind storage.OwnerKind, bas
 // process, about 0.1 s). It returns the first
 // failure. Without Warm the first searches build them, and a failed build
 // leaves those searches without them, to be retried by the next search;
-// call Warm at start-up to fail loudly instead. After writes, call
-// Refresh and then Warm again. Warm is safe to call during
+// call Warm at start-up to fail loudly instead. After Refresh, Warm
+// builds again. Warm is safe to call during
 // searches; calling it again when nothing was refreshed does no I/O.
 func (s *Searcher) Warm(ctx context.Context) error {
 	if s.opts.Lexical.Lexicon == nil && s.opts.Lexical.TypoCorrection != Off && s.opts.Lexical.Vocabulary != Off {
@@ -141,6 +140,15 @@ func (s *Searcher) Warm(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readLexicon builds the lexicon of kind k from the records stored now.
+func (s *Searcher) readLexicon(ctx context.Context, k kindDeriver, base *lexical.Scorer) (*kindLexicon, error) {
+	v, err := k.buildVocabulary(ctx, s.store)
+	if err != nil {
+		return nil, fmt.Errorf("rag: build %s vocabulary: %w", k.ownerKind(), err)
+	}
+	return s.newLexicon(v, base), nil
 }
 
 func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kindLexicon {
@@ -165,10 +173,12 @@ func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kind
 // vocabularies behind typo correction and IDF weights, the calibration
 // samples behind Hit.Evidence and the names of the inactive catalog items
 // the Pipeline tells a customer are discontinued — so that the next search of each kind (or
-// Warm) rebuilds them from the records then stored. Call it after writes:
-// a stale vocabulary only weakens typo correction and IDF weights (the
-// words as typed are still searched), it never hides a record. It is safe
-// to call during searches.
+// Warm) rebuilds them from the records then stored, before answering.
+// Searches notice writes by themselves within about a second (see the
+// package doc, Freshness); Refresh is for a caller that needs its very
+// next search to see its own write. A stale vocabulary only weakens typo
+// correction and IDF weights (the words as typed are still searched), it
+// never hides a record. It is safe to call during searches.
 func (s *Searcher) Refresh() {
 	s.lex.mu.Lock()
 	defer s.lex.mu.Unlock()

@@ -58,10 +58,12 @@
 // through an Indexer (IndexItems, IndexFAQs, IndexDocuments), which
 // re-chunks them and re-embeds the chunks whose text changed, and remove
 // records with [Indexer.Delete] (or the stores' Delete methods), which
-// remove their chunks too. A Searcher over the store should then be
-// refreshed (rag.Searcher.Refresh). examples/chatserver's write API
-// (PUT and DELETE /api/items/{id}, /api/faqs/{id}, /api/documents/{id})
-// does both.
+// remove their chunks too. A rag.Searcher over the store notices the
+// writes through the store's change marker within about a second
+// (rag.Searcher.Refresh makes its next search see them at once).
+// examples/chatserver's write API (PUT and DELETE /api/items/{id},
+// /api/faqs/{id}, /api/documents/{id}) writes through an Indexer and
+// calls Refresh.
 //
 // # Errors
 //

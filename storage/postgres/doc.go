@@ -234,7 +234,8 @@
 //     they can run on streaming read replicas: give the rag.Searcher a DB
 //     over a replica's pool and the rag/ingest.Indexer a DB over the
 //     primary's. A write becomes searchable after the replication lag
-//     (milliseconds on a LAN); call Searcher.Refresh after writes as usual.
+//     (milliseconds on a LAN), and the Searcher's vocabularies follow
+//     through the change marker (Store.Version) within about a second.
 //     Writes, Migrate and bulk loads go to the primary.
 //
 // These are design properties, not measured deployments: the project's CI
