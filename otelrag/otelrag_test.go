@@ -342,7 +342,11 @@ func TestModelCallGenAIAttributes(t *testing.T) {
 	step := llmtest.Text("Olá! Como posso ajudar?").WithUsage(120, 9)
 	step.Response.Model = "gpt-test-2026"
 	model := llmtest.NewModel(step)
-	if _, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "oi"}, model, rag.AgenticOptions{Model: "gpt-test"}); err != nil {
+	agent, err := rag.NewAgent(p, model, rag.AgentOptions{Model: "gpt-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agent.Chat(ctx, rag.ChatRequest{Message: "oi"}); err != nil {
 		t.Fatal(err)
 	}
 	calls := named(sr.Ended(), "chat gpt-test")

@@ -22,10 +22,10 @@ import (
 // MaxToolLimit is the largest "limit" a model may pass to a search tool.
 const maxToolLimit = 20
 
-// AgenticOptions configures ChatAgentic and ChatAgenticStream. The zero
-// value offers the three search tools, allows llm.DefaultMaxIterations (5)
-// model calls and uses pt-BR prompts.
-type AgenticOptions struct {
+// AgentOptions configures an Agent. The zero value offers the three
+// search tools and allows llm.DefaultMaxIterations (5) model calls; the
+// prompts are in the Pipeline's language (PipelineOptions.Language).
+type AgentOptions struct {
 	// Model is the model name sent with each request; "" leaves the
 	// ChatModel's default.
 	Model string
@@ -157,40 +157,114 @@ var (
 	errToolFailed     = errors.New("the search failed; try again later or answer without it")
 )
 
-// ChatAgentic answers one turn in agentic mode: model gets
+// Agent answers chat turns in agentic mode: the model gets
 // searchCatalog, searchFaqs and searchDocuments as function tools over the
 // Pipeline's Searcher and calls them until it answers, at most
-// opts.MaxIterations model calls. There is no classification, summary or
-// planned search: the model decides.
+// AgentOptions.MaxIterations model calls. There is no classification,
+// summary or planned search: the model decides. It shares the Pipeline's
+// Searcher, history limits, relevance cuts, fallback messages, audit
+// logger, tracer and language. Like the Pipeline it is configured once
+// (NewAgent) and is safe for concurrent use when its model is.
+type Agent struct {
+	p *Pipeline
+	// model is the ChatModel with the fallback model name and the
+	// Pipeline's tracer applied.
+	model   llm.ChatModel
+	opts    AgentOptions
+	enabled Plan
+	maxIter int
+	system  string
+	// confirmed names the actions that wait for the user.
+	confirmed map[string]bool
+}
+
+// NewAgent returns an Agent answering with model over p's Searcher. It
+// fails for a nil Pipeline or model, an unknown name in opts.Tools, an
+// action named like a search tool, or an unsupported
+// PipelineOptions.Language. It does no I/O.
+func NewAgent(p *Pipeline, model llm.ChatModel, opts AgentOptions) (*Agent, error) {
+	switch {
+	case p == nil:
+		return nil, errors.New("rag: NewAgent: nil Pipeline")
+	case model == nil:
+		return nil, errors.New("rag: agentic: nil model")
+	}
+	enabled, err := agentTools(opts.Tools)
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{p: p, opts: opts, enabled: enabled, confirmed: map[string]bool{}}
+	a.opts.Tools = slices.Clone(opts.Tools)
+	a.opts.Actions = slices.Clone(opts.Actions)
+	a.maxIter = cmp.Or(max(opts.MaxIterations, 0), llm.DefaultMaxIterations)
+	a.system = opts.SystemPrompt
+	if strings.TrimSpace(a.system) == "" {
+		a.system, err = prompt.Render(prompt.Agentic, p.lang(), agenticPromptData{
+			Catalog: enabled.Catalog, FAQs: enabled.FAQ, Documents: enabled.Documents, MaxIterations: a.maxIter,
+			Actions: len(opts.Actions) > 0,
+			Confirm: slices.ContainsFunc(opts.Actions, func(t llm.Tool) bool { return t.RequiresConfirmation }),
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	// The search tools are built per turn (their handlers collect the
+	// turn's hits); building them once here checks their prompts.
+	tools, err := (&agentRun{p: p}).tools(p.lang(), enabled)
+	if err != nil {
+		return nil, err
+	}
+	for _, act := range opts.Actions {
+		if slices.ContainsFunc(tools, func(t llm.Tool) bool { return t.Name == act.Name }) {
+			return nil, fmt.Errorf("rag: agentic: action %q has the name of a search tool", act.Name)
+		}
+		if act.RequiresConfirmation {
+			a.confirmed[act.Name] = true
+		}
+	}
+	if opts.FallbackModel != "" {
+		model = llm.WithFallbackModel(model, opts.FallbackModel)
+	}
+	if p.opts.Tracer != nil {
+		model = tracedModel{ChatModel: model, tracer: p.opts.Tracer, count: p.countTokens}
+	}
+	a.model = model
+	return a, nil
+}
+
+// Pipeline returns the Agent's Pipeline.
+func (a *Agent) Pipeline() *Pipeline { return a.p }
+
+// Chat answers one turn in agentic mode.
 //
-// Each tool returns the pt-BR payload of the planned context
-// (CatalogPayload, FAQSection, DocumentSection), is audited like the
-// planned searches, and adds its hits to the response. A search that fails
-// is run once more (ToolCallRecord.Attempts); invalid arguments, an empty query and a search
+// Each tool returns the seeds' pt-BR payload (CatalogPayload, FAQSection,
+// DocumentSection), is audited like the planned searches, and adds its hits
+// to the response. A search that fails is run once more
+// (ToolCallRecord.Attempts); invalid arguments, an empty query and a search
 // that failed twice go back to the model as error results (storage
 // details are not shown to it). The response carries the hits, sources,
 // confidence and Debug with a ModelCall per iteration ("tools" or
 // "answer") and every tool call. Tools with a side effect
-// (AgenticOptions.Actions) may end the turn waiting for the user's
+// (AgentOptions.Actions) may end the turn waiting for the user's
 // confirmation: see ChatResponse.Confirmation and ChatRequest.Confirmation.
 //
 // When the loop ends without an answer — *llm.MaxIterationsExceededError,
 // a model error, an empty answer — the answer is the Pipeline's fallback
-// message with Debug.AnswerFallback set, or, with PipelineOptions.Fallback Off,
-// an error wrapping ErrNoAnswer and the cause (errors.As finds the
+// message with Debug.AnswerFallback set, or, with PipelineOptions.Fallback
+// Off, an error wrapping ErrNoAnswer and the cause (errors.As finds the
 // *llm.MaxIterationsExceededError). A done ctx returns ctx.Err().
-func (p *Pipeline) ChatAgentic(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions) (*ChatResponse, error) {
-	return p.runAgentic(ctx, req, model, opts, nil)
+func (a *Agent) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+	return a.run(ctx, req, nil)
 }
 
-// ChatAgenticStream is ChatAgentic as a stream of events, like
-// ChatStream: a tool_call event when the model asks for a search, a hits
-// event when it has run, token events as the model writes (text written
-// before a tool call included), then done — or a final error event,
-// yielded with its error. Stopping the range early cancels the turn.
-func (p *Pipeline) ChatAgenticStream(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions) iter.Seq2[Event, error] {
+// ChatStream is Chat as a stream of events, like Pipeline.ChatStream: a
+// tool_call event when the model asks for a search, a hits event when it
+// has run, token events as the model writes (text written before a tool
+// call included), then done — or a final error event, yielded with its
+// error. Stopping the range early cancels the turn.
+func (a *Agent) ChatStream(ctx context.Context, req ChatRequest) iter.Seq2[Event, error] {
 	return stream(ctx, func(ctx context.Context, emit func(Event)) (*ChatResponse, error) {
-		return p.runAgentic(ctx, req, model, opts, emit)
+		return a.run(ctx, req, emit)
 	})
 }
 
@@ -198,7 +272,7 @@ func (p *Pipeline) ChatAgenticStream(ctx context.Context, req ChatRequest, model
 type agenticPromptData struct {
 	Catalog, FAQs, Documents bool
 	MaxIterations            int
-	// Actions: AgenticOptions.Actions offers tools besides the searches;
+	// Actions: AgentOptions.Actions offers tools besides the searches;
 	// Confirm: one of them requires confirmation.
 	Actions, Confirm bool
 }
@@ -388,7 +462,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 	return tools, nil
 }
 
-// agentTools resolves AgenticOptions.Tools.
+// agentTools resolves AgentOptions.Tools.
 func agentTools(names []string) (Plan, error) {
 	if names == nil {
 		return Plan{FAQ: true, Catalog: true, Documents: true}, nil
@@ -421,55 +495,24 @@ func toolQuery(args string) string {
 	return strings.TrimSpace(a.Query)
 }
 
-func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.ChatModel, opts AgenticOptions, emit func(Event)) (*ChatResponse, error) {
+func (a *Agent) run(ctx context.Context, req ChatRequest, emit func(Event)) (*ChatResponse, error) {
 	start := time.Now()
-	if model == nil {
-		return nil, errors.New("rag: agentic: nil model")
-	}
+	p, opts, model, maxIter, confirmed := a.p, a.opts, a.model, a.maxIter, a.confirmed
 	pr, err := p.prepare(req)
 	if err != nil {
 		return nil, err
 	}
-	enabled, err := agentTools(opts.Tools)
-	if err != nil {
-		return nil, err
-	}
-	lang, err := ParseLanguage(string(opts.Language))
-	if err != nil {
-		return nil, err
-	}
-	maxIter := cmp.Or(max(opts.MaxIterations, 0), llm.DefaultMaxIterations)
-	system := opts.SystemPrompt
-	if strings.TrimSpace(system) == "" {
-		system, err = prompt.Render(prompt.Agentic, lang, agenticPromptData{
-			Catalog: enabled.Catalog, FAQs: enabled.FAQ, Documents: enabled.Documents, MaxIterations: maxIter,
-			Actions: len(opts.Actions) > 0,
-			Confirm: slices.ContainsFunc(opts.Actions, func(t llm.Tool) bool { return t.RequiresConfirmation }),
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
 	run := &agentRun{p: p, limit: cmp.Or(max(req.Limit, 0), p.opts.Limit), out: map[string]*toolOutcome{}}
-	tools, err := run.tools(lang, enabled)
+	tools, err := run.tools(p.lang(), a.enabled)
 	if err != nil {
 		return nil, err
 	}
-	confirmed := map[string]bool{} // tools that wait for the user
-	for _, a := range opts.Actions {
-		if slices.ContainsFunc(tools, func(t llm.Tool) bool { return t.Name == a.Name }) {
-			return nil, fmt.Errorf("rag: agentic: action %q has the name of a search tool", a.Name)
-		}
-		tools = append(tools, a)
-		if a.RequiresConfirmation {
-			confirmed[a.Name] = true
-		}
-	}
+	tools = append(tools, opts.Actions...)
 	recent := pr.history
 	if len(recent) > p.opts.HistoryLimit {
 		recent = recent[len(recent)-p.opts.HistoryLimit:]
 	}
-	msgs := []llm.Message{llm.SystemMessage(system)}
+	msgs := []llm.Message{llm.SystemMessage(a.system)}
 	for _, t := range recent {
 		msgs = append(msgs, llm.Message{Role: t.Role, Content: t.Content})
 	}
@@ -508,12 +551,6 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 				emit(e)
 			}
 		}
-	}
-	if opts.FallbackModel != "" {
-		model = llm.WithFallbackModel(model, opts.FallbackModel)
-	}
-	if p.opts.Tracer != nil {
-		model = tracedModel{ChatModel: model, tracer: p.opts.Tracer, count: p.countTokens}
 	}
 	resp := &ChatResponse{Intent: Classification{Intent: IntentOther, Reason: "agentic mode: the model chose the searches"}}
 	dbg := &resp.Debug
@@ -571,7 +608,7 @@ func (p *Pipeline) runAgentic(ctx context.Context, req ChatRequest, model llm.Ch
 	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
 	resp.Sources = p.citations(sr)
 	resp.Confidence = p.turnLevel(sr)
-	resp.ConfidenceText = resp.Confidence.Message()
+	resp.ConfidenceText = ConfidenceMessage(resp.Confidence, p.lang())
 	resp.Abstained = dbg.Plan.Any() && !resp.Confidence.Augment()
 	if resp.Abstained {
 		resp.Catalog, resp.FAQs, resp.Documents, resp.Sources = nil, nil, nil, []Citation{}
@@ -713,7 +750,7 @@ const correctedResult = `{"status":"not_executed","message":"The user did not co
 // the user.
 const otherCallResult = `{"status":"not_executed","message":"Not executed: the user corrected another call of this turn. Call it again if it is still needed."}`
 
-// keywordDecide is the default AgenticOptions.Decide.
+// keywordDecide is the default AgentOptions.Decide.
 func keywordDecide(_ context.Context, _ *llm.PendingConfirmation, reply string) (llm.Decision, error) {
 	return llm.Decision{Kind: llm.KeywordDecision(reply)}, nil
 }

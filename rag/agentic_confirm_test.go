@@ -54,9 +54,9 @@ const (
 
 // askQuote runs the first turn, in which the model calls the quote tool,
 // and checks that it ends waiting for the user with nothing submitted.
-func askQuote(t *testing.T, p *rag.Pipeline, m llm.ChatModel, opts rag.AgenticOptions, d *quoteDesk) *rag.ChatResponse {
+func askQuote(t *testing.T, p *rag.Pipeline, m llm.ChatModel, opts rag.AgentOptions, d *quoteDesk) *rag.ChatResponse {
 	t.Helper()
-	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "quero cotação de 200 L de glifosato, meu e-mail é compras@fazenda.com.br"}, m, opts)
+	resp, err := ragtest.Agent(t, p, m, opts).Chat(context.Background(), rag.ChatRequest{Message: "quero cotação de 200 L de glifosato, meu e-mail é compras@fazenda.com.br"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +79,13 @@ func TestChatAgenticConfirmation(t *testing.T) {
 
 	t.Run("confirm executes and answers with the result", func(t *testing.T) {
 		d := &quoteDesk{}
-		opts := rag.AgenticOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
+		opts := rag.AgentOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
 		m := llmtest.NewModel(
 			llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)),
 			llmtest.Text("Pronto! Cotação solicitada, protocolo COT-1."),
 		)
 		first := askQuote(t, p, m, opts, d)
-		resp, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "sim, pode", Confirmation: first.Confirmation}, m, opts)
+		resp, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "sim, pode", Confirmation: first.Confirmation})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,13 +109,13 @@ func TestChatAgenticConfirmation(t *testing.T) {
 
 	t.Run("reject does not execute", func(t *testing.T) {
 		d := &quoteDesk{}
-		opts := rag.AgenticOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
+		opts := rag.AgentOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
 		m := llmtest.NewModel(
 			llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)),
 			llmtest.Text("Tudo bem, não enviei a cotação."),
 		)
 		first := askQuote(t, p, m, opts, d)
-		resp, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "não, cancela", Confirmation: first.Confirmation}, m, opts)
+		resp, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "não, cancela", Confirmation: first.Confirmation})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,14 +133,14 @@ func TestChatAgenticConfirmation(t *testing.T) {
 	// again; only the next "sim" submits 500 L.
 	t.Run("correction asks again", func(t *testing.T) {
 		d := &quoteDesk{}
-		opts := rag.AgenticOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
+		opts := rag.AgentOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
 		m := llmtest.NewModel(
 			llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)),
 			llmtest.ToolCalls(llmtest.Call("q2", actions.QuoteToolName, quote500)),
 			llmtest.Text("Pronto! Cotação de 500 L solicitada, protocolo COT-1."),
 		)
 		first := askQuote(t, p, m, opts, d)
-		second, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "não, 500 litros", Confirmation: first.Confirmation}, m, opts)
+		second, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "não, 500 litros", Confirmation: first.Confirmation})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestChatAgenticConfirmation(t *testing.T) {
 		if last.Role != llm.RoleUser || last.Content != "não, 500 litros" || len(res) != 1 || !strings.Contains(res[0].Content, "not_executed") || res[0].ToolCallID != "q1" {
 			t.Errorf("the model got %+v then %+v", res, last)
 		}
-		third, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "sim", Confirmation: second.Confirmation}, m, opts)
+		third, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "sim", Confirmation: second.Confirmation})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestChatAgenticConfirmation(t *testing.T) {
 	// JSON round trip.
 	t.Run("JSON round trip", func(t *testing.T) {
 		d := &quoteDesk{}
-		opts := rag.AgenticOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
+		opts := rag.AgentOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
 		m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)), llmtest.Text("Enviado."))
 		first := askQuote(t, p, m, opts, d)
 		b, err := json.Marshal(first)
@@ -185,7 +185,7 @@ func TestChatAgenticConfirmation(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || back.Confirmation == nil {
 			t.Fatalf("decoded %+v, %v", back, err)
 		}
-		if _, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "ok", Confirmation: back.Confirmation}, m, opts); err != nil || len(d.submitted()) != 1 {
+		if _, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "ok", Confirmation: back.Confirmation}); err != nil || len(d.submitted()) != 1 {
 			t.Errorf("err %v, submitted %d", err, len(d.submitted()))
 		}
 	})
@@ -194,13 +194,13 @@ func TestChatAgenticConfirmation(t *testing.T) {
 	// and the user is asked to try again.
 	t.Run("decide error keeps it pending", func(t *testing.T) {
 		d := &quoteDesk{}
-		opts := rag.AgenticOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
+		opts := rag.AgentOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
 		m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)))
 		first := askQuote(t, p, m, opts, d)
 		opts.Decide = func(ctx context.Context, pc *llm.PendingConfirmation, reply string) (llm.Decision, error) {
 			return llm.DetectDecision(ctx, llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 503, Retryable: true})), pc, reply)
 		}
-		resp, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "beleza", Confirmation: first.Confirmation}, m, opts)
+		resp, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "beleza", Confirmation: first.Confirmation})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,21 +208,21 @@ func TestChatAgenticConfirmation(t *testing.T) {
 			t.Errorf("answer %q, confirmation kept %v, submitted %d", resp.Answer, resp.Confirmation == first.Confirmation, len(d.submitted()))
 		}
 		strict := ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off})
-		if _, err := strict.ChatAgentic(ctx, rag.ChatRequest{Message: "beleza", Confirmation: first.Confirmation}, m, opts); !errors.Is(err, rag.ErrNoAnswer) || llm.StatusCode(err) != 503 {
+		if _, err := ragtest.Agent(t, strict, m, opts).Chat(ctx, rag.ChatRequest{Message: "beleza", Confirmation: first.Confirmation}); !errors.Is(err, rag.ErrNoAnswer) || llm.StatusCode(err) != 503 {
 			t.Errorf("Fallback Off: %v", err)
 		}
 	})
 
 	t.Run("a model decides", func(t *testing.T) {
 		d := &quoteDesk{}
-		opts := rag.AgenticOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
+		opts := rag.AgentOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
 		m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)), llmtest.Text("Enviado."))
 		first := askQuote(t, p, m, opts, d)
 		judge := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("j", "respond_to_confirmation", `{"intent":"confirm","confidence":0.9}`)))
 		opts.Decide = func(ctx context.Context, pc *llm.PendingConfirmation, reply string) (llm.Decision, error) {
 			return llm.DetectDecision(ctx, judge, pc, reply)
 		}
-		resp, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "vai lá, manda bala", Confirmation: first.Confirmation}, m, opts)
+		resp, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "vai lá, manda bala", Confirmation: first.Confirmation})
 		if err != nil || resp.Debug.Decision != llm.DecisionConfirm || len(d.submitted()) != 1 {
 			t.Errorf("err %v, decision %q, submitted %d", err, resp.Debug.Decision, len(d.submitted()))
 		}
@@ -230,11 +230,11 @@ func TestChatAgenticConfirmation(t *testing.T) {
 
 	t.Run("expired starts afresh", func(t *testing.T) {
 		d := &quoteDesk{}
-		opts := rag.AgenticOptions{Actions: []llm.Tool{newQuoteTool(t, d)}, ConfirmationTTL: time.Nanosecond}
+		opts := rag.AgentOptions{Actions: []llm.Tool{newQuoteTool(t, d)}, ConfirmationTTL: time.Nanosecond}
 		m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200)), llmtest.Text("Quer que eu solicite a cotação de novo?"))
 		first := askQuote(t, p, m, opts, d)
 		time.Sleep(time.Millisecond)
-		resp, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "sim", Confirmation: first.Confirmation}, m, opts)
+		resp, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "sim", Confirmation: first.Confirmation})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestChatAgenticConfirmation(t *testing.T) {
 	t.Run("an action named like a search", func(t *testing.T) {
 		bad := newQuoteTool(t, &quoteDesk{})
 		bad.Name = rag.ToolSearchFAQs
-		if _, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "oi"}, llmtest.NewModel(), rag.AgenticOptions{Actions: []llm.Tool{bad}}); err == nil {
+		if _, err := rag.NewAgent(p, llmtest.NewModel(), rag.AgentOptions{Actions: []llm.Tool{bad}}); err == nil {
 			t.Error("accepted")
 		}
 	})
@@ -262,14 +262,14 @@ func TestChatAgenticConfirmation(t *testing.T) {
 func TestChatAgenticStreamConfirmation(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	d := &quoteDesk{}
-	opts := rag.AgenticOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
+	opts := rag.AgentOptions{Actions: []llm.Tool{newQuoteTool(t, d)}}
 	ask := llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, quote200))
 	ask.Response.Message.Content = "Vou pedir a cotação."
 	m := llmtest.NewModel(ask, llmtest.Text("Enviado: protocolo COT-1."))
 	drain := func(req rag.ChatRequest) ([]rag.Event, *rag.ChatResponse) {
 		t.Helper()
 		var events []rag.Event
-		resp, err := ragtest.Drain(p.ChatAgenticStream(context.Background(), req, m, opts), func(e rag.Event) { events = append(events, e) })
+		resp, err := ragtest.Drain(ragtest.Agent(t, p, m, opts).ChatStream(context.Background(), req), func(e rag.Event) { events = append(events, e) })
 		if err != nil {
 			t.Fatal(err)
 		}

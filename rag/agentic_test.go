@@ -38,10 +38,10 @@ func TestChatAgenticSearchesThenAnswers(t *testing.T) {
 		llmtest.ToolCalls(llmtest.Call("c1", rag.ToolSearchCatalog, `{"query": "fungicida para videira", "limit": 3}`)).WithUsage(120, 15),
 		llmtest.Text("Para oídio na videira, temos fungicidas no catálogo.").WithUsage(900, 30),
 	)
-	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{
+	resp, err := ragtest.Agent(t, p, m, rag.AgentOptions{Model: "agent-model"}).Chat(context.Background(), rag.ChatRequest{
 		Message: "o que vocês têm para oídio na videira?",
 		History: []rag.Turn{{Role: llm.RoleUser, Content: "oi"}, {Role: llm.RoleAssistant, Content: "Olá!"}},
-	}, m, rag.AgenticOptions{Model: "agent-model"})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestChatAgenticFiltersAndParallelTools(t *testing.T) {
 		),
 		llmtest.Text("ok"),
 	)
-	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "fungicidas para uva e prazo de entrega"}, m, rag.AgenticOptions{})
+	resp, err := ragtest.Agent(t, p, m, rag.AgentOptions{}).Chat(context.Background(), rag.ChatRequest{Message: "fungicidas para uva e prazo de entrega"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestChatAgenticToolErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 			m := llmtest.NewModel(llmtest.ToolCalls(tc.call), llmtest.Text("Não consegui buscar agora."))
-			resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{})
+			resp, err := ragtest.Agent(t, p, m, rag.AgentOptions{}).Chat(context.Background(), rag.ChatRequest{Message: "soja"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +185,7 @@ func TestChatAgenticStoreErrorIsHiddenFromModel(t *testing.T) {
 	store, emb := ragtest.Fixture(t)
 	p, _ := rag.NewPipeline(rag.NewSearcher(failingLexicalStore{store}, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 	m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("x", rag.ToolSearchCatalog, `{"query":"soja"}`)), llmtest.Text("ok"))
-	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{})
+	resp, err := ragtest.Agent(t, p, m, rag.AgentOptions{}).Chat(context.Background(), rag.ChatRequest{Message: "soja"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 	t.Run("typed error with Fallback Off", func(t *testing.T) {
 		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off})
 		m := loop()
-		_, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{MaxIterations: 3})
+		_, err := ragtest.Agent(t, p, m, rag.AgentOptions{MaxIterations: 3}).Chat(context.Background(), rag.ChatRequest{Message: "soja"})
 		var maxErr *llm.MaxIterationsExceededError
 		if !errors.As(err, &maxErr) || maxErr.MaxIterations != 3 || !errors.Is(err, rag.ErrNoAnswer) || !errors.Is(err, llm.ErrMaxIterations) {
 			t.Fatalf("error %v, want ErrNoAnswer wrapping *MaxIterationsExceededError(3)", err)
@@ -222,7 +222,7 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 		p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 		var events []rag.EventKind
 		var toolCalls int
-		resp, err := ragtest.Drain(p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "soja"}, loop(), rag.AgenticOptions{MaxIterations: 3}), func(e rag.Event) {
+		resp, err := ragtest.Drain(ragtest.Agent(t, p, loop(), rag.AgentOptions{MaxIterations: 3}).ChatStream(context.Background(), rag.ChatRequest{Message: "soja"}), func(e rag.Event) {
 			events = append(events, e.Kind)
 			if e.Kind == rag.EventToolCall {
 				toolCalls++
@@ -250,7 +250,7 @@ func TestChatAgenticIterationLimit(t *testing.T) {
 		for i := range 6 {
 			m.Push(llmtest.ToolCalls(llmtest.Call(string(rune('a'+i)), rag.ToolSearchFAQs, `{"query":"entrega"}`)))
 		}
-		if _, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "entrega"}, m, rag.AgenticOptions{}); !errors.Is(err, llm.ErrMaxIterations) || m.Calls() != 5 {
+		if _, err := ragtest.Agent(t, p, m, rag.AgentOptions{}).Chat(context.Background(), rag.ChatRequest{Message: "entrega"}); !errors.Is(err, llm.ErrMaxIterations) || m.Calls() != 5 {
 			t.Errorf("error %v after %d calls", err, m.Calls())
 		}
 	})
@@ -271,14 +271,14 @@ func TestChatAgenticModelFailures(t *testing.T) {
 		{"API error after a search", []llmtest.Step{llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"pix"}`)), llmtest.Fail(apiErr)}, nil, 2, rag.DefaultFallbackMessage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, err := ragtest.OfflinePipeline(t, rag.PipelineOptions{}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
+			resp, err := ragtest.Agent(t, ragtest.OfflinePipeline(t, rag.PipelineOptions{}), llmtest.NewModel(tc.steps...), rag.AgentOptions{}).Chat(context.Background(), rag.ChatRequest{Message: "pix?"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if resp.Answer != tc.wantAnswer || !resp.Debug.AnswerFallback {
 				t.Errorf("answer %q, want %q", resp.Answer, tc.wantAnswer)
 			}
-			_, err = ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "pix?"}, llmtest.NewModel(tc.steps...), rag.AgenticOptions{})
+			_, err = ragtest.Agent(t, ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off}), llmtest.NewModel(tc.steps...), rag.AgentOptions{}).Chat(context.Background(), rag.ChatRequest{Message: "pix?"})
 			if !errors.Is(err, rag.ErrNoAnswer) {
 				t.Fatalf("Fallback Off: error %v", err)
 			}
@@ -298,7 +298,7 @@ func TestChatAgenticCancellation(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
 		var last rag.Event
-		_, err := ragtest.Drain(p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "soja"}, llmtest.NewModel(llmtest.Hang()), rag.AgenticOptions{}), func(e rag.Event) { last = e })
+		_, err := ragtest.Drain(ragtest.Agent(t, p, llmtest.NewModel(llmtest.Hang()), rag.AgentOptions{}).ChatStream(ctx, rag.ChatRequest{Message: "soja"}), func(e rag.Event) { last = e })
 		if !errors.Is(err, context.DeadlineExceeded) || last.Kind != rag.EventError {
 			t.Fatalf("error %v, last event %+v", err, last)
 		}
@@ -310,7 +310,7 @@ func TestChatAgenticCancellation(t *testing.T) {
 			llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchCatalog, `{"query":"soja"}`)),
 			llmtest.Text("never"),
 		)
-		_, err := ragtest.Drain(p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "soja"}, m, rag.AgenticOptions{}), func(e rag.Event) {
+		_, err := ragtest.Drain(ragtest.Agent(t, p, m, rag.AgentOptions{}).ChatStream(ctx, rag.ChatRequest{Message: "soja"}), func(e rag.Event) {
 			if e.Kind == rag.EventToolCall {
 				cancel()
 			}
@@ -332,7 +332,7 @@ func TestChatAgenticStream(t *testing.T) {
 	var kinds []rag.EventKind
 	var tokens strings.Builder
 	var hits rag.Event
-	resp, err := ragtest.Drain(p.ChatAgenticStream(context.Background(), rag.ChatRequest{Message: "qual o prazo de entrega?"}, m, rag.AgenticOptions{Tools: []string{rag.ToolSearchFAQs}}), func(e rag.Event) {
+	resp, err := ragtest.Drain(ragtest.Agent(t, p, m, rag.AgentOptions{Tools: []string{rag.ToolSearchFAQs}}).ChatStream(context.Background(), rag.ChatRequest{Message: "qual o prazo de entrega?"}), func(e rag.Event) {
 		if len(kinds) == 0 || kinds[len(kinds)-1] != e.Kind {
 			kinds = append(kinds, e.Kind)
 		}
@@ -402,7 +402,7 @@ func TestChatAgenticRetriesAFailedSearchOnce(t *testing.T) {
 			p, _ := rag.NewPipeline(rag.NewSearcher(flakyStore{store, tc.failures, &calls}, emb, rag.SearcherOptions{}),
 				offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 			m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("f", rag.ToolSearchFAQs, `{"query":"prazo de entrega"}`)), llmtest.Text("ok"))
-			resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"}, m, rag.AgenticOptions{})
+			resp, err := ragtest.Agent(t, p, m, rag.AgentOptions{}).Chat(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -430,7 +430,7 @@ func TestChatAgenticRetriesAFailedSearchOnce(t *testing.T) {
 	}
 }
 
-// AgenticOptions.FallbackModel: a model call that fails with a server
+// AgentOptions.FallbackModel: a model call that fails with a server
 // error is asked again of the fallback model, and the turn goes on.
 func TestChatAgenticFallbackModel(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
@@ -441,7 +441,7 @@ func TestChatAgenticFallbackModel(t *testing.T) {
 		llmtest.Fail(unavailable),
 		llmtest.Text("Entregamos em até 5 dias úteis."),
 	)
-	resp, err := p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"}, m, rag.AgenticOptions{Model: "main", FallbackModel: "backup"})
+	resp, err := ragtest.Agent(t, p, m, rag.AgentOptions{Model: "main", FallbackModel: "backup"}).Chat(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestChatAgenticFallbackModel(t *testing.T) {
 	}
 
 	// Without a fallback model the same failure is the fallback message.
-	resp, err = p.ChatAgentic(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"}, llmtest.NewModel(llmtest.Fail(unavailable)), rag.AgenticOptions{Model: "main"})
+	resp, err = ragtest.Agent(t, p, llmtest.NewModel(llmtest.Fail(unavailable)), rag.AgentOptions{Model: "main"}).Chat(context.Background(), rag.ChatRequest{Message: "prazo de entrega?"})
 	if err != nil || resp.Answer != llm.DefaultFallbackMessages().Unavailable || !resp.Debug.AnswerFallback {
 		t.Errorf("without fallback: answer %q, error %v", resp.Answer, err)
 	}

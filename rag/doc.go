@@ -190,7 +190,8 @@
 // and its hits, the answer's tokens (as they are written when the Answerer
 // is a [StreamAnswerer]), then done with the response.
 //
-// [Pipeline.ChatAgentic] is the agentic mode: the model gets
+// An [Agent] is the agentic mode, configured once like the Pipeline it
+// is built on (NewAgent(pipeline, model, AgentOptions)): the model gets
 // searchCatalog (with category, manufacturer and tag filters mapped to
 // storage.Filter, never SQL), searchFaqs and searchDocuments as tools,
 // each returning its hits as a pt-BR text, and loops through llm.RunTools
@@ -198,13 +199,21 @@
 // message or, with [PipelineOptions.Fallback] Off, an error wrapping
 // [ErrNoAnswer] and *llm.MaxIterationsExceededError. A search that fails
 // is run once more before the model is told, and
-// [AgenticOptions.FallbackModel] names a model asked when a call fails
+// [AgentOptions.FallbackModel] names a model asked when a call fails
 // with a retryable or server error.
-// [Pipeline.ChatAgenticStream] yields the same events as ChatStream.
+// [Agent.ChatStream] yields the same events as ChatStream. Both modes
+// speak [PipelineOptions.Language] (pt-BR by default): the Agent's
+// prompts, the llmchat components' prompts and the confidence text.
+//
+// The two sides are apart: the search side (Searcher, Query, Hit,
+// Result, Evidence and their options: searcher.go, search_types.go,
+// search_options.go, evidence.go) depends on nothing of the chat side;
+// the chat side (Pipeline and Agent, the chat types of pipeline_types.go,
+// context building and citations) is built on a Searcher.
 //
 // # Confirmations
 //
-// [AgenticOptions.Actions] offers tools with a side effect besides the
+// [AgentOptions.Actions] offers tools with a side effect besides the
 // searches (package [github.com/hybridrag/hybridrag/rag/actions] has the
 // quote request for large volumes). When the model calls one with
 // llm.Tool.RequiresConfirmation, it is not executed: the
@@ -212,7 +221,7 @@
 // the tool, its arguments, the question in Summary, which is also the
 // Answer) and, in a stream, an [EventConfirm] before done. The caller
 // keeps it — server-side: it holds the transcript — and passes it back as
-// [ChatRequest.Confirmation] with the user's reply. [AgenticOptions.Decide]
+// [ChatRequest.Confirmation] with the user's reply. [AgentOptions.Decide]
 // (llm.KeywordDecision by default, offline; llm.DetectDecision asks a
 // model) reads the reply: a confirmation executes the call and the model
 // answers with its result; a rejection does not execute it and the model
@@ -220,7 +229,7 @@
 // answered as not executed, the reply goes to the model, which calls the
 // tool again — and the user is asked again.
 // [Debug.Decision] records which. A confirmation expires after 5 minutes
-// ([AgenticOptions.ConfirmationTTL]); an expired one starts a new turn.
+// ([AgentOptions.ConfirmationTTL]); an expired one starts a new turn.
 //
 // # Errors
 //

@@ -17,7 +17,7 @@ import (
 
 // Agentic mode: the model calls searchCatalog with a filter, reads the pt-BR
 // payload and answers. A scripted llmtest model stands in for a real one.
-func ExamplePipeline_ChatAgentic() {
+func ExampleAgent() {
 	ctx := context.Background()
 	db := memory.New(memory.Options{Dimensions: 256})
 	store, _ := db.Tenant("demo")
@@ -37,7 +37,12 @@ func ExamplePipeline_ChatAgentic() {
 		llmtest.Text("Para oídio na videira, temos o Oidiex 250 EC por R$ 98,50. Siga a bula."),
 	)
 	var resp *rag.ChatResponse
-	for e, err := range p.ChatAgenticStream(ctx, rag.ChatRequest{Message: "o que vocês têm para oídio na uva?"}, model, rag.AgenticOptions{}) {
+	agent, err := rag.NewAgent(p, model, rag.AgentOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for e, err := range agent.ChatStream(ctx, rag.ChatRequest{Message: "o que vocês têm para oídio na uva?"}) {
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -61,7 +66,8 @@ func ExamplePipeline_ChatAgentic() {
 		llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"entrega"}`)),
 		llmtest.ToolCalls(llmtest.Call("b", rag.ToolSearchFAQs, `{"query":"frete"}`)),
 	)
-	_, err := strict.ChatAgentic(ctx, rag.ChatRequest{Message: "entrega?"}, looping, rag.AgenticOptions{MaxIterations: 2})
+	strictAgent, _ := rag.NewAgent(strict, looping, rag.AgentOptions{MaxIterations: 2})
+	_, err = strictAgent.Chat(ctx, rag.ChatRequest{Message: "entrega?"})
 	var maxErr *llm.MaxIterationsExceededError
 	fmt.Println("limit:", errors.As(err, &maxErr), maxErr.MaxIterations)
 	// Output:

@@ -19,7 +19,7 @@ import (
 // and only then does the quote reach submit. A server keeps
 // resp.Confirmation between requests (by its ID, server-side) and passes
 // it back with the user's next message.
-func ExamplePipeline_ChatAgentic_confirmation() {
+func ExampleAgent_confirmation() {
 	ctx := context.Background()
 	db := memory.New(memory.Options{Dimensions: 64})
 	store, _ := db.Tenant("demo")
@@ -30,16 +30,21 @@ func ExamplePipeline_ChatAgentic_confirmation() {
 		fmt.Printf("submitted: %g %s of %s for %s\n", q.Quantity, q.Unit, q.Product, q.Contact)
 		return "COT-0042", nil
 	}, actions.QuoteOptions{})
-	opts := rag.AgenticOptions{Actions: []llm.Tool{quote}} // Decide: nil, the keyword classifier
+	opts := rag.AgentOptions{Actions: []llm.Tool{quote}} // Decide: nil, the keyword classifier
 
 	model := llmtest.NewModel(
 		llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, `{"product":"Glifosato 480 SL","quantity":200,"unit":"L","contact":"compras@fazenda.com.br"}`)),
 		llmtest.ToolCalls(llmtest.Call("q2", actions.QuoteToolName, `{"product":"Glifosato 480 SL","quantity":500,"unit":"L","contact":"compras@fazenda.com.br"}`)),
 		llmtest.Text("Pronto! Sua cotação foi solicitada, protocolo COT-0042."),
 	)
+	agent, err := rag.NewAgent(p, model, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	req := rag.ChatRequest{Message: "quero uma cotação de 200 L de Glifosato 480 SL; e-mail compras@fazenda.com.br"}
 	for _, reply := range []string{"não, 500 litros", "sim", ""} {
-		resp, err := p.ChatAgentic(ctx, req, model, opts)
+		resp, err := agent.Chat(ctx, req)
 		if err != nil {
 			fmt.Println(err)
 			return

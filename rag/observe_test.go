@@ -335,9 +335,9 @@ func TestAgenticModelTracer(t *testing.T) {
 			req := rag.ChatRequest{Message: "o que vocês têm para oídio na videira?"}
 			var err error
 			if streaming {
-				_, err = ragtest.Drain(p.ChatAgenticStream(context.Background(), req, m, rag.AgenticOptions{Model: "agent"}), nil)
+				_, err = ragtest.Drain(ragtest.Agent(t, p, m, rag.AgentOptions{Model: "agent"}).ChatStream(context.Background(), req), nil)
 			} else {
-				_, err = p.ChatAgentic(context.Background(), req, m, rag.AgenticOptions{Model: "agent"})
+				_, err = ragtest.Agent(t, p, m, rag.AgentOptions{Model: "agent"}).Chat(context.Background(), req)
 			}
 			if err != nil {
 				t.Fatal(err)

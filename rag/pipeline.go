@@ -142,8 +142,16 @@ type PipelineOptions struct {
 	// Documents is document search in planned mode (default On). Off
 	// plans no document search for any intent, follow-ups included
 	// (for stores with no documents); agentic mode offers the tools named
-	// in AgenticOptions.Tools instead.
+	// in AgentOptions.Tools instead.
 	Documents Toggle
+	// Language is the chat's one language setting, for both modes (""
+	// means pt-BR; ParseLanguage's tags are accepted): an Agent's system
+	// prompt and tool descriptions, the ConfidenceText of every response
+	// (unless the Answer says it is written in another language), and the
+	// Language of each ClassifyRequest and AnswerRequest, which the
+	// llmchat components follow over their own option. Context payloads
+	// stay in pt-BR.
+	Language Language
 	// Tracer, when set, traces the turn's model calls (package trace):
 	// the summary, the classification and the answer, and each model call
 	// of an agentic turn. Searches are traced by the Searcher's
@@ -224,6 +232,13 @@ func NewPipeline(searcher *Searcher, classifier Classifier, answerer Answerer, o
 		return nil, errors.New("rag: NewPipeline: nil Answerer")
 	}
 	o := opts.withDefaults()
+	if o.Language != "" {
+		lang, err := ParseLanguage(string(o.Language))
+		if err != nil {
+			return nil, err
+		}
+		o.Language = lang
+	}
 	return &Pipeline{searcher: searcher, classifier: classifier, answerer: answerer, opts: o,
 		quoter: newQuoter(searcher.scorers[itemKind.index].Synonyms(), searcher.evidence.FrameWords)}, nil
 }
@@ -365,7 +380,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	cctx, end := p.modelStart(ctx, trace.StepClassify, func() int {
 		return p.countTokens(pr.message) + p.countTokens(summary.Text) + p.turnTokens(recent)
 	})
-	cls, err := p.classifier.Classify(cctx, ClassifyRequest{Message: pr.message, Summary: summary.Text, History: recent})
+	cls, err := p.classifier.Classify(cctx, ClassifyRequest{Message: pr.message, Summary: summary.Text, History: recent, Language: p.opts.Language})
 	if end != nil {
 		end(trace.ModelEndData{Model: cls.Model, Err: err})
 	}
@@ -490,7 +505,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	areq := AnswerRequest{
 		Message: pr.message, Intent: cls.Intent, History: recent, Summary: summary.Text,
 		Context: contextText, Sections: sections, Catalog: sr.catalog, FAQs: sr.faqs, Documents: sr.docs,
-		Confidence: resp.Confidence, Abstained: resp.Abstained,
+		Confidence: resp.Confidence, Abstained: resp.Abstained, Language: p.opts.Language,
 	}
 	t = time.Now()
 	var (
@@ -546,7 +561,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if !dbg.AnswerFallback {
 		resp.UnverifiedQuotes = unverifiedQuotes(ans.Text, contextText, sr)
 	}
-	if ans.Language == LanguageEnglish && !dbg.AnswerFallback {
+	if cmp.Or(ans.Language, p.opts.Language) == LanguageEnglish && !dbg.AnswerFallback {
 		resp.ConfidenceText = ConfidenceMessage(resp.Confidence, LanguageEnglish)
 	}
 	if !dbg.AnswerFallback && len(ans.Related) > 0 {

@@ -124,6 +124,9 @@ type ClassifyRequest struct {
 	Summary string
 	// History is the recent history (at most HistoryLimit turns).
 	History []Turn
+	// Language is PipelineOptions.Language: the language to classify in
+	// ("" leaves the Classifier's own).
+	Language Language
 }
 
 // Classifier decides a message's intent. Implementations must be safe for
@@ -162,6 +165,9 @@ type AnswerRequest struct {
 	FAQs       []Hit[storage.FAQ]
 	Documents  []Hit[storage.Document]
 	Confidence scoring.Level
+	// Language is PipelineOptions.Language: the language to answer in
+	// ("" leaves the Answerer's own).
+	Language Language
 	// Abstained reports that no hit was relevant enough to answer from:
 	// Catalog, FAQs and Documents are empty and the answer must say
 	// plainly that the store has nothing on the question, citing nothing
@@ -289,7 +295,7 @@ type Debug struct {
 	// Considered is the number of hits each search returned before only
 	// the relevant ones were kept, by tool name.
 	Considered map[string]int `json:"considered,omitempty"`
-	// ToolCalls are the tool calls of an agentic turn (ChatAgentic), in
+	// ToolCalls are the tool calls of an agentic turn (Agent.Chat), in
 	// the order the model asked for them.
 	ToolCalls []ToolCallRecord `json:"tool_calls,omitempty"`
 	// Decision is how the turn took the reply to ChatRequest.Confirmation:

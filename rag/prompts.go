@@ -1,6 +1,7 @@
 package rag
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -39,3 +40,7 @@ func ParseLanguage(tag string) (Language, error) {
 	}
 	return "", fmt.Errorf("%w: %q (want pt-BR or en)", ErrUnsupportedLanguage, tag)
 }
+
+// lang is the Pipeline's language, pt-BR unless PipelineOptions.Language
+// says otherwise.
+func (p *Pipeline) lang() Language { return cmp.Or(p.opts.Language, LanguagePortuguese) }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -105,7 +106,12 @@ type backend struct {
 	assist assistFunc
 	// chat is the chat model of agentic turns; nil offline.
 	chat    llm.ChatModel
-	agentic rag.AgenticOptions
+	agentic rag.AgentOptions
+	// agentOnce builds agentBuilt (the agentic mode over pipeline and
+	// chat) at the first agentic turn.
+	agentOnce  sync.Once
+	agentBuilt *rag.Agent
+	agentErr   error
 	// quotes receives the quote requests users confirmed (the agentic
 	// mode's action, rag/actions.NewQuoteTool).
 	quotes *quoteBook
@@ -391,3 +397,10 @@ func loadOutcome(log *slog.Logger, what string, n int, err error) error {
 
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// agent returns the Agent of agentic turns, built once over the pipeline
+// and the chat model.
+func (be *backend) agent() (*rag.Agent, error) {
+	be.agentOnce.Do(func() { be.agentBuilt, be.agentErr = rag.NewAgent(be.pipeline, be.chat, be.agentic) })
+	return be.agentBuilt, be.agentErr
+}

@@ -255,7 +255,7 @@ func (b *quoteBook) kept() []submittedQuote {
 
 // withQuoteAction returns opts offering the quote request tool, which
 // submits to book, besides the searches.
-func withQuoteAction(opts rag.AgenticOptions, book *quoteBook) (rag.AgenticOptions, error) {
+func withQuoteAction(opts rag.AgentOptions, book *quoteBook) (rag.AgentOptions, error) {
 	quote, err := actions.NewQuoteTool(book.submit, actions.QuoteOptions{Language: opts.Language})
 	if err != nil {
 		return opts, err

@@ -90,11 +90,17 @@ const staleConfirmationNote = "confirmation: unknown, used or expired; the messa
 
 // runChat runs one turn, planned or agentic; emit nil means no streaming.
 func (s *server) runChat(ctx context.Context, t chatTurn, emit func(rag.Event)) (resp *rag.ChatResponse, err error) {
+	var agent *rag.Agent
+	if t.agentic {
+		if agent, err = s.be.agent(); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case t.agentic && emit != nil:
-		resp, err = drain(s.be.pipeline.ChatAgenticStream(ctx, t.req, s.be.chat, s.be.agentic), emit)
+		resp, err = drain(agent.ChatStream(ctx, t.req), emit)
 	case t.agentic:
-		resp, err = s.be.pipeline.ChatAgentic(ctx, t.req, s.be.chat, s.be.agentic)
+		resp, err = agent.Chat(ctx, t.req)
 	case emit != nil:
 		resp, err = drain(s.be.pipeline.ChatStream(ctx, t.req), emit)
 	default:

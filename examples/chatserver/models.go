@@ -42,7 +42,7 @@ type models struct {
 	searcherOptions rag.SearcherOptions
 	pipelineOptions rag.PipelineOptions
 	indexerOptions  ingest.IndexerOptions
-	agenticOptions  rag.AgenticOptions
+	agenticOptions  rag.AgentOptions
 	rag             settings.Config
 }
 
@@ -62,7 +62,7 @@ func openModels(rc settings.Config) (models, error) {
 		searcherOptions: rc.SearcherOptions(),
 		pipelineOptions: rc.PipelineOptions(),
 		indexerOptions:  rc.IndexerOptions(),
-		agenticOptions:  rc.AgenticOptions(),
+		agenticOptions:  rc.AgentOptions(),
 		rag:             rc,
 	}
 	if ep, ok := rc.Providers.Embeddings(); ok {

@@ -15,12 +15,13 @@
 // protocol number goes back to the model. The library sends nothing
 // anywhere: submit is where a program writes to its CRM, queue or e-mail.
 //
-// Offer the tool through rag.AgenticOptions.Actions:
+// Offer the tool through rag.AgentOptions.Actions:
 //
 //	quote, err := actions.NewQuoteTool(func(ctx context.Context, q actions.Quote) (string, error) {
 //		return crm.CreateQuoteRequest(ctx, q) // returns a protocol
 //	}, actions.QuoteOptions{})
-//	resp, err := p.ChatAgentic(ctx, req, model, rag.AgenticOptions{Actions: []llm.Tool{quote}})
+//	agent, err := rag.NewAgent(p, model, rag.AgentOptions{Actions: []llm.Tool{quote}})
+//	resp, err := agent.Chat(ctx, req)
 //	// resp.Confirmation != nil: show resp.Answer (the question) and keep
 //	// resp.Confirmation server-side; send it back as
 //	// ChatRequest.Confirmation with the user's reply.

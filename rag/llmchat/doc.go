@@ -23,7 +23,7 @@
 // Pipeline plans the searches, keeps the relevant hits and abstains when
 // there are none (the Answerer is then told, through
 // [rag.AnswerRequest.Abstained], to say so). The agentic mode, where the
-// model calls the searches as tools, is [rag.Pipeline.ChatAgentic]. With no
+// model calls the searches as tools, is [rag.Agent]. With no
 // model at all, package [github.com/hybridrag/hybridrag/rag/offline] has
 // the keyword classifier and the extractive answerer.
 //

@@ -68,7 +68,8 @@ type ClassifierOptions struct {
 	// the models' errors, and the Pipeline then runs every search
 	// (IntentOther).
 	Offline rag.Classifier
-	// Language selects the prompts (default pt-BR).
+	// Language selects the prompts (default pt-BR); a request's
+	// Language (PipelineOptions.Language, in a Pipeline) wins.
 	Language rag.Language
 	// SystemPrompt replaces the built-in instructions. It must still ask
 	// for the JSON object {"intent", "confidence", "reason"}.
@@ -133,14 +134,25 @@ func (c *Classifier) Classify(ctx context.Context, req rag.ClassifyRequest) (rag
 	if msg == "" {
 		return rag.Classification{}, rag.ErrEmptyMessage
 	}
-	user, err := prompt.Render(prompt.ClassifyUser, c.opts.Language, classifyUserData{
+	lang, system := c.opts.Language, c.system
+	if req.Language != "" && req.Language != lang {
+		// The Pipeline's language wins over the Classifier's own.
+		lang = req.Language
+		if strings.TrimSpace(c.opts.SystemPrompt) == "" {
+			var err error
+			if system, err = prompt.Render(prompt.Classify, lang, nil); err != nil {
+				return rag.Classification{}, err
+			}
+		}
+	}
+	user, err := prompt.Render(prompt.ClassifyUser, lang, classifyUserData{
 		Message: textutil.OneLine(msg), Summary: req.Summary, History: promptTurns(req.History),
 	})
 	if err != nil {
 		return rag.Classification{}, err
 	}
 	r := llm.Request{
-		Messages:    []llm.Message{llm.SystemMessage(c.system), llm.UserMessage(user)},
+		Messages:    []llm.Message{llm.SystemMessage(system), llm.UserMessage(user)},
 		Temperature: llm.Temperature(0),
 		MaxTokens:   c.opts.MaxTokens,
 	}
@@ -214,7 +226,8 @@ type AnswererOptions struct {
 	// failed before its first token. For a fallback on another client,
 	// pass llm.WithFallback(primary, other) as the model instead.
 	FallbackModel string
-	// Language selects the system prompt (default pt-BR).
+	// Language selects the system prompt (default pt-BR); a request's
+	// Language (PipelineOptions.Language, in a Pipeline) wins.
 	Language rag.Language
 	// SystemPrompt replaces the built-in instructions.
 	SystemPrompt string
@@ -271,7 +284,8 @@ func (a *Answerer) Request(req rag.AnswerRequest) (llm.Request, error) {
 	system := a.opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
 		var err error
-		if system, err = prompt.Render(prompt.Answer, a.opts.Language, answerPromptData{Intent: req.Intent, Abstained: req.Abstained}); err != nil {
+		lang := cmp.Or(req.Language, a.opts.Language) // the Pipeline's language wins
+		if system, err = prompt.Render(prompt.Answer, lang, answerPromptData{Intent: req.Intent, Abstained: req.Abstained}); err != nil {
 			return llm.Request{}, err
 		}
 	}

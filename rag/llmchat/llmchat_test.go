@@ -61,9 +61,13 @@ func TestLLMConstructorsReject(t *testing.T) {
 			_, err := llmchat.NewSummarizer(m, llmchat.SummarizerOptions{Language: "it"})
 			return err
 		},
-		"agentic unknown tool": func() error { return agenticErr(t, rag.AgenticOptions{Tools: []string{"searchWeb"}}) },
-		"agentic no tool":      func() error { return agenticErr(t, rag.AgenticOptions{Tools: []string{}}) },
-		"agentic bad language": func() error { return agenticErr(t, rag.AgenticOptions{Language: "xx"}) },
+		"agentic unknown tool": func() error { return agenticErr(t, rag.AgentOptions{Tools: []string{"searchWeb"}}) },
+		"agentic no tool":      func() error { return agenticErr(t, rag.AgentOptions{Tools: []string{}}) },
+		"pipeline bad language": func() error {
+			store, emb := ragtest.Fixture(t)
+			_, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{Language: "xx"})
+			return err
+		},
 		"assist unsupported lang": func() error {
 			_, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.Options{Language: "ja"})
 			return err
@@ -80,8 +84,8 @@ func TestLLMConstructorsReject(t *testing.T) {
 	}
 }
 
-func agenticErr(t *testing.T, opts rag.AgenticOptions) error {
-	_, err := ragtest.OfflinePipeline(t, rag.PipelineOptions{}).ChatAgentic(context.Background(), rag.ChatRequest{Message: "oi"}, llmtest.NewModel(), opts)
+func agenticErr(t *testing.T, opts rag.AgentOptions) error {
+	_, err := rag.NewAgent(ragtest.OfflinePipeline(t, rag.PipelineOptions{}), llmtest.NewModel(), opts)
 	return err
 }
 
@@ -417,5 +421,54 @@ func TestPipelineWithLLMComponents(t *testing.T) {
 	}
 	if resp.Intent.Intent != rag.IntentOther || !resp.Debug.Plan.Documents || resp.Answer != llm.DefaultEmptyAnswerMessage {
 		t.Errorf("intent %q plan %+v answer %q", resp.Intent.Intent, resp.Debug.Plan, resp.Answer)
+	}
+}
+
+// TestPipelineLanguageWins: PipelineOptions.Language is the one language
+// setting — components built with their default (pt-BR) prompts write
+// English prompts when the Pipeline's language is English, exactly those
+// of components configured in English.
+func TestPipelineLanguageWins(t *testing.T) {
+	ctx := context.Background()
+	run := func(pipeLang, compLang rag.Language) []llm.Request {
+		t.Helper()
+		m := llmtest.NewModel(llmtest.Text(classifyCatalogJSON), llmtest.Text("ok"))
+		c, err := llmchat.NewClassifier(m, llmchat.ClassifierOptions{Language: compLang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := llmchat.NewAnswerer(m, llmchat.AnswererOptions{Language: compLang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, emb := ragtest.Fixture(t)
+		p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), c, a, rag.PipelineOptions{Language: pipeLang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := p.Chat(ctx, rag.ChatRequest{Message: "tem fungicida para uva?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The confidence text follows the Pipeline's language.
+		if want := rag.ConfidenceMessage(resp.Confidence, pipeLang); resp.ConfidenceText != want {
+			t.Errorf("confidence text %q, want %q", resp.ConfidenceText, want)
+		}
+		return m.Requests()
+	}
+	viaPipeline := run(rag.LanguageEnglish, "")
+	viaComponents := run("", rag.LanguageEnglish)
+	portuguese := run("", "")
+	if len(viaPipeline) != 2 || len(viaComponents) != 2 || len(portuguese) != 2 {
+		t.Fatalf("requests %d %d %d, want 2 each", len(viaPipeline), len(viaComponents), len(portuguese))
+	}
+	for i, step := range []string{"classify", "answer"} {
+		got, want := viaPipeline[i].Messages[0].Content, viaComponents[i].Messages[0].Content
+		if got != want {
+			t.Errorf("%s system prompt with PipelineOptions.Language en:\n%s\nwant the English one:\n%s", step, got, want)
+		}
+		if got == portuguese[i].Messages[0].Content {
+			t.Errorf("%s system prompt did not change with the language", step)
+		}
 	}
 }

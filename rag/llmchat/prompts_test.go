@@ -148,21 +148,21 @@ func TestPromptGolden(t *testing.T) {
 		})
 		t.Run("agentic/"+string(lang), func(t *testing.T) {
 			m := captured(t, llmtest.Text("ok"))
-			p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-			if _, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "tem fungicida para oídio?", History: history}, m, rag.AgenticOptions{Language: lang}); err != nil {
+			p := ragtest.OfflinePipeline(t, rag.PipelineOptions{Language: lang})
+			if _, err := ragtest.Agent(t, p, m, rag.AgentOptions{}).Chat(ctx, rag.ChatRequest{Message: "tem fungicida para oídio?", History: history}); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, "agentic."+string(lang), dumpRequest(t, m.Requests()[0]))
 		})
 		t.Run("agentic_actions/"+string(lang), func(t *testing.T) {
 			m := captured(t, llmtest.Text("ok"))
-			p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+			p := ragtest.OfflinePipeline(t, rag.PipelineOptions{Language: lang})
 			quote, err := actions.NewQuoteTool(func(context.Context, actions.Quote) (string, error) { return "", nil }, actions.QuoteOptions{Language: lang})
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := rag.AgenticOptions{Language: lang, Tools: []string{rag.ToolSearchFAQs}, Actions: []llm.Tool{quote}}
-			if _, err := p.ChatAgentic(ctx, rag.ChatRequest{Message: "vocês fazem cotação para 500 L?"}, m, opts); err != nil {
+			opts := rag.AgentOptions{Tools: []string{rag.ToolSearchFAQs}, Actions: []llm.Tool{quote}}
+			if _, err := ragtest.Agent(t, p, m, opts).Chat(ctx, rag.ChatRequest{Message: "vocês fazem cotação para 500 L?"}); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, "agentic_actions."+string(lang), dumpRequest(t, m.Requests()[0]))

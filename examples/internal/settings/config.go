@@ -277,7 +277,7 @@ type ChatConfig struct {
 	// agentic) is asked of when AnswerModel fails with a retryable or
 	// server error, on the same provider (OPENROUTER_MODEL_ANSWER_FALLBACK;
 	// "" has no fallback). It maps to llmchat.AnswererOptions.FallbackModel
-	// and rag.AgenticOptions.FallbackModel, both llm.WithFallbackModel.
+	// and rag.AgentOptions.FallbackModel, both llm.WithFallbackModel.
 	AnswerFallbackModel string `json:"answer_fallback_model,omitempty"`
 	// Language is the prompts' language (default pt-BR; no variable).
 	Language rag.Language `json:"language"`
@@ -395,7 +395,7 @@ type RerankConfig struct {
 type DocumentsConfig struct {
 	// Enabled is document search in the chat pipeline (RAG__ENABLED,
 	// default true): false sets PipelineOptions.Documents to rag.Off and
-	// leaves searchDocuments out of AgenticOptions.Tools. Searches made
+	// leaves searchDocuments out of AgentOptions.Tools. Searches made
 	// directly with Searcher.SearchDocuments are not affected.
 	Enabled bool `json:"enabled"`
 	// Limit is the number of hits of a document search
@@ -950,7 +950,7 @@ func (c Config) SearcherOptions() rag.SearcherOptions {
 func (c Config) PipelineOptions() rag.PipelineOptions {
 	po := rag.PipelineOptions{
 		HistoryLimit: c.Chat.HistoryLimit, UseCatalogQuery: c.Chat.UseCatalogQuery, ContextTokens: c.Chat.ContextTokens,
-		Confidence: scoring.Thresholds{Medium: c.Chat.ConfidenceThreshold},
+		Confidence: scoring.Thresholds{Medium: c.Chat.ConfidenceThreshold}, Language: c.Chat.Language,
 	}
 	if !c.Documents.Enabled {
 		po.Documents = rag.Off
@@ -981,11 +981,11 @@ func (c Config) SummarizerOptions() llmchat.SummarizerOptions {
 	return llmchat.SummarizerOptions{Model: c.Chat.ClassifyModel, Language: c.Chat.Language}
 }
 
-// AgenticOptions maps the chat knobs to AgenticOptions (the answer model
-// and its fallback, language); with Documents.Enabled false the document
+// AgentOptions maps the chat knobs to AgentOptions (the answer model
+// and its fallback; the language is PipelineOptions'); with Documents.Enabled false the document
 // search tool is not offered.
-func (c Config) AgenticOptions() rag.AgenticOptions {
-	ao := rag.AgenticOptions{Model: c.Chat.AnswerModel, FallbackModel: c.Chat.AnswerFallbackModel, Language: c.Chat.Language}
+func (c Config) AgentOptions() rag.AgentOptions {
+	ao := rag.AgentOptions{Model: c.Chat.AnswerModel, FallbackModel: c.Chat.AnswerFallbackModel}
 	if !c.Documents.Enabled {
 		ao.Tools = []string{rag.ToolSearchCatalog, rag.ToolSearchFAQs}
 	}

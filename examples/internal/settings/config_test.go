@@ -172,7 +172,7 @@ func TestConfigFromEnvAllVariables(t *testing.T) {
 	if ao := cfg.AnswererOptions(); ao.Model != "anthropic/claude-3.5-haiku" || ao.FallbackModel != "openai/gpt-4o-mini" {
 		t.Errorf("answerer options %+v", ao)
 	}
-	if ag := cfg.AgenticOptions(); ag.Model != "anthropic/claude-3.5-haiku" || ag.FallbackModel != "openai/gpt-4o-mini" {
+	if ag := cfg.AgentOptions(); ag.Model != "anthropic/claude-3.5-haiku" || ag.FallbackModel != "openai/gpt-4o-mini" {
 		t.Errorf("agentic options %+v", ag)
 	}
 	if as := cfg.AssistOptions([]string{"Fungicida"}); as.Model != "openai/gpt-4o" || as.MaxPrice != 25000 || len(as.Categories) != 1 {

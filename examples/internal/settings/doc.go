@@ -14,7 +14,7 @@
 // CATALOG_VECTOR_THRESHOLD, OPENROUTER_MODEL_ANSWER, EMBEDDING_DIMENSIONS,
 // …; the Env* constants) through the getenv it is given, and maps to the
 // components' options with [Config.SearcherOptions],
-// [Config.PipelineOptions], [Config.AgenticOptions],
+// [Config.PipelineOptions], [Config.AgentOptions],
 // [Config.IndexerOptions], [Config.ClassifierOptions],
 // [Config.SummarizerOptions], [Config.AnswererOptions],
 // [Config.AssistOptions] and [Config.CacheOptions]. [ProviderConfig.Chat] and
@@ -42,7 +42,7 @@
 //	KB_RERANKER_ENABLED        Rerank.Enabled → SearcherOptions.Rerank (unset: off, the library's default)
 //	KB_RERANKER_MODEL          Rerank.Model → the LLM reranker of Config.Reranker
 //	COHERE_API_KEY             Providers.CohereAPIKey → Cohere's rerank API in Config.Reranker
-//	RAG__ENABLED               Documents.Enabled → PipelineOptions.Documents, AgenticOptions.Tools
+//	RAG__ENABLED               Documents.Enabled → PipelineOptions.Documents, AgentOptions.Tools
 //	RAG__TOP_K                 Documents.Limit → SearcherOptions.Kinds.Documents.Limit
 //	RAG__MIN_SIMILARITY        Documents.MinSimilarity → SearcherOptions.Kinds.Documents.Threshold (negated)
 //	RAG__MAX_CONTEXT_TOKENS    Chat.ContextTokens → PipelineOptions.ContextTokens
@@ -53,7 +53,7 @@
 // ([EnvOpenRouterModelAnswerFallback]) names the model the answer falls
 // back to on the same provider when the answer model fails with a
 // retryable or server error, mapped by
-// [Config.AnswererOptions] and [Config.AgenticOptions] onto
+// [Config.AnswererOptions] and [Config.AgentOptions] onto
 // llm.WithFallbackModel.
 //
 // [Config.QueryEmbedder] wraps the query embedder in the cache and

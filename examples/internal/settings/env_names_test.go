@@ -82,13 +82,13 @@ func TestSeedEnvNames(t *testing.T) {
 			if cfg.Documents.Enabled || cfg.PipelineOptions().Documents != rag.Off {
 				t.Errorf("documents %+v, pipeline %v", cfg.Documents, cfg.PipelineOptions().Documents)
 			}
-			if tools := cfg.AgenticOptions().Tools; !slices.Equal(tools, []string{rag.ToolSearchCatalog, rag.ToolSearchFAQs}) {
+			if tools := cfg.AgentOptions().Tools; !slices.Equal(tools, []string{rag.ToolSearchCatalog, rag.ToolSearchFAQs}) {
 				t.Errorf("agentic tools %v", tools)
 			}
 		}},
 		{"documents on by default", nil, func(t *testing.T, cfg settings.Config) {
-			if !cfg.Documents.Enabled || cfg.PipelineOptions().Documents != 0 || cfg.AgenticOptions().Tools != nil {
-				t.Errorf("documents %+v, pipeline %v, tools %v", cfg.Documents, cfg.PipelineOptions().Documents, cfg.AgenticOptions().Tools)
+			if !cfg.Documents.Enabled || cfg.PipelineOptions().Documents != 0 || cfg.AgentOptions().Tools != nil {
+				t.Errorf("documents %+v, pipeline %v, tools %v", cfg.Documents, cfg.PipelineOptions().Documents, cfg.AgentOptions().Tools)
 			}
 		}},
 		{"RAG__TOP_K", map[string]string{settings.EnvRAGTopK: "8"}, func(t *testing.T, cfg settings.Config) {

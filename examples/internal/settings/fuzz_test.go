@@ -183,7 +183,7 @@ func FuzzConfigFromEnv(f *testing.F) {
 				}
 			}
 			_, _ = cfg.SearcherOptions(), cfg.PipelineOptions()
-			_, _ = cfg.AgenticOptions(), cfg.CacheOptions()
+			_, _ = cfg.AgentOptions(), cfg.CacheOptions()
 			if _, rerr := cfg.Reranker(nil, nil); rerr != nil {
 				t.Fatalf("Reranker of a valid Config: %v", rerr)
 			}

@@ -383,3 +383,13 @@ func FailSearch(st storage.Store, err error) Store {
 		},
 	}
 }
+
+// Agent returns rag.NewAgent(p, model, opts), failing t on an error.
+func Agent(t testing.TB, p *rag.Pipeline, model llm.ChatModel, opts rag.AgentOptions) *rag.Agent {
+	t.Helper()
+	a, err := rag.NewAgent(p, model, opts)
+	if err != nil {
+		t.Fatalf("NewAgent: %v", err)
+	}
+	return a
+}
