@@ -52,7 +52,13 @@
 // values (NULL when empty), written by every write and backfilled by
 // Migrate in Go for the existing chunks with metadata, with a GIN index on
 // (tenant_id, metadata_norm jsonb_path_ops) for chunk filters (see
-// Restricted searches). Embeddings are
+// Restricted searches). Migration 0005 adds tenant_versions, the change
+// marker Store.Version reads (one primary-key lookup): deferred
+// constraint triggers on the owner, file and chunk tables bump a tenant's
+// row once per committed transaction that writes its rows, at commit, so
+// concurrent writers of a tenant wait for each other only while
+// committing; writes of every origin count (Apply, Delete, cascades, bulk
+// loads, SQL run by hand; not TRUNCATE). Embeddings are
 // vector(Options.Dimensions), stored inline
 // (STORAGE PLAIN; exact scans of TOASTed 1536-dimension vectors are about
 // 2.8× slower) and indexed with HNSW (m = 16, ef_construction = 64,
