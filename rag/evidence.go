@@ -694,7 +694,11 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 				filesOnly = false
 			}
 		}
-		if titleField != "" && c.rare && c.raw >= eq.maxRaw && slices.Contains(where, titleField) {
+		// Only an item's name names it: a product or brand word is (nearly)
+		// unique to its items, while a word found in one FAQ's question or
+		// one document's title ("período", "garantia") is a topic, which
+		// other questions share without being about that record.
+		if titleField == lexical.FieldName && c.rare && c.raw >= eq.maxRaw && slices.Contains(where, titleField) {
 			ev.Named, ev.Name = true, c.label
 		}
 	}
