@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -55,3 +56,27 @@ func SetFreshInterval(s *Searcher, d time.Duration) { s.fresh.every = d }
 
 // FreshRebuilds is the number of background rebuilds s completed.
 func FreshRebuilds(s *Searcher) int64 { return s.fresh.rebuilds.Load() }
+
+// vocabularies are the word statistics of a store's records, one
+// lexical.Vocabulary per kind, as the Searcher builds them (the tests
+// compare the ones built from a store with those of the same records in
+// memory).
+type vocabularies struct {
+	Catalog, FAQs, Documents *lexical.Vocabulary
+}
+
+// vocabulariesFrom builds the vocabularies of records already in memory
+// (for example those just given to ingest.Indexer.Reindex); only active
+// items and FAQs count, as only they are searched. It does no I/O.
+func vocabulariesFrom(items []storage.CatalogItem, faqs []storage.FAQ, docs []storage.Document) *vocabularies {
+	return &vocabularies{Catalog: vocabularyOf(itemKind, items), FAQs: vocabularyOf(faqKind, faqs), Documents: vocabularyOf(docKind, docs)}
+}
+
+// vocabularyOf builds the vocabulary of records of kind k.
+func vocabularyOf[T any](k *recordKind[T], recs []T) *lexical.Vocabulary {
+	var b lexical.VocabularyBuilder
+	for i := range recs {
+		k.vocab(&b, &recs[i])
+	}
+	return b.Build()
+}

@@ -21,47 +21,6 @@ const (
 	vocabularyPage = 500
 )
 
-// vocabularies are the word statistics of a store's records, one
-// lexical.Vocabulary per kind, built from the same normalized text the
-// lexical leg matches (storage.ItemSearchText, FAQSearchText,
-// DocumentSearchText). The Searcher uses them for typo correction and IDF
-// term weights. A nil field means "no vocabulary for that kind".
-type vocabularies struct {
-	Catalog, FAQs, Documents *lexical.Vocabulary
-}
-
-// of returns the vocabulary of kind.
-func (v *vocabularies) of(kind storage.OwnerKind) *lexical.Vocabulary {
-	if v == nil {
-		return nil
-	}
-	switch kind {
-	case storage.KindItem:
-		return v.Catalog
-	case storage.KindFAQ:
-		return v.FAQs
-	case storage.KindDocument:
-		return v.Documents
-	}
-	return nil
-}
-
-// vocabulariesFrom builds the vocabularies of records already in memory
-// (for example those just given to ingest.Indexer.Reindex); only active
-// items and FAQs count, as only they are searched. It does no I/O.
-func vocabulariesFrom(items []storage.CatalogItem, faqs []storage.FAQ, docs []storage.Document) *vocabularies {
-	return &vocabularies{Catalog: vocabularyOf(itemKind, items), FAQs: vocabularyOf(faqKind, faqs), Documents: vocabularyOf(docKind, docs)}
-}
-
-// vocabularyOf builds the vocabulary of records of kind k.
-func vocabularyOf[T any](k *recordKind[T], recs []T) *lexical.Vocabulary {
-	var b lexical.VocabularyBuilder
-	for i := range recs {
-		k.vocab(&b, &recs[i])
-	}
-	return b.Build()
-}
-
 // kindLexicon is what the Searcher derived from one kind's vocabulary: the
 // vocabulary and the scorer weighting terms by their IDF.
 type kindLexicon struct {
