@@ -299,9 +299,7 @@
 //     rag/trace/tracetest records traces in tests.
 //   - [github.com/hybridrag/hybridrag/rag/load],
 //     [github.com/hybridrag/hybridrag/rag/chunk],
-//     [github.com/hybridrag/hybridrag/rag/rerank],
-//     [github.com/hybridrag/hybridrag/rag/fields] and
-//     [github.com/hybridrag/hybridrag/rag/eval]: loaders, splitters,
-//     rerankers, the field weights of each record kind, and quality
-//     evaluation.
+//     [github.com/hybridrag/hybridrag/rag/rerank] and
+//     [github.com/hybridrag/hybridrag/rag/fields]: loaders, splitters,
+//     rerankers and the field weights of each record kind.
 package rag

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/eval"
 )
 
 // This file is the pure half of the chat evaluation (-chat): the case file
@@ -25,7 +25,7 @@ import (
 // -split.
 const splitHeldOutAlias = "held-out"
 
-// untyped names the cases without a type in by_type, as rag/eval does.
+// untyped names the cases without a type in by_type, as examples/internal/eval does.
 const untyped = "untyped"
 
 // chatCase is one line of a -chat file: a conversation whose last message

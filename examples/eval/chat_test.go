@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/examples/internal/settings"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"

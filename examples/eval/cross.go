@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/examples/internal/settings"
-	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 )

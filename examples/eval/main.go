@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/scoring"

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/lexical"
-	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/lexical"
-	"github.com/hybridrag/hybridrag/rag/eval"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

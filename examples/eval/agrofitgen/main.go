@@ -49,7 +49,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hybridrag/hybridrag/rag/eval"
+	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/rag/load"
 )
 

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/eval"
 )
 
 func TestReadQueries(t *testing.T) {
