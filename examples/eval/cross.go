@@ -40,6 +40,9 @@ type crossDomain struct {
 	// queries and qrels are the domain's questions and judgements,
 	// relative to the repository root ("shared:" prefix: to -cross).
 	queries, qrels string
+	// english are English translations of some of queries (same IDs),
+	// asked by -cross-lang en; "" when there are none.
+	english string
 }
 
 // crossDomains are the stores of -cross: the project's agronomy store
@@ -48,7 +51,7 @@ type crossDomain struct {
 // paraphrases, testdata/eval) and the FaQuAD paragraphs (human-written
 // questions).
 var crossDomains = []crossDomain{
-	{name: "agro-store", domain: "agronomy", queries: "testdata/queries.jsonl", qrels: "testdata/qrels.tsv",
+	{name: "agro-store", domain: "agronomy", queries: "testdata/queries.jsonl", qrels: "testdata/qrels.tsv", english: "testdata/eval/agro_queries_en.jsonl",
 		load: func(ctx context.Context, _, root string, stderr io.Writer) (ingest.Sources, error) {
 			d, err := loadChatData(ctx, &config{testdata: filepath.Join(root, "testdata")}, stderr)
 			if err != nil {
@@ -61,12 +64,12 @@ var crossDomains = []crossDomain{
 			items, err := loadRecords(ctx, stderr, "catalog", filepath.Join(dataDir, "agrofit", "catalog.jsonl"), load.LoadCatalog)
 			return ingest.Sources{Items: items}, err
 		}},
-	{name: "irpf", domain: "income tax", queries: "testdata/eval/irpf_queries.jsonl", qrels: "testdata/eval/irpf_qrels.tsv",
+	{name: "irpf", domain: "income tax", queries: "testdata/eval/irpf_queries.jsonl", qrels: "testdata/eval/irpf_qrels.tsv", english: "testdata/eval/irpf_queries_en.jsonl",
 		load: func(ctx context.Context, dataDir, _ string, stderr io.Writer) (ingest.Sources, error) {
 			faqs, err := loadRecords(ctx, stderr, "FAQs", filepath.Join(dataDir, "br_taxqa", "faqs.jsonl"), load.LoadFAQs)
 			return ingest.Sources{FAQs: faqs}, err
 		}},
-	{name: "faquad", domain: "encyclopedia", queries: "shared:faquad/queries.jsonl", qrels: "shared:faquad/qrels.tsv",
+	{name: "faquad", domain: "encyclopedia", queries: "shared:faquad/queries.jsonl", qrels: "shared:faquad/qrels.tsv", english: "testdata/eval/faquad_queries_en.jsonl",
 		load: func(ctx context.Context, dataDir, _ string, stderr io.Writer) (ingest.Sources, error) {
 			docs, err := loadRecords(ctx, stderr, "documents", filepath.Join(dataDir, "faquad", "documents.jsonl"), load.LoadDocuments)
 			return ingest.Sources{Documents: docs}, err
@@ -77,14 +80,21 @@ var crossDomains = []crossDomain{
 // sample spans the file) as chat cases: expecting the judged records when
 // own, an abstention otherwise. Questions without a relevant judgement
 // are left out.
-func crossCases(d crossDomain, dataDir, root string, max int, own bool) ([]chatCase, error) {
+func crossCases(d crossDomain, dataDir, root string, max int, own bool, lang string) ([]chatCase, error) {
 	path := func(p string) string {
 		if rest, ok := strings.CutPrefix(p, "shared:"); ok {
 			return filepath.Join(dataDir, rest)
 		}
 		return filepath.Join(root, p)
 	}
-	queries, err := eval.LoadQueries(path(d.queries))
+	file := d.queries
+	if lang == "en" {
+		if d.english == "" {
+			return nil, nil
+		}
+		file = d.english
+	}
+	queries, err := eval.LoadQueries(path(file))
 	if err != nil {
 		return nil, err
 	}
@@ -160,10 +170,10 @@ func executeCross(ctx context.Context, cfg *config, stdout, stderr io.Writer) er
 	own := make([][]chatCase, len(crossDomains))
 	other := make([][]chatCase, len(crossDomains))
 	for i, d := range crossDomains {
-		if own[i], err = crossCases(d, cfg.cross, root, cfg.crossMax, true); err != nil {
+		if own[i], err = crossCases(d, cfg.cross, root, cfg.crossMax, true, cfg.crossLang); err != nil {
 			return fmt.Errorf("%s questions: %w", d.name, err)
 		}
-		if other[i], err = crossCases(d, cfg.cross, root, cfg.crossMax, false); err != nil {
+		if other[i], err = crossCases(d, cfg.cross, root, cfg.crossMax, false, cfg.crossLang); err != nil {
 			return fmt.Errorf("%s questions: %w", d.name, err)
 		}
 	}

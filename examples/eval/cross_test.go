@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,11 +19,11 @@ const sharedData = "../../../shared/data"
 func TestCrossDomainCases(t *testing.T) {
 	root := "../.."
 	d := crossDomains[0] // agro-store: testdata's queries and judgements
-	own, err := crossCases(d, sharedData, root, 0, true)
+	own, err := crossCases(d, sharedData, root, 0, true, "pt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := crossCases(d, sharedData, root, 5, false)
+	other, err := crossCases(d, sharedData, root, 5, false, "pt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +46,42 @@ func TestCrossDomainCases(t *testing.T) {
 	// The sample spans the file: not its first five questions.
 	if other[1].ID == own[1].ID {
 		t.Errorf("sampled %s second, the file's second question: want every len/max-th", other[1].ID)
+	}
+}
+
+// TestCrossDomainEnglishCases: every English translation is of a judged
+// question of its set (same ID), so -cross-lang en expects the same
+// sources as the Portuguese question.
+func TestCrossDomainEnglishCases(t *testing.T) {
+	root := "../.."
+	want := map[string]int{"agro-store": 24, "irpf": 15}
+	for _, d := range crossDomains {
+		if d.english == "" || strings.HasPrefix(d.qrels, "shared:") {
+			continue // FaQuAD's judgements are in ../shared/data (TestCrossDomainReport)
+		}
+		en, err := crossCases(d, sharedData, root, 0, true, "en")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt, err := crossCases(d, sharedData, root, 0, true, "pt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources := map[string][]string{}
+		for _, c := range pt {
+			sources[c.ID] = c.Expect.Sources
+		}
+		if len(en) != want[d.name] {
+			t.Errorf("%s: %d English cases, want %d", d.name, len(en), want[d.name])
+		}
+		for _, c := range en {
+			if s, ok := sources[c.ID]; !ok || !slices.Equal(s, c.Expect.Sources) {
+				t.Errorf("%s: English case %s expects %v; the Portuguese one %v", d.name, c.ID, c.Expect.Sources, s)
+			}
+		}
+	}
+	if cs, err := crossCases(crossDomains[1], sharedData, root, 0, true, "en"); err != nil || len(cs) != 0 {
+		t.Errorf("AGROFIT has no English questions: %d cases, %v", len(cs), err)
 	}
 }
 

@@ -69,6 +69,7 @@ type config struct {
 	cross       string
 	crossMax    int
 	crossStores []string
+	crossLang   string
 	// set are the flags given on the command line.
 	set map[string]bool
 }
@@ -133,6 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var crossStores string
 	fs.StringVar(&crossStores, "cross-stores", "", "with -cross: the `stores` to build, comma-separated (default all: agro-store,agrofit,irpf,faquad); every domain's questions are still asked")
 	fs.IntVar(&cfg.crossMax, "cross-max", 100, "with -cross: at most this many `questions` from each domain (0: all)")
+	fs.StringVar(&cfg.crossLang, "cross-lang", "pt", "with -cross: the questions' `language`, pt (the sets as written) or en (the English translations in testdata/eval/*_en.jsonl: the agro store's 24 questions and 15 each of IRPF and FaQuAD; AGROFIT has none)")
 	fs.BoolVar(&cfg.env, "env", false, "with -chat: read the search and chat knobs from the environment (rag.ConfigFromEnv) like the chatserver; models stay offline")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]\n"+
@@ -156,6 +158,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			if cfg.set[name] {
 				return nil, usagef("-%s is not used with -cross", name)
 			}
+		}
+		if cfg.crossLang != "pt" && cfg.crossLang != "en" {
+			return nil, usagef("-cross-lang %q: want pt or en", cfg.crossLang)
 		}
 		if cfg.crossMax < 0 {
 			return nil, usagef("-cross-max %d: want ≥ 0", cfg.crossMax)
