@@ -7,18 +7,19 @@ import (
 	"github.com/hybridrag/hybridrag/rag"
 )
 
-// Kinds of consultation of a legal text, for ConsultaFilters: the act's
-// own provisions, the case law it cites, exam questions, notes, or all.
+// Kinds of consultation of a legal text, the values ConsultaFilters takes:
+// the act's own provisions, the case law it cites, exam questions, notes,
+// or all.
 const (
-	ConsultaArtigo         = "artigo"         // the act's provisions: caput and incisos
-	ConsultaJurisprudencia = "jurisprudencia" // chunks citing the STF or the STJ
-	ConsultaQuestao        = "questao"        // chunks relevant to public exams
-	ConsultaNota           = "nota"           // other text carrying no marker
-	ConsultaTodos          = "todos"          // no filter
+	consultaArtigo         = "artigo"         // the act's provisions: caput and incisos
+	consultaJurisprudencia = "jurisprudencia" // chunks citing the STF or the STJ
+	consultaQuestao        = "questao"        // chunks relevant to public exams
+	consultaNota           = "nota"           // other text carrying no marker
+	consultaTodos          = "todos"          // no filter
 )
 
 // ErrUnknownConsulta is returned by ConsultaFilters for a value that is not
-// one of the Consulta constants.
+// artigo, jurisprudencia, questao, nota or todos.
 var ErrUnknownConsulta = errors.New("legal: unknown consulta")
 
 // ConsultaFilters returns the chunk filters of one kind of consultation,
@@ -33,19 +34,19 @@ var ErrUnknownConsulta = errors.New("legal: unknown consulta")
 // Anything else is an error wrapping ErrUnknownConsulta.
 func ConsultaFilters(consulta string) ([]rag.ChunkFilter, error) {
 	switch consulta {
-	case ConsultaArtigo:
-		return []rag.ChunkFilter{{Key: KeyTipo, Value: TipoCaput}, {Key: KeyTipo, Value: TipoInciso}}, nil
-	case ConsultaJurisprudencia:
+	case consultaArtigo:
+		return []rag.ChunkFilter{{Key: KeyTipo, Value: tipoCaput}, {Key: KeyTipo, Value: tipoInciso}}, nil
+	case consultaJurisprudencia:
 		return []rag.ChunkFilter{{Key: MarcaJurisprudencia, Value: "true"}}, nil
-	case ConsultaQuestao:
-		return []rag.ChunkFilter{{Key: MarcaConcurso, Value: "true"}}, nil
-	case ConsultaNota:
-		out := []rag.ChunkFilter{{Key: KeyTipo, Value: TipoContent}}
+	case consultaQuestao:
+		return []rag.ChunkFilter{{Key: marcaConcurso, Value: "true"}}, nil
+	case consultaNota:
+		out := []rag.ChunkFilter{{Key: KeyTipo, Value: tipoContent}}
 		for _, m := range DefaultMarkers() {
 			out = append(out, rag.ChunkFilter{Key: m.Key, Value: "false"})
 		}
 		return out, nil
-	case ConsultaTodos:
+	case consultaTodos:
 		return nil, nil
 	}
 	return nil, fmt.Errorf("%w %q (want artigo, jurisprudencia, questao, nota or todos)", ErrUnknownConsulta, consulta)

@@ -6,7 +6,7 @@
 // writes, for each document:
 //
 //   - on the document, [KeyDocumentType] (lei, decreto, portaria,
-//     instrucao_normativa, … see [DocumentType]), [KeyDocumentNumber] and
+//     instrucao_normativa, medida_provisoria, resolucao, sumula, …), [KeyDocumentNumber] and
 //     [KeyDocumentYear], read from the title or the first lines;
 //   - on each chunk, the unit its own text starts in — [KeyTitulo],
 //     [KeyCapitulo], [KeySecao], [KeyArtigo], [KeyParagrafo], [KeyInciso],
@@ -37,7 +37,7 @@
 // An Extractor is also an ingest.Sectioner: an Indexer running it asks
 // [Extractor.DocumentSections] for a document's sections before chunking,
 // and a statute (an act named in its title or first lines, or two article
-// lines) gets one section per article ([Sections]), so that the
+// lines) gets one section per article, so that the
 // structural splitter never lets a chunk span two articles, never merges
 // short ones, and cuts a long article within itself. Chunk filters on
 // [KeyArtigo] then find every article with the default chunk sizes. Wrap

@@ -34,7 +34,7 @@ b) com emprego de fogo, e o fato constituir crime.`
 	for _, c := range chunks {
 		m := c.Metadata
 		fmt.Printf("art=%s §=%s inciso=%s alínea=%s tipo=%s crime=%s | %.24s\n",
-			m[legal.KeyArtigo], m[legal.KeyParagrafo], m[legal.KeyInciso], m[legal.KeyAlinea], m[legal.KeyTipo], m[legal.MarcaCrime], c.Content)
+			m[legal.KeyArtigo], m[legal.KeyParagrafo], m[legal.KeyInciso], m[legal.KeyAlinea], m[legal.KeyTipo], m["marca_crime"], c.Content)
 	}
 	// Output:
 	// lei 1234

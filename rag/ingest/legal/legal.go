@@ -12,7 +12,9 @@ import (
 // Document-level metadata keys, set on storage.Document.Metadata when the
 // title or the first lines name the act.
 const (
-	// KeyDocumentType is the kind of act: one of the DocumentType values.
+	// KeyDocumentType is the kind of act: constituicao,
+	// emenda_constitucional, lei_complementar, decreto_lei, lei, decreto,
+	// medida_provisoria, portaria, instrucao_normativa, resolucao or sumula.
 	KeyDocumentType = "tipo_documento"
 	// KeyDocumentNumber is the act's number without thousands separators
 	// ("Lei nº 8.072" gives "8072").
@@ -37,8 +39,10 @@ const (
 	KeyInciso = "inciso"
 	// KeyAlinea is the alínea, a lower-case letter: "a".
 	KeyAlinea = "alinea"
-	// KeyTipo says what the chunk's own text starts in: one of the Tipo
-	// values.
+	// KeyTipo says what the chunk's own text starts in: caput (an
+	// article's head text), paragrafo, inciso, alinea, heading (a Título,
+	// Capítulo or Seção heading) or content (anything else: preamble,
+	// notes).
 	KeyTipo = "tipo"
 	// KeyBanca is the examining board a chunk cites (CEBRASPE, CESPE,
 	// FCC, VUNESP, FGV), upper case; KeyAno the year that follows it.
@@ -49,47 +53,48 @@ const (
 // Markers a reader of Brazilian legal texts filters on (court precedents,
 // exam questions, criminal provisions…): each is set on every chunk of a
 // legal document, to "true" or "false", so a filter on "false" works too.
+// They are the keys of DefaultMarkers; filter on them by name
+// (rag.ChunkFilter{Key: "marca_stf", Value: "true"}).
 const (
-	MarcaAtencao   = "marca_atencao"    // text marked "#Atenção:"
-	MarcaSTF       = "marca_stf"        // mentions the STF / Supremo Tribunal Federal
-	MarcaSTJ       = "marca_stj"        // mentions the STJ / Superior Tribunal de Justiça
-	MarcaConcurso  = "marca_concurso"   // relevant to public exams (concurso, a banca)
-	MarcaCrime     = "marca_crime"      // criminal law: crime, delito, tipificação
-	MarcaPena      = "marca_pena"       // a penalty: pena, reclusão, detenção, sanção
-	MarcaHediondo  = "marca_hediondo"   // heinous crimes (Lei 8.072)
-	MarcaAcaoPenal = "marca_acao_penal" // ação penal, public or private
-	MarcaMilitar   = "marca_militar"    // military law (Código Penal Militar…)
+	marcaAtencao   = "marca_atencao"    // text marked "#Atenção:"
+	marcaSTF       = "marca_stf"        // mentions the STF / Supremo Tribunal Federal
+	marcaSTJ       = "marca_stj"        // mentions the STJ / Superior Tribunal de Justiça
+	marcaConcurso  = "marca_concurso"   // relevant to public exams (concurso, a banca)
+	marcaCrime     = "marca_crime"      // criminal law: crime, delito, tipificação
+	marcaPena      = "marca_pena"       // a penalty: pena, reclusão, detenção, sanção
+	marcaHediondo  = "marca_hediondo"   // heinous crimes (Lei 8.072)
+	marcaAcaoPenal = "marca_acao_penal" // ação penal, public or private
+	marcaMilitar   = "marca_militar"    // military law (Código Penal Militar…)
 )
 
-// MarcaJurisprudencia is derived from the markers: "true" when MarcaSTF or
-// MarcaSTJ is, for the "jurisprudencia" consulta (case law; see
+// MarcaJurisprudencia is derived from the markers: "true" when marca_stf or
+// marca_stj is, for the "jurisprudencia" consulta (case law; see
 // ConsultaFilters). It is set on every chunk with them.
 const MarcaJurisprudencia = "marca_jurisprudencia"
 
-// Values of KeyTipo: what kind of provision a chunk holds (caput, inciso,
-// heading, content), with paragrafo and alinea told apart.
+// Values of KeyTipo.
 const (
-	TipoCaput     = "caput"     // an article's head text
-	TipoParagrafo = "paragrafo" // a paragraph (§) of an article
-	TipoInciso    = "inciso"    // an inciso
-	TipoAlinea    = "alinea"    // an alínea
-	TipoHeading   = "heading"   // a Título, Capítulo or Seção heading
-	TipoContent   = "content"   // anything else (preamble, notes)
+	tipoCaput     = "caput"     // an article's head text
+	tipoParagrafo = "paragrafo" // a paragraph (§) of an article
+	tipoInciso    = "inciso"    // an inciso
+	tipoAlinea    = "alinea"    // an alínea
+	tipoHeading   = "heading"   // a Título, Capítulo or Seção heading
+	tipoContent   = "content"   // anything else (preamble, notes)
 )
 
-// DocumentType values of KeyDocumentType.
+// Values of KeyDocumentType.
 const (
-	Constituicao         = "constituicao"
-	EmendaConstitucional = "emenda_constitucional"
-	LeiComplementar      = "lei_complementar"
-	DecretoLei           = "decreto_lei"
-	Lei                  = "lei"
-	Decreto              = "decreto"
-	MedidaProvisoria     = "medida_provisoria"
-	Portaria             = "portaria"
-	InstrucaoNormativa   = "instrucao_normativa"
-	Resolucao            = "resolucao"
-	Sumula               = "sumula"
+	constituicao         = "constituicao"
+	emendaConstitucional = "emenda_constitucional"
+	leiComplementar      = "lei_complementar"
+	decretoLei           = "decreto_lei"
+	lei                  = "lei"
+	decreto              = "decreto"
+	medidaProvisoria     = "medida_provisoria"
+	portaria             = "portaria"
+	instrucaoNormativa   = "instrucao_normativa"
+	resolucao            = "resolucao"
+	sumula               = "sumula"
 )
 
 // Marker is one marker rule: a chunk whose normalized text (lower case,
@@ -104,15 +109,15 @@ type Marker struct {
 // call; the patterns are shared and safe for concurrent use).
 func DefaultMarkers() []Marker {
 	return []Marker{
-		{MarcaAtencao, regexp.MustCompile(`#\s*atencao`)},
-		{MarcaSTF, regexp.MustCompile(`\bstf\b|supremo tribunal federal`)},
-		{MarcaSTJ, regexp.MustCompile(`\bstj\b|superior tribunal de justica`)},
-		{MarcaConcurso, regexp.MustCompile(`\bconcursos?\b|#\s*questao|` + bancaRE)},
-		{MarcaCrime, regexp.MustCompile(`\bcrimes?\b|\bdelitos?\b|\btipifica`)},
-		{MarcaPena, regexp.MustCompile(`\bpenas?\b|\breclusao\b|\bdetencao\b|\bsancao\b|\bsancoes\b`)},
-		{MarcaHediondo, regexp.MustCompile(`\bhediond|\b8\.?072\b`)},
-		{MarcaAcaoPenal, regexp.MustCompile(`\bacao penal\b|\bacoes penais\b`)},
-		{MarcaMilitar, regexp.MustCompile(`\bmilitar(es)?\b`)},
+		{marcaAtencao, regexp.MustCompile(`#\s*atencao`)},
+		{marcaSTF, regexp.MustCompile(`\bstf\b|supremo tribunal federal`)},
+		{marcaSTJ, regexp.MustCompile(`\bstj\b|superior tribunal de justica`)},
+		{marcaConcurso, regexp.MustCompile(`\bconcursos?\b|#\s*questao|` + bancaRE)},
+		{marcaCrime, regexp.MustCompile(`\bcrimes?\b|\bdelitos?\b|\btipifica`)},
+		{marcaPena, regexp.MustCompile(`\bpenas?\b|\breclusao\b|\bdetencao\b|\bsancao\b|\bsancoes\b`)},
+		{marcaHediondo, regexp.MustCompile(`\bhediond|\b8\.?072\b`)},
+		{marcaAcaoPenal, regexp.MustCompile(`\bacao penal\b|\bacoes penais\b`)},
+		{marcaMilitar, regexp.MustCompile(`\bmilitar(es)?\b`)},
 	}
 }
 
@@ -156,7 +161,7 @@ func New(opts Options) *Extractor {
 // is not found at its Start is located by searching doc.Content after the
 // previous chunk. A heading ends the article before it.
 func (e *Extractor) Extract(_ context.Context, doc *storage.Document, chunks []storage.Chunk) error {
-	if typ, num, year := DocumentType(doc.Title, doc.Content); typ != "" {
+	if typ, num, year := documentType(doc.Title, doc.Content); typ != "" {
 		if doc.Metadata == nil {
 			doc.Metadata = make(map[string]string, 3)
 		}
@@ -193,7 +198,7 @@ func (e *Extractor) Extract(_ context.Context, doc *storage.Document, chunks []s
 		for _, m := range e.markers {
 			c.Metadata[m.Key] = boolString(m.Pattern.MatchString(norm))
 		}
-		c.Metadata[MarcaJurisprudencia] = boolString(c.Metadata[MarcaSTF] == "true" || c.Metadata[MarcaSTJ] == "true")
+		c.Metadata[MarcaJurisprudencia] = boolString(c.Metadata[marcaSTF] == "true" || c.Metadata[marcaSTJ] == "true")
 		if sm := bancaYearRE.FindStringSubmatch(norm); sm != nil {
 			c.Metadata[KeyBanca] = strings.ToUpper(sm[1])
 			setNonEmpty(c.Metadata, KeyAno, sm[2])

@@ -12,13 +12,14 @@ import (
 )
 
 // DocumentSections implements ingest.Sectioner: an Indexer running this
-// Extractor chunks a statute at its articles (see Sections). It returns
+// Extractor chunks a statute at its articles: one section per article, from its
+// "Art. 5º" line to the next article or heading (see the package doc). It returns
 // nil, leaving the loader's sections, for a document that is no statute.
 func (e *Extractor) DocumentSections(_ context.Context, d *load.ParsedDocument) ([]chunk.Section, error) {
-	return Sections(d.Title, d.Content, d.Sections), nil
+	return sections(d.Title, d.Content, d.Sections), nil
 }
 
-// Sections returns the sections a statute is chunked by, so that no chunk
+// sections returns the sections a statute is chunked by, so that no chunk
 // spans two articles: one section per article, from its "Art. 5º" line to
 // the next article, Título, Capítulo, Seção or Markdown heading. Headings
 // right before an article (a "CAPÍTULO II" line and the chapter's name)
@@ -39,9 +40,9 @@ func (e *Extractor) DocumentSections(_ context.Context, d *load.ParsedDocument) 
 // "Art. 5º-A"; headings by their line.
 //
 // A document is a statute when its text has an article line and
-// DocumentType names an act in its title or first lines, or when it has at
-// least two article lines; Sections returns nil for any other.
-func Sections(title, content string, loader []chunk.Section) []chunk.Section {
+// documentType names an act in its title or first lines, or when it has at
+// least two article lines; sections returns nil for any other.
+func sections(title, content string, loader []chunk.Section) []chunk.Section {
 	events := parse(content)
 	arts := 0
 	for _, e := range events {
@@ -53,7 +54,7 @@ func Sections(title, content string, loader []chunk.Section) []chunk.Section {
 		return nil
 	}
 	if arts < 2 {
-		if typ, _, _ := DocumentType(title, content); typ == "" {
+		if typ, _, _ := documentType(title, content); typ == "" {
 			return nil
 		}
 	}

@@ -67,17 +67,17 @@ func (s *state) apply(e event) {
 func (s *state) tipo() string {
 	switch {
 	case s.v[lvAlinea] != "":
-		return TipoAlinea
+		return tipoAlinea
 	case s.v[lvInciso] != "":
-		return TipoInciso
+		return tipoInciso
 	case s.v[lvParagrafo] != "":
-		return TipoParagrafo
+		return tipoParagrafo
 	case s.v[lvArtigo] != "":
-		return TipoCaput
+		return tipoCaput
 	case s.heading:
-		return TipoHeading
+		return tipoHeading
 	}
-	return TipoContent
+	return tipoContent
 }
 
 func (s *state) write(m map[string]string) {
@@ -214,17 +214,17 @@ var documentTypes = []struct {
 	re  *regexp.Regexp
 	typ string
 }{
-	{regexp.MustCompile(`^constituicao(?:\s|$)`), Constituicao},
-	{regexp.MustCompile(`^emenda constitucional(?:\s|$)`), EmendaConstitucional},
-	{regexp.MustCompile(`^lei complementar(?:\s|$)`), LeiComplementar},
-	{regexp.MustCompile(`^decreto[- ]lei(?:\s|$)`), DecretoLei},
-	{regexp.MustCompile(`^lei(?:\s|$)`), Lei},
-	{regexp.MustCompile(`^decreto(?:\s|$)`), Decreto},
-	{regexp.MustCompile(`^medida provisoria(?:\s|$)`), MedidaProvisoria},
-	{regexp.MustCompile(`^portaria(?:\s|$)`), Portaria},
-	{regexp.MustCompile(`^instrucao normativa(?:\s|$)`), InstrucaoNormativa},
-	{regexp.MustCompile(`^resolucao(?:\s|$)`), Resolucao},
-	{regexp.MustCompile(`^sumula(?:\s|$)`), Sumula},
+	{regexp.MustCompile(`^constituicao(?:\s|$)`), constituicao},
+	{regexp.MustCompile(`^emenda constitucional(?:\s|$)`), emendaConstitucional},
+	{regexp.MustCompile(`^lei complementar(?:\s|$)`), leiComplementar},
+	{regexp.MustCompile(`^decreto[- ]lei(?:\s|$)`), decretoLei},
+	{regexp.MustCompile(`^lei(?:\s|$)`), lei},
+	{regexp.MustCompile(`^decreto(?:\s|$)`), decreto},
+	{regexp.MustCompile(`^medida provisoria(?:\s|$)`), medidaProvisoria},
+	{regexp.MustCompile(`^portaria(?:\s|$)`), portaria},
+	{regexp.MustCompile(`^instrucao normativa(?:\s|$)`), instrucaoNormativa},
+	{regexp.MustCompile(`^resolucao(?:\s|$)`), resolucao},
+	{regexp.MustCompile(`^sumula(?:\s|$)`), sumula},
 }
 
 var (
@@ -234,15 +234,15 @@ var (
 	yearRE   = regexp.MustCompile(`\bde\s+((?:1[89]|20)\d\d)\b`)
 )
 
-// DocumentType reports the kind of act a document is (one of the
-// DocumentType values such as Lei or InstrucaoNormativa), its number and
+// documentType reports the kind of act a document is (one of the
+// KeyDocumentType values such as lei or instrucao_normativa), its number and
 // its year, read from the title or else from the first five non-empty
 // lines of the content ("LEI Nº 1.234, DE 10 DE MARÇO DE 2020" gives lei,
 // "1234", "2020"). A line names an act when it starts with the act's name
 // followed by its number (after "nº" and up to three words, such as an
 // agency's acronym); the Constitution needs no number. It returns empty
 // strings when no line names an act; year is empty when absent.
-func DocumentType(title, content string) (typ, number, year string) {
+func documentType(title, content string) (typ, number, year string) {
 	lines := []string{title}
 	for line := range strings.Lines(content) {
 		if len(lines) > 5 {
@@ -262,7 +262,7 @@ func DocumentType(title, content string) (typ, number, year string) {
 			rest := norm[loc[1]:]
 			if m := numberRE.FindStringSubmatch(rest); m != nil {
 				number = strings.ReplaceAll(m[1], ".", "")
-			} else if dt.typ != Constituicao {
+			} else if dt.typ != constituicao {
 				// "Lei da oferta e da procura": a name without a
 				// number is no act.
 				continue

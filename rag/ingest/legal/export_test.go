@@ -1,0 +1,36 @@
+package legal
+
+// Aliases of unexported names for the external tests.
+const Constituicao = constituicao
+const ConsultaArtigo = consultaArtigo
+const ConsultaJurisprudencia = consultaJurisprudencia
+const ConsultaNota = consultaNota
+const ConsultaQuestao = consultaQuestao
+const ConsultaTodos = consultaTodos
+const Decreto = decreto
+const DecretoLei = decretoLei
+
+var DocumentType = documentType
+
+const EmendaConstitucional = emendaConstitucional
+const InstrucaoNormativa = instrucaoNormativa
+
+const Lei = lei
+
+const LeiComplementar = leiComplementar
+const MarcaAcaoPenal = marcaAcaoPenal
+const MarcaAtencao = marcaAtencao
+const MarcaConcurso = marcaConcurso
+const MarcaCrime = marcaCrime
+const MarcaHediondo = marcaHediondo
+const MarcaMilitar = marcaMilitar
+const MarcaPena = marcaPena
+const MarcaSTF = marcaSTF
+const MarcaSTJ = marcaSTJ
+const MedidaProvisoria = medidaProvisoria
+const Portaria = portaria
+const Resolucao = resolucao
+
+var Sections = sections
+
+const Sumula = sumula
