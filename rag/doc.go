@@ -295,8 +295,7 @@
 //   - [github.com/hybridrag/hybridrag/rag/actions]: tools with a side
 //     effect for the agentic mode, confirmed by the user first (the quote
 //     request).
-//   - [github.com/hybridrag/hybridrag/rag/trace]: the tracer interfaces;
-//     rag/trace/tracetest records traces in tests.
+//   - [github.com/hybridrag/hybridrag/rag/trace]: the tracer interfaces.
 //   - [github.com/hybridrag/hybridrag/rag/load],
 //     [github.com/hybridrag/hybridrag/rag/chunk],
 //     [github.com/hybridrag/hybridrag/rag/rerank] and

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/tracetest"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/rag/trace"
-	"github.com/hybridrag/hybridrag/rag/trace/tracetest"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

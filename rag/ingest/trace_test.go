@@ -5,10 +5,10 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/internal/tracetest"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/trace"
-	"github.com/hybridrag/hybridrag/rag/trace/tracetest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 )

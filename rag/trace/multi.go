@@ -12,7 +12,7 @@ import "context"
 // previous one returned, so that a later tracer sees the earlier ones'
 // values (an OpenTelemetry span as parent, say); a tracer should
 // therefore key its values by instance when two copies of it may share a
-// Multi, as tracetest.Recorder does. The End methods call the tracers in
+// Multi (a per-instance context key). The End methods call the tracers in
 // reverse order, each with the very context its own Start returned.
 //
 // A Multi is immutable and safe for concurrent use when its tracers are.

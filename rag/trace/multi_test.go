@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/internal/tracetest"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/trace"
-	"github.com/hybridrag/hybridrag/rag/trace/tracetest"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"

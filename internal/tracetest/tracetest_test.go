@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/internal/tracetest"
 	"github.com/hybridrag/hybridrag/rag/trace"
-	"github.com/hybridrag/hybridrag/rag/trace/tracetest"
 )
 
 func TestRecorderCheck(t *testing.T) {
