@@ -40,7 +40,7 @@
 //
 //	s := lexical.NewScorer(lexical.ScorerOptions{})
 //	q := s.Prepare("fungicida para videira")
-//	score, signals := q.Score(lexical.AgronomyRecord{
+//	score, signals := q.Score(lexical.ProductRecord{
 //		Name: "Fungiprot 250 EC", Category: "Fungicida", Tags: []string{"Uva"},
 //	})
 //	fmt.Println(score, signals.Pair)

@@ -1,7 +1,8 @@
 // Package lexical is the model-free half of hybrid search: accent-insensitive
 // normalization, Portuguese-aware tokenization and stemming, synonym tables
-// and a field-weighted term score with agronomy bonuses (culture,
-// treatment, both together), plus BM25F for FAQs and documents.
+// and a field-weighted term score with bonuses for the paired synonym
+// categories (a subject, a class, both together), plus BM25F for FAQs and
+// documents.
 //
 // # Normalization
 //
@@ -57,17 +58,21 @@
 // # Synonyms
 //
 // A [Synonyms] table maps variants to canonical terms in three categories:
-// culture (crops), treatment (product classes) and generic. Matching is on
-// normalized, stemmed whole words, multi-word variants included ("erva
-// daninha", "doença fúngica"), longest first. [DefaultSynonyms] is an
-// embedded pt-BR agronomy table (synonyms_ptbr.json). Tables are loaded
+// subject (what a record is for or about), class (what kind of record it
+// is) and generic; a record holding the subject and the class a query
+// names earns the pair bonus. Matching is on normalized, stemmed whole
+// words, multi-word variants included ("erva daninha", "doença fúngica"),
+// longest first. [DefaultSynonyms] is the agronomy preset, an embedded
+// pt-BR table (synonyms_ptbr.json) whose subjects are crops and whose
+// classes are product classes; another store loads its own table
+// (devices and accessory kinds, areas of law and document kinds). Tables are loaded
 // from JSON, one object per category mapping a canonical term to its
 // variants:
 //
 //	{
-//	  "culture":   {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
-//	  "treatment": {"fungicida": ["fungo", "doença fúngica", "míldio"]},
-//	  "generic":   {"fertilizante": ["adubo", "nutrição foliar"]}
+//	  "subject": {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
+//	  "class":   {"fungicida": ["fungo", "doença fúngica", "míldio"]},
+//	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]}
 //	}
 //
 // and combined with [Synonyms.Merge], where later tables extend and
@@ -76,11 +81,11 @@
 // # Scoring
 //
 // A [Scorer] computes the field-weighted score for any record with named
-// text fields ([Record], [Fields], [AgronomyRecord]): per query term, the
+// text fields ([Record], [Fields], [ProductRecord]): per query term, the
 // weights of the fields that contain it (name 3.5, description 2.5,
 // category 2, manufacturer 1.5, tags 4 by default) plus 0.5, then +2 for a
-// culture of the query found in the record, +2 for a treatment, +5 for
-// both, +1 for the culture found in a tag. [Scorer.Prepare] analyzes the
+// subject of the query found in the record, +2 for a class, +5 for
+// both, +1 for the subject found in a tag. [Scorer.Prepare] analyzes the
 // query once; [PreparedQuery.Score] returns the score with typed
 // [Signals] explaining it, and [PreparedQuery.ScoreOnly] the score alone
 // without allocating. All weights, the match mode and an optional IDF hook

@@ -56,8 +56,8 @@ func ExampleSynonyms_Detect() {
 		fmt.Printf("%s: %q → %s\n", m.Category, m.Text, m.Canonical)
 	}
 	// Output:
-	// treatment: "erva daninha" → herbicida
-	// culture: "cafezal" → café
+	// class: "erva daninha" → herbicida
+	// subject: "cafezal" → café
 }
 
 func ExampleSynonyms_Expand() {
@@ -78,8 +78,8 @@ func ExampleSynonyms_Merge() {
 	// default table: "praga de jardim" becomes an insecticide query and
 	// "gramado" a crop.
 	own, err := lexical.LoadSynonyms(strings.NewReader(`{
-		"culture":   {"grama": ["gramado", "jardim"]},
-		"treatment": {"inseticida": ["praga de jardim"]}
+		"subject":   {"grama": ["gramado", "jardim"]},
+		"class": {"inseticida": ["praga de jardim"]}
 	}`))
 	if err != nil {
 		fmt.Println(err)
@@ -91,14 +91,14 @@ func ExampleSynonyms_Merge() {
 	}
 	// Output:
 	// generic: "veneno" → defensivo
-	// treatment: "praga de jardim" → inseticida
-	// culture: "gramado" → grama
+	// class: "praga de jardim" → inseticida
+	// subject: "gramado" → grama
 }
 
 func ExampleScorer() {
 	scorer := lexical.NewScorer(lexical.ScorerOptions{}) // the seeds' lexicalScore
 	q := scorer.Prepare("fungicida para videira")
-	item := lexical.AgronomyRecord{
+	item := lexical.ProductRecord{
 		Name:        "Vinhedo Protect 250 SC",
 		Description: "Fungicida sistêmico para míldio da videira",
 		Category:    "Fungicida",
@@ -109,15 +109,15 @@ func ExampleScorer() {
 	for _, m := range sig.Matched {
 		fmt.Println(" ", m.Term, m.Fields, m.Synonym)
 	}
-	fmt.Println("cultures:", sig.Cultures, "treatments:", sig.Treatments, "pair:", sig.Pair)
+	fmt.Println("subjects:", sig.Subjects, "classes:", sig.Classes, "pair:", sig.Pair)
 	fmt.Printf("%+v\n", sig.Breakdown)
 	// Output:
 	// score: 22.5
 	//   fungicida [description category] false
 	//   videira [description] false
 	//   uva [tags] true
-	// cultures: [uva] treatments: [fungicida] pair: true
-	// {Fields:11 Matches:1.5 Culture:2 Treatment:2 Pair:5 CultureInTag:1 Proximity:0}
+	// subjects: [uva] classes: [fungicida] pair: true
+	// {Fields:11 Matches:1.5 Subject:2 Class:2 Pair:5 SubjectInTag:1 Proximity:0}
 }
 
 func ExampleFields() {

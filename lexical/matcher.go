@@ -1,7 +1,7 @@
 package lexical
 
 // matcher finds every query term and every first stem of the query's
-// culture and treatment phrases in one pass over a field's bytes: an
+// subject and class phrases in one pass over a field's bytes: an
 // Aho–Corasick automaton compiled into a DFA over byte classes. It is
 // built once per PreparedQuery and read-only afterwards.
 //
@@ -177,7 +177,7 @@ func (m *matcher) scan(text string, wordPrefix bool, termMask []uint64, bit uint
 func markGroups(text string, start int, phrases []groupPhrase, groups []detectGroup, state []uint8, tags bool) {
 	for _, gp := range phrases {
 		st := state[gp.group]
-		if st&groupFound != 0 && !(tags && groups[gp.group].cat == CategoryCulture && st&groupInTag == 0) {
+		if st&groupFound != 0 && !(tags && groups[gp.group].cat == CategorySubject && st&groupInTag == 0) {
 			continue
 		}
 		if wordsAt(text, start, gp.words) {

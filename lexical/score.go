@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// Field names of an [AgronomyRecord] and of [AgronomyFields].
+// Field names of a [ProductRecord] and of [ProductFields].
 const (
 	FieldName         = "name"
 	FieldDescription  = "description"
@@ -33,17 +33,17 @@ type FieldSpec struct {
 	Name string
 	// Weight is added to the score for each query term found in the field.
 	Weight float64
-	// Tags marks a field holding tags: a culture of the query found in it
-	// earns the CultureInTag bonus.
+	// Tags marks a field holding tags: a subject of the query found in it
+	// earns the SubjectInTag bonus.
 	Tags bool
 }
 
-// AgronomyFields returns the field set of an agronomy store's catalog:
-// tags 4 (curated labels: the crops and uses the store chose), name 3.5
+// ProductFields returns the field set of a product catalog (the default):
+// tags 4 (curated labels the store chose, such as crops), name 3.5
 // (what people type), description 2.5, category 2 (broad), manufacturer
 // 1.5 (a brand is rarely what is asked). The result is a new slice on
 // every call.
-func AgronomyFields() []FieldSpec {
+func ProductFields() []FieldSpec {
 	return []FieldSpec{
 		{Name: FieldName, Weight: 3.5},
 		{Name: FieldDescription, Weight: 2.5},
@@ -110,9 +110,9 @@ func NormalizeRecord(rec Record) NormalizedFields {
 	return doc
 }
 
-// AgronomyRecord is a [Record] with the fields of a catalog item,
-// named as in [AgronomyFields]; each tag is one "tags" field.
-type AgronomyRecord struct {
+// ProductRecord is a [Record] with the fields of a catalog item,
+// named as in [ProductFields]; each tag is one "tags" field.
+type ProductRecord struct {
 	Name         string   // field "name"
 	Description  string   // field "description"
 	Category     string   // field "category"
@@ -121,11 +121,11 @@ type AgronomyRecord struct {
 }
 
 // NumFields returns 4 plus the number of tags.
-func (r AgronomyRecord) NumFields() int { return 4 + len(r.Tags) }
+func (r ProductRecord) NumFields() int { return 4 + len(r.Tags) }
 
 // Field returns name, description, category, manufacturer and then one
 // field per tag; an index out of range yields the zero Field.
-func (r AgronomyRecord) Field(i int) Field {
+func (r ProductRecord) Field(i int) Field {
 	switch i {
 	case 0:
 		return Field{Name: FieldName, Text: r.Name}
@@ -142,33 +142,38 @@ func (r AgronomyRecord) Field(i int) Field {
 	return Field{}
 }
 
-// Weights are the bonuses of a [Scorer]'s score. The zero Weights
-// stands for [DefaultWeights]; any other value is used as given, so start
-// from DefaultWeights() to change one bonus (and set it to 0 to turn it
-// off).
+// Off switches a bonus off: a negative weight counts as zero, while a
+// zero weight means the default (as in scoring.Weights).
+const Off = -1.0
+
+// Weights are the bonuses of a [Scorer]'s score. A zero field means its
+// default ([DefaultWeights]); a negative field (such as [Off]) switches
+// the bonus off. The subject and class bonuses are those of the paired
+// synonym categories ([CategorySubject], [CategoryClass]).
 type Weights struct {
 	// Match is added for each query term found in at least one field.
 	Match float64
-	// Culture is added when at least one culture of the query is found
+	// Subject is added when at least one subject of the query is found
 	// in the record.
-	Culture float64
-	// Treatment is added when at least one treatment of the query is
+	Subject float64
+	// Class is added when at least one class of the query is
 	// found in the record.
-	Treatment float64
-	// Pair is added when both a culture and a treatment are.
+	Class float64
+	// Pair is added when both a subject and a class are.
 	Pair float64
-	// CultureInTag is added when a culture of the query is found in a
+	// SubjectInTag is added when a subject of the query is found in a
 	// Tags field.
-	CultureInTag float64
+	SubjectInTag float64
 }
 
 // DefaultWeights returns the default bonuses: Match 0.5 for each query
-// term found (covering more of the query ranks higher), Culture 2 and
-// Treatment 2, Pair 5 (a record with both the crop and the product class
-// asked is the answer itself), CultureInTag 1 (a curated crop label is
-// firmer than a mention in a description).
+// term found (covering more of the query ranks higher), Subject 2 and
+// Class 2, Pair 5 (a record with both the subject and the class asked —
+// in the agronomy preset, the crop and the product class — is the answer
+// itself), SubjectInTag 1 (a curated label is firmer than a mention in a
+// description).
 func DefaultWeights() Weights {
-	return Weights{Match: 0.5, Culture: 2, Treatment: 2, Pair: 5, CultureInTag: 1}
+	return Weights{Match: 0.5, Subject: 2, Class: 2, Pair: 5, SubjectInTag: 1}
 }
 
 // MatchMode says when a query term matches a field's normalized text.
@@ -197,19 +202,20 @@ func (m MatchMode) String() string {
 }
 
 // ScorerOptions configures a [Scorer]. The zero value gives field-weighted
-// presence scoring over the agronomy catalog: [AgronomyFields],
+// presence scoring over the agronomy catalog: [ProductFields],
 // [DefaultWeights], the default [Tokenizer], [DefaultSynonyms] and
 // substring matching.
 type ScorerOptions struct {
 	// Fields declares the fields looked at and their weights; nil means
-	// AgronomyFields(). At most 64 fields are used.
+	// ProductFields(). At most 64 fields are used.
 	Fields []FieldSpec
-	// Weights are the bonuses; the zero value means DefaultWeights().
+	// Weights are the bonuses; a zero field means its default, a
+	// negative one switches the bonus off.
 	Weights Weights
 	// Tokenizer extracts query tokens; its Filters (for example
 	// StemFilter) also apply to the terms added by synonym expansion.
 	Tokenizer Tokenizer
-	// Synonyms expands the query and detects cultures and treatments; nil
+	// Synonyms expands the query and detects subjects and classes; nil
 	// means DefaultSynonyms(). Use &Synonyms{} for none.
 	Synonyms *Synonyms
 	// Match says how a term matches a field; the zero value is substring
@@ -239,7 +245,7 @@ type ScorerOptions struct {
 // found once, in the heaviest field, of average length earns Wmax × IDF,
 // exactly its presence score; more occurrences earn more, with diminishing
 // returns, and a long field earns less for the same occurrences than a
-// short one. The Match and culture/treatment bonuses are unchanged.
+// short one. The Match and subject/class bonuses are unchanged.
 // Occurrences follow the Scorer's MatchMode (with substring matching "uva"
 // occurs in "chuva").
 //
@@ -332,7 +338,8 @@ func (r *bm25) norm(i, words int) float64 {
 
 // Validate reports options NewScorer would have to correct: a field with
 // an empty or repeated name, more than 64 fields, a negative or non-finite
-// weight, or an unknown match mode. The error wraps [ErrInvalidOptions].
+// field weight, a non-finite bonus (a negative one is Off, not an error),
+// or an unknown match mode. The error wraps [ErrInvalidOptions].
 func (o ScorerOptions) Validate() error {
 	var errs []string
 	seen := make(map[string]bool)
@@ -355,8 +362,8 @@ func (o ScorerOptions) Validate() error {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"Match", w.Match}, {"Culture", w.Culture}, {"Treatment", w.Treatment}, {"Pair", w.Pair}, {"CultureInTag", w.CultureInTag}} {
-		if !validWeight(c.v) {
+	}{{"Match", w.Match}, {"Subject", w.Subject}, {"Class", w.Class}, {"Pair", w.Pair}, {"SubjectInTag", w.SubjectInTag}} {
+		if math.IsNaN(c.v) || math.IsInf(c.v, 0) {
 			errs = append(errs, fmt.Sprintf("weight %s is %v", c.name, c.v))
 		}
 	}
@@ -387,9 +394,28 @@ func (o ScorerOptions) Validate() error {
 
 func validWeight(w float64) bool { return w >= 0 && !math.IsInf(w, 0) }
 
+// resolve returns the effective bonuses: zero fields replaced by their
+// defaults, negative ones (and invalid ones) by 0.
+func (w Weights) resolve() Weights {
+	def := DefaultWeights()
+	r := func(v, d float64) float64 {
+		switch {
+		case v == 0:
+			return d
+		case v < 0 || math.IsNaN(v) || math.IsInf(v, 0):
+			return 0
+		}
+		return v
+	}
+	return Weights{
+		Match: r(w.Match, def.Match), Subject: r(w.Subject, def.Subject), Class: r(w.Class, def.Class),
+		Pair: r(w.Pair, def.Pair), SubjectInTag: r(w.SubjectInTag, def.SubjectInTag),
+	}
+}
+
 // Scorer computes the lexical score of records against a query. Scoring is
 // done in two steps: [Scorer.Prepare] analyzes the query once (tokens,
-// synonym expansion, cultures and treatments) and the returned
+// synonym expansion, subjects and classes) and the returned
 // [PreparedQuery] scores any number of records.
 //
 // The score of a record is the sum of:
@@ -399,18 +425,18 @@ func validWeight(w float64) bool { return w >= 0 && !math.IsInf(w, 0) }
 //     text contains it: that field's weight (a term found in name and tags
 //     earns 3.5 + 4; a term found in two tags earns 4 once);
 //   - for each query term found in at least one field: Weights.Match;
-//   - Weights.Culture if a culture of the query is found in the record,
-//     Weights.Treatment if a treatment of the query is, and Weights.Pair
+//   - Weights.Subject if a subject of the query is found in the record,
+//     Weights.Class if a class of the query is, and Weights.Pair
 //     if both are;
-//   - Weights.CultureInTag if a culture of the query is found in a Tags
+//   - Weights.SubjectInTag if a subject of the query is found in a Tags
 //     field.
 //
 // With an IDF hook each term's share of the first two items is multiplied
-// by its IDF. A culture or treatment counts only when the query names it
+// by its IDF. A subject or class counts only when the query names it
 // (through its canonical term or any variant, "videira" for "uva") and the
 // record mentions it (again through any variant, matched on whole stemmed
 // words, so "mato" is not found in "tomate" nor "uva" in "chuva").
-// Bonuses are query-driven: a record about grapes earns no culture bonus
+// Bonuses are query-driven: a record about grapes earns no subject bonus
 // for a query that names no crop.
 //
 // A Scorer is immutable and safe for concurrent use.
@@ -426,15 +452,16 @@ type Scorer struct {
 }
 
 // NewScorer returns a Scorer for opts; see [ScorerOptions] for the
-// defaults. It never fails: a field with an empty or repeated name, fields
-// beyond the 64th and negative or non-finite weights are dropped (a weight
-// becomes 0), an unknown match mode is substring. Call
+// defaults. It never fails: a field with an empty or repeated name and
+// fields beyond the 64th are dropped, a negative or non-finite field
+// weight or a non-finite bonus becomes 0, an unknown match mode is
+// substring. Call
 // [ScorerOptions.Validate] first to reject such options instead.
 func NewScorer(opts ScorerOptions) *Scorer {
 	s := &Scorer{weights: opts.Weights, tok: opts.Tokenizer, syn: opts.Synonyms, match: opts.Match, idf: opts.IDF}
 	fields := opts.Fields
 	if fields == nil {
-		fields = AgronomyFields()
+		fields = ProductFields()
 	}
 	for _, f := range fields {
 		if f.Name == "" || len(s.specs) == maxFields || slices.ContainsFunc(s.specs, func(g FieldSpec) bool { return g.Name == f.Name }) {
@@ -443,13 +470,7 @@ func NewScorer(opts ScorerOptions) *Scorer {
 		f.Weight = sanitizeWeight(f.Weight)
 		s.specs = append(s.specs, f)
 	}
-	if s.weights == (Weights{}) {
-		s.weights = DefaultWeights()
-	}
-	w := &s.weights
-	for _, p := range []*float64{&w.Match, &w.Culture, &w.Treatment, &w.Pair, &w.CultureInTag} {
-		*p = sanitizeWeight(*p)
-	}
+	s.weights = opts.Weights.resolve()
 	if s.syn == nil {
 		s.syn = DefaultSynonyms()
 	}
@@ -537,13 +558,13 @@ type queryTerm struct {
 	surfaces []string
 }
 
-// detectGroup is a culture or treatment the query names.
+// detectGroup is a subject or class the query names.
 type detectGroup struct {
 	cat       Category
 	canonical string
 }
 
-// detector finds the query's cultures and treatments in record text in
+// detector finds the query's subjects and classes in record text in
 // one pass over its words: a word is stemmed and looked up only when its
 // first three bytes may start some phrase (a hashed bitset says so).
 type detector struct {
@@ -599,8 +620,8 @@ func (d *detector) scan(text string, groups []detectGroup, state []uint8, tags b
 	}
 }
 
-// Prepare analyzes query: tokens (with the Scorer's Tokenizer), cultures,
-// treatments and generic terms it names (with the Scorer's Synonyms), and
+// Prepare analyzes query: tokens (with the Scorer's Tokenizer), subjects,
+// classes and generic terms it names (with the Scorer's Synonyms), and
 // the query terms: the tokens followed by the canonical terms of the
 // synonyms found that are not tokens already, passed through the
 // Tokenizer's Filters. At most 64 terms are kept.
@@ -626,7 +647,7 @@ func (s *Scorer) Prepare(query string) *PreparedQuery {
 		if added {
 			q.expansions = append(q.expansions, m)
 		}
-		if m.Category == CategoryCulture || m.Category == CategoryTreatment {
+		if m.Category == CategorySubject || m.Category == CategoryClass {
 			if e := s.syn.entry(m.Category, m.Term); e != nil && len(q.groups) < maxTerms {
 				if q.det == nil {
 					q.det = &detector{byFirst: make(map[string][]groupPhrase)}
@@ -701,14 +722,14 @@ type Signals struct {
 	// Matched lists the query terms found in the record, in query order,
 	// with the fields each was found in.
 	Matched []TermMatch `json:"matched,omitempty"`
-	// Cultures are the query's cultures found in the record (canonical
+	// Subjects are the query's subjects found in the record (canonical
 	// terms as written in the synonym table).
-	Cultures []string `json:"cultures,omitempty"`
-	// Treatments are the query's treatments found in the record.
-	Treatments []string `json:"treatments,omitempty"`
-	// CultureInTag reports a culture found in a Tags field.
-	CultureInTag bool `json:"culture_in_tag"`
-	// Pair reports both a culture and a treatment found.
+	Subjects []string `json:"subjects,omitempty"`
+	// Classes are the query's classes found in the record.
+	Classes []string `json:"classes,omitempty"`
+	// SubjectInTag reports a subject found in a Tags field.
+	SubjectInTag bool `json:"subject_in_tag"`
+	// Pair reports both a subject and a class found.
 	Pair bool `json:"pair"`
 	// Breakdown splits Score into its components.
 	Breakdown Breakdown `json:"breakdown"`
@@ -738,14 +759,14 @@ type Breakdown struct {
 	Fields float64 `json:"fields"`
 	// Matches is the Match bonus times the number of matched terms.
 	Matches float64 `json:"matches"`
-	// Culture is the culture bonus earned, or 0.
-	Culture float64 `json:"culture"`
-	// Treatment is the treatment bonus earned, or 0.
-	Treatment float64 `json:"treatment"`
-	// Pair is the culture+treatment bonus earned, or 0.
+	// Subject is the subject bonus earned, or 0.
+	Subject float64 `json:"subject"`
+	// Class is the class bonus earned, or 0.
+	Class float64 `json:"class"`
+	// Pair is the subject+class bonus earned, or 0.
 	Pair float64 `json:"pair"`
-	// CultureInTag is the culture-in-tag bonus earned, or 0.
-	CultureInTag float64 `json:"culture_in_tag"`
+	// SubjectInTag is the subject-in-tag bonus earned, or 0.
+	SubjectInTag float64 `json:"subject_in_tag"`
 	// Proximity is the score of the query's token pairs found together
 	// (see [BM25].Proximity), or 0.
 	Proximity float64 `json:"proximity,omitempty"`
@@ -753,7 +774,7 @@ type Breakdown struct {
 
 // Total returns the sum of the components.
 func (b Breakdown) Total() float64 {
-	return b.Fields + b.Matches + b.Culture + b.Treatment + b.Pair + b.CultureInTag + b.Proximity
+	return b.Fields + b.Matches + b.Subject + b.Class + b.Pair + b.SubjectInTag + b.Proximity
 }
 
 // Score returns the lexical score of rec and the signals explaining it.
@@ -867,29 +888,29 @@ func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, tf *tfStat
 			}
 		}
 	}
-	cultures, treatments, inTag := 0, 0, false
+	subjects, classes, inTag := 0, 0, false
 	for gi, st := range groupState {
 		if st&groupFound == 0 {
 			continue
 		}
-		if q.groups[gi].cat == CategoryCulture {
-			cultures++
+		if q.groups[gi].cat == CategorySubject {
+			subjects++
 			inTag = inTag || st&groupInTag != 0
 		} else {
-			treatments++
+			classes++
 		}
 	}
-	if cultures > 0 {
-		b.Culture = s.weights.Culture
+	if subjects > 0 {
+		b.Subject = s.weights.Subject
 	}
-	if treatments > 0 {
-		b.Treatment = s.weights.Treatment
+	if classes > 0 {
+		b.Class = s.weights.Class
 	}
-	if cultures > 0 && treatments > 0 {
+	if subjects > 0 && classes > 0 {
 		b.Pair = s.weights.Pair
 	}
 	if inTag {
-		b.CultureInTag = s.weights.CultureInTag
+		b.SubjectInTag = s.weights.SubjectInTag
 	}
 	total := b.Total()
 	if sig == nil {
@@ -901,8 +922,8 @@ func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, tf *tfStat
 		Fallback:     q.fallback,
 		Synonyms:     q.expansions,
 		Matched:      make([]TermMatch, 0, matched),
-		CultureInTag: inTag,
-		Pair:         cultures > 0 && treatments > 0,
+		SubjectInTag: inTag,
+		Pair:         subjects > 0 && classes > 0,
 		Breakdown:    b,
 	}
 	names := make([]string, 0, fieldRefs)
@@ -921,23 +942,23 @@ func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, tf *tfStat
 		}
 		sig.Matched = append(sig.Matched, tm)
 	}
-	if cultures+treatments > 0 {
-		found := make([]string, 0, cultures+treatments)
+	if subjects+classes > 0 {
+		found := make([]string, 0, subjects+classes)
 		for gi, st := range groupState {
-			if st&groupFound != 0 && q.groups[gi].cat == CategoryCulture {
+			if st&groupFound != 0 && q.groups[gi].cat == CategorySubject {
 				found = append(found, q.groups[gi].canonical)
 			}
 		}
 		for gi, st := range groupState {
-			if st&groupFound != 0 && q.groups[gi].cat == CategoryTreatment {
+			if st&groupFound != 0 && q.groups[gi].cat == CategoryClass {
 				found = append(found, q.groups[gi].canonical)
 			}
 		}
-		if cultures > 0 {
-			sig.Cultures = found[:cultures:cultures]
+		if subjects > 0 {
+			sig.Subjects = found[:subjects:subjects]
 		}
-		if treatments > 0 {
-			sig.Treatments = found[cultures:]
+		if classes > 0 {
+			sig.Classes = found[subjects:]
 		}
 	}
 	return total

@@ -20,14 +20,14 @@ func TestScoreFieldWeights(t *testing.T) {
 		rec   Record
 		want  float64
 	}{
-		{"one term in name", "soja", AgronomyRecord{Name: "Soja Max"}, 3.5 + 0.5},
-		{"one term in two fields", "soja", AgronomyRecord{Name: "Soja Max", Description: "para soja"}, 3.5 + 2.5 + 0.5},
-		{"two terms", "soja milho", AgronomyRecord{Name: "Soja", Description: "milho e soja"}, (3.5 + 2.5 + 0.5) + (2.5 + 0.5)},
-		{"all fields", "xyz", AgronomyRecord{Name: "xyz", Description: "xyz", Category: "xyz", Manufacturer: "xyz", Tags: []string{"xyz"}}, 3.5 + 2.5 + 2 + 1.5 + 4 + 0.5},
-		{"two tags earn the tag weight once", "soja", AgronomyRecord{Tags: []string{"Soja", "Soja OGM"}}, 4 + 0.5},
-		{"substring like ILIKE", "cida", AgronomyRecord{Category: "Fungicida"}, 2 + 0.5},
-		{"accents and case ignored", "acucar", AgronomyRecord{Tags: []string{"Cana-de-AÇÚCAR"}}, 4 + 0.5},
-		{"no match", "trigo", AgronomyRecord{Name: "Soja"}, 0},
+		{"one term in name", "soja", ProductRecord{Name: "Soja Max"}, 3.5 + 0.5},
+		{"one term in two fields", "soja", ProductRecord{Name: "Soja Max", Description: "para soja"}, 3.5 + 2.5 + 0.5},
+		{"two terms", "soja milho", ProductRecord{Name: "Soja", Description: "milho e soja"}, (3.5 + 2.5 + 0.5) + (2.5 + 0.5)},
+		{"all fields", "xyz", ProductRecord{Name: "xyz", Description: "xyz", Category: "xyz", Manufacturer: "xyz", Tags: []string{"xyz"}}, 3.5 + 2.5 + 2 + 1.5 + 4 + 0.5},
+		{"two tags earn the tag weight once", "soja", ProductRecord{Tags: []string{"Soja", "Soja OGM"}}, 4 + 0.5},
+		{"substring like ILIKE", "cida", ProductRecord{Category: "Fungicida"}, 2 + 0.5},
+		{"accents and case ignored", "acucar", ProductRecord{Tags: []string{"Cana-de-AÇÚCAR"}}, 4 + 0.5},
+		{"no match", "trigo", ProductRecord{Name: "Soja"}, 0},
 		{"unknown field ignored", "soja", Fields{{Name: "notes", Text: "soja"}}, 0},
 		{"document with agronomy names", "soja", Fields{{Name: FieldTags, Text: "soja"}, {Name: FieldName, Text: "x"}}, 4 + 0.5},
 		{"empty record", "soja", Fields{}, 0},
@@ -52,45 +52,45 @@ func TestScoreFieldWeights(t *testing.T) {
 }
 
 func TestScoreBonuses(t *testing.T) {
-	grapeFungicide := AgronomyRecord{Name: "Fungiprot", Description: "Fungicida sistêmico para controle de míldio", Category: "Fungicida", Tags: []string{"Uva", "Tomate"}}
+	grapeFungicide := ProductRecord{Name: "Fungiprot", Description: "Fungicida sistêmico para controle de míldio", Category: "Fungicida", Tags: []string{"Uva", "Tomate"}}
 	tests := []struct {
 		name           string
 		query          string
-		rec            AgronomyRecord
+		rec            ProductRecord
 		wantCultures   []string
 		wantTreatments []string
 		wantPair       bool
 		wantInTag      bool
 		wantBonus      float64
 	}{
-		{"culture and treatment, culture in tag", "fungicida para uva", grapeFungicide, []string{"uva"}, []string{"fungicida"}, true, true, 2 + 2 + 5 + 1},
+		{"subject and class, subject in tag", "fungicida para uva", grapeFungicide, []string{"uva"}, []string{"fungicida"}, true, true, 2 + 2 + 5 + 1},
 		{"lay words reach both", "remédio pra fungo na videira", grapeFungicide, []string{"uva"}, []string{"fungicida"}, true, true, 2 + 2 + 5 + 1},
-		{"treatment through a record variant", "oídio", AgronomyRecord{Description: "controle do míldio"}, nil, []string{"fungicida"}, false, false, 2},
-		{"culture outside tags", "uva", AgronomyRecord{Description: "Registrado para videiras"}, []string{"uva"}, nil, false, false, 2},
-		{"culture only in tag", "parreira", AgronomyRecord{Tags: []string{"Uva"}}, []string{"uva"}, nil, false, true, 2 + 1},
+		{"class through a record variant", "oídio", ProductRecord{Description: "controle do míldio"}, nil, []string{"fungicida"}, false, false, 2},
+		{"subject outside tags", "uva", ProductRecord{Description: "Registrado para videiras"}, []string{"uva"}, nil, false, false, 2},
+		{"subject only in tag", "parreira", ProductRecord{Tags: []string{"Uva"}}, []string{"uva"}, nil, false, true, 2 + 1},
 		{"query names no crop", "fungicida", grapeFungicide, nil, []string{"fungicida"}, false, false, 2},
 		{"record lacks the query crop", "fungicida para soja", grapeFungicide, nil, []string{"fungicida"}, false, false, 2},
-		{"whole words: mato is not in tomate", "mato no tomate", AgronomyRecord{Tags: []string{"Tomate"}}, []string{"tomate"}, nil, false, true, 2 + 1},
-		{"whole words: uva is not in chuva", "uva", AgronomyRecord{Description: "resistente à chuva"}, nil, nil, false, false, 0},
-		{"two cultures one bonus", "soja e milho", AgronomyRecord{Tags: []string{"Soja", "Milho"}}, []string{"soja", "milho"}, nil, false, true, 2 + 1},
-		{"multi-word variant in record", "mato na cana", AgronomyRecord{Description: "controle de plantas daninhas em canaviais"}, []string{"cana-de-açúcar"}, []string{"herbicida"}, true, false, 2 + 2 + 5},
+		{"whole words: mato is not in tomate", "mato no tomate", ProductRecord{Tags: []string{"Tomate"}}, []string{"tomate"}, nil, false, true, 2 + 1},
+		{"whole words: uva is not in chuva", "uva", ProductRecord{Description: "resistente à chuva"}, nil, nil, false, false, 0},
+		{"two subjects one bonus", "soja e milho", ProductRecord{Tags: []string{"Soja", "Milho"}}, []string{"soja", "milho"}, nil, false, true, 2 + 1},
+		{"multi-word variant in record", "mato na cana", ProductRecord{Description: "controle de plantas daninhas em canaviais"}, []string{"cana-de-açúcar"}, []string{"herbicida"}, true, false, 2 + 2 + 5},
 	}
 	s := NewScorer(ScorerOptions{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := s.Prepare(tt.query)
 			_, sig := q.Score(&tt.rec)
-			if !slices.Equal(sig.Cultures, tt.wantCultures) {
-				t.Errorf("cultures = %q, want %q", sig.Cultures, tt.wantCultures)
+			if !slices.Equal(sig.Subjects, tt.wantCultures) {
+				t.Errorf("subjects = %q, want %q", sig.Subjects, tt.wantCultures)
 			}
-			if !slices.Equal(sig.Treatments, tt.wantTreatments) {
-				t.Errorf("treatments = %q, want %q", sig.Treatments, tt.wantTreatments)
+			if !slices.Equal(sig.Classes, tt.wantTreatments) {
+				t.Errorf("classes = %q, want %q", sig.Classes, tt.wantTreatments)
 			}
-			if sig.Pair != tt.wantPair || sig.CultureInTag != tt.wantInTag {
-				t.Errorf("pair = %v, in tag = %v; want %v, %v", sig.Pair, sig.CultureInTag, tt.wantPair, tt.wantInTag)
+			if sig.Pair != tt.wantPair || sig.SubjectInTag != tt.wantInTag {
+				t.Errorf("pair = %v, in tag = %v; want %v, %v", sig.Pair, sig.SubjectInTag, tt.wantPair, tt.wantInTag)
 			}
 			b := sig.Breakdown
-			if got := b.Culture + b.Treatment + b.Pair + b.CultureInTag; !approx(got, tt.wantBonus) {
+			if got := b.Subject + b.Class + b.Pair + b.SubjectInTag; !approx(got, tt.wantBonus) {
 				t.Errorf("bonus = %v, want %v (%+v)", got, tt.wantBonus, b)
 			}
 		})
@@ -103,7 +103,7 @@ func TestScoreSynonymTermsMatch(t *testing.T) {
 	if got, want := q.Terms(), []string{"remedio", "fungo", "videira", "fungicida", "uva"}; !slices.Equal(got, want) {
 		t.Fatalf("terms = %q, want %q", got, want)
 	}
-	rec := AgronomyRecord{Name: "Fungiprot", Category: "Fungicida", Tags: []string{"Uva"}}
+	rec := ProductRecord{Name: "Fungiprot", Category: "Fungicida", Tags: []string{"Uva"}}
 	_, sig := q.Score(&rec)
 	want := []TermMatch{
 		{Term: "fungicida", Fields: []string{FieldCategory}, Synonym: true, IDF: 1},
@@ -122,14 +122,16 @@ func termMatchEqual(a, b TermMatch) bool {
 }
 
 func TestScoreWeightsOptions(t *testing.T) {
-	rec := AgronomyRecord{Category: "Fungicida", Tags: []string{"Uva"}}
+	rec := ProductRecord{Category: "Fungicida", Tags: []string{"Uva"}}
 	tests := []struct {
 		name string
 		opts ScorerOptions
 		want float64
 	}{
 		{"zero weights mean defaults", ScorerOptions{}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 5 + 1},
-		{"pair bonus off", ScorerOptions{Weights: Weights{Match: 0.5, Culture: 2, Treatment: 2, CultureInTag: 1}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 1},
+		{"pair bonus off", ScorerOptions{Weights: Weights{Pair: Off}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 1},
+		{"zero fields mean their defaults", ScorerOptions{Weights: Weights{Pair: 7}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 7 + 1},
+		{"every bonus off", ScorerOptions{Weights: Weights{Match: Off, Subject: Off, Class: -2, Pair: Off, SubjectInTag: Off}}, 2 + 4},
 		{"custom field weights", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: 10}, {Name: FieldTags, Weight: 1}}}, (10 + 0.5) + (1 + 0.5) + 2 + 2 + 5},
 		{"tag flag off", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: 2}, {Name: FieldTags, Weight: 4}}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 5},
 		{"invalid weights become zero", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: math.NaN()}, {Name: FieldTags, Weight: -1, Tags: true}}}, 0.5 + 0.5 + 2 + 2 + 5 + 1},
@@ -162,7 +164,7 @@ func TestIDFCalledOncePerTermAtPrepare(t *testing.T) {
 	}})
 	q := s.Prepare("fungo na videira")
 	for range 3 {
-		q.ScoreOnly(&AgronomyRecord{Name: "fungo"})
+		q.ScoreOnly(&ProductRecord{Name: "fungo"})
 	}
 	want := map[string]int{"fungo": 1, "videira": 1, "fungicida": 1, "uva": 1}
 	if len(calls) != len(want) {
@@ -173,14 +175,14 @@ func TestIDFCalledOncePerTermAtPrepare(t *testing.T) {
 			t.Errorf("IDF(%q) called %d times, want %d", k, calls[k], v)
 		}
 	}
-	_, sig := q.Score(&AgronomyRecord{Name: "fungo"})
+	_, sig := q.Score(&ProductRecord{Name: "fungo"})
 	if len(sig.Matched) != 1 || sig.Matched[0].IDF != 1.5 || !approx(sig.Score, 1.5*(3.5+0.5)+2) {
 		t.Errorf("signals = %+v", sig)
 	}
 }
 
 func TestScoreMatchModes(t *testing.T) {
-	rec := AgronomyRecord{Description: "resistente à chuva; uvas finas"}
+	rec := ProductRecord{Description: "resistente à chuva; uvas finas"}
 	tests := []struct {
 		mode MatchMode
 		want []string
@@ -197,7 +199,7 @@ func TestScoreMatchModes(t *testing.T) {
 			}
 		})
 	}
-	onlyRain := AgronomyRecord{Description: "resistente à chuva"}
+	onlyRain := ProductRecord{Description: "resistente à chuva"}
 	sub := NewScorer(ScorerOptions{Synonyms: noSynonyms}).Prepare("uva").ScoreOnly(&onlyRain)
 	word := NewScorer(ScorerOptions{Synonyms: noSynonyms, Match: MatchWordPrefix}).Prepare("uva").ScoreOnly(&onlyRain)
 	if sub == 0 || word != 0 {
@@ -214,7 +216,7 @@ func TestScoreWithStemming(t *testing.T) {
 	if got, want := q.Terms(), []string{"fungicida", "contra", "pulg", "inseticida"}; !slices.Equal(got, want) {
 		t.Fatalf("terms = %q, want %q", got, want)
 	}
-	rec := AgronomyRecord{Name: "Fungicida e Inseticida X", Description: "controle do pulgão"}
+	rec := ProductRecord{Name: "Fungicida e Inseticida X", Description: "controle do pulgão"}
 	_, sig := q.Score(&rec)
 	var matched []string
 	for _, m := range sig.Matched {
@@ -223,8 +225,8 @@ func TestScoreWithStemming(t *testing.T) {
 	if !slices.Equal(matched, []string{"fungicida", "pulg", "inseticida"}) {
 		t.Errorf("matched = %q", matched)
 	}
-	if !slices.Equal(sig.Treatments, []string{"fungicida", "inseticida"}) {
-		t.Errorf("treatments = %q", sig.Treatments)
+	if !slices.Equal(sig.Classes, []string{"fungicida", "inseticida"}) {
+		t.Errorf("classes = %q", sig.Classes)
 	}
 }
 
@@ -233,12 +235,12 @@ func TestScoreFallbackQuery(t *testing.T) {
 	if !q.Fallback() || !slices.Equal(q.Tokens(), []string{"o que e isso"}) {
 		t.Fatalf("tokens %q fallback %v", q.Tokens(), q.Fallback())
 	}
-	got, sig := q.Score(&AgronomyRecord{Description: "Saiba o que é isso e mais"})
+	got, sig := q.Score(&ProductRecord{Description: "Saiba o que é isso e mais"})
 	if !approx(got, 2.5+0.5) || !sig.Fallback {
 		t.Errorf("score %v signals %+v", got, sig)
 	}
 	empty := NewScorer(ScorerOptions{}).Prepare("   ")
-	if got := empty.ScoreOnly(&AgronomyRecord{Name: "x"}); got != 0 {
+	if got := empty.ScoreOnly(&ProductRecord{Name: "x"}); got != 0 {
 		t.Errorf("empty query scored %v", got)
 	}
 }
@@ -311,11 +313,12 @@ func TestScorerOptionsValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"zero value", ScorerOptions{}, ""},
-		{"defaults spelled out", ScorerOptions{Fields: AgronomyFields(), Weights: DefaultWeights()}, ""},
+		{"defaults spelled out", ScorerOptions{Fields: ProductFields(), Weights: DefaultWeights()}, ""},
 		{"empty name", ScorerOptions{Fields: []FieldSpec{{Weight: 1}}}, "no name"},
 		{"repeated name", ScorerOptions{Fields: []FieldSpec{{Name: "a"}, {Name: "a"}}}, "declared twice"},
 		{"negative field weight", ScorerOptions{Fields: []FieldSpec{{Name: "a", Weight: -1}}}, "weight -1"},
 		{"NaN bonus", ScorerOptions{Weights: Weights{Pair: math.NaN()}}, "Pair is NaN"},
+		{"bonus off", ScorerOptions{Weights: Weights{Pair: Off}}, ""},
 		{"infinite bonus", ScorerOptions{Weights: Weights{Match: math.Inf(1)}}, "Match is +Inf"},
 		{"too many fields", ScorerOptions{Fields: many}, "65 fields"},
 		{"match mode", ScorerOptions{Match: 3}, "unknown match mode"},
@@ -356,7 +359,7 @@ func TestPreparedQueryAccessorsCopy(t *testing.T) {
 
 func TestScoreOnlyDoesNotAllocate(t *testing.T) {
 	q := NewScorer(ScorerOptions{}).Prepare("fungicida para videira contra míldio")
-	rec := AgronomyRecord{
+	rec := ProductRecord{
 		Name:         "fungiprot 250 ec",
 		Description:  "fungicida sistemico do grupo das estrobilurinas para controle de mildio e oidio da videira",
 		Category:     "fungicida",
@@ -375,7 +378,7 @@ func TestScoreOnlyDoesNotAllocate(t *testing.T) {
 
 func TestPreparedQueryConcurrentUse(t *testing.T) {
 	q := NewScorer(ScorerOptions{}).Prepare("fungicida para videira")
-	rec := AgronomyRecord{Name: "Fungiprot", Category: "Fungicida", Tags: []string{"Uva"}}
+	rec := ProductRecord{Name: "Fungiprot", Category: "Fungicida", Tags: []string{"Uva"}}
 	want, _ := q.Score(&rec)
 	var wg sync.WaitGroup
 	for range 8 {

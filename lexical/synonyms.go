@@ -12,24 +12,32 @@ import (
 	"sync"
 )
 
-// Category groups canonical terms by the role they play in scoring.
+// Category groups canonical terms by the role they play in scoring. The
+// two paired categories are generic: a subject is what a record is for
+// or about, a class what kind of record it is, and a record holding both
+// of those a query names is its answer. The agronomy preset
+// ([DefaultSynonyms]) fills them with crops and product classes ("uva" →
+// "fungicida"); an electronics store would list devices and accessory
+// kinds ("iphone 15" → "capa"), a law office areas of law and document
+// kinds ("trabalhista" → "recurso").
 type Category string
 
 // The synonym categories, which say what a [Scorer] does with a match.
 const (
-	// CategoryCulture holds crops ("uva", "café"): a query culture found in
-	// a record earns the culture bonus, and the pair bonus with a
-	// treatment.
-	CategoryCulture Category = "culture"
-	// CategoryTreatment holds product classes ("fungicida", "herbicida")
-	// reached from the problem a user names ("míldio", "mato").
-	CategoryTreatment Category = "treatment"
+	// CategorySubject holds what records are for or about (the agronomy
+	// preset's crops: "uva", "café"): a query subject found in a record
+	// earns the Subject bonus, and the Pair bonus with a class.
+	CategorySubject Category = "subject"
+	// CategoryClass holds kinds of record, reached from the need a user
+	// names (the agronomy preset's product classes: "fungicida" from
+	// "míldio", "herbicida" from "mato").
+	CategoryClass Category = "class"
 	// CategoryGeneric holds everything else worth expanding ("adubo" →
 	// "fertilizante"); it adds query terms but no bonus.
 	CategoryGeneric Category = "generic"
 )
 
-var categories = [...]Category{CategoryCulture, CategoryTreatment, CategoryGeneric}
+var categories = [...]Category{CategorySubject, CategoryClass, CategoryGeneric}
 
 func (c Category) rank() int {
 	for i, k := range categories {
@@ -114,11 +122,11 @@ var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
 	return ParseSynonyms(defaultSynonymsJSON)
 })
 
-// DefaultSynonyms returns the embedded pt-BR agronomy table: about fifty
-// crops with their everyday names (videira → uva, cafezal → café,
-// canavial → cana-de-açúcar, laranja → citros, pasto → pastagem, ...),
-// the pesticide classes reached from the problem a grower names (míldio,
-// ferrugem → fungicida; mato, erva daninha, capim → herbicida; lagarta,
+// DefaultSynonyms returns the agronomy preset, the embedded pt-BR table:
+// as subjects, about fifty crops with their everyday names (videira → uva,
+// cafezal → café, canavial → cana-de-açúcar, laranja → citros, pasto →
+// pastagem, ...), as classes, the pesticide classes reached from the
+// problem a grower names (míldio, ferrugem → fungicida; mato, erva daninha, capim → herbicida; lagarta,
 // percevejo, pulgão → inseticida; ácaro → acaricida; nematoide →
 // nematicida; cupim → cupinicida; formiga → formicida; lesma →
 // moluscicida; bactéria → bactericida) and generic terms (adubo, nutrição
@@ -138,9 +146,9 @@ func DefaultSynonyms() *Synonyms {
 
 // synonymsJSON is the JSON schema of a synonym table.
 type synonymsJSON struct {
-	Culture   map[string][]string `json:"culture,omitempty"`
-	Treatment map[string][]string `json:"treatment,omitempty"`
-	Generic   map[string][]string `json:"generic,omitempty"`
+	Subject map[string][]string `json:"subject,omitempty"`
+	Class   map[string][]string `json:"class,omitempty"`
+	Generic map[string][]string `json:"generic,omitempty"`
 }
 
 // ParseSynonyms parses a synonym table from JSON. The schema is one object
@@ -148,9 +156,9 @@ type synonymsJSON struct {
 // the list of its variants:
 //
 //	{
-//	  "culture":   {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
-//	  "treatment": {"fungicida": ["fungo", "doença fúngica", "míldio"]},
-//	  "generic":   {"fertilizante": ["adubo", "nutrição foliar"]}
+//	  "subject": {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
+//	  "class":   {"fungicida": ["fungo", "doença fúngica", "míldio"]},
+//	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]}
 //	}
 //
 // Terms may carry accents, capitals and several words; they are matched in
@@ -172,7 +180,7 @@ func ParseSynonyms(data []byte) (*Synonyms, error) {
 	for _, c := range []struct {
 		cat Category
 		m   map[string][]string
-	}{{CategoryCulture, raw.Culture}, {CategoryTreatment, raw.Treatment}, {CategoryGeneric, raw.Generic}} {
+	}{{CategorySubject, raw.Subject}, {CategoryClass, raw.Class}, {CategoryGeneric, raw.Generic}} {
 		for _, canonical := range slices.Sorted(maps.Keys(c.m)) {
 			entries = append(entries, SynonymEntry{Category: c.cat, Canonical: canonical, Variants: c.m[canonical]})
 		}
@@ -223,8 +231,8 @@ func (s *Synonyms) Merge(others ...*Synonyms) *Synonyms {
 	return b.build()
 }
 
-// Entries returns the table's entries, ordered by category (culture,
-// treatment, generic) and then by normalized canonical term. The result is
+// Entries returns the table's entries, ordered by category (subject,
+// class, generic) and then by normalized canonical term. The result is
 // a copy.
 func (s *Synonyms) Entries() []SynonymEntry {
 	if s.Len() == 0 {
@@ -267,10 +275,10 @@ func (s *Synonyms) MarshalJSON() ([]byte, error) {
 		for _, e := range s.entries {
 			var m *map[string][]string
 			switch e.cat {
-			case CategoryCulture:
-				m = &raw.Culture
-			case CategoryTreatment:
-				m = &raw.Treatment
+			case CategorySubject:
+				m = &raw.Subject
+			case CategoryClass:
+				m = &raw.Class
 			default:
 				m = &raw.Generic
 			}
@@ -450,7 +458,7 @@ func newSynBuilder() *synBuilder {
 // moves to e's term; without it, that is an error.
 func (b *synBuilder) add(e SynonymEntry, override bool) error {
 	if e.Category.rank() < 0 {
-		return fmt.Errorf("%w: unknown category %q (want culture, treatment or generic)", ErrInvalidSynonyms, e.Category)
+		return fmt.Errorf("%w: unknown category %q (want subject, class or generic)", ErrInvalidSynonyms, e.Category)
 	}
 	term := Normalize(e.Canonical)
 	key := phraseKey(term)

@@ -14,10 +14,10 @@ func TestDefaultSynonymsLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded table: %v", err)
 	}
-	if n := len(s.Canonicals(CategoryCulture)); n < 25 {
-		t.Errorf("default table has %d cultures, want at least 25", n)
+	if n := len(s.Canonicals(CategorySubject)); n < 25 {
+		t.Errorf("default table has %d subjects, want at least 25", n)
 	}
-	for _, c := range []Category{CategoryTreatment, CategoryGeneric} {
+	for _, c := range []Category{CategoryClass, CategoryGeneric} {
 		if len(s.Canonicals(c)) == 0 {
 			t.Errorf("default table has no %s", c)
 		}
@@ -33,50 +33,50 @@ func TestDefaultSynonymsLookup(t *testing.T) {
 		in   string
 		want string
 	}{
-		{CategoryCulture, "videira", "uva"},
-		{CategoryCulture, "Videiras", "uva"},
-		{CategoryCulture, "cafeeiro", "café"},
-		{CategoryCulture, "cafezal", "café"},
-		{CategoryCulture, "cafezais", "café"},
-		{CategoryCulture, "CAFÉ", "café"},
-		{CategoryCulture, "milharal", "milho"},
-		{CategoryCulture, "canavial", "cana-de-açúcar"},
-		{CategoryCulture, "cana", "cana-de-açúcar"},
-		{CategoryCulture, "cana de açúcar", "cana-de-açúcar"},
-		{CategoryCulture, "laranja", "citros"},
-		{CategoryCulture, "limão", "citros"},
-		{CategoryCulture, "algodoeiro", "algodão"},
-		{CategoryCulture, "tomateiro", "tomate"},
-		{CategoryCulture, "pasto", "pastagem"},
-		{CategoryCulture, "Pastagens", "pastagem"},
-		{CategoryCulture, "soja", "soja"},
-		{CategoryCulture, "feijoeiro", "feijão"},
-		{CategoryCulture, "arroz", "arroz"},
-		{CategoryCulture, "trigo", "trigo"},
-		{CategoryCulture, "batata", "batata"},
-		{CategoryCulture, "eucalipto", "eucalipto"},
-		{CategoryCulture, "bananeira", "banana"},
-		{CategoryCulture, "macieira", "maçã"},
-		{CategoryCulture, "Pessego", "pêssego"},
-		{CategoryTreatment, "fungo", "fungicida"},
-		{CategoryTreatment, "doença fúngica", "fungicida"},
-		{CategoryTreatment, "doenças fúngicas", "fungicida"},
-		{CategoryTreatment, "míldio", "fungicida"},
-		{CategoryTreatment, "oídio", "fungicida"},
-		{CategoryTreatment, "ferrugem", "fungicida"},
-		{CategoryTreatment, "mato", "herbicida"},
-		{CategoryTreatment, "erva daninha", "herbicida"},
-		{CategoryTreatment, "plantas daninhas", "herbicida"},
-		{CategoryTreatment, "capim", "herbicida"},
-		{CategoryTreatment, "inseto", "inseticida"},
-		{CategoryTreatment, "lagartas", "inseticida"},
-		{CategoryTreatment, "percevejo", "inseticida"},
-		{CategoryTreatment, "pulgões", "inseticida"},
-		{CategoryTreatment, "ácaro", "acaricida"},
-		{CategoryTreatment, "nematoide", "nematicida"},
-		{CategoryTreatment, "cupim", "cupinicida"},
-		{CategoryTreatment, "formiga", "formicida"},
-		{CategoryTreatment, "lesma", "moluscicida"},
+		{CategorySubject, "videira", "uva"},
+		{CategorySubject, "Videiras", "uva"},
+		{CategorySubject, "cafeeiro", "café"},
+		{CategorySubject, "cafezal", "café"},
+		{CategorySubject, "cafezais", "café"},
+		{CategorySubject, "CAFÉ", "café"},
+		{CategorySubject, "milharal", "milho"},
+		{CategorySubject, "canavial", "cana-de-açúcar"},
+		{CategorySubject, "cana", "cana-de-açúcar"},
+		{CategorySubject, "cana de açúcar", "cana-de-açúcar"},
+		{CategorySubject, "laranja", "citros"},
+		{CategorySubject, "limão", "citros"},
+		{CategorySubject, "algodoeiro", "algodão"},
+		{CategorySubject, "tomateiro", "tomate"},
+		{CategorySubject, "pasto", "pastagem"},
+		{CategorySubject, "Pastagens", "pastagem"},
+		{CategorySubject, "soja", "soja"},
+		{CategorySubject, "feijoeiro", "feijão"},
+		{CategorySubject, "arroz", "arroz"},
+		{CategorySubject, "trigo", "trigo"},
+		{CategorySubject, "batata", "batata"},
+		{CategorySubject, "eucalipto", "eucalipto"},
+		{CategorySubject, "bananeira", "banana"},
+		{CategorySubject, "macieira", "maçã"},
+		{CategorySubject, "Pessego", "pêssego"},
+		{CategoryClass, "fungo", "fungicida"},
+		{CategoryClass, "doença fúngica", "fungicida"},
+		{CategoryClass, "doenças fúngicas", "fungicida"},
+		{CategoryClass, "míldio", "fungicida"},
+		{CategoryClass, "oídio", "fungicida"},
+		{CategoryClass, "ferrugem", "fungicida"},
+		{CategoryClass, "mato", "herbicida"},
+		{CategoryClass, "erva daninha", "herbicida"},
+		{CategoryClass, "plantas daninhas", "herbicida"},
+		{CategoryClass, "capim", "herbicida"},
+		{CategoryClass, "inseto", "inseticida"},
+		{CategoryClass, "lagartas", "inseticida"},
+		{CategoryClass, "percevejo", "inseticida"},
+		{CategoryClass, "pulgões", "inseticida"},
+		{CategoryClass, "ácaro", "acaricida"},
+		{CategoryClass, "nematoide", "nematicida"},
+		{CategoryClass, "cupim", "cupinicida"},
+		{CategoryClass, "formiga", "formicida"},
+		{CategoryClass, "lesma", "moluscicida"},
 		{CategoryGeneric, "adubo", "fertilizante"},
 		{CategoryGeneric, "nutrição foliar", "fertilizante"},
 		{CategoryGeneric, "fertilizantes", "fertilizante"},
@@ -90,10 +90,10 @@ func TestDefaultSynonymsLookup(t *testing.T) {
 			}
 		})
 	}
-	if got, ok := s.Lookup(CategoryCulture, "fungicida"); ok {
-		t.Errorf("Lookup(culture, fungicida) = %q, want none", got)
+	if got, ok := s.Lookup(CategorySubject, "fungicida"); ok {
+		t.Errorf("Lookup(subject, fungicida) = %q, want none", got)
 	}
-	if got, ok := s.Lookup(CategoryTreatment, "   "); ok {
+	if got, ok := s.Lookup(CategoryClass, "   "); ok {
 		t.Errorf("Lookup of blank = %q, want none", got)
 	}
 }
@@ -104,15 +104,15 @@ func TestDetect(t *testing.T) {
 		in   string
 		want []string // category/canonical/text
 	}{
-		{"lay words", "fungo na videira", []string{"treatment/fungicida/fungo", "culture/uva/videira"}},
-		{"multi-word variant", "como acabar com erva daninha no cafezal", []string{"treatment/herbicida/erva daninha", "culture/café/cafezal"}},
-		{"plural multi-word", "Doenças fúngicas em canaviais", []string{"treatment/fungicida/doencas fungicas", "culture/cana-de-açúcar/canaviais"}},
-		{"hyphen or space", "herbicida para cana-de-açúcar", []string{"treatment/herbicida/herbicida", "culture/cana-de-açúcar/cana-de-acucar"}},
-		{"longest match wins", "batata doce e batata", []string{"culture/batata-doce/batata doce", "culture/batata/batata"}},
-		{"longest across categories", "ervas daninhas", []string{"treatment/herbicida/ervas daninhas"}},
-		{"each canonical once", "uva, videira e parreira", []string{"culture/uva/uva"}},
-		{"generic", "adubo foliar para soja", []string{"generic/fertilizante/adubo foliar", "culture/soja/soja"}},
-		{"whole words only", "chuva no tomate", []string{"culture/tomate/tomate"}},
+		{"lay words", "fungo na videira", []string{"class/fungicida/fungo", "subject/uva/videira"}},
+		{"multi-word variant", "como acabar com erva daninha no cafezal", []string{"class/herbicida/erva daninha", "subject/café/cafezal"}},
+		{"plural multi-word", "Doenças fúngicas em canaviais", []string{"class/fungicida/doencas fungicas", "subject/cana-de-açúcar/canaviais"}},
+		{"hyphen or space", "herbicida para cana-de-açúcar", []string{"class/herbicida/herbicida", "subject/cana-de-açúcar/cana-de-acucar"}},
+		{"longest match wins", "batata doce e batata", []string{"subject/batata-doce/batata doce", "subject/batata/batata"}},
+		{"longest across categories", "ervas daninhas", []string{"class/herbicida/ervas daninhas"}},
+		{"each canonical once", "uva, videira e parreira", []string{"subject/uva/uva"}},
+		{"generic", "adubo foliar para soja", []string{"generic/fertilizante/adubo foliar", "subject/soja/soja"}},
+		{"whole words only", "chuva no tomate", []string{"subject/tomate/tomate"}},
 		{"nothing", "qual o preço?", nil},
 		{"empty", "", nil},
 	}
@@ -155,18 +155,18 @@ func TestParseSynonyms(t *testing.T) {
 		json    string
 		wantErr string
 	}{
-		{"valid", `{"culture":{"Uva":["videira"]},"treatment":{"fungicida":["fungo"]},"generic":{}}`, ""},
+		{"valid", `{"subject":{"Uva":["videira"]},"class":{"fungicida":["fungo"]},"generic":{}}`, ""},
 		{"empty object", `{}`, ""},
-		{"same spelling twice merges", `{"culture":{"café":["cafezal"],"cafe":["cafeeiro"]}}`, ""},
-		{"variant in two categories", `{"culture":{"pastagem":["capim"]},"treatment":{"herbicida":["capim"]}}`, ""},
-		{"bad json", `{"culture":`, "unexpected EOF"},
-		{"unknown key", `{"cultures":{"uva":[]}}`, "unknown field"},
+		{"same spelling twice merges", `{"subject":{"café":["cafezal"],"cafe":["cafeeiro"]}}`, ""},
+		{"variant in two categories", `{"subject":{"pastagem":["capim"]},"class":{"herbicida":["capim"]}}`, ""},
+		{"bad json", `{"subject":`, "unexpected EOF"},
+		{"unknown key", `{"subjects":{"uva":[]}}`, "unknown field"},
 		{"trailing data", `{} {}`, "trailing data"},
-		{"empty canonical", `{"culture":{" - ":["x"]}}`, "has no word"},
-		{"empty variant", `{"culture":{"uva":["!!"]}}`, "has no word"},
-		{"conflicting variant", `{"culture":{"uva":["parreira"],"maçã":["parreiras"]}}`, "already a variant"},
-		{"canonical is another's variant", `{"culture":{"uva":["vinha"],"vinha":[]}}`, "already a variant"},
-		{"wrong type", `{"culture":{"uva":"videira"}}`, "cannot unmarshal"},
+		{"empty canonical", `{"subject":{" - ":["x"]}}`, "has no word"},
+		{"empty variant", `{"subject":{"uva":["!!"]}}`, "has no word"},
+		{"conflicting variant", `{"subject":{"uva":["parreira"],"maçã":["parreiras"]}}`, "already a variant"},
+		{"canonical is another's variant", `{"subject":{"uva":["vinha"],"vinha":[]}}`, "already a variant"},
+		{"wrong type", `{"subject":{"uva":"videira"}}`, "cannot unmarshal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,7 +202,7 @@ func TestLoadSynonymsReadError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("err = %v", err)
 	}
-	s, err := LoadSynonyms(strings.NewReader(`{"culture":{"uva":["videira"]}}`))
+	s, err := LoadSynonyms(strings.NewReader(`{"subject":{"uva":["videira"]}}`))
 	if err != nil || s.Len() != 1 {
 		t.Fatalf("LoadSynonyms = %v, %v", s, err)
 	}
@@ -236,8 +236,8 @@ func entryEqual(a, b SynonymEntry) bool {
 }
 
 func TestMerge(t *testing.T) {
-	base := mustParse(t, `{"culture":{"uva":["videira","parreira"],"citros":["laranja","limão"]},"treatment":{"fungicida":["fungo"]}}`)
-	over := mustParse(t, `{"culture":{"Uva":["vinhedo"],"laranja":["laranjeira"],"kiwi":["kiwizeiro"]},"treatment":{"herbicida":["fungo"]}}`)
+	base := mustParse(t, `{"subject":{"uva":["videira","parreira"],"citros":["laranja","limão"]},"class":{"fungicida":["fungo"]}}`)
+	over := mustParse(t, `{"subject":{"Uva":["vinhedo"],"laranja":["laranjeira"],"kiwi":["kiwizeiro"]},"class":{"herbicida":["fungo"]}}`)
 	m := base.Merge(over, nil)
 
 	tests := []struct {
@@ -246,14 +246,14 @@ func TestMerge(t *testing.T) {
 		want    string
 		wantHit bool
 	}{
-		{CategoryCulture, "videira", "Uva", true},     // kept, display form overridden
-		{CategoryCulture, "vinhedo", "Uva", true},     // extended
-		{CategoryCulture, "laranja", "laranja", true}, // moved to the later canonical
-		{CategoryCulture, "laranjeira", "laranja", true},
-		{CategoryCulture, "limão", "citros", true},
-		{CategoryCulture, "kiwizeiro", "kiwi", true},    // added
-		{CategoryTreatment, "fungo", "herbicida", true}, // overridden
-		{CategoryTreatment, "fungicida", "fungicida", true},
+		{CategorySubject, "videira", "Uva", true},     // kept, display form overridden
+		{CategorySubject, "vinhedo", "Uva", true},     // extended
+		{CategorySubject, "laranja", "laranja", true}, // moved to the later canonical
+		{CategorySubject, "laranjeira", "laranja", true},
+		{CategorySubject, "limão", "citros", true},
+		{CategorySubject, "kiwizeiro", "kiwi", true}, // added
+		{CategoryClass, "fungo", "herbicida", true},  // overridden
+		{CategoryClass, "fungicida", "fungicida", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -264,23 +264,23 @@ func TestMerge(t *testing.T) {
 		})
 	}
 	// The inputs are untouched.
-	if got, _ := base.Lookup(CategoryCulture, "laranja"); got != "citros" {
+	if got, _ := base.Lookup(CategorySubject, "laranja"); got != "citros" {
 		t.Errorf("Merge modified its receiver: laranja → %q", got)
 	}
-	if got, _ := base.Lookup(CategoryTreatment, "fungo"); got != "fungicida" {
+	if got, _ := base.Lookup(CategoryClass, "fungo"); got != "fungicida" {
 		t.Errorf("Merge modified its receiver: fungo → %q", got)
 	}
 }
 
 func TestMergeFoldsCanonicalListedAsVariant(t *testing.T) {
-	base := mustParse(t, `{"culture":{"laranja":["laranjeira"],"citros":["limão"]}}`)
-	over := mustParse(t, `{"culture":{"citros":["laranja"]}}`)
+	base := mustParse(t, `{"subject":{"laranja":["laranjeira"],"citros":["limão"]}}`)
+	over := mustParse(t, `{"subject":{"citros":["laranja"]}}`)
 	m := base.Merge(over)
 	if m.Len() != 1 {
 		t.Fatalf("want laranja folded into citros, got %+v", m.Entries())
 	}
 	for _, w := range []string{"laranja", "laranjeira", "limão", "citros"} {
-		if got, _ := m.Lookup(CategoryCulture, w); got != "citros" {
+		if got, _ := m.Lookup(CategorySubject, w); got != "citros" {
 			t.Errorf("Lookup(%q) = %q, want citros", w, got)
 		}
 	}
@@ -291,10 +291,10 @@ func TestZeroAndNilSynonyms(t *testing.T) {
 	zero := &Synonyms{}
 	for name, s := range map[string]*Synonyms{"nil": nilTable, "zero": zero} {
 		t.Run(name, func(t *testing.T) {
-			if s.Len() != 0 || s.Detect("uva") != nil || s.Entries() != nil || s.Canonicals(CategoryCulture) != nil {
+			if s.Len() != 0 || s.Detect("uva") != nil || s.Entries() != nil || s.Canonicals(CategorySubject) != nil {
 				t.Error("empty table must find nothing")
 			}
-			if _, ok := s.Lookup(CategoryCulture, "uva"); ok {
+			if _, ok := s.Lookup(CategorySubject, "uva"); ok {
 				t.Error("Lookup on empty table")
 			}
 			terms, used := s.Expand("uva", []string{"uva"})
@@ -309,10 +309,10 @@ func TestZeroAndNilSynonyms(t *testing.T) {
 }
 
 func TestEntriesIsACopy(t *testing.T) {
-	s := mustParse(t, `{"culture":{"uva":["videira"]}}`)
+	s := mustParse(t, `{"subject":{"uva":["videira"]}}`)
 	e := s.Entries()
 	e[0].Variants[0] = "x"
-	if got, ok := s.Lookup(CategoryCulture, "videira"); !ok || got != "uva" {
+	if got, ok := s.Lookup(CategorySubject, "videira"); !ok || got != "uva" {
 		t.Error("modifying Entries changed the table")
 	}
 }

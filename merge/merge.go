@@ -47,7 +47,7 @@ type LexicalHit struct {
 	ID string
 	// Score is the lexicalScore.
 	Score float64
-	// Pair reports a culture+treatment match.
+	// Pair reports a subject+class match (lexical.Signals.Pair).
 	Pair bool
 }
 

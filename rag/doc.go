@@ -13,7 +13,7 @@
 //     and expanded with the synonym table ("videira" adds "uva"); the store
 //     returns active records containing any term, ranked by terms matched;
 //     unless the fusion is simple (vector hits first) every candidate
-//     is scored with lexicalScore (field weights, culture/treatment
+//     is scored with lexicalScore (field weights, subject/class
 //     bonuses) and re-sorted;
 //   - vector: the query is embedded (bounded by
 //     [VectorOptions.EmbedTimeout], 2 s by default; the vector is checked
@@ -92,9 +92,10 @@
 // fixed sample of the store's own chunks (median and robust spread), so it
 // means the same for the hash embedder, whose relevant chunks sit near
 // 0.3, and for a semantic model, whose relevant chunks sit near 0.8. The
-// two are fused as 1 − (1 − lexical)(1 − vector); a query naming a culture
-// and a treatment caps records lacking the pair, and makes a record
-// holding both relevant when every other concept it lacks is a word no
+// two are fused as 1 − (1 − lexical)(1 − vector); a query naming a subject
+// and a class (lexical's paired synonym categories: in the agronomy
+// preset a crop and a product class) caps records lacking the pair, and
+// makes a record holding both relevant when every other concept it lacks is a word no
 // record of its kind holds ("o pulgão tá atacando as espigas do trigo").
 // A document of several Markdown sections is judged by its best section
 // (with its title and heading path), not its whole text, so words it holds

@@ -168,7 +168,7 @@ const (
 	// ReasonPartial: some of the query's content is missing and the
 	// vector is not close enough to make up for it.
 	ReasonPartial EvidenceReason = "partial"
-	// ReasonMissingPair: the query names a culture and a treatment and
+	// ReasonMissingPair: the query names a subject and a class and
 	// the record does not hold both.
 	ReasonMissingPair EvidenceReason = "missing-pair"
 	// ReasonContextOnly: in a follow-up, the record holds only the
@@ -212,7 +212,7 @@ const (
 //
 // Relevance is 1 − (1 − lexical)(1 − vector): either kind of evidence
 // alone can make a hit relevant, and both together reinforce. When the
-// query names both a culture and a treatment and the
+// query names both a subject and a class and the
 // record does not hold both, relevance is capped at 0.75 × the threshold:
 // a soybean fungicide is not an answer to "fungicida para videira",
 // however close its text.
@@ -251,7 +251,7 @@ type Evidence struct {
 	// concept (the query word, normalized).
 	Named bool   `json:"named,omitempty"`
 	Name  string `json:"name,omitempty"`
-	// PairAsked reports that the query names a culture and a treatment;
+	// PairAsked reports that the query names a subject and a class;
 	// Pair that the record holds both.
 	PairAsked bool `json:"pair_asked,omitempty"`
 	Pair      bool `json:"pair,omitempty"`
@@ -514,10 +514,10 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 			c.class = append(c.class, st)
 		}
 		switch m.Category {
-		case lexical.CategoryCulture:
+		case lexical.CategorySubject:
 			c.culture = true
 			cultures++
-		case lexical.CategoryTreatment:
+		case lexical.CategoryClass:
 			c.treatment = true
 			treatments++
 			// A pest or disease stands for its class; the class word
@@ -669,8 +669,8 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 			// The detector matches stemmed variants the term scan misses
 			// ("fungicidas" for "fungicida").
 			for _, t := range c.class {
-				if slices.ContainsFunc(sig.Cultures, func(s string) bool { return lexical.Normalize(s) == t }) ||
-					slices.ContainsFunc(sig.Treatments, func(s string) bool { return lexical.Normalize(s) == t }) {
+				if slices.ContainsFunc(sig.Subjects, func(s string) bool { return lexical.Normalize(s) == t }) ||
+					slices.ContainsFunc(sig.Classes, func(s string) bool { return lexical.Normalize(s) == t }) {
 					credit = 1
 					if c.indirect {
 						credit = o.IndirectCredit

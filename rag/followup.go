@@ -81,7 +81,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	}
 	cultures := map[string]bool{}
 	for _, m := range lexical.DefaultSynonyms().Detect(message) {
-		if m.Category == lexical.CategoryCulture {
+		if m.Category == lexical.CategorySubject {
 			for _, w := range strings.Fields(strings.ReplaceAll(m.Text, "-", " ")) {
 				cultures[w] = true
 			}

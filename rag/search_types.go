@@ -208,7 +208,7 @@ type QueryAnalysis struct {
 	Fallback bool
 	// Synonyms are the synonym mentions that added a term.
 	Synonyms []lexical.Mention
-	// Mentions are all cultures, treatments and generics the query names.
+	// Mentions are all subjects, classes and generics the query names.
 	Mentions []lexical.Mention
 	// Corrections are the misspelled words replaced before analysis
 	// (typo correction); Text is the corrected query.

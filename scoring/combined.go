@@ -28,7 +28,7 @@ type Weights struct {
 	Vector float64
 	// Lexical multiplies the normalized lexical score (default 4).
 	Lexical float64
-	// Pair is added when the hit matched a culture and a treatment
+	// Pair is added when the hit matched a subject and a class
 	// (default 4).
 	Pair float64
 	// VectorRank multiplies 1/rank in the vector list (default 1).
@@ -85,8 +85,9 @@ type CombinedInput struct {
 	// ranked together; it normalizes LexicalScore to [0, 1]. When it is
 	// smaller than LexicalScore, LexicalScore itself is used.
 	LexicalMax float64
-	// Pair reports that the hit matched both a culture and a treatment of
-	// the query (lexical.Signals.HasCultureTreatmentPair).
+	// Pair reports that the hit matched both a subject and a class of
+	// the query (lexical.Signals.Pair; in the agronomy preset, a crop and
+	// a product class).
 	Pair bool
 	// VectorRank and LexicalRank are the hit's 1-based positions in the
 	// vector and lexical result lists; 0 means absent from that list.
@@ -114,7 +115,7 @@ type Combined struct {
 	Vector Component
 	// Lexical: Raw = lexicalScore, Normalized = lexicalScore / LexicalMax.
 	Lexical Component
-	// Pair: Raw = Normalized = 1 when a culture+treatment pair matched.
+	// Pair: Raw = Normalized = 1 when a subject+class pair matched.
 	Pair Component
 	// VectorRank and LexicalRank: Raw = rank, Normalized = 1/rank (0 when
 	// absent).
@@ -126,7 +127,7 @@ type Combined struct {
 //
 //	score = Wv·clamp(sim, 0, 1)                       // normalized vector component
 //	      + Wl·lex/max(lexMax, lex)                    // normalized lexicalScore
-//	      + Wp·[culture+treatment pair]                // pair priority bonus
+//	      + Wp·[subject+class pair]                    // pair priority bonus
 //	      + Wvr·1/vectorRank + Wlr·1/lexicalRank        // rank bonuses (0 when absent)
 //
 // With the default weights (6, 4, 4, 1, 1) a hit at similarity 0.8, ranked

@@ -6,7 +6,7 @@
 //
 // [CombinedScore] adds five weighted components, each in [0, 1] before its
 // weight: the vector similarity, the lexical score normalized by the best
-// lexical score among the candidates, the culture+treatment pair flag, and
+// lexical score among the candidates, the subject+class pair flag, and
 // a bonus for the hit's rank in the vector list and in the lexical list.
 // The default weights are vector 6, lexical 4, pair 4; every
 // weight is configurable and the result explains every component.

@@ -449,8 +449,8 @@ func toHits[T any](hits []rag.Hit[T], fill recordFields[T]) []hitJSON {
 			score := l.Score
 			j.Scores.Lexical, j.Scores.LexicalRank, j.Scores.TermsMatched = &score, l.Rank, l.TermsMatched
 			if s := l.Signals; s != nil {
-				j.Explanation.Lexical = &signalsJSON{Matched: s.Matched, Cultures: s.Cultures, Treatments: s.Treatments,
-					CultureInTag: s.CultureInTag, Pair: s.Pair, Breakdown: s.Breakdown}
+				j.Explanation.Lexical = &signalsJSON{Matched: s.Matched, Cultures: s.Subjects, Treatments: s.Classes,
+					CultureInTag: s.SubjectInTag, Pair: s.Pair, Breakdown: s.Breakdown}
 			}
 		}
 		if v := h.Vector; v != nil {

@@ -251,7 +251,7 @@ func TestCatalogJSON(t *testing.T) {
 		if !slices.Equal(rep.Query.Tokens, []string{"fungicida", "videira"}) || !slices.Contains(rep.Query.Terms, "uva") {
 			t.Errorf("tokens %v terms %v, want fungicida+videira expanded with uva", rep.Query.Tokens, rep.Query.Terms)
 		}
-		if len(rep.Query.Synonyms) == 0 || rep.Query.Synonyms[0].Term != "uva" || rep.Query.Synonyms[0].Category != lexical.CategoryCulture {
+		if len(rep.Query.Synonyms) == 0 || rep.Query.Synonyms[0].Term != "uva" || rep.Query.Synonyms[0].Category != lexical.CategorySubject {
 			t.Errorf("synonyms = %+v, want videira → uva (culture)", rep.Query.Synonyms)
 		}
 		if len(rep.Query.Cultures) != 1 || len(rep.Query.Treatments) != 1 {

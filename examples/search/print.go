@@ -234,7 +234,7 @@ func (p *printer) lexical(l *lexicalReport) {
 	}
 	if b := l.Breakdown; b != nil && p.explain {
 		p.line(hitIndent, "breakdown", "fields %s + matches %s + culture %s + treatment %s + pair %s + culture_in_tag %s = %s",
-			fnum(b.Fields), fnum(b.Matches), fnum(b.Culture), fnum(b.Treatment), fnum(b.Pair), fnum(b.CultureInTag), fnum(b.Total()))
+			fnum(b.Fields), fnum(b.Matches), fnum(b.Subject), fnum(b.Class), fnum(b.Pair), fnum(b.SubjectInTag), fnum(b.Total()))
 		for _, m := range l.Matched {
 			syn := ""
 			if m.Synonym {
@@ -265,7 +265,7 @@ func mentions(ms []lexical.Mention, withCategory bool) string {
 			s = m.Text + " → " + m.Canonical
 		}
 		if withCategory {
-			s += " (" + string(m.Category) + ")"
+			s += " (" + categoryLabel(m.Category) + ")"
 		}
 		out[i] = s
 	}
@@ -326,4 +326,17 @@ func oneLine(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// categoryLabel names a synonym category as the agronomy store speaks of
+// it: the library's generic subject and class are its cultures and
+// treatments.
+func categoryLabel(c lexical.Category) string {
+	switch c {
+	case lexical.CategorySubject:
+		return "culture"
+	case lexical.CategoryClass:
+		return "treatment"
+	}
+	return string(c)
 }

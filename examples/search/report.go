@@ -270,9 +270,9 @@ func buildReport[T any](res *rag.Result[T], info func(*T) recordInfo) *report {
 	}
 	for _, m := range res.Query.Mentions {
 		switch m.Category {
-		case lexical.CategoryCulture:
+		case lexical.CategorySubject:
 			rep.Query.Cultures = append(rep.Query.Cultures, m)
-		case lexical.CategoryTreatment:
+		case lexical.CategoryClass:
 			rep.Query.Treatments = append(rep.Query.Treatments, m)
 		default:
 			rep.Query.Generics = append(rep.Query.Generics, m)
@@ -294,8 +294,8 @@ func buildReport[T any](res *rag.Result[T], info func(*T) recordInfo) *report {
 			}
 			if sig := l.Signals; sig != nil {
 				lr.Matched = nonNil(sig.Matched)
-				lr.Cultures, lr.Treatments = nonNil(sig.Cultures), nonNil(sig.Treatments)
-				lr.CultureInTag, lr.Pair = sig.CultureInTag, sig.Pair
+				lr.Cultures, lr.Treatments = nonNil(sig.Subjects), nonNil(sig.Classes)
+				lr.CultureInTag, lr.Pair = sig.SubjectInTag, sig.Pair
 				b := sig.Breakdown
 				lr.Breakdown = &b
 			}

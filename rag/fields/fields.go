@@ -87,10 +87,10 @@ const (
 	Source   = "source"
 )
 
-// Catalog returns the catalog field weights of lexical.AgronomyFields plus
+// Catalog returns the catalog field weights of lexical.ProductFields plus
 // the attached file text at fileWeight (0 leaves files out).
 func Catalog(fileWeight float64) []lexical.FieldSpec {
-	f := lexical.AgronomyFields()
+	f := lexical.ProductFields()
 	if fileWeight > 0 {
 		f = append(f, lexical.FieldSpec{Name: Files, Weight: fileWeight})
 	}

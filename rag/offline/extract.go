@@ -79,7 +79,7 @@ func focusOf(question string, history []rag.Turn, syn *lexical.Synonyms) questio
 	crops := func(text string) []string {
 		var out []string
 		for _, m := range syn.Detect(text) {
-			if m.Category == lexical.CategoryCulture && !slices.Contains(out, m.Term) {
+			if m.Category == lexical.CategorySubject && !slices.Contains(out, m.Term) {
 				out = append(out, m.Term)
 			}
 		}

@@ -117,7 +117,7 @@ func isCropLabel(label string, syn *lexical.Synonyms) bool {
 		return false
 	}
 	for _, m := range syn.Detect(label) {
-		if m.Category == lexical.CategoryCulture {
+		if m.Category == lexical.CategorySubject {
 			return true
 		}
 	}
@@ -262,7 +262,7 @@ func firstSentence(s string) string {
 func (r leafletRow) cropTerms(syn *lexical.Synonyms) []string {
 	var out []string
 	for _, m := range syn.Detect(r.Crop) {
-		if m.Category == lexical.CategoryCulture {
+		if m.Category == lexical.CategorySubject {
 			out = append(out, m.Term)
 		}
 	}
@@ -583,7 +583,7 @@ func leafletAskOf(message string, f questionFocus, name string, syn *lexical.Syn
 			continue
 		}
 		ms := syn.Detect(w)
-		if slices.ContainsFunc(ms, func(m lexical.Mention) bool { return m.Category == lexical.CategoryCulture }) {
+		if slices.ContainsFunc(ms, func(m lexical.Mention) bool { return m.Category == lexical.CategorySubject }) {
 			continue
 		}
 		ask.other = ask.other || len(ms) == 0
@@ -712,6 +712,6 @@ func labelledFacts(it *storage.CatalogItem, words []string, l leafletLabels, syn
 // nonCropWords drops the words naming a crop.
 func nonCropWords(words []string, syn *lexical.Synonyms) []string {
 	return slices.DeleteFunc(slices.Clone(words), func(w string) bool {
-		return slices.ContainsFunc(syn.Detect(w), func(m lexical.Mention) bool { return m.Category == lexical.CategoryCulture })
+		return slices.ContainsFunc(syn.Detect(w), func(m lexical.Mention) bool { return m.Category == lexical.CategorySubject })
 	})
 }

@@ -119,9 +119,9 @@ func (c KeywordClassifier) Classify(ctx context.Context, req rag.ClassifyRequest
 	var cultures, treatments int
 	for _, m := range syn.Detect(req.Message) {
 		switch m.Category {
-		case lexical.CategoryCulture:
+		case lexical.CategorySubject:
 			cultures++
-		case lexical.CategoryTreatment:
+		case lexical.CategoryClass:
 			treatments++
 		default:
 			cat++
@@ -469,7 +469,7 @@ func isAgronomyItem(it *storage.CatalogItem, syn *lexical.Synonyms) bool {
 	}
 	for _, t := range it.Tags {
 		for _, m := range syn.Detect(t) {
-			if m.Category == lexical.CategoryCulture {
+			if m.Category == lexical.CategorySubject {
 				return true
 			}
 		}
