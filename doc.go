@@ -34,7 +34,8 @@
 //
 // Options follow one convention across packages: the zero value of a
 // field means its default and a negative value (Off, -1) switches the
-// feature off.
+// feature off; lexical.Weights and scoring.Weights, the two Weights,
+// follow the same rule.
 //
 // A short example, lexical scoring alone (no model needed):
 //

@@ -232,9 +232,6 @@ func NewAgent(p *Pipeline, model llm.ChatModel, opts AgentOptions) (*Agent, erro
 	return a, nil
 }
 
-// Pipeline returns the Agent's Pipeline.
-func (a *Agent) Pipeline() *Pipeline { return a.p }
-
 // Chat answers one turn in agentic mode.
 //
 // Each tool returns the seeds' pt-BR payload (CatalogPayload, FAQSection,

@@ -57,8 +57,8 @@
 // switches the feature off — [Off] (-1) for a [Toggle], the library's one
 // on/off type (a Searcher stage, [Query.Rerank], the Pipeline's
 // [PipelineOptions.Fallback] and document search), any negative number
-// for a numeric knob (scoring.Off for a fusion weight, a negative cut,
-// cache size or TTL). Pointers are used
+// for a numeric knob (scoring.Off for a fusion weight, lexical.Off for a
+// lexical bonus, a negative cut, cache size or TTL). Pointers are used
 // only where zero is itself a meaningful value (a vector threshold of 0).
 // [SearcherOptions] groups its knobs by concern: Limits, Kinds (per record
 // kind), Lexical, Vector, Fusion, Rerank, Evidence, Logger and Tracer.
