@@ -886,7 +886,8 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 		}
 		h.Evidence = eq.evidenceFor(sig, h.Vector, ops.titleField, &s.evidence)
 		if d, ok := any(&h.Record).(*storage.Document); ok {
-			if ev := sectionEvidence(eq, pq, d, h.Vector, ops.titleField, &s.evidence); ev != nil {
+			secs := s.norm.sections(d.ID, d.UpdatedAt, func() []lexical.NormalizedFields { return documentSections(d) })
+			if ev := sectionEvidence(eq, pq, secs, h.Vector, ops.titleField, &s.evidence); ev != nil {
 				h.Evidence = ev
 			}
 		}
@@ -898,17 +899,12 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 // its whole text: a long document holds, somewhere, most words of many
 // questions, while the section that answers holds the question's words
 // together. Nil when the document has fewer than two sections.
-func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, d *storage.Document, vec *VectorEvidence, titleField string, o *EvidenceOptions) *Evidence {
-	secs := passage.MarkdownSections(d.Content)
+func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, secs []lexical.NormalizedFields, vec *VectorEvidence, titleField string, o *EvidenceOptions) *Evidence {
 	if len(secs) < 2 {
 		return nil
 	}
 	var best *Evidence
-	for _, sec := range secs {
-		rec := lexical.NormalizeRecord(lexical.Fields{
-			{Name: fields.Title, Text: d.Title},
-			{Name: fields.Content, Text: strings.Join(sec.Path, " ") + "\n" + sec.Text},
-		})
+	for _, rec := range secs {
 		_, sig := pq.Score(rec)
 		ev := eq.evidenceFor(&sig, vec, titleField, o)
 		if best == nil || ev.Relevance > best.Relevance {
@@ -916,6 +912,24 @@ func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, d *storage.Do
 		}
 	}
 	return best
+}
+
+// documentSections returns d's Markdown sections as normalized records of
+// its title and the section (heading path and text); nil for fewer than
+// two sections.
+func documentSections(d *storage.Document) []lexical.NormalizedFields {
+	secs := passage.MarkdownSections(d.Content)
+	if len(secs) < 2 {
+		return nil
+	}
+	out := make([]lexical.NormalizedFields, len(secs))
+	for i, sec := range secs {
+		out[i] = lexical.NormalizeRecord(lexical.Fields{
+			{Name: fields.Title, Text: d.Title},
+			{Name: fields.Content, Text: strings.Join(sec.Path, " ") + "\n" + sec.Text},
+		})
+	}
+	return out
 }
 
 // isShortWord reports a token of fewer than three letters and no digit

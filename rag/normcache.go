@@ -20,7 +20,19 @@ const defaultNormalizedCacheSize = 20_000
 // updated record is normalized afresh. It is safe for concurrent use.
 type normCache struct {
 	lru *lru.Cache[string, normEntry]
+	// secs holds documents' Markdown sections as normalized records
+	// (title and section), for the evidence of documents
+	// (sectionEvidence).
+	secs *lru.Cache[string, secEntry]
 }
+
+type secEntry struct {
+	updated time.Time
+	secs    []lexical.NormalizedFields
+}
+
+// maxSectionDocs bounds the documents whose sections are cached.
+const maxSectionDocs = 4096
 
 type normEntry struct {
 	updated time.Time
@@ -38,7 +50,26 @@ func newNormCache(size int) *normCache {
 	if err != nil {
 		return nil
 	}
-	return &normCache{lru: c}
+	sc, err := lru.New[string, secEntry](min(size, maxSectionDocs))
+	if err != nil {
+		return nil
+	}
+	return &normCache{lru: c, secs: sc}
+}
+
+// sections returns build's result for the document id at updated, from
+// the cache when the document has not changed. Documents without an
+// UpdatedAt are not cached.
+func (c *normCache) sections(id string, updated time.Time, build func() []lexical.NormalizedFields) []lexical.NormalizedFields {
+	if c == nil || updated.IsZero() {
+		return build()
+	}
+	if e, ok := c.secs.Get(id); ok && e.updated.Equal(updated) {
+		return e.secs
+	}
+	secs := build()
+	c.secs.Add(id, secEntry{updated: updated, secs: secs})
+	return secs
 }
 
 // record returns rec with normalized field texts, from the cache when the
