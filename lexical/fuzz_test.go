@@ -64,7 +64,7 @@ func FuzzTokens(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		toks, fallback := Tokenizer{}.Analyze(s)
-		if len(toks) > DefaultMaxTokens {
+		if len(toks) > defaultMaxTokens {
 			t.Fatalf("Tokens(%q) = %d tokens", s, len(toks))
 		}
 		if norm := Normalize(s); norm == "" {

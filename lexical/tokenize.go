@@ -12,10 +12,10 @@ import (
 // at most 8 tokens: a search names a few words, and each further word of a
 // long question adds more noise (and a store probe) than signal.
 const (
-	// DefaultMinLength is the minimum token length, in runes.
-	DefaultMinLength = 2
-	// DefaultMaxTokens is the maximum number of tokens kept from a query.
-	DefaultMaxTokens = 8
+	// defaultMinLength is the minimum token length, in runes.
+	defaultMinLength = 2
+	// defaultMaxTokens is the maximum number of tokens kept from a query.
+	defaultMaxTokens = 8
 )
 
 // TokenFilter transforms a token stream: it may drop, rewrite or add
@@ -90,9 +90,9 @@ func (m CompoundMode) String() string {
 // are.
 type Tokenizer struct {
 	// MinLength is the minimum token length in runes; 0 means
-	// DefaultMinLength (2) and a negative value keeps every token.
+	// 2 and a negative value keeps every token.
 	MinLength int
-	// MaxTokens caps the number of tokens; 0 means DefaultMaxTokens (8)
+	// MaxTokens caps the number of tokens; 0 means 8
 	// and a negative value means no cap.
 	MaxTokens int
 	// Stopwords are dropped; nil means DefaultStopwords(). Use
@@ -145,7 +145,7 @@ func (t Tokenizer) Analyze(s string) (tokens []string, fallback bool) {
 func (t Tokenizer) minLength() int {
 	switch {
 	case t.MinLength == 0:
-		return DefaultMinLength
+		return defaultMinLength
 	case t.MinLength < 0:
 		return 1
 	}
@@ -155,7 +155,7 @@ func (t Tokenizer) minLength() int {
 func (t Tokenizer) maxTokens() int {
 	switch {
 	case t.MaxTokens == 0:
-		return DefaultMaxTokens
+		return defaultMaxTokens
 	case t.MaxTokens < 0:
 		return 0
 	}

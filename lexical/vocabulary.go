@@ -268,9 +268,9 @@ type IDFOptions struct {
 
 // Defaults of IDFOptions.
 const (
-	DefaultIDFReference = 0.1
-	DefaultIDFFloor     = 0.1
-	DefaultIDFCap       = 3
+	defaultIDFReference = 0.1
+	defaultIDFFloor     = 0.1
+	defaultIDFCap       = 3
 )
 
 // IDFWeights returns a term weight function for [ScorerOptions].IDF:
@@ -282,14 +282,14 @@ func (v *Vocabulary) IDFWeights(opts IDFOptions) func(term string) float64 {
 	}
 	ref := opts.Reference
 	if !(ref > 0 && ref < 1) {
-		ref = DefaultIDFReference
+		ref = defaultIDFReference
 	}
 	floor, capw := opts.Floor, opts.Cap
 	if !(floor > 0) || math.IsInf(floor, 0) {
-		floor = DefaultIDFFloor
+		floor = defaultIDFFloor
 	}
 	if !(capw >= floor) || math.IsInf(capw, 0) {
-		capw = max(DefaultIDFCap, floor)
+		capw = max(defaultIDFCap, floor)
 	}
 	n := float64(v.docs)
 	refDF := max(ref*n, 1)
@@ -302,11 +302,11 @@ func (v *Vocabulary) IDFWeights(opts IDFOptions) func(term string) float64 {
 	}
 }
 
-// Correction limits: tokens shorter than MinCorrectLength runes are never
+// Correction limits: tokens shorter than minCorrectLength runes are never
 // corrected; from LongTokenLength runes on, two edits are allowed instead
 // of one.
 const (
-	MinCorrectLength = 5
+	minCorrectLength = 5
 	LongTokenLength  = 8
 )
 
@@ -315,7 +315,7 @@ const maxCorrectionCache = 4096
 
 // Correct returns the indexed word a misspelled query token most likely
 // stands for. A token is left alone (ok false) when it is shorter than
-// MinCorrectLength runes, holds anything but the letters a-z after
+// minCorrectLength runes, holds anything but the letters a-z after
 // [Normalize], or is known (some word starts with it). Otherwise the
 // candidates are the words within one edit (two from LongTokenLength
 // runes on; an edit is an insertion, deletion, substitution or
@@ -330,7 +330,7 @@ func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 	}
 	t := Normalize(token)
 	n := len(t)
-	if n < MinCorrectLength || !isLowerASCII(t) || v.Known(t) {
+	if n < minCorrectLength || !isLowerASCII(t) || v.Known(t) {
 		return "", false
 	}
 	key := t + "\x00" + string(rune('0'+min(max(minDF, 0), 9)))
@@ -454,7 +454,7 @@ func (v *Vocabulary) CorrectText(text string, minDF int, keep func(word string) 
 			break
 		}
 		i = end
-		if end-start < MinCorrectLength {
+		if end-start < minCorrectLength {
 			continue
 		}
 		w := Normalize(text[start:end])

@@ -68,7 +68,7 @@ func TestVocabularyIDF(t *testing.T) {
 	}{
 		{"cartucho", 1},                              // df 1: the reference itself
 		{"soja", math.Log(1+5.5/3.5) / base},         // ≈ 0.53
-		{"para", DefaultIDFFloor},                    // df 8: ln(1+0.5/8.5)/ln 6 ≈ 0.03 → floor
+		{"para", defaultIDFFloor},                    // df 8: ln(1+0.5/8.5)/ln 6 ≈ 0.03 → floor
 		{"ferrugem", math.Log(1+8.5/0.5) / base},     // ≈ 1.61, under the cap
 		{"fungicida", math.Log(1+5.5/3.5) / base},    // df 3
 		{"algodao soja", math.Log(1+5.5/3.5) / base}, // the rarest word

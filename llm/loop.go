@@ -18,8 +18,8 @@ const (
 	// and an answer, while a model that keeps calling tools is stopped
 	// before it costs a turn's worth of latency many times over.
 	DefaultMaxIterations = 5
-	// DefaultMaxParallelTools bounds concurrent tool executions in one turn.
-	DefaultMaxParallelTools = 4
+	// defaultMaxParallelTools bounds concurrent tool executions in one turn.
+	defaultMaxParallelTools = 4
 	// DefaultConfirmationTTL is how long a PendingConfirmation stays valid:
 	// long enough to read and answer the question, short enough that a
 	// "sim" typed much later does not execute a stale call.
@@ -33,7 +33,7 @@ type RunOptions struct {
 	// counted across confirmations; 0 means DefaultMaxIterations.
 	MaxIterations int
 	// MaxParallelTools bounds how many tool calls of one turn run at the
-	// same time; 0 means DefaultMaxParallelTools, 1 runs them in order.
+	// same time; 0 means 4, 1 runs them in order.
 	MaxParallelTools int
 	// ToolTimeout bounds each tool execution; 0 means only ctx bounds it.
 	// A timed-out tool is reported to the model as failed.
@@ -62,7 +62,7 @@ func (o *RunOptions) withDefaults() RunOptions {
 		r.MaxIterations = DefaultMaxIterations
 	}
 	if r.MaxParallelTools <= 0 {
-		r.MaxParallelTools = DefaultMaxParallelTools
+		r.MaxParallelTools = defaultMaxParallelTools
 	}
 	if r.ConfirmationTTL == 0 {
 		r.ConfirmationTTL = DefaultConfirmationTTL

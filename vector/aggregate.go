@@ -15,7 +15,7 @@ import (
 const (
 	DefaultChunksPerOwner  = 1
 	DefaultSnippetMaxChars = 800
-	DefaultMeanTopK        = 3
+	defaultMeanTopK        = 3
 	// SnippetSeparator joins the kept chunks of an owner.
 	SnippetSeparator = " … "
 	// Ellipsis ends a truncated snippet.
@@ -87,7 +87,7 @@ type AggregateOptions struct {
 	// Mode combines the chunk similarities of an owner.
 	Mode AggregateMode
 	// MeanTopK is the number of best chunks averaged by AggregateTopKMean;
-	// 0 means DefaultMeanTopK (3).
+	// 0 means 3.
 	MeanTopK int
 	// ChunksPerOwner is how many distinct chunks (best first) are kept as
 	// evidence and joined into the snippet; 0 means 1.
@@ -130,7 +130,7 @@ func Aggregate(chunks []ScoredChunk, opts AggregateOptions) []OwnerHit {
 	}
 	meanK := opts.MeanTopK
 	if meanK <= 0 {
-		meanK = DefaultMeanTopK
+		meanK = defaultMeanTopK
 	}
 
 	groups := make(map[string][]ScoredChunk)

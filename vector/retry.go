@@ -13,9 +13,9 @@ import (
 // Retry defaults: four attempts (one call and three retries, as the
 // indexer always had), backoff ceilings of 1 s, 2 s, 4 s… up to 30 s.
 const (
-	DefaultRetryAttempts = 4
-	DefaultRetryBase     = time.Second
-	DefaultRetryMax      = 30 * time.Second
+	defaultRetryAttempts = 4
+	defaultRetryBase     = time.Second
+	defaultRetryMax      = 30 * time.Second
 )
 
 // TransientError is implemented by errors that know whether the failure
@@ -71,15 +71,14 @@ func IsRetryable(err error) (retry bool, after time.Duration) {
 // RetryPolicy configures [WithRetry]. The zero value gives the defaults.
 type RetryPolicy struct {
 	// Attempts is the most calls of the wrapped embedder for one batch,
-	// the first included; 0 means DefaultRetryAttempts (4), and 1 or a
+	// the first included; 0 means 4, and 1 or a
 	// negative value means no retries.
 	Attempts int
 	// Base is the backoff ceiling before the first retry; it doubles
 	// before every further retry up to Max. 0 or less means
-	// DefaultRetryBase (1 s).
+	// 1 s.
 	Base time.Duration
-	// Max caps the backoff ceiling; 0 or less means DefaultRetryMax
-	// (30 s).
+	// Max caps the backoff ceiling; 0 or less means 30 s.
 	Max time.Duration
 }
 
@@ -87,15 +86,15 @@ type RetryPolicy struct {
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	switch {
 	case p.Attempts == 0:
-		p.Attempts = DefaultRetryAttempts
+		p.Attempts = defaultRetryAttempts
 	case p.Attempts < 0:
 		p.Attempts = 1
 	}
 	if p.Base <= 0 {
-		p.Base = DefaultRetryBase
+		p.Base = defaultRetryBase
 	}
 	if p.Max <= 0 {
-		p.Max = DefaultRetryMax
+		p.Max = defaultRetryMax
 	}
 	return p
 }

@@ -237,7 +237,7 @@ func TestWithRetryEdges(t *testing.T) {
 	if d := WithRetry(nil, RetryPolicy{}).Dimensions(); d != 0 {
 		t.Errorf("nil embedder: Dimensions = %d", d)
 	}
-	want := RetryPolicy{Attempts: DefaultRetryAttempts, Base: DefaultRetryBase, Max: DefaultRetryMax}
+	want := RetryPolicy{Attempts: defaultRetryAttempts, Base: defaultRetryBase, Max: defaultRetryMax}
 	if got := WithRetry(nil, RetryPolicy{Base: -1}).Policy(); got != want {
 		t.Errorf("Policy = %+v, want %+v", got, want)
 	}

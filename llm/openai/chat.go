@@ -20,13 +20,13 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 )
 
-// DefaultModel is the chat model used when neither Options.Model nor
+// defaultModel is the chat model used when neither Options.Model nor
 // Request.Model names one.
-const DefaultModel = "gpt-4o-mini"
+const defaultModel = "gpt-4o-mini"
 
 // Options configures a Model. The zero value works with OpenAI.
 type Options struct {
-	// Model is the default chat model name; "" means DefaultModel.
+	// Model is the default chat model name; "" means "gpt-4o-mini".
 	// Request.Model overrides it per call.
 	Model string
 	// RequestOptions are added to every request, after the client's own
@@ -67,7 +67,7 @@ func (m *Model) WithModel(name string) *Model {
 }
 
 // Name returns the default model name.
-func (m *Model) Name() string { return cmp.Or(m.opts.Model, DefaultModel) }
+func (m *Model) Name() string { return cmp.Or(m.opts.Model, defaultModel) }
 
 // Complete implements llm.ChatModel with one chat completion request.
 func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
@@ -256,7 +256,7 @@ func (m *Model) params(req llm.Request) (oai.ChatCompletionNewParams, error) {
 	if err := req.Validate(); err != nil {
 		return oai.ChatCompletionNewParams{}, fmt.Errorf("openai: %w", err)
 	}
-	p := oai.ChatCompletionNewParams{Model: cmp.Or(req.Model, m.opts.Model, DefaultModel)}
+	p := oai.ChatCompletionNewParams{Model: cmp.Or(req.Model, m.opts.Model, defaultModel)}
 	for _, msg := range req.Messages {
 		p.Messages = append(p.Messages, message(msg))
 	}

@@ -17,25 +17,25 @@ import (
 // Embedding defaults: OpenAI's small embedding model at its native size,
 // cheap and good enough for catalog and FAQ retrieval.
 const (
-	DefaultEmbeddingModel = "text-embedding-3-small"
-	DefaultDimensions     = 1536
-	// DefaultMaxBatch is OpenAI's limit of inputs per embeddings request.
-	DefaultMaxBatch = 2048
+	defaultEmbeddingModel = "text-embedding-3-small"
+	defaultDimensions     = 1536
+	// defaultMaxBatch is OpenAI's limit of inputs per embeddings request.
+	defaultMaxBatch = 2048
 )
 
 // EmbedderOptions configures an Embedder. The zero value works with OpenAI.
 type EmbedderOptions struct {
-	// Model is the embedding model; "" means DefaultEmbeddingModel.
+	// Model is the embedding model; "" means "text-embedding-3-small".
 	Model string
 	// Dimensions is the vector length, sent as the "dimensions" parameter
-	// and checked on every returned vector; 0 means DefaultDimensions.
+	// and checked on every returned vector; 0 means 1536.
 	Dimensions int
 	// OmitDimensions stops sending the "dimensions" parameter, for models
 	// and servers that reject it (text-embedding-ada-002, many local
 	// models). Returned vectors are still checked against Dimensions.
 	OmitDimensions bool
 	// MaxBatch is the maximum number of texts per request; larger inputs
-	// are split into several requests. 0 means DefaultMaxBatch.
+	// are split into several requests. 0 means 2048.
 	MaxBatch int
 	// RequestOptions are added to every request.
 	RequestOptions []option.RequestOption
@@ -52,12 +52,12 @@ type Embedder struct {
 // NewEmbedder returns an Embedder using client, which must be ready to use.
 // NewEmbedder does no I/O.
 func NewEmbedder(client oai.Client, opts EmbedderOptions) *Embedder {
-	opts.Model = cmp.Or(opts.Model, DefaultEmbeddingModel)
+	opts.Model = cmp.Or(opts.Model, defaultEmbeddingModel)
 	if opts.Dimensions <= 0 {
-		opts.Dimensions = DefaultDimensions
+		opts.Dimensions = defaultDimensions
 	}
 	if opts.MaxBatch <= 0 {
-		opts.MaxBatch = DefaultMaxBatch
+		opts.MaxBatch = defaultMaxBatch
 	}
 	opts.RequestOptions = slices.Clone(opts.RequestOptions)
 	return &Embedder{client: client, opts: opts}

@@ -28,7 +28,7 @@ func TestEmbed(t *testing.T) {
 	if diff := cmp.Diff(want, vecs); diff != "" {
 		t.Errorf("vectors (-want +got):\n%s", diff)
 	}
-	if e.Dimensions() != 4 || e.Model() != llmopenai.DefaultEmbeddingModel {
+	if e.Dimensions() != 4 || e.Model() != "text-embedding-3-small" {
 		t.Errorf("dims %d model %s", e.Dimensions(), e.Model())
 	}
 	r := srv.Requests()[0]

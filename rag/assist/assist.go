@@ -36,9 +36,9 @@ const (
 
 // Defaults of Options.
 const (
-	DefaultMaxTags               = 8
-	DefaultMaxDescription        = 600
-	DefaultMaxTokens             = 500
+	defaultMaxTags               = 8
+	defaultMaxDescription        = 600
+	defaultMaxTokens             = 500
 	assistMaxCategoryChars       = 64
 	assistMaxTagChars            = 40
 	assistFileExcerptChars       = 300
@@ -184,8 +184,8 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	if err != nil {
 		return nil, err
 	}
-	maxTags := cmp.Or(max(opts.MaxTags, 0), DefaultMaxTags)
-	maxDesc := cmp.Or(max(opts.MaxDescriptionChars, 0), DefaultMaxDescription)
+	maxTags := cmp.Or(max(opts.MaxTags, 0), defaultMaxTags)
+	maxDesc := cmp.Or(max(opts.MaxDescriptionChars, 0), defaultMaxDescription)
 	known := knownCategories(opts.Categories)
 
 	res := &Result{}
@@ -260,7 +260,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 		Model:       opts.Model,
 		Messages:    []llm.Message{llm.SystemMessage(system), llm.UserMessage(res.Prompt)},
 		Temperature: opts.Temperature,
-		MaxTokens:   cmp.Or(max(opts.MaxTokens, 0), DefaultMaxTokens),
+		MaxTokens:   cmp.Or(max(opts.MaxTokens, 0), defaultMaxTokens),
 	}, llm.ResponseFormat{
 		Name: "catalog_suggestions", Description: "Suggested values for the item's missing fields.",
 		Schema: schema, Strict: true,

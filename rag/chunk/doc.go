@@ -10,8 +10,7 @@
 //     at most Size runes, consecutive chunks share up to Overlap runes of
 //     whole pieces, and pieces still too long are cut again with the next
 //     separators, down to single runes as a last resort. Defaults: 1000 runes,
-//     200 runes of overlap (a paragraph or a dose table per chunk; see
-//     DefaultSize).
+//     200 runes of overlap (a paragraph or a dose table per chunk).
 //   - Structural packs the paragraphs of each section of a document (as
 //     found by a loader from Markdown or .docx headings) into chunks of about
 //     MaxTokens tokens (500), with OverlapTokens of overlap (50), starting a

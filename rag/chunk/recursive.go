@@ -22,8 +22,8 @@ import (
 // give the Indexer a splitter of RecursiveOptions{Size: 2000}
 // (IndexerOptions.FileChunker).
 const (
-	DefaultSize    = 1000
-	DefaultOverlap = 200
+	defaultSize    = 1000
+	defaultOverlap = 200
 )
 
 // DefaultSeparators returns the separators tried by default, in order:
@@ -35,10 +35,10 @@ func DefaultSeparators() []string { return []string{"\n\n", "\n", ". ", " "} }
 // RecursiveOptions configures a Recursive splitter. The zero value means the
 // defaults.
 type RecursiveOptions struct {
-	// Size is the largest chunk, in runes; 0 means DefaultSize.
+	// Size is the largest chunk, in runes; 0 means 1000.
 	Size int
 	// Overlap is the most runes two consecutive chunks share; 0 means
-	// DefaultOverlap and a negative value means no overlap. It must be
+	// 200 and a negative value means no overlap. It must be
 	// smaller than Size.
 	Overlap int
 	// Separators are tried in order; nil means DefaultSeparators(). Cutting
@@ -75,10 +75,10 @@ type Recursive struct {
 func NewRecursive(opts RecursiveOptions) (*Recursive, error) {
 	size, overlap := opts.Size, opts.Overlap
 	if size == 0 {
-		size = DefaultSize
+		size = defaultSize
 	}
 	if overlap == 0 {
-		overlap = DefaultOverlap
+		overlap = defaultOverlap
 	}
 	if overlap < 0 {
 		overlap = 0

@@ -178,7 +178,7 @@ func TestRecursiveDefaultsOnRealText(t *testing.T) {
 	src := faquadText(t)
 	r := mustRecursive(t, RecursiveOptions{})
 	got := r.Split(src)
-	checkChunks(t, src, got, DefaultSize, DefaultOverlap)
+	checkChunks(t, src, got, defaultSize, defaultOverlap)
 	if len(got) < 100 {
 		t.Fatalf("only %d chunks for %d bytes", len(got), len(src))
 	}
@@ -187,8 +187,8 @@ func TestRecursiveDefaultsOnRealText(t *testing.T) {
 	for _, c := range got {
 		total += utf8.RuneCountInString(c.Text)
 	}
-	if avg := total / len(got); avg < DefaultSize/3 {
-		t.Errorf("average chunk %d runes, want at least %d", avg, DefaultSize/3)
+	if avg := total / len(got); avg < defaultSize/3 {
+		t.Errorf("average chunk %d runes, want at least %d", avg, defaultSize/3)
 	}
 }
 

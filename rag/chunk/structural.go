@@ -15,9 +15,9 @@ import (
 // (chapters, sections) always start a new chunk.
 const (
 	DefaultMaxTokens     = 500
-	DefaultOverlapTokens = 50
-	DefaultMinTokens     = 100
-	DefaultBreakLevel    = 2
+	defaultOverlapTokens = 50
+	defaultMinTokens     = 100
+	defaultBreakLevel    = 2
 	// CharsPerToken is the number of runes counted as one token, the
 	// usual estimate for OpenAI-style tokenizers. On pt-BR it is generous:
 	// the project's testdata measures 2.93 runes a token (leaflets) and
@@ -34,16 +34,16 @@ type StructuralOptions struct {
 	// 0 means DefaultMaxTokens.
 	MaxTokens int
 	// OverlapTokens is the most tokens consecutive chunks of one section
-	// share; 0 means DefaultOverlapTokens, negative means none. It must be
+	// share; 0 means 50, negative means none. It must be
 	// smaller than MaxTokens.
 	OverlapTokens int
 	// MinTokens: the last chunk of a section shorter than this is merged
 	// into the chunk before it in the same section; 0 means
-	// DefaultMinTokens, negative means never merge.
+	// 100, negative means never merge.
 	MinTokens int
 	// BreakLevel: a section whose heading level is at most BreakLevel
 	// starts a new chunk; deeper sections continue the current one. 0 means
-	// DefaultBreakLevel.
+	// 2.
 	BreakLevel int
 	// Separators for cutting a section, as in RecursiveOptions; nil means
 	// DefaultSeparators(), so paragraphs are packed first.
@@ -78,13 +78,13 @@ func NewStructural(opts StructuralOptions) (*Structural, error) {
 		maxT = DefaultMaxTokens
 	}
 	if overT == 0 {
-		overT = DefaultOverlapTokens
+		overT = defaultOverlapTokens
 	}
 	if minT == 0 {
-		minT = DefaultMinTokens
+		minT = defaultMinTokens
 	}
 	if brk == 0 {
-		brk = DefaultBreakLevel
+		brk = defaultBreakLevel
 	}
 	if maxT < 0 {
 		return nil, fmt.Errorf("%w: max tokens %d is negative", ErrInvalidOptions, maxT)

@@ -215,7 +215,7 @@ func TestStructuralProperties(t *testing.T) {
 		checkChunks(t, src, got, (maxT+minT)*CharsPerToken, ov*CharsPerToken)
 		for _, c := range got {
 			for _, s := range secs {
-				if s.Level <= DefaultBreakLevel && s.Start > c.Start && s.Start < c.End {
+				if s.Level <= defaultBreakLevel && s.Start > c.Start && s.Start < c.End {
 					t.Fatalf("case %d: chunk [%d,%d) crosses the level-%d heading at %d", i, c.Start, c.End, s.Level, s.Start)
 				}
 			}
@@ -253,7 +253,7 @@ func TestStructuralDefaultsOnRealText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkChunks(t, src, got, (DefaultMaxTokens+DefaultMinTokens)*CharsPerToken, DefaultOverlapTokens*CharsPerToken)
+	checkChunks(t, src, got, (DefaultMaxTokens+defaultMinTokens)*CharsPerToken, defaultOverlapTokens*CharsPerToken)
 	if len(got) < len(secs) {
 		t.Errorf("%d chunks for %d sections", len(got), len(secs))
 	}

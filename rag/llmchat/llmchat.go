@@ -18,12 +18,12 @@ import (
 
 // Defaults of the LLM components.
 const (
-	// DefaultClassifyMaxTokens caps the classifier's JSON answer.
-	DefaultClassifyMaxTokens = 200
-	// DefaultSummaryMaxTokens caps the summarizer's JSON answer.
-	DefaultSummaryMaxTokens = 400
-	// MaxCatalogQueryChars caps a summary's catalog query.
-	MaxCatalogQueryChars = 200
+	// defaultClassifyMaxTokens caps the classifier's JSON answer.
+	defaultClassifyMaxTokens = 200
+	// defaultSummaryMaxTokens caps the summarizer's JSON answer.
+	defaultSummaryMaxTokens = 400
+	// maxCatalogQueryChars caps a summary's catalog query.
+	maxCatalogQueryChars = 200
 )
 
 // classificationSchema is the structured output of Classifier (strict:
@@ -103,7 +103,7 @@ func NewClassifier(model llm.ChatModel, opts ClassifierOptions) (*Classifier, er
 		return nil, err
 	}
 	opts.Language = lang
-	opts.MaxTokens = cmp.Or(max(opts.MaxTokens, 0), DefaultClassifyMaxTokens)
+	opts.MaxTokens = cmp.Or(max(opts.MaxTokens, 0), defaultClassifyMaxTokens)
 	system := opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
 		if system, err = prompt.Render(prompt.Classify, lang, nil); err != nil {
@@ -397,7 +397,7 @@ func NewSummarizer(model llm.ChatModel, opts SummarizerOptions) (*Summarizer, er
 		return nil, err
 	}
 	opts.Language = lang
-	opts.MaxTokens = cmp.Or(max(opts.MaxTokens, 0), DefaultSummaryMaxTokens)
+	opts.MaxTokens = cmp.Or(max(opts.MaxTokens, 0), defaultSummaryMaxTokens)
 	system := opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
 		if system, err = prompt.Render(prompt.Summarize, lang, nil); err != nil {
@@ -440,7 +440,7 @@ func (s *Summarizer) Summarize(ctx context.Context, history []rag.Turn) (rag.Sum
 	}, &out); err != nil {
 		return rag.Summary{}, fmt.Errorf("rag: summarize: %w", err)
 	}
-	sum := rag.Summary{Text: textutil.OneLine(out.Summary), CatalogQuery: textutil.TruncateRunes(textutil.OneLine(out.CatalogQuery), MaxCatalogQueryChars)}
+	sum := rag.Summary{Text: textutil.OneLine(out.Summary), CatalogQuery: textutil.TruncateRunes(textutil.OneLine(out.CatalogQuery), maxCatalogQueryChars)}
 	if sum.Text == "" {
 		return rag.Summary{}, fmt.Errorf("rag: summarize: %w: empty summary", llm.ErrInvalidOutput)
 	}

@@ -2,12 +2,12 @@ package load
 
 // Limits applied when Options leaves them zero.
 const (
-	// DefaultMaxLineBytes bounds one JSONL line (a catalog item with its
+	// defaultMaxLineBytes bounds one JSONL line (a catalog item with its
 	// attached file texts can be far longer than bufio.Scanner's 64 KiB).
-	DefaultMaxLineBytes = 64 << 20
-	// DefaultMaxFileBytes bounds a file read whole: a JSON array, a
+	defaultMaxLineBytes = 64 << 20
+	// defaultMaxFileBytes bounds a file read whole: a JSON array, a
 	// Markdown or text document, and each part of a .docx once unzipped.
-	DefaultMaxFileBytes = 256 << 20
+	defaultMaxFileBytes = 256 << 20
 )
 
 // Options tunes the loaders. A nil *Options means the defaults.
@@ -15,11 +15,11 @@ type Options struct {
 	// StopOnError stops a run at the first bad record instead of
 	// collecting every one.
 	StopOnError bool
-	// MaxLineBytes bounds one JSONL line; 0 means DefaultMaxLineBytes. A
+	// MaxLineBytes bounds one JSONL line; 0 means 64 MiB. A
 	// longer line is a RecordError wrapping ErrLineTooLong; the next lines
 	// still load.
 	MaxLineBytes int
-	// MaxFileBytes bounds a file read whole; 0 means DefaultMaxFileBytes.
+	// MaxFileBytes bounds a file read whole; 0 means 256 MiB.
 	MaxFileBytes int64
 	// CatalogCSV maps CSV columns to catalog item fields.
 	CatalogCSV CSVMapping
@@ -47,10 +47,10 @@ func (o *Options) orDefault() *Options {
 		out = *o
 	}
 	if out.MaxLineBytes <= 0 {
-		out.MaxLineBytes = DefaultMaxLineBytes
+		out.MaxLineBytes = defaultMaxLineBytes
 	}
 	if out.MaxFileBytes <= 0 {
-		out.MaxFileBytes = DefaultMaxFileBytes
+		out.MaxFileBytes = defaultMaxFileBytes
 	}
 	return &out
 }

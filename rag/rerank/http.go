@@ -16,11 +16,11 @@ import (
 
 // Defaults of a zero [HTTPOptions].
 const (
-	// DefaultHTTPTimeout bounds one rerank request.
-	DefaultHTTPTimeout = 10 * time.Second
-	// DefaultMaxDocChars caps each document sent, in runes (about 1 000
+	// defaultHTTPTimeout bounds one rerank request.
+	defaultHTTPTimeout = 10 * time.Second
+	// defaultMaxDocChars caps each document sent, in runes (about 1 000
 	// tokens; Cohere and Jina bill and truncate per token).
-	DefaultMaxDocChars = 4000
+	defaultMaxDocChars = 4000
 	// maxResponseBytes caps the response body read.
 	maxResponseBytes = 8 << 20
 	// maxErrorBody caps the body kept in an APIError, in bytes.
@@ -135,11 +135,11 @@ type HTTPOptions struct {
 	// Flavor selects the wire format; the zero value is FlavorCohere.
 	Flavor Flavor
 	// Timeout bounds each request on top of the caller's context; 0 means
-	// DefaultHTTPTimeout (10 s) and a negative value means no timeout
+	// 10 s and a negative value means no timeout
 	// beyond the context and the http.Client.
 	Timeout time.Duration
 	// MaxDocChars caps each document sent, in runes; 0 means
-	// DefaultMaxDocChars (4 000) and a negative value means no cap.
+	// 4 000 and a negative value means no cap.
 	MaxDocChars int
 	// Scores maps server scores to [0, 1]; the zero value is ScoresAuto.
 	Scores ScoreMapping
@@ -203,10 +203,10 @@ func NewHTTP(client *http.Client, opts HTTPOptions) (*HTTP, error) {
 		client = http.DefaultClient
 	}
 	if opts.Timeout == 0 {
-		opts.Timeout = DefaultHTTPTimeout
+		opts.Timeout = defaultHTTPTimeout
 	}
 	if opts.MaxDocChars == 0 {
-		opts.MaxDocChars = DefaultMaxDocChars
+		opts.MaxDocChars = defaultMaxDocChars
 	}
 	return &HTTP{client: client, endpoint: u.String(), opts: opts}, nil
 }

@@ -232,7 +232,7 @@ func TestHTTPMaxDocChars(t *testing.T) {
 	}{
 		{"cut on runes", 6, Candidate{Title: "Açúcar", Content: "cana"}, "Açúcar"},
 		{"title and content joined", 100, Candidate{Title: " T ", Content: " c "}, "T\nc"},
-		{"default cap", 0, Candidate{Content: strings.Repeat("é", 5000)}, strings.Repeat("é", DefaultMaxDocChars)},
+		{"default cap", 0, Candidate{Content: strings.Repeat("é", 5000)}, strings.Repeat("é", defaultMaxDocChars)},
 		{"no cap", -1, Candidate{Content: strings.Repeat("a", 5000)}, strings.Repeat("a", 5000)},
 		{"invalid UTF-8 repaired", 100, Candidate{Content: "a\xffb"}, "a\uFFFDb"},
 	}

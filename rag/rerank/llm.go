@@ -20,10 +20,10 @@ const MethodLLM Method = "llm"
 
 // Defaults of [LLMOptions].
 const (
-	// DefaultLLMContentChars caps each candidate's text in the prompt.
-	DefaultLLMContentChars = 500
-	// DefaultLLMLanguage is the prompts' default language.
-	DefaultLLMLanguage = "pt-BR"
+	// defaultLLMContentChars caps each candidate's text in the prompt.
+	defaultLLMContentChars = 500
+	// defaultLLMLanguage is the prompts' default language.
+	defaultLLMLanguage = "pt-BR"
 )
 
 // The prompts of [LLM]: prompts/llm_{system,user}.<language>.tmpl.
@@ -101,7 +101,7 @@ func NewLLM(model llm.ChatModel, opts LLMOptions) (*LLM, error) {
 		return nil, err
 	}
 	opts.Language = lang
-	opts.MaxContentChars = cmp.Or(opts.MaxContentChars, DefaultLLMContentChars)
+	opts.MaxContentChars = cmp.Or(opts.MaxContentChars, defaultLLMContentChars)
 	return &LLM{model: model, opts: opts}, nil
 }
 

@@ -15,9 +15,9 @@ import (
 // left lower is rarely worth the cost); 5 hits fill a chat context; 0.5
 // is the middle of the rerankers' [0, 1] relevance scale.
 const (
-	// DefaultTopN is the number of leading candidates handed to the
+	// defaultTopN is the number of leading candidates handed to the
 	// reranker.
-	DefaultTopN = 20
+	defaultTopN = 20
 	// DefaultFinal is the number of results kept after reranking.
 	DefaultFinal = 5
 	// DefaultMinScore is the lowest reranked score kept.
@@ -125,7 +125,7 @@ func (f Func) Rerank(ctx context.Context, query string, cands []Candidate) ([]Re
 // score of at least 0.5.
 type Options struct {
 	// TopN is how many leading candidates are reranked; 0 means
-	// DefaultTopN (20) and a negative value means all of them.
+	// 20 and a negative value means all of them.
 	// Candidates past TopN are dropped: they are never returned.
 	TopN int
 	// Final is how many results are kept; 0 means DefaultFinal (5) and a
@@ -141,7 +141,7 @@ func (o Options) topN(n int) int {
 	case o.TopN < 0:
 		return n
 	case o.TopN == 0:
-		return min(n, DefaultTopN)
+		return min(n, defaultTopN)
 	}
 	return min(n, o.TopN)
 }
