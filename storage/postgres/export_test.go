@@ -22,6 +22,15 @@ func SetExactScanChunks(t interface{ Cleanup(func()) }, n int) {
 	t.Cleanup(func() { exactScanChunks = old })
 }
 
+// SetLexLimits sets how many levels a lexical search walks before its
+// bounded ranking, and the postings counted per term before a sample of
+// the 2 × cap newest owners orders them, until the test ends.
+func SetLexLimits(t interface{ Cleanup(func()) }, levels, cap int) {
+	oldLevels, oldCap, oldSample := maxLevels, postingsCap, sampleOwners
+	maxLevels, postingsCap, sampleOwners = levels, cap, 2*cap
+	t.Cleanup(func() { maxLevels, postingsCap, sampleOwners = oldLevels, oldCap, oldSample })
+}
+
 // ExplainVectorOrder returns the plan of the nearest-chunks query shape
 // that searches kind's chunk table on its HNSW index, sequential scans
 // off: it names the index when the query's ORDER BY matches it.

@@ -165,6 +165,37 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 				return nil
 			}
 		}
+		// The levels ended short: every owner matching lastLevel terms or
+		// more is in out. The rest of the ranking is bounded (MaxScore):
+		// walk the rarest terms that can hold the owners of the next
+		// level, and more only if the counts found prove it necessary.
+		if below := plan.lastLevel(); below > 1 {
+			walk := len(lts) - below + 2
+			for try := 0; try < 2; try++ {
+				need := limit - len(out)
+				if !plan.boundedPays(walk, need) {
+					break
+				}
+				sql, a, ok := plan.bounded(walk, need, below)
+				if !ok {
+					break
+				}
+				res, err := run(lexFullSettings, sql, a)
+				if err != nil {
+					return err
+				}
+				if walk >= len(lts) || try == 1 || (len(res) == need && res[need-1].TermsMatched > len(lts)-walk) {
+					out = append(out, res...)
+					return nil
+				}
+				if len(res) < need {
+					// Fewer owners than needed among the walked terms'
+					// postings: no bound below 1; rank every posting.
+					break
+				}
+				walk = len(lts) - res[need-1].TermsMatched + 1
+			}
+		}
 		sql, a := plan.full(limit)
 		var err error
 		out, err = run(lexFullSettings, sql, a)
@@ -234,16 +265,25 @@ func eachWord(s string, fn func(w string)) {
 const minTrigramRunes = 3
 
 // postingsCap bounds the postings counted per term by lookupTerms: enough
-// to tell a rare term from a common one.
-const postingsCap = 1024
+// to tell a rare term from a common one. It is a variable for tests.
+var postingsCap = 1024
+
+// sampleOwners is the size of the sample that orders the terms with
+// postingsCap postings or more (lexTerm.recent): the tenant's newest
+// active owners. Each such term's postings in it are counted, at most
+// sampleOwners: 256 tells a term in 2% of the records from one in 4%, at
+// a quarter of the reads of the capped count itself. It is a variable for
+// tests.
+var sampleOwners = 256
 
 // maxStreamWords is the most dictionary words whose postings one level
 // of a lexPlan merges (one ordered index scan each); a level with more
 // walks the records newest first instead.
 const maxStreamWords = 32
 
-// maxLevels is the most levels a lexPlan walks before the full count.
-const maxLevels = 4
+// maxLevels is the most levels a lexPlan walks before the bounded ranking
+// of the rest (lexPlan.bounded). It is a variable for tests.
+var maxLevels = 4
 
 // probeFence ends every probe subquery of a level (EXISTS): with OFFSET,
 // PostgreSQL neither pulls an EXISTS up into a semi-join nor turns it into
@@ -266,6 +306,20 @@ type lexTerm struct {
 	wids []int64
 	// postings is the number of postings of wids, at most postingsCap.
 	postings int64
+	// recent, for a term with postingsCap postings or more, is the number
+	// of its postings among the tenant's sampleOwners newest active owners
+	// (at most sampleOwners): its frequency in a sample, which orders the
+	// common terms by rarity where the capped count ties them all.
+	recent int64
+}
+
+// rarer orders terms by their number of postings: the count, then, among
+// terms with at least postingsCap, the count in the newest owners.
+func (lt *lexTerm) rarer(o *lexTerm) int {
+	if c := cmp.Compare(lt.postings, o.postings); c != 0 {
+		return c
+	}
+	return cmp.Compare(lt.recent, o.recent)
 }
 
 // lookupTerms finds, in one statement, the dictionary words containing
@@ -298,20 +352,35 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 		} else {
 			cond = "strpos(d.word, " + a.add(lt.run) + ") > 0"
 		}
-		parts = append(parts, "SELECT "+strconv.Itoa(i)+", w.ids, (SELECT count(*) FROM (SELECT FROM "+s.db.tb.postings[kind]+
-			" p WHERE p.tenant_id = $1 AND p.word_id = ANY(w.ids) LIMIT "+strconv.Itoa(postingsCap)+") x)"+
-			" FROM (SELECT ARRAY(SELECT d.id FROM "+s.db.tb.words[kind]+" d WHERE d.tenant_id = $1 AND "+cond+" ORDER BY d.id) AS ids OFFSET 0) w")
+		sample := "0"
+		if len(terms) > 1 {
+			// Only to order terms: one term needs no sample.
+			sample = "CASE WHEN z.n = " + strconv.Itoa(postingsCap) +
+				" THEN (SELECT count(*) FROM (SELECT FROM " + s.db.tb.postings[kind] + " p WHERE p.tenant_id = $1 AND p.word_id = ANY(z.ids)" +
+				" AND p.created_at >= (SELECT r.c FROM recent r) LIMIT " + strconv.Itoa(sampleOwners) + ") y) ELSE 0 END"
+		}
+		parts = append(parts, "SELECT "+strconv.Itoa(i)+", z.ids, z.n, "+sample+
+			" FROM (SELECT w.ids, (SELECT count(*) FROM (SELECT FROM "+s.db.tb.postings[kind]+
+			" p WHERE p.tenant_id = $1 AND p.word_id = ANY(w.ids) LIMIT "+strconv.Itoa(postingsCap)+") x) AS n"+
+			" FROM (SELECT ARRAY(SELECT d.id FROM "+s.db.tb.words[kind]+" d WHERE d.tenant_id = $1 AND "+cond+" ORDER BY d.id) AS ids OFFSET 0) w OFFSET 0) z")
 	}
 	if len(parts) == 0 {
 		// Only separator terms: nothing to look up.
 		return lts, nil
 	}
+	// recent is the created_at of the tenant's sampleOwners-th newest
+	// active owner (the *_recent index), read only when a term has
+	// postingsCap postings: the start of the sample that orders common
+	// terms.
+	recent := "WITH recent AS MATERIALIZED (SELECT coalesce((SELECT o.created_at FROM " + s.db.tb.owners[kind] +
+		" o WHERE o.tenant_id = $1 AND o.active ORDER BY o.created_at DESC, o.id OFFSET " + strconv.Itoa(sampleOwners-1) +
+		" LIMIT 1), '-infinity'::timestamptz) AS c)\n"
 	// One round trip with its settings; the statement's text depends only
 	// on the number and kind of terms, so pgx prepares it once per
 	// connection and shape.
 	batch := &pgx.Batch{}
 	batch.Queue(lexSettings)
-	batch.Queue(strings.Join(parts, "\nUNION ALL "), a...)
+	batch.Queue(recent+strings.Join(parts, "\nUNION ALL "), a...)
 	br := c.SendBatch(ctx, batch)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
@@ -322,13 +391,13 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 		return nil, err
 	}
 	var (
-		i    int32
-		ids  []int64
-		npos int64
+		i             int32
+		ids           []int64
+		npos, nrecent int64
 	)
-	_, err = pgx.ForEachRow(rows, []any{&i, &ids, &npos}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&i, &ids, &npos, &nrecent}, func() error {
 		if int(i) < len(lts) {
-			lts[i].wids, lts[i].postings = ids, npos
+			lts[i].wids, lts[i].postings, lts[i].recent = ids, npos, nrecent
 		}
 		return nil
 	})
@@ -407,8 +476,8 @@ func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, fi
 		switch {
 		case class(lx) != class(ly):
 			return cmp.Compare(class(lx), class(ly))
-		case lx.postings != ly.postings:
-			return cmp.Compare(lx.postings, ly.postings)
+		case lx.rarer(ly) != 0:
+			return lx.rarer(ly)
 		case lx.exact != ly.exact:
 			if lx.exact {
 				return -1
@@ -433,7 +502,7 @@ func (p *lexPlan) probeOrder() []int {
 		if c := cmp.Compare(len(lx.wids), len(ly.wids)); c != 0 {
 			return c
 		}
-		return cmp.Compare(lx.postings, ly.postings)
+		return lx.rarer(ly)
 	})
 	return order
 }
@@ -623,6 +692,134 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 		" ORDER BY g.created_at DESC, g.owner_id LIMIT $2) r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
 		" ORDER BY r.created_at DESC, r.owner_id"
 	return sql, x.a, L == 1, true
+}
+
+// lastLevel returns the level (number of terms matched) of the last
+// statement level returned, or 0 before the first. When the levels end
+// short of the limit, every owner matching at least that many terms has
+// been returned.
+func (p *lexPlan) lastLevel() int {
+	if p.n == 0 {
+		return 0
+	}
+	return len(p.lts) - p.n + 1
+}
+
+// bounded returns the statement that ranks the owners matching fewer than
+// below terms (those matching below or more are returned already) among
+// the owners posted under the walk rarest terms, asking for need: every
+// walked owner's matched terms are counted exactly (its bits for the
+// walked terms, probes or strpos for the others) and the best need
+// returned. It is the score bound of a MaxScore top-k: a term adds at most
+// one to an owner's count, so an owner holding none of the walk rarest
+// terms matches at most T - walk of the T terms. The result is therefore
+// the ranking's next need owners when it holds need owners and the last
+// of them matches more than T - walk terms, or when walk is T; otherwise
+// the need-th count it found, θ, is a lower bound of the true one, and the
+// statement for walk = T - θ + 1 is exact (every owner matching θ or more
+// terms holds one of the T - θ + 1 rarest). ok is false when a walked term
+// is made of separators (not in the word index).
+func (p *lexPlan) bounded(walk, need, below int) (sql string, a args, ok bool) {
+	T := len(p.lts)
+	walk = min(walk, T)
+	walked := p.order[:walk]
+	for _, i := range walked {
+		if p.lts[i].run == "" {
+			return "", nil, false
+		}
+	}
+	tb := &p.s.db.tb
+	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
+	x := newLexArgs(p.s.tenant, need, p.lts)
+	var subs []string
+	for _, i := range walked {
+		if len(p.lts[i].wids) == 0 {
+			continue
+		}
+		subs = append(subs, "SELECT p.owner_id, p.created_at, "+termBit(i)+" AS b FROM "+postings+
+			" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
+	}
+	if len(subs) == 0 {
+		subs = []string{"SELECT NULL::text AS owner_id, NULL::timestamptz AS created_at, 0::int8 AS b WHERE false"}
+	}
+	filt := p.cond("o", &x.a)
+	needText := filt != ""
+	counts := make([]string, 0, T)
+	for i, lt := range p.lts {
+		switch inWalk := slices.Contains(walked, i); {
+		case inWalk && lt.exact:
+			counts = append(counts, "(g.bits & "+termBit(i)+" <> 0)::int")
+		case inWalk:
+			counts = append(counts, "(g.bits & "+termBit(i)+" <> 0 AND strpos(o.search_text, "+x.text(i)+") > 0)::int")
+			needText = true
+		case lt.exact && len(lt.wids) == 0:
+			// In no dictionary word: matches nothing.
+		case lt.exact:
+			counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
+				") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+"))::int")
+		default:
+			counts = append(counts, "(strpos(o.search_text, "+x.text(i)+") > 0)::int")
+			needText = true
+		}
+	}
+	from := "(SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" + strings.Join(subs, " UNION ALL ") +
+		") x GROUP BY x.owner_id, x.created_at) g"
+	if needText {
+		from += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = g.owner_id" + filt
+	}
+	ranked := "SELECT c.owner_id, c.created_at, c.m FROM (SELECT g.owner_id, g.created_at, (" + strings.Join(counts, " + ") +
+		")::int4 AS m FROM " + from + ") c WHERE c.m > 0 AND c.m < " + strconv.Itoa(below) +
+		" ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
+	return "SELECT " + p.cols + ", r.m FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
+		" ORDER BY r.m DESC, r.created_at DESC, r.owner_id", x.a, true
+}
+
+// density estimates the share of the tenant's owners holding term i: its
+// postings among the newest owners for a term counted to postingsCap, 0
+// for rarer terms (below postingsCap in all, negligible next to those).
+func (p *lexPlan) density(i int) float64 {
+	lt := &p.lts[i]
+	if lt.postings < int64(postingsCap) {
+		return 0
+	}
+	return float64(lt.recent) / float64(sampleOwners)
+}
+
+// probeCost is how many times more one posting probe (an index descent)
+// costs than reading one posting in a scan of a word's postings, roughly,
+// as measured at 100k items: bounded's probes of the walked owners against
+// full's scan of every posting.
+const probeCost = 20
+
+// boundedPays reports whether bounded(walk, ...) should cost less than
+// full: it probes each owner of the walked terms' postings once per
+// dictionary word of every other term, where full reads every posting of
+// every term once.
+//
+// It also reports false when the walked terms' postings are counted
+// exactly (each below postingsCap) and number fewer than need: they hold
+// fewer than need owners, so the bounded ranking could not be kept and
+// full would run after it.
+func (p *lexPlan) boundedPays(walk, need int) bool {
+	var walked, all float64
+	probes := 0
+	var postings int64
+	capped := false
+	for k, i := range p.order {
+		d := p.density(i)
+		all += d
+		if k < walk {
+			walked += d
+			postings += p.lts[i].postings
+			capped = capped || p.lts[i].postings >= int64(postingsCap)
+		} else if p.lts[i].exact {
+			probes += len(p.lts[i].wids)
+		}
+	}
+	if !capped && postings < int64(need) {
+		return false
+	}
+	return walked*float64(probes)*probeCost < all
 }
 
 // full returns the statement counting, for every owner in any term's

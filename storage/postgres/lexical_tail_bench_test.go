@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,6 +97,15 @@ func BenchmarkLexicalTail(b *testing.B) {
 				}
 			}
 			slices.SortFunc(ts, func(x, y timed) int { return int(y.best - x.best) })
+			if f := os.Getenv("HRX_LEXTAIL_DUMP"); f != "" {
+				var buf []byte
+				for _, t := range ts {
+					buf = fmt.Appendf(buf, "%s\n", strings.Join(t.q.Terms, " "))
+				}
+				if err := os.WriteFile(f, buf, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
 			for _, t := range ts[:min(12, len(ts))] {
 				fmt.Fprintf(os.Stderr, "lexical tail n=%d: %8.2f ms  %d hits  limit %d  %q\n", n, float64(t.best)/1e6, t.hits, t.q.Limit, t.q.Terms)
 			}

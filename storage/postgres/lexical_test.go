@@ -154,8 +154,26 @@ func (p *lexPair) same(when string, n int) {
 // deletes (Apply and DeleteItem): the same candidates, TermsMatched and
 // order for every query, with and without filters. It then copies the
 // owner rows into a schema at migration 0002 and checks that Migrate's
-// backfill indexes them to the same results.
+// backfill indexes them to the same results. It runs with the store's
+// limits, then with one and two levels before the bounded ranking of the
+// rest (lexPlan.bounded) and postings counts capped at 2 and 3, so that
+// the bounded ranking, its second walk, the full count and the ordering of
+// capped terms by the newest owners all run on the small corpus.
 func TestLexicalMatchesMemory(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		levels, cap int
+	}{{"defaults", 0, 0}, {"one-level", 1, 2}, {"two-levels", 2, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.levels > 0 {
+				postgres.SetLexLimits(t, tc.levels, tc.cap)
+			}
+			lexicalMatchesMemory(t)
+		})
+	}
+}
+
+func lexicalMatchesMemory(t *testing.T) {
 	db, pool := openDB(t, postgres.Options{Dimensions: 4})
 	ctx := testCtx(t)
 	lp := newLexPair(t, db, "eq", 14, 1)
