@@ -146,7 +146,8 @@
 // SearchChunks orders a kind's chunks by negative inner product (<#>) on the
 // HNSW index, joined to their owners for the tenant, active and metadata
 // filters, in one batch (one round trip, no explicit transaction) that sets
-// hnsw.ef_search (at least the limit) and hnsw.iterative_scan
+// hnsw.ef_search (Options.EfSearch, 100 by default, raised to the limit
+// plus 16) and hnsw.iterative_scan
 // (relaxed_order by default) for that query only, so
 // filtered searches still return up to the limit; rows are re-sorted exactly
 // by (distance, owner ID, source, seq) and cut at VectorQuery.MaxDistance.

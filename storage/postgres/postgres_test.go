@@ -301,7 +301,7 @@ func TestOptionsValidation(t *testing.T) {
 	}
 	t.Run("defaults", func(t *testing.T) {
 		o := postgres.New(nil, postgres.Options{}).Options()
-		if o.Dimensions != 1536 || o.Schema != "hybridrag" || o.EfSearch != 40 || o.IterativeScan != postgres.IterativeRelaxed {
+		if o.Dimensions != 1536 || o.Schema != "hybridrag" || o.EfSearch != postgres.DefaultEfSearch || o.IterativeScan != postgres.IterativeRelaxed {
 			t.Errorf("defaults = %+v", o)
 		}
 	})
