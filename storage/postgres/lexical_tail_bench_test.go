@@ -42,6 +42,8 @@ func (r *recordingItems) Search(ctx context.Context, q storage.LexicalQuery) ([]
 // BenchmarkSearchCatalogScale's questions, then times each directly
 // against the store (the best of three runs) and prints the slowest with
 // their terms; the metrics are the p50 and p95 of those best times.
+// HRX_LEXTAIL_DUMP names a file to write every query's best time (ms)
+// and terms to, tab-separated.
 // Skipped unless HRX_LEXTAIL=1:
 //
 //	HRX_LEXTAIL=1 HYBRIDRAG_BENCH_SIZES=100000 HYBRIDRAG_TEST_DATABASE_URL=... \
@@ -100,7 +102,7 @@ func BenchmarkLexicalTail(b *testing.B) {
 			if f := os.Getenv("HRX_LEXTAIL_DUMP"); f != "" {
 				var buf []byte
 				for _, t := range ts {
-					buf = fmt.Appendf(buf, "%s\n", strings.Join(t.q.Terms, " "))
+					buf = fmt.Appendf(buf, "%.3f\t%s\n", float64(t.best)/1e6, strings.Join(t.q.Terms, " "))
 				}
 				if err := os.WriteFile(f, buf, 0o644); err != nil {
 					b.Fatal(err)
