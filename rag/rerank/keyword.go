@@ -14,8 +14,9 @@ import (
 
 // KeywordWeights are the relative weights of the three components of a
 // [Keyword] score. They are divided by their sum, so only their ratios
-// matter and the score stays in [0, 1]. The zero value means
-// [DefaultKeywordWeights].
+// matter and the score stays in [0, 1]. Like every weight of the
+// library, a zero field means its default ([DefaultKeywordWeights]) and a
+// negative one (such as [Off]) drops the component.
 type KeywordWeights struct {
 	// Original weighs the original retrieval score, normalized to [0, 1].
 	Original float64
@@ -32,16 +33,30 @@ func DefaultKeywordWeights() KeywordWeights {
 	return KeywordWeights{Original: 0.60, Content: 0.25, Title: 0.15}
 }
 
-func (w KeywordWeights) validate() error {
+// Off drops a component of a [KeywordWeights]: a negative weight counts
+// as zero, while a zero weight means the default.
+const Off = -1.0
+
+// resolve returns the effective weights (zero fields replaced by their
+// defaults, negative ones by 0), or an error for a NaN or infinite one.
+func (w KeywordWeights) resolve() (KeywordWeights, error) {
+	def := DefaultKeywordWeights()
+	out := w
 	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"Original", w.Original}, {"Content", w.Content}, {"Title", w.Title}} {
-		if !(f.v >= 0) || math.IsInf(f.v, 0) {
-			return fmt.Errorf("%w: keyword weight %s = %v, want a finite number >= 0", ErrInvalidOptions, f.name, f.v)
+		name   string
+		v, def float64
+		dst    *float64
+	}{{"Original", w.Original, def.Original, &out.Original}, {"Content", w.Content, def.Content, &out.Content}, {"Title", w.Title, def.Title, &out.Title}} {
+		switch {
+		case math.IsNaN(f.v) || math.IsInf(f.v, 0):
+			return w, fmt.Errorf("%w: keyword weight %s = %v, want a finite number", ErrInvalidOptions, f.name, f.v)
+		case f.v == 0:
+			*f.dst = f.def
+		case f.v < 0:
+			*f.dst = 0
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // OriginalScale says how a [Keyword] reranker brings the candidates'
@@ -74,10 +89,10 @@ func (s OriginalScale) String() string {
 // KeywordOptions configure [NewKeyword]. The zero value gives the default
 // weights and tokenization.
 type KeywordOptions struct {
-	// Weights of the components; the zero value means
-	// DefaultKeywordWeights (0.60, 0.25, 0.15). A negative, NaN or
-	// infinite weight is invalid. To drop a component give it 0 and the
-	// others a positive weight.
+	// Weights of the components; a zero field means its default
+	// (DefaultKeywordWeights: 0.60, 0.25, 0.15), a negative one (Off)
+	// drops the component. A NaN or infinite weight is invalid, and so is
+	// dropping all three.
 	Weights KeywordWeights
 	// Scale brings original scores to [0, 1]; the zero value is
 	// ScaleMinMax.
@@ -126,13 +141,11 @@ type Keyword struct {
 var _ Reranker = (*Keyword)(nil)
 
 // NewKeyword returns a keyword reranker. It returns [ErrInvalidOptions]
-// for a negative, NaN or infinite weight or an unknown scale.
+// for a NaN or infinite weight, three dropped components or an unknown
+// scale.
 func NewKeyword(opts KeywordOptions) (*Keyword, error) {
-	w := opts.Weights
-	if w == (KeywordWeights{}) {
-		w = DefaultKeywordWeights()
-	}
-	if err := w.validate(); err != nil {
+	w, err := opts.Weights.resolve()
+	if err != nil {
 		return nil, err
 	}
 	sum := w.Original + w.Content + w.Title

@@ -115,8 +115,8 @@ func TestKeywordOriginalScale(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// Only the original component: content and title weights 0.
-			k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: 1}, Scale: tt.scale})
+			// Only the original component: content and title off.
+			k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: 1, Content: Off, Title: Off}, Scale: tt.scale})
 			cands := make([]Candidate, len(tt.scores))
 			for i, s := range tt.scores {
 				cands[i] = Candidate{ID: fmt.Sprint(i), Content: "nada", Score: s}
@@ -157,7 +157,7 @@ func TestKeywordOverlap(t *testing.T) {
 		{"stopword-only query as phrase", "o que é", "O que é manejo integrado?", 1, []string{"o que e"}},
 		{"phrase needs word boundaries", "o que é", "o queijo", 0, nil},
 	}
-	k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Content: 1}})
+	k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: Off, Content: 1, Title: Off}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := k.Rerank(context.Background(), tt.query, []Candidate{{ID: "x", Content: tt.text}})
@@ -185,7 +185,9 @@ func TestKeywordWeights(t *testing.T) {
 	}{
 		{"zero value is the seed's", KeywordWeights{}, KeywordWeights{0.60, 0.25, 0.15}, 0.85},
 		{"relative weights are divided by their sum", KeywordWeights{2, 1, 1}, KeywordWeights{0.5, 0.25, 0.25}, 0.75},
-		{"title only", KeywordWeights{Title: 3}, KeywordWeights{0, 0, 1}, 0},
+		{"title only", KeywordWeights{Original: Off, Content: Off, Title: 3}, KeywordWeights{0, 0, 1}, 0},
+		{"zero fields mean their defaults", KeywordWeights{Title: 1.15}, KeywordWeights{0.3, 0.125, 0.575}, 0.425},
+		{"content off", KeywordWeights{Content: -2}, KeywordWeights{0.8, 0, 0.2}, 0.8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +212,7 @@ func TestNewKeywordInvalid(t *testing.T) {
 		name string
 		opts KeywordOptions
 	}{
-		{"negative weight", KeywordOptions{Weights: KeywordWeights{Original: -1, Content: 1}}},
+		{"every component off", KeywordOptions{Weights: KeywordWeights{Original: Off, Content: Off, Title: -3}}},
 		{"NaN weight", KeywordOptions{Weights: KeywordWeights{Content: math.NaN()}}},
 		{"infinite weight", KeywordOptions{Weights: KeywordWeights{Title: math.Inf(1)}}},
 		{"weights overflowing", KeywordOptions{Weights: KeywordWeights{math.MaxFloat64, math.MaxFloat64, 0}}},
@@ -238,7 +240,7 @@ func TestKeywordCustomTokenizer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Content: 1}, Tokenizer: tt.tok})
+			k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: Off, Content: 1, Title: Off}, Tokenizer: tt.tok})
 			got, err := k.Rerank(context.Background(), "videiras", []Candidate{{ID: "x", Content: "videira"}})
 			if err != nil {
 				t.Fatal(err)
@@ -414,7 +416,7 @@ func BenchmarkApplyKeyword(b *testing.B) {
 func TestKeywordManyTerms(t *testing.T) {
 	// More than 16 query terms switch the matcher to a map.
 	tok := &lexical.Tokenizer{MaxTokens: -1, Filters: []lexical.TokenFilter{lexical.StemFilter{}}}
-	k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Content: 1}, Tokenizer: tok})
+	k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: Off, Content: 1, Title: Off}, Tokenizer: tok})
 	words := make([]string, 20)
 	for i := range words {
 		words[i] = fmt.Sprintf("termo%02d", i)
