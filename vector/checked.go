@@ -78,7 +78,7 @@ type CheckedEmbedder struct {
 //
 // On success every vector has unit length: a vector whose length is
 // within 1e-6 of 1 is returned as e returned it, bit for bit, and any
-// other is replaced by a normalized copy, the one [Normalized] makes
+// other is replaced by a normalized copy
 // (e's slices are not modified).
 // Errors of e itself are returned unchanged, and no vector is returned
 // with an error. Checked does no I/O; a nil e yields a CheckedEmbedder

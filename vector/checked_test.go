@@ -122,7 +122,7 @@ func TestChecked(t *testing.T) {
 						t.Fatalf("vector %d = %v, want %v", i, got[i], tt.want[i])
 					}
 				}
-				if n := Norm(got[i]); math.Abs(n-1) > 1e-6 {
+				if n := l2Norm(got[i]); math.Abs(n-1) > 1e-6 {
 					t.Errorf("vector %d has length %v", i, n)
 				}
 			}

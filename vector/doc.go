@@ -1,6 +1,7 @@
 // Package vector holds embeddings as data: the Embedder interface and the
-// wrappers that check and retry it, vector arithmetic, exact top-k,
-// chunk-to-owner aggregation and a deterministic offline hash embedder.
+// wrappers that check and retry it, vector arithmetic, the row-scoring
+// kernels of an exact scan, chunk-to-owner aggregation and a deterministic
+// offline hash embedder.
 //
 // # Embedders
 //
@@ -37,13 +38,12 @@
 // Distances follow pgvector's <#> (negative inner product) operator: distance = -(a·b), smaller is closer, and for unit vectors it is
 // minus the cosine similarity. A threshold keeps rows with
 // distance <= threshold (the default -0.5 means similarity >= 0.5).
-// [TopK] is an exact scan over a flat row-major []float32 using one
-// goroutine per CPU, with deterministic tie-breaks by row; the in-memory
-// store builds on [DotRows], its kernel. [Dot], [DotRows] and [TopK] share
-// one inner-product kernel, chosen at start-up ([DotKernel]): AVX-512F or
+// [DotRows] scores the rows of a flat row-major []float32 against a query:
+// the in-memory store's exact scan is built on it. [Dot] and [DotRows]
+// share one inner-product kernel, chosen at start-up: AVX-512F or
 // AVX2+FMA assembly on amd64 processors that have it, portable Go
 // elsewhere or when built with the purego tag. A row's score is bitwise
-// the same through all three, whatever rows are scored with it.
+// the same through both, whatever rows are scored with it.
 //
 // [QuantizeQ8] codes a vector in 8 bits with one scale and reports bounds
 // ([Q8Stats]); [DotRowsQ8] takes exact integer inner products of codes (an

@@ -48,7 +48,7 @@ var (
 // kernel is the kernel dotRows calls.
 var kernel = chooseKernel(hasAVX2, hasAVX512)
 
-// dotKernel names the inner-product kernel in use; see [DotKernel].
+// dotKernel names the inner-product kernel in use; see dotKernelName.
 var dotKernel = [...]string{kernelGeneric: "generic", kernelAVX2: "avx2-fma", kernelAVX512: "avx512f"}[kernel]
 
 func chooseKernel(avx2, avx512 bool) int {

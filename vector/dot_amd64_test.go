@@ -7,7 +7,7 @@ import "testing"
 // testKernels lists every kernel this processor can run, the one in use
 // first, so tests check the assembly kernels that are not selected too.
 func testKernels() []namedKernel {
-	ks := []namedKernel{{"selected-" + DotKernel(), dotRows}, {"generic", dotRowsGeneric}}
+	ks := []namedKernel{{"selected-" + dotKernelName(), dotRows}, {"generic", dotRowsGeneric}}
 	if hasAVX2 {
 		ks = append(ks, namedKernel{"avx2-fma", dotRowsAVX2})
 	}
@@ -34,13 +34,13 @@ func TestKernelSelection(t *testing.T) {
 			}
 		})
 	}
-	if hasAVX2 && DotKernel() == "generic" {
-		t.Errorf("the CPU has AVX2 and FMA but DotKernel() = %q", DotKernel())
+	if hasAVX2 && dotKernelName() == "generic" {
+		t.Errorf("the CPU has AVX2 and FMA but DotKernel() = %q", dotKernelName())
 	}
 	if hasAVX512 && !hasAVX2 {
 		t.Error("AVX-512 detected without AVX2")
 	}
-	t.Logf("kernel %s (avx2 %v, avx512 %v)", DotKernel(), hasAVX2, hasAVX512)
+	t.Logf("kernel %s (avx2 %v, avx512 %v)", dotKernelName(), hasAVX2, hasAVX512)
 }
 
 // addQ8FastKernel adds the VNNI kernel when this processor runs it.

@@ -2,7 +2,7 @@
 
 package vector
 
-// dotKernel names the inner-product kernel in use; see [DotKernel].
+// dotKernel names the inner-product kernel in use; see dotKernelName.
 const dotKernel = "generic"
 
 // dotRows sets out[i] to the inner product of query and row i of matrix.

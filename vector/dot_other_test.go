@@ -4,7 +4,7 @@ package vector
 
 // testKernels lists every kernel this build can run.
 func testKernels() []namedKernel {
-	return []namedKernel{{"selected-" + DotKernel(), dotRows}}
+	return []namedKernel{{"selected-" + dotKernelName(), dotRows}}
 }
 
 // addQ8FastKernel adds nothing: there is no SIMD int8 kernel here.

@@ -227,7 +227,7 @@ func TestDotAgreesWithDotRowsAndTopK(t *testing.T) {
 	m, q := randVec(r, rows*dim), randVec(r, dim)
 	out := make([]float32, rows)
 	DotRows(out, m, q)
-	res, err := TopK(t.Context(), m, dim, q, rows, nil, noThreshold)
+	res, err := topK(t.Context(), m, dim, q, rows, nil, noThreshold)
 	if err != nil || len(res) != rows {
 		t.Fatalf("TopK = %d rows, %v", len(res), err)
 	}
@@ -245,7 +245,7 @@ func TestDotAgreesWithDotRowsAndTopK(t *testing.T) {
 }
 
 func TestDotKernelName(t *testing.T) {
-	if k := DotKernel(); !slices.Contains([]string{"generic", "avx2-fma", "avx512f"}, k) {
+	if k := dotKernelName(); !slices.Contains([]string{"generic", "avx2-fma", "avx512f"}, k) {
 		t.Errorf("DotKernel() = %q", k)
 	}
 }

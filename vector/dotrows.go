@@ -11,7 +11,7 @@ package vector
 //
 // The arithmetic is float32. On amd64 processors with AVX2 and FMA an
 // assembly kernel scores four rows per pass, sharing each query load
-// between them (see [DotKernel]); elsewhere, and when built with the
+// between them (see dotKernelName); elsewhere, and when built with the
 // purego tag, a portable Go kernel does. Each row's sum is accumulated in
 // one fixed order, so a row's score is bitwise the same whether it is
 // scored alone, in any block of rows, or by [Dot]; it can differ from
@@ -39,8 +39,8 @@ func scoreRows[S, E any](out []S, matrix, query []E, kernel func(out []S, matrix
 	return n
 }
 
-// DotKernel names the inner-product kernel [Dot], [DotRows] and [TopK] use
+// dotKernelName names the inner-product kernel [Dot], [DotRows] and topK use
 // in this process: "avx512f" or "avx2-fma" for the amd64 assembly kernels,
 // "generic" for the portable Go one. It is chosen once, at start-up, from
 // the features the processor reports and the operating system enables.
-func DotKernel() string { return dotKernel }
+func dotKernelName() string { return dotKernel }

@@ -7,29 +7,6 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-func ExampleTopK() {
-	// Four unit rows of dimension 2, flat and row-major.
-	matrix := []float32{
-		1, 0, // row 0
-		0.6, 0.8, // row 1
-		0, 1, // row 2
-		-1, 0, // row 3
-	}
-	query := []float32{1, 0}
-	// Keep rows with distance <= -0.5 (similarity >= 0.5), skip row 1.
-	keep := func(row int) bool { return row != 1 }
-	matches, err := vector.TopK(context.Background(), matrix, 2, query, 3, keep, -0.5)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, m := range matches {
-		fmt.Printf("row %d distance %.1f\n", m.Row, m.Distance)
-	}
-	// Output:
-	// row 0 distance -1.0
-}
-
 func ExampleHashEmbedder() {
 	e, err := vector.NewHashEmbedder(vector.HashOptions{})
 	if err != nil {

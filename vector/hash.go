@@ -61,7 +61,7 @@ type HashOptions struct {
 // are weighted sub-linearly (1 + ln tf) and the vector is L2-normalized.
 //
 // Every vector is unit-length, so the inner product is the cosine
-// similarity and [TopK]'s distance is its negative. Texts that have only
+// similarity and the search distance (pgvector's <#>) is its negative. Texts that have only
 // stopwords are embedded from those; texts with no word at all (empty,
 // punctuation only) are embedded from their whole normalized form, so the
 // result is always a unit vector and never the zero vector.

@@ -91,10 +91,10 @@ func TestHashEmbedderVectors(t *testing.T) {
 			if len(v) != DefaultDimensions {
 				t.Fatalf("len = %d, want %d", len(v), DefaultDimensions)
 			}
-			if n := Norm(v); math.Abs(n-1) > 1e-5 {
+			if n := l2Norm(v); math.Abs(n-1) > 1e-5 {
 				t.Errorf("norm = %v, want 1", n)
 			}
-			if err := CheckFinite(v); err != nil {
+			if err := checkFinite(v); err != nil {
 				t.Error(err)
 			}
 			if w := e.EmbedText(text); !slices.Equal(v, w) {

@@ -9,7 +9,7 @@ import (
 //
 // It returns ErrDimensionMismatch (wrapped) when the lengths differ.
 // The arithmetic runs in float32 with the kernel of [DotRows], so the
-// result is bitwise the one [DotRows] and [TopK] compute for the same row.
+// result is bitwise the one [DotRows] computes for the same row.
 func Dot(a, b []float32) (float32, error) {
 	if len(a) != len(b) {
 		return 0, fmt.Errorf("vector: dot of %d and %d elements: %w", len(a), len(b), ErrDimensionMismatch)
@@ -17,12 +17,12 @@ func Dot(a, b []float32) (float32, error) {
 	return dot(a, b), nil
 }
 
-// Cosine returns the cosine similarity of a and b, in [-1, 1].
+// cosine returns the cosine similarity of a and b, in [-1, 1].
 //
 // It returns ErrDimensionMismatch (wrapped) when the lengths differ and
 // ErrZeroVector (wrapped) when either vector has zero length, where the
 // cosine is undefined.
-func Cosine(a, b []float32) (float64, error) {
+func cosine(a, b []float32) (float64, error) {
 	if len(a) != len(b) {
 		return 0, fmt.Errorf("vector: cosine of %d and %d elements: %w", len(a), len(b), ErrDimensionMismatch)
 	}
@@ -35,15 +35,15 @@ func Cosine(a, b []float32) (float64, error) {
 	return math.Max(-1, math.Min(1, c)), nil
 }
 
-// Norm returns the Euclidean (L2) length of v, accumulated in float64.
-func Norm(v []float32) float64 { return norm(v) }
+// l2Norm returns the Euclidean (L2) length of v, accumulated in float64.
+func l2Norm(v []float32) float64 { return norm(v) }
 
 // Normalize scales v in place to unit L2 length and returns it.
 //
 // It returns ErrZeroVector (wrapped) and leaves v unchanged when v has zero
 // length, and ErrNotFinite (wrapped) when v holds a NaN or an infinity.
 func Normalize(v []float32) ([]float32, error) {
-	if err := CheckFinite(v); err != nil {
+	if err := checkFinite(v); err != nil {
 		return v, err
 	}
 	n := norm(v)
@@ -57,9 +57,9 @@ func Normalize(v []float32) ([]float32, error) {
 	return v, nil
 }
 
-// Normalized returns a unit-length copy of v, leaving v unchanged.
+// normalized returns a unit-length copy of v, leaving v unchanged.
 // Errors are those of [Normalize]; on error the copy is not returned.
-func Normalized(v []float32) ([]float32, error) {
+func normalized(v []float32) ([]float32, error) {
 	out, err := Normalize(append([]float32(nil), v...))
 	if err != nil {
 		return nil, err
@@ -67,9 +67,9 @@ func Normalized(v []float32) ([]float32, error) {
 	return out, nil
 }
 
-// CheckFinite returns ErrNotFinite (wrapped, naming the first bad index) when
+// checkFinite returns ErrNotFinite (wrapped, naming the first bad index) when
 // v holds a NaN or an infinity, and nil otherwise.
-func CheckFinite(v []float32) error {
+func checkFinite(v []float32) error {
 	for i, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 			return fmt.Errorf("vector: element %d is %v: %w", i, x, ErrNotFinite)

@@ -72,7 +72,7 @@ func TestCosine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Cosine(tt.a, tt.b)
+			got, err := cosine(tt.a, tt.b)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -96,15 +96,15 @@ func TestNormalize(t *testing.T) {
 	})
 	t.Run("copy leaves input", func(t *testing.T) {
 		v := []float32{3, 4}
-		got, err := Normalized(v)
+		got, err := normalized(v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if v[0] != 3 || v[1] != 4 {
 			t.Errorf("input changed to %v", v)
 		}
-		if math.Abs(Norm(got)-1) > 1e-6 {
-			t.Errorf("norm = %v, want 1", Norm(got))
+		if math.Abs(l2Norm(got)-1) > 1e-6 {
+			t.Errorf("norm = %v, want 1", l2Norm(got))
 		}
 	})
 	for _, tt := range []struct {
@@ -121,7 +121,7 @@ func TestNormalize(t *testing.T) {
 			if _, err := Normalize(tt.v); !errors.Is(err, tt.want) {
 				t.Errorf("Normalize err = %v, want %v", err, tt.want)
 			}
-			if got, err := Normalized(tt.v); !errors.Is(err, tt.want) || got != nil {
+			if got, err := normalized(tt.v); !errors.Is(err, tt.want) || got != nil {
 				t.Errorf("Normalized = %v, %v; want nil, %v", got, err, tt.want)
 			}
 		})

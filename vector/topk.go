@@ -11,12 +11,12 @@ import (
 	"sync/atomic"
 )
 
-// noThreshold disables the distance threshold of [TopK]: every finite
+// noThreshold disables the distance threshold of topK: every finite
 // distance is <= noThreshold. +Inf and NaN thresholds mean the same.
 const noThreshold float32 = math.MaxFloat32
 
-// Match is one row returned by [TopK].
-type Match struct {
+// match is one row returned by topK.
+type match struct {
 	// Row is the row index in the matrix (row r occupies
 	// matrix[r*dim:(r+1)*dim]).
 	Row int
@@ -28,7 +28,7 @@ type Match struct {
 
 // Similarity returns -m.Distance, the inner product (the cosine similarity
 // for unit vectors): larger is closer.
-func (m Match) Similarity() float32 { return -m.Distance }
+func (m match) Similarity() float32 { return -m.Distance }
 
 // Below this many rows a single goroutine scans the matrix: starting
 // goroutines costs more than it saves.
@@ -37,12 +37,12 @@ const parallelMinRows = 2048
 // How many rows a worker scans between two looks at ctx.Done().
 const cancelCheckRows = 1024
 
-// TopK returns the k rows of matrix closest to query by negative inner
+// topK returns the k rows of matrix closest to query by negative inner
 // product (pgvector <#> semantics, smaller is closer), best first.
 //
 // matrix is a flat, row-major slice of rows of dim elements each; its length
 // must be a multiple of dim, and query must have dim elements, otherwise
-// TopK returns ErrDimensionMismatch (wrapped). Only rows with
+// topK returns ErrDimensionMismatch (wrapped). Only rows with
 // distance <= maxDistance are kept (pass +Inf to keep all); rows
 // whose distance is NaN are never kept. When keep is not nil, a row is
 // considered only if keep(row) is true; keep is called from several
@@ -53,10 +53,10 @@ const cancelCheckRows = 1024
 // rows) takes contiguous blocks of rows from a shared counter and keeps its
 // own bounded heap of k entries; the heaps are merged at the end. k <= 0
 // or an empty matrix returns nil. When ctx is cancelled the workers stop
-// within about a thousand rows and TopK returns ctx.Err().
+// within about a thousand rows and topK returns ctx.Err().
 //
-// TopK neither retains nor modifies matrix or query.
-func TopK(ctx context.Context, matrix []float32, dim int, query []float32, k int, keep func(row int) bool, maxDistance float32) ([]Match, error) {
+// topK neither retains nor modifies matrix or query.
+func topK(ctx context.Context, matrix []float32, dim int, query []float32, k int, keep func(row int) bool, maxDistance float32) ([]match, error) {
 	if dim <= 0 {
 		return nil, fmt.Errorf("vector: top-k with dimension %d: %w", dim, ErrDimensionMismatch)
 	}
@@ -116,7 +116,7 @@ func TopK(ctx context.Context, matrix []float32, dim int, query []float32, k int
 	for _, h := range heaps {
 		n += len(h)
 	}
-	out := make([]Match, 0, n)
+	out := make([]match, 0, n)
 	for _, h := range heaps {
 		out = append(out, h...)
 	}
@@ -129,7 +129,7 @@ func TopK(ctx context.Context, matrix []float32, dim int, query []float32, k int
 
 // compareMatch orders by distance, then row: "a is better than b" is
 // compareMatch(a, b) < 0.
-func compareMatch(a, b Match) int {
+func compareMatch(a, b match) int {
 	if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
 		return c
 	}
@@ -184,7 +184,7 @@ func (s *scan) run(lo, hi int, h topHeap) topHeap {
 				if !(d <= s.max) {
 					continue
 				}
-				m := Match{Row: r + i, Distance: d}
+				m := match{Row: r + i, Distance: d}
 				if len(h) < s.k {
 					h.push(m)
 				} else if compareMatch(m, h[0]) < 0 {
@@ -200,9 +200,9 @@ func (s *scan) run(lo, hi int, h topHeap) topHeap {
 
 // topHeap is a max-heap on (distance, row): the root is the worst match
 // kept so far, the one a better candidate replaces.
-type topHeap []Match
+type topHeap []match
 
-func (h *topHeap) push(m Match) {
+func (h *topHeap) push(m match) {
 	*h = append(*h, m)
 	s := *h
 	i := len(s) - 1

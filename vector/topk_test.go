@@ -42,15 +42,15 @@ func clustered(seed uint64, rows, dim, clusters int, spread float64) (matrix, qu
 }
 
 // bruteTopK is the obviously-correct reference.
-func bruteTopK(matrix []float32, dim int, q []float32, k int, keep func(int) bool, maxD float32) []Match {
-	var all []Match
+func bruteTopK(matrix []float32, dim int, q []float32, k int, keep func(int) bool, maxD float32) []match {
+	var all []match
 	for r := 0; r < len(matrix)/dim; r++ {
 		if keep != nil && !keep(r) {
 			continue
 		}
 		d := -dot(q, matrix[r*dim:(r+1)*dim])
 		if d <= maxD {
-			all = append(all, Match{Row: r, Distance: d})
+			all = append(all, match{Row: r, Distance: d})
 		}
 	}
 	slices.SortFunc(all, compareMatch)
@@ -83,7 +83,7 @@ func TestTopKMatchesBruteForce(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, q := clustered(7, tt.rows, tt.dim, 5, 0.5)
-			got, err := TopK(ctx, m, tt.dim, q, tt.k, tt.keep, tt.maxD)
+			got, err := topK(ctx, m, tt.dim, q, tt.k, tt.keep, tt.maxD)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,11 +113,11 @@ func TestTopKTiesByRow(t *testing.T) {
 	}
 	q := []float32{0.5, 0.5, 0.5, 0.5}
 	for run := range 5 {
-		got, err := TopK(context.Background(), m, dim, q, 3, nil, noThreshold)
+		got, err := topK(context.Background(), m, dim, q, 3, nil, noThreshold)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []Match{{0, -1}, {1, -1}, {2, -1}}
+		want := []match{{0, -1}, {1, -1}, {2, -1}}
 		if !slices.Equal(got, want) {
 			t.Fatalf("run %d: TopK = %v, want %v", run, got, want)
 		}
@@ -132,11 +132,11 @@ func TestTopKThresholdSemantics(t *testing.T) {
 		0.5, 0,
 		0.3, 0,
 	}
-	got, err := TopK(context.Background(), m, 2, []float32{1, 0}, 10, nil, -0.5)
+	got, err := topK(context.Background(), m, 2, []float32{1, 0}, 10, nil, -0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Match{{0, -0.9}, {1, -0.5}}
+	want := []match{{0, -0.9}, {1, -0.5}}
 	if !slices.Equal(got, want) {
 		t.Errorf("TopK = %v, want %v", got, want)
 	}
@@ -151,11 +151,11 @@ func TestTopKSpecialThresholdsAndNaN(t *testing.T) {
 	q := []float32{1, 0}
 	for _, thr := range []float32{noThreshold, float32(math.Inf(1)), nan} {
 		t.Run(fmt.Sprint(thr), func(t *testing.T) {
-			got, err := TopK(context.Background(), m, 2, q, 10, nil, thr)
+			got, err := topK(context.Background(), m, 2, q, 10, nil, thr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []Match{{0, -1}, {2, -0.5}} // the NaN row is never kept
+			want := []match{{0, -1}, {2, -0.5}} // the NaN row is never kept
 			if !slices.Equal(got, want) {
 				t.Errorf("TopK = %v, want %v", got, want)
 			}
@@ -185,7 +185,7 @@ func TestTopKErrorsAndEdges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := TopK(ctx, tt.matrix, tt.dim, tt.query, tt.k, nil, noThreshold)
+			got, err := topK(ctx, tt.matrix, tt.dim, tt.query, tt.k, nil, noThreshold)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -201,7 +201,7 @@ func TestTopKCancelled(t *testing.T) {
 	t.Run("before start", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := TopK(ctx, m, 8, q, 5, nil, noThreshold); !errors.Is(err, context.Canceled) {
+		if _, err := topK(ctx, m, 8, q, 5, nil, noThreshold); !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
 	})
@@ -218,7 +218,7 @@ func TestTopKCancelled(t *testing.T) {
 			}
 			return true
 		}
-		_, err := TopK(ctx, big, 2, bq, 5, keep, noThreshold)
+		_, err := topK(ctx, big, 2, bq, 5, keep, noThreshold)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
@@ -232,7 +232,7 @@ func TestTopKCancelled(t *testing.T) {
 func TestTopKDoesNotModifyInputs(t *testing.T) {
 	m, q := clustered(11, 3000, 16, 3, 0.4)
 	m0, q0 := slices.Clone(m), slices.Clone(q)
-	if _, err := TopK(context.Background(), m, 16, q, 10, nil, noThreshold); err != nil {
+	if _, err := topK(context.Background(), m, 16, q, 10, nil, noThreshold); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(m, m0) || !slices.Equal(q, q0) {
@@ -247,7 +247,7 @@ func benchmarkTopK(b *testing.B, rows int) {
 	b.SetBytes(int64(rows * dim * 4))
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := TopK(ctx, m, dim, q, 10, nil, -0.5)
+		res, err := topK(ctx, m, dim, q, 10, nil, -0.5)
 		if err != nil || len(res) == 0 {
 			b.Fatalf("TopK = %d matches, %v", len(res), err)
 		}
@@ -268,4 +268,26 @@ func BenchmarkDot1536(b *testing.B) {
 		s += dot(q, m[:1536])
 	}
 	_ = s
+}
+
+// TestTopKThresholdAndKeep runs topK the way the in-memory store's scans
+// use a threshold and a row filter.
+func TestTopKThresholdAndKeep(t *testing.T) {
+	// Four unit rows of dimension 2, flat and row-major.
+	matrix := []float32{
+		1, 0, // row 0
+		0.6, 0.8, // row 1
+		0, 1, // row 2
+		-1, 0, // row 3
+	}
+	query := []float32{1, 0}
+	// Keep rows with distance <= -0.5 (similarity >= 0.5), skip row 1.
+	keep := func(row int) bool { return row != 1 }
+	matches, err := topK(context.Background(), matrix, 2, query, 3, keep, -0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(matches) != 1 || matches[0].Row != 0 || matches[0].Distance != -1 {
+		t.Fatalf("matches = %+v, want row 0 at distance -1 only", matches)
+	}
 }
