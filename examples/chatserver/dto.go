@@ -227,7 +227,24 @@ type signalsJSON struct {
 	Treatments   []string            `json:"treatments,omitempty"`
 	CultureInTag bool                `json:"culture_in_tag"`
 	Pair         bool                `json:"pair"`
-	Breakdown    lexical.Breakdown   `json:"breakdown"`
+	Breakdown    breakdownJSON       `json:"breakdown"`
+}
+
+// breakdownJSON is lexical.Breakdown in the agronomy store's words: the
+// library's subject and class bonuses are its culture and treatment ones.
+type breakdownJSON struct {
+	Fields       float64 `json:"fields"`
+	Matches      float64 `json:"matches"`
+	Culture      float64 `json:"culture"`
+	Treatment    float64 `json:"treatment"`
+	Pair         float64 `json:"pair"`
+	CultureInTag float64 `json:"culture_in_tag"`
+	Proximity    float64 `json:"proximity,omitempty"`
+}
+
+func newBreakdownJSON(b lexical.Breakdown) breakdownJSON {
+	return breakdownJSON{Fields: b.Fields, Matches: b.Matches, Culture: b.Subject, Treatment: b.Class, Pair: b.Pair,
+		CultureInTag: b.SubjectInTag, Proximity: b.Proximity}
 }
 
 // timingsJSON is rag.Timings in milliseconds.
@@ -450,7 +467,7 @@ func toHits[T any](hits []rag.Hit[T], fill recordFields[T]) []hitJSON {
 			j.Scores.Lexical, j.Scores.LexicalRank, j.Scores.TermsMatched = &score, l.Rank, l.TermsMatched
 			if s := l.Signals; s != nil {
 				j.Explanation.Lexical = &signalsJSON{Matched: s.Matched, Cultures: s.Subjects, Treatments: s.Classes,
-					CultureInTag: s.SubjectInTag, Pair: s.Pair, Breakdown: s.Breakdown}
+					CultureInTag: s.SubjectInTag, Pair: s.Pair, Breakdown: newBreakdownJSON(s.Breakdown)}
 			}
 		}
 		if v := h.Vector; v != nil {
