@@ -186,10 +186,10 @@ func ValidateOwnerRef(ref OwnerRef) error {
 	return validateID(ref)
 }
 
-// ValidateVector checks an embedding against the store's dimensions and
+// validateVector checks an embedding against the store's dimensions and
 // rejects NaN and ±Inf. A nil vector is valid (the chunk is not searchable by
 // vector).
-func ValidateVector(v []float32, dims int) error {
+func validateVector(v []float32, dims int) error {
 	if v == nil {
 		return nil
 	}
@@ -210,15 +210,15 @@ func ValidateQueryVector(v []float32, dims int) error {
 	if len(v) == 0 {
 		return &ValidationError{Field: "vector", Reason: "empty", Err: ErrDimensionMismatch}
 	}
-	return ValidateVector(v, dims)
+	return validateVector(v, dims)
 }
 
-// ValidateChunks checks the chunks that will replace owner's chunks: the
+// validateChunks checks the chunks that will replace owner's chunks: the
 // owner reference, every chunk's owner (empty means owner), source, Seq and
 // Start (not negative), the uniqueness of (source, seq), every text
 // (ValidText: content, source, hash, file, heading path, metadata) and
 // every embedding.
-func ValidateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
+func validateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
 	if err := ValidateOwnerRef(owner); err != nil {
 		return err
 	}
@@ -249,7 +249,7 @@ func ValidateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
 		if err := checkChunkText(owner, i, c); err != nil {
 			return err
 		}
-		if err := ValidateVector(c.Embedding, dims); err != nil {
+		if err := validateVector(c.Embedding, dims); err != nil {
 			var ve *ValidationError
 			if errors.As(err, &ve) {
 				ve.Owner = owner
@@ -262,7 +262,7 @@ func ValidateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
 }
 
 // PrepareChunks returns a copy of chunks with Owner set to owner and empty
-// ContentHash filled from Content. Call it after ValidateChunks.
+// ContentHash filled from Content. Call it after the chunks are validated.
 func PrepareChunks(owner OwnerRef, chunks []Chunk) []Chunk {
 	out := make([]Chunk, len(chunks))
 	for i, c := range chunks {
@@ -281,7 +281,7 @@ func PrepareChunks(owner OwnerRef, chunks []Chunk) []Chunk {
 // invalid UTF-8, in values, list elements and map keys alike), a
 // document's content (when not empty, some text besides white space and
 // control characters), the record limits (MaxTags and the others: a
-// *ValidationError wrapping ErrLimitExceeded), chunks (ValidateChunks) and
+// *ValidationError wrapping ErrLimitExceeded), chunks (as validateChunks says) and
 // deletions (ValidateOwnerRef).
 func ValidateBatch(b *Batch, dims int) error {
 	for i := range b.Items {
@@ -328,7 +328,7 @@ func ValidateBatch(b *Batch, dims int) error {
 		}
 	}
 	for _, oc := range b.Chunks {
-		if err := ValidateChunks(oc.Owner, oc.Chunks, dims); err != nil {
+		if err := validateChunks(oc.Owner, oc.Chunks, dims); err != nil {
 			return err
 		}
 	}

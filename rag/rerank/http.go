@@ -51,17 +51,18 @@ const (
 	FlavorVLLM
 )
 
-// String returns the flavor's name, which is also its [Method].
+// String returns the flavor's name, which is also the [Method] of its
+// scores.
 func (f Flavor) String() string {
 	switch f {
 	case FlavorCohere:
-		return string(MethodCohere)
+		return string(methodCohere)
 	case FlavorJina:
-		return string(MethodJina)
+		return string(methodJina)
 	case FlavorTEI:
-		return string(MethodTEI)
+		return string(methodTEI)
 	case FlavorVLLM:
-		return string(MethodVLLM)
+		return string(methodVLLM)
 	}
 	return "Flavor(" + strconv.Itoa(int(f)) + ")"
 }
@@ -211,11 +212,11 @@ func NewHTTP(client *http.Client, opts HTTPOptions) (*HTTP, error) {
 	return &HTTP{client: client, endpoint: u.String(), opts: opts}, nil
 }
 
-// Endpoint returns the URL requests are posted to.
-func (h *HTTP) Endpoint() string { return h.endpoint }
+// endpointURL returns the URL requests are posted to.
+func (h *HTTP) endpointURL() string { return h.endpoint }
 
-// Flavor returns the server flavor.
-func (h *HTTP) Flavor() Flavor { return h.opts.Flavor }
+// flavor returns the server flavor.
+func (h *HTTP) flavor() Flavor { return h.opts.Flavor }
 
 // APIError is a non-2xx answer from a rerank server.
 type APIError struct {

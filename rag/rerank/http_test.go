@@ -212,8 +212,8 @@ func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 func TestHTTPBaseURLWithPath(t *testing.T) {
 	srv, got := fakeServer(t, http.StatusOK, `{"results":[{"index":0,"relevance_score":0.5}]}`, nil)
 	h := mustHTTP(t, HTTPOptions{Flavor: FlavorVLLM, BaseURL: srv.URL + "/proxy/"})
-	if want := srv.URL + "/proxy/v1/rerank"; h.Endpoint() != want {
-		t.Errorf("Endpoint() = %q, want %q", h.Endpoint(), want)
+	if want := srv.URL + "/proxy/v1/rerank"; h.endpointURL() != want {
+		t.Errorf("Endpoint() = %q, want %q", h.endpointURL(), want)
 	}
 	if _, err := h.Rerank(context.Background(), "q", httpCands[:1]); err != nil {
 		t.Fatal(err)
@@ -467,8 +467,8 @@ func TestNewHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if h.Endpoint() != tt.endpoint || h.Flavor() != tt.opts.Flavor {
-				t.Errorf("Endpoint() = %q, Flavor() = %v; want %q", h.Endpoint(), h.Flavor(), tt.endpoint)
+			if h.endpointURL() != tt.endpoint || h.flavor() != tt.opts.Flavor {
+				t.Errorf("Endpoint() = %q, Flavor() = %v; want %q", h.endpointURL(), h.flavor(), tt.endpoint)
 			}
 		})
 	}

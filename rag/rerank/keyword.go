@@ -169,8 +169,8 @@ func NewKeyword(opts KeywordOptions) (*Keyword, error) {
 	return k, nil
 }
 
-// Weights returns the effective weights, divided by their sum.
-func (k *Keyword) Weights() KeywordWeights { return k.weights }
+// effectiveWeights returns the effective weights, divided by their sum.
+func (k *Keyword) effectiveWeights() KeywordWeights { return k.weights }
 
 // Component is one weighted part of a [Keyword] score.
 type Component struct {

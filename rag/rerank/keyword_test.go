@@ -192,7 +192,7 @@ func TestKeywordWeights(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := mustKeyword(t, KeywordOptions{Weights: tt.weights})
-			w := k.Weights()
+			w := k.effectiveWeights()
 			if !approx(w.Original, tt.want.Original) || !approx(w.Content, tt.want.Content) || !approx(w.Title, tt.want.Title) {
 				t.Errorf("weights = %+v, want %+v", w, tt.want)
 			}

@@ -73,14 +73,17 @@ type Result struct {
 // Method names the reranker that produced a [Result].
 type Method string
 
-// Methods of the rerankers in this package. A [Func] may use any other
-// name.
+// MethodKeyword names the scores of [Keyword]. [HTTP] names its scores by
+// its Flavor ("cohere", "jina", "tei", "vllm"; see [Flavor.String]) and
+// [LLM] by [MethodLLM]. A [Func] may use any other name.
+const MethodKeyword Method = "keyword"
+
+// Methods named after the HTTP flavors.
 const (
-	MethodKeyword Method = "keyword"
-	MethodCohere  Method = "cohere"
-	MethodJina    Method = "jina"
-	MethodTEI     Method = "tei"
-	MethodVLLM    Method = "vllm"
+	methodCohere Method = "cohere"
+	methodJina   Method = "jina"
+	methodTEI    Method = "tei"
+	methodVLLM   Method = "vllm"
 )
 
 // Explanation is the typed account of a reranked score.
