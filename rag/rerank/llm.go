@@ -65,9 +65,10 @@ type LLMOptions struct {
 	// Language is "pt-BR" (default) or "en".
 	Language string
 	// MaxContentChars caps each candidate's content in the prompt
-	// (default 500).
+	// (default 500); a negative value sends the whole content.
 	MaxContentChars int
-	// MaxTokens caps the answer; 0 means 64 plus 24 per candidate.
+	// MaxTokens caps the answer; 0 means 64 plus 24 per candidate, a
+	// negative value leaves the cap to the provider.
 	MaxTokens int
 	// SystemPrompt replaces the built-in instructions. It must still ask
 	// for {"scores": [{"index": …, "score": …}]}.
@@ -87,14 +88,10 @@ type LLM struct {
 var _ Reranker = (*LLM)(nil)
 
 // NewLLM returns an LLM reranker. It returns [ErrInvalidOptions] for a nil
-// model, an unsupported language or a negative MaxContentChars or
-// MaxTokens; it does no I/O.
+// model or an unsupported language; it does no I/O.
 func NewLLM(model llm.ChatModel, opts LLMOptions) (*LLM, error) {
 	if model == nil {
 		return nil, fmt.Errorf("%w: nil model", ErrInvalidOptions)
-	}
-	if opts.MaxContentChars < 0 || opts.MaxTokens < 0 {
-		return nil, fmt.Errorf("%w: negative MaxContentChars or MaxTokens", ErrInvalidOptions)
 	}
 	lang, err := llmLanguage(opts.Language)
 	if err != nil {
@@ -150,7 +147,7 @@ func (r *LLM) Request(query string, cands []Candidate) (llm.Request, error) {
 		Model:       r.opts.Model,
 		Messages:    []llm.Message{llm.SystemMessage(system), llm.UserMessage(user)},
 		Temperature: llm.Temperature(0),
-		MaxTokens:   cmp.Or(r.opts.MaxTokens, 64+24*len(cands)),
+		MaxTokens:   max(cmp.Or(r.opts.MaxTokens, 64+24*len(cands)), 0),
 	}, nil
 }
 
@@ -218,7 +215,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // truncate cuts s to n runes, marking the cut with "…".
 func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if n < 0 || utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	i := 0

@@ -137,13 +137,29 @@ func TestLLMErrors(t *testing.T) {
 	for name, fn := range map[string]func() (*LLM, error){
 		"nil model":        func() (*LLM, error) { return NewLLM(nil, LLMOptions{}) },
 		"unknown language": func() (*LLM, error) { return NewLLM(llmtest.NewModel(), LLMOptions{Language: "fr"}) },
-		"negative content": func() (*LLM, error) { return NewLLM(llmtest.NewModel(), LLMOptions{MaxContentChars: -1}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := fn(); !errors.Is(err, ErrInvalidOptions) {
 				t.Errorf("error %v, want ErrInvalidOptions", err)
 			}
 		})
+	}
+}
+
+// TestLLMNegativeCapsAreOff: a negative MaxContentChars sends the whole
+// content and a negative MaxTokens no cap, the options convention's "off".
+func TestLLMNegativeCapsAreOff(t *testing.T) {
+	r := mustLLM(t, llmtest.NewModel(), LLMOptions{MaxContentChars: -1, MaxTokens: -1})
+	long := strings.Repeat("á", 900)
+	req, err := r.Request("videira", []Candidate{{ID: "x", Content: long}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(req.Messages[1].Content, "[0] "+long) {
+		t.Errorf("content cut with MaxContentChars -1: %q", req.Messages[1].Content)
+	}
+	if req.MaxTokens != 0 {
+		t.Errorf("max tokens %d with MaxTokens -1, want 0 (the provider's)", req.MaxTokens)
 	}
 }
 
