@@ -45,13 +45,6 @@
 // elsewhere or when built with the purego tag. A row's score is bitwise
 // the same through both, whatever rows are scored with it.
 //
-// [QuantizeQ8] codes a vector in 8 bits with one scale and reports bounds
-// ([Q8Stats]); [DotRowsQ8] takes exact integer inner products of codes (an
-// AVX-512 VNNI or AVX2 kernel where [Q8Accelerated]; see [Q8Kernel]), and
-// [Q8Bound] says how far the scaled result can be from the float32 inner
-// product, so a scan can read a quarter of the bytes and still return the
-// exact top k: the in-memory store does.
-//
 // [Aggregate] turns chunk matches into one hit per owner (mode max, sum or
 // top-k mean), keeping the best chunks as evidence and as a snippet.
 //

@@ -21,34 +21,3 @@ func ExampleDotRows() {
 	fmt.Println(n, scores)
 	// Output: 3 [0.5 2 1.5]
 }
-
-// QuantizeQ8, DotRowsQ8 and Q8Bound give each row an interval that holds
-// its exact inner product with the query, from a quarter of the bytes: a
-// search scores every row on the codes and only the rows whose interval
-// reaches the best scores exactly.
-func ExampleDotRowsQ8() {
-	const dim = 4
-	rows := [][]float32{{0.9, 0.1, 0, 0.4}, {0.1, 0.8, 0.5, 0}, {0.5, 0.5, 0.5, 0.5}}
-	query := []float32{1, 0, 0.2, 0.3}
-
-	qcodes := make([]int8, dim)
-	qst, _ := vector.QuantizeQ8(qcodes, query)
-	codes := make([]int8, len(rows)*dim)
-	stats := make([]vector.Q8Stats, len(rows))
-	for i, r := range rows {
-		stats[i], _ = vector.QuantizeQ8(codes[i*dim:(i+1)*dim], r)
-	}
-	dots := make([]int32, len(rows))
-	vector.DotRowsQ8(dots, codes, qcodes)
-	for i, r := range rows {
-		approx := qst.Scale * stats[i].Scale * float32(dots[i])
-		bound := vector.Q8Bound(qst, stats[i], dim)
-		exact, _ := vector.Dot(query, r)
-		fmt.Printf("row %d: exact %.3f within [%.3f, %.3f]: %v\n", i, exact, approx-bound, approx+bound,
-			approx-bound <= exact && exact <= approx+bound)
-	}
-	// Output:
-	// row 0: exact 1.020 within [1.012, 1.025]: true
-	// row 1: exact 0.200 within [0.193, 0.204]: true
-	// row 2: exact 0.750 within [0.745, 0.751]: true
-}

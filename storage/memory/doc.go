@@ -56,11 +56,11 @@
 // the number of CPUs or on where rows sit in the slab. The scan runs one
 // goroutine per CPU (runtime.GOMAXPROCS) over disjoint ranges of the slab.
 //
-// Where the processor has AVX2 or AVX-512 VNNI (vector.Q8Accelerated),
-// each row is also kept quantized to 8 bits (vector.QuantizeQ8, one scale
-// per row) and the search reads those instead, a quarter of the bytes: the
-// integer inner product of the codes (vector.DotRowsQ8, an assembly kernel)
-// with the bound vector.Q8Bound brackets every row's exact score. Only the
+// Where the processor has AVX2 or AVX-512 VNNI, each row is also kept
+// quantized to 8 bits (one scale per row) and the search reads those
+// instead, a quarter of the bytes: the integer inner product of the codes
+// (an assembly kernel), with a bound on its rounding, brackets every row's
+// exact score. Only the
 // rows whose upper bound reaches the best lower bounds, and then the best
 // exact scores found, are scored exactly — typically a few more than Limit
 // — so the result is the exact scan's, scores included. Elsewhere (and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 
+	"github.com/hybridrag/hybridrag/internal/q8"
 	"github.com/hybridrag/hybridrag/vector"
 )
 
@@ -13,10 +14,10 @@ const maxQ8Dims = 16000
 
 // useQ8 reports whether kinds of the given dimensions keep quantized rows
 // and search them with quantizedSearch: only where the int8 kernel is
-// accelerated (vector.Q8Accelerated), since elsewhere the float32 scan is
+// accelerated (q8.Accelerated), since elsewhere the float32 scan is
 // faster than the portable int8 loop.
 func useQ8(dims int) bool {
-	return forceQ8 || (vector.Q8Accelerated() && dims <= maxQ8Dims)
+	return forceQ8 || (q8.Accelerated() && dims <= maxQ8Dims)
 }
 
 // forceQ8 makes every new tenant keep quantized rows, for tests on
@@ -36,7 +37,7 @@ var q8Rescored func(n int)
 
 // quantizedSearch returns the same hits as exactSearch while reading a
 // quarter of the bytes for most rows. Every eligible row is first scored
-// on its 8-bit codes (vector.DotRowsQ8), which with vector.Q8Bound gives a
+// on its 8-bit codes (q8.DotRows), which with q8.Bound gives a
 // lower and an upper bound of its exact float32 score; rows whose upper
 // bound cannot meet maxDist, or is below the limit-th best lower bound
 // seen, are dropped. The rows with the best lower bounds are then scored
@@ -46,7 +47,7 @@ var q8Rescored func(n int)
 // exact score, below every hit kept, so the result is exactly
 // exactSearch's, scores bitwise included. The caller holds the tenant's
 // read lock.
-func quantizedSearch(ctx context.Context, kd *kindData, vec []float32, qcodes []int8, qst vector.Q8Stats, limit int, maxDist float64, eligible func(int) bool) (*topK[vecHit], error) {
+func quantizedSearch(ctx context.Context, kd *kindData, vec []float32, qcodes []int8, qst q8.Stats, limit int, maxDist float64, eligible func(int) bool) (*topK[vecHit], error) {
 	rows, dims := kd.rows, kd.dims
 	// The bound of row r is a linear function of its error and norm:
 	// Q8Bound(q, r) = Err_r*(N_q+E_q) + Norm_r*(E_q + c*N_q), rounded up.
@@ -74,7 +75,7 @@ func quantizedSearch(ctx context.Context, kd *kindData, vec []float32, qcodes []
 		var scores [scoreBlock]int32
 		errs[shard] = eachRun(ctx, lo, hi, eligible, func(r, end int) {
 			out := scores[:end-r]
-			vector.DotRowsQ8(out, kd.q8[r*dims:end*dims], qcodes)
+			q8.DotRows(out, kd.q8[r*dims:end*dims], qcodes)
 			for i, sc := range out {
 				st := &kd.q8st[r+i]
 				approx := qst.Scale * st.Scale * float32(sc)

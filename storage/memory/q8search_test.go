@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/internal/q8"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -103,7 +104,7 @@ func TestQuantizedSearchMatchesExact(t *testing.T) {
 					t.Fatal(err)
 				}
 				codes := make([]int8, dims)
-				qst, err := vector.QuantizeQ8(codes, q)
+				qst, err := q8.Quantize(codes, q)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/hybridrag/hybridrag/internal/q8"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
@@ -167,8 +168,8 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	var err error
 	if kd.useQ8 {
 		qcodes := make([]int8, len(vec))
-		var qst vector.Q8Stats
-		if qst, err = vector.QuantizeQ8(qcodes, vec); err != nil {
+		var qst q8.Stats
+		if qst, err = q8.Quantize(qcodes, vec); err != nil {
 			return nil, wrap(err) // unreachable: the vector was validated
 		}
 		all, err = quantizedSearch(ctx, kd, vec, qcodes, qst, limit, maxDist, eligible)

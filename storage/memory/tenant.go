@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/q8"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
 // tenant holds one tenant's records. mu guards everything below it.
@@ -111,11 +111,11 @@ type kindData struct {
 
 	slab []float32
 	rows []rowMeta
-	// q8 holds each row's embedding quantized to 8 bits (vector.QuantizeQ8),
+	// q8 holds each row's embedding quantized to 8 bits (q8.Quantize),
 	// row-major like slab, and q8st their scales and error bounds; both are
 	// nil unless useQ8 (see quantizedSearch).
 	q8     []int8
-	q8st   []vector.Q8Stats
+	q8st   []q8.Stats
 	useQ8  bool
 	free   []int32
 	chunks int // stored chunks, with or without embedding
@@ -213,7 +213,7 @@ func (kd *kindData) replaceChunks(o *owner, chunks []storage.Chunk) {
 			if kd.useQ8 {
 				// Embeddings are validated (length, finite) before they
 				// reach the slab, so QuantizeQ8 cannot fail here.
-				kd.q8st[r], _ = vector.QuantizeQ8(kd.q8[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
+				kd.q8st[r], _ = q8.Quantize(kd.q8[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
 			}
 			kd.rows[r] = rowMeta{o: o, idx: int32(i), active: o.active}
 			recs[i].row = r
@@ -280,7 +280,7 @@ func (kd *kindData) allocRow() int32 {
 	kd.slab = slices.Grow(kd.slab, kd.dims)[:len(kd.slab)+kd.dims]
 	if kd.useQ8 {
 		kd.q8 = slices.Grow(kd.q8, kd.dims)[:len(kd.q8)+kd.dims]
-		kd.q8st = append(kd.q8st, vector.Q8Stats{})
+		kd.q8st = append(kd.q8st, q8.Stats{})
 	}
 	return r
 }

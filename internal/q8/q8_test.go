@@ -1,4 +1,4 @@
-package vector
+package q8
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 func randCodes(rng *rand.Rand, n int) []int8 {
@@ -58,7 +60,7 @@ func TestDotRowsQ8(t *testing.T) {
 	}
 	// The exported wrapper scores min(len(out), rows) rows.
 	out := make([]int32, 3)
-	if n := DotRowsQ8(out, make([]int8, 2*64), make([]int8, 64)); n != 2 {
+	if n := DotRows(out, make([]int8, 2*64), make([]int8, 64)); n != 2 {
 		t.Errorf("DotRowsQ8 scored %d rows, want 2", n)
 	}
 }
@@ -68,7 +70,7 @@ func TestDotRowsQ8(t *testing.T) {
 // one, on embeddings and on adversarial vectors.
 func TestQ8Bound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	emb, err := NewHashEmbedder(HashOptions{Dimensions: 384})
+	emb, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 384})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +94,9 @@ func TestQ8Bound(t *testing.T) {
 		}
 		vecs = append(vecs, v)
 	}
-	q8 := func(v []float32) ([]int8, Q8Stats) {
+	q8 := func(v []float32) ([]int8, Stats) {
 		c := make([]int8, len(v))
-		st, err := QuantizeQ8(c, v)
+		st, err := Quantize(c, v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,15 +107,15 @@ func TestQ8Bound(t *testing.T) {
 		for j, b := range vecs {
 			cb, sb := q8(b)
 			var code [1]int32
-			DotRowsQ8(code[:], cb, ca)
+			DotRows(code[:], cb, ca)
 			approx := float64(sa.Scale) * float64(sb.Scale) * float64(code[0])
 			var exact float64
 			for k := range a {
 				exact += float64(a[k]) * float64(b[k])
 			}
 			var f [1]float32
-			DotRows(f[:], b, a)
-			bound := float64(Q8Bound(sa, sb, len(a)))
+			vector.DotRows(f[:], b, a)
+			bound := float64(Bound(sa, sb, len(a)))
 			if d := math.Abs(exact - approx); d > bound {
 				t.Errorf("vectors %d·%d: |exact - approx| = %g > bound %g", i, j, d, bound)
 			}
@@ -124,7 +126,7 @@ func TestQ8Bound(t *testing.T) {
 	}
 	// A zero vector quantizes to zero codes, scale and error.
 	c, st := q8(make([]float32, 8))
-	if st != (Q8Stats{}) || c[0] != 0 {
+	if st != (Stats{}) || c[0] != 0 {
 		t.Errorf("zero vector: %+v %v", st, c)
 	}
 }
@@ -136,7 +138,7 @@ func BenchmarkDotRowsQ8(b *testing.B) {
 		m := randCodes(rng, rows*dim)
 		q := randCodes(rng, dim)
 		out := make([]int32, rows)
-		kernels := map[string]func(out []int32, m, q []int8){"selected-" + Q8Kernel(): dotRowsQ8, "generic": dotRowsQ8Generic}
+		kernels := map[string]func(out []int32, m, q []int8){"selected-" + Kernel(): dotRowsQ8, "generic": dotRowsQ8Generic}
 		addQ8FastKernel(kernels)
 		for name, k := range kernels {
 			b.Run(fmt.Sprintf("%s/rows=%d", name, rows), func(b *testing.B) {
@@ -152,11 +154,11 @@ func BenchmarkDotRowsQ8(b *testing.B) {
 // TestQuantizeQ8Errors checks the typed errors, with nothing written.
 func TestQuantizeQ8Errors(t *testing.T) {
 	dst := []int8{7, 7, 7}
-	if _, err := QuantizeQ8(dst[:2], []float32{1, 2, 3}); !errors.Is(err, ErrDimensionMismatch) {
+	if _, err := Quantize(dst[:2], []float32{1, 2, 3}); !errors.Is(err, vector.ErrDimensionMismatch) {
 		t.Errorf("short dst: %v, want ErrDimensionMismatch", err)
 	}
 	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
-		if _, err := QuantizeQ8(dst, []float32{1, bad, 3}); !errors.Is(err, ErrNotFinite) {
+		if _, err := Quantize(dst, []float32{1, bad, 3}); !errors.Is(err, vector.ErrNotFinite) {
 			t.Errorf("%v: %v, want ErrNotFinite", bad, err)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package vector
+package q8
 
 import "golang.org/x/sys/cpu"
 
@@ -14,8 +14,15 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func dotRowsQ8VNNI(out []int32, matrix, query []int8, n64 int)
 
-// hasVNNI reports whether AVX-512 VNNI can be used (with AVX-512F).
-var hasVNNI = hasAVX512 && cpu.X86.HasAVX512VNNI
+// What the processor supports and the operating system enables, as
+// golang.org/x/sys/cpu probes it at start-up: AVX2 (with FMA, as the
+// float32 kernels of package vector require), AVX-512F, and AVX-512 VNNI
+// (with AVX-512F).
+var (
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F
+	hasVNNI   = hasAVX512 && cpu.X86.HasAVX512VNNI
+)
 
 // dotRowsQ8AVX2 (q8_amd64.s) is the AVX2 kernel: the same result as
 // dotRowsQ8VNNI over the first n32 codes, a positive multiple of 32.

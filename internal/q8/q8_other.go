@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package vector
+package q8
 
 const (
 	q8Accelerated = false
