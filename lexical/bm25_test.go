@@ -155,13 +155,13 @@ func TestVocabularyFieldLengths(t *testing.T) {
 	b.AddRecord(qa("Qual o prazo?", "O prazo termina em maio."))
 	b.AddRecord(Fields{{Name: "question", Text: "Multa por atraso na entrega"}})
 	v := b.Build()
-	if got := v.AvgFieldWords("question"); got != (3+5)/2.0 {
+	if got := v.avgFieldWords("question"); got != (3+5)/2.0 {
 		t.Errorf("question average = %v", got)
 	}
-	if got := v.AvgFieldWords("answer"); got != 5/2.0 {
+	if got := v.avgFieldWords("answer"); got != 5/2.0 {
 		t.Errorf("answer average = %v", got)
 	}
-	if got := v.AvgFieldWords("title"); got != 0 {
+	if got := v.avgFieldWords("title"); got != 0 {
 		t.Errorf("unseen field average = %v", got)
 	}
 	if got := v.DocFreq("prazo"); got != 1 {
@@ -172,7 +172,7 @@ func TestVocabularyFieldLengths(t *testing.T) {
 		t.Errorf("AvgFieldWordsAll = %v", all)
 	}
 	var nilV *Vocabulary
-	if nilV.AvgFieldWords("x") != 0 || nilV.AvgFieldWordsAll() != nil {
+	if nilV.avgFieldWords("x") != 0 || nilV.AvgFieldWordsAll() != nil {
 		t.Error("nil vocabulary has field lengths")
 	}
 }

@@ -103,7 +103,7 @@
 // # Vocabulary: typo correction and IDF
 //
 // A [Vocabulary] holds the words of a collection with their document
-// frequencies ([VocabularyBuilder], [NewVocabulary]). [Vocabulary.Correct]
+// frequencies ([VocabularyBuilder]). [Vocabulary.Correct]
 // maps a misspelled query word to the indexed word within one edit (two
 // from 8 letters) found in the most documents ("fungisida" → "fungicida",
 // "aglodao" → "algodao"), and leaves known words alone;

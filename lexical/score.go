@@ -519,9 +519,9 @@ func sanitizeWeight(w float64) float64 {
 	return w
 }
 
-// Fields returns the fields the Scorer looks at, after NewScorer's
+// fieldSpecs returns the fields the Scorer looks at, after NewScorer's
 // corrections. The result is a copy.
-func (s *Scorer) Fields() []FieldSpec { return slices.Clone(s.specs) }
+func (s *Scorer) fieldSpecs() []FieldSpec { return slices.Clone(s.specs) }
 
 // Weights returns the bonuses in effect.
 func (s *Scorer) Weights() Weights { return s.weights }
@@ -679,8 +679,8 @@ func (s *Scorer) Prepare(query string) *PreparedQuery {
 	return q
 }
 
-// Query returns the query as given to Prepare.
-func (q *PreparedQuery) Query() string { return q.query }
+// queryText returns the query as given to Prepare.
+func (q *PreparedQuery) queryText() string { return q.query }
 
 // Tokens returns the query tokens (a copy).
 func (q *PreparedQuery) Tokens() []string { return slices.Clone(q.tokens) }

@@ -277,7 +277,7 @@ func TestNewScorerFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := NewScorer(ScorerOptions{Fields: tt.fields}).Fields()
+			got := NewScorer(ScorerOptions{Fields: tt.fields}).fieldSpecs()
 			if tt.want == nil {
 				if len(got) != maxFields {
 					t.Errorf("%d fields kept, want %d", len(got), maxFields)
@@ -341,8 +341,8 @@ func TestScorerOptionsValidate(t *testing.T) {
 
 func TestPreparedQueryAccessorsCopy(t *testing.T) {
 	q := NewScorer(ScorerOptions{}).Prepare("fungo na videira")
-	if q.Query() != "fungo na videira" {
-		t.Errorf("Query = %q", q.Query())
+	if q.queryText() != "fungo na videira" {
+		t.Errorf("Query = %q", q.queryText())
 	}
 	toks := q.Tokens()
 	toks[0] = "x"

@@ -253,9 +253,9 @@ func (s *Synonyms) Len() int {
 	return len(s.entries)
 }
 
-// Canonicals returns the canonical terms of category c as written in the
+// canonicals returns the canonical terms of category c as written in the
 // table, ordered by normalized term.
-func (s *Synonyms) Canonicals(c Category) []string {
+func (s *Synonyms) canonicals(c Category) []string {
 	if s == nil {
 		return nil
 	}
@@ -295,10 +295,10 @@ func (s *Synonyms) MarshalJSON() ([]byte, error) {
 	return json.Marshal(raw)
 }
 
-// Lookup returns the canonical term (as written in the table) that text
+// lookup returns the canonical term (as written in the table) that text
 // stands for in category c: text must be the canonical term or one of its
 // variants as a whole, in any case, accent, number or gender form.
-func (s *Synonyms) Lookup(c Category, text string) (canonical string, ok bool) {
+func (s *Synonyms) lookup(c Category, text string) (canonical string, ok bool) {
 	if s == nil {
 		return "", false
 	}

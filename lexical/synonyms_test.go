@@ -14,11 +14,11 @@ func TestDefaultSynonymsLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded table: %v", err)
 	}
-	if n := len(s.Canonicals(CategorySubject)); n < 25 {
+	if n := len(s.canonicals(CategorySubject)); n < 25 {
 		t.Errorf("default table has %d subjects, want at least 25", n)
 	}
 	for _, c := range []Category{CategoryClass, CategoryGeneric} {
-		if len(s.Canonicals(c)) == 0 {
+		if len(s.canonicals(c)) == 0 {
 			t.Errorf("default table has no %s", c)
 		}
 	}
@@ -84,16 +84,16 @@ func TestDefaultSynonymsLookup(t *testing.T) {
 	s := DefaultSynonyms()
 	for _, tt := range tests {
 		t.Run(string(tt.cat)+"/"+tt.in, func(t *testing.T) {
-			got, ok := s.Lookup(tt.cat, tt.in)
+			got, ok := s.lookup(tt.cat, tt.in)
 			if !ok || got != tt.want {
 				t.Errorf("Lookup(%s, %q) = %q, %v; want %q", tt.cat, tt.in, got, ok, tt.want)
 			}
 		})
 	}
-	if got, ok := s.Lookup(CategorySubject, "fungicida"); ok {
+	if got, ok := s.lookup(CategorySubject, "fungicida"); ok {
 		t.Errorf("Lookup(subject, fungicida) = %q, want none", got)
 	}
-	if got, ok := s.Lookup(CategoryClass, "   "); ok {
+	if got, ok := s.lookup(CategoryClass, "   "); ok {
 		t.Errorf("Lookup of blank = %q, want none", got)
 	}
 }
@@ -257,17 +257,17 @@ func TestMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, ok := m.Lookup(tt.cat, tt.in)
+			got, ok := m.lookup(tt.cat, tt.in)
 			if ok != tt.wantHit || got != tt.want {
 				t.Errorf("Lookup(%s, %q) = %q, %v; want %q, %v", tt.cat, tt.in, got, ok, tt.want, tt.wantHit)
 			}
 		})
 	}
 	// The inputs are untouched.
-	if got, _ := base.Lookup(CategorySubject, "laranja"); got != "citros" {
+	if got, _ := base.lookup(CategorySubject, "laranja"); got != "citros" {
 		t.Errorf("Merge modified its receiver: laranja → %q", got)
 	}
-	if got, _ := base.Lookup(CategoryClass, "fungo"); got != "fungicida" {
+	if got, _ := base.lookup(CategoryClass, "fungo"); got != "fungicida" {
 		t.Errorf("Merge modified its receiver: fungo → %q", got)
 	}
 }
@@ -280,7 +280,7 @@ func TestMergeFoldsCanonicalListedAsVariant(t *testing.T) {
 		t.Fatalf("want laranja folded into citros, got %+v", m.Entries())
 	}
 	for _, w := range []string{"laranja", "laranjeira", "limão", "citros"} {
-		if got, _ := m.Lookup(CategorySubject, w); got != "citros" {
+		if got, _ := m.lookup(CategorySubject, w); got != "citros" {
 			t.Errorf("Lookup(%q) = %q, want citros", w, got)
 		}
 	}
@@ -291,10 +291,10 @@ func TestZeroAndNilSynonyms(t *testing.T) {
 	zero := &Synonyms{}
 	for name, s := range map[string]*Synonyms{"nil": nilTable, "zero": zero} {
 		t.Run(name, func(t *testing.T) {
-			if s.Len() != 0 || s.Detect("uva") != nil || s.Entries() != nil || s.Canonicals(CategorySubject) != nil {
+			if s.Len() != 0 || s.Detect("uva") != nil || s.Entries() != nil || s.canonicals(CategorySubject) != nil {
 				t.Error("empty table must find nothing")
 			}
-			if _, ok := s.Lookup(CategorySubject, "uva"); ok {
+			if _, ok := s.lookup(CategorySubject, "uva"); ok {
 				t.Error("Lookup on empty table")
 			}
 			terms, used := s.Expand("uva", []string{"uva"})
@@ -312,7 +312,7 @@ func TestEntriesIsACopy(t *testing.T) {
 	s := mustParse(t, `{"subject":{"uva":["videira"]}}`)
 	e := s.Entries()
 	e[0].Variants[0] = "x"
-	if got, ok := s.Lookup(CategorySubject, "videira"); !ok || got != "uva" {
+	if got, ok := s.lookup(CategorySubject, "videira"); !ok || got != "uva" {
 		t.Error("modifying Entries changed the table")
 	}
 }

@@ -28,7 +28,7 @@ func (b *VocabularyBuilder) Add(text string) {
 
 // AddRecord adds one document made of the fields of rec, as Add does with
 // their texts joined, and also counts the words of each field by name for
-// [Vocabulary.AvgFieldWords] (the field lengths of [BM25]).
+// [Vocabulary.AvgFieldWordsAll] (the field lengths of [BM25]).
 func (b *VocabularyBuilder) AddRecord(rec Record) {
 	b.begin()
 	if b.fieldWords == nil {
@@ -107,8 +107,8 @@ func (b *VocabularyBuilder) Build() *Vocabulary {
 	return v
 }
 
-// NewVocabulary returns the Vocabulary of docs, one text per document.
-func NewVocabulary(docs []string) *Vocabulary {
+// newVocabulary returns the Vocabulary of docs, one text per document.
+func newVocabulary(docs []string) *Vocabulary {
 	var b VocabularyBuilder
 	for _, d := range docs {
 		b.Add(d)
@@ -156,18 +156,18 @@ func (v *Vocabulary) Docs() int {
 	return v.docs
 }
 
-// AvgFieldWords returns the mean number of words of the named field per
+// avgFieldWords returns the mean number of words of the named field per
 // document, over the documents added with [VocabularyBuilder.AddRecord]
 // (a document without the field counts as 0 words): the AvgLengths of
 // [BM25]. It is 0 for a field never seen.
-func (v *Vocabulary) AvgFieldWords(field string) float64 {
+func (v *Vocabulary) avgFieldWords(field string) float64 {
 	if v == nil || v.docs == 0 {
 		return 0
 	}
 	return float64(v.fieldWords[field]) / float64(v.docs)
 }
 
-// AvgFieldWordsAll returns AvgFieldWords of every field seen, by name (a
+// AvgFieldWordsAll returns the mean number of words of every field seen, by name (a
 // new map), ready for [Scorer.WithAverageLengths].
 func (v *Vocabulary) AvgFieldWordsAll() map[string]float64 {
 	if v == nil || v.docs == 0 || len(v.fieldWords) == 0 {
@@ -303,11 +303,11 @@ func (v *Vocabulary) IDFWeights(opts IDFOptions) func(term string) float64 {
 }
 
 // Correction limits: tokens shorter than minCorrectLength runes are never
-// corrected; from LongTokenLength runes on, two edits are allowed instead
+// corrected; from longTokenLength runes on, two edits are allowed instead
 // of one.
 const (
 	minCorrectLength = 5
-	LongTokenLength  = 8
+	longTokenLength  = 8
 )
 
 // maxCorrectionCache bounds the cache of Correct results.
@@ -317,7 +317,7 @@ const maxCorrectionCache = 4096
 // stands for. A token is left alone (ok false) when it is shorter than
 // minCorrectLength runes, holds anything but the letters a-z after
 // [Normalize], or is known (some word starts with it). Otherwise the
-// candidates are the words within one edit (two from LongTokenLength
+// candidates are the words within one edit (two from longTokenLength
 // runes on; an edit is an insertion, deletion, substitution or
 // transposition of adjacent letters) found in at least minDF documents;
 // the closest wins, then the most frequent, then the first in
@@ -341,7 +341,7 @@ func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 		return c.word, c.ok
 	}
 	maxDist := 1
-	if n >= LongTokenLength {
+	if n >= longTokenLength {
 		maxDist = 2
 	}
 	best, bestDist, bestDF := "", maxDist+1, int32(0)

@@ -19,7 +19,7 @@ var vocabDocs = []string{
 }
 
 func TestVocabularyDocFreq(t *testing.T) {
-	v := NewVocabulary(vocabDocs)
+	v := newVocabulary(vocabDocs)
 	if v.Docs() != 8 {
 		t.Fatalf("Docs = %d, want 8", v.Docs())
 	}
@@ -49,7 +49,7 @@ func TestVocabularyDocFreq(t *testing.T) {
 }
 
 func TestVocabularyIDF(t *testing.T) {
-	v := NewVocabulary(vocabDocs)
+	v := newVocabulary(vocabDocs)
 	// BM25 idf with N = 8: soja (df 3) = ln(1 + 5.5/3.5); absent = ln(1 + 8.5/0.5).
 	if got, want := v.IDF("soja"), math.Log(1+5.5/3.5); math.Abs(got-want) > 1e-12 {
 		t.Errorf("IDF(soja) = %v, want %v", got, want)
@@ -90,7 +90,7 @@ func TestVocabularyIDF(t *testing.T) {
 }
 
 func TestVocabularyCorrect(t *testing.T) {
-	v := NewVocabulary(append(slices.Clone(vocabDocs), "Inseticida para tripes no algodão", "Fungicida para ferrugem na soja"))
+	v := newVocabulary(append(slices.Clone(vocabDocs), "Inseticida para tripes no algodão", "Fungicida para ferrugem na soja"))
 	tests := []struct {
 		token  string
 		minDF  int
@@ -134,14 +134,14 @@ func TestVocabularyCorrect(t *testing.T) {
 
 func TestVocabularyCorrectPrefersFrequent(t *testing.T) {
 	// "milha" is one edit from "milho" (3 documents) and "milhe" (1).
-	v := NewVocabulary([]string{"milho", "milho verde", "milho pipoca", "milhe"})
+	v := newVocabulary([]string{"milho", "milho verde", "milho pipoca", "milhe"})
 	if got, ok := v.Correct("milha", 1); !ok || got != "milho" {
 		t.Errorf("Correct(milha) = %q, %v; want milho", got, ok)
 	}
 }
 
 func TestCorrectText(t *testing.T) {
-	v := NewVocabulary(vocabDocs)
+	v := newVocabulary(vocabDocs)
 	tests := []struct {
 		name, text, want string
 		corrections      []Correction
@@ -225,7 +225,7 @@ func BenchmarkVocabularyCorrect(b *testing.B) {
 	for i := range 2000 {
 		docs = append(docs, vocabDocs[i%len(vocabDocs)]+" lote"+string(rune('a'+i%26))+string(rune('a'+i/26%26)))
 	}
-	v := NewVocabulary(docs)
+	v := newVocabulary(docs)
 	b.ResetTimer()
 	for i := range b.N {
 		v.mu.Lock()
@@ -238,7 +238,7 @@ func BenchmarkVocabularyCorrect(b *testing.B) {
 func TestCorrectSkipsInflections(t *testing.T) {
 	// "matar" is one deletion from "mata", but it extends it: an
 	// inflection, left alone.
-	v := NewVocabulary([]string{"mata-pasto", "mata-pasto", "capim"})
+	v := newVocabulary([]string{"mata-pasto", "mata-pasto", "capim"})
 	if got, ok := v.Correct("matar", 1); ok {
 		t.Errorf("Correct(matar) = %q, want no correction", got)
 	}
