@@ -19,37 +19,57 @@ var catalogFormat = recordFormat[storage.CatalogItem]{
 }
 
 // LoadCatalog reads catalog items from a file, choosing the format by
-// extension: .jsonl or .ndjson (one item a line), .json (an array of items,
-// or items one a line), .csv or .tsv (a header and one item a row, see
-// CSVMapping). It returns the items that loaded and, if any record was bad,
-// an error holding a RecordErrors list (see the package documentation).
+// extension as [ReadCatalog] does. It returns the items that loaded and, if
+// any record was bad, an error holding a RecordErrors list (see the package
+// documentation).
 func LoadCatalog(ctx context.Context, path string, opts *Options) ([]storage.CatalogItem, error) {
 	return loadRecords(ctx, path, opts, catalogFormat)
 }
 
-// ReadCatalogJSONL reads catalog items in the interchange format, one JSON
-// object a line:
+// ReadCatalog reads catalog items from r, choosing the format by the
+// extension of name, which also identifies r in errors: .jsonl or .ndjson
+// (one item a line), .json (an array of items, or items one a line), .csv
+// or .tsv (a header and one item a row). Any other extension is an error
+// wrapping ErrUnsupportedFormat.
+//
+// JSONL is the interchange format, one JSON object a line:
 //
 //	{"id","name","description","category","manufacturer","tags":[],
 //	 "price":null|number,"status":"ativo"|"inativo",
 //	 "metadata":{string:string},"files":[{"name","text"}]}
 //
-// name identifies r in errors. Blank lines are skipped. Besides the
-// interchange types, tags may be one string separated by ';' or '|', price a
-// string such as "1.234,56", and IDs and metadata values numbers; an
-// "active" boolean may stand for (or agree with) "status". Unknown keys are
-// ignored. id and name are required; the first of two items with the same
-// id wins.
-func ReadCatalogJSONL(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
+// Blank lines are skipped. Besides the interchange types, tags may be one
+// string separated by ';' or '|', price a string such as "1.234,56", and
+// IDs and metadata values numbers; an "active" boolean may stand for (or
+// agree with) "status". Unknown keys are ignored. id and name are required;
+// the first of two items with the same id wins.
+//
+// A .json document is an array of the same objects; one that does not
+// start with '[' is read as JSONL. Errors name the element's index and the
+// line where it starts. A syntax error ends the run, since the rest of the
+// array cannot be found reliably.
+//
+// CSV has a header row, mapped to fields by opts.CatalogCSV (see
+// CSVMapping). The delimiter is detected from the header unless set. Tags
+// are one cell separated by ';' or '|'; status accepts ativo/inativo and
+// active/inactive (empty is active). Prices may be written "1.234,56"
+// (pt-BR) or "1234.56" / "1,234.56" (en), with an optional "R$" or "$":
+// when both '.' and ',' occur the last one is the decimal separator, a lone
+// ',' is decimal, several '.' alone are thousands separators, and an empty
+// cell is no price. Rows with a wrong number of cells are record errors
+// naming their line; the other rows still load.
+func ReadCatalog(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
+	return readRecords(ctx, r, name, opts, catalogFormat)
+}
+
+// readCatalogJSONL reads catalog items one JSON object a line (see
+// ReadCatalog).
+func readCatalogJSONL(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
 	return readRecordsJSONL(ctx, r, name, opts, catalogFormat)
 }
 
-// ReadCatalogJSON reads catalog items from a JSON array of interchange
-// objects (see ReadCatalogJSONL). A document that does not start with '['
-// is read as JSONL. Errors name the element's index and the line where it
-// starts. A syntax error ends the run, since the rest of the array cannot
-// be found reliably.
-func ReadCatalogJSON(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
+// readCatalogJSON reads catalog items from a JSON array (see ReadCatalog).
+func readCatalogJSON(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
 	return readRecordsJSON(ctx, r, name, opts, catalogFormat)
 }
 

@@ -14,7 +14,7 @@ import (
 const goodItem = `{"id":"p1","name":"Fungicida X","description":"Controle de ferrugem.","category":"Fungicida","manufacturer":"Acme","tags":["Soja","Café"],"price":12.5,"status":"ativo","metadata":{"registro":"123","dose":2},"files":[{"name":"bula.txt","text":"Aplicar na soja."}]}`
 
 func TestReadCatalogJSONL(t *testing.T) {
-	items, err := ReadCatalogJSONL(context.Background(), strings.NewReader(goodItem+"\n"), "c.jsonl", nil)
+	items, err := readCatalogJSONL(context.Background(), strings.NewReader(goodItem+"\n"), "c.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestReadCatalogJSONLLenientValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			items, err := ReadCatalogJSONL(context.Background(), strings.NewReader(tt.line), "c.jsonl", nil)
+			items, err := readCatalogJSONL(context.Background(), strings.NewReader(tt.line), "c.jsonl", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestReadCatalogJSONLBadRecords(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// The bad record sits between two good ones on line 3.
 			in := `{"id":"a","name":"A"}` + "\n\n" + tt.line + "\n" + `{"id":"b","name":"B"}` + "\n"
-			items, err := ReadCatalogJSONL(context.Background(), strings.NewReader(in), "cat.jsonl", nil)
+			items, err := readCatalogJSONL(context.Background(), strings.NewReader(in), "cat.jsonl", nil)
 			e := wantRecordError(t, err, "cat.jsonl", 3, tt.target)
 			if e.Field != tt.field {
 				t.Errorf("field = %q, want %q (%v)", e.Field, tt.field, e)
@@ -117,7 +117,7 @@ func TestReadCatalogJSONLReportsAllErrors(t *testing.T) {
 		`{"id":"a","name":"A again"}`,
 		`{"id":"d","name":"D","price":"x"}`,
 	}, "\n")
-	items, err := ReadCatalogJSONL(context.Background(), strings.NewReader(in), "cat.jsonl", nil)
+	items, err := readCatalogJSONL(context.Background(), strings.NewReader(in), "cat.jsonl", nil)
 	res := recordErrors(t, err)
 	var lines []int
 	for _, e := range res {
@@ -139,7 +139,7 @@ func TestReadCatalogJSONLReportsAllErrors(t *testing.T) {
 	}
 
 	t.Run("stop on error", func(t *testing.T) {
-		items, err := ReadCatalogJSONL(context.Background(), strings.NewReader(in), "cat.jsonl", &Options{StopOnError: true})
+		items, err := readCatalogJSONL(context.Background(), strings.NewReader(in), "cat.jsonl", &Options{StopOnError: true})
 		wantRecordError(t, err, "cat.jsonl", 2, ErrSyntax)
 		if len(items) != 1 {
 			t.Errorf("loaded %d items, want 1", len(items))
@@ -168,7 +168,7 @@ func TestReadCatalogJSONLLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			items, err := ReadCatalogJSONL(context.Background(), strings.NewReader(tt.in), "c.jsonl", tt.opts)
+			items, err := readCatalogJSONL(context.Background(), strings.NewReader(tt.in), "c.jsonl", tt.opts)
 			if tt.target != nil {
 				wantRecordError(t, err, "c.jsonl", tt.errLine, tt.target)
 			} else if err != nil {
@@ -193,7 +193,7 @@ func TestReadCatalogJSONLLines(t *testing.T) {
 		})
 	}
 	t.Run("long file text kept whole", func(t *testing.T) {
-		items, err := ReadCatalogJSONL(context.Background(), strings.NewReader(long), "c.jsonl", nil)
+		items, err := readCatalogJSONL(context.Background(), strings.NewReader(long), "c.jsonl", nil)
 		if err != nil || len(items) != 1 || items[0].Files[0].Text != strings.TrimSpace(big) {
 			t.Fatalf("err %v, %d items", err, len(items))
 		}
@@ -203,7 +203,7 @@ func TestReadCatalogJSONLLines(t *testing.T) {
 func TestReadCatalogJSONLCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := ReadCatalogJSONL(ctx, strings.NewReader(goodItem), "c.jsonl", nil)
+	_, err := readCatalogJSONL(ctx, strings.NewReader(goodItem), "c.jsonl", nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -212,7 +212,7 @@ func TestReadCatalogJSONLCancelled(t *testing.T) {
 func TestReadCatalogJSON(t *testing.T) {
 	t.Run("array with a bad element", func(t *testing.T) {
 		in := "[\n  " + `{"id":"a","name":"A"}` + ",\n  " + `{"id":"b"}` + ",\n  " + `{"id":"c","name":"C"}` + "\n]\n"
-		items, err := ReadCatalogJSON(context.Background(), strings.NewReader(in), "c.json", nil)
+		items, err := readCatalogJSON(context.Background(), strings.NewReader(in), "c.json", nil)
 		e := wantRecordError(t, err, "c.json", 3, storage.ErrInvalidRecord)
 		if e.Index != 1 || e.Field != "name" {
 			t.Errorf("index %d field %q, want 1 name", e.Index, e.Field)
@@ -226,7 +226,7 @@ func TestReadCatalogJSON(t *testing.T) {
 	})
 	t.Run("syntax error stops at its line", func(t *testing.T) {
 		in := "[\n" + `{"id":"a","name":"A"}` + ",\n" + `{"id": oops}` + "\n]"
-		items, err := ReadCatalogJSON(context.Background(), strings.NewReader(in), "c.json", nil)
+		items, err := readCatalogJSON(context.Background(), strings.NewReader(in), "c.json", nil)
 		e := wantRecordError(t, err, "c.json", 3, ErrSyntax)
 		if e.Index != 1 {
 			t.Errorf("index = %d, want 1", e.Index)
@@ -236,13 +236,13 @@ func TestReadCatalogJSON(t *testing.T) {
 		}
 	})
 	t.Run("objects one a line", func(t *testing.T) {
-		items, err := ReadCatalogJSON(context.Background(), strings.NewReader(`{"id":"a","name":"A"}`+"\n"+`{"id":"b","name":"B"}`), "c.json", nil)
+		items, err := readCatalogJSON(context.Background(), strings.NewReader(`{"id":"a","name":"A"}`+"\n"+`{"id":"b","name":"B"}`), "c.json", nil)
 		if err != nil || len(items) != 2 {
 			t.Fatalf("%d items, err %v", len(items), err)
 		}
 	})
 	t.Run("too large", func(t *testing.T) {
-		_, err := ReadCatalogJSON(context.Background(), strings.NewReader("["+strings.Repeat(" ", 100)+"]"), "c.json", &Options{MaxFileBytes: 10})
+		_, err := readCatalogJSON(context.Background(), strings.NewReader("["+strings.Repeat(" ", 100)+"]"), "c.json", &Options{MaxFileBytes: 10})
 		if !errors.Is(err, ErrFileTooLarge) {
 			t.Errorf("err = %v, want ErrFileTooLarge", err)
 		}
@@ -294,7 +294,7 @@ func TestReadCatalogCSV(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			items, err := ReadCatalogCSV(context.Background(), strings.NewReader(tt.in), "c.csv", tt.opts)
+			items, err := readCatalogCSV(context.Background(), strings.NewReader(tt.in), "c.csv", tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +308,7 @@ func TestReadCatalogCSV(t *testing.T) {
 func TestReadCatalogCSVBadRows(t *testing.T) {
 	t.Run("wrong column count names the line", func(t *testing.T) {
 		in := "id,name,price\np1,A,1\np2,B\np3,C,3,extra\np4,D,4\n"
-		items, err := ReadCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
+		items, err := readCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
 		res := recordErrors(t, err)
 		if len(res) != 2 || res[0].Line != 3 || res[1].Line != 4 || !errors.Is(res[0], ErrSyntax) {
 			t.Fatalf("errors: %v", err)
@@ -319,7 +319,7 @@ func TestReadCatalogCSVBadRows(t *testing.T) {
 	})
 	t.Run("bad quote, then good rows", func(t *testing.T) {
 		in := "id,name\np1,A\np2,\"B\"x\np3,C\n"
-		items, err := ReadCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
+		items, err := readCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
 		wantRecordError(t, err, "c.csv", 3, ErrSyntax)
 		if len(items) != 2 {
 			t.Errorf("items: %+v", items)
@@ -327,31 +327,31 @@ func TestReadCatalogCSVBadRows(t *testing.T) {
 	})
 	t.Run("record line counts quoted newlines", func(t *testing.T) {
 		in := "id,name,description\np1,A,\"linha 1\nlinha 2\"\np2,,x\n"
-		_, err := ReadCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
+		_, err := readCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
 		e := wantRecordError(t, err, "c.csv", 4, storage.ErrInvalidRecord)
 		if e.Field != "name" || e.ID != "p2" {
 			t.Errorf("field %q id %q", e.Field, e.ID)
 		}
 	})
 	t.Run("missing required column", func(t *testing.T) {
-		_, err := ReadCatalogCSV(context.Background(), strings.NewReader("codigo,descricao\np1,x\n"), "c.csv", nil)
+		_, err := readCatalogCSV(context.Background(), strings.NewReader("codigo,descricao\np1,x\n"), "c.csv", nil)
 		e := wantRecordError(t, err, "c.csv", 1, ErrMissingColumn)
 		if e.Field != "name" {
 			t.Errorf("field = %q", e.Field)
 		}
 	})
 	t.Run("mapped column absent", func(t *testing.T) {
-		_, err := ReadCatalogCSV(context.Background(), strings.NewReader("id,name\np1,x\n"), "c.csv",
+		_, err := readCatalogCSV(context.Background(), strings.NewReader("id,name\np1,x\n"), "c.csv",
 			&Options{CatalogCSV: CSVMapping{Price: "preco_venda"}})
 		wantRecordError(t, err, "c.csv", 1, ErrMissingColumn)
 	})
 	t.Run("empty file", func(t *testing.T) {
-		_, err := ReadCatalogCSV(context.Background(), strings.NewReader(""), "c.csv", nil)
+		_, err := readCatalogCSV(context.Background(), strings.NewReader(""), "c.csv", nil)
 		wantRecordError(t, err, "c.csv", 1, ErrMissingColumn)
 	})
 	t.Run("duplicate id and bad status", func(t *testing.T) {
 		in := "id,name,status\np1,A,ativo\np1,B,ativo\np2,C,quem sabe\n"
-		items, err := ReadCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
+		items, err := readCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
 		res := recordErrors(t, err)
 		if len(res) != 2 || !errors.Is(res[0], ErrDuplicateID) || res[1].Field != "status" || len(items) != 1 {
 			t.Errorf("items %d, errors %v", len(items), err)
@@ -463,5 +463,39 @@ func BenchmarkLoadCatalogAgrofit(b *testing.B) {
 		if err != nil || len(items) != 4220 {
 			b.Fatal(len(items), err)
 		}
+	}
+}
+
+// TestReadByName checks that ReadCatalog and ReadFAQs pick the reader by
+// the name's extension, as LoadCatalog and LoadFAQs do by the path's.
+func TestReadByName(t *testing.T) {
+	ctx := context.Background()
+	items := map[string]string{
+		"c.jsonl": `{"id":"a","name":"Adubo"}` + "\n",
+		"c.JSON":  `[{"id":"a","name":"Adubo"}]`,
+		"c.csv":   "id,name\na,Adubo\n",
+	}
+	for name, in := range items {
+		got, err := ReadCatalog(ctx, strings.NewReader(in), name, nil)
+		if err != nil || len(got) != 1 || got[0].ID != "a" || got[0].Name != "Adubo" {
+			t.Errorf("ReadCatalog(%s) = %+v, %v; want item a", name, got, err)
+		}
+	}
+	faqs := map[string]string{
+		"f.ndjson": `{"id":"f","question":"Q?","answer":"A"}` + "\n",
+		"f.json":   `[{"id":"f","question":"Q?","answer":"A"}]`,
+		"f.tsv":    "id\tquestion\tanswer\nf\tQ?\tA\n",
+	}
+	for name, in := range faqs {
+		got, err := ReadFAQs(ctx, strings.NewReader(in), name, nil)
+		if err != nil || len(got) != 1 || got[0].ID != "f" || got[0].Answer != "A" {
+			t.Errorf("ReadFAQs(%s) = %+v, %v; want FAQ f", name, got, err)
+		}
+	}
+	if _, err := ReadCatalog(ctx, strings.NewReader("x"), "c.txt", nil); !errors.Is(err, ErrUnsupportedFormat) {
+		t.Errorf("ReadCatalog(c.txt) = %v, want ErrUnsupportedFormat", err)
+	}
+	if _, err := ReadFAQs(ctx, strings.NewReader(""), "f", nil); !errors.Is(err, ErrUnsupportedFormat) {
+		t.Errorf("ReadFAQs(f) = %v, want ErrUnsupportedFormat", err)
 	}
 }

@@ -44,7 +44,7 @@ type CSVMapping struct {
 // FAQCSVMapping says which CSV columns hold which FAQ fields, like
 // CSVMapping. Question and Answer are required. Without an ID column (or
 // with an empty cell) a FAQ's ID is derived from its question (see
-// ReadFAQsJSONL).
+// FAQID).
 type FAQCSVMapping struct {
 	ID       string // id, codigo, cod, code
 	Question string // question, pergunta
@@ -250,17 +250,8 @@ func defaultString(s, def string) string {
 	return s
 }
 
-// ReadCatalogCSV reads catalog items from CSV with a header row, mapped to
-// fields by opts.CatalogCSV (see CSVMapping). The delimiter is detected
-// from the header unless set. Tags are one cell separated by ';' or '|';
-// status accepts ativo/inativo and active/inactive (empty is active).
-// Prices may be written "1.234,56" (pt-BR) or "1234.56" / "1,234.56" (en),
-// with an optional "R$" or "$": when both '.' and ',' occur the last one is
-// the decimal separator, a lone ',' is decimal, several '.' alone are
-// thousands separators, and an empty cell is no price. Rows with a wrong
-// number of cells are record errors naming their line; the other rows
-// still load.
-func ReadCatalogCSV(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
+// readCatalogCSV reads catalog items from CSV (see ReadCatalog).
+func readCatalogCSV(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.CatalogItem, error) {
 	return readRecordsCSV(ctx, r, name, opts, catalogFormat)
 }
 

@@ -14,7 +14,7 @@ import (
 // either value, by map order; they are now a syntax error on that line.
 func TestKeysDifferingInCase(t *testing.T) {
 	for range 20 {
-		items, err := load.ReadCatalogJSONL(context.Background(), strings.NewReader(`{"Id":"a","ID":"b","name":"n"}`+"\n"), "x.jsonl", nil)
+		items, err := load.ReadCatalog(context.Background(), strings.NewReader(`{"Id":"a","ID":"b","name":"n"}`+"\n"), "x.jsonl", nil)
 		if len(items) != 0 || !errors.Is(err, load.ErrSyntax) || !strings.Contains(err.Error(), `"ID" and "Id" differ only in case`) {
 			t.Fatalf("items %+v, err %v; want no item and a syntax error naming both keys", items, err)
 		}
@@ -25,7 +25,7 @@ func TestKeysDifferingInCase(t *testing.T) {
 // cleaned used to keep either value; they are now an invalid record.
 func TestMetadataKeysCollide(t *testing.T) {
 	for range 20 {
-		items, err := load.ReadCatalogJSONL(context.Background(), strings.NewReader(`{"id":"a","name":"n","metadata":{"k":"1"," k":"2"}}`+"\n"), "x.jsonl", nil)
+		items, err := load.ReadCatalog(context.Background(), strings.NewReader(`{"id":"a","name":"n","metadata":{"k":"1"," k":"2"}}`+"\n"), "x.jsonl", nil)
 		if len(items) != 0 || !errors.Is(err, storage.ErrInvalidRecord) || !strings.Contains(err.Error(), `the same key "k"`) {
 			t.Fatalf("items %+v, err %v; want no item and an invalid-record error", items, err)
 		}

@@ -4,7 +4,7 @@
 // Formats:
 //
 //   - Catalog items: JSONL in the interchange format of shared/data (see
-//     ReadCatalogJSONL), a JSON array of the same objects, or CSV with a
+//     ReadCatalog), a JSON array of the same objects, or CSV with a
 //     header whose columns are mapped by CSVMapping (English and Portuguese
 //     header names by default; prices as "1.234,56" or "1234.56").
 //   - FAQs: JSONL ({"id","question","answer","category","keywords",

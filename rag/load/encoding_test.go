@@ -60,36 +60,36 @@ func TestReadersDecodeWindows1252(t *testing.T) {
 
 	t.Run("catalog CSV", func(t *testing.T) {
 		in := cp1252(t, "código;nome;descrição\n") + "p1;\"" + name + "\";" + phrase + "\n"
-		items, err := ReadCatalogCSV(ctx, strings.NewReader(in), "c.csv", nil)
+		items, err := readCatalogCSV(ctx, strings.NewReader(in), "c.csv", nil)
 		itemWant(t, items, err)
 	})
 	t.Run("catalog CSV, extra column keeps its accented header", func(t *testing.T) {
 		in := cp1252(t, "id,name,description,região\n") + "p1," + name + ",\"" + phrase + "\"," + cp1252(t, "São Paulo") + "\n"
-		items, err := ReadCatalogCSV(ctx, strings.NewReader(in), "c.csv", nil)
+		items, err := readCatalogCSV(ctx, strings.NewReader(in), "c.csv", nil)
 		itemWant(t, items, err)
 		if got := items[0].Metadata["região"]; got != "São Paulo" {
 			t.Errorf("metadata %v, want região=São Paulo", items[0].Metadata)
 		}
 	})
 	t.Run("catalog JSONL", func(t *testing.T) {
-		items, err := ReadCatalogJSONL(ctx, strings.NewReader(itemJSON+"\n"), "c.jsonl", nil)
+		items, err := readCatalogJSONL(ctx, strings.NewReader(itemJSON+"\n"), "c.jsonl", nil)
 		itemWant(t, items, err)
 	})
 	t.Run("catalog JSON array", func(t *testing.T) {
-		items, err := ReadCatalogJSON(ctx, strings.NewReader("[\n"+itemJSON+"\n]"), "c.json", nil)
+		items, err := readCatalogJSON(ctx, strings.NewReader("[\n"+itemJSON+"\n]"), "c.json", nil)
 		itemWant(t, items, err)
 	})
 	t.Run("FAQ CSV", func(t *testing.T) {
 		in := "id,pergunta,resposta\nf1,\"" + name + "?\",\"" + phrase + "\"\n"
-		faqs, err := ReadFAQsCSV(ctx, strings.NewReader(in), "f.csv", nil)
+		faqs, err := readFAQsCSV(ctx, strings.NewReader(in), "f.csv", nil)
 		faqWant(t, faqs, err)
 	})
 	t.Run("FAQ JSONL", func(t *testing.T) {
-		faqs, err := ReadFAQsJSONL(ctx, strings.NewReader(faqJSON), "f.jsonl", nil)
+		faqs, err := readFAQsJSONL(ctx, strings.NewReader(faqJSON), "f.jsonl", nil)
 		faqWant(t, faqs, err)
 	})
 	t.Run("FAQ JSON array", func(t *testing.T) {
-		faqs, err := ReadFAQsJSON(ctx, strings.NewReader("["+faqJSON+"]"), "f.json", nil)
+		faqs, err := readFAQsJSON(ctx, strings.NewReader("["+faqJSON+"]"), "f.json", nil)
 		faqWant(t, faqs, err)
 	})
 	t.Run("documents JSONL", func(t *testing.T) {
@@ -145,21 +145,21 @@ func TestWindows1252Decoding(t *testing.T) {
 	}
 	t.Run("CSV after a BOM keeps the file UTF-8", func(t *testing.T) {
 		in := "\ufeffid,name\np1,caf\xe9\n"
-		items, err := ReadCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
+		items, err := readCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
 		if err != nil || len(items) != 1 || items[0].Name != "caf\uFFFD" {
 			t.Fatalf("items %+v, err %v; want name caf\\uFFFD", items, err)
 		}
 	})
 	t.Run("CSV rows judged one by one", func(t *testing.T) {
 		in := "id,name\np1,café\np2," + cp1252(t, "café") + "\n"
-		items, err := ReadCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
+		items, err := readCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
 		if err != nil || len(items) != 2 || items[0].Name != "café" || items[1].Name != "café" {
 			t.Fatalf("items %+v, err %v; want both named café", items, err)
 		}
 	})
 	t.Run("CSV row of no-break spaces is blank", func(t *testing.T) {
 		in := "id,name\n\xa0,\xa0\np1,a\n"
-		items, err := ReadCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
+		items, err := readCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", nil)
 		if err != nil || len(items) != 1 {
 			t.Fatalf("items %+v, err %v; want p1 alone and no error", items, err)
 		}
@@ -207,7 +207,7 @@ func TestRepairMojibake(t *testing.T) {
 func TestMojibakeThroughReaders(t *testing.T) {
 	ctx := context.Background()
 	line := `{"id":"p1","name":"Pulverizador â€œAÃ§Ã£oâ€\u009d â€“ 20 L","description":"fungicida para cafÃ©, aÃ§Ãºcar","tags":["cafÃ©"],"metadata":{"regiÃ£o":"SÃ£o Paulo"}}`
-	items, err := ReadCatalogJSONL(ctx, strings.NewReader(line), "c.jsonl", nil)
+	items, err := readCatalogJSONL(ctx, strings.NewReader(line), "c.jsonl", nil)
 	if err != nil || len(items) != 1 {
 		t.Fatalf("items %+v, err %v", items, err)
 	}
@@ -215,14 +215,14 @@ func TestMojibakeThroughReaders(t *testing.T) {
 	if it.Name != latinName || it.Description != latinPhrase || it.Tags[0] != "café" || it.Metadata["região"] != "São Paulo" {
 		t.Errorf("item %+v not repaired", it)
 	}
-	kept, err := ReadCatalogJSONL(ctx, strings.NewReader(line), "c.jsonl", &Options{KeepMojibake: true})
+	kept, err := readCatalogJSONL(ctx, strings.NewReader(line), "c.jsonl", &Options{KeepMojibake: true})
 	if err != nil || len(kept) != 1 || kept[0].Description != "fungicida para cafÃ©, aÃ§Ãºcar" {
 		t.Errorf("KeepMojibake: items %+v, err %v", kept, err)
 	}
 
 	// "ÃƒÂ©Â\u00a0" repairs to "Ã©\u00a0" (the trailing no-break space is
 	// half of "Â\u00a0"); trimmed to "Ã©" it repairs again.
-	items, err = ReadCatalogJSONL(ctx, strings.NewReader(`{"id":"p2","name":"ÃƒÂ©Â\u00a0"}`), "c.jsonl", nil)
+	items, err = readCatalogJSONL(ctx, strings.NewReader(`{"id":"p2","name":"ÃƒÂ©Â\u00a0"}`), "c.jsonl", nil)
 	if err != nil || len(items) != 1 || items[0].Name != "é" {
 		t.Errorf("items %+v, err %v; want name é", items, err)
 	}

@@ -9,13 +9,13 @@ import (
 	"github.com/hybridrag/hybridrag/rag/load"
 )
 
-func ExampleReadCatalogJSONL() {
+func ExampleReadCatalog() {
 	jsonl := `{"id":"agro-1","name":"Fungicida Alfa","category":"Fungicida","tags":["Soja","Café"],"price":null,"status":"ativo","files":[{"name":"bula.txt","text":"Ferrugem asiática."}]}
 {"id":"agro-2","name":"Herbicida Beta","price":"1.234,56","status":"inativo"}
 {"id":"agro-3","name":
 {"id":"agro-4","price":10}
 `
-	items, err := load.ReadCatalogJSONL(context.Background(), strings.NewReader(jsonl), "catalog.jsonl", nil)
+	items, err := load.ReadCatalog(context.Background(), strings.NewReader(jsonl), "catalog.jsonl", nil)
 	for _, it := range items {
 		price := "sem preço"
 		if it.Price != nil {

@@ -15,8 +15,8 @@ var faqFormat = recordFormat[storage.FAQ]{
 	batch: func(r *storage.FAQ) *storage.Batch { return &storage.Batch{FAQs: []storage.FAQ{*r}} },
 }
 
-// LoadFAQs reads FAQs from a .jsonl/.ndjson file (see ReadFAQsJSONL), a
-// .json file (see ReadFAQsJSON) or a .csv/.tsv file (see ReadFAQsCSV).
+// LoadFAQs reads FAQs from a file, choosing the format by extension as
+// [ReadFAQs] does.
 func LoadFAQs(ctx context.Context, path string, opts *Options) ([]storage.FAQ, error) {
 	return loadRecords(ctx, path, opts, faqFormat)
 }
@@ -28,8 +28,10 @@ func FAQID(question string) string {
 	return "faq-" + storage.ContentHash(lexical.Normalize(question))[:16]
 }
 
-// ReadFAQsJSONL reads FAQs in the interchange format, one JSON object a
-// line:
+// ReadFAQs reads FAQs from r, choosing the format by the extension of name,
+// which also identifies r in errors, as [ReadCatalog] does: .jsonl or
+// .ndjson, .json, .csv or .tsv. JSONL is the interchange format, one JSON
+// object a line:
 //
 //	{"id","question","answer","category","keywords":[],"priority":int,"active":bool}
 //
@@ -38,20 +40,25 @@ func FAQID(question string) string {
 // (optional, default true; also sim/não, ativo/inativo) sets
 // storage.FAQ.Status to StatusActive or StatusInactive, and a "status"
 // (ativo/inativo, active/inactive) may stand for or agree with it. The
-// first of two FAQs with the same id wins.
-func ReadFAQsJSONL(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
+// first of two FAQs with the same id wins. A .json document is an array of
+// the same objects; CSV has a header row mapped to fields by opts.FAQCSV
+// (see FAQCSVMapping), with the same rules.
+func ReadFAQs(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
+	return readRecords(ctx, r, name, opts, faqFormat)
+}
+
+// readFAQsJSONL reads FAQs one JSON object a line (see ReadFAQs).
+func readFAQsJSONL(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
 	return readRecordsJSONL(ctx, r, name, opts, faqFormat)
 }
 
-// ReadFAQsJSON reads FAQs from a JSON array of interchange objects (see
-// ReadFAQsJSONL), like ReadCatalogJSON.
-func ReadFAQsJSON(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
+// readFAQsJSON reads FAQs from a JSON array (see ReadFAQs).
+func readFAQsJSON(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
 	return readRecordsJSON(ctx, r, name, opts, faqFormat)
 }
 
-// ReadFAQsCSV reads FAQs from CSV with a header row, mapped to fields by
-// opts.FAQCSV (see FAQCSVMapping), with the same rules as ReadFAQsJSONL.
-func ReadFAQsCSV(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
+// readFAQsCSV reads FAQs from CSV (see ReadFAQs).
+func readFAQsCSV(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
 	return readRecordsCSV(ctx, r, name, opts, faqFormat)
 }
 

@@ -17,7 +17,7 @@ func TestReadFAQsJSONL(t *testing.T) {
 		`{"id":"f2","question":"Prazo?","answer":"Maio.","keywords":"prazo; data","priority":"3","active":false}`,
 		`{"question":"Sem id?","answer":"Derivado da pergunta.","active":"sim"}`,
 	}, "\n")
-	faqs, err := ReadFAQsJSONL(context.Background(), strings.NewReader(in), "f.jsonl", nil)
+	faqs, err := readFAQsJSONL(context.Background(), strings.NewReader(in), "f.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestReadFAQsJSONLBadRecords(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := `{"id":"ok","question":"q","answer":"a"}` + "\n" + tt.line + "\n" + `{"id":"ok2","question":"q3","answer":"a"}`
-			faqs, err := ReadFAQsJSONL(context.Background(), strings.NewReader(in), "faqs.jsonl", nil)
+			faqs, err := readFAQsJSONL(context.Background(), strings.NewReader(in), "faqs.jsonl", nil)
 			e := wantRecordError(t, err, "faqs.jsonl", 2, tt.target)
 			if e.Field != tt.field {
 				t.Errorf("field = %q, want %q", e.Field, tt.field)
@@ -103,7 +103,7 @@ func TestReadFAQsCSV(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			faqs, err := ReadFAQsCSV(context.Background(), strings.NewReader(tt.in), "f.csv", tt.opts)
+			faqs, err := readFAQsCSV(context.Background(), strings.NewReader(tt.in), "f.csv", tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestReadFAQsCSV(t *testing.T) {
 	}
 	t.Run("bad rows", func(t *testing.T) {
 		in := "question,answer,priority\nQ1,A1,1\nQ2,,2\nQ3,A3\nQ4,A4,x\nQ5,A5,5\n"
-		faqs, err := ReadFAQsCSV(context.Background(), strings.NewReader(in), "f.csv", nil)
+		faqs, err := readFAQsCSV(context.Background(), strings.NewReader(in), "f.csv", nil)
 		res := recordErrors(t, err)
 		var lines []int
 		for _, e := range res {
@@ -128,7 +128,7 @@ func TestReadFAQsCSV(t *testing.T) {
 		}
 	})
 	t.Run("missing answer column", func(t *testing.T) {
-		_, err := ReadFAQsCSV(context.Background(), strings.NewReader("question\nQ\n"), "f.csv", nil)
+		_, err := readFAQsCSV(context.Background(), strings.NewReader("question\nQ\n"), "f.csv", nil)
 		wantRecordError(t, err, "f.csv", 1, ErrMissingColumn)
 	})
 }

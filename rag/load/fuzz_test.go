@@ -14,7 +14,7 @@ func FuzzReadCatalogJSONL(f *testing.F) {
 	f.Add(`{"id":1,"name":"A","tags":"a;b","price":"1.234,56","metadata":{"k":true}}` + "\n" + `[1,2]`)
 	f.Add("\ufeff{\"id\":\"a\",\"name\":\"Caf\xe9\"}\r\n{bad")
 	f.Fuzz(func(t *testing.T, in string) {
-		items, err := ReadCatalogJSONL(context.Background(), strings.NewReader(in), "f.jsonl", nil)
+		items, err := readCatalogJSONL(context.Background(), strings.NewReader(in), "f.jsonl", nil)
 		for _, it := range items {
 			if it.ID == "" || it.Name == "" || !utf8.ValidString(it.ID+it.Name+it.Description) {
 				t.Fatalf("bad item %+v", it)

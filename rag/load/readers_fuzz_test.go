@@ -281,7 +281,7 @@ func catalogJSONL(t *testing.T, items []storage.CatalogItem) string {
 func checkItemsRoundTrip(t *testing.T, items []storage.CatalogItem) {
 	t.Helper()
 	out := catalogJSONL(t, items)
-	again, err := ReadCatalogJSONL(context.Background(), strings.NewReader(out), "again.jsonl", nil)
+	again, err := readCatalogJSONL(context.Background(), strings.NewReader(out), "again.jsonl", nil)
 	if err != nil {
 		t.Fatalf("reading the items back: %v\n%s", err, out)
 	}
@@ -316,7 +316,7 @@ func FuzzReadCatalogCSV(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		read := func(o *Options) ([]storage.CatalogItem, error) {
-			return ReadCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", o)
+			return readCatalogCSV(context.Background(), strings.NewReader(in), "c.csv", o)
 		}
 		items, err := read(nil)
 		checkRecordErrors(t, err, "c.csv", lineCount(in), false,
@@ -342,7 +342,7 @@ func FuzzReadFAQsCSV(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		read := func(o *Options) ([]storage.FAQ, error) {
-			return ReadFAQsCSV(context.Background(), strings.NewReader(in), "f.csv", o)
+			return readFAQsCSV(context.Background(), strings.NewReader(in), "f.csv", o)
 		}
 		faqs, err := read(nil)
 		checkRecordErrors(t, err, "f.csv", lineCount(in), false,
@@ -369,7 +369,7 @@ func FuzzReadCatalogJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		read := func(o *Options) ([]storage.CatalogItem, error) {
-			return ReadCatalogJSON(context.Background(), strings.NewReader(in), "c.json", o)
+			return readCatalogJSON(context.Background(), strings.NewReader(in), "c.json", o)
 		}
 		items, err := read(nil)
 		checkRecordErrors(t, err, "c.json", lineCount(in), false,
@@ -383,7 +383,7 @@ func FuzzReadCatalogJSON(f *testing.F) {
 		}
 		// A document that is not an array reads as JSONL.
 		if !isJSONArray([]byte(in)) {
-			l, lerr := ReadCatalogJSONL(context.Background(), strings.NewReader(in), "c.json", nil)
+			l, lerr := readCatalogJSONL(context.Background(), strings.NewReader(in), "c.json", nil)
 			if !reflect.DeepEqual(items, l) || !reflect.DeepEqual(errorTexts(err), errorTexts(lerr)) {
 				t.Fatalf("JSON and JSONL readers differ on a non-array:\n%+v %v\n%+v %v", items, err, l, lerr)
 			}
@@ -408,7 +408,7 @@ func checkFAQsRoundTrip(t *testing.T, faqs []storage.FAQ) {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	again, err := ReadFAQsJSONL(context.Background(), strings.NewReader(b.String()), "again.jsonl", nil)
+	again, err := readFAQsJSONL(context.Background(), strings.NewReader(b.String()), "again.jsonl", nil)
 	if err != nil {
 		t.Fatalf("reading the FAQs back: %v\n%s", err, b.String())
 	}
@@ -431,7 +431,7 @@ func FuzzReadFAQsJSONL(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		read := func(o *Options) ([]storage.FAQ, error) {
-			return ReadFAQsJSONL(context.Background(), strings.NewReader(in), "f.jsonl", o)
+			return readFAQsJSONL(context.Background(), strings.NewReader(in), "f.jsonl", o)
 		}
 		faqs, err := read(nil)
 		checkRecordErrors(t, err, "f.jsonl", lineCount(in), false,
@@ -444,7 +444,7 @@ func FuzzReadFAQsJSONL(f *testing.F) {
 		// The JSON reader reads a non-array as JSONL, an array of the
 		// same objects alike.
 		if !isJSONArray([]byte(in)) {
-			j, jerr := ReadFAQsJSON(context.Background(), strings.NewReader(in), "f.jsonl", nil)
+			j, jerr := readFAQsJSON(context.Background(), strings.NewReader(in), "f.jsonl", nil)
 			if !reflect.DeepEqual(faqs, j) || !reflect.DeepEqual(errorTexts(err), errorTexts(jerr)) {
 				t.Fatalf("JSON and JSONL readers differ on a non-array:\n%+v %v\n%+v %v", faqs, err, j, jerr)
 			}

@@ -84,8 +84,13 @@ func loadRecords[T any](ctx context.Context, path string, opts *Options, k recor
 		return nil, fmt.Errorf("load: %s: %w", k.what, err)
 	}
 	defer f.Close()
-	name := filepath.Base(path)
-	switch ext(path) {
+	return readRecords(ctx, f, filepath.Base(path), opts, k)
+}
+
+// readRecords reads records of kind k from r, choosing the reader by the
+// extension of name.
+func readRecords[T any](ctx context.Context, f io.Reader, name string, opts *Options, k recordFormat[T]) ([]T, error) {
+	switch ext(name) {
 	case ".jsonl", ".ndjson":
 		return readRecordsJSONL(ctx, f, name, opts, k)
 	case ".json":

@@ -19,14 +19,14 @@ func TestRecordStatus(t *testing.T) {
 		read   func(in string) (storage.Status, error)
 	}{
 		{"item", `"id":"x","name":"A"`, func(in string) (storage.Status, error) {
-			recs, err := ReadCatalogJSONL(ctx, strings.NewReader(in), "f.jsonl", nil)
+			recs, err := readCatalogJSONL(ctx, strings.NewReader(in), "f.jsonl", nil)
 			if len(recs) == 0 {
 				return "", err
 			}
 			return recs[0].Status, err
 		}},
 		{"faq", `"id":"x","question":"Q?","answer":"A."`, func(in string) (storage.Status, error) {
-			recs, err := ReadFAQsJSON(ctx, strings.NewReader("["+in+"]"), "f.json", nil)
+			recs, err := readFAQsJSON(ctx, strings.NewReader("["+in+"]"), "f.json", nil)
 			if len(recs) == 0 {
 				return "", err
 			}
