@@ -50,7 +50,7 @@ type Recorder struct {
 }
 
 // spanKey is the context key of r's spans: each Recorder has its own, so
-// that two Recorders behind one trace.Multi keep their spans apart.
+// that two Recorders behind one trace.NewMulti keep their spans apart.
 type spanKey struct{ r *Recorder }
 
 // Spans returns a copy of the spans recorded, in Start order.

@@ -2,21 +2,18 @@ package trace
 
 import "context"
 
-// Multi is a tracer that forwards every Start and End to several tracers,
-// for instance an OpenTelemetry adapter and a metrics tracer on the same
-// Searcher. Create one with [NewMulti]. It implements every tracer
-// interface of this package; each call goes to the tracers that implement
-// the matching interface, the others are skipped.
-//
-// The Start methods call the tracers in order, each with the context the
-// previous one returned, so that a later tracer sees the earlier ones'
-// values (an OpenTelemetry span as parent, say); a tracer should
-// therefore key its values by instance when two copies of it may share a
-// Multi (a per-instance context key). The End methods call the tracers in
-// reverse order, each with the very context its own Start returned.
-//
-// A Multi is immutable and safe for concurrent use when its tracers are.
-type Multi struct {
+// Tracer implements every tracer interface of this package; [NewMulti]
+// returns one.
+type Tracer interface {
+	SearchTracer
+	LegTracer
+	EmbedTracer
+	ModelTracer
+	BatchTracer
+}
+
+// multi is the Tracer of NewMulti.
+type multi struct {
 	search []SearchTracer
 	leg    []LegTracer
 	embed  []EmbedTracer
@@ -24,14 +21,25 @@ type Multi struct {
 	batch  []BatchTracer
 }
 
-// NewMulti returns a tracer forwarding to tracers, in that order. Each
-// value is used for the interfaces of this package it implements
-// (SearchTracer, LegTracer, EmbedTracer, ModelTracer, BatchTracer); nil
-// values and values implementing none of them are ignored, as a tracer
-// given to an options field is ignored for the interfaces it does not
-// implement.
-func NewMulti(tracers ...any) *Multi {
-	m := &Multi{}
+// NewMulti returns a Tracer that forwards every Start and End to tracers,
+// for instance an OpenTelemetry adapter and a metrics tracer on the same
+// Searcher. Each value is used for the interfaces of this package it
+// implements (SearchTracer, LegTracer, EmbedTracer, ModelTracer,
+// BatchTracer); nil values and values implementing none of them are
+// ignored, as a tracer given to an options field is ignored for the
+// interfaces it does not implement.
+//
+// The Start methods call the tracers in order, each with the context the
+// previous one returned, so that a later tracer sees the earlier ones'
+// values (an OpenTelemetry span as parent, say); a tracer should
+// therefore key its values by instance when two copies of it may share one
+// (a per-instance context key). The End methods call the tracers
+// in reverse order, each with the very context its own Start returned.
+//
+// The Tracer is immutable and safe for concurrent use when its tracers
+// are.
+func NewMulti(tracers ...any) Tracer {
+	m := &multi{}
 	for _, t := range tracers {
 		if t == nil {
 			continue
@@ -55,14 +63,14 @@ func NewMulti(tracers ...any) *Multi {
 	return m
 }
 
-// multiKey is the context key under which a Multi keeps the contexts its
-// tracers' Start methods returned, one per tracer. m tells nested Multis
+// multiKey is the context key under which a NewMulti tracer keeps the contexts its
+// tracers' Start methods returned, one per tracer. m tells nested ones
 // apart.
-type multiKey struct{ m *Multi }
+type multiKey struct{ m *multi }
 
 // multiStart calls start for each of n tracers, chaining the contexts,
 // and returns the last context with every tracer's own context attached.
-func multiStart(m *Multi, ctx context.Context, n int, start func(ctx context.Context, i int) context.Context) context.Context {
+func multiStart(m *multi, ctx context.Context, n int, start func(ctx context.Context, i int) context.Context) context.Context {
 	if n == 0 {
 		return ctx
 	}
@@ -77,7 +85,7 @@ func multiStart(m *Multi, ctx context.Context, n int, start func(ctx context.Con
 // multiEnd calls end for each of n tracers in reverse order, each with
 // the context its Start returned; when ctx is not one a Start of m
 // returned (a broken contract), every tracer gets ctx.
-func multiEnd(m *Multi, ctx context.Context, n int, end func(ctx context.Context, i int)) {
+func multiEnd(m *multi, ctx context.Context, n int, end func(ctx context.Context, i int)) {
 	ctxs, ok := ctx.Value(multiKey{m}).([]context.Context)
 	if !ok || len(ctxs) != n {
 		ctxs = nil
@@ -92,69 +100,69 @@ func multiEnd(m *Multi, ctx context.Context, n int, end func(ctx context.Context
 }
 
 // TraceSearchStart calls TraceSearchStart of each SearchTracer.
-func (m *Multi) TraceSearchStart(ctx context.Context, d SearchStartData) context.Context {
+func (m *multi) TraceSearchStart(ctx context.Context, d SearchStartData) context.Context {
 	return multiStart(m, ctx, len(m.search), func(ctx context.Context, i int) context.Context {
 		return m.search[i].TraceSearchStart(ctx, d)
 	})
 }
 
 // TraceSearchEnd calls TraceSearchEnd of each SearchTracer.
-func (m *Multi) TraceSearchEnd(ctx context.Context, d SearchEndData) {
+func (m *multi) TraceSearchEnd(ctx context.Context, d SearchEndData) {
 	multiEnd(m, ctx, len(m.search), func(ctx context.Context, i int) { m.search[i].TraceSearchEnd(ctx, d) })
 }
 
 // TraceLegStart calls TraceLegStart of each LegTracer.
-func (m *Multi) TraceLegStart(ctx context.Context, d LegStartData) context.Context {
+func (m *multi) TraceLegStart(ctx context.Context, d LegStartData) context.Context {
 	return multiStart(m, ctx, len(m.leg), func(ctx context.Context, i int) context.Context {
 		return m.leg[i].TraceLegStart(ctx, d)
 	})
 }
 
 // TraceLegEnd calls TraceLegEnd of each LegTracer.
-func (m *Multi) TraceLegEnd(ctx context.Context, d LegEndData) {
+func (m *multi) TraceLegEnd(ctx context.Context, d LegEndData) {
 	multiEnd(m, ctx, len(m.leg), func(ctx context.Context, i int) { m.leg[i].TraceLegEnd(ctx, d) })
 }
 
 // TraceEmbedStart calls TraceEmbedStart of each EmbedTracer.
-func (m *Multi) TraceEmbedStart(ctx context.Context, d EmbedStartData) context.Context {
+func (m *multi) TraceEmbedStart(ctx context.Context, d EmbedStartData) context.Context {
 	return multiStart(m, ctx, len(m.embed), func(ctx context.Context, i int) context.Context {
 		return m.embed[i].TraceEmbedStart(ctx, d)
 	})
 }
 
 // TraceEmbedEnd calls TraceEmbedEnd of each EmbedTracer.
-func (m *Multi) TraceEmbedEnd(ctx context.Context, d EmbedEndData) {
+func (m *multi) TraceEmbedEnd(ctx context.Context, d EmbedEndData) {
 	multiEnd(m, ctx, len(m.embed), func(ctx context.Context, i int) { m.embed[i].TraceEmbedEnd(ctx, d) })
 }
 
 // TraceModelStart calls TraceModelStart of each ModelTracer.
-func (m *Multi) TraceModelStart(ctx context.Context, d ModelStartData) context.Context {
+func (m *multi) TraceModelStart(ctx context.Context, d ModelStartData) context.Context {
 	return multiStart(m, ctx, len(m.model), func(ctx context.Context, i int) context.Context {
 		return m.model[i].TraceModelStart(ctx, d)
 	})
 }
 
 // TraceModelEnd calls TraceModelEnd of each ModelTracer.
-func (m *Multi) TraceModelEnd(ctx context.Context, d ModelEndData) {
+func (m *multi) TraceModelEnd(ctx context.Context, d ModelEndData) {
 	multiEnd(m, ctx, len(m.model), func(ctx context.Context, i int) { m.model[i].TraceModelEnd(ctx, d) })
 }
 
 // TraceBatchStart calls TraceBatchStart of each BatchTracer.
-func (m *Multi) TraceBatchStart(ctx context.Context, d BatchStartData) context.Context {
+func (m *multi) TraceBatchStart(ctx context.Context, d BatchStartData) context.Context {
 	return multiStart(m, ctx, len(m.batch), func(ctx context.Context, i int) context.Context {
 		return m.batch[i].TraceBatchStart(ctx, d)
 	})
 }
 
 // TraceBatchEnd calls TraceBatchEnd of each BatchTracer.
-func (m *Multi) TraceBatchEnd(ctx context.Context, d BatchEndData) {
+func (m *multi) TraceBatchEnd(ctx context.Context, d BatchEndData) {
 	multiEnd(m, ctx, len(m.batch), func(ctx context.Context, i int) { m.batch[i].TraceBatchEnd(ctx, d) })
 }
 
 var (
-	_ SearchTracer = (*Multi)(nil)
-	_ LegTracer    = (*Multi)(nil)
-	_ EmbedTracer  = (*Multi)(nil)
-	_ ModelTracer  = (*Multi)(nil)
-	_ BatchTracer  = (*Multi)(nil)
+	_ SearchTracer = (*multi)(nil)
+	_ LegTracer    = (*multi)(nil)
+	_ EmbedTracer  = (*multi)(nil)
+	_ ModelTracer  = (*multi)(nil)
+	_ BatchTracer  = (*multi)(nil)
 )
