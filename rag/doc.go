@@ -79,15 +79,17 @@
 // content; a synonym and the words it spans are one concept). A concept
 // weighs its IDF in the store (a fixed weight when no record holds it)
 // times how specific its word is in the general language
-// (lexical/lexicon.General: frequency ranks of Brazilian Portuguese and
-// English): 0 for the 30 most common words, rising with the log of the
-// rank to 1 at rank 10,000 and beyond (technical words, names), 0.3 for a
-// function word; the store's own synonym-table concepts count fully. So
-// a word weighs by how much it says: a pest, an active ingredient or a
-// product name fully, "preço" (rank 1,250) 0.64, "carro" (217) 0.34,
-// "vocês" (a function word) 0.3 — whether a record lacks it or happens to
-// hold it. The ranks were chosen on the cross-domain evaluation
-// (examples/eval -cross) with one store held out. Vector
+// ([EvidenceOptions.Frequencies]; by default lexicon.DefaultFrequencies,
+// the frequency ranks of Brazilian Portuguese and the function words of
+// Portuguese and English): 0 for the 30 most common words, rising with the
+// log of the rank to 1 at rank 10,000 and beyond (technical words, names),
+// 0.3 for a function word; the store's own synonym-table concepts count
+// fully. So a word weighs by how much it says: a pest, an active
+// ingredient or a product name fully, "sábado" (rank 1,853) 0.71, "preço"
+// (1,250) 0.64, "carro" (217) 0.34, "vocês" (a function word) 0.3 —
+// whether a record lacks it or happens to hold it. The ranks were chosen
+// on the cross-domain evaluation (examples/eval -cross) with one store
+// held out. Vector
 // evidence compares the hit's similarity with the query's similarity to a
 // fixed sample of the store's own chunks (median and robust spread), so it
 // means the same for the hash embedder, whose relevant chunks sit near

@@ -59,15 +59,16 @@ const (
 	// ("ração") or a paraphrase ("carência" for "intervalo de segurança");
 	// at the cap, one paraphrase would sink a record that answers.
 	unknownWeight = 1.0
-	// generalCommonRank, generalRareRank and stopWeight weigh a query
-	// concept by how specific its word is in the general language (see
-	// generality): a word among the 30 most common of Brazilian
-	// Portuguese or English counts nothing, one ranked 10,000 or rarer
-	// fully, a function word 0.3. Chosen on the cross-domain evaluation
-	// (examples/eval -cross: the agro-store, IRPF and FaQuAD stores, each
-	// asked its own and the other domains' questions) and the tune half
-	// of testdata/chat_eval.jsonl, from ranks 10–300 / 1,000–30,000 and
-	// stop weights 0–0.3; the AGROFIT store was held out.
+	// generalCommonRank and generalRareRank weigh a query concept by how
+	// specific its word is in the general language (see generality): a
+	// word among the 30 most common of Brazilian Portuguese counts
+	// nothing, one ranked 10,000 or rarer (or absent) fully, log-linearly
+	// between, a function word (of Portuguese or English) 0.3. Chosen on the cross-domain evaluation (examples/eval
+	// -cross: the agro-store, IRPF and FaQuAD stores, each asked its own
+	// and the other domains' questions) and the tune half of
+	// testdata/chat_eval.jsonl, from lower ranks 10–300, upper ranks
+	// 1,000–30,000 and function-word weights 0 and 0.3; the AGROFIT
+	// store was held out.
 	generalCommonRank = 30.0
 	generalRareRank   = 10000.0
 	stopWeight        = 0.3
@@ -116,6 +117,13 @@ type EvidenceOptions struct {
 	// slice counts every token as content. (DetectFollowUp and the
 	// ExtractiveAnswerer use the built-in list.)
 	FrameWords []string
+	// Frequencies says how common each word is in the general language: a
+	// query concept weighs its IDF in the store times how specific its
+	// word is (see the package doc, "Evidence"). Nil means
+	// lexicon.DefaultFrequencies() (Brazilian Portuguese ranks, Portuguese
+	// and English function words); lexicon.NewFrequencies(nil, nil) weighs
+	// every word as specific.
+	Frequencies *lexicon.Frequencies
 	// Calibration is the background sample (default On). Off skips it:
 	// vector evidence then maps the raw similarity through the default
 	// confidence levels (0.60 → 0.5, 0.85 → 0.9), which suits real
@@ -144,6 +152,9 @@ func (o EvidenceOptions) withDefaults() EvidenceOptions {
 	}
 	if o.FrameWords == nil {
 		o.FrameWords = defaultFrameWords
+	}
+	if o.Frequencies == nil {
+		o.Frequencies = lexicon.DefaultFrequencies()
 	}
 	return o
 }
@@ -698,7 +709,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 		// unique to its items, while a word found in one FAQ's question or
 		// one document's title ("período", "garantia") is a topic, which
 		// other questions share without being about that record.
-		if titleField == lexical.FieldName && c.rare && c.raw >= eq.maxRaw && slices.Contains(where, titleField) {
+		if titleField == lexical.FieldName && c.rare && c.raw > 0 && c.raw >= eq.maxRaw && slices.Contains(where, titleField) {
 			ev.Named, ev.Name = true, c.label
 		}
 	}
@@ -773,64 +784,88 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 
 func logistic(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// frameFor returns the frame words as the scorer's tokens look.
-func (s *Searcher) frameFor(sc *lexical.Scorer) map[string]bool {
-	if m, ok := s.frames.Load(sc); ok {
-		return m.(map[string]bool)
-	}
-	m := textutil.FrameSet(s.evidence.FrameWords, sc.Tokenizer().Filters...)
-	s.frames.Store(sc, m)
-	return m
+// frameFor returns the frame words as the kind's scorer writes them,
+// built once per kind (the scorers of a kind share their tokenizer, so
+// the set does not change when a refresh builds a new scorer).
+func (s *Searcher) frameFor(kind storage.OwnerKind, sc *lexical.Scorer) map[string]bool {
+	f := &s.frames[kindIndex(kind)]
+	f.once.Do(func() { f.set = textutil.FrameSet(s.evidence.FrameWords, sc.Tokenizer().Filters...) })
+	return f.set
 }
 
-// generalUsage is what the general language says of a scorer token: its
-// best frequency rank (0: not among the common words) and whether it is a
-// function word.
-type generalUsage struct {
-	rank int
-	stop bool
+// frameSet is one kind's frame words, built once.
+type frameSet struct {
+	once sync.Once
+	set  map[string]bool
 }
 
-// generalFor returns the general-language usage of the words of the
-// embedded frequency list as the scorer's tokens look, keyed by token and,
-// prefixed by "~", by the token's stem (the best rank of the words that
-// share it: "abrem" is as common as "abre" and "abrir").
-func (s *Searcher) generalFor(sc *lexical.Scorer) map[string]generalUsage {
-	if m, ok := s.generals.Load(sc); ok {
-		return m.(map[string]generalUsage)
-	}
-	freq := lexicon.General()
-	m := make(map[string]generalUsage, 2*freq.Len())
-	better := func(k string, u generalUsage) {
-		old, ok := m[k]
-		if !ok {
-			m[k] = u
-			return
-		}
-		if u.rank > 0 && (old.rank == 0 || u.rank < old.rank) {
-			old.rank = u.rank
-		}
-		old.stop = old.stop || u.stop
-		m[k] = old
-	}
-	filters := sc.Tokenizer().Filters
-	for w, u := range freq.All() {
-		gu := generalUsage{rank: u.Rank, stop: u.Stop}
+// generalTable is a frequency list as the scorer of one kind reads it:
+// each ranked word and function word of the list passed through the
+// scorer's token filters (a stemming scorer's "sabad" for "sábado"),
+// keyed by the token, with the best rank of the words giving it; and, keyed
+// "~" + lexical.Stem(word), the best rank of the words sharing that stem,
+// for inflections the list lacks.
+type generalTable struct {
+	ranks    map[string]int
+	function map[string]bool
+}
+
+// kindGeneral is one kind's generalTable, built once per Searcher from
+// the kind's scorer: a refresh builds new scorers with the same
+// tokenizer, so the table never changes.
+type kindGeneral struct {
+	once  sync.Once
+	table *generalTable
+}
+
+// generalFor returns kind's table for the Searcher's frequency list, nil
+// when the list is empty.
+func (s *Searcher) generalFor(kind storage.OwnerKind, sc *lexical.Scorer) *generalTable {
+	g := &s.generals[kindIndex(kind)]
+	g.once.Do(func() { g.table = newGeneralTable(s.evidence.Frequencies, sc.Tokenizer().Filters) })
+	return g.table
+}
+
+func newGeneralTable(f *lexicon.Frequencies, filters []lexical.TokenFilter) *generalTable {
+	t := &generalTable{ranks: make(map[string]int, 2*f.Len()), function: map[string]bool{}}
+	tokens := func(w string) []string {
 		out := []string{w}
-		for _, f := range filters {
-			if f != nil {
-				out = f.Filter(out)
+		for _, fl := range filters {
+			if fl != nil {
+				out = fl.Filter(out)
 			}
 		}
-		for _, t := range out {
-			better(t, gu)
-		}
-		if u.Rank > 0 {
-			better("~"+lexical.Stem(w), generalUsage{rank: u.Rank})
+		return out
+	}
+	better := func(k string, r int) {
+		if old, ok := t.ranks[k]; !ok || r < old {
+			t.ranks[k] = r
 		}
 	}
-	s.generals.Store(sc, m)
-	return m
+	for w, r := range f.All() {
+		for _, tok := range tokens(w) {
+			better(tok, r)
+		}
+		better("~"+lexical.Stem(w), r)
+	}
+	for w := range f.Functions() {
+		for _, tok := range tokens(w) {
+			t.function[tok] = true
+		}
+	}
+	if len(t.ranks) == 0 && len(t.function) == 0 {
+		return nil
+	}
+	return t
+}
+
+// rank returns the general rank of a scorer token, else of its stem; 0
+// when the list does not know it.
+func (t *generalTable) rank(token string) int {
+	if r := t.ranks[token]; r > 0 {
+		return r
+	}
+	return t.ranks["~"+lexical.Stem(token)]
 }
 
 // byEvidence orders hits by relevance (rounded to 0.01, so that equally
@@ -867,8 +902,8 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 	if idf == nil {
 		idf = func(string) float64 { return 1 }
 	}
-	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, s.frameFor(lx.scorer), corrections)
-	eq.weighGenerality(s.generalFor(lx.scorer))
+	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, s.frameFor(ops.kind, lx.scorer), corrections)
+	eq.weighGenerality(s.generalFor(ops.kind, lx.scorer))
 	if own != nil {
 		eq.contextOnly(own)
 	}
@@ -885,7 +920,9 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 			sig = &sg
 		}
 		h.Evidence = eq.evidenceFor(sig, h.Vector, ops.titleField, &s.evidence)
-		if d, ok := any(&h.Record).(*storage.Document); ok {
+		// A section holds less than its document, so when the whole
+		// document is not relevant no section is.
+		if d, ok := any(&h.Record).(*storage.Document); ok && h.Evidence.Relevant {
 			secs := s.norm.sections(d.ID, d.UpdatedAt, func() []lexical.NormalizedFields { return documentSections(d) })
 			if ev := sectionEvidence(eq, pq, secs, h.Vector, ops.titleField, &s.evidence); ev != nil {
 				h.Evidence = ev
@@ -910,13 +947,16 @@ func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, secs []lexica
 		if best == nil || ev.Relevance > best.Relevance {
 			best = ev
 		}
+		if ev.Coverage >= 1 {
+			break // no section can do better
+		}
 	}
 	return best
 }
 
 // documentSections returns d's Markdown sections as normalized records of
-// its title and the section (heading path and text); nil for fewer than
-// two sections.
+// its title, source and the section (heading path and text), as docRecord
+// gives the whole document; nil for fewer than two sections.
 func documentSections(d *storage.Document) []lexical.NormalizedFields {
 	secs := passage.MarkdownSections(d.Content)
 	if len(secs) < 2 {
@@ -926,6 +966,7 @@ func documentSections(d *storage.Document) []lexical.NormalizedFields {
 	for i, sec := range secs {
 		out[i] = lexical.NormalizeRecord(lexical.Fields{
 			{Name: fields.Title, Text: d.Title},
+			{Name: fields.Source, Text: d.Source},
 			{Name: fields.Content, Text: strings.Join(sec.Path, " ") + "\n" + sec.Text},
 		})
 	}
@@ -982,31 +1023,27 @@ func synonymVariants(syn *lexical.Synonyms) map[string][]string {
 }
 
 // generality is how much a token names something specific, from the
-// general language (lexicon.General): 1 for a word outside the 10,000 most
-// common of Brazilian Portuguese and English, ln(rank/generalCommonRank) /
-// ln(generalRareRank/generalCommonRank) for a common word (0 for the 30
-// most common), stopWeight for a function word. The token is looked up as
-// the scorer writes it, else by its stem (the best rank of its forms).
-func generality(gen map[string]generalUsage, t string) float64 {
-	u, ok := gen[t]
-	if !ok {
-		u, ok = gen["~"+lexical.Stem(t)]
-	}
-	if !ok || u.rank == 0 && !u.stop {
-		return 1
-	}
-	if u.stop {
+// general language: stopWeight for a function word, 1 for a word outside
+// the list (a technical word, a name), ln(rank/generalCommonRank) /
+// ln(generalRareRank/generalCommonRank) for a common word, so 0 for the
+// generalCommonRank most common.
+func generality(t *generalTable, token string) float64 {
+	if t.function[token] {
 		return stopWeight
 	}
-	g := math.Log(float64(u.rank)/generalCommonRank) / math.Log(generalRareRank/generalCommonRank)
+	r := t.rank(token)
+	if r == 0 {
+		return 1
+	}
+	g := math.Log(float64(r)/generalCommonRank) / math.Log(generalRareRank/generalCommonRank)
 	return min(1, max(0, g))
 }
 
 // weighGenerality scales each concept's weight by its generality; the
 // store's own categories (cultures, treatments) are subjects whatever
 // their frequency, and so is every concept of its synonym table.
-func (eq *evidenceQuery) weighGenerality(gen map[string]generalUsage) {
-	if len(gen) == 0 {
+func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
+	if gen == nil {
 		return
 	}
 	eq.maxRaw = 0

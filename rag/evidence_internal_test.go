@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
+	"github.com/hybridrag/hybridrag/lexical/snowball"
+	"github.com/hybridrag/hybridrag/rag/fields"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -199,5 +202,91 @@ func TestEvidencePairLacksOnlyUnknownWords(t *testing.T) {
 	known := concepts(queryConcept{label: "molhamento", direct: []string{"molhamento"}, weight: 1, raw: 1, own: true})
 	if ev := known.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Relevant {
 		t.Errorf("pair held, a word of the store missing: %+v, want not relevant (coverage 0.5)", ev)
+	}
+}
+
+// TestGenerality: the documented weights of common words, the same for a
+// catalog token ("sabado", no filters) and a stemming scorer's ("sabad").
+func TestGenerality(t *testing.T) {
+	freq := lexicon.DefaultFrequencies()
+	plain := newGeneralTable(freq, nil)
+	stemmed := newGeneralTable(freq, []lexical.TokenFilter{snowball.Filter{}})
+	if plain == nil || stemmed == nil {
+		t.Fatal("no table for the default frequencies")
+	}
+	for _, tt := range []struct {
+		table *generalTable
+		tok   string
+		want  float64
+	}{
+		{plain, "que", 0.3}, {plain, "voces", 0.3}, {plain, "carro", 0.34}, {plain, "preco", 0.64},
+		{plain, "sabado", 0.71}, {stemmed, "sabad", 0.71}, {plain, "fungicida", 1}, {stemmed, "fungicid", 1},
+		{plain, "azoxistrobina", 1},
+	} {
+		if got := generality(tt.table, tt.tok); math.Abs(got-tt.want) > 0.01 {
+			t.Errorf("generality(%q) = %.3f, want %.2f", tt.tok, got, tt.want)
+		}
+	}
+	if newGeneralTable(lexicon.NewFrequencies(nil, nil), nil) != nil {
+		t.Error("an empty list gives a table")
+	}
+
+	// Weights scale by generality, class concepts keep theirs, and maxRaw
+	// follows the scaled weights; no table changes nothing.
+	mk := func() *evidenceQuery {
+		return &evidenceQuery{maxRaw: 2, concepts: []queryConcept{
+			{label: "carro", direct: []string{"carro"}, weight: 2, raw: 2},
+			{label: "ferrugem", direct: []string{"ferrugem"}, class: []string{"fungicida"}, treatment: true, weight: 1, raw: 1},
+		}}
+	}
+	eq := mk()
+	eq.weighGenerality(plain)
+	if c := eq.concepts[0]; math.Abs(c.weight-2*generality(plain, "carro")) > 1e-9 || c.raw != c.weight {
+		t.Errorf("carro weight %v raw %v, want 2 × %.3f", c.weight, c.raw, generality(plain, "carro"))
+	}
+	if c := eq.concepts[1]; c.weight != 1 {
+		t.Errorf("a synonym-table concept weighs %v, want its own 1", c.weight)
+	}
+	if want := max(2*generality(plain, "carro"), 1); eq.maxRaw != want {
+		t.Errorf("maxRaw %v, want %v", eq.maxRaw, want)
+	}
+	eq = mk()
+	eq.weighGenerality(nil)
+	if eq.concepts[0].weight != 2 || eq.maxRaw != 2 {
+		t.Errorf("no table: %+v, maxRaw %v; want unchanged", eq.concepts[0], eq.maxRaw)
+	}
+}
+
+// TestGeneralTableOncePerKind: refreshes build new scorers, but the
+// Searcher keeps one table per kind (the scorers share their tokenizer).
+func TestGeneralTableOncePerKind(t *testing.T) {
+	s := &Searcher{evidence: EvidenceOptions{}.withDefaults()}
+	a := s.generalFor(storage.KindFAQ, lexical.NewScorer(lexical.ScorerOptions{}))
+	b := s.generalFor(storage.KindFAQ, lexical.NewScorer(lexical.ScorerOptions{}))
+	if a == nil || a != b {
+		t.Errorf("two scorers of a kind: tables %p and %p, want one", a, b)
+	}
+	if c := s.generalFor(storage.KindItem, lexical.NewScorer(lexical.ScorerOptions{})); c == a {
+		t.Error("two kinds share a table")
+	}
+}
+
+// TestEvidenceNamedOnlyByItemName: the rare word a FAQ's question holds is
+// a topic, not a name (only a catalog item's name names it).
+func TestEvidenceNamedOnlyByItemName(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	eq := &evidenceQuery{maxRaw: 3, concepts: []queryConcept{
+		{label: "periodo", direct: []string{"periodo"}, weight: 3, raw: 3, rare: true, own: true},
+		{label: "discente", direct: []string{"discente"}, weight: 3, raw: 3, own: true, unknown: true},
+		{label: "coordenador", direct: []string{"coordenador"}, weight: 3, raw: 3, own: true, unknown: true},
+	}}
+	sig := func(field string) *lexical.Signals {
+		return &lexical.Signals{Matched: []lexical.TermMatch{{Term: "periodo", Fields: []string{field}}}}
+	}
+	if ev := eq.evidenceFor(sig(fields.Question), nil, fields.Question, &o); ev.Named || ev.Relevant {
+		t.Errorf("FAQ question holding the rare word: %+v, want neither named nor relevant", ev)
+	}
+	if ev := eq.evidenceFor(sig(lexical.FieldName), nil, lexical.FieldName, &o); !ev.Named || !ev.Relevant {
+		t.Errorf("item name holding the rare word: %+v, want named and relevant", ev)
 	}
 }

@@ -113,7 +113,6 @@ func (s *Searcher) rebuild(ctx context.Context, v uint64) {
 	}
 	// The frame word sets are keyed by scorer; the old lexicons' scorers
 	// are gone.
-	s.frames.Clear()
 	if old := s.disc.Load(); old != nil {
 		ix := s.buildDiscontinued(ctx)
 		if ix == nil {

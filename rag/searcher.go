@@ -59,8 +59,8 @@ type Searcher struct {
 	lex      lexicons
 	calib    calibrations
 	evidence EvidenceOptions
-	frames   sync.Map // *lexical.Scorer → frame word set
-	generals sync.Map // *lexical.Scorer → map[string]generalUsage
+	frames   [numKinds]frameSet
+	generals [numKinds]kindGeneral
 	// stalled counts query embeddings abandoned by their search and still
 	// running (see embedQuery).
 	stalled atomic.Int64

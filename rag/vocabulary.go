@@ -149,7 +149,6 @@ func (s *Searcher) Refresh() {
 	for i := range s.calib.kinds {
 		s.calib.kinds[i].Store(nil)
 	}
-	s.frames.Clear()
 	s.disc.Store(nil)
 }
 

@@ -210,7 +210,9 @@ func executeCross(ctx context.Context, cfg *config, stdout, stderr io.Writer) er
 		sr := crossStoreReport{Store: d.name, Own: chatMetricsOf(ownRes), Other: chatMetricsOf(otherRes), OtherByDomain: map[string]float64{}}
 		for _, od := range crossDomains {
 			if od.domain != d.domain {
-				sr.OtherByDomain[od.name] = chatMetricsOf(filterResults(otherRes, func(r *chatResult) bool { return r.Type == od.name })).AbstentionAccuracy
+				if m := chatMetricsOf(filterResults(otherRes, func(r *chatResult) bool { return r.Type == od.name })); m.Questions > 0 {
+					sr.OtherByDomain[od.name] = m.AbstentionAccuracy
+				}
 			}
 		}
 		rep.Stores = append(rep.Stores, sr)
@@ -261,10 +263,18 @@ func writeCrossText(w io.Writer, rep *crossReport) error {
 	}
 	fmt.Fprintln(tw)
 	row := func(name string, own, other chatMetrics, by map[string]float64) {
+		// A share of nothing (a store without questions of its own in
+		// that language) prints as "-".
+		c := func(v float64, num, den int) string {
+			if den == 0 {
+				return "-"
+			}
+			return cell(v, num, den)
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s", name, own.Questions,
-			cell(own.SourcePrecision, own.CitedExpected, own.Cited), cell(own.SourceRecall, own.Recalled, own.Answerable),
-			cell(own.AbstentionAccuracy, own.AbstentionCorrect, own.WithExpect), other.Questions,
-			cell(other.AbstentionAccuracy, other.AbstentionCorrect, other.WithExpect))
+			c(own.SourcePrecision, own.CitedExpected, own.Cited), c(own.SourceRecall, own.Recalled, own.Answerable),
+			c(own.AbstentionAccuracy, own.AbstentionCorrect, own.WithExpect), other.Questions,
+			c(other.AbstentionAccuracy, other.AbstentionCorrect, other.WithExpect))
 		for _, d := range crossDomains {
 			if v, ok := by[d.name]; ok {
 				fmt.Fprintf(tw, "\t%.3f", v)

@@ -153,6 +153,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if cfg.split == splitHeldOutAlias {
 		cfg.split = eval.SplitHeldOut
 	}
+	if cfg.cross == "" {
+		for _, name := range []string{"cross-lang", "cross-max", "cross-stores"} {
+			if cfg.set[name] {
+				return nil, usagef("-%s needs -cross", name)
+			}
+		}
+	}
 	if cfg.cross != "" {
 		for _, name := range []string{"chat", "catalog", "faqs", "docs", "queries", "qrels", "split", "type", "env", "rerank"} {
 			if cfg.set[name] {

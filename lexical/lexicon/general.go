@@ -13,96 +13,134 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 )
 
-// general.txt.gz: word, frequency rank, tags ("s": a stopword), tab-separated,
-// one a line; built by genfreq/ (see its doc for the sources).
+// general.txt.gz: word, frequency rank (0: none) and "f" for a function
+// word, tab-separated, one a line; built by genfreq/ (see its doc for the
+// sources and NOTICE for their licences).
 //
 //go:embed general.txt.gz
 var generalData []byte
 
-// Usage is what the general language says of a word: how common it is and
-// whether it is a function word.
-type Usage struct {
-	// Rank is the word's frequency rank among the most common words of
-	// Brazilian Portuguese (subtitles, FrequencyWords) or English
-	// (SUBTLEX-US), the better of the two: 1 is the most common word; 0
-	// means the word is not among the 10,000 most common of either
-	// language (a technical or rare word, a name, a typo).
-	Rank int
-	// Stop marks a function word of either language (stopwords-iso):
-	// articles, pronouns, prepositions, auxiliaries, request words.
-	Stop bool
-}
-
-// Frequencies maps the most common words of Brazilian Portuguese and
-// English (lexical.Normalize form) to their Usage. It is immutable and
-// safe for concurrent use.
+// Frequencies maps common words of a language (lexical.Normalize form) to
+// their frequency rank, 1 for the most common. It is immutable and safe
+// for concurrent use; a nil Frequencies holds no word.
 type Frequencies struct {
-	words map[string]Usage
+	ranks    map[string]int
+	function map[string]bool
 }
 
-var (
-	generalOnce sync.Once
-	generalFreq *Frequencies
-)
-
-// General returns the embedded frequency list: the 10,000 most common
-// words of each language and their stopwords (about 19,000 words). A
-// damaged embedded list yields an empty one.
-func General() *Frequencies {
-	generalOnce.Do(func() {
-		generalFreq = &Frequencies{words: map[string]Usage{}}
-		zr, err := gzip.NewReader(bytes.NewReader(generalData))
-		if err != nil {
-			return
-		}
-		raw, err := io.ReadAll(zr)
-		if err != nil {
-			return
-		}
-		for line := range strings.SplitSeq(string(raw), "\n") {
-			f := strings.Split(line, "\t")
-			if len(f) != 3 {
-				continue
-			}
-			r, err := strconv.Atoi(f[1])
-			if err != nil || r < 0 {
-				continue
-			}
-			generalFreq.words[f[0]] = Usage{Rank: r, Stop: strings.Contains(f[2], "s")}
-		}
-	})
-	return generalFreq
-}
-
-// Lookup returns the Usage of word (any case and accents) and whether the
-// list holds it. A nil Frequencies holds nothing.
-func (f *Frequencies) Lookup(word string) (Usage, bool) {
-	if f == nil {
-		return Usage{}, false
+// NewFrequencies returns the list of ranks given, word → rank (any case
+// and accents; ranks below 1 and empty words are ignored; of two words
+// that fold alike the better rank is kept), and of function words
+// (articles, pronouns, prepositions, auxiliaries): a store in another
+// language passes its own.
+func NewFrequencies(ranks map[string]int, function []string) *Frequencies {
+	f := &Frequencies{ranks: make(map[string]int, len(ranks)), function: make(map[string]bool, len(function))}
+	for w, r := range ranks {
+		f.add(lexical.Normalize(w), r)
 	}
-	u, ok := f.words[lexical.Normalize(word)]
-	return u, ok
+	for _, w := range function {
+		if n := lexical.Normalize(w); n != "" {
+			f.function[n] = true
+		}
+	}
+	return f
 }
 
-// All yields every word of the list (lexical.Normalize form) with its
-// Usage, in no particular order.
-func (f *Frequencies) All() iter.Seq2[string, Usage] {
-	return func(yield func(string, Usage) bool) {
+func (f *Frequencies) add(w string, r int) {
+	if w == "" || r < 1 {
+		return
+	}
+	if old, ok := f.ranks[w]; !ok || r < old {
+		f.ranks[w] = r
+	}
+}
+
+var defaultFrequencies = sync.OnceValue(func() *Frequencies {
+	f := &Frequencies{ranks: map[string]int{}, function: map[string]bool{}}
+	zr, err := gzip.NewReader(bytes.NewReader(generalData))
+	if err != nil {
+		return f
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return f
+	}
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		cols := strings.Split(line, "\t")
+		if len(cols) != 3 || cols[0] == "" {
+			continue
+		}
+		if n, err := strconv.Atoi(cols[1]); err == nil {
+			f.add(cols[0], n)
+		}
+		if cols[2] == "f" {
+			f.function[cols[0]] = true
+		}
+	}
+	return f
+})
+
+// DefaultFrequencies returns the embedded list: the 10,000 most common
+// words of Brazilian Portuguese subtitles (FrequencyWords' pt_br list,
+// OpenSubtitles 2016; CC-BY-SA-4.0, see NOTICE), about 9,900 once folded,
+// and the Portuguese and English function words of stopwords-iso (MIT).
+// A damaged embedded list yields an empty one, which only turns off what
+// depends on it.
+func DefaultFrequencies() *Frequencies { return defaultFrequencies() }
+
+// Rank returns word's frequency rank (any case and accents), or 0 when the
+// list does not hold it: a rare or technical word, a name, a typo, a word
+// of another language.
+func (f *Frequencies) Rank(word string) int {
+	if f == nil {
+		return 0
+	}
+	return f.ranks[lexical.Normalize(word)]
+}
+
+// Function reports whether word (any case and accents) is a function
+// word of the list.
+func (f *Frequencies) Function(word string) bool {
+	if f == nil {
+		return false
+	}
+	return f.function[lexical.Normalize(word)]
+}
+
+// All yields every ranked word of the list (lexical.Normalize form) with its
+// rank, in no particular order.
+func (f *Frequencies) All() iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
 		if f == nil {
 			return
 		}
-		for w, u := range f.words {
-			if !yield(w, u) {
+		for w, r := range f.ranks {
+			if !yield(w, r) {
 				return
 			}
 		}
 	}
 }
 
-// Len is the number of words the list holds.
+// Len is the number of ranked words the list holds.
 func (f *Frequencies) Len() int {
 	if f == nil {
 		return 0
 	}
-	return len(f.words)
+	return len(f.ranks)
+}
+
+// Functions yields every function word of the list, in no particular
+// order.
+func (f *Frequencies) Functions() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if f == nil {
+			return
+		}
+		for w := range f.function {
+			if !yield(w) {
+				return
+			}
+		}
+	}
 }

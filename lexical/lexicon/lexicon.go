@@ -20,13 +20,13 @@
 // read on first use (about 0.2 s, 9 MB of memory) and shared; a Lexicon
 // is immutable and safe for concurrent use.
 //
-// [General] says how common a word is: the frequency rank of the 10,000
-// most common words of Brazilian Portuguese (FrequencyWords, from
-// subtitles; CC-BY-SA-4.0) and of English (SUBTLEX-US; ISC), and which are
-// function words (stopwords-iso; MIT). Package rag weighs a question's
-// words by it: "carro" or "sábado" name something, "você" or "algum" do
-// not, "fungicida" is no everyday word at all. genfreq/ rebuilds it; NOTICE
-// gives the sources and licences.
+// [DefaultFrequencies] says how common a word is: the frequency rank of
+// the 10,000 most common words of Brazilian Portuguese (FrequencyWords'
+// pt_br list, from subtitles; CC-BY-SA-4.0) and the function words of
+// Portuguese and English (stopwords-iso; MIT); see NOTICE. Package rag
+// weighs a question's words by it: "carro" or "sábado" name something,
+// "vocês" or "algum" say little, "fungicida" is no everyday word at all.
+// genfreq/ rebuilds it.
 package lexicon
 
 import (

@@ -49,42 +49,57 @@ func BenchmarkKnown(b *testing.B) {
 	}
 }
 
-func TestGeneral(t *testing.T) {
-	f := lexicon.General()
-	if f.Len() < 15000 {
-		t.Fatalf("General().Len() = %d, want the 10,000 most common words of each language", f.Len())
+func TestDefaultFrequencies(t *testing.T) {
+	f := lexicon.DefaultFrequencies()
+	if f.Len() < 9000 {
+		t.Fatalf("DefaultFrequencies().Len() = %d, want about 9,900 words", f.Len())
 	}
-	// Function words are stopwords and among the most common.
-	for _, w := range []string{"você", "VOCÊS", "que", "the", "your"} {
-		u, ok := f.Lookup(w)
-		if !ok || !u.Stop || u.Rank < 1 || u.Rank > 200 {
-			t.Errorf("Lookup(%q) = %+v, %t; want a common stopword", w, u, ok)
+	// Function words are the most common; everyday nouns common; a
+	// store's technical words are not among the common words at all.
+	for _, w := range []string{"que", "VOCÊS", "the", "your"} {
+		if !f.Function(w) {
+			t.Errorf("Function(%q) = false, want a function word", w)
 		}
 	}
-	// Everyday nouns are common but not stopwords; a store's technical
-	// words are not among the common words at all.
-	for _, w := range []string{"carro", "sábado", "car", "weather"} {
-		u, ok := f.Lookup(w)
-		if !ok || u.Stop || u.Rank < 100 || u.Rank > 5000 {
-			t.Errorf("Lookup(%q) = %+v, %t; want a common content word", w, u, ok)
+	for _, w := range []string{"carro", "sábado", "fungicida"} {
+		if f.Function(w) {
+			t.Errorf("Function(%q) = true", w)
 		}
 	}
-	for _, w := range []string{"fungicida", "glifosato", "azoxistrobina", "fungicide", ""} {
-		if u, ok := f.Lookup(w); ok {
-			t.Errorf("Lookup(%q) = %+v, want not among the common words", w, u)
+	for w, want := range map[string][2]int{"que": {1, 5}, "VOCÊS": {50, 150}, "carro": {100, 400}, "sábado": {1000, 3000}} {
+		if r := f.Rank(w); r < want[0] || r > want[1] {
+			t.Errorf("Rank(%q) = %d, want %d–%d", w, r, want[0], want[1])
 		}
 	}
-	if _, ok := (*lexicon.Frequencies)(nil).Lookup("que"); ok {
+	for _, w := range []string{"fungicida", "glifosato", "azoxistrobina", ""} {
+		if r := f.Rank(w); r != 0 {
+			t.Errorf("Rank(%q) = %d, want 0 (not a common word)", w, r)
+		}
+	}
+	if (*lexicon.Frequencies)(nil).Rank("que") != 0 || (*lexicon.Frequencies)(nil).Len() != 0 {
 		t.Error("a nil Frequencies holds a word")
 	}
 	n := 0
-	for w, u := range f.All() {
-		if w == "" || u.Rank < 0 {
-			t.Fatalf("All yields %q %+v", w, u)
+	for w, r := range f.All() {
+		if w == "" || r < 1 {
+			t.Fatalf("All yields %q %d", w, r)
 		}
 		n++
 	}
 	if n != f.Len() {
 		t.Errorf("All yields %d words, Len says %d", n, f.Len())
+	}
+}
+
+func TestNewFrequencies(t *testing.T) {
+	f := lexicon.NewFrequencies(map[string]int{"Café": 7, "cafe": 3, "": 1, "zero": 0, "pão": 12}, []string{"Você", ""})
+	if f.Len() != 2 || f.Rank("CAFÉ") != 3 || f.Rank("pao") != 12 || f.Rank("zero") != 0 {
+		t.Errorf("NewFrequencies: Len %d, café %d, pão %d, zero %d; want 2, 3, 12, 0", f.Len(), f.Rank("CAFÉ"), f.Rank("pao"), f.Rank("zero"))
+	}
+	if !f.Function("voce") || f.Function("cafe") || f.Function("") {
+		t.Error("Function: want voce only")
+	}
+	if e := lexicon.NewFrequencies(nil, nil); e.Len() != 0 || e.Function("voce") {
+		t.Error("NewFrequencies(nil, nil) holds words")
 	}
 }
