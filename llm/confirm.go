@@ -166,7 +166,7 @@ func ResumeConfirmation(ctx context.Context, model ChatModel, pending *PendingCo
 	r.emit(Event{Kind: EventToolResult, Iteration: pending.Iteration, Tool: &exec})
 
 	req := pending.Request
-	req.Tools = Definitions(tools)
+	req.Tools = toolDefinitions(tools)
 	req.Messages = msgs
 	if idx := nextUnresolved(results); idx >= 0 {
 		r.result.Messages = msgs

@@ -224,7 +224,7 @@ func RunTools(ctx context.Context, model ChatModel, req Request, tools []Tool, o
 	if err != nil {
 		return nil, err
 	}
-	req.Tools = Definitions(tools)
+	req.Tools = toolDefinitions(tools)
 	req.Messages = cloneMessages(req.Messages)
 	if err := req.Validate(); err != nil {
 		return nil, err

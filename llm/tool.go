@@ -75,8 +75,8 @@ func (t Tool) Definition() ToolDefinition {
 	}
 }
 
-// Definitions returns the model-facing definitions of tools, in order.
-func Definitions(tools []Tool) []ToolDefinition {
+// toolDefinitions returns the model-facing definitions of tools, in order.
+func toolDefinitions(tools []Tool) []ToolDefinition {
 	out := make([]ToolDefinition, len(tools))
 	for i, t := range tools {
 		out[i] = t.Definition()

@@ -198,6 +198,10 @@ type gateEmbedder struct {
 func (g gateEmbedder) Dimensions() int { return g.dims }
 
 func (g gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	hash, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: g.dims})
+	if err != nil {
+		return nil, err
+	}
 	out := make([][]float32, len(texts))
 	for i, s := range texts {
 		if strings.Contains(s, g.marker) {
@@ -208,7 +212,7 @@ func (g gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 				return nil, ctx.Err()
 			}
 		}
-		out[i] = llmtest.Vector(s, g.dims)
+		out[i] = hash.EmbedText(s)
 	}
 	return out, nil
 }

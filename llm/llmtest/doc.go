@@ -1,6 +1,6 @@
 // Package llmtest provides hand-written fakes of hybridrag's model ports for
-// unit tests: Model, a scripted llm.ChatModel, and Embedder, a deterministic
-// vector.Embedder.
+// unit tests: Model, a scripted llm.ChatModel. (For an embedder, use
+// vector.NewHashEmbedder, deterministic, or a vector.EmbedderFunc.)
 //
 // # Model
 //
@@ -13,13 +13,6 @@
 // name offered tools. Usage is whatever the script says. When the script is
 // exhausted it returns ErrScriptExhausted.
 //
-// # Embedder
-//
-// Embedder returns unit vectors derived from a hash of each text: equal texts
-// get equal vectors, different texts nearly orthogonal ones. They carry no
-// meaning, so similarity tests need hand-made vectors. It can be told to fail
-// or to hang until the context is done, and counts calls and texts.
-//
 // # Errors
 //
 // ErrScriptExhausted when a Model has no step left; scripted errors are
@@ -27,6 +20,6 @@
 //
 // # Concurrency
 //
-// Model and Embedder are safe for concurrent use; steps are consumed in the
+// Model is safe for concurrent use; steps are consumed in the
 // order calls acquire the Model's lock.
 package llmtest

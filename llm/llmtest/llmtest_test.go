@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"testing"
 	"time"
@@ -13,12 +12,10 @@ import (
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
 var (
-	_ llm.ChatModel   = (*llmtest.Model)(nil)
-	_ vector.Embedder = (*llmtest.Embedder)(nil)
+	_ llm.ChatModel = (*llmtest.Model)(nil)
 )
 
 func req(text string) llm.Request {
@@ -171,53 +168,5 @@ func TestModelConcurrent(t *testing.T) {
 	}
 	if len(uniq) != n || m.Calls() != n {
 		t.Errorf("%d distinct answers, %d calls; want %d", len(uniq), m.Calls(), n)
-	}
-}
-
-func TestEmbedder(t *testing.T) {
-	e := llmtest.NewEmbedder(16)
-	ctx := context.Background()
-	vecs, err := e.Embed(ctx, []string{"fungicida", "adubo", "fungicida"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(vecs) != 3 || e.Dimensions() != 16 {
-		t.Fatalf("got %d vectors, dims %d", len(vecs), e.Dimensions())
-	}
-	for i, v := range vecs {
-		var norm float64
-		for _, x := range v {
-			norm += float64(x) * float64(x)
-		}
-		if len(v) != 16 || math.Abs(norm-1) > 1e-5 {
-			t.Errorf("vector %d: len %d norm %f", i, len(v), norm)
-		}
-	}
-	if !cmp.Equal(vecs[0], vecs[2]) || cmp.Equal(vecs[0], vecs[1]) {
-		t.Error("equal texts must give equal vectors, different texts different ones")
-	}
-	if !cmp.Equal(vecs[1], llmtest.Vector("adubo", 16)) {
-		t.Error("Vector disagrees with Embed")
-	}
-	boom := errors.New("quota")
-	e.FailWith(boom)
-	if _, err := e.Embed(ctx, []string{"x"}); !errors.Is(err, boom) {
-		t.Errorf("FailWith: %v", err)
-	}
-	e.FailWith(nil)
-	e.SetHang(true)
-	hctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-	defer cancel()
-	if _, err := e.Embed(hctx, []string{"x", "y"}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("hang: %v", err)
-	}
-	if e.Calls() != 3 || e.Texts() != 6 {
-		t.Errorf("calls %d texts %d, want 3 and 6", e.Calls(), e.Texts())
-	}
-	if diff := cmp.Diff([][]string{{"fungicida", "adubo", "fungicida"}, {"x"}, {"x", "y"}}, e.Batches()); diff != "" {
-		t.Errorf("batches (-want +got):\n%s", diff)
-	}
-	if llmtest.NewEmbedder(0).Dimensions() != 8 {
-		t.Error("default dims")
 	}
 }

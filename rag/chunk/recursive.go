@@ -102,11 +102,11 @@ func NewRecursive(opts RecursiveOptions) (*Recursive, error) {
 	return &Recursive{size: size, overlap: overlap, seps: clean}, nil
 }
 
-// Size returns the largest chunk size in runes.
-func (r *Recursive) Size() int { return r.size }
+// sizeRunes returns the largest chunk size in runes.
+func (r *Recursive) sizeRunes() int { return r.size }
 
-// Overlap returns the largest overlap between consecutive chunks in runes.
-func (r *Recursive) Overlap() int { return r.overlap }
+// overlapRunes returns the largest overlap between consecutive chunks in runes.
+func (r *Recursive) overlapRunes() int { return r.overlap }
 
 // Split cuts text into chunks, numbered from 0. Invalid UTF-8 bytes count as
 // one rune each. An empty or white-space-only text gives no chunks.

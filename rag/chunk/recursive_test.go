@@ -52,8 +52,8 @@ func TestNewRecursiveOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Size() != tt.size || r.Overlap() != tt.overlap {
-				t.Errorf("size, overlap = %d, %d; want %d, %d", r.Size(), r.Overlap(), tt.size, tt.overlap)
+			if r.sizeRunes() != tt.size || r.overlapRunes() != tt.overlap {
+				t.Errorf("size, overlap = %d, %d; want %d, %d", r.sizeRunes(), r.overlapRunes(), tt.size, tt.overlap)
 			}
 		})
 	}
@@ -116,7 +116,7 @@ func TestRecursiveSplit(t *testing.T) {
 			if !slices.Equal(texts(got), tt.want) {
 				t.Errorf("Split(%q) =\n%q\nwant\n%q", tt.in, texts(got), tt.want)
 			}
-			checkChunks(t, tt.in, got, r.Size(), r.Overlap())
+			checkChunks(t, tt.in, got, r.sizeRunes(), r.overlapRunes())
 		})
 	}
 }

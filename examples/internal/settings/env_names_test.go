@@ -18,6 +18,7 @@ import (
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/rerank"
+	"github.com/hybridrag/hybridrag/vector"
 	"github.com/hybridrag/hybridrag/vector/cache"
 )
 
@@ -30,13 +31,13 @@ func TestSeedEnvNames(t *testing.T) {
 		check func(t *testing.T, cfg settings.Config)
 	}{
 		{"KB_CACHE_ENABLED=false", map[string]string{settings.EnvKBCacheEnabled: "false"}, func(t *testing.T, cfg settings.Config) {
-			emb := llmtest.NewEmbedder(4)
+			emb := hashEmbedder(t)
 			if cfg.Cache.Enabled || cfg.QueryEmbedder(emb) != emb {
 				t.Errorf("cache %+v: the embedder is wrapped", cfg.Cache)
 			}
 		}},
 		{"cache on by default", nil, func(t *testing.T, cfg settings.Config) {
-			if _, ok := cfg.QueryEmbedder(llmtest.NewEmbedder(4)).(*cache.Embedder); !ok || !cfg.Cache.Enabled {
+			if _, ok := cfg.QueryEmbedder(hashEmbedder(t)).(*cache.Embedder); !ok || !cfg.Cache.Enabled {
 				t.Errorf("cache %+v: the embedder is not wrapped", cfg.Cache)
 			}
 			if cfg.QueryEmbedder(nil) != nil {
@@ -378,4 +379,14 @@ func TestSeedTopKReachesTheSearcher(t *testing.T) {
 	if n := count(map[string]string{settings.EnvRAGTopK: "1"}); n != 1 {
 		t.Errorf("%d documents with RAG__TOP_K=1", n)
 	}
+}
+
+// hashEmbedder returns a 4-dimension hash embedder.
+func hashEmbedder(t *testing.T) *vector.HashEmbedder {
+	t.Helper()
+	e, err := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
