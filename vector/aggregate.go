@@ -16,10 +16,10 @@ const (
 	DefaultChunksPerOwner  = 1
 	DefaultSnippetMaxChars = 800
 	defaultMeanTopK        = 3
-	// SnippetSeparator joins the kept chunks of an owner.
-	SnippetSeparator = " … "
-	// Ellipsis ends a truncated snippet.
-	Ellipsis = "…"
+	// snippetSeparator joins the kept chunks of an owner.
+	snippetSeparator = " … "
+	// ellipsis ends a truncated snippet.
+	ellipsis = "…"
 )
 
 // AggregateMode selects how the chunk similarities of one owner become the
@@ -110,8 +110,8 @@ type OwnerHit struct {
 	// Chunks are the kept chunks, best first, with distinct contents.
 	Chunks []ScoredChunk
 	// Snippet is the kept chunk contents, trimmed, joined with
-	// SnippetSeparator and truncated to SnippetMaxChars runes (ending with
-	// Ellipsis when cut).
+	// " … " and truncated to SnippetMaxChars runes (ending with "…" when
+	// cut).
 	Snippet string
 }
 
@@ -190,7 +190,7 @@ func Aggregate(chunks []ScoredChunk, opts AggregateOptions) []OwnerHit {
 				parts = append(parts, text)
 			}
 		}
-		h.Snippet = Truncate(strings.Join(parts, SnippetSeparator), maxChars)
+		h.Snippet = Truncate(strings.Join(parts, snippetSeparator), maxChars)
 		hits = append(hits, h)
 	}
 	slices.SortFunc(hits, func(a, b OwnerHit) int {
@@ -207,7 +207,7 @@ func Aggregate(chunks []ScoredChunk, opts AggregateOptions) []OwnerHit {
 
 // Truncate returns s unchanged when it has at most maxRunes runes, and
 // otherwise its first runes with trailing space removed, followed by
-// Ellipsis, maxRunes runes in all. It never splits a UTF-8 sequence.
+// "…", maxRunes runes in all. It never splits a UTF-8 sequence.
 // maxRunes <= 0 returns "".
 func Truncate(s string, maxRunes int) string {
 	if maxRunes <= 0 {
@@ -223,5 +223,5 @@ func Truncate(s string, maxRunes int) string {
 		i += size
 		n++
 	}
-	return strings.TrimRight(s[:i], " \t\n\r") + Ellipsis
+	return strings.TrimRight(s[:i], " \t\n\r") + ellipsis
 }
