@@ -113,7 +113,7 @@ func TestBM25Proximity(t *testing.T) {
 func TestBM25Options(t *testing.T) {
 	s := bm25Scorer(BM25{})
 	p, ok := s.BM25()
-	if !ok || p.K1 != DefaultBM25K1 || p.B != DefaultBM25B || p.Proximity != 0 {
+	if !ok || p.K1 != defaultBM25K1 || p.B != defaultBM25B || p.Proximity != 0 {
 		t.Fatalf("BM25() = %+v, %v", p, ok)
 	}
 	if _, ok := NewScorer(ScorerOptions{}).BM25(); ok {

@@ -277,10 +277,10 @@ type BM25 struct {
 	Exact float64
 }
 
-// Defaults of BM25.
+// Defaults of BM25 (its K1 and B fields say them).
 const (
-	DefaultBM25K1 = 1.2
-	DefaultBM25B  = 0.75
+	defaultBM25K1 = 1.2
+	defaultBM25B  = 0.75
 )
 
 // bm25 is a Scorer's resolved BM25: avg is indexed like the field specs.
@@ -306,11 +306,11 @@ func (p BM25) resolve(specs []FieldSpec) *bm25 {
 		r.exact = 0
 	}
 	if !(r.k1 > 0) || math.IsInf(r.k1, 0) {
-		r.k1 = DefaultBM25K1
+		r.k1 = defaultBM25K1
 	}
 	switch {
 	case r.b == 0:
-		r.b = DefaultBM25B
+		r.b = defaultBM25B
 	case r.b < 0 || math.IsNaN(r.b):
 		r.b = 0
 	case r.b > 1:
