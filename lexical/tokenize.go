@@ -66,7 +66,11 @@ func (m CompoundMode) String() string {
 // Tokenizer turns text into search tokens, shaped like a bleve analyzer without its global registry: a fixed
 // splitter followed by a chain of [TokenFilter]s. The zero value uses the
 // defaults: minimum length 2, at most 8 tokens, the embedded pt-BR and
-// English stopwords, compounds and their parts, no stemming.
+// English stopwords, compounds and their parts, no stemming. Single letters
+// are dropped since under substring matching they occur in nearly every
+// text; a query keeps at most 8 tokens since a search names a few words and
+// each further word of a long question adds more noise (and a store probe)
+// than signal.
 //
 // The pipeline, in order:
 //

@@ -315,10 +315,9 @@ const maxCorrectionCache = 4096
 
 // Correct returns the indexed word a misspelled query token most likely
 // stands for. A token is left alone (ok false) when it is shorter than
-// minCorrectLength runes, holds anything but the letters a-z after
-// [Normalize], or is known (some word starts with it). Otherwise the
-// candidates are the words within one edit (two from longTokenLength
-// runes on; an edit is an insertion, deletion, substitution or
+// 5 runes, holds anything but the letters a-z after [Normalize], or is
+// known (some word starts with it). Otherwise the candidates are the words
+// within one edit (two from 8 runes on; an edit is an insertion, deletion, substitution or
 // transposition of adjacent letters) found in at least minDF documents;
 // the closest wins, then the most frequent, then the first in
 // alphabetical order. A word the token merely extends ("mata" for

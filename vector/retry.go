@@ -68,7 +68,9 @@ func IsRetryable(err error) (retry bool, after time.Duration) {
 	return true, after
 }
 
-// RetryPolicy configures [WithRetry]. The zero value gives the defaults.
+// RetryPolicy configures [WithRetry]. The zero value gives the defaults:
+// four attempts (one call and three retries), backoff ceilings of 1 s,
+// 2 s, 4 s… up to 30 s.
 type RetryPolicy struct {
 	// Attempts is the most calls of the wrapped embedder for one batch,
 	// the first included; 0 means 4, and 1 or a

@@ -23,7 +23,9 @@ const (
 	defaultMaxBatch = 2048
 )
 
-// EmbedderOptions configures an Embedder. The zero value works with OpenAI.
+// EmbedderOptions configures an Embedder. The zero value works with OpenAI:
+// its small embedding model (text-embedding-3-small) at its native size,
+// cheap and good enough for catalog and FAQ retrieval.
 type EmbedderOptions struct {
 	// Model is the embedding model; "" means "text-embedding-3-small".
 	Model string

@@ -7,20 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Recursive splitter defaults: chunks of 1000 runes sharing 200 (a fifth)
-// with their neighbour, so a sentence cut at a boundary is whole in one of
-// the two.
-//
-// The Indexer splits item files and FAQ answers with them. 1000 runes are
-// about 340 tokens of text-embedding-3-small's tokenizer on pt-BR product
-// leaflets (2.93 runes a token) and 250 by [EstimateTokens]: a chunk gives
-// a query one dose table or one paragraph to meet instead of the whole
-// leaflet, whose other sections would dilute its embedding. Larger chunks
-// (1,500 or 2,000 runes, blocks of 500–800 tokens, which hold a whole
-// leaflet) measured worse or even in retrieval and chat answers (figures
-// in BENCHMARKS.md, "Measurements behind defaults"). For larger chunks,
-// give the Indexer a splitter of RecursiveOptions{Size: 2000}
-// (IndexerOptions.FileChunker).
+// Recursive splitter defaults; RecursiveOptions says why.
 const (
 	defaultSize    = 1000
 	defaultOverlap = 200
@@ -34,6 +21,21 @@ func DefaultSeparators() []string { return []string{"\n\n", "\n", ". ", " "} }
 
 // RecursiveOptions configures a Recursive splitter. The zero value means the
 // defaults.
+//
+// The defaults are chunks of 1000 runes sharing 200 (a fifth)
+// with their neighbour, so a sentence cut at a boundary is whole in one of
+// the two.
+//
+// The Indexer splits item files and FAQ answers with them. 1000 runes are
+// about 340 tokens of text-embedding-3-small's tokenizer on pt-BR product
+// leaflets (2.93 runes a token) and 250 by [EstimateTokens]: a chunk gives
+// a query one dose table or one paragraph to meet instead of the whole
+// leaflet, whose other sections would dilute its embedding. Larger chunks
+// (1,500 or 2,000 runes, blocks of 500–800 tokens, which hold a whole
+// leaflet) measured worse or even in retrieval and chat answers (figures
+// in BENCHMARKS.md, "Measurements behind defaults"). For larger chunks,
+// give the Indexer a splitter of RecursiveOptions{Size: 2000}
+// (IndexerOptions.FileChunker).
 type RecursiveOptions struct {
 	// Size is the largest chunk, in runes; 0 means 1000.
 	Size int

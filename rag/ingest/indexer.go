@@ -67,7 +67,7 @@ type IndexerOptions struct {
 	WriteConcurrency int
 	// FileChunker splits attached files and FAQ answers; nil means the
 	// recursive splitter with 1000 runes / 200 overlap (smaller than the
-	// common 500–800 tokens: chunk.DefaultSize says why).
+	// common 500–800 tokens: chunk.RecursiveOptions says why).
 	FileChunker *chunk.Recursive
 	// DocumentChunker splits documents with sections; nil means the
 	// structural splitter (500 tokens / 50 overlap / min 100). Documents

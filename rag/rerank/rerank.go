@@ -125,7 +125,10 @@ func (f Func) Rerank(ctx context.Context, query string, cands []Candidate) ([]Re
 
 // Options are the per-call settings of [Apply]. The zero value means the
 // defaults: rerank the first 20 candidates, keep the best 5 with a
-// score of at least 0.5.
+// score of at least 0.5. A reranker costs a model call or a score per
+// candidate, so only the first 20 are rescored (a correct hit retrieval
+// left lower is rarely worth the cost); 5 hits fill a chat context; 0.5 is
+// the middle of the rerankers' [0, 1] relevance scale.
 type Options struct {
 	// TopN is how many leading candidates are reranked; 0 means
 	// 20 and a negative value means all of them.
