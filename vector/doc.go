@@ -52,7 +52,7 @@
 //
 // Functions return wrapped sentinels to be tested with errors.Is:
 // [ErrDimensionMismatch] (lengths disagree), [ErrZeroVector] (normalizing
-// or taking the cosine of a zero vector), [ErrNotFinite] (NaN or infinity),
+// a zero vector), [ErrNotFinite] (NaN or infinity),
 // [ErrEmptyVector], [ErrInvalidOptions], [ErrBatchSize] and
 // [ErrNilEmbedder]. An embedder answer that breaks the contract yields a
 // *[BatchSizeError] (wrong count) or a *[VectorError] naming the index of
