@@ -5,6 +5,22 @@
 // with live in packages offline (no model) and llmchat (a chat model). The
 // list at the end ("See also") names every sub-package.
 //
+// The main path — load, index, search, chat — offline and in memory
+// (examples/minimal runs it):
+//
+//	src, err := ingest.LoadDir(ctx, "testdata", nil) // catalog.jsonl, faqs.jsonl, documents/
+//	emb := offline.NewEmbedder()                      // or a model's: llm/openai
+//	store, err := memory.New(memory.Options{Dimensions: emb.Dimensions()}).Tenant("acme")
+//	_, err = ingest.NewIndexer(store, emb, ingest.IndexerOptions{}).Reindex(ctx, src)
+//
+//	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
+//	res, err := s.SearchCatalog(ctx, rag.Query{Text: "fungicida para videira", Limit: 3})
+//	// res.Hits: each with its record, its score's explanation and its Evidence
+//
+//	p, err := rag.NewPipeline(s, offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
+//	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "tem fungicida para videira?"})
+//	// resp.Answer; resp.Sources, each with the span it quotes; resp.Confidence
+//
 // # Searching
 //
 // A Searcher runs two legs concurrently:
