@@ -8,7 +8,7 @@
 // The main path — load, index, search, chat — offline and in memory
 // (examples/minimal runs it):
 //
-//	src, err := ingest.LoadDir(ctx, "testdata", nil) // catalog.jsonl, faqs.jsonl, documents/
+//	src, err := ingest.LoadDir(ctx, "testdata", nil) // catalog.jsonl, faqs.jsonl, documents.jsonl, documents/
 //	emb := offline.NewEmbedder()                      // or a model's: llm/openai
 //	store, err := memory.New(memory.Options{Dimensions: emb.Dimensions()}).Tenant("acme")
 //	_, err = ingest.NewIndexer(store, emb, ingest.IndexerOptions{}).Reindex(ctx, src)

@@ -314,7 +314,7 @@ type envConfig struct {
 	// DatabaseURL switches the store to PostgreSQL (DATABASE_URL).
 	DatabaseURL string
 	// RAG holds the library's knobs and the model switches
-	// (rag.ConfigFromEnv: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL,
+	// (settings.ConfigFromEnv: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL,
 	// EMBEDDING_MODEL, OPENROUTER_API_KEY, the seeds' search variables...).
 	RAG settings.Config
 }
@@ -391,7 +391,7 @@ Environment:
   TRUSTED_HOPS        same as -trusted-hops (the flag wins)
   TRUSTED_PROXIES     same as -trusted-proxies (the flag wins)
   The seeds' search knobs (HYBRID_SEARCH_ENHANCED, CATALOG_VECTOR_WEIGHT, ...) are read by
-  rag.ConfigFromEnv; EMBEDDING_DIMENSIONS sets the vector size (default 1536).
+  settings.ConfigFromEnv (examples/internal/settings); EMBEDDING_DIMENSIONS sets the vector size (default 1536).
 
 Flags:
 `)

@@ -47,7 +47,7 @@ type models struct {
 }
 
 // openModels builds the classifier, answerer, summarizer, embedder and the
-// options rc (rag.ConfigFromEnv) selects: the offline components without
+// options rc (settings.ConfigFromEnv) selects: the offline components without
 // keys; with OPENROUTER_API_KEY or OPENAI_API_KEY the LLM classifier (with
 // the keyword classifier as its last resort), answerer and summarizer;
 // with OPENAI_API_KEY the OpenAI (or OPENAI_BASE_URL) embedder. It does no

@@ -375,7 +375,7 @@ func TestRunChatJSON(t *testing.T) {
 		t.Error("latency_ms without -latency")
 	}
 	for key, want := range map[string]any{"store": offlineStore, "classifier": offlineClassifier, "answerer": offlineAnswerer,
-		"dims": float64(settings.DefaultConfig().Embedding.Dimensions), "config": "rag.DefaultConfig"} {
+		"dims": float64(settings.DefaultConfig().Embedding.Dimensions), "config": "settings.DefaultConfig"} {
 		if got := doc.Settings[key]; got != want {
 			t.Errorf("settings.%s = %v, want %v", key, got, want)
 		}

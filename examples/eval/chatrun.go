@@ -252,13 +252,13 @@ func findTestdata(dir string) (string, error) {
 
 // executeChat is the -chat mode.
 func executeChat(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
-	rc, cfgName := settings.DefaultConfig(), "rag.DefaultConfig"
+	rc, cfgName := settings.DefaultConfig(), "settings.DefaultConfig"
 	if cfg.env {
 		var err error
 		if rc, err = settings.ConfigFromEnv(os.Getenv); err != nil {
 			return fmt.Errorf("environment: %w", err)
 		}
-		cfgName = "rag.ConfigFromEnv"
+		cfgName = "settings.ConfigFromEnv"
 	}
 	dims := rc.Embedding.Dimensions
 	if cfg.set["dims"] {

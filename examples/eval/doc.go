@@ -71,11 +71,12 @@
 // measures the answers of the chat pipeline rather than one search. It
 // builds the pipeline `go run ./examples/chatserver` serves offline — a
 // memory store of the default tenant, the hash embedder at
-// rag.DefaultConfig's 1536 dimensions (-dims changes it), the searcher,
-// pipeline and indexer options mapped from rag.DefaultConfig (-env maps
-// rag.ConfigFromEnv instead, reading the chatserver's variables; the
-// models stay offline), the hash embedder's suggested vector threshold,
-// rag.KeywordClassifier and rag.ExtractiveAnswerer — over the
+// settings.DefaultConfig's 1536 dimensions (-dims changes it; package
+// examples/internal/settings), the searcher, pipeline and indexer options
+// mapped from settings.DefaultConfig (-env maps settings.ConfigFromEnv
+// instead, reading the chatserver's variables; the models stay offline),
+// the hash embedder's suggested vector threshold,
+// offline.KeywordClassifier and offline.ExtractiveAnswerer — over the
 // chatserver's testdata (testdata/ found from the working directory
 // upwards, or -testdata DIR: catalog.jsonl, faqs.jsonl, documents/ and
 // documents.jsonl) or over the -catalog, -faqs and -docs files given. The

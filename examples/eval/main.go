@@ -135,7 +135,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&crossStores, "cross-stores", "", "with -cross: the `stores` to build, comma-separated (default all: agro-store,agrofit,irpf,faquad); every domain's questions are still asked")
 	fs.IntVar(&cfg.crossMax, "cross-max", 100, "with -cross: at most this many `questions` from each domain (0: all)")
 	fs.StringVar(&cfg.crossLang, "cross-lang", "pt", "with -cross: the questions' `language`, pt (the sets as written) or en (the English translations in testdata/eval/*_en.jsonl: the agro store's 24 questions and 15 each of IRPF and FaQuAD; AGROFIT has none)")
-	fs.BoolVar(&cfg.env, "env", false, "with -chat: read the search and chat knobs from the environment (rag.ConfigFromEnv) like the chatserver; models stay offline")
+	fs.BoolVar(&cfg.env, "env", false, "with -chat: read the search and chat knobs from the environment (settings.ConfigFromEnv) like the chatserver; models stay offline")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: eval (-catalog F | -faqs F | -docs F) -queries Q.jsonl -qrels R.tsv [-mode lexical|vector|hybrid|all] [-fusion weighted|rrf|relative] [-k 10] [-json]\n"+
 			"       eval -chat CASES.jsonl [-testdata DIR | -catalog F -faqs F -docs F] [-split tune|heldout] [-type T] [-v] [-json]\n"+
