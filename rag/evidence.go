@@ -784,19 +784,25 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 
 func logistic(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// frameFor returns the frame words as the kind's scorer writes them,
-// built once per kind (the scorers of a kind share their tokenizer, so
-// the set does not change when a refresh builds a new scorer).
-func (s *Searcher) frameFor(kind storage.OwnerKind, sc *lexical.Scorer) map[string]bool {
-	f := &s.frames[kindIndex(kind)]
-	f.once.Do(func() { f.set = textutil.FrameSet(s.evidence.FrameWords, sc.Tokenizer().Filters...) })
-	return f.set
+// kindWords is what evidence reads of one kind's words beside its
+// vocabulary: the frame words and the general-language table as the
+// kind's scorer writes them. Built once per Searcher (the scorers of a
+// kind share their tokenizer, so a refresh's new scorer changes neither).
+type kindWords struct {
+	once    sync.Once
+	frames  map[string]bool
+	general *generalTable
 }
 
-// frameSet is one kind's frame words, built once.
-type frameSet struct {
-	once sync.Once
-	set  map[string]bool
+// wordsFor returns kind's frame words and general-language table.
+func (s *Searcher) wordsFor(kind storage.OwnerKind, sc *lexical.Scorer) *kindWords {
+	w := &s.words[kindIndex(kind)]
+	w.once.Do(func() {
+		filters := sc.Tokenizer().Filters
+		w.frames = textutil.FrameSet(s.evidence.FrameWords, filters...)
+		w.general = newGeneralTable(s.evidence.Frequencies, filters)
+	})
+	return w
 }
 
 // generalTable is a frequency list as the scorer of one kind reads it:
@@ -810,46 +816,21 @@ type generalTable struct {
 	function map[string]bool
 }
 
-// kindGeneral is one kind's generalTable, built once per Searcher from
-// the kind's scorer: a refresh builds new scorers with the same
-// tokenizer, so the table never changes.
-type kindGeneral struct {
-	once  sync.Once
-	table *generalTable
-}
-
-// generalFor returns kind's table for the Searcher's frequency list, nil
-// when the list is empty.
-func (s *Searcher) generalFor(kind storage.OwnerKind, sc *lexical.Scorer) *generalTable {
-	g := &s.generals[kindIndex(kind)]
-	g.once.Do(func() { g.table = newGeneralTable(s.evidence.Frequencies, sc.Tokenizer().Filters) })
-	return g.table
-}
-
 func newGeneralTable(f *lexicon.Frequencies, filters []lexical.TokenFilter) *generalTable {
 	t := &generalTable{ranks: make(map[string]int, 2*f.Len()), function: map[string]bool{}}
-	tokens := func(w string) []string {
-		out := []string{w}
-		for _, fl := range filters {
-			if fl != nil {
-				out = fl.Filter(out)
-			}
-		}
-		return out
-	}
 	better := func(k string, r int) {
 		if old, ok := t.ranks[k]; !ok || r < old {
 			t.ranks[k] = r
 		}
 	}
 	for w, r := range f.All() {
-		for _, tok := range tokens(w) {
+		for _, tok := range textutil.Filter(w, filters) {
 			better(tok, r)
 		}
 		better("~"+lexical.Stem(w), r)
 	}
 	for w := range f.Functions() {
-		for _, tok := range tokens(w) {
+		for _, tok := range textutil.Filter(w, filters) {
 			t.function[tok] = true
 		}
 	}
@@ -902,8 +883,9 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 	if idf == nil {
 		idf = func(string) float64 { return 1 }
 	}
-	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, s.frameFor(ops.kind, lx.scorer), corrections)
-	eq.weighGenerality(s.generalFor(ops.kind, lx.scorer))
+	words := s.wordsFor(ops.kind, lx.scorer)
+	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, words.frames, corrections)
+	eq.weighGenerality(words.general)
 	if own != nil {
 		eq.contextOnly(own)
 	}

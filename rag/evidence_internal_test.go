@@ -261,12 +261,12 @@ func TestGenerality(t *testing.T) {
 // Searcher keeps one table per kind (the scorers share their tokenizer).
 func TestGeneralTableOncePerKind(t *testing.T) {
 	s := &Searcher{evidence: EvidenceOptions{}.withDefaults()}
-	a := s.generalFor(storage.KindFAQ, lexical.NewScorer(lexical.ScorerOptions{}))
-	b := s.generalFor(storage.KindFAQ, lexical.NewScorer(lexical.ScorerOptions{}))
+	a := s.wordsFor(storage.KindFAQ, lexical.NewScorer(lexical.ScorerOptions{})).general
+	b := s.wordsFor(storage.KindFAQ, lexical.NewScorer(lexical.ScorerOptions{})).general
 	if a == nil || a != b {
 		t.Errorf("two scorers of a kind: tables %p and %p, want one", a, b)
 	}
-	if c := s.generalFor(storage.KindItem, lexical.NewScorer(lexical.ScorerOptions{})); c == a {
+	if c := s.wordsFor(storage.KindItem, lexical.NewScorer(lexical.ScorerOptions{})).general; c == a {
 		t.Error("two kinds share a table")
 	}
 }

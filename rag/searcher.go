@@ -59,8 +59,7 @@ type Searcher struct {
 	lex      lexicons
 	calib    calibrations
 	evidence EvidenceOptions
-	frames   [numKinds]frameSet
-	generals [numKinds]kindGeneral
+	words    [numKinds]kindWords
 	// stalled counts query embeddings abandoned by their search and still
 	// running (see embedQuery).
 	stalled atomic.Int64

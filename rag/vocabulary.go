@@ -9,6 +9,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
+	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -189,10 +190,7 @@ func stemWith(filters []lexical.TokenFilter, w string) string {
 	if len(filters) == 0 {
 		return w
 	}
-	out := []string{w}
-	for _, f := range filters {
-		out = f.Filter(out)
-	}
+	out := textutil.Filter(w, filters)
 	if len(out) != 1 || out[0] == "" {
 		return w
 	}

@@ -90,6 +90,19 @@ func IsBlank(text string) bool {
 	return true
 }
 
+// Filter returns what the token filters (a scorer's stemmer) make of the
+// word w: usually one token, none when a filter drops it. Nil filters are
+// skipped.
+func Filter(w string, filters []lexical.TokenFilter) []string {
+	out := []string{w}
+	for _, f := range filters {
+		if f != nil {
+			out = f.Filter(out)
+		}
+	}
+	return out
+}
+
 // FrameSet folds frame words for lookup: each word, its light stem and
 // what filters make of it (the Snowball stems of FAQ and document
 // tokens).
@@ -99,13 +112,7 @@ func FrameSet(words []string, filters ...lexical.TokenFilter) map[string]bool {
 		n := lexical.Normalize(w)
 		m[n] = true
 		m[lexical.Stem(n)] = true
-		out := []string{n}
-		for _, f := range filters {
-			if f != nil {
-				out = f.Filter(out)
-			}
-		}
-		for _, t := range out {
+		for _, t := range Filter(n, filters) {
 			m[t] = true
 		}
 	}
