@@ -146,7 +146,7 @@ func ResumeConfirmation(ctx context.Context, model ChatModel, pending *PendingCo
 		if err != nil {
 			return nil, fmt.Errorf("%w: corrected arguments: %w", ErrInvalidArguments, err)
 		}
-		if err := t.schema.Validate(merged); err != nil {
+		if err := t.schema.validateDoc(merged); err != nil {
 			return nil, fmt.Errorf("%w: corrected arguments for %q: %w", ErrInvalidArguments, call.Name, err)
 		}
 		call.Arguments = string(merged)
@@ -319,7 +319,7 @@ var confirmationTool = ToolDefinition{
 	}`),
 }
 
-var confirmationSchema, _ = CompileSchema(confirmationTool.Parameters)
+var confirmationSchema, _ = compileSchema(confirmationTool.Parameters)
 
 // DetectDecision asks model how the user's reply answers pending, with the
 // respond_to_confirmation tool forced and temperature 0, so the answer is a
@@ -350,7 +350,7 @@ func DetectDecision(ctx context.Context, model ChatModel, pending *PendingConfir
 		if c.Name != confirmationTool.Name {
 			continue
 		}
-		if err := confirmationSchema.Validate(normalizeArgs(c.Arguments)); err != nil {
+		if err := confirmationSchema.validateDoc(normalizeArgs(c.Arguments)); err != nil {
 			return Decision{}, fmt.Errorf("%w: respond_to_confirmation: %w", ErrInvalidOutput, err)
 		}
 		var out struct {

@@ -28,7 +28,7 @@
 // loops until the model answers, at most RunOptions.MaxIterations model calls
 // (default 5, then *MaxIterationsExceededError). Arguments are validated
 // against the tool's schema (JSON Schema 2020-12, 2019-09 or drafts 4 to 7, $ref and $defs
-// included; see Schema) before a handler runs; invalid arguments, unknown tools, handler errors, panics and
+// included, never loading other documents) before a handler runs; invalid arguments, unknown tools, handler errors, panics and
 // timeouts go back to the model as error results instead of failing the run.
 // Calls of one turn run in parallel. RunOptions.OnEvent reports each model
 // response, tool result and (when streaming) text delta with timings and
@@ -49,9 +49,8 @@
 // decodes into.
 // WithFallback tries a second model when the first fails with a retryable or
 // server error, WithFallbackModel another model name on the same client;
-// WithEmptyAnswerFallback maps an empty answer to a fixed
-// message (DefaultEmptyAnswerMessage); FallbackMessages picks the
-// pt-BR text for a failure (timeout, rate limit, unavailable, error). Retries
+// FallbackMessages picks the pt-BR text for a failure (timeout, rate limit,
+// unavailable, an empty answer, error). Retries
 // with backoff are the provider client's job (openai-go option.WithMaxRetries),
 // not this package's; llm/openai says why its waits (0.5 s, 1 s, 2 s with
 // jitter, or the server's Retry-After) are kept instead of waiting 1 s,

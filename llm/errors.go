@@ -19,7 +19,8 @@ var (
 	ErrMaxIterations = errors.New("llm: max tool loop iterations exceeded")
 
 	// ErrEmptyAnswer reports a final model answer with no text and no tool
-	// calls. See EmptyAnswerModel for mapping it to a fallback message.
+	// calls. FallbackMessages.For answers it with the Empty text
+	// (DefaultEmptyAnswerMessage in DefaultFallbackMessages).
 	ErrEmptyAnswer = errors.New("llm: model returned an empty answer")
 
 	// ErrInvalidRequest reports a Request that cannot be sent (no messages, a
@@ -41,7 +42,8 @@ var (
 	// ErrInvalidSchema reports a JSON schema that cannot be compiled: not a
 	// JSON object or boolean, a wrongly typed keyword, an unresolvable or
 	// remote $ref or $schema, a $ref cycle; or a Go type
-	// SchemaFor cannot describe. See CompileSchema and SchemaFor.
+	// SchemaFor cannot describe. ValidateTools, NewTypedTool, CompleteJSON and
+	// SchemaFor return it.
 	ErrInvalidSchema = errors.New("llm: invalid or unsupported JSON schema")
 
 	// ErrInvalidArguments reports tool arguments that do not satisfy the

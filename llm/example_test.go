@@ -154,39 +154,6 @@ func ExampleNewTypedTool() {
 	// Temos o Fungicida Azoxistrobina 250 SC.
 }
 
-// Schemas may keep shared shapes in $defs and refer to them with $ref.
-// Violations name the value's location, not the schema's.
-func ExampleCompileSchema_refs() {
-	s, err := llm.CompileSchema(json.RawMessage(`{
-		"$defs": {"option": {"type": "object", "required": ["title"],
-			"properties": {"title": {"type": "string"}, "pros": {"type": "array", "items": {"type": "string"}}}}},
-		"type": "object",
-		"properties": {"options": {"type": "array", "items": {"$ref": "#/$defs/option"}}}
-	}`))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(s.Validate([]byte(`{"options":[{"title":"Aceitar","pros":["salário"]},{"pros":[1]}]}`)))
-	// Output:
-	// $.options[1]: missing required property "title"; $.options[1].pros[0]: must be string (got number)
-}
-
-func ExampleSchema_Validate() {
-	s, err := llm.CompileSchema(json.RawMessage(`{"type":"object",
-		"properties":{"query":{"type":"string"},"limit":{"type":"integer","maximum":10}},
-		"required":["query"],"additionalProperties":false}`))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(s.Validate([]byte(`{"query":"adubo","limit":3}`)))
-	fmt.Println(s.Validate([]byte(`{"limit":12,"area":"x"}`)))
-	// Output:
-	// <nil>
-	// $: missing required property "query"; $.area: property is not allowed; $.limit: must be <= 10 (got 12)
-}
-
 func ExampleCompleteJSON() {
 	model := llmtest.NewModel(llmtest.Text(`{"intent":"catalog"}`))
 	var out struct {
@@ -210,7 +177,7 @@ func ExampleCompleteJSON() {
 func ExampleWithFallback() {
 	primary := llmtest.NewModel(llmtest.Fail(&llm.APIError{Provider: "openai", StatusCode: 503, Retryable: true}))
 	backup := llmtest.NewModel(llmtest.Text("Resposta do modelo reserva."))
-	model := llm.WithEmptyAnswerFallback(llm.WithFallback(primary, backup), llm.DefaultEmptyAnswerMessage)
+	model := llm.WithFallback(primary, backup)
 	resp, err := model.Complete(context.Background(), llm.Request{Messages: []llm.Message{llm.UserMessage("oi")}})
 	fmt.Println(resp.Text(), err)
 	// Output: Resposta do modelo reserva. <nil>

@@ -8,56 +8,49 @@ import (
 	"net"
 )
 
-// FallbackModel answers with Fallback when Primary fails in a way another
-// model may not: an outage, a rate limit or a server error of one provider
+// FallbackModel answers with a fallback model when the primary one fails in
+// a way another model may not: an outage, a rate limit or a server error of one provider
 // or model need not end the user's turn.
 // Retries of the same provider belong to the provider's client (openai-go's
 // option.WithMaxRetries); FallbackModel runs after those are exhausted.
 //
 // A FallbackModel is immutable and safe for concurrent use if its models are.
 type FallbackModel struct {
-	// Primary is tried first.
-	Primary ChatModel
-	// Fallback is tried when Primary fails and ShouldFallback says so.
-	Fallback ChatModel
-	// ShouldFallback decides from Primary's error; nil means
-	// DefaultShouldFallback.
-	ShouldFallback func(error) bool
-	// FallbackName, when not empty, is the Request.Model of the requests
-	// sent to Fallback, so that one client can fall back to another model
-	// of its provider (OpenRouter's "anthropic/claude-3.5-haiku" after
-	// "openai/gpt-4o-mini"). Empty sends the request unchanged.
-	FallbackName string
+	primary, fallback ChatModel
+	// fallbackName, when not empty, is the Request.Model of the requests
+	// sent to fallback (see WithFallbackModel).
+	fallbackName string
 }
 
-// WithFallback returns a model that tries primary, then fallback on
-// retryable errors, 5xx statuses, transport failures and invalid responses.
+// WithFallback returns a model that tries primary, then fallback on the
+// errors worth trying another model for: those IsRetryable accepts (429,
+// 5xx, transport failures), any 5xx status and ErrInvalidResponse. Client
+// errors (400, 401, 403, 404) and context errors are returned as they are.
 func WithFallback(primary, fallback ChatModel) *FallbackModel {
-	return &FallbackModel{Primary: primary, Fallback: fallback}
+	return &FallbackModel{primary: primary, fallback: fallback}
 }
 
 // WithFallbackModel returns a model that tries model, then model again with
 // Request.Model set to name, on the errors WithFallback falls back on: a
 // second model name on the same provider, such as a cheaper or older model
-// that is up when the first is not. Nest
+// that is up when the first is not (OpenRouter's
+// "anthropic/claude-3.5-haiku" after "openai/gpt-4o-mini"). Nest
 // calls for more names: WithFallbackModel(WithFallbackModel(m, a), b).
 func WithFallbackModel(model ChatModel, name string) *FallbackModel {
-	return &FallbackModel{Primary: model, Fallback: model, FallbackName: name}
+	return &FallbackModel{primary: model, fallback: model, fallbackName: name}
 }
 
-// fallbackRequest is req as sent to Fallback.
+// fallbackRequest is req as sent to the fallback model.
 func (m *FallbackModel) fallbackRequest(req Request) Request {
-	if m.FallbackName != "" {
-		req.Model = m.FallbackName
+	if m.fallbackName != "" {
+		req.Model = m.fallbackName
 	}
 	return req
 }
 
-// DefaultShouldFallback reports errors worth trying another model for: those
-// IsRetryable accepts (429, 5xx, transport), any 5xx status, and
-// ErrInvalidResponse. Client errors (400, 401, 403, 404) and context errors
-// are not.
-func DefaultShouldFallback(err error) bool {
+// shouldFallback reports errors worth trying another model for (see
+// WithFallback).
+func shouldFallback(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
@@ -68,20 +61,17 @@ func (m *FallbackModel) should(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	if m.ShouldFallback != nil {
-		return m.ShouldFallback(err)
-	}
-	return DefaultShouldFallback(err)
+	return shouldFallback(err)
 }
 
 // Complete implements ChatModel. When both models fail, the error wraps both
 // errors.
 func (m *FallbackModel) Complete(ctx context.Context, req Request) (Response, error) {
-	resp, err := m.Primary.Complete(ctx, req)
+	resp, err := m.primary.Complete(ctx, req)
 	if err == nil || !m.should(ctx, err) {
 		return resp, err
 	}
-	resp, ferr := m.Fallback.Complete(ctx, m.fallbackRequest(req))
+	resp, ferr := m.fallback.Complete(ctx, m.fallbackRequest(req))
 	if ferr != nil {
 		return Response{}, fmt.Errorf("llm: primary model failed (%w); fallback model failed: %w", err, ferr)
 	}
@@ -94,7 +84,7 @@ func (m *FallbackModel) Complete(ctx context.Context, req Request) (Response, er
 func (m *FallbackModel) Stream(ctx context.Context, req Request) iter.Seq2[StreamEvent, error] {
 	return func(yield func(StreamEvent, error) bool) {
 		started := false
-		for ev, err := range m.Primary.Stream(ctx, req) {
+		for ev, err := range m.primary.Stream(ctx, req) {
 			if err == nil {
 				started = true
 				if !yield(ev, nil) {
@@ -106,7 +96,7 @@ func (m *FallbackModel) Stream(ctx context.Context, req Request) iter.Seq2[Strea
 				yield(StreamEvent{}, err)
 				return
 			}
-			for fev, ferr := range m.Fallback.Stream(ctx, m.fallbackRequest(req)) {
+			for fev, ferr := range m.fallback.Stream(ctx, m.fallbackRequest(req)) {
 				if ferr != nil {
 					ferr = fmt.Errorf("llm: primary model failed (%w); fallback model failed: %w", err, ferr)
 				}
@@ -122,67 +112,6 @@ func (m *FallbackModel) Stream(ctx context.Context, req Request) iter.Seq2[Strea
 // DefaultEmptyAnswerMessage is the pt-BR text shown instead of an empty
 // answer, asking the user to try again rather than showing nothing.
 const DefaultEmptyAnswerMessage = "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?"
-
-// EmptyAnswerModel maps an empty final answer (blank text and no tool calls)
-// to Message, marking the Response as Substituted, or to ErrEmptyAnswer when
-// Message is empty.
-//
-// An EmptyAnswerModel is immutable and safe for concurrent use if Model is.
-type EmptyAnswerModel struct {
-	// Model produces the answers.
-	Model ChatModel
-	// Message replaces an empty answer; "" returns ErrEmptyAnswer instead.
-	Message string
-}
-
-// WithEmptyAnswerFallback wraps model so that an empty answer becomes message
-// (or ErrEmptyAnswer when message is ""). Use DefaultEmptyAnswerMessage for
-// the default pt-BR text.
-func WithEmptyAnswerFallback(model ChatModel, message string) *EmptyAnswerModel {
-	return &EmptyAnswerModel{Model: model, Message: message}
-}
-
-func isEmptyAnswer(r Response) bool {
-	return isBlank(r.Message.Content) && len(r.Message.ToolCalls) == 0
-}
-
-// Complete implements ChatModel.
-func (m *EmptyAnswerModel) Complete(ctx context.Context, req Request) (Response, error) {
-	resp, err := m.Model.Complete(ctx, req)
-	if err != nil || !isEmptyAnswer(resp) {
-		return resp, err
-	}
-	if m.Message == "" {
-		return resp, fmt.Errorf("%w (finish reason %q)", ErrEmptyAnswer, resp.FinishReason)
-	}
-	resp.Message.Content, resp.Substituted = m.Message, true
-	return resp, nil
-}
-
-// Stream implements ChatModel. For an empty answer, Message is yielded as one
-// text delta before the StreamDone event.
-func (m *EmptyAnswerModel) Stream(ctx context.Context, req Request) iter.Seq2[StreamEvent, error] {
-	return func(yield func(StreamEvent, error) bool) {
-		for ev, err := range m.Model.Stream(ctx, req) {
-			if err == nil && ev.Kind == StreamDone && ev.Response != nil && isEmptyAnswer(*ev.Response) {
-				if m.Message == "" {
-					yield(StreamEvent{}, fmt.Errorf("%w (finish reason %q)", ErrEmptyAnswer, ev.Response.FinishReason))
-					return
-				}
-				if !yield(StreamEvent{Kind: StreamTextDelta, Text: m.Message}, nil) {
-					return
-				}
-				resp := *ev.Response
-				resp.Message = resp.Message.clone()
-				resp.Message.Content, resp.Substituted = m.Message, true
-				ev.Response = &resp
-			}
-			if !yield(ev, err) || err != nil {
-				return
-			}
-		}
-	}
-}
 
 // FallbackMessages are the user-facing texts for model failures, one per
 // kind of failure so the user knows whether to retry now or later. The

@@ -413,7 +413,7 @@ func (r *runner) executeAll(ctx context.Context, calls []ToolCall, jobs []int, e
 
 // checkArguments validates call's arguments; bad reports an invalid call.
 func checkArguments(t *compiledTool, call ToolCall) (exec ToolExecution, bad bool) {
-	if err := t.schema.Validate(normalizeArgs(call.Arguments)); err != nil {
+	if err := t.schema.validateDoc(normalizeArgs(call.Arguments)); err != nil {
 		return ToolExecution{
 			Call:   call,
 			Status: ToolInvalidArguments,

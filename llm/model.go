@@ -198,9 +198,6 @@ type Response struct {
 	Refusal string `json:"refusal,omitempty"`
 	// Usage counts the tokens of this call.
 	Usage Usage `json:"usage"`
-	// Substituted is true when Message.Content is a configured fallback
-	// message rather than model output (see EmptyAnswerModel).
-	Substituted bool `json:"substituted,omitempty"`
 }
 
 // Text returns the answer text.

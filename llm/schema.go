@@ -22,7 +22,7 @@ import (
 	"golang.org/x/text/message"
 )
 
-// Schema is a compiled JSON Schema for tool arguments and structured output.
+// schema is a compiled JSON Schema for tool arguments and structured output.
 //
 // Compilation and validation are done by github.com/santhosh-tekuri/jsonschema/v6,
 // which implements drafts 4, 6, 7, 2019-09 and 2020-12 (the default when
@@ -39,8 +39,8 @@ import (
 // compile-time rejection of schemas whose references loop without descending
 // into the value.
 //
-// A Schema is immutable and safe for concurrent use.
-type Schema struct {
+// A schema is immutable and safe for concurrent use.
+type schema struct {
 	raw      json.RawMessage // the schema document, compact
 	compiled *sjs.Schema
 	// byLocation maps the absolute location of every compiled subschema to
@@ -60,7 +60,7 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("cannot resolve remote schemas (%s): references to other documents are not loaded", truncate(url, 200))
 }
 
-// CompileSchema parses and compiles a JSON Schema document. An empty or null
+// compileSchema parses and compiles a JSON Schema document. An empty or null
 // document compiles to a schema that accepts any JSON value.
 //
 // Errors wrap ErrInvalidSchema: malformed JSON, a document that is not a
@@ -70,7 +70,7 @@ func (noLoader) Load(url string) (any, error) {
 // an unresolvable or remote $ref or "$schema", or a cycle of $ref and
 // in-place applicators (allOf, anyOf, oneOf, not, if/then/else,
 // dependentSchemas) that never descends into the value.
-func CompileSchema(raw json.RawMessage) (*Schema, error) {
+func compileSchema(raw json.RawMessage) (*schema, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("true")
@@ -93,7 +93,7 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidSchema, compileMessage(err))
 	}
-	s := &Schema{compiled: compiled, byLocation: map[string]*sjs.Schema{}}
+	s := &schema{compiled: compiled, byLocation: map[string]*sjs.Schema{}}
 	if err := s.checkCycles(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
 	}
@@ -104,17 +104,27 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 }
 
 // SchemaFor infers the JSON Schema of the Go type T, as encoding/json would
-// marshal it, and compiles it. Struct fields become properties named by
-// their json tags; fields without omitempty or omitzero are required; extra
-// properties are not allowed; a `jsonschema:"..."` tag becomes the
-// property's description. Slices and pointers also accept null. Types that
-// JSON cannot represent (functions, channels, complex numbers, maps without
-// string keys) and recursive types make SchemaFor fail with
+// marshal it, and returns the compact schema document, ready for
+// ToolDefinition.Parameters or ResponseFormat.Schema. Struct fields become
+// properties named by their json tags; fields without omitempty or omitzero
+// are required; extra properties are not allowed; a `jsonschema:"..."` tag
+// becomes the property's description. Slices and pointers also accept null.
+// Types that JSON cannot represent (functions, channels, complex numbers,
+// maps without string keys) and recursive types make SchemaFor fail with
 // ErrInvalidSchema.
 //
 // For OpenAI strict mode (ToolDefinition.Strict, ResponseFormat.Strict) every
 // field must be required: leave omitempty off.
-func SchemaFor[T any]() (*Schema, error) {
+func SchemaFor[T any]() (json.RawMessage, error) {
+	s, err := schemaFor[T]()
+	if err != nil {
+		return nil, err
+	}
+	return s.document(), nil
+}
+
+// schemaFor infers and compiles the schema of T (see SchemaFor).
+func schemaFor[T any]() (*schema, error) {
 	inferred, err := jsonschema.For[T](nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
@@ -123,19 +133,15 @@ func SchemaFor[T any]() (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
 	}
-	return CompileSchema(raw)
+	return compileSchema(raw)
 }
 
-// JSON returns the schema document, compact; for a schema compiled from an
-// empty document it is "true". Use it as ToolDefinition.Parameters or
-// ResponseFormat.Schema. The caller may modify the returned slice.
-func (s *Schema) JSON() json.RawMessage { return bytes.Clone(s.raw) }
-
-// MarshalJSON implements json.Marshaler with the schema document.
-func (s *Schema) MarshalJSON() ([]byte, error) { return s.JSON(), nil }
+// document returns the schema document, compact; for a schema compiled from
+// an empty document it is "true". The caller may modify the returned slice.
+func (s *schema) document() json.RawMessage { return bytes.Clone(s.raw) }
 
 // objectOnly reports whether the schema admits only JSON objects.
-func (s *Schema) objectOnly() bool {
+func (s *schema) objectOnly() bool {
 	t := s.compiled.Types
 	return t != nil && slices.Equal(t.ToStrings(), []string{"object"})
 }
@@ -256,7 +262,7 @@ func subschemas(n *sjs.Schema, yield func(sub *sjs.Schema, inPlace bool)) {
 // in-place edges. The library stops such a cycle while validating, but a
 // schema with one would fail every value that reaches it, so it is refused
 // up front. A $dynamicRef may also reach any schema with its anchor name.
-func (s *Schema) checkCycles() error {
+func (s *schema) checkCycles() error {
 	var all []*sjs.Schema
 	var index func(n *sjs.Schema)
 	index = func(n *sjs.Schema) {
@@ -311,7 +317,8 @@ func (s *Schema) checkCycles() error {
 // relative shows a schema location inside the compiled document as "#/...".
 func relative(loc string) string { return strings.TrimPrefix(loc, schemaURL) }
 
-// Violation is one way a JSON value fails a Schema.
+// Violation is one way a JSON value fails a tool's or an answer's JSON
+// Schema.
 type Violation struct {
 	// Path locates the value, e.g. "$.options[1].title".
 	Path string
@@ -321,11 +328,12 @@ type Violation struct {
 	// into the schema document after following $ref, e.g.
 	// "#/$defs/option/properties/limit/maximum" (a schema resource with an
 	// absolute $id is named by it). Empty for a value that is not valid
-	// JSON or breaks the checks every schema makes (see ValidateValue).
+	// JSON or breaks the checks every schema makes (numbers beyond float64's
+	// range, values nested more than 64 levels deep).
 	Keyword string
 }
 
-// ValidationError lists why a JSON value does not satisfy a Schema. RunTools
+// ValidationError lists why a JSON value does not satisfy a JSON Schema. RunTools
 // returns it (wrapped with ErrInvalidArguments) to the model as the tool
 // result, so the messages are short and precise.
 type ValidationError struct {
@@ -349,24 +357,24 @@ func (e *ValidationError) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// Validate checks a JSON document against s. It returns a *ValidationError
+// validateDoc checks a JSON document against s. It returns a *ValidationError
 // when the document is valid JSON that breaks the schema, and a
 // *ValidationError with one violation at "$" when it is not JSON at all.
-func (s *Schema) Validate(doc []byte) error {
+func (s *schema) validateDoc(doc []byte) error {
 	v, err := decodeJSON(doc)
 	if err != nil {
 		return &ValidationError{Violations: []Violation{{Path: "$", Message: "not valid JSON: " + truncate(err.Error(), 200)}}}
 	}
-	return s.ValidateValue(v)
+	return s.validateValue(v)
 }
 
-// ValidateValue checks a decoded JSON value against s: map[string]any,
+// validateValue checks a decoded JSON value against s: map[string]any,
 // []any, string, bool, nil, and numbers as json.Number (encoding/json with
 // UseNumber), float64 or any Go integer type. Integers written as 3.0 count
 // as integers. Numbers beyond float64's range, non-finite floats and objects
 // or arrays nested more than 64 levels deep are violations whatever the
 // schema.
-func (s *Schema) ValidateValue(v any) error {
+func (s *schema) validateValue(v any) error {
 	var bad []Violation
 	checkValue(v, "$", 1, &bad)
 	if len(bad) > 0 {
@@ -443,7 +451,7 @@ func compareLocated(a, b located) int {
 // collect turns the library's tree of errors into violations at the value's
 // location. Failed combinators (anyOf, oneOf, not) are one violation at the
 // value, not the failures of each alternative.
-func (s *Schema) collect(e *sjs.ValidationError, root any, out *[]located) {
+func (s *schema) collect(e *sjs.ValidationError, root any, out *[]located) {
 	path, v := locate(root, e.InstanceLocation)
 	keyword := relative(e.SchemaURL) + pointer(e.ErrorKind.KeywordPath())
 	add := func(path, msg string, loc []string, required bool) {

@@ -1,4 +1,4 @@
-package llm_test
+package llm
 
 import (
 	"encoding/json"
@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/hybridrag/hybridrag/llm"
 )
 
 // searchKnowledgeSchema is seed 003 §6.2's search_knowledge parameters.
@@ -29,7 +27,7 @@ const searchKnowledgeSchema = `{
 }`
 
 func TestSchemaValidate(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(searchKnowledgeSchema))
+	s, err := compileSchema(json.RawMessage(searchKnowledgeSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,14 +63,14 @@ func TestSchemaValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := s.Validate([]byte(tt.doc))
+			err := s.validateDoc([]byte(tt.doc))
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("Validate(%s) = %v, want nil", tt.doc, err)
 				}
 				return
 			}
-			var verr *llm.ValidationError
+			var verr *ValidationError
 			if !errors.As(err, &verr) {
 				t.Fatalf("Validate(%s) = %v, want *ValidationError", tt.doc, err)
 			}
@@ -88,7 +86,7 @@ func TestSchemaValidate(t *testing.T) {
 }
 
 func TestSchemaCombinatorsAndNesting(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(`{
+	s, err := compileSchema(json.RawMessage(`{
 		"type": "object",
 		"properties": {
 			"id":   {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 3}]},
@@ -125,7 +123,7 @@ func TestSchemaCombinatorsAndNesting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := s.Validate([]byte(tt.doc))
+			err := s.validateDoc([]byte(tt.doc))
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -165,31 +163,31 @@ func TestCompileSchemaErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := llm.CompileSchema(json.RawMessage(tt.schema))
-			if !errors.Is(err, llm.ErrInvalidSchema) || !strings.Contains(err.Error(), tt.want) {
+			_, err := compileSchema(json.RawMessage(tt.schema))
+			if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("CompileSchema(%s) = %v, want ErrInvalidSchema containing %q", tt.schema, err, tt.want)
 			}
 		})
 	}
 	t.Run("empty accepts anything", func(t *testing.T) {
 		for _, raw := range []string{"", "null", " "} {
-			s, err := llm.CompileSchema(json.RawMessage(raw))
+			s, err := compileSchema(json.RawMessage(raw))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Validate([]byte(`[1,"a",null]`)); err != nil {
+			if err := s.validateDoc([]byte(`[1,"a",null]`)); err != nil {
 				t.Error(err)
 			}
 		}
 	})
 	t.Run("annotations ignored", func(t *testing.T) {
-		_, err := llm.CompileSchema(json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"t","format":"date","x-extra":1,"$defs":{"a":{}},"examples":[1]}`))
+		_, err := compileSchema(json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"t","format":"date","x-extra":1,"$defs":{"a":{}},"examples":[1]}`))
 		if err != nil {
 			t.Error(err)
 		}
 	})
 	t.Run("recursion through a property is fine", func(t *testing.T) {
-		_, err := llm.CompileSchema(json.RawMessage(`{"type":"object","properties":{"next":{"$ref":"#"}}}`))
+		_, err := compileSchema(json.RawMessage(`{"type":"object","properties":{"next":{"$ref":"#"}}}`))
 		if err != nil {
 			t.Error(err)
 		}
@@ -220,7 +218,7 @@ const optionsSchema = `{
 }`
 
 func TestSchemaRefsAndDefs(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(optionsSchema))
+	s, err := compileSchema(json.RawMessage(optionsSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +238,7 @@ func TestSchemaRefsAndDefs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := ""
-			if err := s.Validate([]byte(tt.doc)); err != nil {
+			if err := s.validateDoc([]byte(tt.doc)); err != nil {
 				got = err.Error()
 			}
 			if got != tt.want {
@@ -251,7 +249,7 @@ func TestSchemaRefsAndDefs(t *testing.T) {
 }
 
 func TestSchemaDraft07(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(`{
+	s, err := compileSchema(json.RawMessage(`{
 		"$schema": "http://json-schema.org/draft-07/schema#",
 		"definitions": {"point": {"type": "array", "items": [{"type": "number"}, {"type": "number"}], "additionalItems": false}},
 		"type": "object",
@@ -260,14 +258,14 @@ func TestSchemaDraft07(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate([]byte(`{"at":[1.5,2]}`)); err != nil {
+	if err := s.validateDoc([]byte(`{"at":[1.5,2]}`)); err != nil {
 		t.Errorf("valid point: %v", err)
 	}
 	want := `$.at[1]: must be number (got string)`
-	if err := s.Validate([]byte(`{"at":[1,"2"]}`)); err == nil || err.Error() != want {
+	if err := s.validateDoc([]byte(`{"at":[1,"2"]}`)); err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
-	if err := s.Validate([]byte(`{"at":[1,2,3,4]}`)); err == nil || err.Error() != "$.at[2]: item is not allowed; $.at[3]: item is not allowed" {
+	if err := s.validateDoc([]byte(`{"at":[1,2,3,4]}`)); err == nil || err.Error() != "$.at[2]: item is not allowed; $.at[3]: item is not allowed" {
 		t.Errorf("additional items: got %v", err)
 	}
 }
@@ -289,12 +287,12 @@ func TestSchemaOlderDraftsAndFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := llm.CompileSchema(json.RawMessage(tt.schema))
+			s, err := compileSchema(json.RawMessage(tt.schema))
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := ""
-			if err := s.Validate([]byte(tt.doc)); err != nil {
+			if err := s.validateDoc([]byte(tt.doc)); err != nil {
 				got = err.Error()
 			}
 			if got != tt.want && (tt.want == "" || !strings.HasPrefix(got, tt.want)) {
@@ -307,14 +305,14 @@ func TestSchemaOlderDraftsAndFormat(t *testing.T) {
 // Violations come in a fixed order although the validator visits properties
 // in map order.
 func TestSchemaViolationsAreDeterministic(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(searchKnowledgeSchema))
+	s, err := compileSchema(json.RawMessage(searchKnowledgeSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := []byte(`{"query":"","type":"x","limit":99,"score":2,"exact":1,"code":"a","note":3,"z":1}`)
-	first := s.Validate(doc).Error()
+	first := s.validateDoc(doc).Error()
 	for range 50 {
-		if got := s.Validate(doc).Error(); got != first {
+		if got := s.validateDoc(doc).Error(); got != first {
 			t.Fatalf("violations changed between runs:\n%s\n%s", first, got)
 		}
 	}
@@ -330,7 +328,7 @@ func TestSchemaViolationsAreDeterministic(t *testing.T) {
 // Values quoted in messages are cut to 200 bytes; the cut never splits a
 // UTF-8 sequence, whatever the width of the character at the limit.
 func TestValidationErrorTruncatesOnRuneBoundary(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(`{"type":"object","properties":{"v":{"enum":["a"]}}}`))
+	s, err := compileSchema(json.RawMessage(`{"type":"object","properties":{"v":{"enum":["a"]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +336,7 @@ func TestValidationErrorTruncatesOnRuneBoundary(t *testing.T) {
 		for pad := 190; pad < 205; pad++ {
 			value := strings.Repeat("a", pad) + strings.Repeat(wide, 20)
 			doc, _ := json.Marshal(map[string]string{"v": value})
-			err := s.Validate(doc)
+			err := s.validateDoc(doc)
 			if err == nil {
 				t.Fatalf("pad %d: value accepted", pad)
 			}
@@ -354,7 +352,7 @@ func TestValidationErrorTruncatesOnRuneBoundary(t *testing.T) {
 }
 
 func TestSchemaConcurrentUse(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(optionsSchema))
+	s, err := compileSchema(json.RawMessage(optionsSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +361,7 @@ func TestSchemaConcurrentUse(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 20 {
-				if err := s.Validate([]byte(`{"options":[{"title":"a","pros":[1]}]}`)); err == nil || err.Error() != want {
+				if err := s.validateDoc([]byte(`{"options":[{"title":"a","pros":[1]}]}`)); err == nil || err.Error() != want {
 					t.Errorf("got %v", err)
 				}
 			}
@@ -373,19 +371,19 @@ func TestSchemaConcurrentUse(t *testing.T) {
 }
 
 func TestValidationErrorCapsViolations(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(`{"type":"array","items":{"type":"string"}}`))
+	s, err := compileSchema(json.RawMessage(`{"type":"array","items":{"type":"string"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := "[" + strings.Repeat("1,", 99) + "1]"
-	var verr *llm.ValidationError
-	if !errors.As(s.Validate([]byte(doc)), &verr) || len(verr.Violations) != 10 {
+	var verr *ValidationError
+	if !errors.As(s.validateDoc([]byte(doc)), &verr) || len(verr.Violations) != 10 {
 		t.Fatalf("want 10 violations, got %v", verr)
 	}
 }
 
 func FuzzSchemaValidate(f *testing.F) {
-	s, err := llm.CompileSchema(json.RawMessage(searchKnowledgeSchema))
+	s, err := compileSchema(json.RawMessage(searchKnowledgeSchema))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -393,7 +391,7 @@ func FuzzSchemaValidate(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
-		err := s.Validate([]byte(doc))
+		err := s.validateDoc([]byte(doc))
 		if err != nil && err.Error() == "" {
 			t.Error("empty error text")
 		}
@@ -404,11 +402,11 @@ func FuzzSchemaValidate(f *testing.F) {
 }
 
 func TestSchemaHugeNumbers(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":10},"f":{"type":"number"}}}`))
+	s, err := compileSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":10},"f":{"type":"number"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := s.Validate([]byte(`{"n":1e400,"f":-1e400,"ok":1e300}`))
+	got := s.validateDoc([]byte(`{"n":1e400,"f":-1e400,"ok":1e300}`))
 	want := "$.f: number out of range (got -1e400); $.n: number out of range (got 1e400)"
 	if got == nil || got.Error() != want {
 		t.Errorf("got %v, want %q", got, want)
@@ -426,14 +424,14 @@ func FuzzCompileSchema(f *testing.F) {
 		f.Add(seed, `{"options":[{"title":1}],"next":{"a":[null,true,1.5]}}`)
 	}
 	f.Fuzz(func(t *testing.T, schema, doc string) {
-		s, err := llm.CompileSchema(json.RawMessage(schema))
+		s, err := compileSchema(json.RawMessage(schema))
 		if err != nil {
-			if !errors.Is(err, llm.ErrInvalidSchema) {
+			if !errors.Is(err, ErrInvalidSchema) {
 				t.Errorf("error %v does not wrap ErrInvalidSchema", err)
 			}
 			return
 		}
-		if err := s.Validate([]byte(doc)); err != nil && (err.Error() == "" || !utf8.ValidString(err.Error())) {
+		if err := s.validateDoc([]byte(doc)); err != nil && (err.Error() == "" || !utf8.ValidString(err.Error())) {
 			t.Errorf("bad error text %q", err.Error())
 		}
 	})
@@ -450,7 +448,7 @@ func TestSchemaFor(t *testing.T) {
 		Filter *filter  `json:"filter,omitempty"`
 		Secret string   `json:"-"`
 	}
-	s, err := llm.SchemaFor[args]()
+	s, err := schemaFor[args]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,11 +458,11 @@ func TestSchemaFor(t *testing.T) {
 		`"tags":{"type":["null","array"],"items":{"type":"string"}},` +
 		`"filter":{"type":["null","object"],"properties":{"area":{"type":"string"}},"required":["area"],"additionalProperties":false}},` +
 		`"required":["query"],"additionalProperties":false}`
-	if got := string(s.JSON()); got != wantJSON {
+	if got := string(s.document()); got != wantJSON {
 		t.Errorf("JSON()\n got  %s\n want %s", got, wantJSON)
 	}
-	if b, err := json.Marshal(s); err != nil || string(b) != wantJSON {
-		t.Errorf("json.Marshal = %s, %v", b, err)
+	if raw, err := SchemaFor[args](); err != nil || string(raw) != wantJSON {
+		t.Errorf("SchemaFor = %s, %v", raw, err)
 	}
 	tests := []struct {
 		name, doc, want string
@@ -479,7 +477,7 @@ func TestSchemaFor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := ""
-			if err := s.Validate([]byte(tt.doc)); err != nil {
+			if err := s.validateDoc([]byte(tt.doc)); err != nil {
 				got = err.Error()
 			}
 			if got != tt.want {
@@ -490,7 +488,7 @@ func TestSchemaFor(t *testing.T) {
 	t.Run("decodes what it accepts", func(t *testing.T) {
 		doc := []byte(`{"query":"adubo","limit":3,"filter":{"area":"soja"}}`)
 		var in args
-		if err := s.Validate(doc); err != nil {
+		if err := s.validateDoc(doc); err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal(doc, &in); err != nil || in.Query != "adubo" || in.Limit != 3 || in.Filter.Area != "soja" {
@@ -500,13 +498,13 @@ func TestSchemaFor(t *testing.T) {
 	type node struct {
 		Next *node `json:"next"`
 	}
-	for name, infer := range map[string]func() (*llm.Schema, error){
-		"func field":     llm.SchemaFor[struct{ F func() }],
-		"int map keys":   llm.SchemaFor[map[int]string],
-		"recursive type": llm.SchemaFor[node],
+	for name, infer := range map[string]func() (*schema, error){
+		"func field":     schemaFor[struct{ F func() }],
+		"int map keys":   schemaFor[map[int]string],
+		"recursive type": schemaFor[node],
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := infer(); !errors.Is(err, llm.ErrInvalidSchema) {
+			if _, err := infer(); !errors.Is(err, ErrInvalidSchema) {
 				t.Errorf("err = %v, want ErrInvalidSchema", err)
 			}
 		})
@@ -514,38 +512,38 @@ func TestSchemaFor(t *testing.T) {
 }
 
 func TestSchemaJSONOfCompiledSchema(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage("{\n  \"type\": \"string\"\n}"))
+	s, err := compileSchema(json.RawMessage("{\n  \"type\": \"string\"\n}"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := s.JSON()
+	got := s.document()
 	if string(got) != `{"type":"string"}` {
 		t.Errorf("JSON() = %s", got)
 	}
 	got[0] = 'x' // the caller owns the copy
-	if string(s.JSON()) != `{"type":"string"}` {
+	if string(s.document()) != `{"type":"string"}` {
 		t.Error("JSON() shares its bytes with the schema")
 	}
-	if s, _ := llm.CompileSchema(nil); string(s.JSON()) != "true" {
-		t.Errorf("empty schema JSON() = %s, want true", s.JSON())
+	if s, _ := compileSchema(nil); string(s.document()) != "true" {
+		t.Errorf("empty schema JSON() = %s, want true", s.document())
 	}
 }
 
 // Explaining a failure costs the square of the nesting depth, so values
 // nested deeper than 64 levels are rejected before validation.
 func TestSchemaRejectsDeepNesting(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#"}}}`))
+	s, err := compileSchema(json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	nest := func(depth int) []byte {
 		return []byte(strings.Repeat(`{"a":`, depth-1) + "{}" + strings.Repeat("}", depth-1))
 	}
-	if err := s.Validate(nest(64)); err != nil {
+	if err := s.validateDoc(nest(64)); err != nil {
 		t.Errorf("64 levels: %v", err)
 	}
 	for _, depth := range []int{65, 5000} {
-		err := s.Validate(nest(depth))
+		err := s.validateDoc(nest(depth))
 		want := "$" + strings.Repeat(".a", 64) + ": nested too deeply (more than 64 levels)"
 		if err == nil || err.Error() != want {
 			t.Errorf("%d levels: got %v, want %q", depth, err, want)
@@ -560,7 +558,7 @@ func TestCompileSchemaErrorsAreDeterministic(t *testing.T) {
 	want := `llm: invalid or unsupported JSON schema: #/properties/a/minItems: minimum: got -2, want 0; ` +
 		`#/properties/b/pattern: '(' is not valid regex: error parsing regexp: missing closing ): ` + "`(`" + `; #/properties/c/maximum: got string, want number`
 	for range 20 {
-		if _, err := llm.CompileSchema(schema); err == nil || err.Error() != want {
+		if _, err := compileSchema(schema); err == nil || err.Error() != want {
 			t.Fatalf("got  %v\nwant %s", err, want)
 		}
 	}
@@ -569,13 +567,13 @@ func TestCompileSchemaErrorsAreDeterministic(t *testing.T) {
 // Each violation names the schema keyword that failed, after $ref: where to
 // look in the schema, beside where to look in the value.
 func TestViolationKeyword(t *testing.T) {
-	s, err := llm.CompileSchema(json.RawMessage(optionsSchema))
+	s, err := compileSchema(json.RawMessage(optionsSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var verr *llm.ValidationError
+	var verr *ValidationError
 	doc := `{"options":[{"pros":["` + strings.Repeat("x", 21) + `"]}],"best":{"title":"a","cons":1},"next":{"options":[]},"x":false}`
-	if !errors.As(s.Validate([]byte(doc)), &verr) {
+	if !errors.As(s.validateDoc([]byte(doc)), &verr) {
 		t.Fatal("document accepted")
 	}
 	var got []string
@@ -591,7 +589,44 @@ func TestViolationKeyword(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("keywords:\n got  %q\n want %q", got, want)
 	}
-	if err := s.Validate([]byte(`{`)); !errors.As(err, &verr) || verr.Violations[0].Keyword != "" {
+	if err := s.validateDoc([]byte(`{`)); !errors.As(err, &verr) || verr.Violations[0].Keyword != "" {
 		t.Errorf("not JSON: %+v, want no keyword", verr.Violations)
+	}
+}
+
+// TestValidateDocExamples keeps the messages the package documents: a $ref
+// into $defs reports the value's location, not the schema's, and violations
+// come in document order.
+func TestValidateDocExamples(t *testing.T) {
+	tests := []struct {
+		name, schema, doc, want string
+	}{
+		{"refs", `{
+			"$defs": {"option": {"type": "object", "required": ["title"],
+				"properties": {"title": {"type": "string"}, "pros": {"type": "array", "items": {"type": "string"}}}}},
+			"type": "object",
+			"properties": {"options": {"type": "array", "items": {"$ref": "#/$defs/option"}}}
+		}`, `{"options":[{"title":"Aceitar","pros":["salário"]},{"pros":[1]}]}`,
+			`$.options[1]: missing required property "title"; $.options[1].pros[0]: must be string (got number)`},
+		{"valid", `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","maximum":10}},
+			"required":["query"],"additionalProperties":false}`, `{"query":"adubo","limit":3}`, ""},
+		{"several", `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","maximum":10}},
+			"required":["query"],"additionalProperties":false}`, `{"limit":12,"area":"x"}`,
+			`$: missing required property "query"; $.area: property is not allowed; $.limit: must be <= 10 (got 12)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := compileSchema(json.RawMessage(tt.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if err := s.validateDoc([]byte(tt.doc)); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("validateDoc = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

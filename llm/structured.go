@@ -16,14 +16,14 @@ import (
 //
 //	s, err := llm.SchemaFor[Intent]()
 //	...
-//	format := llm.ResponseFormat{Name: "intent", Schema: s.JSON(), Strict: true}
+//	format := llm.ResponseFormat{Name: "intent", Schema: s, Strict: true}
 //
 // Answers wrapped in a Markdown code fence (some local models add one) are
 // unwrapped first. Output that is not JSON, breaks the schema or cannot be
 // decoded into out returns an error wrapping ErrInvalidOutput; a schema this
 // package cannot compile returns ErrInvalidSchema before anything is sent.
 func CompleteJSON(ctx context.Context, model ChatModel, req Request, format ResponseFormat, out any) (Response, error) {
-	schema, err := CompileSchema(format.Schema)
+	schema, err := compileSchema(format.Schema)
 	if err != nil {
 		return Response{}, fmt.Errorf("llm: complete JSON %q: %w", format.Name, err)
 	}
@@ -36,7 +36,7 @@ func CompleteJSON(ctx context.Context, model ChatModel, req Request, format Resp
 	if isBlank(text) && resp.Refusal != "" {
 		return resp, fmt.Errorf("%w: the model refused: %s", ErrInvalidOutput, resp.Refusal)
 	}
-	if err := schema.Validate([]byte(text)); err != nil {
+	if err := schema.validateDoc([]byte(text)); err != nil {
 		return resp, fmt.Errorf("%w: %s: %w", ErrInvalidOutput, format.Name, err)
 	}
 	if out != nil {

@@ -16,9 +16,10 @@ type ToolDefinition struct {
 	Name string `json:"name"`
 	// Description tells the model when and how to use the tool.
 	Description string `json:"description,omitempty"`
-	// Parameters is a JSON Schema object for the arguments (see Schema for
-	// what is supported; NewTypedTool infers it from a Go type). Nil means
-	// an object with no properties.
+	// Parameters is a JSON Schema object for the arguments (drafts 4 to 7,
+	// 2019-09 or 2020-12, the default; $ref only inside the document;
+	// NewTypedTool infers it from a Go type). Nil means an object with no
+	// properties.
 	Parameters json.RawMessage `json:"parameters,omitempty"`
 	// InputExamples are example argument objects; two to four examples
 	// help a model fill the arguments the way the tool expects. Each must satisfy Parameters.
@@ -105,7 +106,7 @@ func ValidateTools(tools []Tool) error {
 // compiledTool is a Tool with its schema compiled, used by the loop.
 type compiledTool struct {
 	Tool
-	schema *Schema
+	schema *schema
 }
 
 func compileTools(tools []Tool) (map[string]*compiledTool, error) {
@@ -124,12 +125,12 @@ func compileTools(tools []Tool) (map[string]*compiledTool, error) {
 		if len(params) > 0 && params[0] != '{' {
 			return nil, fmt.Errorf("%w: tool %q: parameters must be a JSON schema object", ErrInvalidTool, t.Name)
 		}
-		s, err := CompileSchema(params)
+		s, err := compileSchema(params)
 		if err != nil {
 			return nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, t.Name, err)
 		}
 		for i, ex := range t.InputExamples {
-			if err := s.Validate(ex); err != nil {
+			if err := s.validateDoc(ex); err != nil {
 				return nil, fmt.Errorf("%w: tool %q: input example %d: %w", ErrInvalidTool, t.Name, i, err)
 			}
 		}
@@ -161,14 +162,14 @@ func NewTypedTool[In, Out any](name, description string, fn func(ctx context.Con
 	if fn == nil {
 		return Tool{}, fmt.Errorf("%w: tool %q has no handler", ErrInvalidTool, name)
 	}
-	s, err := SchemaFor[In]()
+	s, err := schemaFor[In]()
 	if err != nil {
 		return Tool{}, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, name, err)
 	}
 	if !s.objectOnly() {
 		return Tool{}, fmt.Errorf("%w: tool %q: arguments must be a JSON object, and %s is not a struct", ErrInvalidTool, name, reflect.TypeFor[In]())
 	}
-	return Tool{Name: name, Description: description, Parameters: s.JSON(), Handler: TypedHandler(fn)}, nil
+	return Tool{Name: name, Description: description, Parameters: s.document(), Handler: TypedHandler(fn)}, nil
 }
 
 // TypedHandler adapts a typed function to a ToolHandler: the arguments are
