@@ -168,9 +168,7 @@ type LexicalOptions struct {
 // VectorOptions shape the vector leg.
 type VectorOptions struct {
 	// CandidateMultiplier and CandidateMax size the vector candidate pool;
-	// 0 means LexicalOptions.CandidateMultiplier and CandidateMax. A
-	// query's own CandidateMultiplier and CandidateMax override both
-	// pools.
+	// 0 means LexicalOptions.CandidateMultiplier and CandidateMax.
 	CandidateMultiplier, CandidateMax int
 	// ChunksPerOwner (1) and SnippetMaxChars (800) shape snippets.
 	ChunksPerOwner, SnippetMaxChars int

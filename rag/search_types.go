@@ -7,9 +7,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag/rerank"
-	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
 // Errors returned by the Searcher. Store errors are returned wrapped as they
@@ -63,8 +61,10 @@ const (
 )
 
 // Query is one search request. The zero value of every field but Text
-// means the Searcher's configured default; the two pointer fields
-// (VectorThreshold, Aggregate) distinguish "unset" from a meaningful zero.
+// means the Searcher's configured default; the pointer field
+// VectorThreshold distinguishes "unset" from a meaningful zero. The
+// candidate pools, snippets, chunk aggregation and fusion weights are the
+// Searcher's (SearcherOptions.Lexical, Vector and Kinds).
 type Query struct {
 	// Text is what the user asked. Required.
 	Text string
@@ -111,23 +111,9 @@ type Query struct {
 	// relative or simple (vector hits first, then lexical ones); "" means
 	// SearcherOptions.Fusion.
 	Fusion merge.Method
-	// Weights override the kind's fusion weights when not zero (their
-	// own zero fields then mean scoring's defaults). For rrf and relative
-	// only Vector and Lexical are used, as list weights.
-	Weights scoring.Weights
 	// VectorThreshold keeps chunks with distance <= the threshold
 	// (pgvector <#>; default -0.5). math.Inf(1) keeps all.
 	VectorThreshold *float64
-	// CandidateMultiplier and CandidateMax size both candidate pools:
-	// min(Limit × multiplier, max), and never less than Limit; zero means
-	// LexicalOptions' and VectorOptions'.
-	CandidateMultiplier, CandidateMax int
-	// ChunksPerOwner is how many chunks of an owner make its snippet.
-	ChunksPerOwner int
-	// SnippetMaxChars caps the snippet, in characters.
-	SnippetMaxChars int
-	// Aggregate is how chunk similarities combine into an owner score.
-	Aggregate *vector.AggregateMode
 	// Rerank turns the reranking stage On or Off for this search; zero
 	// means the Searcher's default (RerankOptions.Enabled).
 	Rerank Toggle

@@ -94,9 +94,6 @@ func NewSearcher(store storage.Store, embedder vector.Embedder, opts SearcherOpt
 // Options returns the Searcher's effective configuration.
 func (s *Searcher) Options() SearcherOptions { return s.opts }
 
-// Embedder returns the query embedder, or nil.
-func (s *Searcher) Embedder() vector.Embedder { return s.embedder }
-
 // kindScorer is the lexical scorer of kind k: the kind's
 // KindOptions.Scorer, or its default.
 func kindScorer[T any](k *recordKind[T], o *SearcherOptions) *lexical.Scorer {
@@ -229,11 +226,10 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	default:
 		return st, fmt.Errorf("%w: fusion %q (want weighted|rrf|relative|simple)", ErrInvalidQuery, q.Fusion)
 	}
-	mult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.Lexical.CandidateMultiplier)
-	cmax := cmp.Or(max(q.CandidateMax, 0), s.opts.Lexical.CandidateMax)
+	mult, cmax := s.opts.Lexical.CandidateMultiplier, s.opts.Lexical.CandidateMax
 	pool := max(st.limit, min(st.limit*mult, cmax))
-	vmult := cmp.Or(max(q.CandidateMultiplier, 0), s.opts.Vector.CandidateMultiplier, s.opts.Lexical.CandidateMultiplier)
-	vmax := cmp.Or(max(q.CandidateMax, 0), s.opts.Vector.CandidateMax, s.opts.Lexical.CandidateMax)
+	vmult := cmp.Or(s.opts.Vector.CandidateMultiplier, mult)
+	vmax := cmp.Or(s.opts.Vector.CandidateMax, cmax)
 	st.vecCands = max(st.limit, min(st.limit*vmult, vmax))
 	st.lexCands = st.limit
 	if st.fusion != merge.MethodSimple {
@@ -244,9 +240,6 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 		if v, l, ok := vector.SuggestFusionWeights(s.embedder); ok {
 			fw.Vector, fw.Lexical = v, l
 		}
-	}
-	if q.Weights != (scoring.Weights{}) {
-		fw = q.Weights
 	}
 	st.weights = fw
 	st.threshold = defaultVectorThreshold
@@ -264,11 +257,8 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	}
 	st.agg = vector.AggregateOptions{
 		Mode:            s.opts.Vector.Aggregate,
-		ChunksPerOwner:  cmp.Or(max(q.ChunksPerOwner, 0), s.opts.Vector.ChunksPerOwner),
-		SnippetMaxChars: cmp.Or(max(q.SnippetMaxChars, 0), s.opts.Vector.SnippetMaxChars),
-	}
-	if q.Aggregate != nil {
-		st.agg.Mode = *q.Aggregate
+		ChunksPerOwner:  s.opts.Vector.ChunksPerOwner,
+		SnippetMaxChars: s.opts.Vector.SnippetMaxChars,
 	}
 	switch st.agg.Mode {
 	case vector.AggregateMax, vector.AggregateSum, vector.AggregateTopKMean:

@@ -9,6 +9,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical/snowball"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/fields"
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 // ablation holds the switches that turn the Searcher's tuned components
@@ -207,4 +208,20 @@ func (a ablation) String() string {
 		s += " synonyms=" + a.synonyms
 	}
 	return s
+}
+
+// searcherOptions returns the Searcher options of the run: the ablation
+// switches plus the retrieval flags (-aggregate, -weights, -cand-mult,
+// -cand-max), which apply to every kind and to both candidate pools.
+func (cfg *config) searcherOptions() rag.SearcherOptions {
+	o := cfg.ablation.searcherOptions()
+	if cfg.aggregate != "" {
+		o.Vector.Aggregate, _ = vector.ParseAggregateMode(cfg.aggregate)
+	}
+	if cfg.weights != nil {
+		o.Kinds.Catalog.Weights, o.Kinds.FAQs.Weights, o.Kinds.Documents.Weights = *cfg.weights, *cfg.weights, *cfg.weights
+	}
+	o.Lexical.CandidateMultiplier, o.Lexical.CandidateMax = cfg.candMult, cfg.candMax
+	o.Vector.CandidateMultiplier, o.Vector.CandidateMax = cfg.candMult, cfg.candMax
+	return o
 }

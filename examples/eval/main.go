@@ -300,7 +300,7 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	searcher := rag.NewSearcher(ix.store, ix.embedder, cfg.ablation.searcherOptions())
+	searcher := rag.NewSearcher(ix.store, ix.embedder, cfg.searcherOptions())
 	search, err := eval.SearcherFunc(searcher, ix.kind)
 	if err != nil {
 		return err
@@ -315,14 +315,6 @@ func execute(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 			th := cfg.threshold
 			t.VectorThreshold = &th
 		}
-		if cfg.aggregate != "" {
-			m, _ := vector.ParseAggregateMode(cfg.aggregate)
-			t.Aggregate = &m
-		}
-		if cfg.weights != nil {
-			t.Weights = *cfg.weights
-		}
-		t.CandidateMultiplier, t.CandidateMax = cfg.candMult, cfg.candMax
 	}
 	opts := eval.Options{K: cfg.k, Configs: configs, Filter: func(q eval.Query) bool {
 		return (cfg.split == "all" || q.Split == cfg.split) && (cfg.qtype == "" || q.Type == cfg.qtype)
