@@ -47,16 +47,8 @@ type AgentOptions struct {
 	Language Language
 	// SystemPrompt replaces the built-in instructions.
 	SystemPrompt string
-	// Temperature is the sampling temperature; nil is the provider's
-	// default.
-	Temperature *float64
-	// MaxTokens caps each model answer; 0 is the provider's default.
-	MaxTokens int
 	// ToolTimeout bounds each search; 0 means only ctx bounds it.
 	ToolTimeout time.Duration
-	// MaxParallelTools bounds the searches of one turn running at once;
-	// 0 means llm.DefaultMaxParallelTools.
-	MaxParallelTools int
 	// Actions are tools offered besides the searches, typically with a
 	// side effect (package rag/actions has the quote request of FAQ 031).
 	// One with RequiresConfirmation is not executed when the model calls
@@ -516,7 +508,7 @@ func (a *Agent) run(ctx context.Context, req ChatRequest, emit func(Event)) (*Ch
 	msgs = append(msgs, llm.UserMessage(pr.message))
 
 	runOpts := &llm.RunOptions{
-		MaxIterations: maxIter, MaxParallelTools: opts.MaxParallelTools, ToolTimeout: opts.ToolTimeout,
+		MaxIterations: maxIter, ToolTimeout: opts.ToolTimeout,
 		Stream: emit != nil, ConfirmationTTL: opts.ConfirmationTTL,
 	}
 	// streamed: model text was emitted, so the question of a pending
@@ -553,7 +545,7 @@ func (a *Agent) run(ctx context.Context, req ChatRequest, emit func(Event)) (*Ch
 	dbg := &resp.Debug
 	fresh := func() (*llm.RunResult, error) {
 		return llm.RunTools(ctx, model, llm.Request{
-			Model: opts.Model, Messages: msgs, Temperature: opts.Temperature, MaxTokens: opts.MaxTokens,
+			Model: opts.Model, Messages: msgs,
 		}, tools, runOpts)
 	}
 	var (

@@ -73,10 +73,6 @@ type Options struct {
 	// MaxTags caps the suggested tags (default 8); MaxDescriptionChars
 	// caps the suggested description (default 600).
 	MaxTags, MaxDescriptionChars int
-	// Temperature is the sampling temperature; nil is the provider's
-	// default. MaxTokens caps the answer (default 500).
-	Temperature *float64
-	MaxTokens   int
 	// Logger receives the audit record (tool "catalog-ai-helper", the
 	// prompt as payload); nil logs nothing. AuditPreviewChars caps the
 	// logged prompt (default 800).
@@ -257,10 +253,9 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 		Tags        []string `json:"tags"`
 	}
 	resp, err := llm.CompleteJSON(ctx, model, llm.Request{
-		Model:       opts.Model,
-		Messages:    []llm.Message{llm.SystemMessage(system), llm.UserMessage(res.Prompt)},
-		Temperature: opts.Temperature,
-		MaxTokens:   cmp.Or(max(opts.MaxTokens, 0), defaultMaxTokens),
+		Model:     opts.Model,
+		Messages:  []llm.Message{llm.SystemMessage(system), llm.UserMessage(res.Prompt)},
+		MaxTokens: defaultMaxTokens,
 	}, llm.ResponseFormat{
 		Name: "catalog_suggestions", Description: "Suggested values for the item's missing fields.",
 		Schema: schema, Strict: true,

@@ -16,8 +16,10 @@
 //
 // Their prompts are text/template files embedded in the module, in pt-BR
 // by default or English (the Language option), pinned by golden tests
-// (testdata/prompts); SystemPrompt replaces the built-in instructions.
-// [Answerer.Request] shows the request an answer sends.
+// (testdata/prompts); the Answerer's SystemPrompt replaces its built-in
+// instructions. Sampling settings (temperature, token caps) are the
+// model's: the classifier and summarizer ask for temperature 0 and a small
+// JSON answer, the Answerer leaves both to the provider.
 //
 // These components do not decide what is retrieved or cited: the
 // Pipeline plans the searches, keeps the relevant hits and abstains when

@@ -71,11 +71,6 @@ type ClassifierOptions struct {
 	// Language selects the prompts (default pt-BR); a request's
 	// Language (PipelineOptions.Language, in a Pipeline) wins.
 	Language rag.Language
-	// SystemPrompt replaces the built-in instructions. It must still ask
-	// for the JSON object {"intent", "confidence", "reason"}.
-	SystemPrompt string
-	// MaxTokens caps the answer (default 200).
-	MaxTokens int
 }
 
 // Classifier is a Classifier on the llm.ChatModel port (the planned
@@ -103,12 +98,9 @@ func NewClassifier(model llm.ChatModel, opts ClassifierOptions) (*Classifier, er
 		return nil, err
 	}
 	opts.Language = lang
-	opts.MaxTokens = cmp.Or(max(opts.MaxTokens, 0), defaultClassifyMaxTokens)
-	system := opts.SystemPrompt
-	if strings.TrimSpace(system) == "" {
-		if system, err = prompt.Render(prompt.Classify, lang, nil); err != nil {
-			return nil, err
-		}
+	system, err := prompt.Render(prompt.Classify, lang, nil)
+	if err != nil {
+		return nil, err
 	}
 	c := &Classifier{model: model, opts: opts, system: system}
 	switch {
@@ -138,11 +130,9 @@ func (c *Classifier) Classify(ctx context.Context, req rag.ClassifyRequest) (rag
 	if req.Language != "" && req.Language != lang {
 		// The Pipeline's language wins over the Classifier's own.
 		lang = req.Language
-		if strings.TrimSpace(c.opts.SystemPrompt) == "" {
-			var err error
-			if system, err = prompt.Render(prompt.Classify, lang, nil); err != nil {
-				return rag.Classification{}, err
-			}
+		var err error
+		if system, err = prompt.Render(prompt.Classify, lang, nil); err != nil {
+			return rag.Classification{}, err
 		}
 	}
 	user, err := prompt.Render(prompt.ClassifyUser, lang, classifyUserData{
@@ -154,7 +144,7 @@ func (c *Classifier) Classify(ctx context.Context, req rag.ClassifyRequest) (rag
 	r := llm.Request{
 		Messages:    []llm.Message{llm.SystemMessage(system), llm.UserMessage(user)},
 		Temperature: llm.Temperature(0),
-		MaxTokens:   c.opts.MaxTokens,
+		MaxTokens:   defaultClassifyMaxTokens,
 	}
 	cls, err := c.try(ctx, c.model, c.opts.Model, r)
 	if err == nil {
@@ -231,11 +221,6 @@ type AnswererOptions struct {
 	Language rag.Language
 	// SystemPrompt replaces the built-in instructions.
 	SystemPrompt string
-	// Temperature is the sampling temperature; nil is the provider's
-	// default.
-	Temperature *float64
-	// MaxTokens caps the answer; 0 is the provider's default.
-	MaxTokens int
 }
 
 // Answerer is an Answerer (and StreamAnswerer) on the llm.ChatModel port
@@ -279,8 +264,8 @@ type answerPromptData struct {
 	Abstained bool
 }
 
-// Request returns the model request for req, as Answer sends it.
-func (a *Answerer) Request(req rag.AnswerRequest) (llm.Request, error) {
+// request returns the model request for req, as Answer sends it.
+func (a *Answerer) request(req rag.AnswerRequest) (llm.Request, error) {
 	system := a.opts.SystemPrompt
 	if strings.TrimSpace(system) == "" {
 		var err error
@@ -298,7 +283,7 @@ func (a *Answerer) Request(req rag.AnswerRequest) (llm.Request, error) {
 		msgs = append(msgs, llm.Message{Role: t.Role, Content: c})
 	}
 	msgs = append(msgs, llm.UserMessage(answerPayload(req)))
-	return llm.Request{Model: a.opts.Model, Messages: msgs, Temperature: a.opts.Temperature, MaxTokens: a.opts.MaxTokens}, nil
+	return llm.Request{Model: a.opts.Model, Messages: msgs}, nil
 }
 
 // answerPayload is the user message: the consolidated context without the
@@ -322,7 +307,7 @@ func answerPayload(req rag.AnswerRequest) string {
 // Answer implements Answerer. Usage and model are reported even when the
 // answer is empty.
 func (a *Answerer) Answer(ctx context.Context, req rag.AnswerRequest) (rag.Answer, error) {
-	r, err := a.Request(req)
+	r, err := a.request(req)
 	if err != nil {
 		return rag.Answer{}, err
 	}
@@ -337,7 +322,7 @@ func (a *Answerer) Answer(ctx context.Context, req rag.AnswerRequest) (rag.Answe
 // Whether a stream is complete is the ChatModel's call (llm/openai keeps an
 // answer ended by [DONE] without a finish reason).
 func (a *Answerer) StreamAnswer(ctx context.Context, req rag.AnswerRequest, onToken func(string)) (rag.Answer, error) {
-	r, err := a.Request(req)
+	r, err := a.request(req)
 	if err != nil {
 		return rag.Answer{}, err
 	}
@@ -367,11 +352,6 @@ type SummarizerOptions struct {
 	Model string
 	// Language selects the prompts (default pt-BR).
 	Language rag.Language
-	// SystemPrompt replaces the built-in instructions. It must still ask
-	// for the JSON object {"summary", "catalog_query"}.
-	SystemPrompt string
-	// MaxTokens caps the answer (default 400).
-	MaxTokens int
 }
 
 // Summarizer is a Summarizer on the llm.ChatModel port (the planned
@@ -397,12 +377,9 @@ func NewSummarizer(model llm.ChatModel, opts SummarizerOptions) (*Summarizer, er
 		return nil, err
 	}
 	opts.Language = lang
-	opts.MaxTokens = cmp.Or(max(opts.MaxTokens, 0), defaultSummaryMaxTokens)
-	system := opts.SystemPrompt
-	if strings.TrimSpace(system) == "" {
-		if system, err = prompt.Render(prompt.Summarize, lang, nil); err != nil {
-			return nil, err
-		}
+	system, err := prompt.Render(prompt.Summarize, lang, nil)
+	if err != nil {
+		return nil, err
 	}
 	return &Summarizer{model: model, opts: opts, system: system}, nil
 }
@@ -428,7 +405,7 @@ func (s *Summarizer) Summarize(ctx context.Context, history []rag.Turn) (rag.Sum
 		Model:       s.opts.Model,
 		Messages:    []llm.Message{llm.SystemMessage(s.system), llm.UserMessage(user)},
 		Temperature: llm.Temperature(0),
-		MaxTokens:   s.opts.MaxTokens,
+		MaxTokens:   defaultSummaryMaxTokens,
 	}
 	var out struct {
 		Summary      string `json:"summary"`

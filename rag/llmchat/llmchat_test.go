@@ -226,7 +226,7 @@ func TestLLMAnswerer(t *testing.T) {
 	ctx := context.Background()
 	t.Run("answer", func(t *testing.T) {
 		m := llmtest.NewModel(llmtest.Text(" Temos o Oidiex por R$ 98,50. ").WithUsage(300, 12))
-		a, err := llmchat.NewAnswerer(m, llmchat.AnswererOptions{Model: "answer-model", MaxTokens: 256})
+		a, err := llmchat.NewAnswerer(m, llmchat.AnswererOptions{Model: "answer-model"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,8 +245,8 @@ func TestLLMAnswerer(t *testing.T) {
 		if got := strings.Join(roles, ","); got != "system,user,assistant,user" {
 			t.Errorf("roles %s, want system, the two history turns, then the context", got)
 		}
-		if r.Model != "answer-model" || r.MaxTokens != 256 {
-			t.Errorf("model %q max tokens %d", r.Model, r.MaxTokens)
+		if r.Model != "answer-model" || r.MaxTokens != 0 || r.Temperature != nil {
+			t.Errorf("model %q max tokens %d temperature %v, want answer-model and the provider's defaults", r.Model, r.MaxTokens, r.Temperature)
 		}
 		payload := ragtest.LastUser(r)
 		if strings.Contains(payload, "Histórico recente") || !strings.HasPrefix(payload, "Contexto consolidado") ||

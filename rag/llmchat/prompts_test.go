@@ -113,7 +113,7 @@ func TestPromptGolden(t *testing.T) {
 				}
 				req := answerRequest()
 				req.Intent = intent
-				r, err := a.Request(req)
+				r, err := a.RequestForTest(req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +129,7 @@ func TestPromptGolden(t *testing.T) {
 				Message: "Vocês vendem ração para cachorro?", Intent: rag.IntentCatalog, Abstained: true,
 				Sections: []rag.ContextSection{{Name: "abstain", Text: rag.AbstainContextText}},
 			}
-			r, err := a.Request(req)
+			r, err := a.RequestForTest(req)
 			if err != nil {
 				t.Fatal(err)
 			}

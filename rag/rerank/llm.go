@@ -67,12 +67,6 @@ type LLMOptions struct {
 	// MaxContentChars caps each candidate's content in the prompt
 	// (default 500); a negative value sends the whole content.
 	MaxContentChars int
-	// MaxTokens caps the answer; 0 means 64 plus 24 per candidate, a
-	// negative value leaves the cap to the provider.
-	MaxTokens int
-	// SystemPrompt replaces the built-in instructions. It must still ask
-	// for {"scores": [{"index": …, "score": …}]}.
-	SystemPrompt string
 }
 
 // LLM is a [Reranker] that asks a chat model (the llm.ChatModel port) for a
@@ -121,14 +115,11 @@ type llmCandidate struct {
 	Title, Content string
 }
 
-// Request returns the model request Rerank sends for query and cands.
-func (r *LLM) Request(query string, cands []Candidate) (llm.Request, error) {
-	system := r.opts.SystemPrompt
-	if strings.TrimSpace(system) == "" {
-		var err error
-		if system, err = render("llm_system", r.opts.Language, nil); err != nil {
-			return llm.Request{}, err
-		}
+// request returns the model request Rerank sends for query and cands.
+func (r *LLM) request(query string, cands []Candidate) (llm.Request, error) {
+	system, err := render("llm_system", r.opts.Language, nil)
+	if err != nil {
+		return llm.Request{}, err
 	}
 	data := struct {
 		Query      string
@@ -147,7 +138,7 @@ func (r *LLM) Request(query string, cands []Candidate) (llm.Request, error) {
 		Model:       r.opts.Model,
 		Messages:    []llm.Message{llm.SystemMessage(system), llm.UserMessage(user)},
 		Temperature: llm.Temperature(0),
-		MaxTokens:   max(cmp.Or(r.opts.MaxTokens, 64+24*len(cands)), 0),
+		MaxTokens:   64 + 24*len(cands),
 	}, nil
 }
 
@@ -161,7 +152,7 @@ func (r *LLM) Rerank(ctx context.Context, query string, cands []Candidate) ([]Re
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	req, err := r.Request(query, cands)
+	req, err := r.request(query, cands)
 	if err != nil {
 		return nil, err
 	}

@@ -377,13 +377,6 @@ func TestSearcherPoolsAndFAQLegsFromConfig(t *testing.T) {
 	if !res.EmbeddingUsed || !slices.Equal(rec.lexItems, []int{10}) || !slices.Equal(rec.vecLimits, []int{30}) {
 		t.Errorf("catalog: embedding %v, lexical limits %v (want 5×2), vector limits %v (want min(5×10, 30))", res.EmbeddingUsed, rec.lexItems, rec.vecLimits)
 	}
-	// A query's own pool settings override both pools.
-	if _, err := s.SearchCatalog(ctx, rag.Query{Text: "fungicida", Limit: 5, CandidateMultiplier: 3}); err != nil {
-		t.Fatal(err)
-	}
-	if rec.lexItems[1] != 15 || rec.vecLimits[1] != 15 {
-		t.Errorf("query override: lexical %d vector %d, want 15 and 15", rec.lexItems[1], rec.vecLimits[1])
-	}
 
 	// FAQ_HYBRID_ENABLED=false: FAQ searches are lexical only, no embedding.
 	calls := len(rec.vecLimits)
