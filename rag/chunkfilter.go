@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
@@ -27,7 +28,7 @@ type ChunkFilter = storage.ChunkFilter
 
 // prepareChunkFilters validates filters and returns them grouped by key
 // with normalized values.
-func prepareChunkFilters(filters []ChunkFilter) ([]storage.ChunkFilterGroup, error) {
+func prepareChunkFilters(filters []ChunkFilter) ([]storeutil.ChunkFilterGroup, error) {
 	if len(filters) == 0 {
 		return nil, nil
 	}
@@ -46,16 +47,16 @@ func prepareChunkFilters(filters []ChunkFilter) ([]storage.ChunkFilterGroup, err
 			return nil, fmt.Errorf("chunk_filters[%d]: not valid UTF-8 text without NUL bytes", i)
 		}
 	}
-	return storage.GroupChunkFilters(filters), nil
+	return storeutil.GroupChunkFilters(filters), nil
 }
 
 // matchChunk reports whether meta satisfies the (prepared) filters: one
 // of the values of each key.
-func matchChunk(meta map[string]string, groups []storage.ChunkFilterGroup) bool {
+func matchChunk(meta map[string]string, groups []storeutil.ChunkFilterGroup) bool {
 	if len(groups) == 0 {
 		return true
 	}
-	return storage.MatchChunkGroups(storage.NormalizeChunkMetadata(meta), groups)
+	return storeutil.MatchChunkGroups(storeutil.NormalizeChunkMetadata(meta), groups)
 }
 
 // maxDocumentIDs is the most IDs a Query.DocumentIDs may list.
@@ -134,7 +135,7 @@ func filterMatches(matches []storage.ChunkMatch, st *settings) []storage.ChunkMa
 // first on ties) instead of the start of the record, reading each one's
 // chunks (one store call per hit). A hit without a matching chunk (a store
 // that ignored the chunk filters) is dropped.
-func chunkSnippets[T any](ctx context.Context, r chunkReader, kind storage.OwnerKind, hits []Hit[T], n int, groups []storage.ChunkFilterGroup, terms []string, maxChars int) ([]Hit[T], error) {
+func chunkSnippets[T any](ctx context.Context, r chunkReader, kind storage.OwnerKind, hits []Hit[T], n int, groups []storeutil.ChunkFilterGroup, terms []string, maxChars int) ([]Hit[T], error) {
 	out := hits[:0]
 	for i := range hits {
 		h := hits[i]

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
@@ -199,7 +200,7 @@ type settings struct {
 	rerank                    bool
 	// chunkFilters are the query's chunk filters, grouped by key, values
 	// normalized.
-	chunkFilters []storage.ChunkFilterGroup
+	chunkFilters []storeutil.ChunkFilterGroup
 	// rawChunkFilters are the query's chunk filters as given (for the
 	// store).
 	rawChunkFilters []ChunkFilter

@@ -1,10 +1,7 @@
 package storage
 
 import (
-	"slices"
 	"strings"
-
-	"github.com/hybridrag/hybridrag/lexical"
 )
 
 // ChunkFilter restricts a search to chunks whose metadata entry Key equals
@@ -71,58 +68,4 @@ func ValidateRestrictions(ownerIDs []string, filters []ChunkFilter) error {
 		}
 	}
 	return nil
-}
-
-// ChunkFilterGroup is the values a chunk's metadata entry Key may take:
-// the chunk filters of one key, values normalized.
-type ChunkFilterGroup struct {
-	Key    string
-	Values []string
-}
-
-// GroupChunkFilters returns filters grouped by key, in the order each key
-// first appears, values normalized (lexical.Normalize) and deduplicated:
-// a chunk matches when, for every group, its normalized metadata entry
-// Key is one of Values. Stores evaluate this form.
-func GroupChunkFilters(filters []ChunkFilter) []ChunkFilterGroup {
-	var groups []ChunkFilterGroup
-	for _, f := range filters {
-		v := lexical.Normalize(f.Value)
-		i := slices.IndexFunc(groups, func(g ChunkFilterGroup) bool { return g.Key == f.Key })
-		if i < 0 {
-			groups = append(groups, ChunkFilterGroup{Key: f.Key})
-			i = len(groups) - 1
-		}
-		if !slices.Contains(groups[i].Values, v) {
-			groups[i].Values = append(groups[i].Values, v)
-		}
-	}
-	return groups
-}
-
-// NormalizeChunkMetadata returns a copy of a chunk's metadata with every
-// value normalized (lexical.Normalize): what chunk filters compare with.
-// It returns nil for empty metadata.
-func NormalizeChunkMetadata(meta map[string]string) map[string]string {
-	if len(meta) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(meta))
-	for k, v := range meta {
-		out[k] = lexical.Normalize(v)
-	}
-	return out
-}
-
-// MatchChunkGroups reports whether normalized metadata (see
-// NormalizeChunkMetadata) satisfies groups (see GroupChunkFilters). No
-// groups match every chunk.
-func MatchChunkGroups(norm map[string]string, groups []ChunkFilterGroup) bool {
-	for _, g := range groups {
-		v, ok := norm[g.Key]
-		if !ok || !slices.Contains(g.Values, v) {
-			return false
-		}
-	}
-	return true
 }

@@ -75,9 +75,7 @@
 // and a lexical search to the owners holding one. Stores evaluate them
 // over all of the tenant's chunks before ranking, so the nearest matching
 // chunk (or the best matching owner) is returned however many better
-// non-matching ones exist; ValidateRestrictions bounds them and
-// GroupChunkFilters, NormalizeChunkMetadata and MatchChunkGroups are the
-// reference semantics.
+// non-matching ones exist; ValidateRestrictions bounds them.
 //
 // # Text and IDs
 //

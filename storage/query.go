@@ -159,18 +159,6 @@ const DefaultResultLimit = 10
 // for one query or page; larger limits are clamped to it.
 const MaxResultLimit = 1000
 
-// ClampLimit maps limit into [1, MaxResultLimit], with DefaultResultLimit
-// for values < 1.
-func ClampLimit(limit int) int {
-	switch {
-	case limit < 1:
-		return DefaultResultLimit
-	case limit > MaxResultLimit:
-		return MaxResultLimit
-	}
-	return limit
-}
-
 // ChunkMatch is one chunk returned by a vector query, without its embedding
 // but with everything else stored for it: content, hash, Start,
 // HeadingPath, File and Metadata.

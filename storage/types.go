@@ -21,9 +21,9 @@ const (
 // every status but StatusInactive, the zero value included.
 func (s Status) Active() bool { return s != StatusInactive }
 
-// Valid reports whether s is StatusActive, StatusInactive or the zero
+// valid reports whether s is StatusActive, StatusInactive or the zero
 // value (active); stores reject records with any other status.
-func (s Status) Valid() bool { return s == "" || s == StatusActive || s == StatusInactive }
+func (s Status) valid() bool { return s == "" || s == StatusActive || s == StatusInactive }
 
 // ParseStatus maps "active"/"ativo" (and the empty string) to StatusActive and
 // "inactive"/"inativo" to StatusInactive, ignoring case and surrounding space.

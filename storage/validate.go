@@ -261,20 +261,6 @@ func validateChunks(owner OwnerRef, chunks []Chunk, dims int) error {
 	return nil
 }
 
-// PrepareChunks returns a copy of chunks with Owner set to owner and empty
-// ContentHash filled from Content. Call it after the chunks are validated.
-func PrepareChunks(owner OwnerRef, chunks []Chunk) []Chunk {
-	out := make([]Chunk, len(chunks))
-	for i, c := range chunks {
-		c.Owner = owner
-		if c.ContentHash == "" {
-			c.ContentHash = ContentHash(c.Content)
-		}
-		out[i] = c
-	}
-	return out
-}
-
 // ValidateBatch checks every record, chunk and deletion of b against dims,
 // so that a store can reject the batch before writing anything: IDs
 // (ValidID), statuses, prices, every text field (ValidText: no NUL byte, no
@@ -345,7 +331,7 @@ func validateRecord(ref OwnerRef, status Status) error {
 	if err := validateID(ref); err != nil {
 		return err
 	}
-	if !status.Valid() {
+	if !status.valid() {
 		return &ValidationError{Owner: ref, Field: "status", Reason: "want active|inactive, got " + quote(string(status)), Err: ErrInvalidRecord}
 	}
 	return nil
@@ -391,110 +377,4 @@ func joinNormalized(parts []string) string {
 		b.WriteString(n)
 	}
 	return b.String()
-}
-
-// NormalizeTerms normalizes, trims and dedupes lexical query terms, dropping
-// empty ones, preserving order, and keeps the first MaxLexicalTerms of
-// them: every store matches exactly the terms it returns.
-func NormalizeTerms(terms []string) []string {
-	out := make([]string, 0, min(len(terms), MaxLexicalTerms))
-	seen := make(map[string]bool, min(len(terms), MaxLexicalTerms))
-	for _, t := range terms {
-		if len(out) == MaxLexicalTerms {
-			break
-		}
-		n := lexical.Normalize(t)
-		if n == "" || seen[n] {
-			continue
-		}
-		seen[n] = true
-		out = append(out, n)
-	}
-	return out
-}
-
-// FilterValues are the normalized values of an owner that filters compare.
-type FilterValues struct {
-	Category     string
-	Manufacturer string
-	Tags         []string
-	Source       string
-	Metadata     map[string]string
-}
-
-// ItemFilterValues returns the normalized filterable values of an item.
-func ItemFilterValues(it *CatalogItem) FilterValues {
-	tags := make([]string, len(it.Tags))
-	for i, t := range it.Tags {
-		tags[i] = lexical.Normalize(t)
-	}
-	return FilterValues{
-		Category:     lexical.Normalize(it.Category),
-		Manufacturer: lexical.Normalize(it.Manufacturer),
-		Tags:         tags,
-		Metadata:     normalizeMap(it.Metadata),
-	}
-}
-
-// FAQFilterValues returns the normalized filterable values of a FAQ.
-func FAQFilterValues(f *FAQ) FilterValues {
-	return FilterValues{Category: lexical.Normalize(f.Category)}
-}
-
-// DocumentFilterValues returns the normalized filterable values of a
-// document.
-func DocumentFilterValues(d *Document) FilterValues {
-	return FilterValues{Source: lexical.Normalize(d.Source), Metadata: normalizeMap(d.Metadata)}
-}
-
-func normalizeMap(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = lexical.Normalize(v)
-	}
-	return out
-}
-
-// Match reports whether v satisfies every filter (validated beforehand).
-// Filter values are normalized before comparison.
-func (v *FilterValues) Match(filters []Filter) bool {
-	for _, f := range filters {
-		want := lexical.Normalize(f.Value)
-		switch f.Field {
-		case FieldCategory:
-			if v.Category != want {
-				return false
-			}
-		case FieldManufacturer:
-			if v.Manufacturer != want {
-				return false
-			}
-		case FieldSource:
-			if v.Source != want {
-				return false
-			}
-		case FieldTag:
-			found := false
-			for _, t := range v.Tags {
-				if t == want {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		case FieldMetadata:
-			got, ok := v.Metadata[f.Key]
-			if !ok || got != want {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/memory"
 )
@@ -397,7 +398,7 @@ func checkTenant(t *testing.T, db *memory.DB, d tenantDump) {
 		}
 	}
 	for _, it := range d.Items {
-		terms := storage.NormalizeTerms([]string{it.Name})
+		terms := storeutil.NormalizeTerms([]string{it.Name})
 		if !it.Active() || len(terms) == 0 {
 			continue
 		}

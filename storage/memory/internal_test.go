@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -363,7 +364,7 @@ func FuzzWordIndex(f *testing.F) {
 		for i, tx := range texts {
 			kd.put(&owner{id: fmt.Sprint(i), slot: -1, active: true, search: tx})
 		}
-		terms := storage.NormalizeTerms([]string{term1, term2})
+		terms := storeutil.NormalizeTerms([]string{term1, term2})
 		if len(terms) == 0 {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -74,14 +75,14 @@ func prepareItem(in storage.CatalogItem) *owner {
 		it.Files[i].ItemID = it.ID
 	}
 	o := newOwner(&it, it.ID, &it.Status, &it.CreatedAt, &it.UpdatedAt)
-	o.search, o.fv = storage.ItemSearchText(&it), storage.ItemFilterValues(&it)
+	o.search, o.fv = storage.ItemSearchText(&it), storeutil.ItemFilterValues(&it)
 	return o
 }
 
 func prepareFAQ(in storage.FAQ) *owner {
 	f := copyFAQ(&in)
 	o := newOwner(&f, f.ID, &f.Status, &f.CreatedAt, &f.UpdatedAt)
-	o.search, o.fv = storage.FAQSearchText(&f), storage.FAQFilterValues(&f)
+	o.search, o.fv = storage.FAQSearchText(&f), storeutil.FAQFilterValues(&f)
 	return o
 }
 
@@ -91,7 +92,7 @@ func prepareDoc(in storage.Document) *owner {
 		d.ContentHash = storage.ContentHash(d.Content)
 	}
 	o := newOwner(&d, d.ID, &d.Status, &d.CreatedAt, &d.UpdatedAt)
-	o.search, o.fv, o.hash = storage.DocumentSearchText(&d), storage.DocumentFilterValues(&d), d.ContentHash
+	o.search, o.fv, o.hash = storage.DocumentSearchText(&d), storeutil.DocumentFilterValues(&d), d.ContentHash
 	return o
 }
 
@@ -141,7 +142,7 @@ func (s *Store) prepare(b *storage.Batch) (*prepared, error) {
 	for _, oc := range b.Chunks {
 		// The embeddings still alias the caller's slices; apply copies them
 		// into the slab.
-		cs := storage.PrepareChunks(oc.Owner, oc.Chunks)
+		cs := storeutil.PrepareChunks(oc.Owner, oc.Chunks)
 		for i := range cs {
 			ownChunk(&cs[i])
 		}
@@ -325,7 +326,7 @@ func (r recordStore[T]) List(ctx context.Context, page storage.Page) ([]T, error
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	limit := storage.ClampLimit(page.Limit)
+	limit := storeutil.ClampLimit(page.Limit)
 	t := r.s.t
 	t.mu.RLock()
 	defer t.mu.RUnlock()

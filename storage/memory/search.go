@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/hybridrag/hybridrag/internal/q8"
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"
@@ -81,12 +82,12 @@ func searchLexical[T any](ctx context.Context, s *Store, k kindOps[T], q storage
 		return nil, wrap(err)
 	}
 	rs := newRestriction(q.OwnerIDs, q.ChunkFilters)
-	terms := storage.NormalizeTerms(q.Terms)
+	terms := storeutil.NormalizeTerms(q.Terms)
 	if len(terms) == 0 {
 		return nil, nil
 	}
 	filters := normalizeFilters(q.Filters)
-	limit := storage.ClampLimit(q.Limit)
+	limit := storeutil.ClampLimit(q.Limit)
 
 	s.t.mu.RLock()
 	defer s.t.mu.RUnlock()
@@ -150,7 +151,7 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 	}
 	rs := newRestriction(q.OwnerIDs, q.ChunkFilters)
 	filters := normalizeFilters(q.Filters)
-	limit := storage.ClampLimit(q.Limit)
+	limit := storeutil.ClampLimit(q.Limit)
 	// Keep distance <= MaxDistance, i.e. score >= -MaxDistance, compared in
 	// float64 exactly as the distance is reported.
 	maxDist := q.MaxDistance

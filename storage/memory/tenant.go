@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/internal/q8"
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -63,7 +64,7 @@ type owner struct {
 	created time.Time
 	search  string // normalized search text (storage.*SearchText)
 	slot    int32  // in kindData.words; -1 when not indexed
-	fv      storage.FilterValues
+	fv      storeutil.FilterValues
 	hash    string // a document's ContentHash; empty for other kinds
 
 	// rec is the record: a *storage.CatalogItem, *storage.FAQ or
@@ -82,7 +83,7 @@ type chunkRec struct {
 	c   storage.Chunk
 	row int32
 	// norm is c.Metadata with its values normalized, what chunk filters
-	// compare with (storage.NormalizeChunkMetadata).
+	// compare with (storeutil.NormalizeChunkMetadata).
 	norm map[string]string
 }
 
@@ -206,7 +207,7 @@ func (kd *kindData) replaceChunks(o *owner, chunks []storage.Chunk) {
 		c := chunks[i]
 		emb := c.Embedding
 		c.Embedding = nil
-		recs[i] = chunkRec{c: c, row: -1, norm: storage.NormalizeChunkMetadata(c.Metadata)}
+		recs[i] = chunkRec{c: c, row: -1, norm: storeutil.NormalizeChunkMetadata(c.Metadata)}
 		if emb != nil {
 			r := kd.allocRow()
 			copy(kd.slab[int(r)*kd.dims:(int(r)+1)*kd.dims], emb)
@@ -229,7 +230,7 @@ func (kd *kindData) replaceChunks(o *owner, chunks []storage.Chunk) {
 // evaluates them; the zero value restricts nothing.
 type restriction struct {
 	owners map[string]bool // nil: every owner
-	groups []storage.ChunkFilterGroup
+	groups []storeutil.ChunkFilterGroup
 }
 
 func newRestriction(ownerIDs []string, filters []storage.ChunkFilter) restriction {
@@ -240,7 +241,7 @@ func newRestriction(ownerIDs []string, filters []storage.ChunkFilter) restrictio
 			r.owners[id] = true
 		}
 	}
-	r.groups = storage.GroupChunkFilters(filters)
+	r.groups = storeutil.GroupChunkFilters(filters)
 	return r
 }
 
@@ -257,7 +258,7 @@ func (r *restriction) owner(o *owner) bool {
 		return true
 	}
 	for i := range o.chunks {
-		if storage.MatchChunkGroups(o.chunks[i].norm, r.groups) {
+		if storeutil.MatchChunkGroups(o.chunks[i].norm, r.groups) {
 			return true
 		}
 	}
@@ -266,7 +267,7 @@ func (r *restriction) owner(o *owner) bool {
 
 // chunk reports whether chunk i of o passes r.
 func (r *restriction) chunk(o *owner, i int) bool {
-	return (r.owners == nil || r.owners[o.id]) && storage.MatchChunkGroups(o.chunks[i].norm, r.groups)
+	return (r.owners == nil || r.owners[o.id]) && storeutil.MatchChunkGroups(o.chunks[i].norm, r.groups)
 }
 
 func (kd *kindData) allocRow() int32 {

@@ -37,6 +37,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
@@ -352,7 +353,7 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 		var itemRows, fileRows, chunkRows [][]any
 		for k := range items {
 			it := &items[k]
-			fv := storage.ItemFilterValues(it)
+			fv := storeutil.ItemFilterValues(it)
 			meta := it.Metadata
 			if meta == nil {
 				meta = map[string]string{}
@@ -374,7 +375,7 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 			content := it.Name + "\n" + it.Description
 			chunkMeta := map[string]string{"grupo": benchGroup(lo + k)}
 			chunkRows = append(chunkRows, []any{benchTenant, it.ID, "item", int32(0), content, storage.ContentHash(content),
-				pgvector.NewVector(vecs[k]), chunkMeta, storage.NormalizeChunkMetadata(chunkMeta)})
+				pgvector.NewVector(vecs[k]), chunkMeta, storeutil.NormalizeChunkMetadata(chunkMeta)})
 		}
 		err := pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{schema, "items"}, []string{"tenant_id", "id", "name", "description",

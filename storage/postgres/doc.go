@@ -138,8 +138,8 @@
 // for each other's words inside their transactions. Dictionary words are
 // never deleted: one that no active owner holds any more has no postings
 // and matches nothing. A query uses its first storage.MaxLexicalTerms
-// distinct normalized terms (storage.NormalizeTerms), as the memory store
-// does.
+// distinct normalized terms (empty ones dropped, duplicates once), as the
+// memory store does.
 //
 // # Vector search
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -129,7 +130,7 @@ func scanItem(row pgx.Row, extra ...any) (storage.CatalogItem, error) {
 }
 
 func (s *Store) queueItem(batch *pgx.Batch, it *storage.CatalogItem, now time.Time) {
-	fv := storage.ItemFilterValues(it)
+	fv := storeutil.ItemFilterValues(it)
 	s.queueUpsert(batch, storage.KindItem, it.ID, it.Active(), it.CreatedAt, now,
 		colValue{"name", it.Name}, colValue{"description", it.Description}, colValue{"category", it.Category},
 		colValue{"manufacturer", it.Manufacturer}, colValue{"tags", orEmpty(it.Tags)}, colValue{"price", it.Price},
@@ -169,7 +170,7 @@ func (s *Store) queueFAQ(batch *pgx.Batch, f *storage.FAQ, now time.Time) {
 	s.queueUpsert(batch, storage.KindFAQ, f.ID, f.Active(), f.CreatedAt, now,
 		colValue{"question", f.Question}, colValue{"answer", f.Answer}, colValue{"category", f.Category},
 		colValue{"keywords", orEmpty(f.Keywords)}, colValue{"priority", f.Priority},
-		colValue{"search_text", storage.FAQSearchText(f)}, colValue{"category_norm", storage.FAQFilterValues(f).Category})
+		colValue{"search_text", storage.FAQSearchText(f)}, colValue{"category_norm", storeutil.FAQFilterValues(f).Category})
 }
 
 // Documents.
@@ -189,7 +190,7 @@ func scanDoc(row pgx.Row, extra ...any) (storage.Document, error) {
 }
 
 func (s *Store) queueDoc(batch *pgx.Batch, d *storage.Document, now time.Time) {
-	fv := storage.DocumentFilterValues(d)
+	fv := storeutil.DocumentFilterValues(d)
 	hash := d.ContentHash
 	if hash == "" {
 		hash = storage.ContentHash(d.Content)

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -33,15 +34,15 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 	if err := storage.ValidateRestrictions(q.OwnerIDs, q.ChunkFilters); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	rs := restriction{ownerIDs: q.OwnerIDs, groups: storage.GroupChunkFilters(q.ChunkFilters)}
-	terms := storage.NormalizeTerms(q.Terms)
+	rs := restriction{ownerIDs: q.OwnerIDs, groups: storeutil.GroupChunkFilters(q.ChunkFilters)}
+	terms := storeutil.NormalizeTerms(q.Terms)
 	// Stored text never holds NUL (storage.ValidText), so such terms match
 	// nothing; PostgreSQL could not even receive them.
 	terms = dropNUL(terms)
 	if len(terms) == 0 {
 		return nil, s.db.ensure(ctx)
 	}
-	limit := storage.ClampLimit(q.Limit)
+	limit := storeutil.ClampLimit(q.Limit)
 	var out []storage.LexicalCandidate[T]
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
 		c := conn.Conn()
@@ -869,7 +870,7 @@ func prefixAnd(conds []string) string {
 // restriction is a lexical query's OwnerIDs and ChunkFilters (grouped).
 type restriction struct {
 	ownerIDs []string
-	groups   []storage.ChunkFilterGroup
+	groups   []storeutil.ChunkFilterGroup
 }
 
 func (r restriction) none() bool { return len(r.ownerIDs) == 0 && len(r.groups) == 0 }

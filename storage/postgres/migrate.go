@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -300,7 +301,7 @@ func backfillChunkMetadata(ctx context.Context, db *DB, tx pgx.Tx) error {
 			var seqs []int32
 			var meta map[string]string
 			_, err = pgx.ForEachRow(rows, []any{&tenant, &owner, &source, &seq, &meta}, func() error {
-				b, err := json.Marshal(storage.NormalizeChunkMetadata(meta))
+				b, err := json.Marshal(storeutil.NormalizeChunkMetadata(meta))
 				if err != nil {
 					return err
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -28,7 +29,7 @@ func (a *args) add(v any) string {
 
 // filterSQL returns " AND ..." conditions on the owner alias o for filters
 // (already validated for kind). Values are compared normalized, like
-// storage.FilterValues.Match.
+// storeutil.FilterValues.Match.
 func filterSQL(o string, filters []storage.Filter, a *args) string {
 	var b strings.Builder
 	for _, f := range filters {
@@ -50,11 +51,11 @@ func filterSQL(o string, filters []storage.Filter, a *args) string {
 }
 
 // restrictSQL returns " AND ..." conditions on the chunk alias c for a
-// query's owner IDs and chunk filter groups (storage.GroupChunkFilters):
+// query's owner IDs and chunk filter groups (storeutil.GroupChunkFilters):
 // one containment test of metadata_norm (migration 0004) per value, ORed
 // within a key, ANDed across keys, all answered by the GIN index on
 // (tenant_id, metadata_norm).
-func restrictSQL(c string, ownerIDs []string, groups []storage.ChunkFilterGroup, a *args) string {
+func restrictSQL(c string, ownerIDs []string, groups []storeutil.ChunkFilterGroup, a *args) string {
 	var b strings.Builder
 	if len(ownerIDs) > 0 {
 		b.WriteString(" AND " + c + ".owner_id = ANY(" + a.add(ownerIDs) + "::text[])")
@@ -128,7 +129,7 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 		// would keep everything).
 		return nil, s.db.ensure(ctx)
 	}
-	vs := vectorSearch{s: s, q: &q, groups: storage.GroupChunkFilters(q.ChunkFilters), vec: pgvector.NewVector(q.Vector)}
+	vs := vectorSearch{s: s, q: &q, groups: storeutil.GroupChunkFilters(q.ChunkFilters), vec: pgvector.NewVector(q.Vector)}
 	restricted := len(q.OwnerIDs) > 0 || len(vs.groups) > 0
 	var out []storage.ChunkMatch
 	// Each step is one batch, its settings first: a batch runs in one
@@ -167,7 +168,7 @@ func (s *Store) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]stor
 type vectorSearch struct {
 	s      *Store
 	q      *storage.VectorQuery
-	groups []storage.ChunkFilterGroup
+	groups []storeutil.ChunkFilterGroup
 	vec    pgvector.Vector
 }
 
@@ -180,7 +181,7 @@ type vectorSearch struct {
 // only the chunks returned are read whole.
 func (vs *vectorSearch) restrictedExact(ctx context.Context, tx batcher) ([]storage.ChunkMatch, int, error) {
 	s, q := vs.s, vs.q
-	limit := storage.ClampLimit(q.Limit)
+	limit := storeutil.ClampLimit(q.Limit)
 	chunks := s.db.tb.chunks[q.Kind]
 	ca := args{s.tenant, exactScanChunks + 1}
 	count := "SELECT count(*) FROM (SELECT FROM " + chunks + " c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL" +
@@ -244,7 +245,7 @@ func (vs *vectorSearch) restrictedExact(ctx context.Context, tx batcher) ([]stor
 func (vs *vectorSearch) run(ctx context.Context, tx batcher, exact bool) ([]storage.ChunkMatch, bool, error) {
 	s, q := vs.s, vs.q
 	opts := &s.db.opts
-	limit := storage.ClampLimit(q.Limit)
+	limit := storeutil.ClampLimit(q.Limit)
 	inner := limit
 	// On the HNSW index; with a half-precision index, the candidates it
 	// finds are ranked below by their full-precision distances d.

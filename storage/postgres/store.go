@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -213,7 +214,7 @@ func (r recordStore[T]) List(ctx context.Context, page storage.Page) ([]T, error
 	}
 	var out []T
 	err := r.s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, r.k.selectFrom(r.s, after+" ORDER BY i.id LIMIT $3"), r.s.tenant, cursor, storage.ClampLimit(page.Limit))
+		rows, err := conn.Query(ctx, r.k.selectFrom(r.s, after+" ORDER BY i.id LIMIT $3"), r.s.tenant, cursor, storeutil.ClampLimit(page.Limit))
 		if err != nil {
 			return wrapCtx(ctx, op, err)
 		}

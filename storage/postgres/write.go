@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -177,13 +178,13 @@ func (s *Store) replaceChunks(ctx context.Context, tx pgx.Tx, reps []storage.Own
 				continue
 			}
 			ids = append(ids, oc.Owner.ID)
-			for _, c := range storage.PrepareChunks(oc.Owner, oc.Chunks) {
+			for _, c := range storeutil.PrepareChunks(oc.Owner, oc.Chunks) {
 				var emb any
 				if c.Embedding != nil {
 					emb = pgvector.NewVector(c.Embedding)
 				}
 				var norm any // NULL for no metadata (migration 0004)
-				if m := storage.NormalizeChunkMetadata(c.Metadata); m != nil {
+				if m := storeutil.NormalizeChunkMetadata(c.Metadata); m != nil {
 					norm = m
 				}
 				rows = append(rows, []any{s.tenant, c.Owner.ID, string(c.Source), int32(c.Seq), c.Content, c.ContentHash, emb,
