@@ -49,10 +49,10 @@ type fixedEmbedder struct {
 
 func (f *fixedEmbedder) Dimensions() int { return f.dims }
 func (f *fixedEmbedder) SuggestedThreshold() float64 {
-	return vector.HashSuggestedThreshold
+	return (*vector.HashEmbedder)(nil).SuggestedThreshold()
 }
 func (f *fixedEmbedder) SuggestedFusionWeights() (float64, float64) {
-	return vector.HashVectorWeight, vector.HashLexicalWeight
+	return (*vector.HashEmbedder)(nil).SuggestedFusionWeights()
 }
 func (f *fixedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	f.mu.Lock()

@@ -15,14 +15,14 @@ const unitTolerance = 1e-6
 // dims elements and finite. dims <= 0 means the dimension is not known: every
 // vector must then have the length of the first.
 //
-// It returns nil, a *[BatchSizeError] (wrapping [ErrBatchSize]) when the
-// count is wrong, or a *[VectorError] naming the index of the first bad
+// It returns nil, an error wrapping [ErrBatchSize] when the count is
+// wrong, or a *[VectorError] naming the index of the first bad
 // vector and wrapping [ErrEmptyVector], [ErrDimensionMismatch] or
 // [ErrNotFinite]. It does not look at the vectors' lengths: see
 // [Checked] for an embedder wrapper that also normalizes them.
 func CheckBatch(vecs [][]float32, n, dims int) error {
 	if len(vecs) != n {
-		return &BatchSizeError{Got: len(vecs), Want: n}
+		return &batchSizeError{got: len(vecs), want: n}
 	}
 	if dims <= 0 && n > 0 {
 		dims = len(vecs[0])
@@ -67,7 +67,7 @@ type CheckedEmbedder struct {
 //
 // For every batch, Embed fails with
 //
-//   - a *[BatchSizeError] (wrapping [ErrBatchSize]) when e returned a
+//   - an error wrapping [ErrBatchSize] when e returned a
 //     different number of vectors than it was given texts;
 //   - a *[VectorError] naming the index of the text when its vector is nil
 //     or empty ([ErrEmptyVector]), has other than e.Dimensions() elements

@@ -54,9 +54,10 @@
 // [ErrDimensionMismatch] (lengths disagree), [ErrZeroVector] (normalizing
 // a zero vector), [ErrNotFinite] (NaN or infinity),
 // [ErrEmptyVector], [ErrInvalidOptions], [ErrBatchSize] and
-// [ErrNilEmbedder]. An embedder answer that breaks the contract yields a
-// *[BatchSizeError] (wrong count) or a *[VectorError] naming the index of
-// the text whose vector is bad; both wrap the sentinels above. Cancelled
+// [ErrNilEmbedder]. An embedder answer that breaks the contract yields
+// [ErrBatchSize] (wrong count, both counts in the message) or a
+// *[VectorError] naming the index of the text whose vector is bad,
+// wrapping the sentinels above. Cancelled
 // contexts yield ctx.Err(). Nothing in the package panics on bad input.
 //
 // # Concurrency

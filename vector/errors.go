@@ -31,22 +31,15 @@ var (
 	ErrNilEmbedder = errors.New("vector: nil embedder")
 )
 
-// BatchSizeError reports an embedder that returned Got vectors for Want
-// texts. It wraps [ErrBatchSize]; get it with errors.As.
-type BatchSizeError struct {
-	// Got is the number of vectors returned.
-	Got int
-	// Want is the number of texts given.
-	Want int
+// batchSizeError reports an embedder that returned got vectors for want
+// texts; it wraps ErrBatchSize.
+type batchSizeError struct{ got, want int }
+
+func (e *batchSizeError) Error() string {
+	return fmt.Sprintf("vector: embedder returned %d vectors for %d texts", e.got, e.want)
 }
 
-// Error implements error.
-func (e *BatchSizeError) Error() string {
-	return fmt.Sprintf("vector: embedder returned %d vectors for %d texts", e.Got, e.Want)
-}
-
-// Unwrap returns ErrBatchSize.
-func (e *BatchSizeError) Unwrap() error { return ErrBatchSize }
+func (e *batchSizeError) Unwrap() error { return ErrBatchSize }
 
 // VectorError reports an unusable vector in an embedder's answer to a
 // batch. Index is the position of the text, and of its vector, in the

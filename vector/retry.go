@@ -221,9 +221,6 @@ func (r *RetryEmbedder) Dimensions() int {
 	return r.inner.Dimensions()
 }
 
-// Policy returns the policy in use, defaults filled in.
-func (r *RetryEmbedder) Policy() RetryPolicy { return r.policy }
-
 // Stats returns a snapshot of the counters.
 func (r *RetryEmbedder) Stats() RetryStats {
 	return RetryStats{Retries: r.retries.Load(), Exhausted: r.exhausted.Load()}

@@ -44,7 +44,7 @@ func TestIsRetryable(t *testing.T) {
 		{name: "TransientError decides over Timeout", err: fmt.Errorf("%w: %w", &apiError{status: 401}, timeoutError{})},
 		{name: "context canceled", err: fmt.Errorf("%w: %w", &apiError{status: 503}, context.Canceled)},
 		{name: "context deadline", err: context.DeadlineExceeded},
-		{name: "contract error", err: &BatchSizeError{Got: 1, Want: 2}},
+		{name: "contract error", err: &batchSizeError{got: 1, want: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,14 +238,14 @@ func TestWithRetryEdges(t *testing.T) {
 		t.Errorf("nil embedder: Dimensions = %d", d)
 	}
 	want := RetryPolicy{Attempts: defaultRetryAttempts, Base: defaultRetryBase, Max: defaultRetryMax}
-	if got := WithRetry(nil, RetryPolicy{Base: -1}).Policy(); got != want {
+	if got := WithRetry(nil, RetryPolicy{Base: -1}).policy; got != want {
 		t.Errorf("Policy = %+v, want %+v", got, want)
 	}
 	r := WithRetry(newHash(t, HashOptions{Dimensions: 16}), RetryPolicy{})
 	if r.Dimensions() != 16 {
 		t.Errorf("Dimensions = %d", r.Dimensions())
 	}
-	if th, ok := SuggestThreshold(Checked(r)); !ok || th != HashSuggestedThreshold {
+	if th, ok := SuggestThreshold(Checked(r)); !ok || th != hashSuggestedThreshold {
 		t.Errorf("SuggestThreshold through Checked and WithRetry = %v, %v", th, ok)
 	}
 	// Ceilings stay in range for any attempt number, however large.

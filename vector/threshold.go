@@ -11,14 +11,16 @@ type ThresholdSuggester interface {
 	SuggestedThreshold() float64
 }
 
-// HashSuggestedThreshold is the HashEmbedder's suggested max distance:
+// hashSuggestedThreshold is the HashEmbedder's suggested max distance:
 // feature hashing spreads a text over many n-grams, so related pt-BR
 // catalog texts meet at similarities of about 0.2 to 0.5 and unrelated
 // ones below 0.15 (measured on the project's testdata catalog).
-const HashSuggestedThreshold = -0.2
+const hashSuggestedThreshold = -0.2
 
-// SuggestedThreshold returns HashSuggestedThreshold.
-func (e *HashEmbedder) SuggestedThreshold() float64 { return HashSuggestedThreshold }
+// SuggestedThreshold returns -0.2: feature hashing spreads a text over many
+// n-grams, so related pt-BR catalog texts meet at similarities of about
+// 0.2 to 0.5 and unrelated ones below 0.15.
+func (e *HashEmbedder) SuggestedThreshold() float64 { return hashSuggestedThreshold }
 
 // SuggestThreshold returns e's suggested threshold, looking through
 // wrappers that expose Unwrap() Embedder (such as [CheckedEmbedder],
@@ -53,13 +55,15 @@ type FusionWeightSuggester interface {
 // ranked catalog searches better than the default 6 / 4 (figures in
 // BENCHMARKS.md, "Measurements behind defaults").
 const (
-	HashVectorWeight  = 3.0
-	HashLexicalWeight = 6.0
+	hashVectorWeight  = 3.0
+	hashLexicalWeight = 6.0
 )
 
-// SuggestedFusionWeights returns HashVectorWeight and HashLexicalWeight.
+// SuggestedFusionWeights returns vector 3 and lexical 6: hashed n-grams
+// carry less meaning than the lexical signals, so they get the smaller
+// share.
 func (e *HashEmbedder) SuggestedFusionWeights() (vector, lexical float64) {
-	return HashVectorWeight, HashLexicalWeight
+	return hashVectorWeight, hashLexicalWeight
 }
 
 // SuggestFusionWeights returns e's suggested fusion weights, looking

@@ -250,7 +250,7 @@ type want struct {
 
 // Embed returns one vector per text, in input order, from the cache where
 // possible. Errors of the wrapped embedder are returned wrapped; a wrong
-// number of vectors yields a *vector.BatchSizeError, a bad vector a
+// number of vectors yields an error wrapping vector.ErrBatchSize, a bad vector a
 // *vector.VectorError (wrapping vector.ErrEmptyVector,
 // vector.ErrDimensionMismatch or vector.ErrNotFinite). When ctx is done
 // while waiting for a concurrent call, Embed returns ctx.Err().

@@ -11,7 +11,7 @@
 // # Errors
 //
 // Embed returns the wrapped embedder's errors wrapped, the
-// *vector.BatchSizeError or *vector.VectorError of [vector.CheckBatch] for
+// vector.ErrBatchSize or *vector.VectorError of [vector.CheckBatch] for
 // an answer that breaks the vector.Embedder contract,
 // vector.ErrNilEmbedder when there is no embedder to wrap, and ctx.Err()
 // for a done context. Nothing in the package panics.

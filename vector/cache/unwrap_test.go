@@ -12,8 +12,8 @@ func TestSuggestThresholdThroughCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := vector.SuggestThreshold(cache.New(h, cache.Options{})); !ok || got != vector.HashSuggestedThreshold {
-		t.Errorf("through cache.Embedder: %v %v, want %v", got, ok, vector.HashSuggestedThreshold)
+	if got, ok := vector.SuggestThreshold(cache.New(h, cache.Options{})); !ok || got != h.SuggestedThreshold() {
+		t.Errorf("through cache.Embedder: %v %v, want %v", got, ok, h.SuggestedThreshold())
 	}
 	plain := vector.EmbedderFunc{Dims: 4}
 	if _, ok := vector.SuggestThreshold(cache.New(plain, cache.Options{})); ok {
