@@ -69,7 +69,7 @@ func TestIndexerAnalyzesAfterLargeWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(s.calls) != 0 {
-			t.Errorf("5 items analyzed with the default threshold %d", ingest.DefaultAnalyzeAfter)
+			t.Errorf("5 items analyzed with the default threshold (200)")
 		}
 		s = open(t)
 		if _, err := ingest.NewIndexer(s, emb, ingest.IndexerOptions{AnalyzeAfter: -1}).IndexItems(ctx, items); err != nil {

@@ -126,7 +126,7 @@ func TestVocabulariesFromSources(t *testing.T) {
 		},
 		FAQs: []storage.FAQ{{ID: "f", Question: "Qual o prazo de entrega?", Answer: "Cinco dias."}},
 	}
-	v := rag.VocabulariesFrom(src.Items, src.FAQs, src.Docs())
+	v := rag.VocabulariesFrom(src.Items, src.FAQs, sourceDocs(src))
 	if v.Catalog.Docs() != 1 || v.Catalog.DocFreq("soja") != 0 || v.Catalog.DocFreq("fungicida") != 1 {
 		t.Errorf("catalog vocabulary: docs %d, df(soja) %d, df(fungicida) %d", v.Catalog.Docs(), v.Catalog.DocFreq("soja"), v.Catalog.DocFreq("fungicida"))
 	}
@@ -179,7 +179,7 @@ func TestRefreshConcurrent(t *testing.T) {
 
 // vocabFrom builds the vocabularies of src.
 func vocabFrom(src ingest.Sources) *rag.Vocabularies {
-	return rag.VocabulariesFrom(src.Items, src.FAQs, src.Docs())
+	return rag.VocabulariesFrom(src.Items, src.FAQs, sourceDocs(src))
 }
 
 // failingLister fails every record listing, as a store that is down.
@@ -259,4 +259,13 @@ func TestSearchFAQsInflectionNotCorrected(t *testing.T) {
 	if want := []lexical.Correction{{From: "fungisida", To: "fungicida"}}; !slices.Equal(res.Query.Corrections, want) {
 		t.Errorf("fungisida: corrections %v, want %v", res.Query.Corrections, want)
 	}
+}
+
+// sourceDocs returns the storage records of src's documents.
+func sourceDocs(src ingest.Sources) []storage.Document {
+	out := make([]storage.Document, len(src.Documents))
+	for i := range src.Documents {
+		out[i] = src.Documents[i].Document
+	}
+	return out
 }

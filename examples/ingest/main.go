@@ -186,11 +186,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fl.StringVar(&cfg.tenant, "tenant", defaultTenant, "tenant ID")
 	fl.StringVar(&cfg.embedder, "embedder", "hash", "embedder: hash (offline) or openai")
 	fl.IntVar(&cfg.dims, "dims", 0, "embedding dimensions (default: $EMBEDDING_DIMENSIONS, else the snapshot's, else 1536)")
-	fl.IntVar(&cfg.batchSize, "batch-size", 0, fmt.Sprintf("texts per embedding request (default: $EMBEDDING_BATCH_SIZE, else %d)", ingest.DefaultEmbedBatchSize))
+	fl.IntVar(&cfg.batchSize, "batch-size", 0, "texts per embedding request (default: $EMBEDDING_BATCH_SIZE, else the Indexer's, 16)")
 	fl.BoolVar(&cfg.replaceDuplicates, "replace-duplicates", false, "let a document replace a stored one with the same content")
 	fl.BoolVar(&cfg.prune, "prune", false, "delete the tenant's records of each kind given that are absent from the input, with their chunks (a kind not given is left alone)")
 	fl.BoolVar(&cfg.bulk, "bulk", false, "with -db: a bulk load (postgres.DB.BeginBulkLoad): the word index and HNSW indexes of the whole schema are rebuilt once at the end instead of row by row; searches of every tenant are degraded until it ends")
-	fl.IntVar(&cfg.concurrency, "concurrency", 0, fmt.Sprintf("embedding requests in flight (default %d)", ingest.DefaultEmbedConcurrency))
+	fl.IntVar(&cfg.concurrency, "concurrency", 0, "embedding requests in flight (default: the Indexer's, 2)")
 	fl.IntVar(&cfg.writeConcurrency, "write-concurrency", 0, "write transactions in flight (default 2 with -db, 1 with -memfile)")
 	fl.StringVar(&cfg.progress, "progress", "auto", "progress display: auto, bar, lines or none")
 	fl.Usage = func() {

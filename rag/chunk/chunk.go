@@ -2,7 +2,6 @@ package chunk
 
 import (
 	"errors"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -35,10 +34,6 @@ type Chunk struct {
 	HeadingPath []string
 }
 
-// Heading returns the heading path joined by HeadingSeparator, or "" when
-// the chunk has none.
-func (c *Chunk) Heading() string { return strings.Join(c.HeadingPath, HeadingSeparator) }
-
 // Section is a part of a text that starts at a heading, as found by a loader.
 // A section runs from its heading line to the start of the next section of
 // any level, so the sections of a text are sorted and do not overlap.
@@ -58,7 +53,7 @@ type Section struct {
 
 // EstimateTokens estimates the number of model tokens in s as its number of
 // runes divided by 4, rounded up (about 4 characters a token, the usual
-// estimate for OpenAI-style tokenizers). It under-counts pt-BR by 17–27% (see CharsPerToken).
+// estimate for OpenAI-style tokenizers). It under-counts pt-BR by 17–27% (4 runes a token; see the Structural defaults).
 func EstimateTokens(s string) int {
 	return (utf8.RuneCountInString(s) + 3) / 4
 }

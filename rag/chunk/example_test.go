@@ -2,6 +2,7 @@ package chunk_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hybridrag/hybridrag/rag/chunk"
 )
@@ -36,7 +37,7 @@ func ExampleStructural() {
 		panic(err)
 	}
 	for _, c := range chunks {
-		fmt.Printf("%d %s: %q\n", c.Seq, c.Heading(), c.Text)
+		fmt.Printf("%d %s: %q\n", c.Seq, strings.Join(c.HeadingPath, chunk.HeadingSeparator), c.Text)
 	}
 	// Output:
 	// 0 Manual: "# Manual\n\nIntrodução."

@@ -13,11 +13,11 @@ const (
 	defaultOverlap = 200
 )
 
-// DefaultSeparators returns the separators tried by default, in order:
+// defaultSeparators returns the separators tried by default, in order:
 // paragraphs, lines, sentences, words, so a cut falls at the largest
 // boundary that fits. Single runes are always
 // the last resort.
-func DefaultSeparators() []string { return []string{"\n\n", "\n", ". ", " "} }
+func defaultSeparators() []string { return []string{"\n\n", "\n", ". ", " "} }
 
 // RecursiveOptions configures a Recursive splitter. The zero value means the
 // defaults.
@@ -43,7 +43,7 @@ type RecursiveOptions struct {
 	// 200 and a negative value means no overlap. It must be
 	// smaller than Size.
 	Overlap int
-	// Separators are tried in order; nil means DefaultSeparators(). Cutting
+	// Separators are tried in order; nil means paragraphs, lines, sentences, words (in that order). Cutting
 	// between runes is always added as the last resort. Empty strings are
 	// ignored.
 	Separators []string
@@ -93,7 +93,7 @@ func NewRecursive(opts RecursiveOptions) (*Recursive, error) {
 	}
 	seps := opts.Separators
 	if seps == nil {
-		seps = DefaultSeparators()
+		seps = defaultSeparators()
 	}
 	clean := make([]string, 0, len(seps))
 	for _, s := range seps {

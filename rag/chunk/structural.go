@@ -14,24 +14,24 @@ import (
 // matching on little more than its heading; headings of level 1 and 2
 // (chapters, sections) always start a new chunk.
 const (
-	DefaultMaxTokens     = 500
+	defaultMaxTokens     = 500
 	defaultOverlapTokens = 50
 	defaultMinTokens     = 100
 	defaultBreakLevel    = 2
-	// CharsPerToken is the number of runes counted as one token, the
+	// charsPerToken is the number of runes counted as one token, the
 	// usual estimate for OpenAI-style tokenizers. On pt-BR it is generous:
 	// the project's testdata measures 2.93 runes a token (leaflets) and
 	// 3.33 (documents) with text-embedding-3-small's tokenizer
 	// (cl100k_base), so a chunk of 500 estimated tokens holds about
 	// 600–680 real ones, far below the model's 8,191-token input limit.
-	CharsPerToken = 4
+	charsPerToken = 4
 )
 
 // StructuralOptions configures a Structural splitter. The zero value means
 // the defaults.
 type StructuralOptions struct {
 	// MaxTokens is the target chunk size in estimated tokens (runes / 4);
-	// 0 means DefaultMaxTokens.
+	// 0 means 500.
 	MaxTokens int
 	// OverlapTokens is the most tokens consecutive chunks of one section
 	// share; 0 means 50, negative means none. It must be
@@ -46,7 +46,7 @@ type StructuralOptions struct {
 	// 2.
 	BreakLevel int
 	// Separators for cutting a section, as in RecursiveOptions; nil means
-	// DefaultSeparators(), so paragraphs are packed first.
+	// paragraphs, lines, sentences, words, so paragraphs are packed first.
 	Separators []string
 }
 
@@ -75,7 +75,7 @@ type Structural struct {
 func NewStructural(opts StructuralOptions) (*Structural, error) {
 	maxT, overT, minT, brk := opts.MaxTokens, opts.OverlapTokens, opts.MinTokens, opts.BreakLevel
 	if maxT == 0 {
-		maxT = DefaultMaxTokens
+		maxT = defaultMaxTokens
 	}
 	if overT == 0 {
 		overT = defaultOverlapTokens
@@ -92,9 +92,9 @@ func NewStructural(opts StructuralOptions) (*Structural, error) {
 	if overT >= maxT {
 		return nil, fmt.Errorf("%w: overlap tokens %d must be smaller than max tokens %d", ErrInvalidOptions, overT, maxT)
 	}
-	ropts := RecursiveOptions{Size: maxT * CharsPerToken, Overlap: -1, Separators: opts.Separators}
+	ropts := RecursiveOptions{Size: maxT * charsPerToken, Overlap: -1, Separators: opts.Separators}
 	if overT > 0 {
-		ropts.Overlap = overT * CharsPerToken
+		ropts.Overlap = overT * charsPerToken
 	}
 	rec, err := NewRecursive(ropts)
 	if err != nil {
@@ -103,7 +103,7 @@ func NewStructural(opts StructuralOptions) (*Structural, error) {
 	if minT < 0 {
 		minT = 0
 	}
-	return &Structural{rec: rec, minRunes: minT * CharsPerToken, breakLevel: brk}, nil
+	return &Structural{rec: rec, minRunes: minT * charsPerToken, breakLevel: brk}, nil
 }
 
 // Split cuts text into chunks along sections. Sections must be sorted by

@@ -138,12 +138,12 @@ func TestStructuralSplit(t *testing.T) {
 			}
 			var gotS []string
 			for _, c := range got {
-				gotS = append(gotS, c.Heading()+" | "+c.Text)
+				gotS = append(gotS, strings.Join(c.HeadingPath, HeadingSeparator)+" | "+c.Text)
 			}
 			if !slices.Equal(gotS, tt.want) {
 				t.Errorf("got\n%q\nwant\n%q", gotS, tt.want)
 			}
-			checkChunks(t, src, got, (10+5)*CharsPerToken, 0)
+			checkChunks(t, src, got, (10+5)*charsPerToken, 0)
 		})
 	}
 }
@@ -212,7 +212,7 @@ func TestStructuralProperties(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkChunks(t, src, got, (maxT+minT)*CharsPerToken, ov*CharsPerToken)
+		checkChunks(t, src, got, (maxT+minT)*charsPerToken, ov*charsPerToken)
 		for _, c := range got {
 			for _, s := range secs {
 				if s.Level <= defaultBreakLevel && s.Start > c.Start && s.Start < c.End {
@@ -222,7 +222,7 @@ func TestStructuralProperties(t *testing.T) {
 			if want := pathAt(secs, c.Start); !slices.Equal(c.HeadingPath, want) {
 				t.Fatalf("case %d: chunk at %d has path %q, want %q", i, c.Start, c.HeadingPath, want)
 			}
-			if utf8.RuneCountInString(c.Text) > (maxT+minT)*CharsPerToken {
+			if utf8.RuneCountInString(c.Text) > (maxT+minT)*charsPerToken {
 				t.Fatalf("case %d: chunk too long", i)
 			}
 		}
@@ -253,7 +253,7 @@ func TestStructuralDefaultsOnRealText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkChunks(t, src, got, (DefaultMaxTokens+defaultMinTokens)*CharsPerToken, defaultOverlapTokens*CharsPerToken)
+	checkChunks(t, src, got, (defaultMaxTokens+defaultMinTokens)*charsPerToken, defaultOverlapTokens*charsPerToken)
 	if len(got) < len(secs) {
 		t.Errorf("%d chunks for %d sections", len(got), len(secs))
 	}

@@ -2,8 +2,8 @@
 // the shape the rag Searcher reads: records with their chunks and the
 // chunks' embeddings.
 //
-// An [Indexer] turns items (one chunk for the item's own fields,
-// [ItemText], then recursive chunks of each attached file), FAQs (the
+// An [Indexer] turns items (one chunk for the item's own fields: name,
+// category, manufacturer, tags and description, then recursive chunks of each attached file), FAQs (the
 // question alone, then question and answer) and documents (structural
 // chunks keeping the heading path, or recursive ones for text without
 // headings) into chunks, hashes them with SHA-256, embeds only new text in

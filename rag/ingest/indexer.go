@@ -28,11 +28,11 @@ import (
 // tripping its rate limits. Writes go 64 owners to a transaction, one
 // transaction at a time.
 const (
-	DefaultEmbedBatchSize   = 16
-	DefaultEmbedBatchTokens = 200_000
-	DefaultEmbedConcurrency = 2
-	DefaultWriteBatchOwners = 64
-	DefaultWriteConcurrency = 1
+	defaultEmbedBatchSize   = 16
+	defaultEmbedBatchTokens = 200_000
+	defaultEmbedConcurrency = 2
+	defaultWriteBatchOwners = 64
+	defaultWriteConcurrency = 1
 )
 
 // Progress reports indexing progress to IndexerOptions.Progress.
@@ -81,7 +81,7 @@ type IndexerOptions struct {
 	// AnalyzeAfter is the least number of owners an Index call must write
 	// for the Indexer to call the store's Analyze (see Analyzer) once it
 	// is done, so that searches right after a bulk load get plans made
-	// with statistics (default DefaultAnalyzeAfter; negative: never).
+	// with statistics (default 200; negative: never).
 	AnalyzeAfter int
 	// Progress, when set, is called after each group of WriteBatch owners
 	// (written or found unchanged), from the goroutine running the Index
@@ -118,10 +118,10 @@ type Analyzer interface {
 	Analyze(ctx context.Context, kind storage.OwnerKind) error
 }
 
-// DefaultAnalyzeAfter is the default IndexerOptions.AnalyzeAfter: smaller
+// defaultAnalyzeAfter is the default IndexerOptions.AnalyzeAfter: smaller
 // runs leave statistics to the database's own maintenance (PostgreSQL's
 // autovacuum analyzes a table after 10 % of its rows changed).
-const DefaultAnalyzeAfter = 200
+const defaultAnalyzeAfter = 200
 
 // Stats summarize an indexing run.
 type Stats struct {
@@ -198,13 +198,13 @@ type Indexer struct {
 // vector.WithRetry to retry the errors it marks transient. It does no I/O.
 func NewIndexer(store storage.Backend, embedder vector.Embedder, opts IndexerOptions) *Indexer {
 	o := opts
-	o.BatchSize = cmp.Or(max(o.BatchSize, 0), DefaultEmbedBatchSize)
-	o.BatchTokens = cmp.Or(max(o.BatchTokens, 0), DefaultEmbedBatchTokens)
-	o.Concurrency = cmp.Or(max(o.Concurrency, 0), DefaultEmbedConcurrency)
-	o.WriteBatch = cmp.Or(max(o.WriteBatch, 0), DefaultWriteBatchOwners)
-	o.WriteConcurrency = cmp.Or(max(o.WriteConcurrency, 0), DefaultWriteConcurrency)
+	o.BatchSize = cmp.Or(max(o.BatchSize, 0), defaultEmbedBatchSize)
+	o.BatchTokens = cmp.Or(max(o.BatchTokens, 0), defaultEmbedBatchTokens)
+	o.Concurrency = cmp.Or(max(o.Concurrency, 0), defaultEmbedConcurrency)
+	o.WriteBatch = cmp.Or(max(o.WriteBatch, 0), defaultWriteBatchOwners)
+	o.WriteConcurrency = cmp.Or(max(o.WriteConcurrency, 0), defaultWriteConcurrency)
 	if o.AnalyzeAfter == 0 {
-		o.AnalyzeAfter = DefaultAnalyzeAfter
+		o.AnalyzeAfter = defaultAnalyzeAfter
 	}
 	o.Extractors = slices.Clone(o.Extractors)
 	if o.FileChunker == nil {
@@ -221,9 +221,9 @@ func NewIndexer(store storage.Backend, embedder vector.Embedder, opts IndexerOpt
 	return ix
 }
 
-// ItemText is the text of an item's own chunk: name, category,
+// itemText is the text of an item's own chunk: name, category,
 // manufacturer, tags and description, one per line, empty ones left out.
-func ItemText(it *storage.CatalogItem) string {
+func itemText(it *storage.CatalogItem) string {
 	parts := []string{it.Name, it.Category, it.Manufacturer, strings.Join(it.Tags, ", "), it.Description}
 	return joinNonEmpty(parts, "\n")
 }
@@ -254,7 +254,7 @@ func ItemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Ch
 	}
 	owner := storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}
 	var out []storage.Chunk
-	if t := ItemText(it); t != "" {
+	if t := itemText(it); t != "" {
 		out = append(out, storage.Chunk{Owner: owner, Source: storage.SourceItem, Content: t})
 	}
 	seq := 0
@@ -539,15 +539,6 @@ type Sources struct {
 	Items     []storage.CatalogItem
 	FAQs      []storage.FAQ
 	Documents []load.ParsedDocument
-}
-
-// Docs returns the storage records of the documents.
-func (s Sources) Docs() []storage.Document {
-	out := make([]storage.Document, len(s.Documents))
-	for i := range s.Documents {
-		out[i] = s.Documents[i].Document
-	}
-	return out
 }
 
 // Reindex indexes items, FAQs and documents in turn and returns the

@@ -663,7 +663,7 @@ func TestIndexerBatching(t *testing.T) {
 		name                            string
 		size, tokens, concurrency, want int
 	}{
-		{"defaults", 0, 0, 0, ingest.DefaultEmbedBatchSize},
+		{"defaults", 0, 0, 0, 16 /* the default BatchSize */},
 		{"three texts", 3, 0, 1, 3},
 		{"token budget", 0, 60, 3, 0},
 		{"one at a time", 1, 0, 2, 1},
@@ -686,8 +686,8 @@ func TestIndexerBatching(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			maxSize := cmpOr(tc.size, ingest.DefaultEmbedBatchSize)
-			maxTokens := cmpOr(tc.tokens, ingest.DefaultEmbedBatchTokens)
+			maxSize := cmpOr(tc.size, 16 /* the default BatchSize */)
+			maxTokens := cmpOr(tc.tokens, 200_000 /* the default BatchTokens */)
 			seen := map[string]bool{}
 			for i, call := range emb.Calls() {
 				if len(call) == 0 || len(call) > maxSize {
@@ -708,7 +708,7 @@ func TestIndexerBatching(t *testing.T) {
 			if tc.want > 1 && !slices.ContainsFunc(emb.Calls(), func(c []string) bool { return len(c) == tc.want }) {
 				t.Errorf("no call filled a batch of %d", tc.want)
 			}
-			if m := int(emb.maxInFlight.Load()); m > cmpOr(tc.concurrency, ingest.DefaultEmbedConcurrency) {
+			if m := int(emb.maxInFlight.Load()); m > cmpOr(tc.concurrency, 2 /* the default Concurrency */) {
 				t.Errorf("%d requests in flight, limit %d", m, tc.concurrency)
 			}
 			c := ragtest.StoreCounts(t, store)

@@ -109,7 +109,7 @@ func TestParseDocumentMarkdown(t *testing.T) {
 	}
 	var heads []string
 	for _, c := range chunks {
-		heads = append(heads, c.Heading())
+		heads = append(heads, strings.Join(c.HeadingPath, chunk.HeadingSeparator))
 	}
 	wantHeads := []string{"", "Manual de Pragas", "Manual de Pragas › Soja", "Manual de Pragas › Milho", "Manual de Pragas › Indentado", "Anexo"}
 	if diff := cmp.Diff(wantHeads, heads); diff != "" {

@@ -218,7 +218,7 @@ func TestParseDocumentDocx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := chunks[len(chunks)-1].Heading(); got != "Manual de Pragas › Milho › Cigarrinha" {
+	if got := strings.Join(chunks[len(chunks)-1].HeadingPath, chunk.HeadingSeparator); got != "Manual de Pragas › Milho › Cigarrinha" {
 		t.Errorf("last chunk heading = %q", got)
 	}
 }
