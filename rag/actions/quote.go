@@ -104,7 +104,7 @@ func NewQuoteTool(submit func(ctx context.Context, q Quote) (protocol string, er
 			if err != nil {
 				return "" // the generic summary lists the arguments
 			}
-			return QuoteSummary(q, lang)
+			return quoteSummary(q, lang)
 		},
 		Handler: func(ctx context.Context, args json.RawMessage) (string, error) {
 			q, err := decodeQuote(args)
@@ -146,14 +146,14 @@ func decodeQuote(args json.RawMessage) (Quote, error) {
 	return q, nil
 }
 
-// QuoteSummary is the confirmation question for q:
+// quoteSummary is the confirmation question for q:
 //
 //	Confirma a solicitação de cotação de 500 L de Glifosato 480 SL, entrega em Rio Verde - GO, contato compras@fazenda.com.br?
 //	Request a quote for 500 L of Glifosato 480 SL, delivery to Rio Verde - GO, contact compras@fazenda.com.br?
 //
 // The quantity is written with the language's decimal separator (82,5 in
 // pt-BR); the city and notes appear when set.
-func QuoteSummary(q Quote, lang rag.Language) string {
+func quoteSummary(q Quote, lang rag.Language) string {
 	qty := strconv.FormatFloat(q.Quantity, 'f', -1, 64)
 	p := quotePhrases{"Confirma a solicitação de cotação de %s %s de %s", ", entrega em %s", ", contato %s"}
 	if lang == rag.LanguageEnglish {
@@ -174,5 +174,5 @@ func QuoteSummary(q Quote, lang rag.Language) string {
 	return b.String()
 }
 
-// quotePhrases are the format strings of a QuoteSummary in one language.
+// quotePhrases are the format strings of a quoteSummary in one language.
 type quotePhrases struct{ request, delivery, contact string }

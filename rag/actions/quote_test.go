@@ -37,7 +37,7 @@ func TestQuoteSummary(t *testing.T) {
 			"Confirma a solicitação de cotação de 12,5 t de Calcário, contato (64) 99999-0000 (até setembro)?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := actions.QuoteSummary(tc.q, tc.lang); got != tc.want {
+			if got := actions.QuoteSummaryForTest(tc.q, tc.lang); got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})

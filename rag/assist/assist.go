@@ -89,8 +89,8 @@ type Suggestions struct {
 	Tags        []string `json:"tags,omitempty"`
 }
 
-// Count returns the number of suggested fields.
-func (s Suggestions) Count() int {
+// count returns the number of suggested fields.
+func (s Suggestions) count() int {
 	n := 0
 	for _, set := range []bool{s.Description != "", s.Category != "", s.Price != nil, len(s.Tags) > 0} {
 		if set {
@@ -325,7 +325,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 			}
 		}
 	}
-	audit.LogToolPayload(ctx, opts.Logger, opts.AuditPreviewChars, ToolName, string(auditArgs), s.Count(), res.Prompt)
+	audit.LogToolPayload(ctx, opts.Logger, opts.AuditPreviewChars, ToolName, string(auditArgs), s.count(), res.Prompt)
 	return res, nil
 }
 

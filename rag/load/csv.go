@@ -43,8 +43,8 @@ type CSVMapping struct {
 
 // FAQCSVMapping says which CSV columns hold which FAQ fields, like
 // CSVMapping. Question and Answer are required. Without an ID column (or
-// with an empty cell) a FAQ's ID is derived from its question (see
-// FAQID).
+// with an empty cell) a FAQ's ID is derived from its question, as
+// ReadFAQs says.
 type FAQCSVMapping struct {
 	ID       string // id, codigo, cod, code
 	Question string // question, pergunta

@@ -305,11 +305,11 @@ func loadDocumentFile(ctx context.Context, fsys fs.FS, name string, o *Options, 
 	return []ParsedDocument{d}, nil
 }
 
-// Dedupe drops every document whose content hash (storage.ContentHash of
+// dedupe drops every document whose content hash (storage.ContentHash of
 // Content) equals that of an earlier document, keeping the first, and
 // returns one *DuplicateDocumentError per dropped document. Empty
 // ContentHash fields are computed. docs is not modified.
-func Dedupe(docs []ParsedDocument) ([]ParsedDocument, []*DuplicateDocumentError) {
+func dedupe(docs []ParsedDocument) ([]ParsedDocument, []*DuplicateDocumentError) {
 	out := make([]ParsedDocument, 0, len(docs))
 	var dups []*DuplicateDocumentError
 	first := make(map[string]int, len(docs)) // hash -> index in out
@@ -330,9 +330,9 @@ func Dedupe(docs []ParsedDocument) ([]ParsedDocument, []*DuplicateDocumentError)
 	return out, dups
 }
 
-// dedupeInto runs Dedupe and records each duplicate in c.
+// dedupeInto runs dedupe and records each duplicate in c.
 func dedupeInto(docs []ParsedDocument, c *collector) []ParsedDocument {
-	out, dups := Dedupe(docs)
+	out, dups := dedupe(docs)
 	if len(dups) == 0 {
 		return out
 	}

@@ -289,7 +289,7 @@ func TestDedupe(t *testing.T) {
 		{Document: storage.Document{ID: "c", Content: "x"}, File: "c.md"},
 		{Document: storage.Document{ID: "d", Content: "x"}},
 	}
-	out, dups := Dedupe(docs)
+	out, dups := dedupe(docs)
 	if len(out) != 2 || out[0].ID != "a" || out[1].ID != "b" || out[0].ContentHash != storage.ContentHash("x") {
 		t.Errorf("kept %+v", out)
 	}
@@ -303,7 +303,7 @@ func TestDedupe(t *testing.T) {
 		}
 	}
 	if docs[0].ContentHash != "" {
-		t.Error("Dedupe modified its input")
+		t.Error("dedupe modified its input")
 	}
 }
 

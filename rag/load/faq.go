@@ -21,10 +21,10 @@ func LoadFAQs(ctx context.Context, path string, opts *Options) ([]storage.FAQ, e
 	return loadRecords(ctx, path, opts, faqFormat)
 }
 
-// FAQID derives the ID of a FAQ that has none from its question: "faq-"
+// faqID derives the ID of a FAQ that has none from its question: "faq-"
 // and the first 16 hex digits of the SHA-256 of the normalized question
 // (lexical.Normalize), so it survives re-loads and edits of the answer.
-func FAQID(question string) string {
+func faqID(question string) string {
 	return "faq-" + storage.ContentHash(lexical.Normalize(question))[:16]
 }
 
@@ -35,7 +35,9 @@ func FAQID(question string) string {
 //
 //	{"id","question","answer","category","keywords":[],"priority":int,"active":bool}
 //
-// question and answer are required; a missing id is derived with FAQID;
+// question and answer are required; a missing id is derived from the
+// question ("faq-" and 16 hex digits of the SHA-256 of the normalized
+// question, so it survives re-loads and edits of the answer);
 // keywords may also be one string separated by ';' or '|'; "active"
 // (optional, default true; also sim/não, ativo/inativo) sets
 // storage.FAQ.Status to StatusActive or StatusInactive, and a "status"
@@ -97,7 +99,7 @@ func finishFAQ(f *storage.FAQ) *fieldError {
 		return invalid("answer", "empty")
 	}
 	if f.ID == "" {
-		f.ID = FAQID(f.Question)
+		f.ID = faqID(f.Question)
 	}
 	return checkID(f.ID)
 }

@@ -24,7 +24,7 @@ func TestReadFAQsJSONL(t *testing.T) {
 	want := []storage.FAQ{
 		{ID: "f1", Question: "Como declarar?", Answer: "Pelo programa.", Category: "IRPF", Keywords: []string{"declarar", "programa"}, Priority: 10, Status: storage.StatusActive},
 		{ID: "f2", Question: "Prazo?", Answer: "Maio.", Keywords: []string{"prazo", "data"}, Priority: 3, Status: storage.StatusInactive},
-		{ID: FAQID("Sem id?"), Question: "Sem id?", Answer: "Derivado da pergunta.", Status: storage.StatusActive},
+		{ID: faqID("Sem id?"), Question: "Sem id?", Answer: "Derivado da pergunta.", Status: storage.StatusActive},
 	}
 	if diff := cmp.Diff(want, faqs); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -32,14 +32,14 @@ func TestReadFAQsJSONL(t *testing.T) {
 }
 
 func TestFAQID(t *testing.T) {
-	a, b := FAQID("Qual é o prazo?"), FAQID("  qual E o PRAZO? ")
+	a, b := faqID("Qual é o prazo?"), faqID("  qual E o PRAZO? ")
 	if a != b {
-		t.Errorf("FAQID not stable under case/accents/spaces: %q vs %q", a, b)
+		t.Errorf("faqID not stable under case/accents/spaces: %q vs %q", a, b)
 	}
 	if !strings.HasPrefix(a, "faq-") || len(a) != 4+16 {
-		t.Errorf("FAQID = %q", a)
+		t.Errorf("faqID = %q", a)
 	}
-	if FAQID("outra") == a {
+	if faqID("outra") == a {
 		t.Error("different questions share an ID")
 	}
 }
@@ -85,7 +85,7 @@ func TestReadFAQsCSV(t *testing.T) {
 			nil,
 			"Pergunta;Resposta;Categoria;Palavras-chave;Prioridade;Ativo\n" +
 				"Qual o prazo?;Até maio.;Prazos;prazo|maio;5;não\n",
-			[]storage.FAQ{{ID: FAQID("Qual o prazo?"), Question: "Qual o prazo?", Answer: "Até maio.", Category: "Prazos",
+			[]storage.FAQ{{ID: faqID("Qual o prazo?"), Question: "Qual o prazo?", Answer: "Até maio.", Category: "Prazos",
 				Keywords: []string{"prazo", "maio"}, Priority: 5, Status: storage.StatusInactive}},
 		},
 		{
@@ -98,7 +98,7 @@ func TestReadFAQsCSV(t *testing.T) {
 			"explicit mapping",
 			&Options{FAQCSV: FAQCSVMapping{Question: "q", Answer: "r", Keywords: "kw", KeywordSeparators: "/"}},
 			"q,r,kw\nQ?,A.,x/y\n",
-			[]storage.FAQ{{ID: FAQID("Q?"), Question: "Q?", Answer: "A.", Keywords: []string{"x", "y"}, Status: storage.StatusActive}},
+			[]storage.FAQ{{ID: faqID("Q?"), Question: "Q?", Answer: "A.", Keywords: []string{"x", "y"}, Status: storage.StatusActive}},
 		},
 	}
 	for _, tt := range tests {

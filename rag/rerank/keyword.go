@@ -15,8 +15,8 @@ import (
 // KeywordWeights are the relative weights of the three components of a
 // [Keyword] score. They are divided by their sum, so only their ratios
 // matter and the score stays in [0, 1]. Like every weight of the
-// library, a zero field means its default ([DefaultKeywordWeights]) and a
-// negative one (such as [Off]) drops the component.
+// library, a zero field means its default (0.60, 0.25, 0.15: see
+// [Keyword]) and a negative one drops the component.
 type KeywordWeights struct {
 	// Original weighs the original retrieval score, normalized to [0, 1].
 	Original float64
@@ -26,21 +26,17 @@ type KeywordWeights struct {
 	Title float64
 }
 
-// DefaultKeywordWeights returns the default weights: 60% original score
+// defaultKeywordWeights returns the default weights: 60% original score
 // (retrieval's ranking stays the main signal), 25% content overlap, 15%
 // title overlap (a title is short, so its overlap is a coarser signal).
-func DefaultKeywordWeights() KeywordWeights {
+func defaultKeywordWeights() KeywordWeights {
 	return KeywordWeights{Original: 0.60, Content: 0.25, Title: 0.15}
 }
-
-// Off drops a component of a [KeywordWeights]: a negative weight counts
-// as zero, while a zero weight means the default.
-const Off = -1.0
 
 // resolve returns the effective weights (zero fields replaced by their
 // defaults, negative ones by 0), or an error for a NaN or infinite one.
 func (w KeywordWeights) resolve() (KeywordWeights, error) {
-	def := DefaultKeywordWeights()
+	def := defaultKeywordWeights()
 	out := w
 	for _, f := range []struct {
 		name   string
@@ -90,8 +86,8 @@ func (s OriginalScale) String() string {
 // weights and tokenization.
 type KeywordOptions struct {
 	// Weights of the components; a zero field means its default
-	// (DefaultKeywordWeights: 0.60, 0.25, 0.15), a negative one (Off)
-	// drops the component. A NaN or infinite weight is invalid, and so is
+	// (0.60, 0.25, 0.15), a negative one (-1, say) drops the
+	// component. A NaN or infinite weight is invalid, and so is
 	// dropping all three.
 	Weights KeywordWeights
 	// Scale brings original scores to [0, 1]; the zero value is

@@ -14,6 +14,9 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 )
 
+// off drops a keyword weight component (any negative weight does).
+const off = -1.0
+
 func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func mustKeyword(t testing.TB, opts KeywordOptions) *Keyword {
@@ -116,7 +119,7 @@ func TestKeywordOriginalScale(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Only the original component: content and title off.
-			k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: 1, Content: Off, Title: Off}, Scale: tt.scale})
+			k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: 1, Content: off, Title: off}, Scale: tt.scale})
 			cands := make([]Candidate, len(tt.scores))
 			for i, s := range tt.scores {
 				cands[i] = Candidate{ID: fmt.Sprint(i), Content: "nada", Score: s}
@@ -157,7 +160,7 @@ func TestKeywordOverlap(t *testing.T) {
 		{"stopword-only query as phrase", "o que é", "O que é manejo integrado?", 1, []string{"o que e"}},
 		{"phrase needs word boundaries", "o que é", "o queijo", 0, nil},
 	}
-	k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: Off, Content: 1, Title: Off}})
+	k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: off, Content: 1, Title: off}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := k.Rerank(context.Background(), tt.query, []Candidate{{ID: "x", Content: tt.text}})
@@ -185,7 +188,7 @@ func TestKeywordWeights(t *testing.T) {
 	}{
 		{"zero value is the seed's", KeywordWeights{}, KeywordWeights{0.60, 0.25, 0.15}, 0.85},
 		{"relative weights are divided by their sum", KeywordWeights{2, 1, 1}, KeywordWeights{0.5, 0.25, 0.25}, 0.75},
-		{"title only", KeywordWeights{Original: Off, Content: Off, Title: 3}, KeywordWeights{0, 0, 1}, 0},
+		{"title only", KeywordWeights{Original: off, Content: off, Title: 3}, KeywordWeights{0, 0, 1}, 0},
 		{"zero fields mean their defaults", KeywordWeights{Title: 1.15}, KeywordWeights{0.3, 0.125, 0.575}, 0.425},
 		{"content off", KeywordWeights{Content: -2}, KeywordWeights{0.8, 0, 0.2}, 0.8},
 	}
@@ -212,7 +215,7 @@ func TestNewKeywordInvalid(t *testing.T) {
 		name string
 		opts KeywordOptions
 	}{
-		{"every component off", KeywordOptions{Weights: KeywordWeights{Original: Off, Content: Off, Title: -3}}},
+		{"every component off", KeywordOptions{Weights: KeywordWeights{Original: off, Content: off, Title: -3}}},
 		{"NaN weight", KeywordOptions{Weights: KeywordWeights{Content: math.NaN()}}},
 		{"infinite weight", KeywordOptions{Weights: KeywordWeights{Title: math.Inf(1)}}},
 		{"weights overflowing", KeywordOptions{Weights: KeywordWeights{math.MaxFloat64, math.MaxFloat64, 0}}},
@@ -240,7 +243,7 @@ func TestKeywordCustomTokenizer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: Off, Content: 1, Title: Off}, Tokenizer: tt.tok})
+			k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: off, Content: 1, Title: off}, Tokenizer: tt.tok})
 			got, err := k.Rerank(context.Background(), "videiras", []Candidate{{ID: "x", Content: "videira"}})
 			if err != nil {
 				t.Fatal(err)
@@ -416,7 +419,7 @@ func BenchmarkApplyKeyword(b *testing.B) {
 func TestKeywordManyTerms(t *testing.T) {
 	// More than 16 query terms switch the matcher to a map.
 	tok := &lexical.Tokenizer{MaxTokens: -1, Filters: []lexical.TokenFilter{lexical.StemFilter{}}}
-	k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: Off, Content: 1, Title: Off}, Tokenizer: tok})
+	k := mustKeyword(t, KeywordOptions{Weights: KeywordWeights{Original: off, Content: 1, Title: off}, Tokenizer: tok})
 	words := make([]string, 20)
 	for i := range words {
 		words[i] = fmt.Sprintf("termo%02d", i)
