@@ -15,7 +15,7 @@
 //     hash embedder; vector/cache, the query-embedding cache.
 //   - merge: fusion of lexical and vector rankings (simple, weighted, RRF,
 //     relative score), pure and explainable.
-//   - scoring: the combined score, confidence levels and ranking metrics.
+//   - scoring: the combined score and confidence levels.
 //   - storage: domain records and the small store interfaces, with
 //     storage/memory (embedded default), storage/postgres (pgx + pgvector)
 //     and storage/storagetest (the conformance suite both pass).

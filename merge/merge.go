@@ -203,11 +203,11 @@ func Simple(vector, lexical []Hit, limit int) []Fused {
 	return out
 }
 
-// WeightedOptions configures [Weighted]. The zero value uses
-// scoring.DefaultWeights, no limit and no lexical scoring of vector-only hits.
+// WeightedOptions configures [Weighted]. The zero value uses the default
+// weights, no limit and no lexical scoring of vector-only hits.
 type WeightedOptions struct {
-	// Weights are the combined-score weights; the zero value means
-	// scoring.DefaultWeights.
+	// Weights are the combined-score weights; a zero field means its
+	// default (vector 6, lexical 4, pair 4, rank bonuses 1).
 	Weights scoring.Weights
 	// Limit cuts the result; <= 0 means no cut.
 	Limit int

@@ -37,18 +37,6 @@ type Weights struct {
 	LexicalRank float64
 }
 
-// DefaultWeights returns the default weights: vector 6, lexical 4, pair 4,
-// and 1 for each rank bonus.
-func DefaultWeights() Weights {
-	return Weights{
-		Vector:      DefaultVectorWeight,
-		Lexical:     DefaultLexicalWeight,
-		Pair:        DefaultPairWeight,
-		VectorRank:  DefaultVectorRankWeight,
-		LexicalRank: DefaultLexicalRankWeight,
-	}
-}
-
 // Resolve returns the effective weights: zero fields replaced by their
 // defaults, negative (or NaN) fields by 0.
 func (w Weights) Resolve() Weights {
@@ -169,8 +157,8 @@ func CombinedScore(in CombinedInput, w Weights) Combined {
 	return c
 }
 
-// RankBonus returns 1/rank for a 1-based rank and 0 for rank <= 0 (absent).
-func RankBonus(rank int) float64 {
+// rankBonus returns 1/rank for a 1-based rank and 0 for rank <= 0 (absent).
+func rankBonus(rank int) float64 {
 	if rank <= 0 {
 		return 0
 	}
@@ -178,7 +166,7 @@ func RankBonus(rank int) float64 {
 }
 
 func rankComponent(rank int, weight float64) Component {
-	return Component{Raw: float64(rank), Normalized: RankBonus(rank), Weight: weight}
+	return Component{Raw: float64(rank), Normalized: rankBonus(rank), Weight: weight}
 }
 
 func clamp01(x float64) float64 {

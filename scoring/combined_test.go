@@ -118,8 +118,9 @@ func TestCombinedExplanationFields(t *testing.T) {
 }
 
 func TestWeightsResolve(t *testing.T) {
-	if got := (Weights{}).Resolve(); got != DefaultWeights() {
-		t.Errorf("zero Weights resolve to %+v, want %+v", got, DefaultWeights())
+	def := Weights{Vector: 6, Lexical: 4, Pair: 4, VectorRank: 1, LexicalRank: 1}
+	if got := (Weights{}).Resolve(); got != def {
+		t.Errorf("zero Weights resolve to %+v, want %+v", got, def)
 	}
 	got := Weights{Vector: 2, Lexical: Off, Pair: math.NaN()}.Resolve()
 	want := Weights{Vector: 2, Lexical: 0, Pair: 0, VectorRank: 1, LexicalRank: 1}
@@ -133,8 +134,8 @@ func TestRankBonus(t *testing.T) {
 		rank int
 		want float64
 	}{{-1, 0}, {0, 0}, {1, 1}, {2, 0.5}, {4, 0.25}} {
-		if got := RankBonus(tt.rank); got != tt.want {
-			t.Errorf("RankBonus(%d) = %v, want %v", tt.rank, got, tt.want)
+		if got := rankBonus(tt.rank); got != tt.want {
+			t.Errorf("rankBonus(%d) = %v, want %v", tt.rank, got, tt.want)
 		}
 	}
 }

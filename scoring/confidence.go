@@ -118,19 +118,6 @@ func (t Thresholds) Level(avg float64) Level {
 	return LevelNone
 }
 
-// Confidence returns the level of an average similarity with the default
-// thresholds: high >= 0.85, medium >= 0.70, low >= 0.60, else none.
-func Confidence(avgSimilarity float64) Level { return Thresholds{}.Level(avgSimilarity) }
-
-// ConfidenceOf averages similarities (one per retrieved chunk) and returns
-// the level; no similarities give LevelNone.
-func ConfidenceOf(similarities []float64) Level {
-	if len(similarities) == 0 {
-		return LevelNone
-	}
-	return Confidence(Mean(similarities))
-}
-
 // Mean returns the arithmetic mean of xs, or NaN when xs is empty.
 func Mean(xs []float64) float64 {
 	if len(xs) == 0 {

@@ -25,28 +25,8 @@ func TestConfidence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want.String(), func(t *testing.T) {
-			if got := Confidence(tt.avg); got != tt.want {
-				t.Errorf("Confidence(%v) = %v, want %v", tt.avg, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestConfidenceOf(t *testing.T) {
-	tests := []struct {
-		name string
-		sims []float64
-		want Level
-	}{
-		{"none retrieved", nil, LevelNone},
-		{"mean 0.89", []float64{0.92, 0.87, 0.88}, LevelHigh},
-		{"mean 0.75", []float64{0.9, 0.6}, LevelMedium},
-		{"mean 0.55", []float64{0.5, 0.6}, LevelNone},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ConfidenceOf(tt.sims); got != tt.want {
-				t.Errorf("ConfidenceOf(%v) = %v, want %v", tt.sims, got, tt.want)
+			if got := (Thresholds{}).Level(tt.avg); got != tt.want {
+				t.Errorf("default Level(%v) = %v, want %v", tt.avg, got, tt.want)
 			}
 		})
 	}

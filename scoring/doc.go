@@ -1,6 +1,6 @@
 // Package scoring holds the numeric judgements of hybrid search: the
-// combined score of a hit found by the vector and lexical legs, the
-// confidence level of a retrieval and, for evaluation, ranking metrics.
+// combined score of a hit found by the vector and lexical legs and the
+// confidence level of a retrieval.
 //
 // # Combined score
 //
@@ -13,19 +13,13 @@
 //
 // # Confidence
 //
-// [Confidence] maps an average score in [0, 1] to a [Level] (high ≥ 0.85,
-// medium ≥ 0.70, low ≥ 0.60, else none) with a pt-BR message for each;
+// [Thresholds.Level] maps an average score in [0, 1] to a [Level] (by
+// default high ≥ 0.85, medium ≥ 0.70, low ≥ 0.60, else none) with a pt-BR
+// message for each;
 // level none means "do not augment the prompt". Averaging raw cosine
 // similarities would tie the levels to the embedding model's scale; the rag
 // Pipeline averages the calibrated relevance of the hits it cites
 // (rag.Evidence), so the levels mean the same for any embedder.
-//
-// # Ranking metrics
-//
-// [NDCG] (gain = grade, log2 discount, ideal ranking from all judged
-// documents), [Recall] (grade >= 1 is relevant), [MRR] and [Precision], each
-// at a cut-off k, measure one query's ranking against its judgements; the
-// evaluator averages them over a query set.
 //
 // # Errors and concurrency
 //

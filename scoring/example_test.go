@@ -29,9 +29,10 @@ func ExampleCombinedScore() {
 	// ranks   0.50 + 1.00
 }
 
-func ExampleConfidence() {
+func ExampleThresholds_Level() {
+	var th scoring.Thresholds // the defaults: high 0.85, medium 0.70, low 0.60
 	for _, avg := range []float64{0.92, 0.74, 0.61, 0.40} {
-		l := scoring.Confidence(avg)
+		l := th.Level(avg)
 		fmt.Printf("%.2f %-6s augment=%v %s\n", avg, l, l.Augment(), l.Message())
 	}
 	// Output:
@@ -39,19 +40,4 @@ func ExampleConfidence() {
 	// 0.74 medium augment=true [MÉDIA CONFIANÇA] Resposta parcialmente baseada em documentos
 	// 0.61 low    augment=true [BAIXA CONFIANÇA] Informações limitadas encontradas
 	// 0.40 none   augment=false [SEM RAG] Não encontrei informações específicas nos documentos
-}
-
-func ExampleNDCG() {
-	// Judgements of one query (qrels): grade >= 1 is relevant.
-	judged := map[string]int{"d1": 3, "d2": 2, "d3": 1}
-	ranked := []string{"d2", "x", "d1", "d3"}
-	fmt.Printf("nDCG@3 %.3f\n", scoring.NDCG(ranked, judged, 3))
-	fmt.Printf("Recall@3 %.3f\n", scoring.Recall(ranked, judged, 3))
-	fmt.Printf("MRR@3 %.3f\n", scoring.MRR(ranked, judged, 3))
-	fmt.Printf("P@3 %.3f\n", scoring.Precision(ranked, judged, 3))
-	// Output:
-	// nDCG@3 0.735
-	// Recall@3 0.667
-	// MRR@3 1.000
-	// P@3 0.667
 }

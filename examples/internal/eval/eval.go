@@ -10,7 +10,6 @@ import (
 
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/scoring"
 )
 
 // DefaultK is the default metric cut-off.
@@ -299,10 +298,10 @@ func Run(ctx context.Context, search SearchFunc, queries []Query, qrels Qrels, o
 func score(q Query, ids []string, judged map[string]int, k int, took time.Duration) QueryResult {
 	r := QueryResult{
 		ID: q.ID, Type: q.Type, Split: q.Split, Hits: len(ids), Latency: took,
-		NDCG:      scoring.NDCG(ids, judged, k),
-		Recall:    scoring.Recall(ids, judged, k),
-		MRR:       scoring.MRR(ids, judged, k),
-		Precision: scoring.Precision(ids, judged, k),
+		NDCG:      NDCG(ids, judged, k),
+		Recall:    Recall(ids, judged, k),
+		MRR:       MRR(ids, judged, k),
+		Precision: Precision(ids, judged, k),
 	}
 	for _, g := range judged {
 		if g >= 1 {

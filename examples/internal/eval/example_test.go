@@ -40,3 +40,18 @@ func ExampleRun() {
 	// class_crop nDCG@10=1.000
 	// typo nDCG@10=0.240
 }
+
+func ExampleNDCG() {
+	// Judgements of one query (qrels): grade >= 1 is relevant.
+	judged := map[string]int{"d1": 3, "d2": 2, "d3": 1}
+	ranked := []string{"d2", "x", "d1", "d3"}
+	fmt.Printf("nDCG@3 %.3f\n", eval.NDCG(ranked, judged, 3))
+	fmt.Printf("Recall@3 %.3f\n", eval.Recall(ranked, judged, 3))
+	fmt.Printf("MRR@3 %.3f\n", eval.MRR(ranked, judged, 3))
+	fmt.Printf("P@3 %.3f\n", eval.Precision(ranked, judged, 3))
+	// Output:
+	// nDCG@3 0.735
+	// Recall@3 0.667
+	// MRR@3 1.000
+	// P@3 0.667
+}
