@@ -362,7 +362,7 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 	}
 	// The model sees the relevant hits only, as the planned pipeline's
 	// context does; none gives the "nothing found" payload.
-	hits := selectRelevant(res.Hits, nil, r.p.opts.RelativeCut)
+	hits := selectRelevant(res.Hits, nil, defaultRelativeCut)
 	set(o, hits)
 	o.count, o.cites = len(hits), cites(o.query, hits)
 	o.timings, o.reason = res.Timings, res.FallbackReason
@@ -372,7 +372,7 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 		compact.Reset()
 		compact.Write(args)
 	}
-	audit.LogToolPayload(ctx, r.p.opts.Logger, r.p.opts.AuditPreviewChars, name, compact.String(), o.count, audited)
+	audit.LogToolPayload(ctx, r.p.opts.Logger, defaultAuditPreview, name, compact.String(), o.count, audited)
 	return text, nil
 }
 
@@ -491,7 +491,7 @@ func (a *Agent) run(ctx context.Context, req ChatRequest, emit func(Event)) (*Ch
 	if err != nil {
 		return nil, err
 	}
-	run := &agentRun{p: p, limit: cmp.Or(max(req.Limit, 0), p.opts.Limit), out: map[string]*toolOutcome{}}
+	run := &agentRun{p: p, limit: max(req.Limit, 0), out: map[string]*toolOutcome{}}
 	tools, err := run.tools(p.lang(), a.enabled)
 	if err != nil {
 		return nil, err

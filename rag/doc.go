@@ -80,10 +80,9 @@
 // kind), Lexical, Vector, Fusion, Rerank, Evidence, Logger and Tracer.
 //
 // The number of hits of a search has one precedence, first set wins:
-// [Query.Limit] (in a chat turn [ChatRequest.Limit], else
-// [PipelineOptions.Limit]), then the kind's [KindOptions.Limit], then
-// [LimitOptions.Default] (5); the result is clamped to [LimitOptions.Max]
-// (50).
+// [Query.Limit] (in a chat turn [ChatRequest.Limit]), then the kind's
+// [KindOptions.Limit], then [LimitOptions.Default] (5); the result is
+// clamped to [LimitOptions.Max] (50).
 //
 // # Evidence
 //
@@ -147,8 +146,8 @@
 // long history (with a [Summarizer]), asks its [Classifier] for the
 // intent, plans and runs the searches, builds the context and asks its
 // [Answerer]. Each search keeps its relevant hits only, in evidence order
-// (FAQ priority breaks ties), drops those far below the search's best
-// ([PipelineOptions.RelativeCut]) and fits the retrieved sections into a
+// (FAQ priority breaks ties), drops those more than 0.25 below the
+// search's best and fits the retrieved sections into a
 // 2,000-token budget ([PipelineOptions.ContextTokens]). A turn whose kept
 // hits have a mean relevance below the low threshold of
 // [PipelineOptions.Confidence] (0.60) has level none and abstains:
@@ -269,8 +268,8 @@
 // failure ([PipelineOptions.FallbackMessages]):
 // "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?" for
 // an empty answer, pt-BR texts for a timeout, a rate limit and an
-// unavailable provider, and [DefaultFallbackMessage] for anything else;
-// [PipelineOptions.FallbackMessage] replaces them all.
+// unavailable provider, and [DefaultFallbackMessage] for anything else
+// (set all five for one text).
 //
 // # Concurrency
 //

@@ -87,12 +87,12 @@ func ExamplePipeline_Chat() {
 	})
 
 	p, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}),
-		offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{Limit: 1})
+		offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "tem fungicida para videira?"})
+	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "tem fungicida para videira?", Limit: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -102,7 +102,7 @@ func ExamplePipeline_Chat() {
 
 	// Nothing in the store is relevant: the answer says so and cites
 	// nothing.
-	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "vocês vendem ração para cachorro?"})
+	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "vocês vendem ração para cachorro?", Limit: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

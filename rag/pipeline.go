@@ -33,7 +33,7 @@ const (
 	defaultMaxTurnChars    = 1000
 	defaultFAQContextTurns = 2
 	// defaultMaxHistoryTurns and defaultMaxHistoryChars bound the history
-	// a request may bring (PipelineOptions.MaxHistoryTurns/Chars).
+	// a request may bring.
 	defaultMaxHistoryTurns = 50
 	defaultMaxHistoryChars = 20000
 	defaultSummarizeAfter  = 6
@@ -71,39 +71,25 @@ type PipelineOptions struct {
 	// HistoryLimit is how many recent turns enter the context
 	// (CHAT_HISTORY_CONTEXT_LIMIT, default 6).
 	HistoryLimit int
-	// MaxMessageChars truncates the message (default 2000); MaxTurnChars
-	// truncates each history turn (default 1000).
-	MaxMessageChars, MaxTurnChars int
-	// MaxHistoryTurns and MaxHistoryChars bound the history read from a
-	// request, the summarizer's input included: the most recent turns
-	// within both (defaults 50 turns, 20000 characters).
-	MaxHistoryTurns, MaxHistoryChars int
-	// FAQContextTurns is how many recent user turns are appended to the
-	// FAQ query as context (default 2).
-	FAQContextTurns int
-	// Limit is the number of hits per search of a turn whose
-	// ChatRequest.Limit is unset; below 1 means the Searcher's (see
-	// LimitOptions for the precedence).
-	Limit int
-	// FallbackMessage, when set, answers every failure of the answer (a
-	// model error, an empty answer, every search failing). Empty picks the
-	// text for the failure from FallbackMessages.
-	FallbackMessage string
-	// Fallback (default On) answers a failure with the fallback message;
-	// Off returns the error instead (wrapping ErrNoAnswer).
+	// MaxMessageChars truncates the message (default 2000). The history
+	// read from a request, the summarizer's input included, is the most
+	// recent turns within 50 turns and 20,000 characters, each turn
+	// truncated to 1,000.
+	MaxMessageChars int
+	// Fallback (default On) answers a failure of the answer (a model
+	// error, an empty answer, every search failing) with the fallback
+	// message; Off returns the error instead (wrapping ErrNoAnswer).
 	Fallback Toggle
-	// FallbackMessages are the per-failure answers used when
-	// FallbackMessage is empty: Timeout for a
-	// deadline, RateLimit for HTTP 429, Unavailable for 502/503/504 and
-	// transport failures, Empty for an empty answer, Error for anything
-	// else. Each empty field is the default pt-BR text
-	// (llm.DefaultFallbackMessages; Error is DefaultFallbackMessage).
+	// FallbackMessages are the fallback answers, one per failure: Timeout
+	// for a deadline, RateLimit for HTTP 429, Unavailable for 502/503/504
+	// and transport failures, Empty for an empty answer, Error for
+	// anything else (set all five for one text). Each empty field is the
+	// default pt-BR text (llm.DefaultFallbackMessages; Error is
+	// DefaultFallbackMessage).
 	FallbackMessages llm.FallbackMessages
 	// Logger receives the audit records (tool, arguments, result count,
-	// payload preview); nil logs nothing.
+	// payload preview of at most 800 characters); nil logs nothing.
 	Logger *slog.Logger
-	// AuditPreviewChars caps the logged payload (default 800).
-	AuditPreviewChars int
 	// Confidence decides from the mean relevance (Evidence.Relevance) of
 	// the hits put in the context whether the turn answers (zero value:
 	// 0.85 / 0.70 / 0.60): below Low the level is none and the
@@ -116,29 +102,17 @@ type PipelineOptions struct {
 	// pages: enough for the hits a turn cites, short enough to keep the
 	// answer's prompt cheap and focused): hits are added in evidence order until the next one would
 	// not fit. History and summary have their own caps (HistoryLimit,
-	// MaxTurnChars).
+	// and 1,000 characters a turn).
 	ContextTokens int
 	// TokenCounter counts tokens for ContextTokens and
 	// Debug.ContextTokens; nil means llm.EstimateTokens (runes / 4,
 	// rounded up). A chat model that counts its own tokens can be passed
 	// when it implements llm.TokenCounter.
 	TokenCounter llm.TokenCounter
-	// RelativeCut drops relevant hits whose relevance is more than this
-	// below the best hit of the same search (default 0.25; negative keeps
-	// every relevant hit).
-	RelativeCut float64
-	// CoverageGap: when an item or FAQ holds all of the question's
-	// content, hits whose coverage is more than CoverageGap below are left
-	// out (default 0.3; negative keeps them).
-	CoverageGap float64
 	// FollowUp decides whether a message continues the conversation; only
-	// then do recent user turns join the FAQ query (FAQContextTurns) and
-	// the catalog and document queries (the last user turn). nil means
-	// DetectFollowUp.
+	// then do the last two user turns join the FAQ query and the last one
+	// the catalog and document queries. nil means DetectFollowUp.
 	FollowUp func(message string, history []Turn) FollowUpDecision
-	// Rerank turns the Searcher's reranker On or Off for the pipeline's
-	// searches; zero keeps the Searcher's default (RerankOptions.Enabled).
-	Rerank Toggle
 	// Documents is document search in planned mode (default On). Off
 	// plans no document search for any intent, follow-ups included
 	// (for stores with no documents); agentic mode offers the tools named
@@ -164,9 +138,11 @@ const (
 	// defaultContextTokens is the context budget (PipelineOptions.ContextTokens).
 	defaultContextTokens = 2000
 	// defaultRelativeCut is the relevance gap below a search's best hit
-	// beyond which a relevant hit is left out.
+	// beyond which a relevant hit is left out (the agentic mode's tool
+	// results too).
 	defaultRelativeCut = 0.25
-	// defaultCoverageGap is PipelineOptions.CoverageGap's default.
+	// defaultCoverageGap: when an item or FAQ holds all of the question's
+	// content, hits whose coverage is more than this below are left out.
 	defaultCoverageGap = 0.3
 )
 
@@ -194,10 +170,6 @@ func (o PipelineOptions) withDefaults() PipelineOptions {
 	o.SummarizeAfter = cmp.Or(max(o.SummarizeAfter, 0), defaultSummarizeAfter)
 	o.HistoryLimit = cmp.Or(max(o.HistoryLimit, 0), defaultHistoryLimit)
 	o.MaxMessageChars = cmp.Or(max(o.MaxMessageChars, 0), defaultMaxMessageChars)
-	o.MaxTurnChars = cmp.Or(max(o.MaxTurnChars, 0), defaultMaxTurnChars)
-	o.MaxHistoryTurns = cmp.Or(max(o.MaxHistoryTurns, 0), defaultMaxHistoryTurns)
-	o.MaxHistoryChars = cmp.Or(max(o.MaxHistoryChars, 0), defaultMaxHistoryChars)
-	o.FAQContextTurns = cmp.Or(max(o.FAQContextTurns, 0), defaultFAQContextTurns)
 	def := llm.DefaultFallbackMessages()
 	fm := &o.FallbackMessages
 	fm.Timeout = cmp.Or(fm.Timeout, def.Timeout)
@@ -205,14 +177,7 @@ func (o PipelineOptions) withDefaults() PipelineOptions {
 	fm.Unavailable = cmp.Or(fm.Unavailable, def.Unavailable)
 	fm.Empty = cmp.Or(fm.Empty, def.Empty)
 	fm.Error = cmp.Or(fm.Error, DefaultFallbackMessage)
-	o.AuditPreviewChars = cmp.Or(max(o.AuditPreviewChars, 0), defaultAuditPreview)
 	o.ContextTokens = cmp.Or(max(o.ContextTokens, 0), defaultContextTokens)
-	if o.RelativeCut == 0 {
-		o.RelativeCut = defaultRelativeCut
-	}
-	if o.CoverageGap == 0 {
-		o.CoverageGap = defaultCoverageGap
-	}
 	if o.FollowUp == nil {
 		o.FollowUp = DetectFollowUp
 	}
@@ -307,8 +272,8 @@ func (p *Pipeline) prepare(req ChatRequest) (prepared, error) {
 	// kept first within MaxHistoryChars: whatever a client sends, no
 	// request (the summarizer's included) grows without bound.
 	src := req.History
-	if len(src) > p.opts.MaxHistoryTurns {
-		src = src[len(src)-p.opts.MaxHistoryTurns:]
+	if len(src) > defaultMaxHistoryTurns {
+		src = src[len(src)-defaultMaxHistoryTurns:]
 	}
 	for _, t := range src {
 		if t.Role != llm.RoleUser && t.Role != llm.RoleAssistant {
@@ -318,11 +283,11 @@ func (p *Pipeline) prepare(req ChatRequest) (prepared, error) {
 		if c == "" {
 			continue
 		}
-		hist = append(hist, Turn{Role: t.Role, Content: textutil.TruncateRunes(c, p.opts.MaxTurnChars)})
+		hist = append(hist, Turn{Role: t.Role, Content: textutil.TruncateRunes(c, defaultMaxTurnChars)})
 	}
 	total := 0
 	for i := len(hist) - 1; i >= 0; i-- {
-		if total += utf8.RuneCountInString(hist[i].Content); total > p.opts.MaxHistoryChars {
+		if total += utf8.RuneCountInString(hist[i].Content); total > defaultMaxHistoryChars {
 			hist = hist[i+1:]
 			break
 		}
@@ -418,7 +383,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	dbg.Plan = plan
 	var faqContext, lastTurn string
 	if fu.FollowUp {
-		faqContext = recentUserText(recent, p.opts.FAQContextTurns)
+		faqContext = recentUserText(recent, defaultFAQContextTurns)
 		lastTurn = p.followUpContext(recent)
 	}
 	cq := searchText{text: pr.message, context: lastTurn}
@@ -584,13 +549,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 // fallbackText.
 var errSearchesFailed = errors.New("rag: every search failed")
 
-// fallbackText is the answer for a failed turn: FallbackMessage when set,
-// else the FallbackMessages text for err (Empty for a nil err, an answer
-// that came back blank).
+// fallbackText is the answer for a failed turn: the FallbackMessages text
+// for err (Empty for a nil err, an answer that came back blank).
 func (p *Pipeline) fallbackText(err error) string {
-	if p.opts.FallbackMessage != "" {
-		return p.opts.FallbackMessage
-	}
 	if err == nil {
 		return p.opts.FallbackMessages.Empty
 	}
@@ -732,7 +693,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 			emit(Event{Kind: EventToolCall, Tool: c.tool, Query: c.query})
 		}
 	}
-	limit := cmp.Or(max(reqLimit, 0), p.opts.Limit)
+	limit := max(reqLimit, 0)
 	done := func(tool string) func(int, Timings, FallbackReason, error) {
 		return func(n int, tm Timings, fb FallbackReason, err error) {
 			mu.Lock()
@@ -747,31 +708,31 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 			}
 		}
 	}
-	cut := p.opts.RelativeCut
+	cut := defaultRelativeCut
 	if plan.FAQ {
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.FAQ], error) {
-				return p.searcher.SearchFAQs(ctx, Query{Text: message, Context: faqContext, Limit: limit, Rerank: p.opts.Rerank})
+				return p.searcher.SearchFAQs(ctx, Query{Text: message, Context: faqContext, Limit: limit})
 			}, &res.faqs, func(f *storage.FAQ) int { return f.Priority }, cut, done(ToolSearchFAQs))
 		})
 	}
 	if plan.Catalog {
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.CatalogItem], error) {
-				return p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: limit, Rerank: p.opts.Rerank})
+				return p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: limit})
 			}, &res.catalog, nil, cut, done(ToolSearchCatalog))
 		})
 	}
 	if plan.Documents {
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.Document], error) {
-				return p.searcher.SearchDocuments(ctx, Query{Text: dq.text, Context: dq.context, Limit: limit, Rerank: p.opts.Rerank})
+				return p.searcher.SearchDocuments(ctx, Query{Text: dq.text, Context: dq.context, Limit: limit})
 			}, &res.docs, nil, cut, done(ToolSearchDocuments))
 		})
 	}
 	wg.Wait()
 	focusOnNamed(res)
-	focusOnCovered(res, p.opts.CoverageGap)
+	focusOnCovered(res, defaultCoverageGap)
 	p.fitBudget(res, catalogQuery)
 	// Abstention is decided here, before the hits events, so a turn that
 	// abstains never streams sources.
@@ -940,8 +901,8 @@ func (p *Pipeline) audit(ctx context.Context, tool, query string, limit, count i
 	}
 	args, _ := json.Marshal(map[string]any{"query": query, "limit": limit})
 	preview := payload
-	if utf8.RuneCountInString(preview) > p.opts.AuditPreviewChars {
-		preview = textutil.TruncateRunes(preview, p.opts.AuditPreviewChars-1) + "…"
+	if utf8.RuneCountInString(preview) > defaultAuditPreview {
+		preview = textutil.TruncateRunes(preview, defaultAuditPreview-1) + "…"
 	}
 	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "rag tool payload",
 		slog.String("tool", tool),

@@ -203,8 +203,8 @@ func TestPipelineHistoryOnlyForFollowUps(t *testing.T) {
 
 func TestPipelineContextBudget(t *testing.T) {
 	ctx := context.Background()
-	big := ragtest.OfflinePipeline(t, rag.PipelineOptions{RelativeCut: -1})
-	small := ragtest.OfflinePipeline(t, rag.PipelineOptions{RelativeCut: -1, ContextTokens: 150})
+	big := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	small := ragtest.OfflinePipeline(t, rag.PipelineOptions{ContextTokens: 150})
 	req := rag.ChatRequest{Message: "tem fungicida para videira?"}
 	rb, err := big.Chat(ctx, req)
 	if err != nil {

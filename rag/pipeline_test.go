@@ -210,8 +210,9 @@ func TestPipelineFallbacks(t *testing.T) {
 
 	// A failing or empty answer becomes the fallback message.
 	// Seed 003 §10.1 and §10.4.2: the text depends on the failure, and
-	// FallbackMessage, when set, answers them all.
-	fixed := rag.PipelineOptions{FallbackMessage: "Fale com um atendente."}
+	// one text set for every failure answers them all.
+	one := "Fale com um atendente."
+	fixed := rag.PipelineOptions{FallbackMessages: llm.FallbackMessages{Timeout: one, RateLimit: one, Unavailable: one, Empty: one, Error: one}}
 	own := rag.PipelineOptions{FallbackMessages: llm.FallbackMessages{RateLimit: "Calma!"}}
 	rateLimited := &llm.APIError{StatusCode: 429, Retryable: true}
 	for _, tc := range []struct {
@@ -227,8 +228,8 @@ func TestPipelineFallbacks(t *testing.T) {
 		{"unavailable", &fakeAnswerer{err: &llm.APIError{StatusCode: 503, Retryable: true}}, rag.PipelineOptions{}, llm.DefaultFallbackMessages().Unavailable},
 		{"own rate-limit text", &fakeAnswerer{err: rateLimited}, own, "Calma!"},
 		{"own texts keep the seed's others", &fakeAnswerer{text: ""}, own, llm.DefaultEmptyAnswerMessage},
-		{"FallbackMessage answers an error", &fakeAnswerer{err: rateLimited}, fixed, "Fale com um atendente."},
-		{"FallbackMessage answers an empty answer", &fakeAnswerer{text: " "}, fixed, "Fale com um atendente."},
+		{"one text answers an error", &fakeAnswerer{err: rateLimited}, fixed, "Fale com um atendente."},
+		{"one text answers an empty answer", &fakeAnswerer{text: " "}, fixed, "Fale com um atendente."},
 	} {
 		p, _ := rag.NewPipeline(s, offline.KeywordClassifier{}, tc.a, tc.opts)
 		resp, err := p.Chat(ctx, rag.ChatRequest{Message: "fungicida para uva"})

@@ -89,8 +89,8 @@ type ChatRequest struct {
 	Message string `json:"message"`
 	// History is the conversation so far, oldest first.
 	History []Turn `json:"history,omitempty"`
-	// Limit is the number of hits per search (below 1: PipelineOptions.Limit,
-	// then the Searcher's; see LimitOptions for the precedence).
+	// Limit is the number of hits per search (below 1: the Searcher's;
+	// see LimitOptions for the precedence).
 	Limit int `json:"limit,omitempty"`
 	// Confirmation is the ChatResponse.Confirmation of the previous turn,
 	// which Message answers (agentic mode): the turn confirms

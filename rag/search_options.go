@@ -59,8 +59,8 @@ type SearcherOptions struct {
 // LimitOptions bound what a search returns and reads.
 //
 // The number of hits of a search is decided in one place, first set
-// wins: Query.Limit (for a chat turn, ChatRequest.Limit, else
-// PipelineOptions.Limit, which the Pipeline passes as Query.Limit), then
+// wins: Query.Limit (for a chat turn, ChatRequest.Limit, which the
+// Pipeline passes as Query.Limit), then
 // the kind's KindOptions.Limit, then Default; the result is clamped to
 // [1, Max]. A value below 1 is unset at every level.
 type LimitOptions struct {

@@ -252,8 +252,8 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (_ *backend,
 		if err != nil {
 			return nil, fmt.Errorf("keyword reranker: %w", err)
 		}
-		// Every search reranks, the chat's included (the pipeline keeps
-		// the Searcher's default: PipelineOptions.Rerank is nil).
+		// Every search reranks, the chat's included (the pipeline's
+		// searches use the Searcher's default).
 		sopts.Rerank.Reranker, sopts.Rerank.Enabled = kw, rag.On
 		be.info.Reranker = string(rerankKeyword)
 	}

@@ -74,10 +74,8 @@ type Options struct {
 	// caps the suggested description (default 600).
 	MaxTags, MaxDescriptionChars int
 	// Logger receives the audit record (tool "catalog-ai-helper", the
-	// prompt as payload); nil logs nothing. AuditPreviewChars caps the
-	// logged prompt (default 800).
-	Logger            *slog.Logger
-	AuditPreviewChars int
+	// prompt as payload, its first 800 characters); nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Suggestions are validated values for an item's missing fields. Only
@@ -263,7 +261,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	res.Model, res.Usage = cmp.Or(resp.Model, opts.Model), resp.Usage
 	auditArgs, _ := json.Marshal(map[string]any{"item": item.ID, "name": item.Name, "missing": res.Missing})
 	if err != nil {
-		audit.LogToolPayload(ctx, opts.Logger, opts.AuditPreviewChars, ToolName, string(auditArgs), 0, res.Prompt)
+		audit.LogToolPayload(ctx, opts.Logger, audit.DefaultPreview, ToolName, string(auditArgs), 0, res.Prompt)
 		return nil, fmt.Errorf("rag: Assist: %w", err)
 	}
 
@@ -325,7 +323,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 			}
 		}
 	}
-	audit.LogToolPayload(ctx, opts.Logger, opts.AuditPreviewChars, ToolName, string(auditArgs), s.count(), res.Prompt)
+	audit.LogToolPayload(ctx, opts.Logger, audit.DefaultPreview, ToolName, string(auditArgs), s.count(), res.Prompt)
 	return res, nil
 }
 

@@ -131,7 +131,7 @@ func TestAssistPromptAndAudit(t *testing.T) {
 	m := llmtest.NewModel(llmtest.Text(`{"description":"d","category":"Fungicida","price":10,"tags":["Uva"]}`))
 	res, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.Options{
 		Model: "assist-model", MaxPrice: 5000, Categories: ragtest.KnownCategories,
-		Logger: slog.New(slog.NewJSONHandler(&logs, nil)), AuditPreviewChars: 60,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -152,8 +152,10 @@ func TestAssistPromptAndAudit(t *testing.T) {
 	if rec["tool"] != assist.ToolName || rec["results"] != float64(4) || !strings.Contains(rec["arguments"].(string), `"missing":["description","category","price","tags"]`) {
 		t.Errorf("audit record %v", rec)
 	}
-	if p := rec["payload"].(string); len([]rune(p)) != 60 || !strings.HasPrefix(prompt, strings.TrimSuffix(p, "…")) {
-		t.Errorf("payload preview %q", p)
+	// The payload is the prompt's first 800 characters.
+	p := rec["payload"].(string)
+	if n := len([]rune(prompt)); n > 800 && (len([]rune(p)) != 800 || !strings.HasPrefix(prompt, strings.TrimSuffix(p, "…"))) || n <= 800 && p != prompt {
+		t.Errorf("payload preview of a %d-character prompt: %q", n, p)
 	}
 }
 
