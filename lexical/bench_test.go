@@ -19,7 +19,7 @@ var benchVocabulary = strings.Fields(`fungicida herbicida inseticida acaricida s
 var benchCultures = strings.Fields("Soja Milho Café Cana-de-açúcar Algodão Uva Tomate Batata Feijão Trigo Citros Arroz Pastagens")
 
 // benchRecords generates n catalog items with a fixed seed.
-func benchRecords(n int, normalized bool) []ProductRecord {
+func benchRecords(n int, normalized bool) []productRecord {
 	r := rand.New(rand.NewPCG(42, 2024))
 	words := func(k int) string {
 		ws := make([]string, k)
@@ -29,9 +29,9 @@ func benchRecords(n int, normalized bool) []ProductRecord {
 		return strings.Join(ws, " ")
 	}
 	classes := []string{"Fungicida", "Herbicida", "Inseticida", "Acaricida/Inseticida", "Fertilizante"}
-	out := make([]ProductRecord, n)
+	out := make([]productRecord, n)
 	for i := range out {
-		rec := ProductRecord{
+		rec := productRecord{
 			Name:         "Produto " + words(2),
 			Description:  words(30 + r.IntN(30)),
 			Category:     classes[r.IntN(len(classes))],

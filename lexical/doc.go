@@ -81,7 +81,7 @@
 // # Scoring
 //
 // A [Scorer] computes the field-weighted score for any record with named
-// text fields ([Record], [Fields], [ProductRecord]): per query term, the
+// text fields ([Record], [Fields]): per query term, the
 // weights of the fields that contain it (name 3.5, description 2.5,
 // category 2, manufacturer 1.5, tags 4 by default) plus 0.5, then +2 for a
 // subject of the query found in the record, +2 for a class, +5 for

@@ -98,13 +98,14 @@ func ExampleSynonyms_Merge() {
 func ExampleScorer() {
 	scorer := lexical.NewScorer(lexical.ScorerOptions{}) // the seeds' lexicalScore
 	q := scorer.Prepare("fungicida para videira")
-	item := lexical.ProductRecord{
-		Name:        "Vinhedo Protect 250 SC",
-		Description: "Fungicida sistêmico para míldio da videira",
-		Category:    "Fungicida",
-		Tags:        []string{"Uva", "Tomate"},
+	item := lexical.Fields{ // one field per tag
+		{Name: lexical.FieldName, Text: "Vinhedo Protect 250 SC"},
+		{Name: lexical.FieldDescription, Text: "Fungicida sistêmico para míldio da videira"},
+		{Name: lexical.FieldCategory, Text: "Fungicida"},
+		{Name: lexical.FieldTags, Text: "Uva"},
+		{Name: lexical.FieldTags, Text: "Tomate"},
 	}
-	score, sig := q.Score(&item)
+	score, sig := q.Score(item)
 	fmt.Println("score:", score)
 	for _, m := range sig.Matched {
 		fmt.Println(" ", m.Term, m.Fields, m.Synonym)

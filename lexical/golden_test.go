@@ -15,25 +15,25 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // entries (not copied from it).
 var goldenRecords = []struct {
 	ID  string
-	Rec ProductRecord
+	Rec productRecord
 }{
-	{"fungicida-uva", ProductRecord{
+	{"fungicida-uva", productRecord{
 		Name: "Vinhedo Protect 250 SC", Description: "Fungicida sistêmico para controle de míldio e oídio da videira.",
 		Category: "Fungicida", Manufacturer: "Agro Exemplo Ltda.", Tags: []string{"Uva", "Tomate"},
 	}},
-	{"herbicida-cana", ProductRecord{
+	{"herbicida-cana", productRecord{
 		Name: "Capinex 2,4-D", Description: "Herbicida seletivo pós-emergente para plantas daninhas de folha larga em canaviais e pastagens.",
 		Category: "Herbicida", Manufacturer: "Química Modelo S.A.", Tags: []string{"Cana-de-açúcar", "Pastagens", "Soja"},
 	}},
-	{"inseticida-tomate", ProductRecord{
+	{"inseticida-tomate", productRecord{
 		Name: "Pulgafim", Description: "Inseticida de contato para pulgões, mosca-branca e lagartas do tomateiro.",
 		Category: "Acaricida/Inseticida", Manufacturer: "Defesa Vegetal SA", Tags: []string{"Tomate", "Batata", "Pimentão"},
 	}},
-	{"fertilizante-cafe", ProductRecord{
+	{"fertilizante-cafe", productRecord{
 		Name: "Nutrifoliar Café", Description: "Fertilizante foliar com boro e zinco para cafeeiros em produção.",
 		Category: "Fertilizante", Manufacturer: "Nutri Campo", Tags: []string{"Café"},
 	}},
-	{"fungicida-soja", ProductRecord{
+	{"fungicida-soja", productRecord{
 		Name: "Ferrugex", Description: "Fungicida para ferrugem asiática da soja; não indicado em dias de chuva forte.",
 		Category: "Fungicida", Manufacturer: "Agro Exemplo Ltda.", Tags: []string{"Soja", "Feijão", "Trigo"},
 	}},

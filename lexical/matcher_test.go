@@ -47,7 +47,7 @@ func checkMatcherMatchesReference(t *testing.T, opts ScorerOptions) {
 		queries = append(queries, strings.Join(ws, " "))
 	}
 	recs := append(benchRecords(25, true), benchRecords(25, false)...)
-	recs = append(recs, ProductRecord{Name: "Фунгицид", Description: "фунгицид для винограда (uva) 農薬", Tags: []string{"Uva", "農薬"}})
+	recs = append(recs, productRecord{Name: "Фунгицид", Description: "фунгицид для винограда (uva) 農薬", Tags: []string{"Uva", "農薬"}})
 	s := NewScorer(opts)
 	for _, query := range queries {
 		q := s.Prepare(query)

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// Field names of a [ProductRecord] and of [ProductFields].
+// Field names of [ProductFields].
 const (
 	FieldName         = "name"
 	FieldDescription  = "description"
@@ -108,38 +108,6 @@ func NormalizeRecord(rec Record) NormalizedFields {
 		doc[i] = Field{Name: f.Name, Text: Normalize(f.Text)}
 	}
 	return doc
-}
-
-// ProductRecord is a [Record] with the fields of a catalog item,
-// named as in [ProductFields]; each tag is one "tags" field.
-type ProductRecord struct {
-	Name         string   // field "name"
-	Description  string   // field "description"
-	Category     string   // field "category"
-	Manufacturer string   // field "manufacturer"
-	Tags         []string // one "tags" field per tag
-}
-
-// NumFields returns 4 plus the number of tags.
-func (r ProductRecord) NumFields() int { return 4 + len(r.Tags) }
-
-// Field returns name, description, category, manufacturer and then one
-// field per tag; an index out of range yields the zero Field.
-func (r ProductRecord) Field(i int) Field {
-	switch i {
-	case 0:
-		return Field{Name: FieldName, Text: r.Name}
-	case 1:
-		return Field{Name: FieldDescription, Text: r.Description}
-	case 2:
-		return Field{Name: FieldCategory, Text: r.Category}
-	case 3:
-		return Field{Name: FieldManufacturer, Text: r.Manufacturer}
-	}
-	if i -= 4; i >= 0 && i < len(r.Tags) {
-		return Field{Name: FieldTags, Text: r.Tags[i]}
-	}
-	return Field{}
 }
 
 // Off switches a bonus off: a negative weight counts as zero, while a
@@ -522,9 +490,6 @@ func sanitizeWeight(w float64) float64 {
 // fieldSpecs returns the fields the Scorer looks at, after NewScorer's
 // corrections. The result is a copy.
 func (s *Scorer) fieldSpecs() []FieldSpec { return slices.Clone(s.specs) }
-
-// Weights returns the bonuses in effect.
-func (s *Scorer) Weights() Weights { return s.weights }
 
 // Tokenizer returns the query tokenizer.
 func (s *Scorer) Tokenizer() Tokenizer { return s.tok }

@@ -20,14 +20,14 @@ func TestScoreFieldWeights(t *testing.T) {
 		rec   Record
 		want  float64
 	}{
-		{"one term in name", "soja", ProductRecord{Name: "Soja Max"}, 3.5 + 0.5},
-		{"one term in two fields", "soja", ProductRecord{Name: "Soja Max", Description: "para soja"}, 3.5 + 2.5 + 0.5},
-		{"two terms", "soja milho", ProductRecord{Name: "Soja", Description: "milho e soja"}, (3.5 + 2.5 + 0.5) + (2.5 + 0.5)},
-		{"all fields", "xyz", ProductRecord{Name: "xyz", Description: "xyz", Category: "xyz", Manufacturer: "xyz", Tags: []string{"xyz"}}, 3.5 + 2.5 + 2 + 1.5 + 4 + 0.5},
-		{"two tags earn the tag weight once", "soja", ProductRecord{Tags: []string{"Soja", "Soja OGM"}}, 4 + 0.5},
-		{"substring like ILIKE", "cida", ProductRecord{Category: "Fungicida"}, 2 + 0.5},
-		{"accents and case ignored", "acucar", ProductRecord{Tags: []string{"Cana-de-AÇÚCAR"}}, 4 + 0.5},
-		{"no match", "trigo", ProductRecord{Name: "Soja"}, 0},
+		{"one term in name", "soja", productRecord{Name: "Soja Max"}, 3.5 + 0.5},
+		{"one term in two fields", "soja", productRecord{Name: "Soja Max", Description: "para soja"}, 3.5 + 2.5 + 0.5},
+		{"two terms", "soja milho", productRecord{Name: "Soja", Description: "milho e soja"}, (3.5 + 2.5 + 0.5) + (2.5 + 0.5)},
+		{"all fields", "xyz", productRecord{Name: "xyz", Description: "xyz", Category: "xyz", Manufacturer: "xyz", Tags: []string{"xyz"}}, 3.5 + 2.5 + 2 + 1.5 + 4 + 0.5},
+		{"two tags earn the tag weight once", "soja", productRecord{Tags: []string{"Soja", "Soja OGM"}}, 4 + 0.5},
+		{"substring like ILIKE", "cida", productRecord{Category: "Fungicida"}, 2 + 0.5},
+		{"accents and case ignored", "acucar", productRecord{Tags: []string{"Cana-de-AÇÚCAR"}}, 4 + 0.5},
+		{"no match", "trigo", productRecord{Name: "Soja"}, 0},
 		{"unknown field ignored", "soja", Fields{{Name: "notes", Text: "soja"}}, 0},
 		{"document with agronomy names", "soja", Fields{{Name: FieldTags, Text: "soja"}, {Name: FieldName, Text: "x"}}, 4 + 0.5},
 		{"empty record", "soja", Fields{}, 0},
@@ -52,11 +52,11 @@ func TestScoreFieldWeights(t *testing.T) {
 }
 
 func TestScoreBonuses(t *testing.T) {
-	grapeFungicide := ProductRecord{Name: "Fungiprot", Description: "Fungicida sistêmico para controle de míldio", Category: "Fungicida", Tags: []string{"Uva", "Tomate"}}
+	grapeFungicide := productRecord{Name: "Fungiprot", Description: "Fungicida sistêmico para controle de míldio", Category: "Fungicida", Tags: []string{"Uva", "Tomate"}}
 	tests := []struct {
 		name           string
 		query          string
-		rec            ProductRecord
+		rec            productRecord
 		wantCultures   []string
 		wantTreatments []string
 		wantPair       bool
@@ -65,15 +65,15 @@ func TestScoreBonuses(t *testing.T) {
 	}{
 		{"subject and class, subject in tag", "fungicida para uva", grapeFungicide, []string{"uva"}, []string{"fungicida"}, true, true, 2 + 2 + 5 + 1},
 		{"lay words reach both", "remédio pra fungo na videira", grapeFungicide, []string{"uva"}, []string{"fungicida"}, true, true, 2 + 2 + 5 + 1},
-		{"class through a record variant", "oídio", ProductRecord{Description: "controle do míldio"}, nil, []string{"fungicida"}, false, false, 2},
-		{"subject outside tags", "uva", ProductRecord{Description: "Registrado para videiras"}, []string{"uva"}, nil, false, false, 2},
-		{"subject only in tag", "parreira", ProductRecord{Tags: []string{"Uva"}}, []string{"uva"}, nil, false, true, 2 + 1},
+		{"class through a record variant", "oídio", productRecord{Description: "controle do míldio"}, nil, []string{"fungicida"}, false, false, 2},
+		{"subject outside tags", "uva", productRecord{Description: "Registrado para videiras"}, []string{"uva"}, nil, false, false, 2},
+		{"subject only in tag", "parreira", productRecord{Tags: []string{"Uva"}}, []string{"uva"}, nil, false, true, 2 + 1},
 		{"query names no crop", "fungicida", grapeFungicide, nil, []string{"fungicida"}, false, false, 2},
 		{"record lacks the query crop", "fungicida para soja", grapeFungicide, nil, []string{"fungicida"}, false, false, 2},
-		{"whole words: mato is not in tomate", "mato no tomate", ProductRecord{Tags: []string{"Tomate"}}, []string{"tomate"}, nil, false, true, 2 + 1},
-		{"whole words: uva is not in chuva", "uva", ProductRecord{Description: "resistente à chuva"}, nil, nil, false, false, 0},
-		{"two subjects one bonus", "soja e milho", ProductRecord{Tags: []string{"Soja", "Milho"}}, []string{"soja", "milho"}, nil, false, true, 2 + 1},
-		{"multi-word variant in record", "mato na cana", ProductRecord{Description: "controle de plantas daninhas em canaviais"}, []string{"cana-de-açúcar"}, []string{"herbicida"}, true, false, 2 + 2 + 5},
+		{"whole words: mato is not in tomate", "mato no tomate", productRecord{Tags: []string{"Tomate"}}, []string{"tomate"}, nil, false, true, 2 + 1},
+		{"whole words: uva is not in chuva", "uva", productRecord{Description: "resistente à chuva"}, nil, nil, false, false, 0},
+		{"two subjects one bonus", "soja e milho", productRecord{Tags: []string{"Soja", "Milho"}}, []string{"soja", "milho"}, nil, false, true, 2 + 1},
+		{"multi-word variant in record", "mato na cana", productRecord{Description: "controle de plantas daninhas em canaviais"}, []string{"cana-de-açúcar"}, []string{"herbicida"}, true, false, 2 + 2 + 5},
 	}
 	s := NewScorer(ScorerOptions{})
 	for _, tt := range tests {
@@ -103,7 +103,7 @@ func TestScoreSynonymTermsMatch(t *testing.T) {
 	if got, want := q.Terms(), []string{"remedio", "fungo", "videira", "fungicida", "uva"}; !slices.Equal(got, want) {
 		t.Fatalf("terms = %q, want %q", got, want)
 	}
-	rec := ProductRecord{Name: "Fungiprot", Category: "Fungicida", Tags: []string{"Uva"}}
+	rec := productRecord{Name: "Fungiprot", Category: "Fungicida", Tags: []string{"Uva"}}
 	_, sig := q.Score(&rec)
 	want := []TermMatch{
 		{Term: "fungicida", Fields: []string{FieldCategory}, Synonym: true, IDF: 1},
@@ -122,7 +122,7 @@ func termMatchEqual(a, b TermMatch) bool {
 }
 
 func TestScoreWeightsOptions(t *testing.T) {
-	rec := ProductRecord{Category: "Fungicida", Tags: []string{"Uva"}}
+	rec := productRecord{Category: "Fungicida", Tags: []string{"Uva"}}
 	tests := []struct {
 		name string
 		opts ScorerOptions
@@ -164,7 +164,7 @@ func TestIDFCalledOncePerTermAtPrepare(t *testing.T) {
 	}})
 	q := s.Prepare("fungo na videira")
 	for range 3 {
-		q.ScoreOnly(&ProductRecord{Name: "fungo"})
+		q.ScoreOnly(&productRecord{Name: "fungo"})
 	}
 	want := map[string]int{"fungo": 1, "videira": 1, "fungicida": 1, "uva": 1}
 	if len(calls) != len(want) {
@@ -175,14 +175,14 @@ func TestIDFCalledOncePerTermAtPrepare(t *testing.T) {
 			t.Errorf("IDF(%q) called %d times, want %d", k, calls[k], v)
 		}
 	}
-	_, sig := q.Score(&ProductRecord{Name: "fungo"})
+	_, sig := q.Score(&productRecord{Name: "fungo"})
 	if len(sig.Matched) != 1 || sig.Matched[0].IDF != 1.5 || !approx(sig.Score, 1.5*(3.5+0.5)+2) {
 		t.Errorf("signals = %+v", sig)
 	}
 }
 
 func TestScoreMatchModes(t *testing.T) {
-	rec := ProductRecord{Description: "resistente à chuva; uvas finas"}
+	rec := productRecord{Description: "resistente à chuva; uvas finas"}
 	tests := []struct {
 		mode MatchMode
 		want []string
@@ -199,7 +199,7 @@ func TestScoreMatchModes(t *testing.T) {
 			}
 		})
 	}
-	onlyRain := ProductRecord{Description: "resistente à chuva"}
+	onlyRain := productRecord{Description: "resistente à chuva"}
 	sub := NewScorer(ScorerOptions{Synonyms: noSynonyms}).Prepare("uva").ScoreOnly(&onlyRain)
 	word := NewScorer(ScorerOptions{Synonyms: noSynonyms, Match: MatchWordPrefix}).Prepare("uva").ScoreOnly(&onlyRain)
 	if sub == 0 || word != 0 {
@@ -216,7 +216,7 @@ func TestScoreWithStemming(t *testing.T) {
 	if got, want := q.Terms(), []string{"fungicida", "contra", "pulg", "inseticida"}; !slices.Equal(got, want) {
 		t.Fatalf("terms = %q, want %q", got, want)
 	}
-	rec := ProductRecord{Name: "Fungicida e Inseticida X", Description: "controle do pulgão"}
+	rec := productRecord{Name: "Fungicida e Inseticida X", Description: "controle do pulgão"}
 	_, sig := q.Score(&rec)
 	var matched []string
 	for _, m := range sig.Matched {
@@ -235,12 +235,12 @@ func TestScoreFallbackQuery(t *testing.T) {
 	if !q.Fallback() || !slices.Equal(q.Tokens(), []string{"o que e isso"}) {
 		t.Fatalf("tokens %q fallback %v", q.Tokens(), q.Fallback())
 	}
-	got, sig := q.Score(&ProductRecord{Description: "Saiba o que é isso e mais"})
+	got, sig := q.Score(&productRecord{Description: "Saiba o que é isso e mais"})
 	if !approx(got, 2.5+0.5) || !sig.Fallback {
 		t.Errorf("score %v signals %+v", got, sig)
 	}
 	empty := NewScorer(ScorerOptions{}).Prepare("   ")
-	if got := empty.ScoreOnly(&ProductRecord{Name: "x"}); got != 0 {
+	if got := empty.ScoreOnly(&productRecord{Name: "x"}); got != 0 {
 		t.Errorf("empty query scored %v", got)
 	}
 }
@@ -294,7 +294,7 @@ func TestNewScorerFields(t *testing.T) {
 		})
 	}
 	s := NewScorer(ScorerOptions{})
-	if s.Weights() != DefaultWeights() || s.Synonyms() != DefaultSynonyms() || s.Tokenizer().MaxTokens != 0 {
+	if s.weights != DefaultWeights() || s.Synonyms() != DefaultSynonyms() || s.Tokenizer().MaxTokens != 0 {
 		t.Error("accessors do not report the defaults")
 	}
 	if NewScorer(ScorerOptions{Match: 9}).match != MatchSubstring {
@@ -359,7 +359,7 @@ func TestPreparedQueryAccessorsCopy(t *testing.T) {
 
 func TestScoreOnlyDoesNotAllocate(t *testing.T) {
 	q := NewScorer(ScorerOptions{}).Prepare("fungicida para videira contra míldio")
-	rec := ProductRecord{
+	rec := productRecord{
 		Name:         "fungiprot 250 ec",
 		Description:  "fungicida sistemico do grupo das estrobilurinas para controle de mildio e oidio da videira",
 		Category:     "fungicida",
@@ -378,7 +378,7 @@ func TestScoreOnlyDoesNotAllocate(t *testing.T) {
 
 func TestPreparedQueryConcurrentUse(t *testing.T) {
 	q := NewScorer(ScorerOptions{}).Prepare("fungicida para videira")
-	rec := ProductRecord{Name: "Fungiprot", Category: "Fungicida", Tags: []string{"Uva"}}
+	rec := productRecord{Name: "Fungiprot", Category: "Fungicida", Tags: []string{"Uva"}}
 	want, _ := q.Score(&rec)
 	var wg sync.WaitGroup
 	for range 8 {

@@ -50,7 +50,7 @@ func (c Category) rank() int {
 
 // SynonymEntry is one canonical term of a [Synonyms] table with the
 // variants that stand for it. It is the programmatic form of one key of
-// the JSON schema (see [ParseSynonyms]).
+// the JSON schema (see [LoadSynonyms]).
 type SynonymEntry struct {
 	// Category is the entry's category.
 	Category Category `json:"category"`
@@ -119,7 +119,7 @@ type phraseRef struct {
 var defaultSynonymsJSON []byte
 
 var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
-	return ParseSynonyms(defaultSynonymsJSON)
+	return parseSynonyms(defaultSynonymsJSON)
 })
 
 // DefaultSynonyms returns the agronomy preset, the embedded pt-BR table:
@@ -151,22 +151,8 @@ type synonymsJSON struct {
 	Generic map[string][]string `json:"generic,omitempty"`
 }
 
-// ParseSynonyms parses a synonym table from JSON. The schema is one object
-// with up to three keys, one per [Category]; each maps a canonical term to
-// the list of its variants:
-//
-//	{
-//	  "subject": {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
-//	  "class":   {"fungicida": ["fungo", "doença fúngica", "míldio"]},
-//	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]}
-//	}
-//
-// Terms may carry accents, capitals and several words; they are matched in
-// [Normalize] form, word by word, stemmed. Unknown keys, an empty term and
-// a variant claimed by two canonical terms of one category are errors
-// wrapping [ErrInvalidSynonyms]. Two canonical spellings that normalize to
-// the same term ("café", "cafe") are one entry.
-func ParseSynonyms(data []byte) (*Synonyms, error) {
+// parseSynonyms parses a synonym table from JSON (see LoadSynonyms).
+func parseSynonyms(data []byte) (*Synonyms, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var raw synonymsJSON
@@ -188,14 +174,27 @@ func ParseSynonyms(data []byte) (*Synonyms, error) {
 	return NewSynonyms(entries)
 }
 
-// LoadSynonyms reads a JSON synonym table from r; see [ParseSynonyms] for
-// the schema.
+// LoadSynonyms reads a synonym table in JSON from r. The schema is one object
+// with up to three keys, one per [Category]; each maps a canonical term to
+// the list of its variants:
+//
+//	{
+//	  "subject": {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
+//	  "class":   {"fungicida": ["fungo", "doença fúngica", "míldio"]},
+//	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]}
+//	}
+//
+// Terms may carry accents, capitals and several words; they are matched in
+// [Normalize] form, word by word, stemmed. Unknown keys, an empty term and
+// a variant claimed by two canonical terms of one category are errors
+// wrapping [ErrInvalidSynonyms]. Two canonical spellings that normalize to
+// the same term ("café", "cafe") are one entry.
 func LoadSynonyms(r io.Reader) (*Synonyms, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("lexical: reading synonym table: %w", err)
 	}
-	return ParseSynonyms(data)
+	return parseSynonyms(data)
 }
 
 // NewSynonyms builds a table from entries. Entries with the same category
@@ -268,7 +267,7 @@ func (s *Synonyms) canonicals(c Category) []string {
 	return out
 }
 
-// MarshalJSON encodes the table in the schema [ParseSynonyms] reads.
+// MarshalJSON encodes the table in the schema [LoadSynonyms] reads.
 func (s *Synonyms) MarshalJSON() ([]byte, error) {
 	var raw synonymsJSON
 	if s != nil {

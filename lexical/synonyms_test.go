@@ -10,7 +10,7 @@ import (
 )
 
 func TestDefaultSynonymsLoads(t *testing.T) {
-	s, err := ParseSynonyms(defaultSynonymsJSON)
+	s, err := parseSynonyms(defaultSynonymsJSON)
 	if err != nil {
 		t.Fatalf("embedded table: %v", err)
 	}
@@ -170,7 +170,7 @@ func TestParseSynonyms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseSynonyms([]byte(tt.json))
+			_, err := parseSynonyms([]byte(tt.json))
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -218,7 +218,7 @@ func TestSynonymsJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ParseSynonyms(data)
+	back, err := parseSynonyms(data)
 	if err != nil {
 		t.Fatalf("re-parse: %v", err)
 	}
@@ -338,7 +338,7 @@ func TestSynonymsConcurrentUse(t *testing.T) {
 
 func mustParse(t *testing.T, js string) *Synonyms {
 	t.Helper()
-	s, err := ParseSynonyms([]byte(js))
+	s, err := parseSynonyms([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}

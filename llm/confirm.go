@@ -106,7 +106,7 @@ func ResumeConfirmation(ctx context.Context, model ChatModel, pending *PendingCo
 		return nil, fmt.Errorf("%w: nil model or pending confirmation", ErrInvalidRequest)
 	}
 	o := opts.withDefaults()
-	if !pending.ExpiresAt.IsZero() && o.Now().After(pending.ExpiresAt) {
+	if !pending.ExpiresAt.IsZero() && time.Now().After(pending.ExpiresAt) {
 		return nil, fmt.Errorf("%w: %s expired at %s", ErrConfirmationExpired, pending.ID, pending.ExpiresAt.Format(time.RFC3339))
 	}
 	compiled, err := compileTools(tools)
@@ -185,7 +185,7 @@ func ResumeConfirmation(ctx context.Context, model ChatModel, pending *PendingCo
 func (r *runner) newPending(req Request, iteration, idx int, results []Message) *PendingConfirmation {
 	calls := req.Messages[len(req.Messages)-1].ToolCalls
 	call := calls[idx]
-	now := r.opts.Now()
+	now := time.Now()
 	p := &PendingConfirmation{
 		ID:        newID(),
 		Call:      call,

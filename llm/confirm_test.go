@@ -204,19 +204,20 @@ func TestConfirmationMixedTurn(t *testing.T) {
 }
 
 func TestConfirmationExpiry(t *testing.T) {
-	now := time.Date(2026, 1, 20, 8, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
 	tools := []llm.Tool{recordMetric((&recorder{result: "{}"}).handle)}
 	model := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("m1", "record_metric", weightArgs)), llmtest.Text("ok"))
-	p := startPending(t, model, tools, &llm.RunOptions{Now: clock}).Pending
-	if !p.CreatedAt.Equal(now) || !p.ExpiresAt.Equal(now.Add(llm.DefaultConfirmationTTL)) {
+	before := time.Now()
+	p := startPending(t, model, tools, nil).Pending
+	if p.CreatedAt.Before(before) || p.CreatedAt.After(time.Now()) || !p.ExpiresAt.Equal(p.CreatedAt.Add(llm.DefaultConfirmationTTL)) {
 		t.Errorf("created %v expires %v", p.CreatedAt, p.ExpiresAt)
 	}
-	late := func() time.Time { return now.Add(llm.DefaultConfirmationTTL + time.Second) }
-	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Confirm(), tools, &llm.RunOptions{Now: late}); !errors.Is(err, llm.ErrConfirmationExpired) {
+	expires := p.ExpiresAt
+	p.ExpiresAt = time.Now().Add(-time.Second)
+	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Confirm(), tools, nil); !errors.Is(err, llm.ErrConfirmationExpired) {
 		t.Errorf("err = %v, want ErrConfirmationExpired", err)
 	}
-	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Confirm(), tools, &llm.RunOptions{Now: clock}); err != nil {
+	p.ExpiresAt = expires
+	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Confirm(), tools, nil); err != nil {
 		t.Errorf("in time: %v", err)
 	}
 }

@@ -48,9 +48,6 @@ type RunOptions struct {
 	// ConfirmationTTL is the lifetime of a PendingConfirmation; 0 means
 	// DefaultConfirmationTTL, a negative value means it never expires.
 	ConfirmationTTL time.Duration
-	// Now returns the current time (for confirmation expiry); nil means
-	// time.Now. Durations are always measured with the monotonic clock.
-	Now func() time.Time
 }
 
 func (o *RunOptions) withDefaults() RunOptions {
@@ -66,9 +63,6 @@ func (o *RunOptions) withDefaults() RunOptions {
 	}
 	if r.ConfirmationTTL == 0 {
 		r.ConfirmationTTL = DefaultConfirmationTTL
-	}
-	if r.Now == nil {
-		r.Now = time.Now
 	}
 	return r
 }

@@ -15,7 +15,7 @@ import (
 const DefaultDimensions = 1536
 
 // Options configure a DB. The zero value works: 1536 dimensions, no metadata
-// filter keys allowed, time.Now as the clock.
+// filter keys allowed.
 type Options struct {
 	// Dimensions is the length every embedding must have; zero means
 	// DefaultDimensions. Load treats zero as "whatever the snapshot holds".
@@ -23,9 +23,6 @@ type Options struct {
 	// AllowedMetadataKeys lists the metadata keys that filters may name;
 	// filters on other keys fail with storage.ErrInvalidFilter.
 	AllowedMetadataKeys []string
-	// Now is the clock used for CreatedAt and UpdatedAt; nil means time.Now.
-	// Times are stored in UTC truncated to microseconds, like Postgres.
-	Now func() time.Time
 }
 
 // DB is an in-memory database holding any number of tenants. It does no
@@ -48,14 +45,10 @@ func New(opts Options) *DB {
 	if dims <= 0 {
 		dims = DefaultDimensions
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
 	return &DB{
 		dims:    dims,
 		allowed: slices.Clone(opts.AllowedMetadataKeys),
-		now:     now,
+		now:     time.Now,
 		tenants: make(map[string]*tenant),
 	}
 }

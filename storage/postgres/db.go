@@ -58,10 +58,7 @@ type tables struct {
 // at the cost of one query per new connection.
 func New(pool *pgxpool.Pool, opts Options) *DB {
 	o, err := opts.withDefaults()
-	db := &DB{pool: pool, opts: o, err: err, now: o.Now}
-	if db.now == nil {
-		db.now = time.Now
-	}
+	db := &DB{pool: pool, opts: o, err: err, now: time.Now}
 	if pool == nil && err == nil {
 		db.err = errors.New("postgres: New: nil pool")
 	}

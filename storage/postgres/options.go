@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"time"
 )
 
 // IterativeScan is pgvector's hnsw.iterative_scan mode (pgvector ≥ 0.8). With
@@ -103,9 +102,6 @@ type Options struct {
 	// same way; a search whose option does not match the schema's index is
 	// an exact scan.
 	HalfPrecisionIndex bool
-	// Now is the clock used for CreatedAt and UpdatedAt; nil means
-	// time.Now. Times are stored in UTC with microsecond precision.
-	Now func() time.Time
 }
 
 var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
@@ -142,9 +138,6 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("postgres: Options.MaxScanTuples %d is negative", o.MaxScanTuples)
 	}
 	o.AllowedMetadataKeys = slices.Clone(o.AllowedMetadataKeys)
-	if o.Now == nil {
-		o.Now = time.Now
-	}
 	return o, nil
 }
 

@@ -539,8 +539,7 @@ func TestContextCancel(t *testing.T) {
 }
 
 func TestRoundTripAndSearchSmoke(t *testing.T) {
-	now := time.Date(2025, 1, 2, 3, 4, 5, 6789, time.FixedZone("BRT", -3*3600))
-	db, _ := openDB(t, postgres.Options{Dimensions: 4, AllowedMetadataKeys: []string{"crop"}, Now: func() time.Time { return now }})
+	db, _ := openDB(t, postgres.Options{Dimensions: 4, AllowedMetadataKeys: []string{"crop"}})
 	s, _ := db.Tenant("acme")
 	ctx := testCtx(t)
 	price := 12.5
@@ -552,16 +551,22 @@ func TestRoundTripAndSearchSmoke(t *testing.T) {
 		Files:     []storage.CatalogFile{{Name: "bula.txt", Text: "Praga: ferrugem asiática"}},
 		CreatedAt: created, UpdatedAt: created,
 	}
+	before := time.Now().Truncate(time.Microsecond)
 	if err := s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{item}}); err != nil {
 		t.Fatal(err)
 	}
+	after := time.Now()
 	got, err := s.Items().Get(ctx, "i1")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// UpdatedAt is the write's time, in UTC with microsecond precision.
+	if u := got.UpdatedAt; u.Location() != time.UTC || u.Nanosecond()%1000 != 0 || u.Before(before) || u.After(after) {
+		t.Errorf("UpdatedAt = %v, want the write's time in UTC, in microseconds (between %v and %v)", u, before, after)
+	}
 	want := item
 	want.CreatedAt = created.Truncate(time.Microsecond)
-	want.UpdatedAt = now.UTC().Truncate(time.Microsecond)
+	want.UpdatedAt = got.UpdatedAt
 	want.Files = []storage.CatalogFile{{ItemID: "i1", Name: "bula.txt", Text: "Praga: ferrugem asiática"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("GetItem (-want +got):\n%s", d)
