@@ -60,6 +60,11 @@ type SynonymEntry struct {
 	// Variants are the words and phrases that stand for Canonical
 	// ("cafeeiro", "cafezal", "pé de café").
 	Variants []string `json:"variants,omitempty"`
+	// Within are broader terms a record may name instead of a subject —
+	// groups it belongs to ("hortaliças" for "repolho", "todas as
+	// culturas" for every crop): a record naming the group holds the
+	// subject indirectly (see [Synonyms.Within]). Only subjects have them.
+	Within []string `json:"within,omitempty"`
 }
 
 // Mention is a canonical term found in a text through itself or one of its
@@ -102,6 +107,8 @@ type synEntry struct {
 	canonical string
 	term      string
 	variants  []string
+	// within are the groups of a subject, as written and normalized.
+	within, withinNorm []string
 	// phrases[0] is the canonical term itself.
 	phrases []phrase
 }
@@ -130,7 +137,10 @@ var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
 // percevejo, pulgão → inseticida; ácaro → acaricida; nematoide →
 // nematicida; cupim → cupinicida; formiga → formicida; lesma →
 // moluscicida; bactéria → bactericida) and generic terms (adubo, nutrição
-// foliar → fertilizante; calcário → corretivo; espalhante → adjuvante).
+// foliar → fertilizante; calcário → corretivo; espalhante → adjuvante),
+// the English names of all of them (soybean, stink bug, weed killer,
+// fertilizer), and crop groups a record may name instead of a crop
+// (hortaliças, frutíferas, cereais, todas as culturas).
 // The same table is returned on every call. The source is
 // synonyms_ptbr.json in this package; start from it, or Merge a table of
 // your own over it.
@@ -149,7 +159,12 @@ type synonymsJSON struct {
 	Subject map[string][]string `json:"subject,omitempty"`
 	Class   map[string][]string `json:"class,omitempty"`
 	Generic map[string][]string `json:"generic,omitempty"`
+	Groups  map[string][]string `json:"groups,omitempty"`
 }
+
+// allSubjects is the member of a group that stands for every subject of
+// the table.
+const allSubjects = "*"
 
 // parseSynonyms parses a synonym table from JSON (see LoadSynonyms).
 func parseSynonyms(data []byte) (*Synonyms, error) {
@@ -171,6 +186,21 @@ func parseSynonyms(data []byte) (*Synonyms, error) {
 			entries = append(entries, SynonymEntry{Category: c.cat, Canonical: canonical, Variants: c.m[canonical]})
 		}
 	}
+	for _, group := range slices.Sorted(maps.Keys(raw.Groups)) {
+		for _, member := range raw.Groups[group] {
+			found := false
+			for i := range entries {
+				e := &entries[i]
+				if e.Category == CategorySubject && (member == allSubjects || Normalize(e.Canonical) == Normalize(member)) {
+					e.Within = append(e.Within, group)
+					found = true
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("%w: groups: %q of %q is no subject of the table", ErrInvalidSynonyms, member, group)
+			}
+		}
+	}
 	return NewSynonyms(entries)
 }
 
@@ -181,8 +211,14 @@ func parseSynonyms(data []byte) (*Synonyms, error) {
 //	{
 //	  "subject": {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
 //	  "class":   {"fungicida": ["fungo", "doença fúngica", "míldio"]},
-//	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]}
+//	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]},
+//	  "groups":  {"frutíferas": ["uva", "café"], "todas as culturas": ["*"]}
 //	}
+//
+// "groups" maps a group a record may name to the subjects it stands for
+// ("*": every subject of the table); each member gets the group in its
+// [SynonymEntry.Within]. A member that is no subject of the table is an
+// error.
 //
 // Terms may carry accents, capitals and several words; they are matched in
 // [Normalize] form, word by word, stemmed. Unknown keys, an empty term and
@@ -239,7 +275,7 @@ func (s *Synonyms) Entries() []SynonymEntry {
 	}
 	out := make([]SynonymEntry, len(s.entries))
 	for i, e := range s.entries {
-		out[i] = SynonymEntry{Category: e.cat, Canonical: e.canonical, Variants: slices.Clone(e.variants)}
+		out[i] = SynonymEntry{Category: e.cat, Canonical: e.canonical, Variants: slices.Clone(e.variants), Within: slices.Clone(e.within)}
 	}
 	return out
 }
@@ -289,6 +325,12 @@ func (s *Synonyms) MarshalJSON() ([]byte, error) {
 				v = []string{}
 			}
 			(*m)[e.canonical] = v
+			for _, g := range e.within {
+				if raw.Groups == nil {
+					raw.Groups = make(map[string][]string)
+				}
+				raw.Groups[g] = append(raw.Groups[g], e.canonical)
+			}
 		}
 	}
 	return json.Marshal(raw)
@@ -443,6 +485,7 @@ type buildEntry struct {
 	term      string
 	key       string
 	variants  []buildVariant
+	within    []string
 }
 
 type buildVariant struct {
@@ -473,6 +516,17 @@ func (b *synBuilder) add(e SynonymEntry, override bool) error {
 		b.entries[catKey{e.Category, term}] = ent
 	} else if override {
 		ent.canonical = e.Canonical
+	}
+	if len(e.Within) > 0 && e.Category != CategorySubject {
+		return fmt.Errorf("%w: %s: %q has groups; only subjects do", ErrInvalidSynonyms, e.Category, e.Canonical)
+	}
+	for _, g := range e.Within {
+		if phraseKey(g) == "" {
+			return fmt.Errorf("%w: %s: group %q of %q has no word", ErrInvalidSynonyms, e.Category, g, e.Canonical)
+		}
+		if !slices.ContainsFunc(ent.within, func(w string) bool { return Normalize(w) == Normalize(g) }) {
+			ent.within = append(ent.within, g)
+		}
 	}
 	for _, v := range e.Variants {
 		vk := phraseKey(v)
@@ -512,6 +566,11 @@ func (b *synBuilder) claim(ent *buildEntry, key, text string, override bool) err
 // fold moves every phrase of from into into and deletes from.
 func (b *synBuilder) fold(from, into *buildEntry) {
 	delete(b.entries, catKey{from.cat, from.term})
+	for _, g := range from.within {
+		if !slices.Contains(into.within, g) {
+			into.within = append(into.within, g)
+		}
+	}
 	for _, v := range append([]buildVariant{{text: from.canonical, key: from.key}}, from.variants...) {
 		if v.key == into.key {
 			continue
@@ -536,7 +595,10 @@ func (b *synBuilder) build() *Synonyms {
 	})
 	s := &Synonyms{entries: make([]synEntry, len(list)), index: make(map[string][]phraseRef)}
 	for i, be := range list {
-		e := synEntry{cat: be.cat, canonical: be.canonical, term: be.term}
+		e := synEntry{cat: be.cat, canonical: be.canonical, term: be.term, within: slices.Clone(be.within)}
+		for _, g := range be.within {
+			e.withinNorm = append(e.withinNorm, Normalize(g))
+		}
 		e.phrases = append(e.phrases, newPhrase(be.term))
 		for _, v := range be.variants {
 			e.variants = append(e.variants, v.text)
@@ -559,4 +621,23 @@ func (b *synBuilder) build() *Synonyms {
 func newPhrase(norm string) phrase {
 	words := phraseWords(norm, nil)
 	return phrase{words: words, key: strings.Join(words, " ")}
+}
+
+// Within returns the groups a record may name instead of the subject
+// whose normalized canonical term is term (a [Mention]'s Term), in
+// [Normalize] form; nil when term is no subject or has none.
+func (s *Synonyms) Within(term string) []string {
+	if s == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearchFunc(s.entries, term, func(e synEntry, t string) int {
+		if d := e.cat.rank() - CategorySubject.rank(); d != 0 {
+			return d
+		}
+		return strings.Compare(e.term, t)
+	})
+	if !ok {
+		return nil
+	}
+	return s.entries[i].withinNorm
 }

@@ -232,7 +232,63 @@ func TestSynonymsJSONRoundTrip(t *testing.T) {
 }
 
 func entryEqual(a, b SynonymEntry) bool {
-	return a.Category == b.Category && a.Canonical == b.Canonical && slices.Equal(a.Variants, b.Variants)
+	return a.Category == b.Category && a.Canonical == b.Canonical && slices.Equal(a.Variants, b.Variants) && slices.Equal(a.Within, b.Within)
+}
+
+func TestSynonymGroups(t *testing.T) {
+	s := mustParse(t, `{"subject":{"repolho":["couve-repolho"],"uva":["videira"]},"class":{"inseticida":["lagarta"]},
+		"groups":{"Hortaliças":["repolho"],"todas as culturas":["*"]}}`)
+	if got, want := s.Within("repolho"), []string{"hortalicas", "todas as culturas"}; !slices.Equal(got, want) {
+		t.Errorf("Within(repolho) = %q, want %q", got, want)
+	}
+	if got, want := s.Within("uva"), []string{"todas as culturas"}; !slices.Equal(got, want) {
+		t.Errorf("Within(uva) = %q, want %q", got, want)
+	}
+	if got := s.Within("inseticida"); got != nil {
+		t.Errorf("a class has groups: %q", got)
+	}
+	if got := s.Within("kiwi"); got != nil {
+		t.Errorf("an unknown term has groups: %q", got)
+	}
+	var zero *Synonyms
+	if zero.Within("uva") != nil {
+		t.Error("nil table has groups")
+	}
+	// Merge keeps and unites the groups.
+	m := s.Merge(mustParse(t, `{"subject":{"uva":["parreira"]},"groups":{"frutíferas":["uva"]}}`))
+	if got, want := m.Within("uva"), []string{"todas as culturas", "frutiferas"}; !slices.Equal(got, want) {
+		t.Errorf("merged Within(uva) = %q, want %q", got, want)
+	}
+	// The groups survive a JSON round trip.
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := mustParse(t, string(data))
+	if got, want := back.Within("repolho"), m.Within("repolho"); !slices.Equal(got, want) {
+		t.Errorf("round trip Within(repolho) = %q, want %q", got, want)
+	}
+	for _, bad := range []string{
+		`{"subject":{"uva":[]},"groups":{"frutíferas":["kiwi"]}}`,
+		`{"class":{"fungicida":[]},"groups":{"frutíferas":["fungicida"]}}`,
+		`{"subject":{"uva":[]},"groups":{"--":["uva"]}}`,
+	} {
+		if _, err := parseSynonyms([]byte(bad)); !errors.Is(err, ErrInvalidSynonyms) {
+			t.Errorf("parseSynonyms(%s) = %v, want ErrInvalidSynonyms", bad, err)
+		}
+	}
+	if _, err := NewSynonyms([]SynonymEntry{{Category: CategoryClass, Canonical: "fungicida", Within: []string{"x"}}}); !errors.Is(err, ErrInvalidSynonyms) {
+		t.Errorf("a class with groups: %v, want ErrInvalidSynonyms", err)
+	}
+	// The preset's groups: a vegetable crop is within "hortaliças", every
+	// crop within "todas as culturas".
+	def := DefaultSynonyms()
+	if got := def.Within("repolho"); !slices.Contains(got, "hortalicas") || !slices.Contains(got, "todas as culturas") {
+		t.Errorf("preset Within(repolho) = %q", got)
+	}
+	if got := def.Within("soja"); !slices.Equal(got, []string{"todas as culturas"}) {
+		t.Errorf("preset Within(soja) = %q", got)
+	}
 }
 
 func TestMerge(t *testing.T) {

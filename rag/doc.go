@@ -114,6 +114,10 @@
 // preset a crop and a product class) caps records lacking the pair, and
 // makes a record holding both relevant when every other concept it lacks is a word no
 // record of its kind holds ("o pulgão tá atacando as espigas do trigo").
+// A record naming a group the subject belongs to (lexical.SynonymEntry
+// Within: in the agronomy preset "Hortaliças" for "repolho", "Todas as
+// culturas" for any crop) holds the subject with the indirect credit, and
+// the pair with the class.
 // A document of several Markdown sections is judged by its best section
 // (with its title and heading path), not its whole text, so words it holds
 // only in different sections do not add up. The background sample is

@@ -444,6 +444,9 @@ type queryConcept struct {
 	class []string
 	// culture, treatment: the concept is the mention of one.
 	culture, treatment bool
+	// within are the groups a record may name instead of the culture
+	// ("hortalicas" for "repolho"; lexical.Synonyms.Within).
+	within []string
 	// corrected: the query word was replaced by typo correction; a match
 	// earns IndirectCredit, as the correction may be wrong
 	// ("passagem" → "pastagem").
@@ -464,6 +467,8 @@ type queryConcept struct {
 type evidenceQuery struct {
 	concepts  []queryConcept
 	pairAsked bool
+	// groups: some culture asked has groups (queryConcept.within).
+	groups bool
 	// hasContext: some concepts come from the context only.
 	hasContext bool
 	// maxRaw is the largest raw weight of a concept some record holds.
@@ -528,6 +533,11 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 		case lexical.CategorySubject:
 			c.culture = true
 			cultures++
+			for _, g := range syn.Within(m.Term) {
+				if !slices.Contains(c.within, g) {
+					c.within = append(c.within, g)
+				}
+			}
 		case lexical.CategoryClass:
 			c.treatment = true
 			treatments++
@@ -539,6 +549,7 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 		}
 	}
 	eq.pairAsked = cultures > 0 && treatments > 0
+	eq.groups = slices.ContainsFunc(eq.concepts, func(c queryConcept) bool { return len(c.within) > 0 })
 	// A second variant of a class already mentioned ("fungicide … rust":
 	// Detect reports one mention per class) joins that class's concept.
 	for i, t := range tokens {
@@ -636,7 +647,17 @@ func spans(words []string, t string) bool {
 // evidenceFor judges one hit from its lexical signals and vector
 // similarity.
 func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions) *Evidence {
+	return eq.recordEvidence(sig, vec, titleField, o, nil)
+}
+
+// recordEvidence is evidenceFor with holds, which reports whether the
+// record names a group phrase (nil: no group is looked for): a record
+// naming a group of the culture asked ("Hortaliças" for "repolho") holds
+// the culture with IndirectCredit, and with the treatment asked, the
+// pair.
+func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds func(phrase string) bool) *Evidence {
 	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg}
+	groupHeld, treatmentHeld := false, false
 	matched := map[string][]string{}
 	if sig != nil {
 		for _, m := range sig.Matched {
@@ -689,6 +710,14 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 				}
 			}
 		}
+		if credit == 0 && c.culture && holds != nil {
+			for _, g := range c.within {
+				if holds(g) {
+					credit, groupHeld = o.IndirectCredit, true
+					break
+				}
+			}
+		}
 		if credit == 0 {
 			ev.Missing = append(ev.Missing, c.label)
 			if !c.unknown {
@@ -697,6 +726,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 			continue
 		}
 		got += credit * c.weight
+		treatmentHeld = treatmentHeld || c.treatment
 		ownCovered = ownCovered || c.own
 		ev.Covered = append(ev.Covered, c.label)
 		for _, f := range where {
@@ -723,6 +753,9 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 	slices.Sort(ev.Fields)
 
 	ev.Lexical = math.Pow(ev.Coverage, coverageExponent)
+	if groupHeld && treatmentHeld {
+		ev.Pair = true
+	}
 	missingPair := eq.pairAsked && !ev.Pair
 	if ev.Named && !missingPair {
 		ev.Lexical = max(ev.Lexical, o.Threshold)
@@ -901,7 +934,12 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 			_, sg := pq.Score(ops.record(&h.Record))
 			sig = &sg
 		}
-		h.Evidence = eq.evidenceFor(sig, h.Vector, ops.titleField, &s.evidence)
+		var holds func(string) bool
+		if eq.groups {
+			rec := ops.record(&h.Record)
+			holds = func(phrase string) bool { return recordNames(rec, phrase) }
+		}
+		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds)
 		// A section holds less than its document, so when the whole
 		// document is not relevant no section is.
 		if d, ok := any(&h.Record).(*storage.Document); ok && h.Evidence.Relevant {
@@ -1043,4 +1081,41 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 			eq.maxRaw = max(eq.maxRaw, c.raw)
 		}
 	}
+}
+
+// recordNames reports whether a field of rec other than attached files
+// holds phrase (normalized words) as consecutive words, compared stemmed:
+// "hortalicas" in "Soja, Milho, Hortaliças".
+func recordNames(rec lexical.Record, phrase string) bool {
+	want := strings.Fields(phrase)
+	if len(want) == 0 {
+		return false
+	}
+	for i, w := range want {
+		want[i] = lexical.Stem(w)
+	}
+	for i := range rec.NumFields() {
+		f := rec.Field(i)
+		if f.Name == fields.Files {
+			continue
+		}
+		text := lexical.Normalize(f.Text)
+		if !strings.Contains(text, want[0][:min(len(want[0]), 4)]) {
+			continue
+		}
+		words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		for j := 0; j+len(want) <= len(words); j++ {
+			ok := true
+			for k, w := range want {
+				if lexical.Stem(words[j+k]) != w {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
 }

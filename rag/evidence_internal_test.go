@@ -2,6 +2,7 @@ package rag
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -288,5 +289,55 @@ func TestEvidenceNamedOnlyByItemName(t *testing.T) {
 	}
 	if ev := eq.evidenceFor(sig(lexical.FieldName), nil, lexical.FieldName, &o); !ev.Named || !ev.Relevant {
 		t.Errorf("item name holding the rare word: %+v, want named and relevant", ev)
+	}
+}
+
+// TestEvidenceCropGroup checks that a record naming a group of the crop
+// asked ("Hortaliças" for "repolho") holds the crop with IndirectCredit
+// and, with the treatment, the pair; a record that names no group lacks
+// the pair.
+func TestEvidenceCropGroup(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	eq := &evidenceQuery{
+		concepts: []queryConcept{
+			{label: "lagarta", direct: []string{"lagarta"}, class: []string{"inseticida"}, treatment: true, indirect: true, weight: 1, raw: 1},
+			{label: "repolho", direct: []string{"repolho"}, culture: true, within: []string{"hortalicas", "todas as culturas"}, weight: 1, raw: 1},
+		},
+		pairAsked: true, groups: true, maxRaw: 1,
+	}
+	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "lagarta", Fields: []string{"description"}}}}
+	item := func(tags ...string) func(string) bool {
+		rec := itemRecord{&storage.CatalogItem{ID: "x", Name: "Bt", Description: "Controle de lagartas.", Tags: tags,
+			Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Registrado para repolho? Não: para hortaliças."}}}}
+		return func(p string) bool { return recordNames(rec, p) }
+	}
+	ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Soja", "Hortaliças"))
+	// Coverage (1 + 0.5)/2 = 0.75; with the pair held and nothing known
+	// missing, lexical evidence is at least the threshold.
+	if !ev.Relevant || !ev.Pair || math.Abs(ev.Coverage-0.75) > 1e-9 || !slices.Contains(ev.Covered, "repolho") {
+		t.Errorf("tagged Hortaliças: %+v, want relevant, pair, coverage 0.75", ev)
+	}
+	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Todas as culturas")); !ev.Relevant || !ev.Pair {
+		t.Errorf("tagged Todas as culturas: %+v, want relevant with the pair", ev)
+	}
+	// The group named only in an attached file, or not at all: no pair.
+	for _, tags := range [][]string{{"Soja"}, nil} {
+		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item(tags...)); ev.Relevant || ev.Pair || ev.Reason != ReasonMissingPair {
+			t.Errorf("tags %q: %+v, want the pair missing", tags, ev)
+		}
+	}
+	if ev := eq.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Pair {
+		t.Errorf("no record to look into: %+v", ev)
+	}
+}
+
+func TestRecordNames(t *testing.T) {
+	rec := itemRecord{&storage.CatalogItem{Name: "Produto X", Description: "Indicado para hortaliça folhosa e frutíferas.", Tags: []string{"Todas as Culturas"}}}
+	for phrase, want := range map[string]bool{
+		"hortalicas": true, "fruteiras": false, "frutiferas": true, "todas as culturas": true, "todas culturas": false, "": false,
+	} {
+		if got := recordNames(rec, phrase); got != want {
+			t.Errorf("recordNames(%q) = %v, want %v", phrase, got, want)
+		}
 	}
 }
