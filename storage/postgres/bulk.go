@@ -135,8 +135,8 @@ func (db *DB) BeginBulkLoad(ctx context.Context) error {
 // EndBulkLoad ends a bulk load (see BeginBulkLoad). In a first
 // transaction it rebuilds every kind's word index from the owner rows of
 // all tenants (new words added to the dictionary, postings inserted and
-// their index built after them) and enables the word-index triggers
-// again; meanwhile writes to the schema and lexical searches wait (the
+// their index built after them), enables the word-index triggers again
+// and moves every tenant's version (Store.Version); meanwhile writes to the schema and lexical searches wait (the
 // owner and chunk tables are locked in SHARE mode at its start, so a write
 // cannot commit without postings and no deadlock can arise half-way). In
 // a second transaction it builds the missing HNSW indexes, during which
@@ -182,6 +182,12 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 				return err
 			}
 			opts.step(t.Postings, start)
+		}
+		// The dictionaries may hold new words: every tenant's change
+		// marker moves with them, so that word lookups cached before
+		// (wordCache) are not used again.
+		if _, err := tx.Exec(ctx, "UPDATE "+db.tb.versions+" SET version = version + 1"); err != nil {
+			return wrapCtx(ctx, "end bulk load: tenant versions", err)
 		}
 		return nil
 	})

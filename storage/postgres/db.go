@@ -35,6 +35,8 @@ type DB struct {
 	tb tables
 
 	checked atomic.Bool
+	// words caches the lexical searches' word lookups (wordCache).
+	words wordCache
 }
 
 // tables holds the schema-qualified, quoted table names.

@@ -3,6 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -20,8 +21,9 @@ import (
 // kind k, ranked by the number of distinct terms matched, then CreatedAt
 // descending, then ID: exactly the memory store's results. It reads the
 // kind's word index (migration 0003): lookupTerms finds each term's
-// dictionary words, then the levels of a lexPlan rank their postings, one
-// statement per level, until the limit is filled. Each statement is one
+// dictionary words (or the wordCache has them, checked in the batch of the
+// first statement after), then the levels of a lexPlan rank their
+// postings, one statement per level, until the limit is filled. Each statement is one
 // round trip, batched with its settings; there is no explicit transaction
 // (under READ COMMITTED, the statements of one would not share a snapshot
 // either). Owner IDs and chunk filters restrict the candidates exactly
@@ -54,7 +56,15 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			}
 			return nil
 		}
-		if rs.none() || kind == storage.KindDocument {
+		// check is the versionMark the cached lookups in lts were read
+		// at, until a statement's batch has checked it (run).
+		var check *versionMark
+		if rs.none() {
+			if cached, mark, ok := s.db.words.get(s.tenant, kind, terms); ok {
+				lts, check = cached, &mark
+			}
+		}
+		if check == nil && (rs.none() || kind == storage.KindDocument) {
 			// A restricted item or FAQ search reads the search text of
 			// the owners it admits, which needs no word lookup unless they
 			// turn out to be many.
@@ -74,11 +84,26 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			// not paid on every search.
 			batch := &pgx.Batch{}
 			batch.Queue(set)
+			verify := check != nil
+			if verify {
+				// The cached lookups' mark, read before the statement.
+				batch.Queue(versionMarkSQL(s.db.tb.versions), s.tenant)
+			}
 			batch.Queue(sql, a...)
 			br := c.SendBatch(ctx, batch)
 			defer br.Close()
 			if _, err := br.Exec(); err != nil {
 				return nil, wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
+			}
+			if verify {
+				var m versionMark
+				if err := br.QueryRow().Scan(&m.version, &m.xmin); err != nil {
+					return nil, wrapCtx(ctx, "search "+string(kind)+"s: version", err)
+				}
+				if m != *check {
+					return nil, errStaleWords
+				}
+				check = nil
 			}
 			rows, err := br.Query()
 			if err != nil {
@@ -141,65 +166,82 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 				}
 			}
 		}
-		plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs)
-		for {
-			sql, a, last, ok := plan.level(limit - len(out))
-			if !ok {
-				break
-			}
-			set := lexLevelSettings
-			if plan.walksRecords {
-				// The planner, misled by strpos estimates (1 row in 200
-				// for a substring in most records), would rather read
-				// every record of the tenant through a bitmap scan and
-				// sort them than walk *_recent and stop at the limit (a
-				// level over "ec" at 10k items: 41 ms against 0.8 ms).
-				// Only here: other statements need bitmap scans.
-				set = lexWalkLevelSettings
-			}
-			res, err := run(set, sql, a)
-			if err != nil {
-				return err
-			}
-			out = append(out, res...)
-			if len(out) >= limit || last {
-				return nil
-			}
-		}
-		// The levels ended short: every owner matching lastLevel terms or
-		// more is in out. The rest of the ranking is bounded (MaxScore):
-		// walk the rarest terms that can hold the owners of the next
-		// level, and more only if the counts found prove it necessary.
-		if below := plan.lastLevel(); below > 1 {
-			walk := len(lts) - below + 2
-			for try := 0; try < 2; try++ {
-				need := limit - len(out)
-				if !plan.boundedPays(walk, need) {
-					break
-				}
-				sql, a, ok := plan.bounded(walk, need, below)
+		// rank ranks the owners matching lts into out, one statement per
+		// level (lexPlan).
+		rank := func() error {
+			out = nil
+			plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs)
+			for {
+				sql, a, last, ok := plan.level(limit - len(out))
 				if !ok {
 					break
 				}
-				res, err := run(lexFullSettings, sql, a)
+				set := lexLevelSettings
+				if plan.walksRecords {
+					// The planner, misled by strpos estimates (1 row in 200
+					// for a substring in most records), would rather read
+					// every record of the tenant through a bitmap scan and
+					// sort them than walk *_recent and stop at the limit (a
+					// level over "ec" at 10k items: 41 ms against 0.8 ms).
+					// Only here: other statements need bitmap scans.
+					set = lexWalkLevelSettings
+				}
+				res, err := run(set, sql, a)
 				if err != nil {
 					return err
 				}
-				if walk >= len(lts) || try == 1 || (len(res) == need && res[need-1].TermsMatched > len(lts)-walk) {
-					out = append(out, res...)
+				out = append(out, res...)
+				if len(out) >= limit || last {
 					return nil
 				}
-				if len(res) < need {
-					// Fewer owners than needed among the walked terms'
-					// postings: no bound below 1; rank every posting.
-					break
-				}
-				walk = len(lts) - res[need-1].TermsMatched + 1
 			}
+			// The levels ended short: every owner matching lastLevel terms or
+			// more is in out. The rest of the ranking is bounded (MaxScore):
+			// walk the rarest terms that can hold the owners of the next
+			// level, and more only if the counts found prove it necessary.
+			if below := plan.lastLevel(); below > 1 {
+				walk := len(lts) - below + 2
+				for try := 0; try < 2; try++ {
+					need := limit - len(out)
+					if !plan.boundedPays(walk, need) {
+						break
+					}
+					sql, a, ok := plan.bounded(walk, need, below)
+					if !ok {
+						break
+					}
+					res, err := run(lexFullSettings, sql, a)
+					if err != nil {
+						return err
+					}
+					if walk >= len(lts) || try == 1 || (len(res) == need && res[need-1].TermsMatched > len(lts)-walk) {
+						out = append(out, res...)
+						return nil
+					}
+					if len(res) < need {
+						// Fewer owners than needed among the walked terms'
+						// postings: no bound below 1; rank every posting.
+						break
+					}
+					walk = len(lts) - res[need-1].TermsMatched + 1
+				}
+			}
+			sql, a := plan.full(limit)
+			var err error
+			out, err = run(lexFullSettings, sql, a)
+			return err
 		}
-		sql, a := plan.full(limit)
-		var err error
-		out, err = run(lexFullSettings, sql, a)
+		err := rank()
+		if errors.Is(err, errStaleWords) {
+			// Cached lookups older than the tenant's last write: look the
+			// terms up again and rank afresh.
+			s.db.words.drop(s.tenant, kind)
+			check = nil
+			if err := lookup(); err != nil {
+				return err
+			}
+			err = rank()
+		}
 		return err
 	})
 	return out, err
@@ -340,7 +382,9 @@ func (lt *lexTerm) rarer(o *lexTerm) int {
 // The OFFSET 0 keeps each term's word list a subquery computed once: pulled
 // up, its ARRAY would be computed twice, for the output and for the count
 // (a scan of the dictionary for short terms).
-// It runs with lexLevelSettings (a generic plan).
+// It runs with lexLevelSettings (a generic plan). The statement also
+// reads the tenant's versionMark, and the terms are cached with it
+// (wordCache).
 func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKind, terms []string) ([]lexTerm, error) {
 	lts := make([]lexTerm, len(terms))
 	a := args{s.tenant}
@@ -391,6 +435,9 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 	// One round trip with its settings; the statement's text depends only
 	// on the number and kind of terms, so pgx prepares it once per
 	// connection and shape.
+	// The last row, numbered -1, is the tenant's versionMark, read in the
+	// statement's snapshot.
+	parts = append(parts, "SELECT -1, NULL::int8[], m.version, m.xmin FROM ("+versionMarkSQL(s.db.tb.versions)+") m")
 	batch := &pgx.Batch{}
 	batch.Queue(lexLevelSettings)
 	batch.Queue(recent+strings.Join(parts, "\nUNION ALL "), a...)
@@ -408,8 +455,12 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 		ids           []int64
 		npos, nrecent int64
 	)
+	var mark versionMark
 	_, err = pgx.ForEachRow(rows, []any{&i, &ids, &npos, &nrecent}, func() error {
-		if int(i) < len(lts) {
+		switch {
+		case i == -1:
+			mark = versionMark{npos, nrecent}
+		case int(i) < len(lts):
 			lts[i].wids, lts[i].postings, lts[i].recent = ids, npos, nrecent
 		}
 		return nil
@@ -417,7 +468,11 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 	if err != nil {
 		return nil, err
 	}
-	return lts, br.Close()
+	if err := br.Close(); err != nil {
+		return nil, err
+	}
+	s.db.words.put(s.tenant, kind, mark, lts)
+	return lts, nil
 }
 
 // lexPlan ranks the owners matching lexTerms (found by lookupTerms),
