@@ -121,12 +121,20 @@
 // matches little (a term "l/ha" that no record holds: about 220 ms at 100k
 // items). A search runs with jit and enable_seqscan off: one round trip
 // reads each term's dictionary words with the number of their postings (up
-// to 1,024, and the sample), then one round trip per level needed. There is no explicit
-// transaction: each statement is sent in one batch with its settings
-// (set_config local to the batch's implicit transaction), so no BEGIN or
-// COMMIT round trip either. The statements' text depends only on the
-// query's shape (word IDs are parameters), so pgx prepares each shape once
-// per connection.
+// to 1,024, and the sample), then one round trip per level needed. The
+// word lookups are cached per tenant and kind in the DB: a search whose
+// terms were all looked up before skips that round trip, and the batch of
+// its first level reads the tenant's change marker (Store.Version) to
+// confirm that no write has come since (when one has, the terms are
+// looked up again). There is no explicit transaction: each statement is
+// sent in one batch with its settings (set_config local to the batch's
+// implicit transaction), so no BEGIN or COMMIT round trip either. The
+// statements' text depends only on the query's shape (word IDs are
+// parameters), so pgx prepares each shape once per connection; the word
+// lookup, the levels and an unfiltered HNSW search are also planned once
+// (plan_cache_mode force_generic_plan, for that statement alone): their
+// plans do not depend on the values, and PostgreSQL would otherwise plan
+// them again on every search.
 //
 // A trigger on each owner table maintains the postings in the transaction
 // of every insert, update (of the search text, status or CreatedAt) and
