@@ -49,8 +49,17 @@ func LoadCatalog(ctx context.Context, path string, opts *Options) ([]storage.Cat
 // line where it starts. A syntax error ends the run, since the rest of the
 // array cannot be found reliably.
 //
-// CSV has a header row, mapped to fields by opts.CatalogCSV (see
-// CSVMapping). The delimiter is detected from the header unless set. Tags
+// CSV has a header row; a field's column is the one Options.CSVColumns
+// names, else the first whose header is one of the field's English and
+// Portuguese names, compared ignoring case, accents, and ' ', '-' or '.'
+// versus '_': id (codigo, cod, code, sku) and name (nome, produto,
+// product, titulo, title), both required; description (descricao, desc),
+// category (categoria), manufacturer (fabricante, marca, brand, empresa),
+// tags (tag, etiquetas), price (preco, valor, value), status (situacao),
+// and file_name (filename, arquivo, nome_arquivo) with file_text
+// (arquivo_texto, texto, text, conteudo, content), which become one
+// attached file. Other columns go into Metadata under their header. The
+// delimiter (',', ';' or tab) is detected from the header. Tags
 // are one cell separated by ';' or '|'; status accepts ativo/inativo and
 // active/inactive (empty is active). Prices may be written "1.234,56"
 // (pt-BR) or "1234.56" / "1,234.56" (en), with an optional "R$" or "$":

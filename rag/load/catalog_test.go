@@ -280,10 +280,10 @@ func TestReadCatalogCSV(t *testing.T) {
 				Files: []storage.CatalogFile{{ItemID: "p1", Name: "texto", Text: "Bula completa"}}}},
 		},
 		{
-			"explicit mapping, extra columns ignored",
-			&Options{CatalogCSV: CSVMapping{ID: "sku", Name: "produto", Price: "valor_unit", IgnoreExtraColumns: true}},
-			"sku,produto,valor_unit,outro\n" + "p1,A,\"1,5\",x\n",
-			[]storage.CatalogItem{{ID: "p1", Name: "A", Price: ptr(1.5), Status: storage.StatusActive}},
+			"named columns, extra columns kept",
+			&Options{CSVColumns: map[string]string{"id": "Código Interno", "price": "valor_unit"}},
+			"codigo,Código Interno,produto,valor_unit,outro\n" + "x9,p1,A,\"1,5\",x\n",
+			[]storage.CatalogItem{{ID: "p1", Name: "A", Price: ptr(1.5), Status: storage.StatusActive, Metadata: map[string]string{"codigo": "x9", "outro": "x"}}},
 		},
 		{
 			"blank rows skipped, empty price is none",
@@ -342,7 +342,12 @@ func TestReadCatalogCSVBadRows(t *testing.T) {
 	})
 	t.Run("mapped column absent", func(t *testing.T) {
 		_, err := readCatalogCSV(context.Background(), strings.NewReader("id,name\np1,x\n"), "c.csv",
-			&Options{CatalogCSV: CSVMapping{Price: "preco_venda"}})
+			&Options{CSVColumns: map[string]string{"price": "preco_venda"}})
+		wantRecordError(t, err, "c.csv", 1, ErrMissingColumn)
+	})
+	t.Run("unknown field named", func(t *testing.T) {
+		_, err := readCatalogCSV(context.Background(), strings.NewReader("id,name\np1,x\n"), "c.csv",
+			&Options{CSVColumns: map[string]string{"nmae": "name"}})
 		wantRecordError(t, err, "c.csv", 1, ErrMissingColumn)
 	})
 	t.Run("empty file", func(t *testing.T) {

@@ -14,55 +14,38 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// CSVMapping says which CSV columns hold which catalog item fields. Each
-// field names the header of its column; an empty field means the first
-// column whose header is one of the defaults listed next to it, compared
-// ignoring case, accents, and ' ', '-' or '.' versus '_'. Only ID and Name
-// are required. The zero value uses the defaults throughout.
-type CSVMapping struct {
-	ID           string // id, codigo, cod, code, sku
-	Name         string // name, nome, produto, product, titulo, title
-	Description  string // description, descricao, desc
-	Category     string // category, categoria
-	Manufacturer string // manufacturer, fabricante, marca, brand, empresa
-	Tags         string // tags, tag, etiquetas
-	Price        string // price, preco, valor, value
-	Status       string // status, situacao
-	// FileName and FileText, when present, become one attached file.
-	FileName string // file_name, filename, arquivo, nome_arquivo
-	FileText string // file_text, arquivo_texto, texto, text, conteudo, content
-	// Comma is the field delimiter; 0 detects ',', ';' or tab from the
-	// header line.
-	Comma rune
-	// TagSeparators split the tags cell; empty means ";|".
-	TagSeparators string
-	// IgnoreExtraColumns drops columns no field maps to. By default they go
-	// into Metadata under their header.
-	IgnoreExtraColumns bool
-}
-
-// FAQCSVMapping says which CSV columns hold which FAQ fields, like
-// CSVMapping. Question and Answer are required. Without an ID column (or
-// with an empty cell) a FAQ's ID is derived from its question, as
-// ReadFAQs says.
-type FAQCSVMapping struct {
-	ID       string // id, codigo, cod, code
-	Question string // question, pergunta
-	Answer   string // answer, resposta
-	Category string // category, categoria
-	Keywords string // keywords, palavras_chave, tags
-	Priority string // priority, prioridade
-	Active   string // active, ativo, ativa, status
-	// Comma is the field delimiter; 0 detects it.
-	Comma rune
-	// KeywordSeparators split the keywords cell; empty means ";|".
-	KeywordSeparators string
-}
+// Header names recognized by default for each field of a CSV file,
+// compared ignoring case, accents, and ' ', '-' or '.' versus '_' (the
+// first column matching one of them is the field's). Options.CSVColumns
+// names other headers.
+var (
+	catalogColumns = []column{
+		{"id", []string{"id", "codigo", "cod", "code", "sku"}, true},
+		{"name", []string{"name", "nome", "produto", "product", "titulo", "title"}, true},
+		{"description", []string{"description", "descricao", "desc"}, false},
+		{"category", []string{"category", "categoria"}, false},
+		{"manufacturer", []string{"manufacturer", "fabricante", "marca", "brand", "empresa"}, false},
+		{"tags", []string{"tags", "tag", "etiquetas"}, false},
+		{"price", []string{"price", "preco", "valor", "value"}, false},
+		{"status", []string{"status", "situacao"}, false},
+		// file_name and file_text, when present, become one attached file.
+		{"file_name", []string{"file_name", "filename", "arquivo", "nome_arquivo"}, false},
+		{"file_text", []string{"file_text", "arquivo_texto", "texto", "text", "conteudo", "content"}, false},
+	}
+	faqColumns = []column{
+		{"id", []string{"id", "codigo", "cod", "code"}, false},
+		{"question", []string{"question", "pergunta"}, true},
+		{"answer", []string{"answer", "resposta"}, true},
+		{"category", []string{"category", "categoria"}, false},
+		{"keywords", []string{"keywords", "palavras_chave", "palavraschave", "tags"}, false},
+		{"priority", []string{"priority", "prioridade"}, false},
+		{"active", []string{"active", "ativo", "ativa", "status"}, false},
+	}
+)
 
 // column is one mapped field of a CSV file.
 type column struct {
-	field    string // our field name, for errors
-	explicit string
+	field    string // our field name, the key of Options.CSVColumns
 	defaults []string
 	required bool
 }
@@ -103,9 +86,10 @@ func headerKey(s string) string {
 	}, lexical.Normalize(s))
 }
 
-// openCSV reads the header of r and resolves cols. A header error is a
-// RecordError on line 1.
-func openCSV(r io.Reader, comma rune, cols []column, c cleaner) (*csvFile, *RecordError, error) {
+// openCSV reads the header of r and resolves cols, explicit naming the
+// header of a field (Options.CSVColumns). A header error is a RecordError
+// on line 1.
+func openCSV(r io.Reader, cols []column, explicit map[string]string, c cleaner) (*csvFile, *RecordError, error) {
 	br := bufio.NewReader(r)
 	first, err := br.ReadString('\n')
 	if err != nil && err != io.EOF {
@@ -116,11 +100,8 @@ func openCSV(r io.Reader, comma rune, cols []column, c cleaner) (*csvFile, *Reco
 	if strings.TrimSpace(first) == "" {
 		return nil, &RecordError{Line: 1, Index: -1, Err: fmt.Errorf("%w: no header line", ErrMissingColumn)}, nil
 	}
-	if comma == 0 {
-		comma = detectComma(first)
-	}
 	cr := csv.NewReader(io.MultiReader(strings.NewReader(first), br))
-	cr.Comma = comma
+	cr.Comma = detectComma(first)
 	header, err := cr.Read()
 	if err != nil {
 		return nil, &RecordError{Line: 1, Index: -1, Err: fmt.Errorf("%w: header: %v", ErrSyntax, err)}, nil
@@ -128,6 +109,11 @@ func openCSV(r io.Reader, comma rune, cols []column, c cleaner) (*csvFile, *Reco
 	decodeRow(header, bom)
 	for i := range header {
 		header[i] = c.field(header[i])
+	}
+	for field := range explicit {
+		if !knownCSVField(field) {
+			return nil, &RecordError{Line: 1, Index: -1, Field: field, Err: fmt.Errorf("%w: Options.CSVColumns names %q, not a field of catalog items or FAQs", ErrMissingColumn, field)}, nil
+		}
 	}
 	f := &csvFile{r: cr, header: header, idx: make(map[string]int), used: make([]bool, len(header)), bom: bom}
 	keys := make([]string, len(header))
@@ -145,9 +131,9 @@ func openCSV(r io.Reader, comma rune, cols []column, c cleaner) (*csvFile, *Reco
 	}
 	for _, col := range cols {
 		i := -1
-		if col.explicit != "" {
-			if i = find(col.explicit); i < 0 {
-				return nil, &RecordError{Line: 1, Index: -1, Field: col.field, Err: fmt.Errorf("%w: no column %q for %s in header %q", ErrMissingColumn, col.explicit, col.field, header)}, nil
+		if name := explicit[col.field]; name != "" {
+			if i = find(name); i < 0 {
+				return nil, &RecordError{Line: 1, Index: -1, Field: col.field, Err: fmt.Errorf("%w: no column %q for %s in header %q", ErrMissingColumn, name, col.field, header)}, nil
 			}
 		} else {
 			for _, d := range col.defaults {
@@ -166,6 +152,19 @@ func openCSV(r io.Reader, comma rune, cols []column, c cleaner) (*csvFile, *Reco
 		f.used[i] = true
 	}
 	return f, nil, nil
+}
+
+// knownCSVField reports whether field is a column of catalog items or
+// FAQs.
+func knownCSVField(field string) bool {
+	for _, cols := range [][]column{catalogColumns, faqColumns} {
+		for _, c := range cols {
+			if c.field == field {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // detectComma picks the most frequent of ',', ';' and tab outside quotes.
@@ -255,38 +254,22 @@ func readCatalogCSV(ctx context.Context, r io.Reader, name string, opts *Options
 	return readRecordsCSV(ctx, r, name, opts, catalogFormat)
 }
 
-// catalogCSV is the CSV form of catalog items, mapped by o.CatalogCSV.
-func catalogCSV(o *Options) csvFormat[storage.CatalogItem] {
-	m := o.CatalogCSV
-	seps := defaultString(m.TagSeparators, tagSeparators)
-	return csvFormat[storage.CatalogItem]{
-		comma: m.Comma,
-		cols: []column{
-			{"id", m.ID, []string{"id", "codigo", "cod", "code", "sku"}, true},
-			{"name", m.Name, []string{"name", "nome", "produto", "product", "titulo", "title"}, true},
-			{"description", m.Description, []string{"description", "descricao", "desc"}, false},
-			{"category", m.Category, []string{"category", "categoria"}, false},
-			{"manufacturer", m.Manufacturer, []string{"manufacturer", "fabricante", "marca", "brand", "empresa"}, false},
-			{"tags", m.Tags, []string{"tags", "tag", "etiquetas"}, false},
-			{"price", m.Price, []string{"price", "preco", "valor", "value"}, false},
-			{"status", m.Status, []string{"status", "situacao"}, false},
-			{"file_name", m.FileName, []string{"file_name", "filename", "arquivo", "nome_arquivo"}, false},
-			{"file_text", m.FileText, []string{"file_text", "arquivo_texto", "texto", "text", "conteudo", "content"}, false},
-		},
-		row: func(f *csvFile, rec []string, cl cleaner) (storage.CatalogItem, *fieldError) {
-			return f.item(rec, cl, seps, m.IgnoreExtraColumns)
-		},
-	}
+// catalogCSV is the CSV form of catalog items.
+var catalogCSV = csvFormat[storage.CatalogItem]{
+	cols: catalogColumns,
+	row: func(f *csvFile, rec []string, cl cleaner) (storage.CatalogItem, *fieldError) {
+		return f.item(rec, cl)
+	},
 }
 
-func (f *csvFile) item(rec []string, c cleaner, seps string, ignoreExtra bool) (storage.CatalogItem, *fieldError) {
+func (f *csvFile) item(rec []string, c cleaner) (storage.CatalogItem, *fieldError) {
 	it := storage.CatalogItem{
 		ID:           f.get(rec, "id", c),
 		Name:         f.get(rec, "name", c),
 		Description:  f.get(rec, "description", c),
 		Category:     f.get(rec, "category", c),
 		Manufacturer: f.get(rec, "manufacturer", c),
-		Tags:         cleanList(splitList(f.get(rec, "tags", c), seps), c),
+		Tags:         cleanList(splitList(f.get(rec, "tags", c), tagSeparators), c),
 	}
 	if ferr := checkID(it.ID); ferr != nil {
 		return it, ferr
@@ -308,17 +291,15 @@ func (f *csvFile) item(rec []string, c cleaner, seps string, ignoreExtra bool) (
 		}
 		it.Files = []storage.CatalogFile{{ItemID: it.ID, Name: fname, Text: text}}
 	}
-	if !ignoreExtra {
-		for i, h := range f.header {
-			if f.used[i] || h == "" {
-				continue
+	for i, h := range f.header {
+		if f.used[i] || h == "" {
+			continue
+		}
+		if v := c.field(rec[i]); v != "" {
+			if it.Metadata == nil {
+				it.Metadata = map[string]string{}
 			}
-			if v := c.field(rec[i]); v != "" {
-				if it.Metadata == nil {
-					it.Metadata = map[string]string{}
-				}
-				it.Metadata[h] = v
-			}
+			it.Metadata[h] = v
 		}
 	}
 	return it, nil

@@ -5,11 +5,11 @@
 //
 //   - Catalog items: JSONL in the interchange format of shared/data (see
 //     ReadCatalog), a JSON array of the same objects, or CSV with a
-//     header whose columns are mapped by CSVMapping (English and Portuguese
-//     header names by default; prices as "1.234,56" or "1234.56").
+//     header (English and Portuguese header names, others named by
+//     Options.CSVColumns; prices as "1.234,56" or "1234.56").
 //   - FAQs: JSONL ({"id","question","answer","category","keywords",
 //     "priority","active"}), a JSON array of the same objects, or CSV
-//     (FAQCSVMapping).
+//     (the same header rules).
 //   - Documents: JSONL records ({"id","title","content","source",
 //     "metadata","status"}), or one document per file: Markdown (headings
 //     found with goldmark), plain text, and Word .docx (the OOXML zip read

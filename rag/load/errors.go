@@ -22,8 +22,8 @@ var (
 	// ErrInvalidDocx: a .docx file is not a readable OOXML package (not a
 	// zip, no word/document.xml, malformed XML).
 	ErrInvalidDocx = errors.New("load: invalid .docx file")
-	// ErrMissingColumn: a CSV header lacks a required column, or a column
-	// named by the mapping.
+	// ErrMissingColumn: a CSV header lacks a required column or one
+	// named by Options.CSVColumns, or CSVColumns names no field.
 	ErrMissingColumn = errors.New("load: missing CSV column")
 	// ErrDuplicateID: two records of one load share an ID; the first wins.
 	ErrDuplicateID = errors.New("load: duplicate id")

@@ -43,8 +43,12 @@ func faqID(question string) string {
 // storage.FAQ.Status to StatusActive or StatusInactive, and a "status"
 // (ativo/inativo, active/inactive) may stand for or agree with it. The
 // first of two FAQs with the same id wins. A .json document is an array of
-// the same objects; CSV has a header row mapped to fields by opts.FAQCSV
-// (see FAQCSVMapping), with the same rules.
+// the same objects; CSV has a header row whose columns are found as for
+// catalogs (ReadCatalog): by the field's name in Options.CSVColumns, else
+// by English and Portuguese header names (id, codigo, cod, code;
+// question, pergunta; answer, resposta; category, categoria; keywords,
+// palavras_chave, tags; priority, prioridade; active, ativo, ativa,
+// status).
 func ReadFAQs(ctx context.Context, r io.Reader, name string, opts *Options) ([]storage.FAQ, error) {
 	return readRecords(ctx, r, name, opts, faqFormat)
 }
@@ -104,37 +108,24 @@ func finishFAQ(f *storage.FAQ) *fieldError {
 	return checkID(f.ID)
 }
 
-// faqCSV is the CSV form of FAQs, mapped by o.FAQCSV.
-func faqCSV(o *Options) csvFormat[storage.FAQ] {
-	m := o.FAQCSV
-	seps := defaultString(m.KeywordSeparators, tagSeparators)
-	return csvFormat[storage.FAQ]{
-		comma: m.Comma,
-		cols: []column{
-			{"id", m.ID, []string{"id", "codigo", "cod", "code"}, false},
-			{"question", m.Question, []string{"question", "pergunta"}, true},
-			{"answer", m.Answer, []string{"answer", "resposta"}, true},
-			{"category", m.Category, []string{"category", "categoria"}, false},
-			{"keywords", m.Keywords, []string{"keywords", "palavras_chave", "palavraschave", "tags"}, false},
-			{"priority", m.Priority, []string{"priority", "prioridade"}, false},
-			{"active", m.Active, []string{"active", "ativo", "ativa", "status"}, false},
-		},
-		row: func(f *csvFile, rec []string, cl cleaner) (storage.FAQ, *fieldError) {
-			q := storage.FAQ{
-				ID:       f.get(rec, "id", cl),
-				Question: f.get(rec, "question", cl),
-				Answer:   f.get(rec, "answer", cl),
-				Category: f.get(rec, "category", cl),
-				Keywords: cleanList(splitList(f.get(rec, "keywords", cl), seps), cl),
-			}
-			ferr := finishFAQ(&q)
-			if ferr == nil {
-				q.Priority, ferr = parseInt("priority", f.get(rec, "priority", cl))
-			}
-			if ferr == nil {
-				q.Status, ferr = activeValue("active", f.get(rec, "active", cl))
-			}
-			return q, ferr
-		},
-	}
+// faqCSV is the CSV form of FAQs.
+var faqCSV = csvFormat[storage.FAQ]{
+	cols: faqColumns,
+	row: func(f *csvFile, rec []string, cl cleaner) (storage.FAQ, *fieldError) {
+		q := storage.FAQ{
+			ID:       f.get(rec, "id", cl),
+			Question: f.get(rec, "question", cl),
+			Answer:   f.get(rec, "answer", cl),
+			Category: f.get(rec, "category", cl),
+			Keywords: cleanList(splitList(f.get(rec, "keywords", cl), tagSeparators), cl),
+		}
+		ferr := finishFAQ(&q)
+		if ferr == nil {
+			q.Priority, ferr = parseInt("priority", f.get(rec, "priority", cl))
+		}
+		if ferr == nil {
+			q.Status, ferr = activeValue("active", f.get(rec, "active", cl))
+		}
+		return q, ferr
+	},
 }

@@ -95,9 +95,9 @@ func TestReadFAQsCSV(t *testing.T) {
 			[]storage.FAQ{{ID: "f1", Question: "Q?", Answer: "A.", Keywords: []string{"a", "b"}, Status: storage.StatusActive}},
 		},
 		{
-			"explicit mapping",
-			&Options{FAQCSV: FAQCSVMapping{Question: "q", Answer: "r", Keywords: "kw", KeywordSeparators: "/"}},
-			"q,r,kw\nQ?,A.,x/y\n",
+			"named columns",
+			&Options{CSVColumns: map[string]string{"question": "q", "answer": "r", "keywords": "kw"}},
+			"q,r,kw\nQ?,A.,x|y\n",
 			[]storage.FAQ{{ID: faqID("Q?"), Question: "Q?", Answer: "A.", Keywords: []string{"x", "y"}, Status: storage.StatusActive}},
 		},
 	}

@@ -21,10 +21,16 @@ type Options struct {
 	MaxLineBytes int
 	// MaxFileBytes bounds a file read whole; 0 means 256 MiB.
 	MaxFileBytes int64
-	// CatalogCSV maps CSV columns to catalog item fields.
-	CatalogCSV CSVMapping
-	// FAQCSV maps CSV columns to FAQ fields.
-	FAQCSV FAQCSVMapping
+	// CSVColumns names the CSV header of a field whose column a header
+	// of another name holds, by the field's name: for catalogs id, name,
+	// description, category, manufacturer, tags, price, status, file_name
+	// and file_text; for FAQs id, question, answer, category, keywords,
+	// priority and active ({"name": "Descrição do Produto"}). A field
+	// left out is found by its English and Portuguese header names (see
+	// ReadCatalog and ReadFAQs); a named header missing from the file, or
+	// a key that is no such field, is a RecordError wrapping
+	// ErrMissingColumn.
+	CSVColumns map[string]string
 	// KeepDuplicateDocuments keeps documents whose content equals an
 	// earlier document's instead of reporting them as
 	// DuplicateDocumentError record errors.

@@ -27,8 +27,8 @@ type recordFormat[T any] struct {
 	decode func(obj object, c cleaner) (T, *fieldError)
 	// at, when set, records the file and line a record was read from.
 	at func(rec *T, file string, line int)
-	// csv, when set, says how to read the kind from CSV.
-	csv func(o *Options) csvFormat[T]
+	// csv, when its row is set, says how to read the kind from CSV.
+	csv csvFormat[T]
 	// batch, when set, is the one-record storage.Batch a decoded record
 	// is checked with (storage.ValidateBatch: the record limits), so that
 	// a loaded record never fails the write.
@@ -38,9 +38,8 @@ type recordFormat[T any] struct {
 // csvFormat is how a kind is read from CSV: the delimiter (0: detect), the
 // columns, and the record of one row.
 type csvFormat[T any] struct {
-	comma rune
-	cols  []column
-	row   func(f *csvFile, rec []string, c cleaner) (T, *fieldError)
+	cols []column
+	row  func(f *csvFile, rec []string, c cleaner) (T, *fieldError)
 }
 
 // recordSet collects the records of one run, rejecting a second record
@@ -96,7 +95,7 @@ func readRecords[T any](ctx context.Context, f io.Reader, name string, opts *Opt
 	case ".json":
 		return readRecordsJSON(ctx, f, name, opts, k)
 	case ".csv", ".tsv":
-		if k.csv != nil {
+		if k.csv.row != nil {
 			return readRecordsCSV(ctx, f, name, opts, k)
 		}
 	}
@@ -164,8 +163,8 @@ func readRecordsCSV[T any](ctx context.Context, r io.Reader, name string, opts *
 	o := opts.orDefault()
 	cl := newCleaner(o)
 	c := &collector{file: name, stop: o.StopOnError}
-	form := k.csv(o)
-	f, rerr, err := openCSV(r, form.comma, form.cols, cl)
+	form := k.csv
+	f, rerr, err := openCSV(r, form.cols, o.CSVColumns, cl)
 	if err != nil {
 		return nil, fmt.Errorf("load: %s: %w", name, err)
 	}
