@@ -174,12 +174,6 @@ type VectorOptions struct {
 	ChunksPerOwner, SnippetMaxChars int
 	// Aggregate is the chunk aggregation mode (default max).
 	Aggregate vector.AggregateMode
-	// Expansion (default On) appends the canonical terms of the synonyms
-	// the query used before embedding it ("fungicida para videira" is
-	// embedded as "fungicida para videira uva"), so an embedder that
-	// knows no synonyms (the hash embedder) still meets the catalog's
-	// vocabulary; for semantic models the addition is harmless.
-	Expansion Toggle
 	// EmbedTimeout bounds the query embedding (default 2 s). On timeout
 	// the search returns lexical results with FallbackEmbeddingFailed.
 	// The search returns at the timeout even when the embedder ignores its

@@ -171,13 +171,9 @@ type VectorEvidence struct {
 	Similarity float64
 	// Chunks is the number of matching chunks of the owner.
 	Chunks int
-	// Source, Start, File, HeadingPath and Metadata are those of the
-	// owner's best chunk: its byte offset in its source text, the attached
-	// file it was cut from (items) and its heading path (documents, title
-	// first; it locates the chunk for citations).
-	Source      storage.ChunkSource
-	Start       int
-	File        string
+	// HeadingPath and Metadata are those of the owner's best chunk: its
+	// heading path (documents, title first; it locates the chunk for
+	// citations) and its metadata (see Query.ChunkFilters).
 	HeadingPath []string
 	Metadata    map[string]string
 }

@@ -394,10 +394,12 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 		})
 	}
 	if st.legs != LegsLexical {
-		vtext := text
-		if s.opts.Vector.Expansion.enabled(true) {
-			vtext = expandForEmbedding(text, res.Query.Synonyms)
-		}
+		// The canonical terms of the synonyms the query used are appended
+		// before embedding it ("fungicida para videira" is embedded as
+		// "fungicida para videira uva"), so an embedder that knows no
+		// synonyms (the hash embedder) still meets the catalog's
+		// vocabulary; for semantic models the addition is harmless.
+		vtext := expandForEmbedding(text, res.Query.Synonyms)
 		wg.Go(func() {
 			if lt := s.tracers.leg; lt == nil {
 				vec = s.vectorLeg(ctx, ops.kind, vtext, &st, q.Filters)
@@ -744,8 +746,7 @@ func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCan
 			if len(o.Chunks) > 0 {
 				for _, c := range chunks[o.OwnerID] {
 					if c.Seq == o.Chunks[0].Seq && c.Content == o.Chunks[0].Content {
-						h.Vector.Source, h.Vector.Metadata = c.Source, c.Metadata
-						h.Vector.Start, h.Vector.File, h.Vector.HeadingPath = c.Start, c.File, c.HeadingPath
+						h.Vector.Metadata, h.Vector.HeadingPath = c.Metadata, c.HeadingPath
 						break
 					}
 				}
