@@ -141,6 +141,11 @@ type Vocabulary struct {
 
 	mu    sync.Mutex
 	cache map[string]correction
+
+	// sounds maps a phonetic key (soundKey) to the most frequent word
+	// of byLen with that key, built on first use.
+	soundsOnce sync.Once
+	sounds     map[string]int32
 }
 
 type correction struct {
@@ -316,8 +321,11 @@ const maxCorrectionCache = 4096
 // Correct returns the indexed word a misspelled query token most likely
 // stands for. A token is left alone (ok false) when it is shorter than
 // 5 runes, holds anything but the letters a-z after [Normalize], or is
-// known (some word starts with it). Otherwise the candidates are the words
-// within one edit (two from 8 runes on; an edit is an insertion, deletion, substitution or
+// known (some word starts with it). A word found in at least minDF
+// documents that sounds the same in Brazilian Portuguese (the token is
+// spelled as it sounds: "ferujem" for "ferrugem", "cartuxo" for
+// "cartucho"; the most frequent such word) wins. Otherwise the candidates
+// are the words within one edit (two from 8 runes on; an edit is an insertion, deletion, substitution or
 // transposition of adjacent letters) found in at least minDF documents;
 // the closest wins, then the most frequent, then the first in
 // alphabetical order. A word the token merely extends ("mata" for
@@ -344,6 +352,12 @@ func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 		maxDist = 2
 	}
 	best, bestDist, bestDF := "", maxDist+1, int32(0)
+	if wi, ok := v.soundsLike(t); ok && int(v.df[wi]) >= minDF && !strings.HasPrefix(t, v.words[wi]) {
+		// Spelled as it sounds ("ferujem", "cartuxo"): the word that
+		// sounds the same wins over any merely close one.
+		best, bestDist = v.words[wi], 0
+		maxDist = -1
+	}
 	for l := max(n-maxDist, minCorrectTarget); l <= n+maxDist; l++ {
 		for _, wi := range v.byLen[l] {
 			df := v.df[wi]
@@ -371,6 +385,87 @@ func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 	v.cache[key] = c
 	v.mu.Unlock()
 	return c.word, c.ok
+}
+
+// soundsLike returns the index of the most frequent correctable word
+// that sounds like t (same soundKey, different spelling).
+func (v *Vocabulary) soundsLike(t string) (int32, bool) {
+	v.soundsOnce.Do(func() {
+		v.sounds = make(map[string]int32)
+		for _, idx := range v.byLen {
+			for _, wi := range idx {
+				k := soundKey(v.words[wi])
+				if old, ok := v.sounds[k]; !ok || v.df[wi] > v.df[old] || (v.df[wi] == v.df[old] && v.words[wi] < v.words[old]) {
+					v.sounds[k] = wi
+				}
+			}
+		}
+	})
+	wi, ok := v.sounds[soundKey(t)]
+	if !ok || v.words[wi] == t {
+		return 0, false
+	}
+	return wi, true
+}
+
+// soundKey is a Brazilian Portuguese phonetic key of a normalized
+// lower-case ASCII word: spellings of one sound are folded (ch and x;
+// ss, sc and c before e/i, ç, z and s; g before e/i and j; qu and c
+// before a/o/u and k; rr and r; lh and li; nh and ni; ph and f; w and v;
+// y and i; a silent h), doubled letters are single, and a final u is o.
+// Words a customer spells as they sound share the key of the word they
+// mean: "ferujem" and "ferrugem", "cartuxo" and "cartucho", "insetisida"
+// and "inseticida".
+func soundKey(w string) string {
+	b := make([]byte, 0, len(w))
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		var next byte
+		if i+1 < len(w) {
+			next = w[i+1]
+		}
+		front := next == 'e' || next == 'i'
+		switch {
+		case c == 'c' && next == 'h':
+			c = 'x'
+			i++
+		case (c == 'l' || c == 'n') && next == 'h':
+			b = append(b, c)
+			c = 'i'
+			i++
+		case c == 'p' && next == 'h':
+			c = 'f'
+			i++
+		case c == 'q' && next == 'u':
+			c = 'k'
+			i++
+		case c == 'g' && next == 'u' && i+2 < len(w) && (w[i+2] == 'e' || w[i+2] == 'i'):
+			i++
+		case c == 's' && next == 'c' && i+2 < len(w) && (w[i+2] == 'e' || w[i+2] == 'i'):
+			c = 's'
+			i++
+		case c == 'c' && front, c == 'z':
+			c = 's'
+		case c == 'c', c == 'q':
+			c = 'k'
+		case c == 'g' && front:
+			c = 'j'
+		case c == 'w':
+			c = 'v'
+		case c == 'y':
+			c = 'i'
+		case c == 'h':
+			continue
+		}
+		if n := len(b); n > 0 && b[n-1] == c {
+			continue
+		}
+		b = append(b, c)
+	}
+	if n := len(b); n > 1 && b[n-1] == 'u' {
+		b[n-1] = 'o'
+	}
+	return string(b)
 }
 
 // editDistance returns the optimal string alignment distance of the ASCII
