@@ -17,14 +17,16 @@ import (
 // recordMetric is seed 003 §6.2's record_metric, which requires confirmation.
 func recordMetric(h llm.ToolHandler) llm.Tool {
 	return llm.Tool{
-		Name:        "record_metric",
-		Description: "Registra uma métrica do usuário.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{
-			"type":{"type":"string","enum":["weight","water","sleep"]},
-			"value":{"type":"number","minimum":0},
-			"unit":{"type":"string"},
-			"date":{"type":"string"}},
-			"required":["type","value","date"],"additionalProperties":false}`),
+		ToolDefinition: llm.ToolDefinition{
+			Name:        "record_metric",
+			Description: "Registra uma métrica do usuário.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{
+				"type":{"type":"string","enum":["weight","water","sleep"]},
+				"value":{"type":"number","minimum":0},
+				"unit":{"type":"string"},
+				"date":{"type":"string"}},
+				"required":["type","value","date"],"additionalProperties":false}`),
+		},
 		RequiresConfirmation: true,
 		Handler:              h,
 	}

@@ -14,12 +14,14 @@ import (
 // answers. OnEvent reports each step.
 func ExampleRunTools() {
 	search := llm.Tool{
-		Name:        "searchCatalog",
-		Description: "Busca produtos no catálogo da loja.",
-		Parameters: json.RawMessage(`{"type":"object",
-			"properties":{"query":{"type":"string","minLength":1}},
-			"required":["query"],"additionalProperties":false}`),
-		InputExamples: []json.RawMessage{json.RawMessage(`{"query":"fungicida para soja"}`)},
+		ToolDefinition: llm.ToolDefinition{
+			Name:        "searchCatalog",
+			Description: "Busca produtos no catálogo da loja.",
+			Parameters: json.RawMessage(`{"type":"object",
+				"properties":{"query":{"type":"string","minLength":1}},
+				"required":["query"],"additionalProperties":false}`),
+			InputExamples: []json.RawMessage{json.RawMessage(`{"query":"fungicida para soja"}`)},
+		},
 		Handler: llm.TypedHandler(func(_ context.Context, in struct {
 			Query string `json:"query"`
 		}) ([]string, error) {
@@ -61,7 +63,7 @@ func ExampleRunTools_maxIterations() {
 	for range 3 {
 		model.Push(llmtest.ToolCalls(llmtest.Call("c", "ping", `{}`)))
 	}
-	ping := llm.Tool{Name: "ping", Handler: func(context.Context, json.RawMessage) (string, error) { return "pong", nil }}
+	ping := llm.Tool{ToolDefinition: llm.ToolDefinition{Name: "ping"}, Handler: func(context.Context, json.RawMessage) (string, error) { return "pong", nil }}
 	_, err := llm.RunTools(context.Background(), model, llm.Request{Messages: []llm.Message{llm.UserMessage("?")}},
 		[]llm.Tool{ping}, &llm.RunOptions{MaxIterations: 3})
 	fmt.Println(err)
@@ -74,10 +76,12 @@ func ExampleRunTools_maxIterations() {
 // A write tool waits for the user's confirmation; the user corrects the value.
 func ExampleResumeConfirmation() {
 	record := llm.Tool{
-		Name: "record_metric",
-		Parameters: json.RawMessage(`{"type":"object","properties":{
-			"type":{"type":"string"},"value":{"type":"number","minimum":0},"unit":{"type":"string"}},
-			"required":["type","value"]}`),
+		ToolDefinition: llm.ToolDefinition{
+			Name: "record_metric",
+			Parameters: json.RawMessage(`{"type":"object","properties":{
+				"type":{"type":"string"},"value":{"type":"number","minimum":0},"unit":{"type":"string"}},
+				"required":["type","value"]}`),
+		},
 		RequiresConfirmation: true,
 		Handler: func(_ context.Context, args json.RawMessage) (string, error) {
 			fmt.Println("executing record_metric", string(args))

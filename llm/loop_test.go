@@ -41,12 +41,14 @@ func (r *recorder) calls() []string {
 
 func searchTool(h llm.ToolHandler) llm.Tool {
 	return llm.Tool{
-		Name:        "searchCatalog",
-		Description: "Busca produtos no catálogo.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":10}},"required":["query"],"additionalProperties":false}`),
-		InputExamples: []json.RawMessage{
-			json.RawMessage(`{"query":"fungicida para soja"}`),
-			json.RawMessage(`{"query":"adubo","limit":3}`),
+		ToolDefinition: llm.ToolDefinition{
+			Name:        "searchCatalog",
+			Description: "Busca produtos no catálogo.",
+			Parameters:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":10}},"required":["query"],"additionalProperties":false}`),
+			InputExamples: []json.RawMessage{
+				json.RawMessage(`{"query":"fungicida para soja"}`),
+				json.RawMessage(`{"query":"adubo","limit":3}`),
+			},
 		},
 		Handler: h,
 	}
@@ -481,7 +483,7 @@ func TestRunToolsRejectsBadInput(t *testing.T) {
 	badSchema := good
 	badSchema.Parameters = json.RawMessage(`{"$ref":"#/x"}`)
 	withTools := userReq("x")
-	withTools.Tools = []llm.ToolDefinition{good.Definition()}
+	withTools.Tools = []llm.ToolDefinition{good.ToolDefinition}
 	tests := []struct {
 		name  string
 		req   llm.Request

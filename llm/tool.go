@@ -38,18 +38,21 @@ type ToolDefinition struct {
 // RunTools. Handlers must honor ctx.
 type ToolHandler func(ctx context.Context, args json.RawMessage) (string, error)
 
-// Tool is a tool definition plus how to run it.
+// Tool is a tool definition plus how to run it:
+//
+//	llm.Tool{
+//		ToolDefinition: llm.ToolDefinition{Name: "record_weight", Description: "...", Parameters: schema},
+//		RequiresConfirmation: true,
+//		Handler: recordWeight,
+//	}
 //
 // A Tool is a plain value; RunTools never modifies it. Handlers may be called
 // concurrently for parallel tool calls.
 type Tool struct {
-	// Name, Description, Parameters, InputExamples and Strict are the
-	// model-facing definition; see ToolDefinition.
-	Name          string
-	Description   string
-	Parameters    json.RawMessage
-	InputExamples []json.RawMessage
-	Strict        bool
+	// ToolDefinition is the model-facing definition (name, description,
+	// parameters, input examples, strict mode): what RunTools sends in
+	// Request.Tools.
+	ToolDefinition
 
 	// RequiresConfirmation makes RunTools stop before executing a call of
 	// this tool and return a PendingConfirmation. Use it for
@@ -65,22 +68,11 @@ type Tool struct {
 	Handler ToolHandler
 }
 
-// Definition returns the model-facing part of t.
-func (t Tool) Definition() ToolDefinition {
-	return ToolDefinition{
-		Name:          t.Name,
-		Description:   t.Description,
-		Parameters:    t.Parameters,
-		InputExamples: t.InputExamples,
-		Strict:        t.Strict,
-	}
-}
-
 // toolDefinitions returns the model-facing definitions of tools, in order.
 func toolDefinitions(tools []Tool) []ToolDefinition {
 	out := make([]ToolDefinition, len(tools))
 	for i, t := range tools {
-		out[i] = t.Definition()
+		out[i] = t.ToolDefinition
 	}
 	return out
 }
@@ -169,7 +161,7 @@ func NewTypedTool[In, Out any](name, description string, fn func(ctx context.Con
 	if !s.objectOnly() {
 		return Tool{}, fmt.Errorf("%w: tool %q: arguments must be a JSON object, and %s is not a struct", ErrInvalidTool, name, reflect.TypeFor[In]())
 	}
-	return Tool{Name: name, Description: description, Parameters: s.document(), Handler: TypedHandler(fn)}, nil
+	return Tool{ToolDefinition: ToolDefinition{Name: name, Description: description, Parameters: s.document()}, Handler: TypedHandler(fn)}, nil
 }
 
 // TypedHandler adapts a typed function to a ToolHandler: the arguments are

@@ -399,7 +399,7 @@ func (r *agentRun) tools(lang Language, enabled Plan) ([]llm.Tool, error) {
 		if err != nil {
 			return err
 		}
-		tools = append(tools, llm.Tool{Name: name, Description: desc, Parameters: schema, InputExamples: examples, Handler: h})
+		tools = append(tools, llm.Tool{ToolDefinition: llm.ToolDefinition{Name: name, Description: desc, Parameters: schema, InputExamples: examples}, Handler: h})
 		return nil
 	}
 	if enabled.Catalog {

@@ -111,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.mode, "mode", "all", "`mode`: lexical|vector|hybrid|all (all adds hybrid-weighted, hybrid-rrf, hybrid-relative)")
 	fs.StringVar(&fusion, "fusion", "", "fusion `method` of the hybrid mode: weighted|rrf|relative (default: the Searcher's, weighted)")
 	fs.IntVar(&cfg.k, "k", eval.DefaultK, "metric cut-off `k` (hits asked for)")
-	fs.IntVar(&cfg.dims, "dims", memory.DefaultDimensions, "hash embedder `dimensions`")
+	fs.IntVar(&cfg.dims, "dims", vector.DefaultDimensions, "hash embedder `dimensions`")
 	fs.BoolVar(&cfg.json, "json", false, "print one JSON object instead of tables")
 	fs.BoolVar(&cfg.latency, "latency", true, "report search latency (turn off for byte-identical output; with -chat only when given)")
 	fs.StringVar(&cfg.split, "split", "all", "queries (with -chat: cases) to evaluate: all|tune|heldout")

@@ -82,7 +82,7 @@ func newEmbedder(cfg *config, dims int) (vector.Embedder, error) {
 func buildInMemory(ctx context.Context, cfg *config, stderr io.Writer) (*source, error) {
 	dims := cfg.dims
 	if dims == 0 {
-		dims = memory.DefaultDimensions
+		dims = vector.DefaultDimensions
 	}
 	emb, err := newEmbedder(cfg, dims)
 	if err != nil {
@@ -186,7 +186,7 @@ func openMemfile(cfg *config) (*source, error) {
 func openPostgres(ctx context.Context, cfg *config) (*source, error) {
 	dims := cfg.dims
 	if dims == 0 {
-		dims = postgres.DefaultDimensions
+		dims = vector.DefaultDimensions
 	}
 	pcfg, err := pgxpool.ParseConfig(cfg.db)
 	if err != nil {

@@ -242,15 +242,6 @@ func (w *doneWatcher) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// CompleteJSON asks for a JSON answer matching schema in OpenAI strict
-// structured-output mode and decodes it into out; see llm.CompleteJSON. Strict
-// mode requires every object in schema to list all its properties in
-// "required" and to set "additionalProperties": false.
-func (m *Model) CompleteJSON(ctx context.Context, req llm.Request, name string, schema json.RawMessage, out any) error {
-	_, err := llm.CompleteJSON(ctx, m, req, llm.ResponseFormat{Name: name, Schema: schema, Strict: true}, out)
-	return err
-}
-
 // params translates a Request into chat completion parameters.
 func (m *Model) params(req llm.Request) (oai.ChatCompletionNewParams, error) {
 	if err := req.Validate(); err != nil {

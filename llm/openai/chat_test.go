@@ -357,7 +357,7 @@ func TestCompleteJSON(t *testing.T) {
 		Intent     string  `json:"intent"`
 		Confidence float64 `json:"confidence"`
 	}
-	if err := m.CompleteJSON(context.Background(), chatReq(), "intent", schema, &out); err != nil {
+	if _, err := llm.CompleteJSON(context.Background(), m, chatReq(), llm.ResponseFormat{Name: "intent", Schema: schema, Strict: true}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Intent != "catalog" || out.Confidence != 0.93 {

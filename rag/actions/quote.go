@@ -94,10 +94,12 @@ func NewQuoteTool(submit func(ctx context.Context, q Quote) (protocol string, er
 		return llm.Tool{}, err
 	}
 	t := llm.Tool{
-		Name:                 QuoteToolName,
-		Description:          quoteDescriptions[lang],
-		Parameters:           quoteSchema,
-		InputExamples:        quoteExamples,
+		ToolDefinition: llm.ToolDefinition{
+			Name:          QuoteToolName,
+			Description:   quoteDescriptions[lang],
+			Parameters:    quoteSchema,
+			InputExamples: quoteExamples,
+		},
 		RequiresConfirmation: true,
 		Summarize: func(args json.RawMessage) string {
 			q, err := decodeQuote(args)

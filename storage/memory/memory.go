@@ -8,17 +8,14 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/vector"
 )
-
-// DefaultDimensions is the embedding length used when Options.Dimensions is
-// zero: OpenAI's text-embedding-3-small.
-const DefaultDimensions = 1536
 
 // Options configure a DB. The zero value works: 1536 dimensions, no metadata
 // filter keys allowed.
 type Options struct {
 	// Dimensions is the length every embedding must have; zero means
-	// DefaultDimensions. Load treats zero as "whatever the snapshot holds".
+	// vector.DefaultDimensions (1536). Load treats zero as "whatever the snapshot holds".
 	Dimensions int
 	// AllowedMetadataKeys lists the metadata keys that filters may name;
 	// filters on other keys fail with storage.ErrInvalidFilter.
@@ -43,7 +40,7 @@ type DB struct {
 func New(opts Options) *DB {
 	dims := opts.Dimensions
 	if dims <= 0 {
-		dims = DefaultDimensions
+		dims = vector.DefaultDimensions
 	}
 	return &DB{
 		dims:    dims,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 // IterativeScan is pgvector's hnsw.iterative_scan mode (pgvector ≥ 0.8). With
@@ -27,9 +29,6 @@ const (
 
 // Default option values.
 const (
-	// DefaultDimensions is the embedding length of OpenAI's
-	// text-embedding-3-small.
-	DefaultDimensions = 1536
 	// DefaultSchema is the schema holding hybridrag's tables.
 	DefaultSchema = "hybridrag"
 	// DefaultEfSearch is the hnsw.ef_search of a search (pgvector's own
@@ -60,7 +59,7 @@ const (
 type Options struct {
 	// Dimensions is the embedding length, fixed when Migrate creates the
 	// tables (vector(N)) and checked against the database by Check.
-	// Zero means DefaultDimensions.
+	// Zero means vector.DefaultDimensions (1536).
 	Dimensions int
 	// Schema is the PostgreSQL schema holding the tables; Migrate creates
 	// it. It must match [a-z_][a-z0-9_]{0,62}. Empty means DefaultSchema.
@@ -110,7 +109,7 @@ var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // naming the invalid option.
 func (o Options) withDefaults() (Options, error) {
 	if o.Dimensions == 0 {
-		o.Dimensions = DefaultDimensions
+		o.Dimensions = vector.DefaultDimensions
 	}
 	if o.Dimensions < 1 || o.Dimensions > MaxDimensions {
 		return o, fmt.Errorf("postgres: Options.Dimensions %d out of range [1, %d]", o.Dimensions, MaxDimensions)
