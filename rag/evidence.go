@@ -658,6 +658,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds func(phrase string) bool) *Evidence {
 	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg}
 	groupHeld, treatmentHeld := false, false
+	subjectAsked, subjectHeld := false, false
 	matched := map[string][]string{}
 	if sig != nil {
 		for _, m := range sig.Matched {
@@ -718,6 +719,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				}
 			}
 		}
+		subjectAsked = subjectAsked || (c.culture && c.own)
 		if credit == 0 {
 			ev.Missing = append(ev.Missing, c.label)
 			if !c.unknown {
@@ -727,6 +729,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		}
 		got += credit * c.weight
 		treatmentHeld = treatmentHeld || c.treatment
+		subjectHeld = subjectHeld || c.culture
 		ownCovered = ownCovered || c.own
 		ev.Covered = append(ev.Covered, c.label)
 		for _, f := range where {
@@ -778,7 +781,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	}
 	ev.Relevance = 1 - (1-ev.Lexical)*(1-ev.Vector)
 	// Caps below the threshold: a culture+treatment pair asked and not
-	// held; a follow-up hit that holds none of the message's own words,
+	// held; a catalog item lacking the subject asked; a follow-up hit that holds none of the message's own words,
 	// only the earlier turn's ("e como faço pra devolver um produto?"
 	// after a grape question is not about grapes); a question none of
 	// whose words any record holds ("vocês vendem Roundup?"), where only
@@ -787,7 +790,11 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// A word the record holds is not unknown, whatever a stale vocabulary
 	// says (an item added after the vocabulary was built).
 	unknownOnly := len(eq.concepts) > 0 && !known && len(ev.Covered) == 0
-	if missingPair || contextOnly || unknownOnly {
+	// A catalog item for other crops than the one asked ("semente de
+	// girassol": a braquiária seed) is no answer, whatever else it holds;
+	// a FAQ or a document may answer for every crop.
+	missingSubject := titleField == lexical.FieldName && subjectAsked && !subjectHeld
+	if missingPair || contextOnly || unknownOnly || missingSubject {
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
 	}
 	ev.Relevance = math.Round(ev.Relevance*1e6) / 1e6

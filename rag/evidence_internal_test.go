@@ -341,3 +341,29 @@ func TestRecordNames(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceMissingSubject checks that a catalog item lacking the crop
+// asked is not relevant through its vector alone, while a FAQ may be.
+func TestEvidenceMissingSubject(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	eq := &evidenceQuery{
+		concepts: []queryConcept{
+			{label: "semente", direct: []string{"semente"}, weight: 1, raw: 1, own: true},
+			{label: "girassol", direct: []string{"girassol"}, culture: true, weight: 1, raw: 1, own: true, unknown: true},
+		},
+		maxRaw: 1,
+		bg:     &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
+	}
+	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "semente", Fields: []string{"name"}}}}
+	close := &VectorEvidence{Similarity: 0.25} // z = 5: vector evidence 0.93
+	if ev := eq.evidenceFor(sig, close, lexical.FieldName, &o); ev.Relevant {
+		t.Errorf("catalog item without the crop: %+v, want not relevant", ev)
+	}
+	if ev := eq.evidenceFor(sig, close, fields.Question, &o); !ev.Relevant {
+		t.Errorf("FAQ without the crop: %+v, want relevant through the vector", ev)
+	}
+	withCrop := &lexical.Signals{Matched: append(sig.Matched, lexical.TermMatch{Term: "girassol", Fields: []string{"tags"}})}
+	if ev := eq.evidenceFor(withCrop, close, lexical.FieldName, &o); !ev.Relevant {
+		t.Errorf("catalog item with the crop: %+v, want relevant", ev)
+	}
+}
