@@ -12,7 +12,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
-	"github.com/hybridrag/hybridrag/rag/fields"
+	"github.com/hybridrag/hybridrag/rag/internal/fieldname"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/scoring"
@@ -734,7 +734,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		ev.Covered = append(ev.Covered, c.label)
 		for _, f := range where {
 			seen[f] = true
-			if f != fields.Files {
+			if f != fieldname.Files {
 				filesOnly = false
 			}
 		}
@@ -992,9 +992,9 @@ func documentSections(d *storage.Document) []lexical.NormalizedFields {
 	out := make([]lexical.NormalizedFields, len(secs))
 	for i, sec := range secs {
 		out[i] = lexical.NormalizeRecord(lexical.Fields{
-			{Name: fields.Title, Text: d.Title},
-			{Name: fields.Source, Text: d.Source},
-			{Name: fields.Content, Text: strings.Join(sec.Path, " ") + "\n" + sec.Text},
+			{Name: fieldname.Title, Text: d.Title},
+			{Name: fieldname.Source, Text: d.Source},
+			{Name: fieldname.Content, Text: strings.Join(sec.Path, " ") + "\n" + sec.Text},
 		})
 	}
 	return out
@@ -1103,7 +1103,7 @@ func recordNames(rec lexical.Record, phrase string) bool {
 	}
 	for i := range rec.NumFields() {
 		f := rec.Field(i)
-		if f.Name == fields.Files {
+		if f.Name == fieldname.Files {
 			continue
 		}
 		text := lexical.Normalize(f.Text)

@@ -8,7 +8,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/lexical/snowball"
-	"github.com/hybridrag/hybridrag/rag/fields"
+	"github.com/hybridrag/hybridrag/rag/internal/fieldname"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -284,7 +284,7 @@ func TestEvidenceNamedOnlyByItemName(t *testing.T) {
 	sig := func(field string) *lexical.Signals {
 		return &lexical.Signals{Matched: []lexical.TermMatch{{Term: "periodo", Fields: []string{field}}}}
 	}
-	if ev := eq.evidenceFor(sig(fields.Question), nil, fields.Question, &o); ev.Named || ev.Relevant {
+	if ev := eq.evidenceFor(sig(fieldname.Question), nil, fieldname.Question, &o); ev.Named || ev.Relevant {
 		t.Errorf("FAQ question holding the rare word: %+v, want neither named nor relevant", ev)
 	}
 	if ev := eq.evidenceFor(sig(lexical.FieldName), nil, lexical.FieldName, &o); !ev.Named || !ev.Relevant {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag/fields"
+	"github.com/hybridrag/hybridrag/rag/internal/fieldname"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -73,7 +74,7 @@ var (
 		fields:     func(f *storage.FAQ) lexical.Record { return faqRecord{f} },
 		title:      func(f *storage.FAQ) string { return f.Question },
 		text:       func(f *storage.FAQ) string { return f.Answer },
-		titleField: fields.Question,
+		titleField: fieldname.Question,
 		options:    func(o *SearcherOptions) *KindOptions { return &o.Kinds.FAQs },
 		scorer:     func() *lexical.Scorer { return lexical.NewScorer(withQuestionSynonyms(fields.FAQScorer())) },
 	}
@@ -88,7 +89,7 @@ var (
 		fields:     func(d *storage.Document) lexical.Record { return docRecord{d} },
 		title:      func(d *storage.Document) string { return d.Title },
 		text:       func(d *storage.Document) string { return d.Content },
-		titleField: fields.Title,
+		titleField: fieldname.Title,
 		options:    func(o *SearcherOptions) *KindOptions { return &o.Kinds.Documents },
 		scorer:     func() *lexical.Scorer { return lexical.NewScorer(withQuestionSynonyms(fields.DocumentScorer())) },
 	}
@@ -185,7 +186,7 @@ func (r itemRecord) Field(i int) lexical.Field {
 	}
 	i -= len(r.it.Tags)
 	if i < len(r.it.Files) {
-		return lexical.Field{Name: fields.Files, Text: r.it.Files[i].Text}
+		return lexical.Field{Name: fieldname.Files, Text: r.it.Files[i].Text}
 	}
 	return lexical.Field{}
 }
@@ -196,14 +197,14 @@ func (r faqRecord) NumFields() int { return 3 + len(r.f.Keywords) }
 func (r faqRecord) Field(i int) lexical.Field {
 	switch i {
 	case 0:
-		return lexical.Field{Name: fields.Question, Text: r.f.Question}
+		return lexical.Field{Name: fieldname.Question, Text: r.f.Question}
 	case 1:
-		return lexical.Field{Name: fields.Answer, Text: r.f.Answer}
+		return lexical.Field{Name: fieldname.Answer, Text: r.f.Answer}
 	case 2:
 		return lexical.Field{Name: lexical.FieldCategory, Text: r.f.Category}
 	}
 	if i -= 3; i < len(r.f.Keywords) {
-		return lexical.Field{Name: fields.Keywords, Text: r.f.Keywords[i]}
+		return lexical.Field{Name: fieldname.Keywords, Text: r.f.Keywords[i]}
 	}
 	return lexical.Field{}
 }
@@ -214,11 +215,11 @@ func (r docRecord) NumFields() int { return 3 }
 func (r docRecord) Field(i int) lexical.Field {
 	switch i {
 	case 0:
-		return lexical.Field{Name: fields.Title, Text: r.d.Title}
+		return lexical.Field{Name: fieldname.Title, Text: r.d.Title}
 	case 1:
-		return lexical.Field{Name: fields.Source, Text: r.d.Source}
+		return lexical.Field{Name: fieldname.Source, Text: r.d.Source}
 	case 2:
-		return lexical.Field{Name: fields.Content, Text: r.d.Content}
+		return lexical.Field{Name: fieldname.Content, Text: r.d.Content}
 	}
 	return lexical.Field{}
 }

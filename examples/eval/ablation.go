@@ -43,7 +43,7 @@ func (a *ablation) register(fs *flag.FlagSet) {
 	fs.Float64Var(&a.proximity, "proximity", -1, "BM25 token-pair `weight` of the default FAQ and document scorers (default rag's)")
 	fs.BoolVar(&a.catBM25, "catalog-bm25", false, "BM25F term weighting in the catalog scorer too (not the default: flat on the AGROFIT tune half)")
 	fs.Float64Var(&a.exact, "exact", -1, "BM25 exact-word `weight` of the default FAQ and document scorers (lexical.BM25.Exact; default rag's)")
-	fs.Float64Var(&a.fileWeight, "file-weight", -1, "lexicalScore `weight` of catalog items' attached file text (default fields.DefaultFileWeight; 0 leaves files out, as the seeds did)")
+	fs.Float64Var(&a.fileWeight, "file-weight", -1, "lexicalScore `weight` of catalog items' attached file text (default fields.CatalogScorer's, 3; 0 leaves files out, as the seeds did)")
 	fs.IntVar(&a.maxTokens, "max-tokens", 0, "query token `cap` of the default scorers (default: 8 for the catalog, rag.DefaultQuestionMaxTokens for FAQs and documents)")
 	fs.StringVar(&a.synonyms, "synonyms", "", "domain synonym table `file` (JSON, lexical.LoadSynonyms format) merged over the default pt-BR table")
 	fs.IntVar(&a.minDF, "min-df", 0, "least `records` a correction must appear in (default rag's 2)")
@@ -80,7 +80,7 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.exact >= 0 || a.catBM25 || a.fileWeight >= 0 || a.syn != nil {
 		catalog := fields.CatalogScorer()
 		if a.fileWeight >= 0 {
-			catalog.Fields = fields.Catalog(a.fileWeight)
+			catalog.Fields = withFileWeight(catalog.Fields, a.fileWeight)
 		}
 		if a.catBM25 {
 			catalog.BM25 = &lexical.BM25{}
@@ -90,6 +90,22 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 		o.Kinds.Documents.Scorer = lexical.NewScorer(a.adjust(fields.DocumentScorer()))
 	}
 	return o
+}
+
+// withFileWeight returns the catalog fields with the attached file text
+// ("files") weighing w, or left out when w is 0.
+func withFileWeight(fs []lexical.FieldSpec, w float64) []lexical.FieldSpec {
+	out := make([]lexical.FieldSpec, 0, len(fs))
+	for _, f := range fs {
+		if f.Name == "files" {
+			if w == 0 {
+				continue
+			}
+			f.Weight = w
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // adjust applies the scorer switches to one kind's default options.

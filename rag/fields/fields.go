@@ -1,14 +1,26 @@
-// Package fields holds the lexical schema of each record kind the rag
-// Searcher scores: the field names and weights of catalog items, FAQs and
-// documents, and the default lexical.ScorerOptions built on them.
+// Package fields holds the default lexical.ScorerOptions of each record
+// kind the rag Searcher scores, with the field names and weights of
+// catalog items, FAQs and documents. Each function returns new slices, so
+// a caller can change a weight (or drop a field) and pass
+// lexical.NewScorer(o) as rag's KindOptions.Scorer.
+//
+// The fields the Searcher builds from each record, with their default
+// weights:
+//
+//	catalog item  lexical.ProductFields() (name, category, manufacturer,
+//	              tags, description), and "files" (attached file text) 3
+//	FAQ           "question" 3.5, "keywords" 4 (tags), "category" 2,
+//	              "answer" 2.5
+//	document      "title" 3.5, "source" 1.5, "content" 2.5
 package fields
 
 import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/snowball"
+	"github.com/hybridrag/hybridrag/rag/internal/fieldname"
 )
 
-// DefaultFileWeight is the lexicalScore weight of a catalog item's
+// fileWeight is the lexicalScore weight of a catalog item's
 // attached file text in the default catalog scorer: real catalogs keep
 // pests, targets and doses there, not in the item's own fields. 3 sits
 // below the name's 3.5 and the tags' 4 and above the manufacturer's 1.5;
@@ -16,7 +28,7 @@ import (
 // a plateau: at 1, pest × crop queries lost to items naming the pest's
 // words as crops in their tags ("capim-gengibre" vs the crop "gengibre").
 // The held-out figures are in BENCHMARKS.md ("Tuning, before and after").
-const DefaultFileWeight = 3.0
+const fileWeight = 3.0
 
 // questionMaxTokens is the token cap of the default FAQ and
 // document scorers: questions are longer than catalog queries, whose cap
@@ -37,10 +49,10 @@ const exactWeight = 1.0
 // CatalogScorer returns the options of the default catalog Scorer:
 // field-weighted presence scoring (substring matching, no stemming, 8
 // tokens, the default synonyms and bonuses) over
-// Catalog(DefaultFileWeight). Each call returns new slices, so the result
-// can be changed freely.
+// the catalog fields, attached files weighing fileWeight (3). Each call
+// returns new slices, so the result can be changed freely.
 func CatalogScorer() lexical.ScorerOptions {
-	return lexical.ScorerOptions{Fields: Catalog(DefaultFileWeight)}
+	return lexical.ScorerOptions{Fields: catalogFields()}
 }
 
 // FAQScorer returns the options of the default FAQ Scorer:
@@ -53,14 +65,14 @@ func CatalogScorer() lexical.ScorerOptions {
 // question, and questions rarely use the FAQ's own inflections
 // ("declarar" for "declaração").
 func FAQScorer() lexical.ScorerOptions {
-	return questionScorerOptions(FAQ())
+	return questionScorerOptions(faqFields())
 }
 
 // DocumentScorer returns the options of the default document
-// Scorer: Document with the FAQ scorer's BM25F, stemming and token
-// cap.
+// Scorer: the document fields with the FAQ scorer's BM25F, stemming and
+// token cap.
 func DocumentScorer() lexical.ScorerOptions {
-	return questionScorerOptions(Document())
+	return questionScorerOptions(documentFields())
 }
 
 func questionScorerOptions(fields []lexical.FieldSpec) lexical.ScorerOptions {
@@ -75,43 +87,27 @@ func questionScorerOptions(fields []lexical.FieldSpec) lexical.ScorerOptions {
 	}
 }
 
-// Field names used by the Searcher's default scorers beyond the agronomy
-// ones of package lexical.
-const (
-	Files    = "files"
-	Question = "question"
-	Answer   = "answer"
-	Keywords = "keywords"
-	Title    = "title"
-	Content  = "content"
-	Source   = "source"
-)
-
-// Catalog returns the catalog field weights of lexical.ProductFields plus
-// the attached file text at fileWeight (0 leaves files out).
-func Catalog(fileWeight float64) []lexical.FieldSpec {
-	f := lexical.ProductFields()
-	if fileWeight > 0 {
-		f = append(f, lexical.FieldSpec{Name: Files, Weight: fileWeight})
-	}
-	return f
+// catalogFields returns the catalog field weights of
+// lexical.ProductFields plus the attached file text at fileWeight.
+func catalogFields() []lexical.FieldSpec {
+	return append(lexical.ProductFields(), lexical.FieldSpec{Name: fieldname.Files, Weight: fileWeight})
 }
 
-// FAQ returns the default FAQ field weights.
-func FAQ() []lexical.FieldSpec {
+// faqFields returns the default FAQ field weights.
+func faqFields() []lexical.FieldSpec {
 	return []lexical.FieldSpec{
-		{Name: Question, Weight: 3.5},
-		{Name: Keywords, Weight: 4, Tags: true},
+		{Name: fieldname.Question, Weight: 3.5},
+		{Name: fieldname.Keywords, Weight: 4, Tags: true},
 		{Name: lexical.FieldCategory, Weight: 2},
-		{Name: Answer, Weight: 2.5},
+		{Name: fieldname.Answer, Weight: 2.5},
 	}
 }
 
-// Document returns the default document field weights.
-func Document() []lexical.FieldSpec {
+// documentFields returns the default document field weights.
+func documentFields() []lexical.FieldSpec {
 	return []lexical.FieldSpec{
-		{Name: Title, Weight: 3.5},
-		{Name: Source, Weight: 1.5},
-		{Name: Content, Weight: 2.5},
+		{Name: fieldname.Title, Weight: 3.5},
+		{Name: fieldname.Source, Weight: 1.5},
+		{Name: fieldname.Content, Weight: 2.5},
 	}
 }
