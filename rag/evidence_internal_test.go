@@ -359,7 +359,7 @@ func TestEvidenceMissingSubject(t *testing.T) {
 	if ev := eq.evidenceFor(sig, close, lexical.FieldName, &o); ev.Relevant {
 		t.Errorf("catalog item without the crop: %+v, want not relevant", ev)
 	}
-	if ev := eq.evidenceFor(sig, close, fields.Question, &o); !ev.Relevant {
+	if ev := eq.evidenceFor(sig, close, fieldname.Question, &o); !ev.Relevant {
 		t.Errorf("FAQ without the crop: %+v, want relevant through the vector", ev)
 	}
 	withCrop := &lexical.Signals{Matched: append(sig.Matched, lexical.TermMatch{Term: "girassol", Fields: []string{"tags"}})}
