@@ -235,7 +235,7 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 		if errors.Is(err, errStaleWords) {
 			// Cached lookups older than the tenant's last write: look the
 			// terms up again and rank afresh.
-			s.db.words.drop(s.tenant, kind)
+			s.db.words.drop(s.tenant, kind, terms)
 			check = nil
 			if err := lookup(); err != nil {
 				return err

@@ -4,36 +4,41 @@ import (
 	"errors"
 	"sync"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/hybridrag/hybridrag/storage"
 )
 
 // wordCache keeps what lookupTerms found for each tenant, kind and term,
 // so that a search whose terms were all looked up before skips that round
-// trip (about a third of the lexical leg at AGROFIT's size). An entry is
-// only as good as the dictionary it was read from: each tenant's entries
-// carry the tenant's change marker (versionMark) read in the lookup's own
-// statement, and a search using them reads the marker again in the batch
-// of its first statement (versionCheck), dropping that statement's result
-// and looking the terms up afresh when it moved. Every write that can add
-// a dictionary word (a record's search text, through the word index
-// triggers, or EndBulkLoad's rebuild) moves the marker in the transaction
-// that adds it, so a matching marker means the cached words are the
-// dictionary's, as of the check: the same guarantee as a lookup statement
-// run just before the ranking ones (they never shared a snapshot).
+// trip (a third to a half of the lexical leg at AGROFIT's size). An entry
+// is only as good as the dictionary it was read from: it carries the
+// tenant's change marker (versionMark) read in the lookup's own
+// statement, and a search using cached entries reads the marker again in
+// the batch of its first statement, before it, dropping that statement's
+// result and looking the terms up afresh when the marker moved. Every
+// write that can add a dictionary word moves the marker when it commits
+// (Apply adds a record's words just before the record's own transaction,
+// whose triggers move it; EndBulkLoad's rebuild moves it itself), so a
+// matching marker means the cached words are the dictionary's as of the
+// check: the guarantee a lookup statement run just before the ranking
+// ones gives (they never shared a snapshot). The entries of all tenants
+// and kinds share one LRU of maxCachedTerms.
 type wordCache struct {
-	mu sync.Mutex
-	m  map[wordCacheKey]*tenantWords
+	once sync.Once
+	lru  *lru.Cache[wordCacheKey, cachedTerm]
 }
 
 type wordCacheKey struct {
 	tenant string
 	kind   storage.OwnerKind
+	term   string
 }
 
-// tenantWords is one tenant and kind's cached lookups, all read at mark.
-type tenantWords struct {
-	mark  versionMark
-	terms map[string]lexTerm
+// cachedTerm is one term's lookup and the mark it was read at.
+type cachedTerm struct {
+	mark versionMark
+	lt   lexTerm
 }
 
 // versionMark identifies one committed state of a tenant's records: the
@@ -44,9 +49,9 @@ type versionMark struct {
 	version, xmin int64
 }
 
-// maxCachedTerms bounds each tenant and kind's cached terms; past it the
-// cache of that tenant and kind starts over.
-const maxCachedTerms = 4096
+// maxCachedTerms bounds the cached terms of all tenants and kinds of a
+// DB; the least recently used go first.
+const maxCachedTerms = 16384
 
 // versionMarkSQL selects the tenant's ($1) versionMark, (0, 0) for a
 // tenant never written.
@@ -59,47 +64,42 @@ func versionMarkSQL(versions string) string {
 // again.
 var errStaleWords = errors.New("postgres: cached word lookups are stale")
 
+func (c *wordCache) cache() *lru.Cache[wordCacheKey, cachedTerm] {
+	c.once.Do(func() {
+		// Only a size below 1 fails.
+		c.lru, _ = lru.New[wordCacheKey, cachedTerm](maxCachedTerms)
+	})
+	return c.lru
+}
+
 // get returns the cached lookups of every term and the mark they were
-// read at; ok is false unless every term is cached.
+// read at; ok is false unless every term is cached, all at one mark.
 func (c *wordCache) get(tenant string, kind storage.OwnerKind, terms []string) ([]lexTerm, versionMark, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	tw := c.m[wordCacheKey{tenant, kind}]
-	if tw == nil {
-		return nil, versionMark{}, false
-	}
+	cache := c.cache()
 	lts := make([]lexTerm, len(terms))
+	var mark versionMark
 	for i, t := range terms {
-		lt, ok := tw.terms[t]
-		if !ok {
+		ct, ok := cache.Get(wordCacheKey{tenant, kind, t})
+		if !ok || (i > 0 && ct.mark != mark) {
 			return nil, versionMark{}, false
 		}
-		lts[i] = lt
+		lts[i], mark = ct.lt, ct.mark
 	}
-	return lts, tw.mark, true
+	return lts, mark, true
 }
 
-// put caches lts, looked up at mark; entries read at another mark go.
+// put caches lts, looked up at mark.
 func (c *wordCache) put(tenant string, kind storage.OwnerKind, mark versionMark, lts []lexTerm) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[wordCacheKey]*tenantWords)
-	}
-	key := wordCacheKey{tenant, kind}
-	tw := c.m[key]
-	if tw == nil || tw.mark != mark || len(tw.terms)+len(lts) > maxCachedTerms {
-		tw = &tenantWords{mark: mark, terms: make(map[string]lexTerm, len(lts))}
-		c.m[key] = tw
-	}
+	cache := c.cache()
 	for _, lt := range lts {
-		tw.terms[lt.text] = lt
+		cache.Add(wordCacheKey{tenant, kind, lt.text}, cachedTerm{mark, lt})
 	}
 }
 
-// drop forgets a tenant and kind's cached lookups.
-func (c *wordCache) drop(tenant string, kind storage.OwnerKind) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, wordCacheKey{tenant, kind})
+// drop forgets the cached lookups of a tenant and kind's terms.
+func (c *wordCache) drop(tenant string, kind storage.OwnerKind, terms []string) {
+	cache := c.cache()
+	for _, t := range terms {
+		cache.Remove(wordCacheKey{tenant, kind, t})
+	}
 }
