@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
@@ -647,15 +648,17 @@ func spans(words []string, t string) bool {
 // evidenceFor judges one hit from its lexical signals and vector
 // similarity.
 func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions) *Evidence {
-	return eq.recordEvidence(sig, vec, titleField, o, nil)
+	return eq.recordEvidence(sig, vec, titleField, o, nil, nil)
 }
 
 // recordEvidence is evidenceFor with holds, which reports whether the
 // record names a group phrase (nil: no group is looked for): a record
 // naming a group of the culture asked ("Hortaliças" for "repolho") holds
 // the culture with IndirectCredit, and with the treatment asked, the
-// pair.
-func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds func(phrase string) bool) *Evidence {
+// pair; and inside, which reports whether a matched query term sits only
+// inside longer words of the record (nil: never): no credit, as "rato"
+// inside "respiratória" names no rat.
+func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds func(phrase string) bool, inside func(term string) bool) *Evidence {
 	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg}
 	groupHeld, treatmentHeld := false, false
 	subjectAsked, subjectHeld := false, false
@@ -683,6 +686,11 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				credit = 1
 				if c.corrected {
 					credit = o.IndirectCredit
+				}
+				if inside != nil && inside(t) {
+					// Only inside a longer word ("rato" in
+					// "respiratória"): no match.
+					credit = 0
 				}
 				where = append(where, f...)
 			}
@@ -941,12 +949,17 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 			_, sg := pq.Score(ops.record(&h.Record))
 			sig = &sg
 		}
-		var holds func(string) bool
-		if eq.groups {
+		var holds, inside func(string) bool
+		// The catalog scorer matches substrings (FAQ and document scorers
+		// match word starts only), so a catalog term may sit inside a word.
+		if substrings := ops.titleField == lexical.FieldName; eq.groups || substrings {
 			rec := ops.record(&h.Record)
 			holds = func(phrase string) bool { return recordNames(rec, phrase) }
+			if substrings {
+				inside = func(term string) bool { return !startsWord(rec, term) }
+			}
 		}
-		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds)
+		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside)
 		// A section holds less than its document, so when the whole
 		// document is not relevant no section is.
 		if d, ok := any(&h.Record).(*storage.Document); ok && h.Evidence.Relevant {
@@ -1122,6 +1135,33 @@ func recordNames(rec lexical.Record, phrase string) bool {
 			if ok {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// startsWord reports whether some field of rec holds term at the start
+// of a word (not only inside one: "rato" in "respiratória").
+func startsWord(rec lexical.Record, term string) bool {
+	if term == "" {
+		return false
+	}
+	for i := range rec.NumFields() {
+		text := lexical.Normalize(rec.Field(i).Text)
+		for off := 0; ; {
+			j := strings.Index(text[off:], term)
+			if j < 0 {
+				break
+			}
+			at := off + j
+			if at == 0 {
+				return true
+			}
+			r, _ := utf8.DecodeLastRuneInString(text[:at])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return true
+			}
+			off = at + 1
 		}
 	}
 	return false

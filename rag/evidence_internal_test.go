@@ -311,18 +311,18 @@ func TestEvidenceCropGroup(t *testing.T) {
 			Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Registrado para repolho? Não: para hortaliças."}}}}
 		return func(p string) bool { return recordNames(rec, p) }
 	}
-	ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Soja", "Hortaliças"))
+	ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Soja", "Hortaliças"), nil)
 	// Coverage (1 + 0.5)/2 = 0.75; with the pair held and nothing known
 	// missing, lexical evidence is at least the threshold.
 	if !ev.Relevant || !ev.Pair || math.Abs(ev.Coverage-0.75) > 1e-9 || !slices.Contains(ev.Covered, "repolho") {
 		t.Errorf("tagged Hortaliças: %+v, want relevant, pair, coverage 0.75", ev)
 	}
-	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Todas as culturas")); !ev.Relevant || !ev.Pair {
+	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Todas as culturas"), nil); !ev.Relevant || !ev.Pair {
 		t.Errorf("tagged Todas as culturas: %+v, want relevant with the pair", ev)
 	}
 	// The group named only in an attached file, or not at all: no pair.
 	for _, tags := range [][]string{{"Soja"}, nil} {
-		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item(tags...)); ev.Relevant || ev.Pair || ev.Reason != ReasonMissingPair {
+		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item(tags...), nil); ev.Relevant || ev.Pair || ev.Reason != ReasonMissingPair {
 			t.Errorf("tags %q: %+v, want the pair missing", tags, ev)
 		}
 	}
@@ -365,5 +365,25 @@ func TestEvidenceMissingSubject(t *testing.T) {
 	withCrop := &lexical.Signals{Matched: append(sig.Matched, lexical.TermMatch{Term: "girassol", Fields: []string{"tags"}})}
 	if ev := eq.evidenceFor(withCrop, close, lexical.FieldName, &o); !ev.Relevant {
 		t.Errorf("catalog item with the crop: %+v, want relevant", ev)
+	}
+}
+
+// TestEvidenceInsideWord checks that a catalog term found only inside a
+// longer word ("rato" in "respiratória") earns no credit.
+func TestEvidenceInsideWord(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	eq := &evidenceQuery{concepts: []queryConcept{{label: "rato", direct: []string{"rato"}, weight: 1, raw: 1, own: true}}, maxRaw: 1}
+	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "rato", Fields: []string{"files"}}}}
+	rec := func(text string) func(string) bool {
+		r := itemRecord{&storage.CatalogItem{Name: "Produto", Files: []storage.CatalogFile{{Name: "bula.txt", Text: text}}}}
+		return func(term string) bool { return !startsWord(r, term) }
+	}
+	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, nil, rec("Proteção respiratória.")); ev.Relevant || ev.Coverage != 0 {
+		t.Errorf("inside a word: %+v, want no credit", ev)
+	}
+	for _, text := range []string{"Contra ratos e camundongos.", "Rato-do-campo", "isca (rato)"} {
+		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, nil, rec(text)); !ev.Relevant || ev.Coverage != 1 {
+			t.Errorf("%q: %+v, want full credit", text, ev)
+		}
 	}
 }
