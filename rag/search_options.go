@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/merge"
@@ -279,10 +280,10 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 	v.CandidateMultiplier = max(v.CandidateMultiplier, 0)
 	v.CandidateMax = max(v.CandidateMax, 0)
 	if v.ChunksPerOwner < 1 {
-		v.ChunksPerOwner = vector.DefaultChunksPerOwner
+		v.ChunksPerOwner = chunkagg.DefaultChunksPerOwner
 	}
 	if v.SnippetMaxChars < 1 {
-		v.SnippetMaxChars = vector.DefaultSnippetMaxChars
+		v.SnippetMaxChars = chunkagg.DefaultSnippetMaxChars
 	}
 	if v.EmbedTimeout <= 0 {
 		v.EmbedTimeout = defaultEmbedTimeout

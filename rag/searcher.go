@@ -15,6 +15,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
+	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
@@ -196,7 +197,7 @@ type settings struct {
 	fusion                    merge.Method
 	weights                   scoring.Weights
 	threshold                 float64
-	agg                       vector.AggregateOptions
+	agg                       chunkagg.Options
 	rerank                    bool
 	// chunkFilters are the query's chunk filters, grouped by key, values
 	// normalized.
@@ -256,7 +257,7 @@ func (s *Searcher) resolve(q *Query, ops fusionDefaults) (settings, error) {
 	if math.IsNaN(st.threshold) {
 		return st, fmt.Errorf("%w: vector threshold is NaN", ErrInvalidQuery)
 	}
-	st.agg = vector.AggregateOptions{
+	st.agg = chunkagg.Options{
 		Mode:            s.opts.Vector.Aggregate,
 		ChunksPerOwner:  s.opts.Vector.ChunksPerOwner,
 		SnippetMaxChars: s.opts.Vector.SnippetMaxChars,
@@ -298,7 +299,7 @@ type lexScore struct {
 // vecLeg is the vector leg's outcome.
 type vecLeg struct {
 	query     []float32
-	owners    []vector.OwnerHit
+	owners    []chunkagg.OwnerHit
 	chunks    map[string][]storage.Chunk // by owner ID
 	reason    FallbackReason
 	err       error
@@ -551,13 +552,13 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 	}
 	v.used = true
 	v.query = vec // valid: the store accepted it
-	cm := make([]vector.ScoredChunk, len(matches))
+	cm := make([]chunkagg.ScoredChunk, len(matches))
 	v.chunks = make(map[string][]storage.Chunk, len(matches))
 	for i, m := range matches {
 		v.chunks[m.Chunk.Owner.ID] = append(v.chunks[m.Chunk.Owner.ID], m.Chunk)
-		cm[i] = vector.ScoredChunk{OwnerID: m.Chunk.Owner.ID, Content: m.Chunk.Content, Distance: m.Distance, Seq: m.Chunk.Seq}
+		cm[i] = chunkagg.ScoredChunk{OwnerID: m.Chunk.Owner.ID, Content: m.Chunk.Content, Distance: m.Distance, Seq: m.Chunk.Seq}
 	}
-	v.owners = vector.Aggregate(cm, st.agg)
+	v.owners = chunkagg.Aggregate(cm, st.agg)
 	return v
 }
 
@@ -633,7 +634,7 @@ func (s *Searcher) embedQuery(ctx context.Context, kind storage.OwnerKind, text 
 
 // fuse merges the legs into hits, best first. lexScores are the lexical
 // candidates' scores in enhanced mode.
-func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCands []storage.LexicalCandidate[T], lexScores []lexScore, owners []vector.OwnerHit, chunks map[string][]storage.Chunk, records map[string]*T) []Hit[T] {
+func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCands []storage.LexicalCandidate[T], lexScores []lexScore, owners []chunkagg.OwnerHit, chunks map[string][]storage.Chunk, records map[string]*T) []Hit[T] {
 	enhanced := st.fusion != merge.MethodSimple
 
 	// Lexical list: the store's order in simple mode, lexicalScore order

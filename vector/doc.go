@@ -1,7 +1,7 @@
 // Package vector holds embeddings as data: the Embedder interface and the
 // wrappers that check and retry it, vector arithmetic, the row-scoring
-// kernels of an exact scan, chunk-to-owner aggregation and a deterministic
-// offline hash embedder.
+// kernels of an exact scan, the chunk-to-owner aggregation modes and a
+// deterministic offline hash embedder.
 //
 // # Embedders
 //
@@ -45,8 +45,8 @@
 // elsewhere or when built with the purego tag. A row's score is bitwise
 // the same through both, whatever rows are scored with it.
 //
-// [Aggregate] turns chunk matches into one hit per owner (mode max, sum or
-// top-k mean), keeping the best chunks as evidence and as a snippet.
+// [AggregateMode] names how rag's Searcher turns the chunk matches of an
+// owner into the owner's score (max, sum or top-k mean).
 //
 // # Errors
 //
