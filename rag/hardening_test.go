@@ -7,22 +7,8 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
-	"github.com/hybridrag/hybridrag/storage"
 )
-
-// A nil splitter means the default one, not a panic (issue 16).
-func TestChunksWithNilSplitter(t *testing.T) {
-	it := storage.CatalogItem{ID: "a", Name: "Fungiprot", Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Dose: 400 mL/ha."}}}
-	if got := ingest.ItemChunks(&it, nil); len(got) != 2 {
-		t.Errorf("ItemChunks(nil splitter) = %d chunks, want 2", len(got))
-	}
-	f := storage.FAQ{ID: "f", Question: "Prazo?", Answer: "5 dias."}
-	if got := ingest.FAQChunks(&f, nil); len(got) != 2 {
-		t.Errorf("FAQChunks(nil splitter) = %d chunks, want 2", len(got))
-	}
-}
 
 // A message or query of NUL and control bytes only is empty (issue 16).
 func TestControlOnlyTextIsEmpty(t *testing.T) {

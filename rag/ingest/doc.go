@@ -24,15 +24,13 @@
 // for pt-BR statutes (artigo, parágrafo, inciso, alínea, the act's type,
 // marca_* markers for STF citations, crimes, exam questions…). An extractor that is also a [Sectioner]
 // gives documents sections before they are chunked (legal cuts a statute
-// at its articles). [SectionDocument] and [ExtractDocument] run
-// extractors for callers that chunk documents themselves.
+// at its articles).
 //
 // [LoadDir] reads the Sources of a directory laid out like the
 // repository's testdata (catalog.jsonl, faqs.jsonl, documents.jsonl,
 // documents/) with the loaders of package rag/load.
 //
-// [ItemChunks], [FAQChunks] and [DocumentChunks] are the chunking rules on
-// their own, for callers that store chunks themselves. Documents come from
+// Documents come from
 // package [github.com/hybridrag/hybridrag/rag/load], which also keeps the
 // sections the structural splitter needs; the splitters are those of
 // [github.com/hybridrag/hybridrag/rag/chunk] ([IndexerOptions] can replace

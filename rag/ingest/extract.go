@@ -59,10 +59,9 @@ type Sectioner interface {
 	DocumentSections(ctx context.Context, d *load.ParsedDocument) ([]chunk.Section, error)
 }
 
-// SectionDocument sets d.Sections from the extractors that are Sectioners,
-// as the Indexer does before chunking, for callers that chunk documents
-// themselves with DocumentChunks (then ExtractDocument).
-func SectionDocument(ctx context.Context, extractors []Extractor, d *load.ParsedDocument) error {
+// sectionDocument sets d.Sections from the extractors that are Sectioners,
+// as the Indexer does before chunking.
+func sectionDocument(ctx context.Context, extractors []Extractor, d *load.ParsedDocument) error {
 	for _, e := range extractors {
 		s, ok := e.(Sectioner)
 		if !ok {
@@ -79,11 +78,10 @@ func SectionDocument(ctx context.Context, extractors []Extractor, d *load.Parsed
 	return nil
 }
 
-// ExtractDocument runs extractors over a document and its chunks as the
-// Indexer does, for callers that chunk and store documents themselves
-// (see DocumentChunks): doc.Metadata and each chunk's Metadata are
-// cloned first, so the maps the caller passed in are not modified.
-func ExtractDocument(ctx context.Context, extractors []Extractor, doc *storage.Document, chunks []storage.Chunk) error {
+// extractDocument runs extractors over a document and its chunks:
+// doc.Metadata and each chunk's Metadata are cloned first, so the maps the
+// caller passed in are not modified.
+func extractDocument(ctx context.Context, extractors []Extractor, doc *storage.Document, chunks []storage.Chunk) error {
 	if len(extractors) == 0 {
 		return nil
 	}

@@ -245,10 +245,10 @@ var defaultSplitter = func() *chunk.Recursive {
 	return r
 }()
 
-// ItemChunks returns the chunks of an item, without embeddings: one item
+// itemChunks returns the chunks of an item, without embeddings: one item
 // chunk, then each file's text split by splitter (nil: the default
 // recursive splitter, 1000 runes with 200 of overlap).
-func ItemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Chunk {
+func itemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Chunk {
 	if splitter == nil {
 		splitter = defaultSplitter
 	}
@@ -267,10 +267,10 @@ func ItemChunks(it *storage.CatalogItem, splitter *chunk.Recursive) []storage.Ch
 	return out
 }
 
-// FAQChunks returns the chunks of a FAQ: the question alone (paraphrased
+// faqChunks returns the chunks of a FAQ: the question alone (paraphrased
 // questions match it best), then question and answer split by splitter
 // (nil: the default recursive splitter).
-func FAQChunks(f *storage.FAQ, splitter *chunk.Recursive) []storage.Chunk {
+func faqChunks(f *storage.FAQ, splitter *chunk.Recursive) []storage.Chunk {
 	if splitter == nil {
 		splitter = defaultSplitter
 	}
@@ -285,10 +285,10 @@ func FAQChunks(f *storage.FAQ, splitter *chunk.Recursive) []storage.Chunk {
 	return out
 }
 
-// DocumentChunks returns the chunks of a document: the structural splitter
+// documentChunks returns the chunks of a document: the structural splitter
 // when it has sections, the recursive one otherwise. Each chunk holds its
 // heading path (the title first) for citations.
-func DocumentChunks(d *load.ParsedDocument, structural *chunk.Structural, recursive *chunk.Recursive) ([]storage.Chunk, error) {
+func documentChunks(d *load.ParsedDocument, structural *chunk.Structural, recursive *chunk.Recursive) ([]storage.Chunk, error) {
 	owner := storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID}
 	var parts []chunk.Chunk
 	if len(d.Sections) > 0 {
@@ -399,7 +399,7 @@ func (ix *Indexer) IndexItems(ctx context.Context, items []storage.CatalogItem) 
 	start := time.Now()
 	st := Stats{Items: len(items)}
 	err := runBatches(ctx, ix, opsFor(ix, itemKind, func(_ context.Context, it *storage.CatalogItem) ([]storage.Chunk, error) {
-		return ItemChunks(it, ix.opts.FileChunker), nil
+		return itemChunks(it, ix.opts.FileChunker), nil
 	}), items, &st)
 	st.Duration = time.Since(start)
 	return st, err
@@ -410,7 +410,7 @@ func (ix *Indexer) IndexFAQs(ctx context.Context, faqs []storage.FAQ) (Stats, er
 	start := time.Now()
 	st := Stats{FAQs: len(faqs)}
 	err := runBatches(ctx, ix, opsFor(ix, faqKind, func(_ context.Context, f *storage.FAQ) ([]storage.Chunk, error) {
-		return FAQChunks(f, ix.opts.FileChunker), nil
+		return faqChunks(f, ix.opts.FileChunker), nil
 	}), faqs, &st)
 	st.Duration = time.Since(start)
 	return st, err
@@ -482,16 +482,16 @@ func (ix *Indexer) indexDocuments(ctx context.Context, docs []load.ParsedDocumen
 		chunks: func(ctx context.Context, d *load.ParsedDocument) ([]storage.Chunk, error) {
 			// Extractors that are Sectioners give sections first (the
 			// articles of a statute), on this copy of the document.
-			if err := SectionDocument(ctx, ix.opts.Extractors, d); err != nil {
+			if err := sectionDocument(ctx, ix.opts.Extractors, d); err != nil {
 				return nil, err
 			}
-			chunks, err := DocumentChunks(d, ix.opts.DocumentChunker, ix.opts.FileChunker)
+			chunks, err := documentChunks(d, ix.opts.DocumentChunker, ix.opts.FileChunker)
 			if err != nil {
 				return nil, err
 			}
 			// Blank chunks are dropped before the extractors see them.
 			chunks = slices.DeleteFunc(chunks, func(c storage.Chunk) bool { return strings.TrimSpace(c.Content) == "" })
-			if err := ExtractDocument(ctx, ix.opts.Extractors, &d.Document, chunks); err != nil {
+			if err := extractDocument(ctx, ix.opts.Extractors, &d.Document, chunks); err != nil {
 				return nil, err
 			}
 			return chunks, nil

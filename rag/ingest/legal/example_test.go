@@ -8,11 +8,16 @@ import (
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/ingest/legal"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/rag/offline"
+	"github.com/hybridrag/hybridrag/storage"
+	"github.com/hybridrag/hybridrag/storage/memory"
+	"github.com/hybridrag/hybridrag/vector"
 )
 
 // The extractor places each chunk in the act's structure; an Indexer runs
 // it for every document given IndexerOptions{Extractors:
-// []ingest.Extractor{legal.New(legal.Options{})}}.
+// []ingest.Extractor{legal.New(legal.Options{})}}, and the store keeps the
+// metadata with the document and its chunks.
 func Example() {
 	text := `LEI Nº 1.234, DE 10 DE MARÇO DE 2020
 Art. 5º Constitui infração danificar árvore de pomar urbano.
@@ -21,15 +26,26 @@ I – atingir árvore centenária;
 II – for praticada:
 a) por servidor público;
 b) com emprego de fogo, e o fato constituir crime.`
-	doc := load.ParsedDocument{}
-	doc.ID, doc.Content = "lei-1234", text
+	ctx := context.Background()
+	store, _ := memory.New(memory.Options{Dimensions: vector.DefaultDimensions}).Tenant("t")
+	// Small chunks of plain text, to show how the structure is followed
+	// across them: the extractor wrapped in an ExtractorFunc keeps this
+	// chunking (as an ingest.Sectioner it would cut the act at its
+	// articles).
 	splitter, _ := chunk.NewRecursive(chunk.RecursiveOptions{Size: 70, Overlap: -1})
-	chunks, _ := ingest.DocumentChunks(&doc, nil, splitter)
-	extractors := []ingest.Extractor{legal.New(legal.Options{})}
-	if err := ingest.ExtractDocument(context.Background(), extractors, &doc.Document, chunks); err != nil {
+	ext := legal.New(legal.Options{})
+	ix := ingest.NewIndexer(store, offline.NewEmbedder(), ingest.IndexerOptions{
+		FileChunker: splitter,
+		Extractors:  []ingest.Extractor{ingest.ExtractorFunc(ext.Extract)},
+	})
+	d := load.ParsedDocument{}
+	d.ID, d.Content = "lei-1234", text
+	if _, err := ix.IndexDocuments(ctx, []load.ParsedDocument{d}); err != nil {
 		fmt.Println(err)
 		return
 	}
+	doc, _ := store.Documents().Get(ctx, "lei-1234")
+	chunks, _ := store.Chunks(ctx, storage.OwnerRef{Kind: storage.KindDocument, ID: "lei-1234"})
 	fmt.Println(doc.Metadata[legal.KeyDocumentType], doc.Metadata[legal.KeyDocumentNumber])
 	for _, c := range chunks {
 		m := c.Metadata

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag/chunk"
-	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/ingest/legal"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/storage"
@@ -47,8 +46,7 @@ func FuzzExtract(f *testing.F) {
 			chunks = append(chunks, storage.Chunk{Seq: i, Content: c.Text, Start: start})
 		}
 		doc := storage.Document{ID: "d", Title: text[:min(len(text), 40)], Content: text}
-		e := []ingest.Extractor{legal.New(legal.Options{})}
-		if err := ingest.ExtractDocument(context.Background(), e, &doc, chunks); err != nil {
+		if err := legal.New(legal.Options{}).Extract(context.Background(), &doc, chunks); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range chunks {

@@ -56,6 +56,29 @@ func smallSections(t testing.TB) *chunk.Structural {
 	return s
 }
 
+// indexed indexes d alone through an Indexer with opts into a memory
+// store and returns the stored document and its chunks, in order.
+func indexed(t *testing.T, d load.ParsedDocument, opts ingest.IndexerOptions) (storage.Document, []storage.Chunk) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := memory.New(memory.Options{Dimensions: ragtest.Dims}).Tenant("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), opts).IndexDocuments(ctx, []load.ParsedDocument{d}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := store.Documents().Get(ctx, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := store.Chunks(ctx, storage.OwnerRef{Kind: storage.KindDocument, ID: d.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, chunks
+}
+
 // structural keeps the keys that locate a chunk and the markers set to
 // true.
 func structural(m map[string]string) map[string]string {
@@ -270,15 +293,12 @@ func TestMarkdownLaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks, err := ingest.DocumentChunks(&d, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ingest.ExtractDocument(context.Background(), []ingest.Extractor{legal.New(legal.Options{})}, &d.Document, chunks); err != nil {
-		t.Fatal(err)
-	}
-	if d.Metadata[legal.KeyDocumentType] != legal.Lei {
-		t.Errorf("document metadata %v", d.Metadata)
+	// The extractor wrapped in an ExtractorFunc: the loader's Markdown
+	// sections, not the extractor's articles, cut the law.
+	ext := legal.New(legal.Options{})
+	doc, chunks := indexed(t, d, ingest.IndexerOptions{DocumentChunker: s, Extractors: []ingest.Extractor{ingest.ExtractorFunc(ext.Extract)}})
+	if doc.Metadata[legal.KeyDocumentType] != legal.Lei {
+		t.Errorf("document metadata %v", doc.Metadata)
 	}
 	var got []string
 	for _, c := range chunks {

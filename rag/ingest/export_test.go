@@ -1,0 +1,4 @@
+package ingest
+
+// ItemChunks is itemChunks, for the tests of package ingest_test.
+var ItemChunks = itemChunks
