@@ -270,7 +270,7 @@ func (s *Synonyms) Merge(others ...*Synonyms) *Synonyms {
 // class, generic) and then by normalized canonical term. The result is
 // a copy.
 func (s *Synonyms) Entries() []SynonymEntry {
-	if s.Len() == 0 {
+	if s.size() == 0 {
 		return nil
 	}
 	out := make([]SynonymEntry, len(s.entries))
@@ -280,8 +280,8 @@ func (s *Synonyms) Entries() []SynonymEntry {
 	return out
 }
 
-// Len returns the number of canonical terms in the table.
-func (s *Synonyms) Len() int {
+// size returns the number of canonical terms in the table.
+func (s *Synonyms) size() int {
 	if s == nil {
 		return 0
 	}
@@ -363,7 +363,7 @@ func (s *Synonyms) lookup(c Category, text string) (canonical string, ok bool) {
 // not "batata", and "ervas daninhas" is only "herbicida". A phrase that is
 // a variant in several categories yields one mention per category.
 func (s *Synonyms) Detect(text string) []Mention {
-	if s.Len() == 0 {
+	if s.size() == 0 {
 		return nil
 	}
 	norm := Normalize(text)

@@ -203,7 +203,7 @@ func TestLoadSynonymsReadError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	s, err := LoadSynonyms(strings.NewReader(`{"subject":{"uva":["videira"]}}`))
-	if err != nil || s.Len() != 1 {
+	if err != nil || s.size() != 1 {
 		t.Fatalf("LoadSynonyms = %v, %v", s, err)
 	}
 }
@@ -332,7 +332,7 @@ func TestMergeFoldsCanonicalListedAsVariant(t *testing.T) {
 	base := mustParse(t, `{"subject":{"laranja":["laranjeira"],"citros":["limão"]}}`)
 	over := mustParse(t, `{"subject":{"citros":["laranja"]}}`)
 	m := base.Merge(over)
-	if m.Len() != 1 {
+	if m.size() != 1 {
 		t.Fatalf("want laranja folded into citros, got %+v", m.Entries())
 	}
 	for _, w := range []string{"laranja", "laranjeira", "limão", "citros"} {
@@ -347,7 +347,7 @@ func TestZeroAndNilSynonyms(t *testing.T) {
 	zero := &Synonyms{}
 	for name, s := range map[string]*Synonyms{"nil": nilTable, "zero": zero} {
 		t.Run(name, func(t *testing.T) {
-			if s.Len() != 0 || s.Detect("uva") != nil || s.Entries() != nil || s.canonicals(CategorySubject) != nil {
+			if s.size() != 0 || s.Detect("uva") != nil || s.Entries() != nil || s.canonicals(CategorySubject) != nil {
 				t.Error("empty table must find nothing")
 			}
 			if _, ok := s.lookup(CategorySubject, "uva"); ok {
@@ -357,8 +357,8 @@ func TestZeroAndNilSynonyms(t *testing.T) {
 			if !slices.Equal(terms, []string{"uva"}) || used != nil {
 				t.Errorf("Expand = %q, %v", terms, used)
 			}
-			if m := s.Merge(DefaultSynonyms()); m.Len() != DefaultSynonyms().Len() {
-				t.Errorf("Merge onto empty table: %d entries", m.Len())
+			if m := s.Merge(DefaultSynonyms()); m.size() != DefaultSynonyms().size() {
+				t.Errorf("Merge onto empty table: %d entries", m.size())
 			}
 		})
 	}

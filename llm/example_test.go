@@ -49,7 +49,7 @@ func ExampleRunTools() {
 		fmt.Println("error:", err)
 		return
 	}
-	fmt.Println(res.Text())
+	fmt.Println(res.Response.Text())
 	// Output:
 	// iteration 1: 1 tool call(s)
 	//   searchCatalog({"query":"fungicida soja"}) -> ok ["Fungicida Azoxistrobina 250 SC"]
@@ -109,7 +109,7 @@ func ExampleResumeConfirmation() {
 		fmt.Println("error:", err)
 		return
 	}
-	fmt.Println(res.Text())
+	fmt.Println(res.Response.Text())
 	// Output:
 	// Confirma a execução de record_metric (type: weight, unit: kg, value: 82)?
 	// executing record_metric {"type":"weight","unit":"kg","value":82.5}
@@ -150,7 +150,7 @@ func ExampleNewTypedTool() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(res.Text())
+	fmt.Println(res.Response.Text())
 	// Output:
 	// {"type":"object","properties":{"query":{"type":"string","description":"o que buscar"},"limit":{"type":"integer","description":"máximo de resultados"}},"required":["query"],"additionalProperties":false}
 	// invalid_arguments {"error":"invalid arguments: $.limit: must be integer (got string)"}

@@ -176,9 +176,6 @@ type RunResult struct {
 	Pending *PendingConfirmation
 }
 
-// Text returns the final answer text.
-func (r *RunResult) Text() string { return r.Response.Message.Content }
-
 // RunTools runs the tool loop: it sends req with the
 // definitions of tools, executes the tool calls the model asks for, sends the
 // results back and repeats until the model answers without tool calls.
@@ -264,7 +261,7 @@ func (r *runner) loop(ctx context.Context, req Request, done int) (*RunResult, e
 		if err != nil {
 			return r.result, fmt.Errorf("llm: tool loop iteration %d: %w", n, err)
 		}
-		r.result.Usage = r.result.Usage.Add(resp.Usage)
+		r.result.Usage = r.result.Usage.add(resp.Usage)
 		r.result.Iterations = append(r.result.Iterations, Iteration{Number: n, Response: resp, ModelDuration: elapsed})
 		r.emit(Event{Kind: EventModelResponse, Iteration: n, Response: &resp, ModelDuration: elapsed})
 		req.Messages = append(req.Messages, resp.Message.clone())

@@ -174,8 +174,8 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
-// Add returns the sum of u and v.
-func (u Usage) Add(v Usage) Usage {
+// add returns the sum of u and v.
+func (u Usage) add(v Usage) Usage {
 	return Usage{
 		PromptTokens:     u.PromptTokens + v.PromptTokens,
 		CompletionTokens: u.CompletionTokens + v.CompletionTokens,

@@ -6,9 +6,6 @@ import "unicode/utf8"
 // callers such as the rag Pipeline's context budget call it several
 // times per turn, so it should count locally (a tokenizer, an estimate),
 // not ask the provider.
-//
-// A ChatModel may implement TokenCounter to count with its own tokenizer;
-// CountTokens finds it by type assertion.
 type TokenCounter interface {
 	CountTokens(text string) int
 }
@@ -32,14 +29,4 @@ func (f TokenCounterFunc) CountTokens(text string) int { return f(text) }
 // real tokens.
 func EstimateTokens(text string) int {
 	return (utf8.RuneCountInString(text) + 3) / 4
-}
-
-// CountTokens counts text's tokens for model: with its own CountTokens
-// when it implements TokenCounter, with EstimateTokens otherwise (model
-// nil included).
-func CountTokens(model ChatModel, text string) int {
-	if tc, ok := model.(TokenCounter); ok {
-		return tc.CountTokens(text)
-	}
-	return EstimateTokens(text)
 }

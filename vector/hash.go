@@ -32,16 +32,6 @@ const (
 type HashOptions struct {
 	// Dimensions is the vector size; 0 means DefaultDimensions (1536).
 	Dimensions int
-	// MinGram and MaxGram bound the character n-grams taken from each word
-	// padded with one space on each side; 0 means 3 and 5. MaxGram must not
-	// be smaller than MinGram.
-	MinGram, MaxGram int
-	// Stopword reports words that carry no topic ("para", "de", "the").
-	// They are skipped unless a text has nothing else. nil means
-	// lexical.DefaultStopwords (Portuguese and English). The function must
-	// be safe for concurrent use; it receives words already folded by
-	// lexical.Normalize.
-	Stopword func(word string) bool
 }
 
 // HashEmbedder is a deterministic, offline Embedder for development, tests
@@ -52,10 +42,11 @@ type HashOptions struct {
 // words overlap. Use a real embedding model in production.
 //
 // Each text is folded by lexical.Normalize and split into words (runs of
-// letters and digits). Every word that is not a stopword yields three kinds
-// of features: the word, its stem (lexical.Stem: plural and gender endings
-// stripped) and its character n-grams (MinGram..MaxGram runes of the word
-// padded with a space on each side, so prefixes and suffixes are marked). Each feature is hashed
+// letters and digits). Every word that is not a stopword
+// (lexical.DefaultStopwords: "para", "de", "the") yields three kinds of
+// features: the word, its stem (lexical.Stem: plural and gender endings
+// stripped) and its character n-grams (3 to 5 runes of the word padded
+// with a space on each side, so prefixes and suffixes are marked). Each feature is hashed
 // with 64-bit FNV-1a into one of Dimensions buckets with a sign taken from
 // the hash (signed feature hashing, which keeps collisions unbiased), counts
 // are weighted sub-linearly (1 + ln tf) and the vector is L2-normalized.
@@ -75,28 +66,14 @@ type HashEmbedder struct {
 }
 
 // NewHashEmbedder returns a HashEmbedder configured by opts. It returns
-// ErrInvalidOptions (wrapped) for negative sizes or MaxGram < MinGram.
+// ErrInvalidOptions (wrapped) for negative dimensions.
 func NewHashEmbedder(opts HashOptions) (*HashEmbedder, error) {
-	e := &HashEmbedder{dims: opts.Dimensions, minGram: opts.MinGram, maxGram: opts.MaxGram, stopword: opts.Stopword}
+	e := &HashEmbedder{dims: opts.Dimensions, minGram: 3, maxGram: 5, stopword: lexical.DefaultStopwords().Contains}
 	if e.dims == 0 {
 		e.dims = DefaultDimensions
 	}
-	if e.minGram == 0 {
-		e.minGram = 3
-	}
-	if e.maxGram == 0 {
-		e.maxGram = max(5, e.minGram)
-	}
-	if e.stopword == nil {
-		e.stopword = lexical.DefaultStopwords().Contains
-	}
-	switch {
-	case e.dims < 0:
+	if e.dims < 0 {
 		return nil, fmt.Errorf("vector: hash embedder dimensions %d: %w", opts.Dimensions, ErrInvalidOptions)
-	case e.minGram < 0 || e.maxGram < 0:
-		return nil, fmt.Errorf("vector: hash embedder n-gram sizes %d..%d: %w", opts.MinGram, opts.MaxGram, ErrInvalidOptions)
-	case e.maxGram < e.minGram:
-		return nil, fmt.Errorf("vector: hash embedder MaxGram %d < MinGram %d: %w", e.maxGram, e.minGram, ErrInvalidOptions)
 	}
 	return e, nil
 }
@@ -120,18 +97,18 @@ func (e *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 				return nil, err
 			}
 		}
-		out[i] = e.EmbedText(t)
+		out[i] = e.embedOne(t)
 	}
 	return out, nil
 }
 
-// EmbedText returns the unit vector of one text. It is the context-free
+// embedOne returns the unit vector of one text. It is the context-free
 // core of [HashEmbedder.Embed], for tests and fixtures.
-func (e *HashEmbedder) EmbedText(text string) []float32 {
+func (e *HashEmbedder) embedOne(text string) []float32 {
 	return e.embedText(text, addFeatures)
 }
 
-// embedText is EmbedText with the summation of the features as a
+// embedText is embedOne with the summation of the features as a
 // parameter, so tests can check it against a plain implementation.
 func (e *HashEmbedder) embedText(text string, add func(v []float32, f []feature, fb *featureBuf)) []float32 {
 	norm := lexical.Normalize(text)
@@ -185,7 +162,7 @@ type feature struct {
 	weight float64
 }
 
-// featureBuf holds the feature slice of one EmbedText call and the
+// featureBuf holds the feature slice of one embedOne call and the
 // scratch space of its sort, reused through featurePool.
 type featureBuf struct {
 	f, scratch []feature

@@ -19,7 +19,7 @@ func newHash(t testing.TB, opts HashOptions) *HashEmbedder {
 
 func sim(t testing.TB, e *HashEmbedder, a, b string) float64 {
 	t.Helper()
-	d, err := Dot(e.EmbedText(a), e.EmbedText(b))
+	d, err := Dot(e.embedOne(a), e.embedOne(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestHashEmbedderVectors(t *testing.T) {
 		"一些中文文本",
 	} {
 		t.Run(text, func(t *testing.T) {
-			v := e.EmbedText(text)
+			v := e.embedOne(text)
 			if len(v) != DefaultDimensions {
 				t.Fatalf("len = %d, want %d", len(v), DefaultDimensions)
 			}
@@ -97,7 +97,7 @@ func TestHashEmbedderVectors(t *testing.T) {
 			if err := checkFinite(v); err != nil {
 				t.Error(err)
 			}
-			if w := e.EmbedText(text); !slices.Equal(v, w) {
+			if w := e.embedOne(text); !slices.Equal(v, w) {
 				t.Error("not deterministic")
 			}
 		})
@@ -147,11 +147,7 @@ func TestNewHashEmbedderOptions(t *testing.T) {
 		model   string
 	}{
 		{name: "zero value", opts: HashOptions{}, model: "hybridrag-hash-v1-g35"},
-		{name: "custom grams", opts: HashOptions{MinGram: 2, MaxGram: 4}, model: "hybridrag-hash-v1-g24"},
-		{name: "min above default max", opts: HashOptions{MinGram: 6}, model: "hybridrag-hash-v1-g66"},
 		{name: "negative dims", opts: HashOptions{Dimensions: -1}, wantErr: true},
-		{name: "negative gram", opts: HashOptions{MinGram: -1}, wantErr: true},
-		{name: "max below min", opts: HashOptions{MinGram: 4, MaxGram: 3}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,7 +170,8 @@ func TestNewHashEmbedderOptions(t *testing.T) {
 
 func TestHashEmbedderCustomStopwords(t *testing.T) {
 	// With "videira" declared a stopword the query keeps only "fungicida".
-	e := newHash(t, HashOptions{Stopword: func(w string) bool { return w == "videira" }})
+	e := newHash(t, HashOptions{})
+	e.stopword = func(w string) bool { return w == "videira" }
 	if s := sim(t, e, "fungicida videira", "fungicida"); math.Abs(s-1) > 1e-6 {
 		t.Errorf("similarity = %.4f, want 1", s)
 	}
@@ -186,6 +183,6 @@ func BenchmarkHashEmbedder(b *testing.B) {
 		"oídio e míldio nas culturas de uva, soja, café e trigo. Aplicar via pulverização foliar."
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		_ = e.EmbedText(text)
+		_ = e.embedOne(text)
 	}
 }

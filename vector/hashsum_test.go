@@ -76,7 +76,7 @@ func TestHashEmbedderSummationOrder(t *testing.T) {
 				b.WriteByte(' ')
 			}
 			text := b.String()
-			if got, want := e.EmbedText(text), e.embedText(text, addFeaturesSorted); !slices.Equal(got, want) {
+			if got, want := e.embedOne(text), e.embedText(text, addFeaturesSorted); !slices.Equal(got, want) {
 				t.Fatalf("dims %d, %d words: the embedding differs from the plain summation", dims, n)
 			}
 		}

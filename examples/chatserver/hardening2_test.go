@@ -202,8 +202,7 @@ func (g gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]float32, len(texts))
-	for i, s := range texts {
+	for _, s := range texts {
 		if strings.Contains(s, g.marker) {
 			g.started <- struct{}{}
 			select {
@@ -212,9 +211,8 @@ func (g gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 				return nil, ctx.Err()
 			}
 		}
-		out[i] = hash.EmbedText(s)
 	}
-	return out, nil
+	return hash.Embed(ctx, texts)
 }
 
 var _ vector.Embedder = gateEmbedder{}

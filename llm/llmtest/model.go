@@ -25,9 +25,6 @@ type Step struct {
 	// Chunks are the text deltas Stream yields; nil yields
 	// Response.Message.Content as one delta. Complete ignores them.
 	Chunks []string
-	// Hang blocks the call until its context is done and returns the
-	// context's error.
-	Hang bool
 	// Func, when set, computes the answer from the request instead of
 	// Response and Err (Stream replays its Response).
 	Func func(ctx context.Context, req llm.Request) (llm.Response, error)
@@ -47,7 +44,12 @@ func ToolCalls(calls ...llm.ToolCall) Step {
 func Fail(err error) Step { return Step{Err: err} }
 
 // Hang returns a step that blocks until the context is done.
-func Hang() Step { return Step{Hang: true} }
+func Hang() Step {
+	return Step{Func: func(ctx context.Context, _ llm.Request) (llm.Response, error) {
+		<-ctx.Done()
+		return llm.Response{}, ctx.Err()
+	}}
+}
 
 // Call builds a tool call; args is the JSON argument text.
 func Call(id, name, args string) llm.ToolCall {
@@ -135,10 +137,6 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 }
 
 func answer(ctx context.Context, s Step, req llm.Request) (llm.Response, error) {
-	if s.Hang {
-		<-ctx.Done()
-		return llm.Response{}, ctx.Err()
-	}
 	if err := ctx.Err(); err != nil {
 		return llm.Response{}, err
 	}
