@@ -115,7 +115,7 @@ func (db *DB) templateData() templateData {
 		Plain: !db.opts.StorageDefault && d <= maxPlainDimensions,
 		// The full-precision index; the half-precision one is built by
 		// ensureVectorIndexes after the migrations.
-		HNSW: d <= MaxIndexedDimensions && !db.opts.HalfPrecisionIndex,
+		HNSW: d <= maxIndexedDimensions && !db.opts.HalfPrecisionIndex,
 		ChunkTables: []chunkTable{
 			{"item_chunks", "items"},
 			{"faq_chunks", "faqs"},

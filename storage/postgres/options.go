@@ -31,7 +31,7 @@ const (
 const (
 	// DefaultSchema is the schema holding hybridrag's tables.
 	DefaultSchema = "hybridrag"
-	// DefaultEfSearch is the hnsw.ef_search of a search (pgvector's own
+	// defaultEfSearch is the hnsw.ef_search of a search (pgvector's own
 	// default is 40); a search asking for more rows raises it to its limit
 	// plus 16. It is the smallest value measured to give recall@10 ≥ 0.95
 	// on 100k 1536-dimension vectors shaped like a real embedding model's
@@ -39,16 +39,16 @@ const (
 	// on two index builds: 0.91–0.97 at 40, 0.95–0.97 at 100, for short
 	// and document-like queries (BENCHMARKS.md, "ef_search on a clustered
 	// geometry").
-	DefaultEfSearch = 100
-	// MaxDimensions is the largest vector pgvector stores.
-	MaxDimensions = 16000
-	// MaxIndexedDimensions is the largest vector pgvector's HNSW index
+	defaultEfSearch = 100
+	// maxDimensions is the largest vector pgvector stores.
+	maxDimensions = 16000
+	// maxIndexedDimensions is the largest vector pgvector's HNSW index
 	// accepts; above it the tables are created without an HNSW index and
 	// vector search is an exact scan (unless Options.HalfPrecisionIndex).
-	MaxIndexedDimensions = 2000
-	// MaxHalfIndexedDimensions is the largest vector pgvector's HNSW index
+	maxIndexedDimensions = 2000
+	// maxHalfIndexedDimensions is the largest vector pgvector's HNSW index
 	// accepts in half precision (Options.HalfPrecisionIndex).
-	MaxHalfIndexedDimensions = 4000
+	maxHalfIndexedDimensions = 4000
 	// maxPlainDimensions bounds inline (STORAGE PLAIN) vectors so a chunk
 	// row still fits in an 8 kB page with its keys and TOAST pointers.
 	maxPlainDimensions = 1800
@@ -59,7 +59,9 @@ const (
 type Options struct {
 	// Dimensions is the embedding length, fixed when Migrate creates the
 	// tables (vector(N)) and checked against the database by Check.
-	// Zero means vector.DefaultDimensions (1536).
+	// Zero means vector.DefaultDimensions (1536); at most 16,000
+	// (pgvector's limit). Above 2,000 (4,000 with HalfPrecisionIndex) the
+	// chunk tables have no HNSW index and vector search is an exact scan.
 	Dimensions int
 	// Schema is the PostgreSQL schema holding the tables; Migrate creates
 	// it. It must match [a-z_][a-z0-9_]{0,62}. Empty means DefaultSchema.
@@ -69,7 +71,9 @@ type Options struct {
 	// storage.ErrInvalidFilter.
 	AllowedMetadataKeys []string
 	// EfSearch is hnsw.ef_search, the HNSW candidate list size: larger is
-	// more accurate and slower. Zero means DefaultEfSearch; the store raises
+	// more accurate and slower. Zero means 100 (pgvector's own default is
+	// 40; 100 is the smallest value measured to give recall@10 ≥ 0.95 on
+	// 100k clustered 1536-dimension vectors); the store raises
 	// it to the query's limit (pgvector caps it at 1000).
 	EfSearch int
 	// IterativeScan is hnsw.iterative_scan. Empty means IterativeRelaxed.
@@ -89,7 +93,7 @@ type Options struct {
 	// HalfPrecisionIndex builds each chunk table's HNSW index over the
 	// embeddings converted to half precision (pgvector's halfvec, pgvector
 	// ≥ 0.7) instead of over the stored vectors: an index about half the
-	// size, and HNSW up to MaxHalfIndexedDimensions. The embeddings stay
+	// size, and HNSW up to 4,000 dimensions. The embeddings stay
 	// stored in full precision: an HNSW search takes its candidates from
 	// the half-precision index and ranks them by their full-precision
 	// distances, so the distances returned, their order and every exact
@@ -111,8 +115,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Dimensions == 0 {
 		o.Dimensions = vector.DefaultDimensions
 	}
-	if o.Dimensions < 1 || o.Dimensions > MaxDimensions {
-		return o, fmt.Errorf("postgres: Options.Dimensions %d out of range [1, %d]", o.Dimensions, MaxDimensions)
+	if o.Dimensions < 1 || o.Dimensions > maxDimensions {
+		return o, fmt.Errorf("postgres: Options.Dimensions %d out of range [1, %d]", o.Dimensions, maxDimensions)
 	}
 	if o.Schema == "" {
 		o.Schema = DefaultSchema
@@ -121,7 +125,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("postgres: Options.Schema %q must match %s", o.Schema, schemaRE)
 	}
 	if o.EfSearch == 0 {
-		o.EfSearch = DefaultEfSearch
+		o.EfSearch = defaultEfSearch
 	}
 	if o.EfSearch < 1 || o.EfSearch > 1000 {
 		return o, fmt.Errorf("postgres: Options.EfSearch %d out of range [1, 1000]", o.EfSearch)
@@ -147,11 +151,11 @@ func (o *Options) exactSearch() bool {
 }
 
 // hnsw reports whether the chunk tables have an HNSW index: pgvector
-// indexes up to MaxIndexedDimensions, or MaxHalfIndexedDimensions in half
+// indexes up to maxIndexedDimensions, or maxHalfIndexedDimensions in half
 // precision.
 func (o *Options) hnsw() bool {
 	if o.HalfPrecisionIndex {
-		return o.Dimensions <= MaxHalfIndexedDimensions
+		return o.Dimensions <= maxHalfIndexedDimensions
 	}
-	return o.Dimensions <= MaxIndexedDimensions
+	return o.Dimensions <= maxIndexedDimensions
 }

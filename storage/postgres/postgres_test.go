@@ -283,7 +283,7 @@ func TestOptionsValidation(t *testing.T) {
 		{"schema with a quote", postgres.Options{Schema: `a"b`}},
 		{"schema upper case", postgres.Options{Schema: "Hybrid"}},
 		{"negative dimensions", postgres.Options{Dimensions: -1}},
-		{"too many dimensions", postgres.Options{Dimensions: postgres.MaxDimensions + 1}},
+		{"too many dimensions", postgres.Options{Dimensions: 16001}},
 		{"ef_search too large", postgres.Options{EfSearch: 5000}},
 		{"unknown iterative scan", postgres.Options{IterativeScan: "sometimes"}},
 	}
@@ -301,7 +301,7 @@ func TestOptionsValidation(t *testing.T) {
 	}
 	t.Run("defaults", func(t *testing.T) {
 		o := postgres.New(nil, postgres.Options{}).Options()
-		if o.Dimensions != 1536 || o.Schema != "hybridrag" || o.EfSearch != postgres.DefaultEfSearch || o.IterativeScan != postgres.IterativeRelaxed {
+		if o.Dimensions != 1536 || o.Schema != "hybridrag" || o.EfSearch != 100 || o.IterativeScan != postgres.IterativeRelaxed {
 			t.Errorf("defaults = %+v", o)
 		}
 	})

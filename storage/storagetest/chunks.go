@@ -182,8 +182,8 @@ func chunkTests() []testCase {
 				emb  []float32
 				want error
 			}{
-				{"short", make([]float32, Dims-1), storage.ErrDimensionMismatch},
-				{"long", make([]float32, Dims+1), storage.ErrDimensionMismatch},
+				{"short", make([]float32, dims-1), storage.ErrDimensionMismatch},
+				{"long", make([]float32, dims+1), storage.ErrDimensionMismatch},
 				{"empty", []float32{}, storage.ErrDimensionMismatch},
 				{"NaN", nan, storage.ErrInvalidVector},
 				{"+Inf", inf, storage.ErrInvalidVector},

@@ -14,7 +14,7 @@
 //
 // Every subtest opens the backend through the Opener and works in tenants
 // whose IDs are unique to the run, so a backend may hand out one shared,
-// already migrated database. Embeddings have Dims (8) elements built from
+// already migrated database. Embeddings have Config.Dims (8) elements built from
 // values exact in float32, so expected distances are compared exactly.
 //
 // # What it checks

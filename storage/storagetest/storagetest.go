@@ -16,22 +16,23 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// Dims is the embedding length the suite uses. Vectors are hand-built from
+// dims is the embedding length the suite uses. Vectors are hand-built from
 // values exactly representable in float32 (0, ±1, ±0.5, ±0.25, ...), so
 // expected distances are exact in every store.
-const Dims = 8
+const dims = 8
 
-// AllowedMetadataKeys are the metadata keys the suite filters on; an opener
-// must allow exactly these (the suite checks that other keys are rejected
-// with storage.ErrInvalidFilter).
-var AllowedMetadataKeys = []string{"crop", "lang"}
+// allowedMetadataKeys are the metadata keys the suite filters on (passed
+// as Config.AllowedMetadataKeys).
+var allowedMetadataKeys = []string{"crop", "lang"}
 
 // Config is what the suite asks of a backing store.
 type Config struct {
-	// Dims is the embedding length the store must enforce (always Dims
-	// today).
+	// Dims is the embedding length the store must enforce (8: vectors
+	// are hand-built from values exact in float32).
 	Dims int
-	// AllowedMetadataKeys is the metadata filter allowlist the store must use.
+	// AllowedMetadataKeys is the metadata filter allowlist the store must
+	// use; the suite checks that other keys are rejected with
+	// storage.ErrInvalidFilter.
 	AllowedMetadataKeys []string
 }
 
@@ -111,7 +112,7 @@ func newRunID() string {
 // of it.
 func (s *suite) tenants(t *testing.T, n int) []storage.Backend {
 	t.Helper()
-	open := s.open(t, Config{Dims: Dims, AllowedMetadataKeys: append([]string(nil), AllowedMetadataKeys...)})
+	open := s.open(t, Config{Dims: dims, AllowedMetadataKeys: append([]string(nil), allowedMetadataKeys...)})
 	out := make([]storage.Backend, n)
 	for i := range out {
 		id := fmt.Sprintf("st-%s-%d", s.run, s.n.Add(1))
@@ -133,7 +134,7 @@ func (s *suite) store(t *testing.T) storage.Backend {
 // opener returns the tenant function itself, for tests of tenant IDs.
 func (s *suite) opener(t *testing.T) TenantFunc {
 	t.Helper()
-	return s.open(t, Config{Dims: Dims, AllowedMetadataKeys: append([]string(nil), AllowedMetadataKeys...)})
+	return s.open(t, Config{Dims: dims, AllowedMetadataKeys: append([]string(nil), allowedMetadataKeys...)})
 }
 
 // Fixtures and assertions.
@@ -145,16 +146,16 @@ var base = time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 // at returns base plus i hours.
 func at(i int) time.Time { return base.Add(time.Duration(i) * time.Hour) }
 
-// vec returns a Dims-long vector starting with vals, zero-padded.
+// vec returns a dims-long vector starting with vals, zero-padded.
 func vec(vals ...float32) []float32 {
-	v := make([]float32, Dims)
+	v := make([]float32, dims)
 	copy(v, vals)
 	return v
 }
 
 // unit returns the i-th basis vector.
 func unit(i int) []float32 {
-	v := make([]float32, Dims)
+	v := make([]float32, dims)
 	v[i] = 1
 	return v
 }

@@ -212,8 +212,8 @@ func vectorTests() []testCase {
 				q    storage.VectorQuery
 				want error
 			}{
-				{"short", storage.VectorQuery{Kind: storage.KindItem, Vector: make([]float32, Dims-1)}, storage.ErrDimensionMismatch},
-				{"long", storage.VectorQuery{Kind: storage.KindItem, Vector: make([]float32, Dims+1)}, storage.ErrDimensionMismatch},
+				{"short", storage.VectorQuery{Kind: storage.KindItem, Vector: make([]float32, dims-1)}, storage.ErrDimensionMismatch},
+				{"long", storage.VectorQuery{Kind: storage.KindItem, Vector: make([]float32, dims+1)}, storage.ErrDimensionMismatch},
 				{"nil", storage.VectorQuery{Kind: storage.KindItem}, storage.ErrDimensionMismatch},
 				{"NaN", storage.VectorQuery{Kind: storage.KindItem, Vector: nan}, storage.ErrInvalidVector},
 				{"-Inf", storage.VectorQuery{Kind: storage.KindItem, Vector: inf}, storage.ErrInvalidVector},
