@@ -41,10 +41,6 @@ type AgentOptions struct {
 	// Tools names the search tools offered (ToolSearchCatalog,
 	// ToolSearchFAQs, ToolSearchDocuments); nil offers all three.
 	Tools []string
-	// Language selects the system prompt and tool descriptions (default
-	// pt-BR). Tool results keep the pt-BR payload formats of the planned
-	// context.
-	Language Language
 	// SystemPrompt replaces the built-in instructions.
 	SystemPrompt string
 	// ToolTimeout bounds each search; 0 means only ctx bounds it.
@@ -469,7 +465,7 @@ func agentTools(names []string) (Plan, error) {
 			return p, fmt.Errorf("rag: agentic: unknown tool %q (want %s, %s or %s)", n, ToolSearchCatalog, ToolSearchFAQs, ToolSearchDocuments)
 		}
 	}
-	if !p.Any() {
+	if !p.any() {
 		return p, errors.New("rag: agentic: no tool offered")
 	}
 	return p, nil
@@ -598,7 +594,7 @@ func (a *Agent) run(ctx context.Context, req ChatRequest, emit func(Event)) (*Ch
 	resp.Sources = p.citations(sr)
 	resp.Confidence = p.turnLevel(sr)
 	resp.ConfidenceText = ConfidenceMessage(resp.Confidence, p.lang())
-	resp.Abstained = dbg.Plan.Any() && !resp.Confidence.Augment()
+	resp.Abstained = dbg.Plan.any() && !resp.Confidence.Augment()
 	if resp.Abstained {
 		resp.Catalog, resp.FAQs, resp.Documents, resp.Sources = nil, nil, nil, []Citation{}
 	}

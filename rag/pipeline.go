@@ -372,7 +372,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	plan := planSearches(cls.Intent)
 	fu := p.opts.FollowUp(pr.message, recent)
 	dbg.FollowUp = &fu
-	if fu.FollowUp && plan.Any() {
+	if fu.FollowUp && plan.any() {
 		// A follow-up's intent is judged on a fragment ("e por que isso
 		// ajuda?"): every search runs and the evidence decides.
 		plan = Plan{FAQ: true, Catalog: true, Documents: true}
@@ -410,7 +410,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	// rather than answer from context that does not hold the answer.
 	resp.Confidence = p.turnLevel(sr)
 	resp.ConfidenceText = resp.Confidence.Message()
-	resp.Abstained = plan.Any() && !resp.Confidence.Augment() && !sr.allFailed
+	resp.Abstained = plan.any() && !resp.Confidence.Augment() && !sr.allFailed
 	if sr.allFailed {
 		// Nothing could be searched: the fallback message, not "we have
 		// nothing on that".

@@ -117,7 +117,7 @@ func TestPipelineOfflineSupportAndSmallTalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Intent.Intent != rag.IntentSmallTalk || resp.Debug.Plan.Any() || resp.Answer != offline.GreetingAnswer {
+	if resp.Intent.Intent != rag.IntentSmallTalk || resp.Debug.Plan != (rag.Plan{}) || resp.Answer != offline.GreetingAnswer {
 		t.Errorf("small talk: intent %q plan %+v answer %q", resp.Intent.Intent, resp.Debug.Plan, resp.Answer)
 	}
 }

@@ -55,8 +55,8 @@ type Plan struct {
 	Documents bool `json:"documents"`
 }
 
-// Any reports whether the plan runs a search.
-func (p Plan) Any() bool { return p.FAQ || p.Catalog || p.Documents }
+// any reports whether the plan runs a search.
+func (p Plan) any() bool { return p.FAQ || p.Catalog || p.Documents }
 
 // PlanSearches maps an intent to its searches: catalog questions search
 // the catalog and FAQs; support questions FAQs and documents; agronomy

@@ -254,9 +254,10 @@ func (b *quoteBook) kept() []submittedQuote {
 }
 
 // withQuoteAction returns opts offering the quote request tool, which
-// submits to book, besides the searches.
+// submits to book, besides the searches. The server chats in pt-BR, the
+// tool's default language.
 func withQuoteAction(opts rag.AgentOptions, book *quoteBook) (rag.AgentOptions, error) {
-	quote, err := actions.NewQuoteTool(book.submit, actions.QuoteOptions{Language: opts.Language})
+	quote, err := actions.NewQuoteTool(book.submit, actions.QuoteOptions{})
 	if err != nil {
 		return opts, err
 	}
