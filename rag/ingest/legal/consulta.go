@@ -35,13 +35,13 @@ var ErrUnknownConsulta = errors.New("legal: unknown consulta")
 func ConsultaFilters(consulta string) ([]rag.ChunkFilter, error) {
 	switch consulta {
 	case consultaArtigo:
-		return []rag.ChunkFilter{{Key: KeyTipo, Value: tipoCaput}, {Key: KeyTipo, Value: tipoInciso}}, nil
+		return []rag.ChunkFilter{{Key: keyTipo, Value: tipoCaput}, {Key: keyTipo, Value: tipoInciso}}, nil
 	case consultaJurisprudencia:
-		return []rag.ChunkFilter{{Key: MarcaJurisprudencia, Value: "true"}}, nil
+		return []rag.ChunkFilter{{Key: marcaJurisprudencia, Value: "true"}}, nil
 	case consultaQuestao:
 		return []rag.ChunkFilter{{Key: marcaConcurso, Value: "true"}}, nil
 	case consultaNota:
-		out := []rag.ChunkFilter{{Key: KeyTipo, Value: tipoContent}}
+		out := []rag.ChunkFilter{{Key: keyTipo, Value: tipoContent}}
 		for _, m := range DefaultMarkers() {
 			out = append(out, rag.ChunkFilter{Key: m.Key, Value: "false"})
 		}

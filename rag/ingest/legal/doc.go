@@ -3,36 +3,48 @@
 // example of an ingest.Extractor.
 //
 // Run by an ingest.Indexer (IndexerOptions.Extractors), an [Extractor]
-// writes, for each document:
+// writes metadata a search filters on by key:
 //
-//   - on the document, [KeyDocumentType] (lei, decreto, portaria,
-//     instrucao_normativa, medida_provisoria, resolucao, sumula, …), [KeyDocumentNumber] and
-//     [KeyDocumentYear], read from the title or the first lines;
-//   - on each chunk, the unit its own text starts in — [KeyTitulo],
-//     [KeyCapitulo], [KeySecao], [KeyArtigo], [KeyParagrafo], [KeyInciso],
-//     [KeyAlinea] — and [KeyTipo] (caput, paragrafo, inciso, alinea,
-//     heading or content). The structure is followed across the chunks of
-//     the document through their byte offsets, so a chunk inside Art. 5º
-//     § 2º inciso III carries artigo=5, paragrafo=2, inciso=III although
-//     its text has no header of its own;
-//   - on each chunk, nine markers (marca_atencao, marca_stf,
-//     marca_stj, marca_concurso, marca_crime, marca_pena, marca_hediondo,
-//     marca_acao_penal, marca_militar), each "true" or "false", matched by
-//     regular expressions on the normalized text ([DefaultMarkers];
-//     Options.Markers replaces them), [MarcaJurisprudencia] (STF or STJ),
-//     and [KeyBanca]/[KeyAno] when the chunk cites an examining board
-//     ("CEBRASPE 2024").
+//	document  tipo_documento    the kind of act: constituicao,
+//	                            emenda_constitucional, lei_complementar,
+//	                            decreto_lei, lei, decreto,
+//	                            medida_provisoria, portaria,
+//	                            instrucao_normativa, resolucao or sumula
+//	          numero_documento  the act's number ("Lei nº 8.072": "8072")
+//	          ano_documento     the year of its date ("1990")
+//	chunk     titulo, capitulo, secao, artigo, paragrafo, inciso, alinea
+//	                            the unit the chunk's own text starts in
+//	          tipo              what that text starts in: caput (an
+//	                            article's head text), paragrafo, inciso,
+//	                            alinea, heading (a Título, Capítulo or
+//	                            Seção heading) or content (anything else)
+//	          marca_*           nine markers, each "true" or "false":
+//	                            marca_atencao ("#Atenção:"), marca_stf,
+//	                            marca_stj, marca_concurso, marca_crime,
+//	                            marca_pena, marca_hediondo,
+//	                            marca_acao_penal, marca_militar
+//	                            ([DefaultMarkers]; Options.Markers
+//	                            replaces them)
+//	          marca_jurisprudencia  "true" when marca_stf or marca_stj is
+//	          banca, ano        the examining board a chunk cites
+//	                            (CEBRASPE, CESPE, FCC, VUNESP, FGV, upper
+//	                            case) and the year after it
 //
-// Values are plain text: article "5" (Art. 5º), "1000" (Art. 1.000), "5-A"
-// (Art. 5º-A); paragraph "2" or "único"; inciso "III"; alínea "a".
+// The document keys are read from the title or the first lines. The
+// structure is followed across the chunks of the document through their
+// byte offsets, so a chunk inside Art. 5º § 2º inciso III carries
+// artigo=5, paragrafo=2, inciso=III although its text has no header of its
+// own. Values are plain text: article "5" (Art. 5º), "1000" (Art. 1.000),
+// "5-A" (Art. 5º-A); paragraph "2" or "único"; inciso "III"; alínea "a".
+// The markers are matched by regular expressions on the normalized text.
 //
 // Document keys are filters like any document metadata
 // (storage.FieldMetadata, with the key in the store's allowlist); chunk
 // keys are filters of rag's Query.ChunkFilters
-// (rag.ChunkFilter{Key: legal.KeyArtigo, Value: "5"}), which keep the
-// chunks having them, and the documents having such chunks.
-// [ConsultaFilters] gives the filters of the usual kinds of consultation
-// of a statute (artigo, jurisprudencia, questao, nota, todos).
+// (rag.ChunkFilter{Key: "artigo", Value: "5"}), which keep the chunks
+// having them, and the documents having such chunks. [ConsultaFilters]
+// gives the filters of the usual kinds of consultation of a statute
+// (artigo, jurisprudencia, questao, nota, todos).
 //
 // An Extractor is also an ingest.Sectioner: an Indexer running it asks
 // [Extractor.DocumentSections] for a document's sections before chunking,
@@ -40,7 +52,7 @@
 // lines) gets one section per article, so that the
 // structural splitter never lets a chunk span two articles, never merges
 // short ones, and cuts a long article within itself. Chunk filters on
-// [KeyArtigo] then find every article with the default chunk sizes. Wrap
+// artigo then find every article with the default chunk sizes. Wrap
 // Extract in an ingest.ExtractorFunc to keep the metadata and the
 // loader's chunking.
 //

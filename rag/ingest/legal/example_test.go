@@ -46,11 +46,11 @@ b) com emprego de fogo, e o fato constituir crime.`
 	}
 	doc, _ := store.Documents().Get(ctx, "lei-1234")
 	chunks, _ := store.Chunks(ctx, storage.OwnerRef{Kind: storage.KindDocument, ID: "lei-1234"})
-	fmt.Println(doc.Metadata[legal.KeyDocumentType], doc.Metadata[legal.KeyDocumentNumber])
+	fmt.Println(doc.Metadata["tipo_documento"], doc.Metadata["numero_documento"])
 	for _, c := range chunks {
 		m := c.Metadata
 		fmt.Printf("art=%s §=%s inciso=%s alínea=%s tipo=%s crime=%s | %.24s\n",
-			m[legal.KeyArtigo], m[legal.KeyParagrafo], m[legal.KeyInciso], m[legal.KeyAlinea], m[legal.KeyTipo], m["marca_crime"], c.Content)
+			m["artigo"], m["paragrafo"], m["inciso"], m["alinea"], m["tipo"], m["marca_crime"], c.Content)
 	}
 	// Output:
 	// lei 1234

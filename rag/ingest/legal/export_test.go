@@ -34,3 +34,21 @@ const Resolucao = resolucao
 var Sections = sections
 
 const Sumula = sumula
+
+// Metadata keys, for the external tests.
+const (
+	KeyDocumentType     = keyDocumentType
+	KeyDocumentNumber   = keyDocumentNumber
+	KeyDocumentYear     = keyDocumentYear
+	KeyTitulo           = keyTitulo
+	KeyCapitulo         = keyCapitulo
+	KeySecao            = keySecao
+	KeyArtigo           = keyArtigo
+	KeyParagrafo        = keyParagrafo
+	KeyInciso           = keyInciso
+	KeyAlinea           = keyAlinea
+	KeyTipo             = keyTipo
+	KeyBanca            = keyBanca
+	KeyAno              = keyAno
+	MarcaJurisprudencia = marcaJurisprudencia
+)

@@ -12,42 +12,42 @@ import (
 // Document-level metadata keys, set on storage.Document.Metadata when the
 // title or the first lines name the act.
 const (
-	// KeyDocumentType is the kind of act: constituicao,
+	// keyDocumentType is the kind of act: constituicao,
 	// emenda_constitucional, lei_complementar, decreto_lei, lei, decreto,
 	// medida_provisoria, portaria, instrucao_normativa, resolucao or sumula.
-	KeyDocumentType = "tipo_documento"
-	// KeyDocumentNumber is the act's number without thousands separators
+	keyDocumentType = "tipo_documento"
+	// keyDocumentNumber is the act's number without thousands separators
 	// ("Lei nº 8.072" gives "8072").
-	KeyDocumentNumber = "numero_documento"
-	// KeyDocumentYear is the year of the act's date ("de 25 de julho de
+	keyDocumentNumber = "numero_documento"
+	// keyDocumentYear is the year of the act's date ("de 25 de julho de
 	// 1990" gives "1990").
-	KeyDocumentYear = "ano_documento"
+	keyDocumentYear = "ano_documento"
 )
 
 // Chunk-level metadata keys: where a chunk sits in the act's structure,
 // so a search can ask for "art. 5º, § 2º" or a question can be cited by
 // article.
 const (
-	KeyTitulo   = "titulo"   // the Título, a Roman numeral ("I") or "ÚNICO"
-	KeyCapitulo = "capitulo" // the Capítulo
-	KeySecao    = "secao"    // the Seção
-	// KeyArtigo is the article number: "5", "1000" (Art. 1.000), "5-A".
-	KeyArtigo = "artigo"
-	// KeyParagrafo is the paragraph: "1", "2", or "único".
-	KeyParagrafo = "paragrafo"
-	// KeyInciso is the inciso, a Roman numeral: "I", "III".
-	KeyInciso = "inciso"
-	// KeyAlinea is the alínea, a lower-case letter: "a".
-	KeyAlinea = "alinea"
-	// KeyTipo says what the chunk's own text starts in: caput (an
+	keyTitulo   = "titulo"   // the Título, a Roman numeral ("I") or "ÚNICO"
+	keyCapitulo = "capitulo" // the Capítulo
+	keySecao    = "secao"    // the Seção
+	// keyArtigo is the article number: "5", "1000" (Art. 1.000), "5-A".
+	keyArtigo = "artigo"
+	// keyParagrafo is the paragraph: "1", "2", or "único".
+	keyParagrafo = "paragrafo"
+	// keyInciso is the inciso, a Roman numeral: "I", "III".
+	keyInciso = "inciso"
+	// keyAlinea is the alínea, a lower-case letter: "a".
+	keyAlinea = "alinea"
+	// keyTipo says what the chunk's own text starts in: caput (an
 	// article's head text), paragrafo, inciso, alinea, heading (a Título,
 	// Capítulo or Seção heading) or content (anything else: preamble,
 	// notes).
-	KeyTipo = "tipo"
-	// KeyBanca is the examining board a chunk cites (CEBRASPE, CESPE,
-	// FCC, VUNESP, FGV), upper case; KeyAno the year that follows it.
-	KeyBanca = "banca"
-	KeyAno   = "ano"
+	keyTipo = "tipo"
+	// keyBanca is the examining board a chunk cites (CEBRASPE, CESPE,
+	// FCC, VUNESP, FGV), upper case; keyAno the year that follows it.
+	keyBanca = "banca"
+	keyAno   = "ano"
 )
 
 // Markers a reader of Brazilian legal texts filters on (court precedents,
@@ -67,12 +67,12 @@ const (
 	marcaMilitar   = "marca_militar"    // military law (Código Penal Militar…)
 )
 
-// MarcaJurisprudencia is derived from the markers: "true" when marca_stf or
+// marcaJurisprudencia is derived from the markers: "true" when marca_stf or
 // marca_stj is, for the "jurisprudencia" consulta (case law; see
 // ConsultaFilters). It is set on every chunk with them.
-const MarcaJurisprudencia = "marca_jurisprudencia"
+const marcaJurisprudencia = "marca_jurisprudencia"
 
-// Values of KeyTipo.
+// Values of keyTipo.
 const (
 	tipoCaput     = "caput"     // an article's head text
 	tipoParagrafo = "paragrafo" // a paragraph (§) of an article
@@ -82,7 +82,7 @@ const (
 	tipoContent   = "content"   // anything else (preamble, notes)
 )
 
-// Values of KeyDocumentType.
+// Values of keyDocumentType.
 const (
 	constituicao         = "constituicao"
 	emendaConstitucional = "emenda_constitucional"
@@ -146,10 +146,10 @@ func New(opts Options) *Extractor {
 	return &Extractor{markers: append([]Marker(nil), m...)}
 }
 
-// Extract sets the document's type, number and year (KeyDocumentType,
-// KeyDocumentNumber, KeyDocumentYear) when its title or first lines name
+// Extract sets the document's type, number and year (tipo_documento,
+// numero_documento, ano_documento) when its title or first lines name
 // the act, and on each chunk the structure its own text starts in
-// (KeyTitulo … KeyAlinea, KeyTipo), the markers and the cited banca.
+// (titulo … alinea, tipo), the markers and the cited banca.
 //
 // The structure is read from doc.Content once, line by line (a line
 // starting "Art. 5º", "§ 2º", "Parágrafo único", "III –", "a)", "CAPÍTULO
@@ -165,9 +165,9 @@ func (e *Extractor) Extract(_ context.Context, doc *storage.Document, chunks []s
 		if doc.Metadata == nil {
 			doc.Metadata = make(map[string]string, 3)
 		}
-		doc.Metadata[KeyDocumentType] = typ
-		setNonEmpty(doc.Metadata, KeyDocumentNumber, num)
-		setNonEmpty(doc.Metadata, KeyDocumentYear, year)
+		doc.Metadata[keyDocumentType] = typ
+		setNonEmpty(doc.Metadata, keyDocumentNumber, num)
+		setNonEmpty(doc.Metadata, keyDocumentYear, year)
 	}
 	units := newStructure(doc.Content)
 	prevStart, prevEnd := -1, -1
@@ -198,10 +198,10 @@ func (e *Extractor) Extract(_ context.Context, doc *storage.Document, chunks []s
 		for _, m := range e.markers {
 			c.Metadata[m.Key] = boolString(m.Pattern.MatchString(norm))
 		}
-		c.Metadata[MarcaJurisprudencia] = boolString(c.Metadata[marcaSTF] == "true" || c.Metadata[marcaSTJ] == "true")
+		c.Metadata[marcaJurisprudencia] = boolString(c.Metadata[marcaSTF] == "true" || c.Metadata[marcaSTJ] == "true")
 		if sm := bancaYearRE.FindStringSubmatch(norm); sm != nil {
-			c.Metadata[KeyBanca] = strings.ToUpper(sm[1])
-			setNonEmpty(c.Metadata, KeyAno, sm[2])
+			c.Metadata[keyBanca] = strings.ToUpper(sm[1])
+			setNonEmpty(c.Metadata, keyAno, sm[2])
 		}
 	}
 	return nil

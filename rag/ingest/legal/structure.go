@@ -26,7 +26,7 @@ const (
 	lvOther
 )
 
-var levelKeys = [numLevels]string{KeyTitulo, KeyCapitulo, KeySecao, KeyArtigo, KeyParagrafo, KeyInciso, KeyAlinea}
+var levelKeys = [numLevels]string{keyTitulo, keyCapitulo, keySecao, keyArtigo, keyParagrafo, keyInciso, keyAlinea}
 
 // event is a line that starts a unit: at byte offset off, unit lv is
 // value (and every deeper unit ends).
@@ -84,7 +84,7 @@ func (s *state) write(m map[string]string) {
 	for l, v := range s.v {
 		setNonEmpty(m, levelKeys[l], v)
 	}
-	m[KeyTipo] = s.tipo()
+	m[keyTipo] = s.tipo()
 }
 
 // structure is a text's units: events in offset order and, for each,
@@ -235,7 +235,7 @@ var (
 )
 
 // documentType reports the kind of act a document is (one of the
-// KeyDocumentType values such as lei or instrucao_normativa), its number and
+// keyDocumentType values such as lei or instrucao_normativa), its number and
 // its year, read from the title or else from the first five non-empty
 // lines of the content ("LEI Nº 1.234, DE 10 DE MARÇO DE 2020" gives lei,
 // "1234", "2020"). A line names an act when it starts with the act's name
