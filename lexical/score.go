@@ -115,9 +115,14 @@ func NormalizeRecord(rec Record) NormalizedFields {
 const Off = -1.0
 
 // Weights are the bonuses of a [Scorer]'s score. A zero field means its
-// default ([DefaultWeights]); a negative field (such as [Off]) switches
-// the bonus off. The subject and class bonuses are those of the paired
-// synonym categories ([CategorySubject], [CategoryClass]).
+// default; a negative field (such as [Off]) switches the bonus off. The
+// defaults: Match 0.5 for each query term found (covering more of the
+// query ranks higher), Subject 2 and Class 2, Pair 5 (a record with both
+// the subject and the class asked — in the agronomy preset, the crop and
+// the product class — is the answer itself), SubjectInTag 1 (a curated
+// label is firmer than a mention in a description). The subject and class
+// bonuses are those of the paired synonym categories ([CategorySubject],
+// [CategoryClass]).
 type Weights struct {
 	// Match is added for each query term found in at least one field.
 	Match float64
@@ -134,13 +139,8 @@ type Weights struct {
 	SubjectInTag float64
 }
 
-// DefaultWeights returns the default bonuses: Match 0.5 for each query
-// term found (covering more of the query ranks higher), Subject 2 and
-// Class 2, Pair 5 (a record with both the subject and the class asked —
-// in the agronomy preset, the crop and the product class — is the answer
-// itself), SubjectInTag 1 (a curated label is firmer than a mention in a
-// description).
-func DefaultWeights() Weights {
+// defaultWeights returns the default bonuses (see Weights).
+func defaultWeights() Weights {
 	return Weights{Match: 0.5, Subject: 2, Class: 2, Pair: 5, SubjectInTag: 1}
 }
 
@@ -171,7 +171,7 @@ func (m MatchMode) String() string {
 
 // ScorerOptions configures a [Scorer]. The zero value gives field-weighted
 // presence scoring over the agronomy catalog: [ProductFields],
-// [DefaultWeights], the default [Tokenizer], [DefaultSynonyms] and
+// the default [Weights], the default [Tokenizer], [DefaultSynonyms] and
 // substring matching.
 type ScorerOptions struct {
 	// Fields declares the fields looked at and their weights; nil means
@@ -365,7 +365,7 @@ func validWeight(w float64) bool { return w >= 0 && !math.IsInf(w, 0) }
 // resolve returns the effective bonuses: zero fields replaced by their
 // defaults, negative ones (and invalid ones) by 0.
 func (w Weights) resolve() Weights {
-	def := DefaultWeights()
+	def := defaultWeights()
 	r := func(v, d float64) float64 {
 		switch {
 		case v == 0:

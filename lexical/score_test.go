@@ -294,7 +294,7 @@ func TestNewScorerFields(t *testing.T) {
 		})
 	}
 	s := NewScorer(ScorerOptions{})
-	if s.weights != DefaultWeights() || s.Synonyms() != DefaultSynonyms() || s.Tokenizer().MaxTokens != 0 {
+	if s.weights != defaultWeights() || s.Synonyms() != DefaultSynonyms() || s.Tokenizer().MaxTokens != 0 {
 		t.Error("accessors do not report the defaults")
 	}
 	if NewScorer(ScorerOptions{Match: 9}).match != MatchSubstring {
@@ -313,7 +313,7 @@ func TestScorerOptionsValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"zero value", ScorerOptions{}, ""},
-		{"defaults spelled out", ScorerOptions{Fields: ProductFields(), Weights: DefaultWeights()}, ""},
+		{"defaults spelled out", ScorerOptions{Fields: ProductFields(), Weights: defaultWeights()}, ""},
 		{"empty name", ScorerOptions{Fields: []FieldSpec{{Weight: 1}}}, "no name"},
 		{"repeated name", ScorerOptions{Fields: []FieldSpec{{Name: "a"}, {Name: "a"}}}, "declared twice"},
 		{"negative field weight", ScorerOptions{Fields: []FieldSpec{{Name: "a", Weight: -1}}}, "weight -1"},

@@ -16,9 +16,9 @@ const (
 	ListLexical = "lexical"
 )
 
-// DefaultRRFK is the rank constant of reciprocal rank fusion (Cormack et
+// defaultRRFK is the rank constant of reciprocal rank fusion (Cormack et
 // al. 2009).
-const DefaultRRFK = 60
+const defaultRRFK = 60
 
 // Method names a fusion method.
 type Method string
@@ -315,7 +315,8 @@ func Weighted(vector []Hit, lexical []LexicalHit, opts WeightedOptions) []Fused 
 
 // RRFOptions configures [RRF].
 type RRFOptions struct {
-	// K is the rank constant; values <= 0 (and NaN) mean DefaultRRFK (60).
+	// K is the rank constant; values <= 0 (and NaN) mean 60, the constant of
+	// Cormack et al. (2009).
 	K float64
 	// Limit cuts the result; <= 0 means no cut.
 	Limit int
@@ -333,7 +334,7 @@ type RRFOptions struct {
 func RRF(lists []List, opts RRFOptions) []Fused {
 	k := opts.K
 	if !(k > 0) || math.IsInf(k, 0) {
-		k = DefaultRRFK
+		k = defaultRRFK
 	}
 	return fuse(lists, MethodRRF, opts.Limit, func(r ranked) func(id string) float64 {
 		return func(id string) float64 { return 1 / (k + float64(r.rank[id])) }

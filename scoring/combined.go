@@ -12,8 +12,8 @@ const (
 	DefaultVectorWeight      = 6.0
 	DefaultLexicalWeight     = 4.0
 	DefaultPairWeight        = 4.0
-	DefaultVectorRankWeight  = 1.0
-	DefaultLexicalRankWeight = 1.0
+	defaultVectorRankWeight  = 1.0
+	defaultLexicalRankWeight = 1.0
 )
 
 // Off disables a weight: any negative weight counts as zero, while a zero
@@ -53,8 +53,8 @@ func (w Weights) Resolve() Weights {
 		Vector:      r(w.Vector, DefaultVectorWeight),
 		Lexical:     r(w.Lexical, DefaultLexicalWeight),
 		Pair:        r(w.Pair, DefaultPairWeight),
-		VectorRank:  r(w.VectorRank, DefaultVectorRankWeight),
-		LexicalRank: r(w.LexicalRank, DefaultLexicalRankWeight),
+		VectorRank:  r(w.VectorRank, defaultVectorRankWeight),
+		LexicalRank: r(w.LexicalRank, defaultLexicalRankWeight),
 	}
 }
 
