@@ -891,33 +891,39 @@ func (p *lexPlan) boundedPays(walk, need int) bool {
 }
 
 // full returns the statement counting, for every owner in any term's
-// postings, the terms it matches, and ranking them.
+// postings, the terms it matches, and ranking them. Each term's branch
+// tags its rows with the term's bit and one aggregate ORs them per owner:
+// an owner posted under several words of a term is counted once without
+// a DISTINCT per term (the slowest question of the lexical tail at 100k,
+// 9 terms, 65,000 postings, the two statements alternated 8 times: 111–425
+// ms, median 169, with a hashed DISTINCT per term; 60–81 ms, median 74,
+// so; load 9–10).
 func (p *lexPlan) full(limit int) (string, args) {
 	tb := &p.s.db.tb
 	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
 	x := newLexArgs(p.s.tenant, limit, p.lts)
-	// One branch per term, each owner at most once.
 	hits := make([]string, 0, len(p.lts))
+	counts := make([]string, 0, len(p.lts))
 	for i, lt := range p.lts {
+		bit := termBit(i)
+		counts = append(counts, "(g.bits & "+bit+" <> 0)::int")
 		switch {
 		case lt.run == "":
-			hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
+			hits = append(hits, "SELECT o.id AS owner_id, o.created_at, "+bit+" AS b FROM "+owner+
 				" o WHERE o.tenant_id = $1 AND o.active AND strpos(o.search_text, "+x.text(i)+") > 0")
-		case lt.exact && len(lt.wids) <= 1:
-			hits = append(hits, "SELECT p.owner_id, p.created_at FROM "+postings+
-				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
 		case lt.exact:
-			hits = append(hits, "SELECT DISTINCT p.owner_id, p.created_at FROM "+postings+
+			hits = append(hits, "SELECT p.owner_id, p.created_at, "+bit+" AS b FROM "+postings+
 				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
 		default:
-			hits = append(hits, "SELECT o.id AS owner_id, o.created_at FROM "+owner+
+			hits = append(hits, "SELECT o.id AS owner_id, o.created_at, "+bit+" AS b FROM "+owner+
 				" o WHERE o.tenant_id = $1 AND o.id = ANY(ARRAY(SELECT DISTINCT p.owner_id FROM "+postings+
 				" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")))"+
 				" AND o.active AND strpos(o.search_text, "+x.text(i)+") > 0")
 		}
 	}
-	ranked := "SELECT c.owner_id, c.created_at, c.m FROM (SELECT h.owner_id, h.created_at, count(*)::int4 AS m FROM (" +
-		strings.Join(hits, "\n\tUNION ALL ") + ") h GROUP BY h.owner_id, h.created_at) c"
+	ranked := "SELECT c.owner_id, c.created_at, c.m FROM (SELECT g.owner_id, g.created_at, (" + strings.Join(counts, " + ") +
+		")::int4 AS m FROM (SELECT h.owner_id, h.created_at, bit_or(h.b) AS bits FROM (" +
+		strings.Join(hits, "\n\tUNION ALL ") + ") h GROUP BY h.owner_id, h.created_at) g) c"
 	if p.hasCond() {
 		ranked += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = c.owner_id WHERE o.active" + p.cond("o", &x.a)
 	}
