@@ -7,6 +7,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/llm"
 )
 
@@ -56,7 +57,9 @@ var (
 //   - names no subject of its own: only a crop ("e na uva?"), only
 //     attributes (dose, preço, prazo, carência, estoque …: "qual a
 //     dose?"), only a connective ("e então?") or no content word at all
-//     ("quanto custa?").
+//     ("quanto custa?"; a function word of Portuguese or English —
+//     lexicon.DefaultFrequencies — is no content: "e a carência de cada
+//     um?").
 //
 // Anything else — a question naming its own subject, even after "e …"
 // ("e como faço pra devolver um produto?"), or noise — is
@@ -89,6 +92,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	}
 	subject, attrs, crops := 0, 0, 0
 	stop := lexical.DefaultStopwords()
+	general := lexicon.DefaultFrequencies()
 	frame := defaultFrameSet
 	for _, w := range words {
 		switch {
@@ -96,7 +100,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 			attrs++
 		case cultures[w]:
 			crops++
-		case stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2 || slices.Contains(followUpConnectives, w):
+		case stop.Contains(w) || general.Function(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2 || slices.Contains(followUpConnectives, w):
 		default:
 			subject++
 		}

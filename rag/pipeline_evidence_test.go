@@ -38,6 +38,8 @@ func TestDetectFollowUp(t *testing.T) {
 		{"is it safe to use Roundup on wheat?", grape, false, "self-contained"},
 		{"qual a dose?", grape, true, "attribute-only"},
 		{"quanto custa?", grape, true, "attribute-only"},
+		// "cada" and "um" are function words (the general lexicon), not a subject.
+		{"e a carência de cada um?", grape, true, "attribute-only"},
 		{"qual o prazo de entrega?", grape, false, "self-contained"},
 		{"vocês entregam em Goiás?", grape, false, "self-contained"},
 		{"asdkjh qwpoeiru zzxm", grape, false, "self-contained"},
