@@ -672,18 +672,12 @@ func (q *PreparedQuery) Mentions() []Mention { return slices.Clone(q.mentions) }
 // synonyms used (a copy).
 func (q *PreparedQuery) Expansions() []Mention { return slices.Clone(q.expansions) }
 
-// Signals explain a record's score. Tokens and
-// Synonyms are shared by every Signals of one PreparedQuery: treat them as
-// read-only.
+// Signals explain a record's score. What belongs to the query rather than
+// to the record (its tokens, whether they fell back to the whole text, the
+// synonyms that added a term) is on the [PreparedQuery].
 type Signals struct {
 	// Score is the record's lexical score, Breakdown.Total().
 	Score float64 `json:"score"`
-	// Tokens are the query tokens.
-	Tokens []string `json:"tokens"`
-	// Fallback reports that Tokens is the whole normalized query.
-	Fallback bool `json:"fallback,omitempty"`
-	// Synonyms are the query's synonyms that added a term.
-	Synonyms []Mention `json:"synonyms,omitempty"`
 	// Matched lists the query terms found in the record, in query order,
 	// with the fields each was found in.
 	Matched []TermMatch `json:"matched,omitempty"`
@@ -883,9 +877,6 @@ func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, tf *tfStat
 	}
 	*sig = Signals{
 		Score:        total,
-		Tokens:       q.tokens,
-		Fallback:     q.fallback,
-		Synonyms:     q.expansions,
 		Matched:      make([]TermMatch, 0, matched),
 		SubjectInTag: inTag,
 		Pair:         subjects > 0 && classes > 0,

@@ -112,8 +112,8 @@ func TestScoreSynonymTermsMatch(t *testing.T) {
 	if !slices.EqualFunc(sig.Matched, want, termMatchEqual) {
 		t.Errorf("matched = %+v, want %+v", sig.Matched, want)
 	}
-	if len(sig.Synonyms) != 2 || sig.Synonyms[0].Text != "fungo" || sig.Synonyms[1].Text != "videira" {
-		t.Errorf("synonyms used = %+v", sig.Synonyms)
+	if used := q.Expansions(); len(used) != 2 || used[0].Text != "fungo" || used[1].Text != "videira" {
+		t.Errorf("synonyms used = %+v", used)
 	}
 }
 
@@ -236,7 +236,7 @@ func TestScoreFallbackQuery(t *testing.T) {
 		t.Fatalf("tokens %q fallback %v", q.Tokens(), q.Fallback())
 	}
 	got, sig := q.Score(&productRecord{Description: "Saiba o que é isso e mais"})
-	if !approx(got, 2.5+0.5) || !sig.Fallback {
+	if !approx(got, 2.5+0.5) || sig.Breakdown.Fields != 2.5 {
 		t.Errorf("score %v signals %+v", got, sig)
 	}
 	empty := NewScorer(ScorerOptions{}).Prepare("   ")
