@@ -41,8 +41,10 @@
 //
 //	s := lexical.NewScorer(lexical.ScorerOptions{})
 //	q := s.Prepare("fungicida para videira")
-//	score, signals := q.Score(lexical.ProductRecord{
-//		Name: "Fungiprot 250 EC", Category: "Fungicida", Tags: []string{"Uva"},
+//	score, signals := q.Score(lexical.Fields{
+//		{Name: lexical.FieldName, Text: "Fungiprot 250 EC"},
+//		{Name: lexical.FieldCategory, Text: "Fungicida"},
+//		{Name: lexical.FieldTags, Text: "Uva"},
 //	})
 //	fmt.Println(score, signals.Pair)
 //

@@ -58,10 +58,10 @@
 //
 // # Tokens
 //
-// TokenCounter counts tokens on the port: a ChatModel may
-// implement it to count with its own tokenizer, and CountTokens uses it
-// then, EstimateTokens (runes / 4, rounded up) otherwise. Counting is
-// local and cheap; the rag Pipeline budgets its context with it.
+// TokenCounter counts tokens with a real tokenizer (TokenCounterFunc adapts
+// a function); EstimateTokens (runes / 4, rounded up) is the default.
+// Counting is local and cheap; the rag Pipeline budgets its context with
+// it.
 //
 // # Errors
 //

@@ -92,7 +92,7 @@ func ValidateFilters(kind OwnerKind, filters []Filter, allowedMetadataKeys []str
 type LexicalQuery struct {
 	// Terms are matched after lexical.Normalize; empty and repeated terms
 	// are ignored, and so is every term after the first MaxLexicalTerms
-	// distinct ones (see NormalizeTerms), in every store.
+	// distinct ones, in every store.
 	Terms []string
 	// Limit caps the number of candidates; values < 1 mean
 	// DefaultResultLimit, values above MaxResultLimit mean MaxResultLimit.
