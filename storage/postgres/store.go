@@ -48,7 +48,9 @@ func (s *Store) Documents() storage.DocumentStore {
 // Version returns the tenant's change marker (storage.Store.Version): the
 // version the tenant_versions table keeps, which triggers on the record,
 // file and chunk tables bump once per committed transaction writing the
-// tenant (migration 0005). One primary-key lookup.
+// tenant (migration 0005), and EndBulkLoad bumps for every tenant (its
+// rebuild of the word index changes what lexical searches find). One
+// primary-key lookup.
 func (s *Store) Version(ctx context.Context) (uint64, error) {
 	var v int64
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
