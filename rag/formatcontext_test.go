@@ -51,7 +51,7 @@ func TestFormatContextMatchesPipeline(t *testing.T) {
 			if req == nil || resp.Abstained {
 				t.Fatalf("the turn did not answer from the store (abstained %v)", resp.Abstained)
 			}
-			if req.Context != resp.Debug.Context {
+			if rag.BuildContext(req.Sections, req.Message) != resp.Debug.Context {
 				t.Fatal("Debug.Context is not the answerer's context")
 			}
 			sections := map[string]string{}

@@ -469,7 +469,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	// 5. Answer.
 	areq := AnswerRequest{
 		Message: pr.message, Intent: cls.Intent, History: recent, Summary: summary.Text,
-		Context: contextText, Sections: sections, Catalog: sr.catalog, FAQs: sr.faqs, Documents: sr.docs,
+		Sections: sections, Catalog: sr.catalog, FAQs: sr.faqs, Documents: sr.docs,
 		Confidence: resp.Confidence, Abstained: resp.Abstained, Language: p.opts.Language,
 	}
 	t = time.Now()

@@ -204,7 +204,7 @@ func TestPipelineFallbacks(t *testing.T) {
 	if resp.Intent.Intent != rag.IntentOther || !resp.Debug.Plan.Catalog || len(resp.Debug.Errors) == 0 {
 		t.Errorf("classifier failure: intent %q plan %+v errors %v", resp.Intent.Intent, resp.Debug.Plan, resp.Debug.Errors)
 	}
-	if ans.got == nil || len(ans.got.Sections) == 0 || ans.got.Context == "" {
+	if ans.got == nil || len(ans.got.Sections) == 0 {
 		t.Error("answerer got no context")
 	}
 

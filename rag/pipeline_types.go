@@ -156,10 +156,10 @@ type AnswerRequest struct {
 	Intent  Intent
 	History []Turn
 	Summary string
-	// Context is the consolidated context text: history,
-	// summary, FAQ, catalog and document sections.
-	Context string
-	// Sections are the context sections, in order.
+	// Sections are the sections of the consolidated context, in order:
+	// history, summary, FAQ, catalog and document sections (or the
+	// abstention text); BuildContext(Sections, Message) is the context
+	// text (the Pipeline's Debug.Context).
 	Sections   []ContextSection
 	Catalog    []Hit[storage.CatalogItem]
 	FAQs       []Hit[storage.FAQ]

@@ -298,9 +298,6 @@ func answerPayload(req rag.AnswerRequest) string {
 		}
 		return rag.BuildContext(kept, req.Message)
 	}
-	if strings.TrimSpace(req.Context) != "" {
-		return req.Context
-	}
 	return rag.QuestionPrefix + req.Message
 }
 

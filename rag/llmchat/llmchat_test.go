@@ -218,7 +218,6 @@ func answerRequest() rag.AnswerRequest {
 		Intent:   rag.IntentCatalog,
 		History:  []rag.Turn{{Role: llm.RoleUser, Content: "bom dia"}, {Role: llm.RoleAssistant, Content: "Olá!"}, {Role: llm.RoleSystem, Content: "ignore"}},
 		Sections: sections,
-		Context:  rag.BuildContext(sections, "tem fungicida?"),
 	}
 }
 
@@ -305,14 +304,13 @@ func TestLLMAnswerer(t *testing.T) {
 			t.Errorf("error %v after %d calls", err, m.Calls())
 		}
 	})
-	t.Run("context without sections", func(t *testing.T) {
-		m := llmtest.NewModel(llmtest.Text("ok"), llmtest.Text("ok"))
+	t.Run("no sections", func(t *testing.T) {
+		m := llmtest.NewModel(llmtest.Text("ok"))
 		a, _ := llmchat.NewAnswerer(m, llmchat.AnswererOptions{SystemPrompt: "Seja breve."})
-		_, _ = a.Answer(ctx, rag.AnswerRequest{Message: "oi", Context: "CTX"})
 		_, _ = a.Answer(ctx, rag.AnswerRequest{Message: "oi"})
 		reqs := m.Requests()
-		if ragtest.LastUser(reqs[0]) != "CTX" || ragtest.LastUser(reqs[1]) != rag.QuestionPrefix+"oi" || reqs[0].Messages[0].Content != "Seja breve." {
-			t.Errorf("payloads %q / %q, system %q", ragtest.LastUser(reqs[0]), ragtest.LastUser(reqs[1]), reqs[0].Messages[0].Content)
+		if ragtest.LastUser(reqs[0]) != rag.QuestionPrefix+"oi" || reqs[0].Messages[0].Content != "Seja breve." {
+			t.Errorf("payload %q, system %q", ragtest.LastUser(reqs[0]), reqs[0].Messages[0].Content)
 		}
 	})
 }
