@@ -192,8 +192,6 @@ type KeywordExplanation struct {
 	Content Component
 	// Title is the fraction of Terms found in the title.
 	Title Component
-	// Scale is how the original score was brought to [0, 1].
-	Scale OriginalScale
 	// Terms are the query terms (normalized and, by default, stemmed).
 	// The slice is shared by the results of one call: do not modify it.
 	Terms []string
@@ -256,7 +254,6 @@ func (k *Keyword) Rerank(ctx context.Context, query string, cands []Candidate) (
 			Original:       component(scale(c.Score), k.weights.Original),
 			Content:        component(contentHit, k.weights.Content),
 			Title:          component(titleHit, k.weights.Title),
-			Scale:          k.scale,
 			Terms:          terms,
 			Phrase:         phrase,
 			ContentMatched: contentMatched,
