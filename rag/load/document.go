@@ -34,16 +34,16 @@ type ParsedDocument struct {
 
 // Document formats recorded in Metadata["format"] for files.
 const (
-	FormatMarkdown = "markdown"
-	FormatText     = "text"
-	FormatDocx     = "docx"
+	formatMarkdown = "markdown"
+	formatText     = "text"
+	formatDocx     = "docx"
 )
 
 // documentExts maps the extensions of one-document files to their format.
 var documentExts = map[string]string{
-	".md": FormatMarkdown, ".markdown": FormatMarkdown,
-	".txt": FormatText, ".text": FormatText,
-	".docx": FormatDocx,
+	".md": formatMarkdown, ".markdown": formatMarkdown,
+	".txt": formatText, ".text": formatText,
+	".docx": formatDocx,
 }
 
 // documentFormat reads document records.
@@ -113,7 +113,8 @@ func decodeDocument(obj object, c cleaner) (ParsedDocument, *fieldError) {
 // format (.md/.markdown, .txt/.text, .docx). The document's ID and Source
 // are name, unless Markdown front matter sets "id" or "source"; its Title is
 // the first heading (or front-matter "title"), else the file name without
-// extension; Metadata["format"] records the format; its Status is active.
+// extension; Metadata["format"] records the format ("markdown", "text" or
+// "docx"); its Status is active.
 // Errors come as a
 // *RecordError naming the file, wrapping ErrUnsupportedFormat,
 // ErrInvalidDocx, ErrFileTooLarge or storage.ErrInvalidRecord (empty
@@ -135,13 +136,13 @@ func ParseDocument(name string, data []byte, opts *Options) (ParsedDocument, err
 	d.ID, d.Source, d.Status = name, name, storage.StatusActive
 	var meta map[string]string
 	switch format {
-	case FormatMarkdown:
+	case formatMarkdown:
 		var title string
 		d.Content, d.Sections, title, meta = parseMarkdown(cl.document(data))
 		d.Title = title
-	case FormatText:
+	case formatText:
 		d.Content = cl.document(data)
-	case FormatDocx:
+	case formatDocx:
 		content, sections, title, err := parseDocx(data, o.MaxFileBytes, cl)
 		if err != nil {
 			return fail("", err)

@@ -75,7 +75,7 @@ func TestParseDocumentMarkdown(t *testing.T) {
 	if d.Content != src {
 		t.Errorf("content changed:\n%q", d.Content)
 	}
-	if d.Title != "Manual de Pragas" || d.ID != "guia.md" || d.Metadata["format"] != FormatMarkdown {
+	if d.Title != "Manual de Pragas" || d.ID != "guia.md" || d.Metadata["format"] != formatMarkdown {
 		t.Errorf("title %q id %q meta %v", d.Title, d.ID, d.Metadata)
 	}
 	type sec struct {

@@ -183,7 +183,7 @@ func TestParseDocumentDocx(t *testing.T) {
 	if d.Content != wantContent {
 		t.Errorf("content:\n%s\nwant:\n%s", d.Content, wantContent)
 	}
-	if d.ID != "manuais/pragas.docx" || d.Source != "manuais/pragas.docx" || d.Title != "Manual de Pragas" || d.Metadata["format"] != FormatDocx {
+	if d.ID != "manuais/pragas.docx" || d.Source != "manuais/pragas.docx" || d.Title != "Manual de Pragas" || d.Metadata["format"] != formatDocx {
 		t.Errorf("id %q source %q title %q metadata %v", d.ID, d.Source, d.Title, d.Metadata)
 	}
 	type sec struct {

@@ -610,7 +610,7 @@ func FuzzParseDocx(f *testing.F) {
 		if !raw && int64(len(document)) > limit {
 			t.Fatalf("a %d-byte document.xml loaded past the %d-byte limit", len(document), limit)
 		}
-		if d.ID != "f.docx" || d.Source != "f.docx" || d.File != "f.docx" || d.Metadata["format"] != FormatDocx || d.Status != storage.StatusActive {
+		if d.ID != "f.docx" || d.Source != "f.docx" || d.File != "f.docx" || d.Metadata["format"] != formatDocx || d.Status != storage.StatusActive {
 			t.Fatalf("document %+v", d)
 		}
 		if strings.TrimSpace(d.Content) == "" || d.ContentHash != storage.ContentHash(d.Content) {
