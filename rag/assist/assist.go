@@ -26,12 +26,13 @@ import (
 // audit log tells catalog assistance apart from the chat's searches.
 const ToolName = "catalog-ai-helper"
 
-// Fields Assist can suggest, in the order it asks for them.
+// Fields Assist can suggest, in the order it asks for them: the values of
+// Result.Missing and DroppedSuggestion.Field.
 const (
-	FieldDescription = "description"
-	FieldCategory    = "category"
-	FieldPrice       = "price"
-	FieldTags        = "tags"
+	fieldDescription = "description"
+	fieldCategory    = "category"
+	fieldPrice       = "price"
+	fieldTags        = "tags"
 )
 
 // Defaults of Options.
@@ -119,7 +120,7 @@ func (s Suggestions) Apply(item storage.CatalogItem) storage.CatalogItem {
 
 // DroppedSuggestion is a model suggestion that failed validation.
 type DroppedSuggestion struct {
-	// Field is one of the Field names.
+	// Field is "description", "category", "price" or "tags".
 	Field string `json:"field"`
 	// Value is the suggestion as the model wrote it.
 	Value string `json:"value"`
@@ -129,7 +130,8 @@ type DroppedSuggestion struct {
 
 // Result is the outcome of Assist.
 type Result struct {
-	// Missing are the fields that were empty, in Field order.
+	// Missing are the fields that were empty, in this order:
+	// "description", "category", "price", "tags".
 	Missing []string `json:"missing"`
 	// Suggestions are the validated values.
 	Suggestions Suggestions `json:"suggestions"`
@@ -205,26 +207,26 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	}
 	props := map[string]json.RawMessage{}
 	if strings.TrimSpace(item.Description) == "" {
-		res.Missing, data.WantDescription = append(res.Missing, FieldDescription), true
-		props[FieldDescription] = json.RawMessage(`{"type":"string"}`)
+		res.Missing, data.WantDescription = append(res.Missing, fieldDescription), true
+		props[fieldDescription] = json.RawMessage(`{"type":"string"}`)
 	}
 	if strings.TrimSpace(item.Category) == "" {
-		res.Missing, data.WantCategory = append(res.Missing, FieldCategory), true
-		props[FieldCategory] = json.RawMessage(`{"type":"string"}`)
+		res.Missing, data.WantCategory = append(res.Missing, fieldCategory), true
+		props[fieldCategory] = json.RawMessage(`{"type":"string"}`)
 		for _, c := range known {
 			data.Categories = append(data.Categories, c.name)
 		}
 	}
 	if item.Price == nil {
-		res.Missing, data.WantPrice = append(res.Missing, FieldPrice), true
-		props[FieldPrice] = json.RawMessage(`{"type":["number","null"]}`)
+		res.Missing, data.WantPrice = append(res.Missing, fieldPrice), true
+		props[fieldPrice] = json.RawMessage(`{"type":["number","null"]}`)
 		if opts.MaxPrice > 0 {
 			data.MaxPrice = textutil.FormatPrice(&opts.MaxPrice)
 		}
 	}
 	if len(data.Tags) == 0 {
-		res.Missing, data.WantTags = append(res.Missing, FieldTags), true
-		props[FieldTags] = json.RawMessage(`{"type":"array","items":{"type":"string"}}`)
+		res.Missing, data.WantTags = append(res.Missing, fieldTags), true
+		props[fieldTags] = json.RawMessage(`{"type":"array","items":{"type":"string"}}`)
 	}
 	if len(res.Missing) == 0 {
 		return res, nil
@@ -281,10 +283,10 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 				if k, ok := matchCategory(known, c); ok {
 					s.Category = k
 				} else {
-					drop(FieldCategory, c, "not one of the known categories")
+					drop(fieldCategory, c, "not one of the known categories")
 				}
 			case len([]rune(c)) > assistMaxCategoryChars:
-				drop(FieldCategory, c, fmt.Sprintf("longer than %d characters", assistMaxCategoryChars))
+				drop(fieldCategory, c, fmt.Sprintf("longer than %d characters", assistMaxCategoryChars))
 			default:
 				s.Category = c
 			}
@@ -295,11 +297,11 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 		v := fmt.Sprint(p)
 		switch {
 		case math.IsNaN(p) || math.IsInf(p, 0):
-			drop(FieldPrice, v, "not a finite number")
+			drop(fieldPrice, v, "not a finite number")
 		case p < 0:
-			drop(FieldPrice, v, "negative price")
+			drop(fieldPrice, v, "negative price")
 		case opts.MaxPrice > 0 && p > opts.MaxPrice:
-			drop(FieldPrice, v, "above the maximum price "+textutil.FormatPrice(&opts.MaxPrice))
+			drop(fieldPrice, v, "above the maximum price "+textutil.FormatPrice(&opts.MaxPrice))
 		default:
 			rounded := math.Round(p*100) / 100
 			s.Price = &rounded
@@ -314,9 +316,9 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 			case n == "" || seen[n]:
 				continue
 			case len([]rune(t)) > assistMaxTagChars:
-				drop(FieldTags, t, fmt.Sprintf("longer than %d characters", assistMaxTagChars))
+				drop(fieldTags, t, fmt.Sprintf("longer than %d characters", assistMaxTagChars))
 			case len(s.Tags) == maxTags:
-				drop(FieldTags, t, fmt.Sprintf("more than %d tags", maxTags))
+				drop(fieldTags, t, fmt.Sprintf("more than %d tags", maxTags))
 			default:
 				seen[n] = true
 				s.Tags = append(s.Tags, t)
