@@ -109,7 +109,7 @@
 // "aglodao" → "algodao"), and leaves known words alone;
 // [Vocabulary.CorrectText] applies it to a whole query.
 // [Vocabulary.IDFWeights] turns BM25 inverse document frequencies into a
-// term weight for [ScorerOptions].IDF (1 for a term in one document of
+// term weight for [Scorer.WithIDF] (1 for a term in one document of
 // ten, more for rarer terms, bounded); [Scorer.WithIDF] returns a scorer
 // using one. Both read terms as word prefixes, the semantics of stemmed
 // query tokens.

@@ -189,11 +189,6 @@ type ScorerOptions struct {
 	// Match says how a term matches a field; the zero value is substring
 	// matching.
 	Match MatchMode
-	// IDF, when set, weights each query term: the term's field weights
-	// and its Match bonus are multiplied by IDF(term). It is called once
-	// per term by Prepare, never while scoring. A negative or non-finite
-	// result counts as 0. nil means weight 1 for every term.
-	IDF func(term string) float64
 	// BM25, when set, makes the Fields component term-frequency aware
 	// and length normalized (see [BM25]); nil keeps presence scoring, where a term earns its field weights once however often
 	// it occurs and however long the record is.
@@ -209,7 +204,7 @@ type ScorerOptions struct {
 //	Fields += IDF(t) × Wmax × (K1 + 1) × tf / (tf + K1)
 //
 // where Wmax is the largest field weight, length(f) the field's words in
-// the record and IDF(t) the ScorerOptions.IDF hook (1 without one). A term
+// the record and IDF(t) the Scorer.WithIDF hook (1 without one). A term
 // found once, in the heaviest field, of average length earns Wmax × IDF,
 // exactly its presence score; more occurrences earn more, with diminishing
 // returns, and a long field earns less for the same occurrences than a
@@ -426,7 +421,7 @@ type Scorer struct {
 // substring. Call
 // [ScorerOptions.Validate] first to reject such options instead.
 func NewScorer(opts ScorerOptions) *Scorer {
-	s := &Scorer{weights: opts.Weights, tok: opts.Tokenizer, syn: opts.Synonyms, match: opts.Match, idf: opts.IDF}
+	s := &Scorer{weights: opts.Weights, tok: opts.Tokenizer, syn: opts.Synonyms, match: opts.Match}
 	fields := opts.Fields
 	if fields == nil {
 		fields = ProductFields()

@@ -135,12 +135,6 @@ func TestScoreWeightsOptions(t *testing.T) {
 		{"custom field weights", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: 10}, {Name: FieldTags, Weight: 1}}}, (10 + 0.5) + (1 + 0.5) + 2 + 2 + 5},
 		{"tag flag off", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: 2}, {Name: FieldTags, Weight: 4}}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 5},
 		{"invalid weights become zero", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: math.NaN()}, {Name: FieldTags, Weight: -1, Tags: true}}}, 0.5 + 0.5 + 2 + 2 + 5 + 1},
-		{"idf scales term shares", ScorerOptions{IDF: func(term string) float64 {
-			if term == "uva" {
-				return 2
-			}
-			return math.Inf(1)
-		}}, 0 + 2*(4+0.5) + 2 + 2 + 5 + 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,15 +147,28 @@ func TestScoreWeightsOptions(t *testing.T) {
 	}
 }
 
+func TestScoreWithIDF(t *testing.T) {
+	rec := productRecord{Category: "Fungicida", Tags: []string{"Uva"}}
+	q := NewScorer(ScorerOptions{}).WithIDF(func(term string) float64 {
+		if term == "uva" {
+			return 2
+		}
+		return math.Inf(1) // non-finite counts as 0
+	}).Prepare("fungicida uva")
+	if got, sig := q.Score(&rec); !approx(got, 0+2*(4+0.5)+2+2+5+1) {
+		t.Errorf("score = %v (%+v)", got, sig.Breakdown)
+	}
+}
+
 func TestIDFCalledOncePerTermAtPrepare(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[string]int{}
-	s := NewScorer(ScorerOptions{IDF: func(term string) float64 {
+	s := NewScorer(ScorerOptions{}).WithIDF(func(term string) float64 {
 		mu.Lock()
 		defer mu.Unlock()
 		calls[term]++
 		return 1.5
-	}})
+	})
 	q := s.Prepare("fungo na videira")
 	for range 3 {
 		q.ScoreOnly(&productRecord{Name: "fungo"})

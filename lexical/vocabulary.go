@@ -121,7 +121,7 @@ const minCorrectTarget = 4
 
 // Vocabulary holds the words of a collection and their document
 // frequencies. It answers two questions of query analysis: how rare a
-// query term is ([Vocabulary.IDF], for [ScorerOptions].IDF) and which
+// query term is ([Vocabulary.IDF], for [Scorer.WithIDF]) and which
 // indexed word a misspelled query token was meant to be
 // ([Vocabulary.Correct]). Both read terms with the prefix semantics of a
 // stemmed query token: a term occurs in a document holding a word that
@@ -278,7 +278,7 @@ const (
 	defaultIDFCap       = 3
 )
 
-// IDFWeights returns a term weight function for [ScorerOptions].IDF:
+// IDFWeights returns a term weight function for [Scorer.WithIDF]:
 // IDF(term) / IDF of a term in Reference × Docs() documents, clamped to
 // [Floor, Cap]. A nil or empty Vocabulary weighs every term 1.
 func (v *Vocabulary) IDFWeights(opts IDFOptions) func(term string) float64 {
@@ -509,9 +509,11 @@ func editDistance(a, b string, limit int) int {
 	return min(prev[len(b)], limit+1)
 }
 
-// WithIDF returns a copy of s whose term weights come from idf (see
-// [ScorerOptions].IDF); nil restores weight 1 for every term. s is not
-// modified.
+// WithIDF returns a copy of s whose query terms are weighted by idf: a
+// term's field weights and its Match bonus are multiplied by idf(term).
+// idf is called once per term by Prepare, never while scoring; a negative
+// or non-finite result counts as 0. nil restores weight 1 for every term.
+// s is not modified.
 func (s *Scorer) WithIDF(idf func(term string) float64) *Scorer {
 	c := *s
 	c.idf = idf

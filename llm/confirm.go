@@ -152,7 +152,6 @@ func ResumeConfirmation(ctx context.Context, model ChatModel, pending *PendingCo
 		call.Arguments = string(merged)
 		turn.ToolCalls[pending.CallIndex].Arguments = call.Arguments
 		exec = r.execute(ctx, t, call)
-		exec.Corrected = true
 	default:
 		return nil, fmt.Errorf("%w: unknown decision %q", ErrInvalidRequest, decision.Kind)
 	}

@@ -102,11 +102,9 @@ type ToolExecution struct {
 	// *ValidationError wrapped with ErrInvalidArguments, a recovered panic.
 	// Nil for ToolOK, ToolPendingConfirmation and ToolRejected.
 	Err error
-	// Duration is the handler's run time (0 when it did not run).
+	// Duration is the handler's run time (0 when it did not run). Call
+	// holds the arguments it ran with, corrected ones included.
 	Duration time.Duration
-	// Corrected is true when the user corrected the arguments before
-	// execution.
-	Corrected bool
 }
 
 // Iteration records one model call of the loop and the tool calls it asked
