@@ -10,6 +10,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical/snowball"
 	"github.com/hybridrag/hybridrag/rag/internal/fieldname"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -384,6 +385,35 @@ func TestEvidenceInsideWord(t *testing.T) {
 	for _, text := range []string{"Contra ratos e camundongos.", "Rato-do-campo", "isca (rato)"} {
 		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, nil, rec(text)); !ev.Relevant || ev.Coverage != 1 {
 			t.Errorf("%q: %+v, want full credit", text, ev)
+		}
+	}
+}
+
+// TestTurnLevel checks the confidence of answering turns: high needs one
+// cited record with relevance and lexical evidence both high.
+func TestTurnLevel(t *testing.T) {
+	p := &Pipeline{}
+	faq := func(evs ...*Evidence) *searchResults {
+		r := &searchResults{}
+		for _, e := range evs {
+			r.faqs = append(r.faqs, Hit[storage.FAQ]{Evidence: e})
+		}
+		return r
+	}
+	strong := &Evidence{Relevance: 0.95, Lexical: 0.9, Coverage: 1}
+	for _, tt := range []struct {
+		name string
+		r    *searchResults
+		want scoring.Level
+	}{
+		{"one strong record", faq(strong), scoring.LevelHigh},
+		{"one record found by its vector only", faq(&Evidence{Relevance: 0.9, Lexical: 0.1, Coverage: 0.2}), scoring.LevelMedium},
+		{"two strong records", faq(strong, strong), scoring.LevelMedium},
+		{"a weaker record cited too", faq(strong, &Evidence{Relevance: 0.65, Lexical: 0.65, Coverage: 0.75}), scoring.LevelLow},
+		{"nothing relevant", faq(&Evidence{Relevance: 0.3}), scoring.LevelNone},
+	} {
+		if got := p.turnLevel(tt.r); got != tt.want {
+			t.Errorf("%s: level %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
