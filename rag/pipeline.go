@@ -248,7 +248,7 @@ func stream(ctx context.Context, run func(context.Context, func(Event)) (*ChatRe
 			return
 		}
 		if err != nil {
-			yield(Event{Kind: EventError, Err: err}, err)
+			yield(Event{Kind: EventError}, err)
 			return
 		}
 		yield(Event{Kind: EventDone, Response: resp}, nil)

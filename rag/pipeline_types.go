@@ -355,7 +355,7 @@ const (
 	// precedes done, whose Response.Confirmation is the same value.
 	EventConfirm EventKind = "confirm"
 	EventDone    EventKind = "done"  // the whole response
-	EventError   EventKind = "error" // the turn failed
+	EventError   EventKind = "error" // the turn failed; the stream yields its error with the event
 )
 
 // Event is one streaming event. Only the fields of its kind are set.
@@ -377,7 +377,4 @@ type Event struct {
 	Confirmation *llm.PendingConfirmation `json:"confirmation,omitempty"`
 	// Response is the final response (EventDone).
 	Response *ChatResponse `json:"response,omitempty"`
-	// Err is the turn's error (EventError), the same the stream yields
-	// with the event; errors.Is and errors.As see through it.
-	Err error `json:"-"`
 }
