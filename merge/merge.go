@@ -219,10 +219,17 @@ type WeightedOptions struct {
 }
 
 // Weighted is the weighted merge: every distinct hit of either list
-// is scored with [scoring.CombinedScore] (vector similarity = Hit.Score,
-// lexicalScore normalized by the best lexical score among all candidates,
-// pair bonus, 1/rank bonuses) and the hits are sorted by that score, ties
-// by ID, and cut at opts.Limit.
+// is scored with the combined score
+//
+//	score = Wv·clamp(sim, 0, 1)                       // normalized vector component
+//	      + Wl·lex/max(lexMax, lex)                    // normalized lexicalScore
+//	      + Wp·[subject+class pair]                    // pair priority bonus
+//	      + Wvr·1/vectorRank + Wlr·1/lexicalRank        // rank bonuses (0 when absent)
+//
+// (vector similarity = Hit.Score, lexicalScore normalized by the best
+// lexical score among all candidates; non-finite or negative similarities
+// and lexical scores contribute 0, so every score is finite and >= 0) and
+// the hits are sorted by that score, ties by ID, and cut at opts.Limit.
 //
 // In the explanation, the vector entry's Contribution is the vector
 // component plus its rank bonus, the lexical entry's the lexical component
@@ -286,7 +293,7 @@ func Weighted(vector []Hit, lexical []LexicalHit, opts WeightedOptions) []Fused 
 	for i, c := range cands {
 		vr := v.rank[c.id]
 		comb := &combs[i]
-		*comb = scoring.CombinedScore(scoring.CombinedInput{
+		*comb = combinedScore(combinedInput{
 			HasVector:        vr > 0,
 			VectorSimilarity: v.score(c.id),
 			LexicalScore:     c.lex,

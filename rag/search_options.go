@@ -32,7 +32,7 @@ type SearcherOptions struct {
 	Vector VectorOptions
 	// Fusion is the default fusion method: weighted (the default: vector
 	// similarity, lexical score, pair and rank bonuses combined by
-	// scoring.CombinedScore), rrf, relative, or simple, which keeps the
+	// merge.Weighted), rrf, relative, or simple, which keeps the
 	// store's lexical order (terms matched, newest first), scores nothing
 	// and lists vector hits first, then lexical ones. Simple ranks far
 	// worse than weighted on every evaluation set (BENCHMARKS.md,

@@ -107,7 +107,7 @@ type Query struct {
 	DocumentIDs []string
 	// Legs restricts retrieval to one leg; the default is both.
 	Legs Legs
-	// Fusion is the fusion method: weighted (scoring.CombinedScore), rrf,
+	// Fusion is the fusion method: weighted (merge.Weighted), rrf,
 	// relative or simple (vector hits first, then lexical ones); "" means
 	// SearcherOptions.Fusion.
 	Fusion merge.Method

@@ -1,15 +1,16 @@
 // Package scoring holds the numeric judgements of hybrid search: the
-// combined score of a hit found by the vector and lexical legs and the
-// confidence level of a retrieval.
+// weights and the explanation of the combined score of a hit found by the
+// vector and lexical legs, and the confidence level of a retrieval.
 //
 // # Combined score
 //
-// [CombinedScore] adds five weighted components, each in [0, 1] before its
-// weight: the vector similarity, the lexical score normalized by the best
-// lexical score among the candidates, the subject+class pair flag, and
-// a bonus for the hit's rank in the vector list and in the lexical list.
-// The default weights are vector 6, lexical 4, pair 4; every
-// weight is configurable and the result explains every component.
+// The combined score (computed by merge.Weighted) adds five weighted
+// components, each in [0, 1] before its weight: the vector similarity, the
+// lexical score normalized by the best lexical score among the candidates,
+// the subject+class pair flag, and a bonus for the hit's rank in the
+// vector list and in the lexical list. [Weights] configure it (default
+// vector 6, lexical 4, pair 4, rank bonuses 1) and [Combined] explains
+// every component of one hit's score.
 //
 // # Confidence
 //
