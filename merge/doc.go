@@ -1,6 +1,6 @@
 // Package merge fuses ranked result lists into one ranking: the reference
 // store's simple mode (vector hits first, then lexical, deduplicated) and
-// enhanced mode (the weighted combined score of package scoring), plus
+// enhanced mode (the weighted combined score, with scoring's weights), plus
 // reciprocal rank fusion and relative score fusion for comparison.
 //
 // Worked example with two lists, vector [a b c] and lexical [c d]:
