@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -107,4 +108,23 @@ func TestCorrectRespelledAgrofit(t *testing.T) {
 	if n < 1000 || float64(right) < 0.95*float64(n) || float64(wrong) > 0.02*float64(n) {
 		t.Errorf("respelled %d: right %d, wrong %d; want at least 95%% right and at most 2%% wrong", n, right, wrong)
 	}
+}
+
+// TestCorrectBySoundConcurrent builds the sound index from many goroutines
+// at once (run with -race).
+func TestCorrectBySoundConcurrent(t *testing.T) {
+	b := &VocabularyBuilder{}
+	b.Add("ferrugem asiática, lagarta-do-cartucho, inseticida")
+	v := b.Build()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if got, ok := v.Correct("ferujem", 1); !ok || got != "ferrugem" {
+				t.Errorf("Correct(ferujem) = %q, %v", got, ok)
+			}
+		}()
+	}
+	wg.Wait()
 }
