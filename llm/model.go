@@ -89,7 +89,7 @@ func (r Request) Validate() error {
 		seen[t.Name] = true
 	}
 	switch r.ToolChoice.Mode {
-	case ToolChoiceDefault, ToolChoiceAuto, ToolChoiceNone:
+	case "", ToolChoiceAuto, ToolChoiceNone:
 	case ToolChoiceRequired:
 		if len(r.Tools) == 0 {
 			return fmt.Errorf("%w: tool choice %q without tools", ErrInvalidRequest, r.ToolChoice.Mode)
@@ -116,10 +116,9 @@ func (r Request) Validate() error {
 type ToolChoiceMode string
 
 // Tool choice modes: whether the model may, must or must not call tools,
-// or must call one named tool.
+// or must call one named tool. The empty mode leaves the choice to the
+// provider (auto with tools).
 const (
-	// ToolChoiceDefault leaves the choice to the provider (auto with tools).
-	ToolChoiceDefault ToolChoiceMode = ""
 	// ToolChoiceAuto lets the model decide whether to call tools.
 	ToolChoiceAuto ToolChoiceMode = "auto"
 	// ToolChoiceRequired makes the model call at least one tool.

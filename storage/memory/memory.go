@@ -132,9 +132,6 @@ func (s *Store) Version(ctx context.Context) (uint64, error) {
 	return s.t.version.Load(), nil
 }
 
-// TenantID is the tenant this store is scoped to.
-func (s *Store) TenantID() string { return s.id }
-
 // Dimensions is the length every embedding must have.
 func (s *Store) Dimensions() int { return s.db.dims }
 

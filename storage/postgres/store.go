@@ -66,9 +66,6 @@ func (s *Store) Version(ctx context.Context) (uint64, error) {
 	return uint64(v), err
 }
 
-// TenantID is the tenant this store is scoped to.
-func (s *Store) TenantID() string { return s.tenant }
-
 // Dimensions is the length every embedding must have.
 func (s *Store) Dimensions() int { return s.db.opts.Dimensions }
 
