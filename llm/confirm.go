@@ -72,17 +72,6 @@ type Decision struct {
 	Message string `json:"message,omitempty"`
 }
 
-// Confirm returns a DecisionConfirm.
-func Confirm() Decision { return Decision{Kind: DecisionConfirm} }
-
-// Reject returns a DecisionReject with an optional reason for the model.
-func Reject(reason string) Decision { return Decision{Kind: DecisionReject, Reason: reason} }
-
-// Correct returns a DecisionCorrect with a merge patch for the arguments.
-func Correct(patch json.RawMessage) Decision {
-	return Decision{Kind: DecisionCorrect, Arguments: patch}
-}
-
 // ResumeConfirmation resolves pending with decision and continues the tool
 // loop:
 //
@@ -362,14 +351,14 @@ func DetectDecision(ctx context.Context, model ChatModel, pending *PendingConfir
 		}
 		switch out.Intent {
 		case "confirm":
-			return Confirm(), nil
+			return Decision{Kind: DecisionConfirm}, nil
 		case "reject":
-			return Reject(""), nil
+			return Decision{Kind: DecisionReject}, nil
 		case "correct":
 			if len(out.Corrected) == 0 {
 				return Decision{}, fmt.Errorf("%w: correct without corrected_arguments", ErrInvalidOutput)
 			}
-			return Correct(out.Corrected), nil
+			return Decision{Kind: DecisionCorrect, Arguments: out.Corrected}, nil
 		default: // "unrelated"
 			return Decision{Kind: DecisionReject, Reason: "the user changed the subject", Message: reply}, nil
 		}

@@ -57,20 +57,20 @@ func TestConfirmationFlow(t *testing.T) {
 	}{
 		{
 			name:        "confirm",
-			decision:    llm.Confirm(),
+			decision:    llm.Decision{Kind: llm.DecisionConfirm},
 			wantArgs:    []string{weightArgs},
 			wantResult:  llm.Message{Role: llm.RoleTool, ToolCallID: "m1", ToolName: "record_metric", Content: `{"id":"e1"}`},
 			wantCallArg: weightArgs,
 		},
 		{
 			name:        "reject",
-			decision:    llm.Reject("o usuário desistiu"),
+			decision:    llm.Decision{Kind: llm.DecisionReject, Reason: "o usuário desistiu"},
 			wantResult:  llm.Message{Role: llm.RoleTool, ToolCallID: "m1", ToolName: "record_metric", IsError: true, Content: `{"message":"The user rejected this action; it was not executed.","reason":"o usuário desistiu","status":"rejected"}`},
 			wantCallArg: weightArgs,
 		},
 		{
 			name:        "correct",
-			decision:    llm.Correct(json.RawMessage(`{"value":82.5}`)),
+			decision:    llm.Decision{Kind: llm.DecisionCorrect, Arguments: json.RawMessage(`{"value":82.5}`)},
 			wantArgs:    []string{`{"date":"2026-01-20","type":"weight","unit":"kg","value":82.5}`},
 			wantResult:  llm.Message{Role: llm.RoleTool, ToolCallID: "m1", ToolName: "record_metric", Content: `{"id":"e1"}`},
 			wantCallArg: `{"date":"2026-01-20","type":"weight","unit":"kg","value":82.5}`,
@@ -130,7 +130,7 @@ func TestConfirmationInvalidCorrectionKeepsPending(t *testing.T) {
 	p := startPending(t, model, tools, nil).Pending
 
 	for _, patch := range []string{`{"value":-1}`, `{"value":"oitenta"}`, `{"color":"blue"}`, `{"value":`} {
-		_, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Correct(json.RawMessage(patch)), tools, nil)
+		_, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Decision{Kind: llm.DecisionCorrect, Arguments: json.RawMessage(patch)}, tools, nil)
 		if !errors.Is(err, llm.ErrInvalidArguments) {
 			t.Errorf("patch %s: err = %v, want ErrInvalidArguments", patch, err)
 		}
@@ -141,7 +141,7 @@ func TestConfirmationInvalidCorrectionKeepsPending(t *testing.T) {
 	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Decision{Kind: "maybe"}, tools, nil); !errors.Is(err, llm.ErrInvalidRequest) {
 		t.Errorf("unknown decision: %v", err)
 	}
-	res, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Confirm(), tools, nil)
+	res, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil)
 	if err != nil || res.Response.Text() != "Pronto!" || len(rec.calls()) != 1 {
 		t.Fatalf("confirm after failed correction: %v %+v", err, res)
 	}
@@ -175,7 +175,7 @@ func TestConfirmationMixedTurn(t *testing.T) {
 	if err := json.Unmarshal(raw, &stored); err != nil {
 		t.Fatal(err)
 	}
-	res2, err := llm.ResumeConfirmation(context.Background(), model, &stored, llm.Confirm(), tools, nil)
+	res2, err := llm.ResumeConfirmation(context.Background(), model, &stored, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,11 +215,11 @@ func TestConfirmationExpiry(t *testing.T) {
 	}
 	expires := p.ExpiresAt
 	p.ExpiresAt = time.Now().Add(-time.Second)
-	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Confirm(), tools, nil); !errors.Is(err, llm.ErrConfirmationExpired) {
+	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil); !errors.Is(err, llm.ErrConfirmationExpired) {
 		t.Errorf("err = %v, want ErrConfirmationExpired", err)
 	}
 	p.ExpiresAt = expires
-	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Confirm(), tools, nil); err != nil {
+	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil); err != nil {
 		t.Errorf("in time: %v", err)
 	}
 }
@@ -228,12 +228,12 @@ func TestConfirmationNeedsTheTool(t *testing.T) {
 	tools := []llm.Tool{recordMetric((&recorder{result: "{}"}).handle)}
 	model := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("m1", "record_metric", weightArgs)))
 	p := startPending(t, model, tools, nil).Pending
-	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Confirm(), []llm.Tool{searchTool((&recorder{}).handle)}, nil); !errors.Is(err, llm.ErrInvalidRequest) {
+	if _, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Decision{Kind: llm.DecisionConfirm}, []llm.Tool{searchTool((&recorder{}).handle)}, nil); !errors.Is(err, llm.ErrInvalidRequest) {
 		t.Errorf("err = %v", err)
 	}
 	broken := *p
 	broken.CallIndex = 5
-	if _, err := llm.ResumeConfirmation(context.Background(), model, &broken, llm.Confirm(), tools, nil); !errors.Is(err, llm.ErrInvalidRequest) {
+	if _, err := llm.ResumeConfirmation(context.Background(), model, &broken, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil); !errors.Is(err, llm.ErrInvalidRequest) {
 		t.Errorf("inconsistent pending: err = %v", err)
 	}
 }
@@ -283,9 +283,9 @@ func TestDetectDecision(t *testing.T) {
 		want    llm.Decision
 		wantErr error
 	}{
-		{"confirm", `{"intent":"confirm","confidence":0.92}`, llm.Confirm(), nil},
-		{"reject", `{"intent":"reject"}`, llm.Reject(""), nil},
-		{"correct", `{"intent":"correct","corrected_arguments":{"value":81}}`, llm.Correct(json.RawMessage(`{"value":81}`)), nil},
+		{"confirm", `{"intent":"confirm","confidence":0.92}`, llm.Decision{Kind: llm.DecisionConfirm}, nil},
+		{"reject", `{"intent":"reject"}`, llm.Decision{Kind: llm.DecisionReject}, nil},
+		{"correct", `{"intent":"correct","corrected_arguments":{"value":81}}`, llm.Decision{Kind: llm.DecisionCorrect, Arguments: json.RawMessage(`{"value":81}`)}, nil},
 		{"unrelated", `{"intent":"unrelated"}`, llm.Decision{Kind: llm.DecisionReject, Reason: "the user changed the subject", Message: "beleza"}, nil},
 		{"correct without arguments", `{"intent":"correct"}`, llm.Decision{}, llm.ErrInvalidOutput},
 		{"bad intent", `{"intent":"talvez"}`, llm.Decision{}, llm.ErrInvalidOutput},

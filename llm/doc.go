@@ -36,8 +36,9 @@
 //
 // A tool with RequiresConfirmation is not executed: RunTools returns a
 // PendingConfirmation (serializable, with a pt-BR summary for the user), and
-// ResumeConfirmation later resolves it as Confirm, Reject or Correct (a merge
-// patch of the arguments, validated) and continues the loop. DetectDecision
+// ResumeConfirmation later resolves it with a Decision (DecisionConfirm,
+// DecisionReject, or DecisionCorrect with a merge patch of the arguments,
+// validated) and continues the loop. DetectDecision
 // classifies a free-text user reply into a Decision with a forced tool call;
 // KeywordDecision does it offline from pt-BR and English keywords ("sim",
 // "pode", "não", "cancela"; anything else is a correction).

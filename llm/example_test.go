@@ -104,7 +104,7 @@ func ExampleResumeConfirmation() {
 
 	// The user answers "na verdade 82.5": only the value changes.
 	res, err = llm.ResumeConfirmation(context.Background(), model, res.Pending,
-		llm.Correct(json.RawMessage(`{"value":82.5}`)), tools, nil)
+		llm.Decision{Kind: llm.DecisionCorrect, Arguments: json.RawMessage(`{"value":82.5}`)}, tools, nil)
 	if err != nil {
 		fmt.Println("error:", err)
 		return

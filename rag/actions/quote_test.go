@@ -92,7 +92,7 @@ func TestQuoteToolInTheLoop(t *testing.T) {
 		if want := "Confirma a solicitação de cotação de 500 L de Glifosato 480 SL, contato compras@fazenda.com.br?"; res.Pending.Summary != want {
 			t.Errorf("summary %q", res.Pending.Summary)
 		}
-		res, err = llm.ResumeConfirmation(context.Background(), m, res.Pending, llm.Confirm(), tools, nil)
+		res, err = llm.ResumeConfirmation(context.Background(), m, res.Pending, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil)
 		if err != nil || res.Response.Text() != "Pedido enviado: protocolo COT-0001." {
 			t.Fatalf("err %v, answer %q", err, res.Response.Text())
 		}
@@ -113,7 +113,7 @@ func TestQuoteToolInTheLoop(t *testing.T) {
 		defer func() { fail = false }()
 		m := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("c", actions.QuoteToolName, args)), llmtest.Text("Não consegui enviar agora."))
 		res, _ := llm.RunTools(context.Background(), m, req, tools, nil)
-		res, err := llm.ResumeConfirmation(context.Background(), m, res.Pending, llm.Confirm(), tools, nil)
+		res, err := llm.ResumeConfirmation(context.Background(), m, res.Pending, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
