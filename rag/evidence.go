@@ -666,9 +666,10 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 // record names a group phrase (nil: no group is looked for): a record
 // naming a group of the culture asked ("Hortaliças" for "repolho") holds
 // the culture with IndirectCredit, and with the treatment asked, the
-// pair; and inside, which reports whether a matched query term sits only
-// inside longer words of the record (nil: never): no credit, as "rato"
-// inside "respiratória" names no rat.
+// pair; and inside, which reports whether a matched query term (a query
+// word or the canonical term it stands for) sits only inside longer
+// words of the record (nil: never): no credit, as "rato" inside
+// "respiratória" names no rat, nor "uva" (for "videira") inside "chuva".
 func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds func(phrase string) bool, inside func(term string) bool) *Evidence {
 	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg}
 	groupHeld, treatmentHeld := false, false
@@ -692,23 +693,25 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		total += c.weight
 		credit := 0.0
 		var where []string
+		// A term found only inside longer words of the record ("rato" in
+		// "respiratória", the canonical "uva" of "videira" in "chuva") is
+		// no match.
+		found := func(t string) ([]string, bool) {
+			f, ok := matched[t]
+			return f, ok && (inside == nil || !inside(t))
+		}
 		for _, t := range c.direct {
-			if f, ok := matched[t]; ok {
+			if f, ok := found(t); ok {
 				credit = 1
 				if c.corrected {
 					credit = o.IndirectCredit
-				}
-				if inside != nil && inside(t) {
-					// Only inside a longer word ("rato" in
-					// "respiratória"): no match.
-					credit = 0
 				}
 				where = append(where, f...)
 			}
 		}
 		if credit == 0 {
 			for _, t := range c.class {
-				if f, ok := matched[t]; ok {
+				if f, ok := found(t); ok {
 					credit = 1
 					if c.indirect {
 						credit = o.IndirectCredit

@@ -417,3 +417,28 @@ func TestTurnLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceInsideWordClassAndOrder checks that the inside-word rule
+// holds for the canonical term a query word stands for ("uva" of
+// "videira" inside "chuva"), and that a concept's word found at a word
+// start keeps its credit whatever the order of its other words.
+func TestEvidenceInsideWordClassAndOrder(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	rec := func(text string) func(string) bool {
+		r := itemRecord{&storage.CatalogItem{Name: "Produto", Description: text}}
+		return func(term string) bool { return !startsWord(r, term) }
+	}
+	videira := &evidenceQuery{concepts: []queryConcept{{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 1, raw: 1, own: true}}, maxRaw: 1}
+	uva := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "uva", Fields: []string{"description"}, Synonym: true}}}
+	if ev := videira.recordEvidence(uva, nil, lexical.FieldName, &o, nil, rec("Aplicar antes da chuva.")); ev.Relevant || ev.Coverage != 0 {
+		t.Errorf("canonical term inside a word: %+v, want no credit", ev)
+	}
+	if ev := videira.recordEvidence(uva, nil, lexical.FieldName, &o, nil, rec("Uva e maçã.")); !ev.Relevant || ev.Coverage != 1 {
+		t.Errorf("canonical term as a word: %+v, want full credit", ev)
+	}
+	cana := &evidenceQuery{concepts: []queryConcept{{label: "cana", direct: []string{"cana", "acucar"}, culture: true, weight: 1, raw: 1, own: true}}, maxRaw: 1}
+	both := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "cana", Fields: []string{"description"}}, {Term: "acucar", Fields: []string{"description"}}}}
+	if ev := cana.recordEvidence(both, nil, lexical.FieldName, &o, nil, rec("Cana; semiaçucarado.")); !ev.Relevant || ev.Coverage != 1 {
+		t.Errorf("first word at a word start, second inside a word: %+v, want full credit", ev)
+	}
+}
