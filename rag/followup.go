@@ -57,9 +57,11 @@ var (
 //   - names no subject of its own: only a crop ("e na uva?"), only
 //     attributes (dose, preço, prazo, carência, estoque …: "qual a
 //     dose?"), only a connective ("e então?") or no content word at all
-//     ("quanto custa?"; a function word of Portuguese or English —
-//     lexicon.DefaultFrequencies — is no content: "e a carência de cada
-//     um?").
+//     ("quanto custa?"). A function word of Portuguese or English
+//     (lexicon.DefaultFrequencies) is no subject beside one of these cues
+//     ("e a carência de cada um?"), but that list holds nouns too ("site",
+//     "estado", "order", "website"), so a message of such words and no
+//     cue ("vocês têm site?", "how do I place an order?") stands alone.
 //
 // Anything else — a question naming its own subject, even after "e …"
 // ("e como faço pra devolver um produto?"), or noise — is
@@ -90,7 +92,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 			}
 		}
 	}
-	subject, attrs, crops := 0, 0, 0
+	subject, attrs, crops, weak := 0, 0, 0, 0
 	stop := lexical.DefaultStopwords()
 	general := lexicon.DefaultFrequencies()
 	frame := defaultFrameSet
@@ -100,7 +102,13 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 			attrs++
 		case cultures[w]:
 			crops++
-		case stop.Contains(w) || general.Function(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2 || slices.Contains(followUpConnectives, w):
+		case stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2 || slices.Contains(followUpConnectives, w):
+		case general.Function(w):
+			// The general list's function words include nouns ("site",
+			// "estado", "sistema", "order", "website"): no subject beside
+			// a follow-up cue ("e a carência de cada um?"), but a message
+			// made of them alone ("vocês têm site?") still stands alone.
+			weak++
 		default:
 			subject++
 		}
@@ -121,6 +129,8 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 		return FollowUpDecision{FollowUp: true, Reason: "attribute-only"}
 	case connective:
 		return FollowUpDecision{FollowUp: true, Reason: "connective"}
+	case weak > 0:
+		// Only general function words, no cue: self-contained.
 	default:
 		return FollowUpDecision{FollowUp: true, Reason: "no-content"}
 	}

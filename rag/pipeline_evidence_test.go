@@ -40,6 +40,11 @@ func TestDetectFollowUp(t *testing.T) {
 		{"quanto custa?", grape, true, "attribute-only"},
 		// "cada" and "um" are function words (the general lexicon), not a subject.
 		{"e a carência de cada um?", grape, true, "attribute-only"},
+		// The general list's function words include nouns: with no
+		// follow-up cue, a message of them stands alone.
+		{"vocês têm site?", grape, false, "self-contained"},
+		{"how do I place an order?", grape, false, "self-contained"},
+		{"vocês vendem para o estado todo?", grape, false, "self-contained"},
 		{"qual o prazo de entrega?", grape, false, "self-contained"},
 		{"vocês entregam em Goiás?", grape, false, "self-contained"},
 		{"asdkjh qwpoeiru zzxm", grape, false, "self-contained"},
