@@ -411,6 +411,10 @@ func TestTurnLevel(t *testing.T) {
 		{"two strong records", faq(strong, strong), scoring.LevelMedium},
 		{"a weaker record cited too", faq(strong, &Evidence{Relevance: 0.65, Lexical: 0.65, Coverage: 0.75}), scoring.LevelLow},
 		{"nothing relevant", faq(&Evidence{Relevance: 0.3}), scoring.LevelNone},
+		// The two thresholds at their edges: relevance 0.8, lexical 0.3.
+		{"one record at both thresholds", faq(&Evidence{Relevance: 0.8, Lexical: 0.3}), scoring.LevelHigh},
+		{"one record just below the lexical threshold", faq(&Evidence{Relevance: 0.8, Lexical: 0.29}), scoring.LevelMedium},
+		{"one record just below the relevance threshold", faq(&Evidence{Relevance: 0.79, Lexical: 0.9}), scoring.LevelLow},
 	} {
 		if got := p.turnLevel(tt.r); got != tt.want {
 			t.Errorf("%s: level %v, want %v", tt.name, got, tt.want)
