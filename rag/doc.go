@@ -120,7 +120,10 @@
 // culturas" for any crop) holds the subject with the indirect credit, and
 // the pair with the class. A catalog item lacking the subject asked is not
 // relevant even without a class ("semente de girassol" is not answered by
-// a braquiária seed); a FAQ or a document may answer for any subject.
+// a braquiária seed), unless the query names the item ("o Fungiprot serve
+// para uva?"): then it stays relevant at the threshold, so the turn's
+// confidence is low and its crops answer; a FAQ or a document may answer
+// for any subject.
 // A document of several Markdown sections is judged by its best section
 // (with its title and heading path), not its whole text, so words it holds
 // only in different sections do not add up. The background sample is

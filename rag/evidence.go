@@ -816,8 +816,15 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// girassol": a braquiária seed) is no answer, whatever else it holds;
 	// a FAQ or a document may answer for every crop.
 	missingSubject := titleField == lexical.FieldName && subjectAsked && !subjectHeld
-	if missingPair || contextOnly || unknownOnly || missingSubject {
+	switch {
+	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named:
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
+	case missingSubject:
+		// The item the query names, asked about a crop it lacks ("o
+		// Fungiprot serve para uva?"): it stays the answer (its crops say
+		// no), at the threshold, so the turn's confidence is low; dropping
+		// it said the store knew nothing of the product.
+		ev.Relevance = min(ev.Relevance, o.Threshold)
 	}
 	ev.Relevance = math.Round(ev.Relevance*1e6) / 1e6
 	ev.Relevant = ev.Relevance >= o.Threshold

@@ -367,6 +367,21 @@ func TestEvidenceMissingSubject(t *testing.T) {
 	if ev := eq.evidenceFor(withCrop, close, lexical.FieldName, &o); !ev.Relevant {
 		t.Errorf("catalog item with the crop: %+v, want relevant", ev)
 	}
+	// The item the query names, asked about a crop it lacks ("o Fungiprot
+	// serve para uva?"), stays relevant at the threshold (low confidence):
+	// its crops answer no.
+	named := &evidenceQuery{
+		concepts: []queryConcept{
+			{label: "fungiprot", direct: []string{"fungiprot"}, weight: 3, raw: 3, own: true, rare: true},
+			{label: "uva", direct: []string{"uva"}, culture: true, weight: 1, raw: 1, own: true},
+		},
+		maxRaw: 3,
+		bg:     &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
+	}
+	nameSig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "fungiprot", Fields: []string{"name"}}}}
+	if ev := named.evidenceFor(nameSig, close, lexical.FieldName, &o); !ev.Named || !ev.Relevant || ev.Relevance != o.Threshold {
+		t.Errorf("named item without the crop: %+v, want named and relevant at the threshold %v", ev, o.Threshold)
+	}
 }
 
 // TestEvidenceInsideWord checks that a catalog term found only inside a
