@@ -1162,7 +1162,9 @@ func recordNames(rec lexical.Record, phrase string) bool {
 }
 
 // startsWord reports whether some field of rec holds term at the start
-// of a word (not only inside one: "rato" in "respiratória").
+// of a word (not only inside one: "rato" in "respiratória"), or after a
+// compounding prefix that starts the word (compoundPrefixes:
+// "inseticida" in "bioinseticida", "nutriente" in "micronutrientes").
 func startsWord(rec lexical.Record, term string) bool {
 	if term == "" {
 		return false
@@ -1175,15 +1177,30 @@ func startsWord(rec lexical.Record, term string) bool {
 				break
 			}
 			at := off + j
-			if at == 0 {
+			if wordStart(text, at) {
 				return true
 			}
-			r, _ := utf8.DecodeLastRuneInString(text[:at])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-				return true
+			for _, p := range compoundPrefixes {
+				if strings.HasSuffix(text[:at], p) && wordStart(text, at-len(p)) {
+					return true
+				}
 			}
 			off = at + 1
 		}
 	}
 	return false
+}
+
+// compoundPrefixes are the prefixes that form one word with the name of a
+// product class or nutrient ("bioinseticida", "biofertilizante",
+// "micronutriente", "organomineral", "superfosfato"), in Normalize form.
+var compoundPrefixes = []string{"bio", "micro", "macro", "organo", "fito", "agro", "multi", "super"}
+
+// wordStart reports whether text[at:] starts a word.
+func wordStart(text string, at int) bool {
+	if at == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(text[:at])
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 }

@@ -460,4 +460,13 @@ func TestEvidenceInsideWordClassAndOrder(t *testing.T) {
 	if ev := cana.recordEvidence(both, nil, lexical.FieldName, &o, nil, rec("Cana; semiaçucarado.")); !ev.Relevant || ev.Coverage != 1 {
 		t.Errorf("first word at a word start, second inside a word: %+v, want full credit", ev)
 	}
+	// After a compounding prefix the word starts: "Bioinseticida" holds
+	// "inseticida"; inside a longer stem ("Subrato") it does not.
+	for text, want := range map[string]bool{"Bioinseticida à base de Bt.": true, "Micronutrientes e macronutrientes": true, "Superfosfato simples": true, "Acaricida-inseticida": true, "Respiratória": false, "Probioinseticida": false} {
+		r := itemRecord{&storage.CatalogItem{Name: "Produto", Description: text}}
+		ok := startsWord(r, "inseticida") || startsWord(r, "nutriente") || startsWord(r, "fosfato") || startsWord(r, "rato")
+		if ok != want {
+			t.Errorf("startsWord in %q = %v, want %v", text, ok, want)
+		}
+	}
 }
