@@ -216,8 +216,9 @@ func parseSynonyms(data []byte) (*Synonyms, error) {
 //	}
 //
 // "groups" maps a group a record may name to the subjects it stands for
-// ("*": every subject of the table); each member gets the group in its
-// [SynonymEntry.Within]. A member that is no subject of the table is an
+// ("*": every subject of this table, not those a later [Synonyms.Merge]
+// adds); each member gets the group in its [SynonymEntry.Within], which
+// Merge unites. A member that is no subject of the table is an
 // error.
 //
 // Terms may carry accents, capitals and several words; they are matched in
@@ -625,7 +626,8 @@ func newPhrase(norm string) phrase {
 
 // Within returns the groups a record may name instead of the subject
 // whose normalized canonical term is term (a [Mention]'s Term), in
-// [Normalize] form; nil when term is no subject or has none.
+// [Normalize] form; nil when term is no subject or has none. The result
+// is a copy: a table is shared (DefaultSynonyms) and immutable.
 func (s *Synonyms) Within(term string) []string {
 	if s == nil {
 		return nil
@@ -639,5 +641,5 @@ func (s *Synonyms) Within(term string) []string {
 	if !ok {
 		return nil
 	}
-	return s.entries[i].withinNorm
+	return slices.Clone(s.entries[i].withinNorm)
 }

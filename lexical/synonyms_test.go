@@ -289,6 +289,11 @@ func TestSynonymGroups(t *testing.T) {
 	if got := def.Within("soja"); !slices.Equal(got, []string{"todas as culturas"}) {
 		t.Errorf("preset Within(soja) = %q", got)
 	}
+	// The result is a copy: changing it leaves the shared table alone.
+	def.Within("soja")[0] = "x"
+	if got := def.Within("soja"); !slices.Equal(got, []string{"todas as culturas"}) {
+		t.Errorf("Within(soja) after changing a result = %q, want the table unchanged", got)
+	}
 }
 
 func TestMerge(t *testing.T) {
