@@ -1126,7 +1126,10 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 
 // recordNames reports whether a field of rec other than attached files
 // holds phrase (normalized words) as consecutive words, compared stemmed:
-// "hortalicas" in "Soja, Milho, Hortaliças".
+// "hortalicas" in "Soja, Milho, Hortaliças". Only the words where the
+// phrase's first stem occurs at a word start are read (lexical.Stem
+// returns a prefix of its word), so a long document costs a scan, not a
+// stemming of every word.
 func recordNames(rec lexical.Record, phrase string) bool {
 	want := strings.Fields(phrase)
 	if len(want) == 0 {
@@ -1141,24 +1144,37 @@ func recordNames(rec lexical.Record, phrase string) bool {
 			continue
 		}
 		text := lexical.Normalize(f.Text)
-		if !strings.Contains(text, want[0][:min(len(want[0]), 4)]) {
-			continue
-		}
-		words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		for j := 0; j+len(want) <= len(words); j++ {
-			ok := true
-			for k, w := range want {
-				if lexical.Stem(words[j+k]) != w {
-					ok = false
-					break
-				}
+		for off := 0; ; {
+			j := strings.Index(text[off:], want[0])
+			if j < 0 {
+				break
 			}
-			if ok {
+			at := off + j
+			off = at + 1
+			if wordStart(text, at) && wordsFrom(text[at:], want) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// wordsFrom reports whether the words text starts with (split at anything
+// but letters and digits) are, stemmed, want.
+func wordsFrom(text string, want []string) bool {
+	isSep := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+	for _, w := range want {
+		text = strings.TrimLeftFunc(text, isSep)
+		end := strings.IndexFunc(text, isSep)
+		if end < 0 {
+			end = len(text)
+		}
+		if end == 0 || lexical.Stem(text[:end]) != w {
+			return false
+		}
+		text = text[end:]
+	}
+	return true
 }
 
 // startsWord reports whether some field of rec holds term at the start

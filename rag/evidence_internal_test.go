@@ -470,3 +470,31 @@ func TestEvidenceInsideWordClassAndOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordNamesWords checks the group phrase match: consecutive words,
+// stemmed, at word starts, outside attached files.
+func TestRecordNamesWords(t *testing.T) {
+	for _, tt := range []struct {
+		text, phrase string
+		want         bool
+	}{
+		{"Soja, Milho, Hortaliças", "hortalicas", true},
+		{"hortaliça", "hortalicas", true},
+		{"Registrado para todas as culturas.", "todas as culturas", true},
+		{"Todas, as  culturas", "todas as culturas", true},
+		{"todas as lavouras e culturas", "todas as culturas", false},
+		{"quase todas as culturas", "todas as culturas", true},
+		{"contodas as culturas", "todas as culturas", false},
+		{"todas as", "todas as culturas", false},
+		{"Frutíferas", "hortalicas", false},
+	} {
+		rec := itemRecord{&storage.CatalogItem{Name: "Produto", Tags: []string{tt.text}}}
+		if got := recordNames(rec, tt.phrase); got != tt.want {
+			t.Errorf("recordNames(%q, %q) = %v, want %v", tt.text, tt.phrase, got, tt.want)
+		}
+	}
+	inFile := itemRecord{&storage.CatalogItem{Name: "Produto", Files: []storage.CatalogFile{{Text: "hortaliças"}}}}
+	if recordNames(inFile, "hortalicas") {
+		t.Error("a group named only in an attached file counts")
+	}
+}
