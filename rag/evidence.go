@@ -733,7 +733,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				}
 			}
 		}
-		if credit == 0 && c.culture && holds != nil {
+		if credit == 0 && c.culture && holds != nil && o.IndirectCredit > 0 {
 			for _, g := range c.within {
 				if holds(g) {
 					credit, groupHeld = o.IndirectCredit, true

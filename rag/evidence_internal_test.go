@@ -321,6 +321,12 @@ func TestEvidenceCropGroup(t *testing.T) {
 	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Todas as culturas"), nil); !ev.Relevant || !ev.Pair {
 		t.Errorf("tagged Todas as culturas: %+v, want relevant with the pair", ev)
 	}
+	// With no indirect credit (a negative IndirectCredit), a group holds
+	// nothing, nor the pair.
+	none := EvidenceOptions{IndirectCredit: -1}.withDefaults()
+	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &none, item("Soja", "Hortaliças"), nil); ev.Pair || slices.Contains(ev.Covered, "repolho") {
+		t.Errorf("tagged Hortaliças, no indirect credit: %+v, want neither the crop nor the pair", ev)
+	}
 	// The group named only in an attached file, or not at all: no pair.
 	for _, tags := range [][]string{{"Soja"}, nil} {
 		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item(tags...), nil); ev.Relevant || ev.Pair || ev.Reason != ReasonMissingPair {
