@@ -751,7 +751,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		}
 		got += credit * c.weight
 		treatmentHeld = treatmentHeld || c.treatment
-		subjectHeld = subjectHeld || c.culture
+		// The subject asked is the message's own: in a follow-up, the
+		// earlier turn's crop held ("uva") is not the one asked ("soja").
+		subjectHeld = subjectHeld || (c.culture && c.own)
 		ownCovered = ownCovered || c.own
 		ev.Covered = append(ev.Covered, c.label)
 		for _, f := range where {

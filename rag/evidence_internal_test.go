@@ -373,6 +373,21 @@ func TestEvidenceMissingSubject(t *testing.T) {
 	if ev := eq.evidenceFor(withCrop, close, lexical.FieldName, &o); !ev.Relevant {
 		t.Errorf("catalog item with the crop: %+v, want relevant", ev)
 	}
+	// In a follow-up, the earlier turn's crop held ("uva") is not the crop
+	// the message asks ("e a dose dele na soja?").
+	followUp := &evidenceQuery{
+		concepts: []queryConcept{
+			{label: "dose", direct: []string{"dose"}, weight: 1, raw: 1, own: true},
+			{label: "soja", direct: []string{"soja"}, culture: true, weight: 1, raw: 1, own: true},
+			{label: "uva", direct: []string{"uva"}, culture: true, weight: 0.5, raw: 1},
+		},
+		maxRaw: 1, hasContext: true,
+		bg: &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
+	}
+	doseUva := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "dose", Fields: []string{"files"}}, {Term: "uva", Fields: []string{"tags"}}}}
+	if ev := followUp.evidenceFor(doseUva, close, lexical.FieldName, &o); ev.Relevant {
+		t.Errorf("follow-up, catalog item with the earlier crop only: %+v, want not relevant", ev)
+	}
 	// The item the query names, asked about a crop it lacks ("o Fungiprot
 	// serve para uva?"), stays relevant at the threshold (low confidence):
 	// its crops answer no.
