@@ -1006,7 +1006,13 @@ func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, secs []lexica
 	var best *Evidence
 	for _, rec := range secs {
 		_, sig := pq.Score(rec)
-		ev := eq.evidenceFor(&sig, vec, titleField, o)
+		var holds func(string) bool
+		if eq.groups {
+			// A section naming a group of the crop asked holds it, as
+			// the whole document did.
+			holds = func(phrase string) bool { return recordNames(rec, phrase) }
+		}
+		ev := eq.recordEvidence(&sig, vec, titleField, o, holds, nil)
 		if best == nil || ev.Relevance > best.Relevance {
 			best = ev
 		}

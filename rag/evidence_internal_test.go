@@ -8,6 +8,7 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/lexical/snowball"
+	"github.com/hybridrag/hybridrag/rag/fields"
 	"github.com/hybridrag/hybridrag/rag/internal/fieldname"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/scoring"
@@ -517,5 +518,29 @@ func TestRecordNamesWords(t *testing.T) {
 	inFile := itemRecord{&storage.CatalogItem{Name: "Produto", Files: []storage.CatalogFile{{Text: "hortaliças"}}}}
 	if recordNames(inFile, "hortalicas") {
 		t.Error("a group named only in an attached file counts")
+	}
+}
+
+// TestSectionEvidenceCropGroup checks that a document judged by its
+// sections keeps the group credit: a section naming "Hortaliças" holds
+// "repolho" as the whole document does.
+func TestSectionEvidenceCropGroup(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	s := lexical.NewScorer(fields.DocumentScorer())
+	pq := s.Prepare("inseticida para lagarta no repolho")
+	eq := analyzeEvidence(pq, s.Synonyms(), s.Tokenizer().Filters, func(string) float64 { return 1 }, nil, 0, textutil.FrameSet(defaultFrameWords), nil)
+	if !eq.groups {
+		t.Fatalf("no group for repolho: %+v", eq.concepts)
+	}
+	d := &storage.Document{Title: "Manual de manejo", Content: "# Hortaliças\n\nInseticida para lagartas em hortaliças folhosas.\n\n# Grãos\n\nPercevejos na soja."}
+	whole := lexical.NormalizeRecord(docRecord{d})
+	_, sig := pq.Score(whole)
+	doc := eq.recordEvidence(&sig, nil, fieldname.Title, &o, func(p string) bool { return recordNames(whole, p) }, nil)
+	if !doc.Relevant {
+		t.Fatalf("whole document: %+v, want relevant through the group", doc)
+	}
+	sec := sectionEvidence(eq, pq, documentSections(d), nil, fieldname.Title, &o)
+	if sec == nil || !sec.Relevant || !sec.Pair {
+		t.Errorf("best section: %+v, want relevant with the pair through the group", sec)
 	}
 }
