@@ -1152,19 +1152,25 @@ func recordNames(rec lexical.Record, phrase string) bool {
 			continue
 		}
 		text := lexical.Normalize(f.Text)
-		for off := 0; ; {
-			j := strings.Index(text[off:], want[0])
-			if j < 0 {
-				break
-			}
-			at := off + j
-			off = at + 1
-			if wordStart(text, at) && wordsFrom(text[at:], want) {
-				return true
-			}
+		if anyIndex(text, want[0], func(at int) bool { return wordStart(text, at) && wordsFrom(text[at:], want) }) {
+			return true
 		}
 	}
 	return false
+}
+
+// anyIndex reports whether ok holds at some index of s in text.
+func anyIndex(text, s string, ok func(at int) bool) bool {
+	for off := 0; ; {
+		j := strings.Index(text[off:], s)
+		if j < 0 {
+			return false
+		}
+		if ok(off + j) {
+			return true
+		}
+		off += j + 1
+	}
 }
 
 // wordsFrom reports whether the words text starts with (split at anything
@@ -1195,21 +1201,12 @@ func startsWord(rec lexical.Record, term string) bool {
 	}
 	for i := range rec.NumFields() {
 		text := lexical.Normalize(rec.Field(i).Text)
-		for off := 0; ; {
-			j := strings.Index(text[off:], term)
-			if j < 0 {
-				break
-			}
-			at := off + j
-			if wordStart(text, at) {
-				return true
-			}
-			for _, p := range compoundPrefixes {
-				if strings.HasSuffix(text[:at], p) && wordStart(text, at-len(p)) {
-					return true
-				}
-			}
-			off = at + 1
+		if anyIndex(text, term, func(at int) bool {
+			return wordStart(text, at) || slices.ContainsFunc(compoundPrefixes, func(p string) bool {
+				return strings.HasSuffix(text[:at], p) && wordStart(text, at-len(p))
+			})
+		}) {
+			return true
 		}
 	}
 	return false
