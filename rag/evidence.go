@@ -21,7 +21,7 @@ import (
 	"github.com/hybridrag/hybridrag/vector"
 )
 
-// Defaults of EvidenceOptions.
+// Constants of the evidence, and the defaults of EvidenceOptions.
 const (
 	// defaultRelevanceThreshold is the relevance from which a hit is
 	// Relevant: the lowest confidence level (0.60), so that a turn
@@ -113,17 +113,11 @@ type EvidenceOptions struct {
 	// Threshold is the relevance from which a hit is Relevant (default
 	// 0.60, defaultRelevanceThreshold).
 	Threshold float64
-	// VectorMidpoint and VectorWidth map the calibrated vector distance z
-	// (see Evidence) to evidence 1/(1+exp(-(z-midpoint)/width)); defaults
-	// 3 and 0.75.
-	VectorMidpoint, VectorWidth float64
-	// CalibrationOwners is how many owners of each kind lend their chunk
-	// vectors to the background sample (default 64).
-	CalibrationOwners int
-	// IndirectCredit is the credit of a concept matched only through its
-	// class, or only as the word a typo was corrected to (default 0.5;
-	// negative means none).
-	IndirectCredit float64
+	// indirectCredit is the credit of a concept matched only through its
+	// class, or only as the word a typo was corrected to (zero:
+	// defaultIndirectCredit; negative means none). Only the package's
+	// tests set it.
+	indirectCredit float64
 	// FrameWords are the request words (nil: about a hundred built-in
 	// words such as "vendem", "quanto custa", "recomenda", "sell"); an
 	// empty non-nil slice counts every token as content. (DetectFollowUp
@@ -147,20 +141,11 @@ func (o EvidenceOptions) withDefaults() EvidenceOptions {
 	if !(o.Threshold > 0 && o.Threshold <= 1) {
 		o.Threshold = defaultRelevanceThreshold
 	}
-	if !(o.VectorMidpoint > 0) || math.IsInf(o.VectorMidpoint, 0) {
-		o.VectorMidpoint = defaultVectorMidpoint
-	}
-	if !(o.VectorWidth > 0) || math.IsInf(o.VectorWidth, 0) {
-		o.VectorWidth = defaultVectorWidth
-	}
-	if o.CalibrationOwners < 1 {
-		o.CalibrationOwners = defaultCalibrationOwners
-	}
 	switch {
-	case o.IndirectCredit == 0 || o.IndirectCredit > 1 || math.IsNaN(o.IndirectCredit):
-		o.IndirectCredit = defaultIndirectCredit
-	case o.IndirectCredit < 0:
-		o.IndirectCredit = 0
+	case o.indirectCredit == 0 || o.indirectCredit > 1 || math.IsNaN(o.indirectCredit):
+		o.indirectCredit = defaultIndirectCredit
+	case o.indirectCredit < 0:
+		o.indirectCredit = 0
 	}
 	if o.FrameWords == nil {
 		o.FrameWords = requestWords
@@ -387,7 +372,7 @@ func (s *Searcher) buildCalibration(ctx context.Context, kind storage.OwnerKind)
 	if c := slot.Load(); c != nil {
 		return c, nil
 	}
-	c, err := buildCalibrationSample(ctx, s.store, kind, s.evidence.CalibrationOwners)
+	c, err := buildCalibrationSample(ctx, s.store, kind, defaultCalibrationOwners)
 	if err != nil {
 		return nil, err
 	}
@@ -460,11 +445,11 @@ type queryConcept struct {
 	// ("hortalicas" for "repolho"; lexical.Synonyms.Within).
 	within []string
 	// corrected: the query word was replaced by typo correction; a match
-	// earns IndirectCredit, as the correction may be wrong
+	// earns indirectCredit, as the correction may be wrong
 	// ("passagem" → "pastagem").
 	corrected bool
 	// indirect: the class is a hypernym (a treatment class for a pest),
-	// worth IndirectCredit alone.
+	// worth indirectCredit alone.
 	indirect bool
 	// weight counts in coverage; raw is the weight before contextWeight.
 	weight, raw float64
@@ -665,7 +650,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 // recordEvidence is evidenceFor with holds, which reports whether the
 // record names a group phrase (nil: no group is looked for): a record
 // naming a group of the culture asked ("Hortaliças" for "repolho") holds
-// the culture with IndirectCredit, and with the treatment asked, the
+// the culture with indirectCredit, and with the treatment asked, the
 // pair; and inside, which reports whether a matched query term (a query
 // word or the canonical term it stands for) sits only inside longer
 // words of the record (nil: never): no credit, as "rato" inside
@@ -704,7 +689,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			if f, ok := found(t); ok {
 				credit = 1
 				if c.corrected {
-					credit = o.IndirectCredit
+					credit = o.indirectCredit
 				}
 				where = append(where, f...)
 			}
@@ -714,7 +699,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				if f, ok := found(t); ok {
 					credit = 1
 					if c.indirect {
-						credit = o.IndirectCredit
+						credit = o.indirectCredit
 					}
 					where = append(where, f...)
 				}
@@ -728,15 +713,15 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 					slices.ContainsFunc(sig.Classes, func(s string) bool { return lexical.Normalize(s) == t }) {
 					credit = 1
 					if c.indirect {
-						credit = o.IndirectCredit
+						credit = o.indirectCredit
 					}
 				}
 			}
 		}
-		if credit == 0 && c.culture && holds != nil && o.IndirectCredit > 0 {
+		if credit == 0 && c.culture && holds != nil && o.indirectCredit > 0 {
 			for _, g := range c.within {
 				if holds(g) {
-					credit, groupHeld = o.IndirectCredit, true
+					credit, groupHeld = o.indirectCredit, true
 					break
 				}
 			}
@@ -797,7 +782,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	if vec != nil {
 		if eq.bg != nil {
 			ev.VectorZ = (vec.Similarity - eq.bg.Median) / eq.bg.Scale
-			ev.Vector = logistic((ev.VectorZ - o.VectorMidpoint) / o.VectorWidth)
+			ev.Vector = logistic((ev.VectorZ - defaultVectorMidpoint) / defaultVectorWidth)
 		} else {
 			// Uncalibrated: the default levels, 0.60 → 0.5 and 0.85 → 0.9.
 			ev.Vector = logistic((vec.Similarity - 0.60) / 0.114)

@@ -295,7 +295,7 @@ func TestEvidenceNamedOnlyByItemName(t *testing.T) {
 }
 
 // TestEvidenceCropGroup checks that a record naming a group of the crop
-// asked ("Hortaliças" for "repolho") holds the crop with IndirectCredit
+// asked ("Hortaliças" for "repolho") holds the crop with indirectCredit
 // and, with the treatment, the pair; a record that names no group lacks
 // the pair.
 func TestEvidenceCropGroup(t *testing.T) {
@@ -322,9 +322,9 @@ func TestEvidenceCropGroup(t *testing.T) {
 	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Todas as culturas"), nil); !ev.Relevant || !ev.Pair {
 		t.Errorf("tagged Todas as culturas: %+v, want relevant with the pair", ev)
 	}
-	// With no indirect credit (a negative IndirectCredit), a group holds
+	// With no indirect credit (a negative indirectCredit), a group holds
 	// nothing, nor the pair.
-	none := EvidenceOptions{IndirectCredit: -1}.withDefaults()
+	none := EvidenceOptions{indirectCredit: -1}.withDefaults()
 	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &none, item("Soja", "Hortaliças"), nil); ev.Pair || slices.Contains(ev.Covered, "repolho") {
 		t.Errorf("tagged Hortaliças, no indirect credit: %+v, want neither the crop nor the pair", ev)
 	}

@@ -104,7 +104,7 @@ func (s *Searcher) rebuild(ctx context.Context, v uint64) {
 			s.lex.kinds[i].CompareAndSwap(old, l)
 		}
 		if old := s.calib.kinds[i].Load(); old != nil {
-			c, err := buildCalibrationSample(ctx, s.store, k.ownerKind(), s.evidence.CalibrationOwners)
+			c, err := buildCalibrationSample(ctx, s.store, k.ownerKind(), defaultCalibrationOwners)
 			if err != nil {
 				return
 			}
