@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Sentinel errors. Callers branch on them with errors.Is; the concrete errors
@@ -62,6 +63,8 @@ var (
 // APIError is a failure reported by a model provider (an HTTP status, a
 // provider error object in a stream) or a transport failure on the way to it
 // (StatusCode 0). Adapters return it wrapped with %w; get it with errors.As.
+// The HTTP reranker of rag/rerank reports a server's non-2xx answer with it
+// too (Provider the rerank flavor, e.g. "cohere").
 //
 // Message is the provider's message with anything that looks like an API key
 // or bearer token redacted; request URLs and headers are never included.
@@ -82,6 +85,9 @@ type APIError struct {
 	// true for 408, 409, 429, 5xx and transport failures, false for other
 	// 4xx (bad request, authentication, permission, not found).
 	Retryable bool
+	// RetryAfter is the server's Retry-After delay, 0 when absent or not
+	// read by the adapter.
+	RetryAfter time.Duration
 	// Err is the underlying error (the SDK's error value); may be nil.
 	Err error
 }
@@ -120,6 +126,10 @@ func (e *APIError) Unwrap() error { return e.Err }
 // vector.WithRetry see a provider error as retryable or not
 // (vector.TransientError).
 func (e *APIError) Transient() bool { return e.Retryable }
+
+// RetryDelay returns RetryAfter, so that vector.WithRetry waits at least
+// that long before the next attempt.
+func (e *APIError) RetryDelay() time.Duration { return e.RetryAfter }
 
 // RetryableStatus reports whether an HTTP status is worth retrying: 408, 409,
 // 429 and every 5xx. Adapters use it to fill APIError.Retryable.

@@ -40,9 +40,9 @@
 // [ErrEmptyQuery] for a blank query; [ErrInvalidOptions] from the
 // constructors (and from Apply for a NaN MinScore or a nil Reranker);
 // [ErrInvalidResult] from Apply when a reranker returns an index it was
-// not given, an index twice, or a score outside [0, 1]. [HTTP] returns an
-// [*APIError] for a non-2xx answer (StatusCode, a truncated Body without
-// the API key, Retryable, RetryAfter), wraps [ErrInvalidResponse] for a
+// not given, an index twice, or a score outside [0, 1]. [HTTP] wraps an
+// [*llm.APIError] for a non-2xx answer (Provider the flavor, StatusCode,
+// a truncated body without the API key as Message, Retryable, RetryAfter), wraps [ErrInvalidResponse] for a
 // malformed or inconsistent 2xx answer, and wraps the context's error
 // when it ends first. [LLM] wraps [ErrInvalidResponse] for an answer that
 // is not the requested JSON or holds a bad index or score, and returns the

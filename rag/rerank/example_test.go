@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/rerank"
 )
 
@@ -59,13 +60,13 @@ func ExampleApply() {
 func ExampleApply_fallback() {
 	// A model reranker that is down; the caller falls back to Keyword.
 	down := rerank.Func(func(context.Context, string, []rerank.Candidate) ([]rerank.Result, error) {
-		return nil, &rerank.APIError{Flavor: rerank.FlavorCohere, StatusCode: 503, Retryable: true}
+		return nil, &llm.APIError{Provider: "cohere", StatusCode: 503, Retryable: true}
 	})
 	keyword, _ := rerank.NewKeyword(rerank.KeywordOptions{})
 	ctx := context.Background()
 	opts := rerank.Options{Final: 2}
 	results, err := rerank.Apply(ctx, down, "fungicida videira", catalog, opts)
-	var apiErr *rerank.APIError
+	var apiErr *llm.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println("model:", err)
 		results, err = rerank.Apply(ctx, keyword, "fungicida videira", catalog, opts)
@@ -78,7 +79,7 @@ func ExampleApply_fallback() {
 		fmt.Printf("%s %.3f %s\n", r.ID, r.Score, r.Explanation.Method)
 	}
 	// Output:
-	// model: rerank: cohere: HTTP 503 Service Unavailable
+	// model: llm: cohere API error 503
 	// p2 0.707 keyword
 	// p1 0.600 keyword
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hybridrag/hybridrag/llm"
 )
 
 // Defaults of a zero [HTTPOptions].
@@ -23,7 +25,7 @@ const (
 	defaultMaxDocChars = 4000
 	// maxResponseBytes caps the response body read.
 	maxResponseBytes = 8 << 20
-	// maxErrorBody caps the body kept in an APIError, in bytes.
+	// maxErrorBody caps the body kept in an llm.APIError's Message, in bytes.
 	maxErrorBody = 512
 )
 
@@ -156,8 +158,9 @@ type HTTPOptions struct {
 // [Apply]'s. Scores are mapped to [0, 1] as [ScoreMapping] says; the
 // server's score is kept in Explanation.Raw.
 //
-// Errors: a non-2xx answer is an [*APIError] (status, a truncated body,
-// whether a retry may succeed); a 2xx answer that is not the expected
+// Errors: a non-2xx answer wraps an [*llm.APIError] (Provider the
+// flavor, the status, a truncated body as Message, whether a retry may
+// succeed, the Retry-After delay); a 2xx answer that is not the expected
 // JSON, lacks results, or names an index outside the documents sent (or
 // one twice) wraps [ErrInvalidResponse]; a transport failure or the
 // context's end is wrapped (errors.Is(err, context.DeadlineExceeded)
@@ -217,39 +220,6 @@ func (h *HTTP) endpointURL() string { return h.endpoint }
 
 // flavor returns the server flavor.
 func (h *HTTP) flavor() Flavor { return h.opts.Flavor }
-
-// APIError is a non-2xx answer from a rerank server.
-type APIError struct {
-	// Flavor is the server flavor called.
-	Flavor Flavor
-	// StatusCode is the HTTP status code.
-	StatusCode int
-	// Body is the start of the response body (at most 512 bytes, valid
-	// UTF-8, "…" appended when cut), with the API key redacted.
-	Body string
-	// Retryable reports whether the same request may succeed later: 408,
-	// 425, 429 and 5xx statuses other than 501 and 505.
-	Retryable bool
-	// RetryAfter is the server's Retry-After delay, 0 when absent.
-	RetryAfter time.Duration
-}
-
-// Transient reports Retryable (vector.TransientError), and RetryDelay the
-// server's Retry-After delay (vector.RetryDelayError), so that the shared
-// retry helpers of package vector read this error as they read others.
-func (e *APIError) Transient() bool { return e.Retryable }
-
-// RetryDelay returns RetryAfter.
-func (e *APIError) RetryDelay() time.Duration { return e.RetryAfter }
-
-// Error formats the status and the body.
-func (e *APIError) Error() string {
-	msg := fmt.Sprintf("rerank: %v: HTTP %d %s", e.Flavor, e.StatusCode, http.StatusText(e.StatusCode))
-	if e.Body != "" {
-		msg += ": " + e.Body
-	}
-	return msg
-}
 
 func retryable(status int) bool {
 	switch status {
@@ -472,13 +442,13 @@ func (h *HTTP) apiError(resp *http.Response) error {
 	if cut {
 		body += "…"
 	}
-	return &APIError{
-		Flavor:     h.opts.Flavor,
+	return fmt.Errorf("rerank: %w", &llm.APIError{
+		Provider:   h.opts.Flavor.String(),
 		StatusCode: resp.StatusCode,
-		Body:       body,
+		Message:    body,
 		Retryable:  retryable(resp.StatusCode),
 		RetryAfter: retryAfter(resp.Header.Get("Retry-After")),
-	}
+	})
 }
 
 // retryAfter parses a Retry-After header: delay seconds or an HTTP date.

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hybridrag/hybridrag/llm"
 )
 
 const testKey = "sk-test-0123456789abcdef"
@@ -272,14 +274,14 @@ func TestHTTPAPIErrors(t *testing.T) {
 			srv, _ := fakeServer(t, tt.status, tt.body, tt.header)
 			h := mustHTTP(t, HTTPOptions{Flavor: FlavorJina, BaseURL: srv.URL, APIKey: testKey})
 			res, err := h.Rerank(context.Background(), "q", httpCands)
-			var apiErr *APIError
+			var apiErr *llm.APIError
 			if !errors.As(err, &apiErr) || res != nil {
-				t.Fatalf("Rerank = %v, %v; want *APIError", res, err)
+				t.Fatalf("Rerank = %v, %v; want *llm.APIError", res, err)
 			}
-			if apiErr.StatusCode != tt.status || apiErr.Retryable != tt.retryable || apiErr.RetryAfter != tt.retryAfter || apiErr.Flavor != FlavorJina {
+			if apiErr.StatusCode != tt.status || apiErr.Retryable != tt.retryable || apiErr.RetryAfter != tt.retryAfter || apiErr.Provider != "jina" {
 				t.Errorf("APIError = %+v", apiErr)
 			}
-			if strings.Contains(err.Error(), testKey) || strings.Contains(apiErr.Body, testKey) {
+			if strings.Contains(err.Error(), testKey) || strings.Contains(apiErr.Message, testKey) {
 				t.Errorf("API key leaked: %v", err)
 			}
 			if tt.body != "" && !strings.Contains(err.Error(), strings.ReplaceAll(tt.body, testKey, "[REDACTED]")) {
@@ -295,15 +297,15 @@ func TestHTTPAPIErrorBodyTruncated(t *testing.T) {
 	srv, _ := fakeServer(t, http.StatusBadGateway, body, nil)
 	h := mustHTTP(t, HTTPOptions{Flavor: FlavorCohere, BaseURL: srv.URL, APIKey: testKey})
 	_, err := h.Rerank(context.Background(), "q", httpCands)
-	var apiErr *APIError
+	var apiErr *llm.APIError
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("err = %v", err)
 	}
-	if len(apiErr.Body) > maxErrorBody+len("…") || !strings.HasSuffix(apiErr.Body, "…") {
-		t.Errorf("body of %d bytes not truncated: %q", len(apiErr.Body), apiErr.Body[len(apiErr.Body)-20:])
+	if len(apiErr.Message) > maxErrorBody+len("…") || !strings.HasSuffix(apiErr.Message, "…") {
+		t.Errorf("body of %d bytes not truncated: %q", len(apiErr.Message), apiErr.Message[len(apiErr.Message)-20:])
 	}
 	if strings.Contains(err.Error(), testKey[:8]) {
-		t.Errorf("key prefix leaked: %q", apiErr.Body[len(apiErr.Body)-20:])
+		t.Errorf("key prefix leaked: %q", apiErr.Message[len(apiErr.Message)-20:])
 	}
 }
 
@@ -430,7 +432,7 @@ func TestHTTPTransportErrorHidesKey(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), testKey) {
 		t.Fatalf("err = %v", err)
 	}
-	var apiErr *APIError
+	var apiErr *llm.APIError
 	if errors.As(err, &apiErr) {
 		t.Errorf("transport error reported as API error: %v", err)
 	}
@@ -500,9 +502,9 @@ func TestApplyWithHTTP(t *testing.T) {
 	errSrv, _ := fakeServer(t, http.StatusTooManyRequests, `{"message":"slow down"}`, nil)
 	h = mustHTTP(t, HTTPOptions{Flavor: FlavorCohere, BaseURL: errSrv.URL})
 	_, err = Apply(context.Background(), h, "q", httpCands, Options{})
-	var apiErr *APIError
+	var apiErr *llm.APIError
 	if !errors.As(err, &apiErr) || !apiErr.Retryable {
-		t.Errorf("err = %v, want a retryable *APIError", err)
+		t.Errorf("err = %v, want a retryable *llm.APIError", err)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/hybridrag/hybridrag/llm"
 )
 
 // scoreFunc returns a reranker that scores candidate i with scores[i]
@@ -186,7 +188,7 @@ func TestApplyErrors(t *testing.T) {
 }
 
 func TestApplyReturnsRerankerErrorAsIs(t *testing.T) {
-	apiErr := &APIError{Flavor: FlavorJina, StatusCode: 429, Retryable: true}
+	apiErr := &llm.APIError{Provider: "jina", StatusCode: 429, Retryable: true}
 	f := Func(func(context.Context, string, []Candidate) ([]Result, error) { return nil, apiErr })
 	_, err := Apply(context.Background(), f, "q", makeCands(2), Options{})
 	if err != error(apiErr) {
