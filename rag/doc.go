@@ -110,7 +110,11 @@
 // fixed sample of the store's own chunks (median and robust spread), so it
 // means the same for the hash embedder, whose relevant chunks sit near
 // 0.3, and for a semantic model, whose relevant chunks sit near 0.8. The
-// two are fused as 1 − (1 − lexical)(1 − vector); a query naming a subject
+// two are fused as 1 − (1 − lexical)(1 − vector), though a vector alone
+// makes no record relevant that holds less than 0.3 of the query's
+// content (the close vector of such a record is mostly the request's
+// words: "quanto custa um carro usado?" against "Quanto custa o frete?");
+// a query naming a subject
 // and a class (lexical's paired synonym categories: in the agronomy
 // preset a crop and a product class) caps records lacking the pair, and
 // makes a record holding both relevant when every other concept it lacks is a word no
@@ -166,8 +170,9 @@
 // The level of a turn that answers says how often such turns cite the
 // right records, as measured on the chat and cross-domain evaluations
 // (examples/eval prints the reliability table): high when it cites exactly
-// one record of relevance ≥ 0.8 whose lexical evidence is at least 0.3 (the
-// question's words are in it, not only near it), nearly always right;
+// one record of relevance ≥ 0.8 whose lexical evidence is at least the
+// relevance threshold, 0.6 (the question's words are in it, not only near
+// it), nearly always right;
 // medium when every record it cites has relevance ≥ 0.8; low otherwise
 // (about half right). The measured rates are in BENCHMARKS.md ("Confidence
 // that means what it says"). Recent turns join the searches only when [DetectFollowUp]

@@ -35,6 +35,21 @@ const (
 	// relevant from other hits better than a MAD-based one (F1 of the
 	// decision 0.81 against 0.73).
 	defaultVectorMidpoint = 3.0
+	// minVectorCoverage is the coverage below which a hit's vector alone
+	// does not make it relevant: its relevance is capped below the
+	// threshold however close the vector. The calibrated vector of a
+	// record that holds almost none of the question's content words is,
+	// more often than not, the request's words or one generic word shared
+	// ("quanto custa um carro usado?" against "Quanto custa o frete?");
+	// over the cross-domain evaluation such turns answered 12 times, never
+	// with a judged record. Chosen on examples/eval -cross (agro store,
+	// IRPF, FaQuAD) with the tune half of chat_eval.jsonl: 0 → 0.3 took
+	// the objective (own recall plus other-domain abstention, halved, per
+	// store, averaged with the tune half's) from 0.9136 to 0.9204 and the
+	// other-domain abstention from 0.894 to 0.926 (IRPF's own recall 22 →
+	// 21 of 45); 0.35 scored 0.9216 but lost 2 of 78 answers on AGROFIT,
+	// held out of that choice, where 0.3 lost none.
+	minVectorCoverage = 0.3
 	// defaultVectorWidth is the logistic width of the vector evidence, in
 	// units of z.
 	defaultVectorWidth = 0.75
@@ -174,7 +189,8 @@ const (
 	// threshold.
 	ReasonCombined EvidenceReason = "combined"
 	// ReasonPartial: some of the query's content is missing and the
-	// vector is not close enough to make up for it.
+	// vector is not close enough to make up for it (or the record holds
+	// too little of the content, under 0.3, for a vector to count).
 	ReasonPartial EvidenceReason = "partial"
 	// ReasonMissingPair: the query names a subject and a class and
 	// the record does not hold both.
@@ -219,7 +235,10 @@ const (
 // chunks sit at 0.8 are judged on the same scale.
 //
 // Relevance is 1 − (1 − lexical)(1 − vector): either kind of evidence
-// alone can make a hit relevant, and both together reinforce. When the
+// alone can make a hit relevant, and both together reinforce, except that
+// a record holding less than 0.3 of the query's content (coverage) is
+// capped at 0.75 × the threshold however close its vector: what such a
+// record shares with the query is mostly request words. When the
 // query names both a subject and a class and the
 // record does not hold both, relevance is capped at 0.75 × the threshold:
 // a soybean fungicide is not an answer to "fungicida para videira",
@@ -803,8 +822,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// girassol": a braquiária seed) is no answer, whatever else it holds;
 	// a FAQ or a document may answer for every crop.
 	missingSubject := titleField == lexical.FieldName && subjectAsked && !subjectHeld
+	vectorAlone := len(eq.concepts) > 0 && ev.Coverage < minVectorCoverage && !ev.Named
 	switch {
-	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named:
+	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone:
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
 	case missingSubject:
 		// The item the query names, asked about a crop it lacks ("o

@@ -96,13 +96,22 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 	}
 
 	// Without the pair rule: the same treatment-only hit with its close
-	// vector is relevant through the vector.
+	// vector holds a quarter of the content, below minVectorCoverage, so
+	// its vector alone does not make it relevant (capped at 0.45).
 	eq.pairAsked = false
 	ev := eq.evidenceFor(tests[1].sig, tests[1].vec, lexical.FieldName, &o)
-	want := 1 - (1-0.125)*(1-logistic((3.75-3)/0.75))
-	if !ev.Relevant || ev.Reason != ReasonVector || math.Abs(ev.Relevance-want) > 1e-6 {
-		t.Errorf("no pair asked: %+v, want relevance %v via vector", ev, want)
+	if ev.Relevant || ev.Reason != ReasonPartial || math.Abs(ev.Relevance-0.45) > 1e-6 {
+		t.Errorf("no pair asked, coverage 0.25: %+v, want relevance 0.45, partial", ev)
 	}
+	// With fungicida weighing 2 of 5 (coverage 0.4, lexical 0.4^1.5 =
+	// 0.253) the close vector makes it relevant.
+	eq.concepts[0].weight, eq.concepts[0].raw = 2, 2
+	ev = eq.evidenceFor(tests[1].sig, tests[1].vec, lexical.FieldName, &o)
+	want := 1 - (1-math.Pow(0.4, 1.5))*(1-logistic((3.75-3)/0.75))
+	if !ev.Relevant || ev.Reason != ReasonVector || math.Abs(ev.Relevance-want) > 1e-6 {
+		t.Errorf("no pair asked, coverage 0.4: %+v, want relevance %v via vector", ev, want)
+	}
+	eq.concepts[0].weight, eq.concepts[0].raw = 1, 1
 
 	// A named item: its name holds the rarest concept (videira, via uva,
 	// a rare one), so lexical evidence is at least the threshold.
@@ -448,9 +457,9 @@ func TestTurnLevel(t *testing.T) {
 		{"two strong records", faq(strong, strong), scoring.LevelMedium},
 		{"a weaker record cited too", faq(strong, &Evidence{Relevance: 0.65, Lexical: 0.65, Coverage: 0.75}), scoring.LevelLow},
 		{"nothing relevant", faq(&Evidence{Relevance: 0.3}), scoring.LevelNone},
-		// The two thresholds at their edges: relevance 0.8, lexical 0.3.
-		{"one record at both thresholds", faq(&Evidence{Relevance: 0.8, Lexical: 0.3}), scoring.LevelHigh},
-		{"one record just below the lexical threshold", faq(&Evidence{Relevance: 0.8, Lexical: 0.29}), scoring.LevelMedium},
+		// The two thresholds at their edges: relevance 0.8, lexical 0.6.
+		{"one record at both thresholds", faq(&Evidence{Relevance: 0.8, Lexical: 0.6}), scoring.LevelHigh},
+		{"one record just below the lexical threshold", faq(&Evidence{Relevance: 0.8, Lexical: 0.59}), scoring.LevelMedium},
 		{"one record just below the relevance threshold", faq(&Evidence{Relevance: 0.79, Lexical: 0.9}), scoring.LevelLow},
 	} {
 		if got := p.turnLevel(tt.r); got != tt.want {

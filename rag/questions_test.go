@@ -89,6 +89,22 @@ func TestChatAnswersColloquialProductQuestion(t *testing.T) {
 	}
 }
 
+// TestChatAbstainsOnSharedRequestWords: "quanto custa" is all an off-topic
+// question shares with the FAQ "Quanto custa o frete?"; the FAQ's vector is
+// close, but it holds none of the question's content ("carro", "usado"),
+// so the turn abstains instead of quoting the shipping cost
+// (minVectorCoverage).
+func TestChatAbstainsOnSharedRequestWords(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "Quanto custa um carro usado?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Abstained || len(res.Sources) > 0 {
+		t.Errorf("abstained %v, confidence %v, sources %v; want an abstention", res.Abstained, res.Confidence, res.Sources)
+	}
+}
+
 // TestEvidenceDocumentSection: a document of several sections is judged
 // by its best section, so a question whose words the document holds only
 // in different sections is not covered by it.
