@@ -100,8 +100,8 @@ func TestConfirmationFlow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res2.Response.Text() != "Pronto!" || res2.Pending != nil {
-				t.Errorf("result %q pending %v", res2.Response.Text(), res2.Pending)
+			if res2.Response.Message.Content != "Pronto!" || res2.Pending != nil {
+				t.Errorf("result %q pending %v", res2.Response.Message.Content, res2.Pending)
 			}
 			if diff := cmp.Diff(tt.wantArgs, rec.calls()); diff != "" {
 				t.Errorf("handler calls (-want +got):\n%s", diff)
@@ -142,7 +142,7 @@ func TestConfirmationInvalidCorrectionKeepsPending(t *testing.T) {
 		t.Errorf("unknown decision: %v", err)
 	}
 	res, err := llm.ResumeConfirmation(context.Background(), model, p, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil)
-	if err != nil || res.Response.Text() != "Pronto!" || len(rec.calls()) != 1 {
+	if err != nil || res.Response.Message.Content != "Pronto!" || len(rec.calls()) != 1 {
 		t.Fatalf("confirm after failed correction: %v %+v", err, res)
 	}
 }
@@ -186,8 +186,8 @@ func TestConfirmationMixedTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res3.Response.Text() != "Feito." {
-		t.Errorf("text %q", res3.Response.Text())
+	if res3.Response.Message.Content != "Feito." {
+		t.Errorf("text %q", res3.Response.Message.Content)
 	}
 	sent := model.Requests()[1].Messages
 	var got []string

@@ -39,7 +39,7 @@ func ExampleRunTools() {
 	opts := &llm.RunOptions{OnEvent: func(ev llm.Event) {
 		switch ev.Kind {
 		case llm.EventModelResponse:
-			fmt.Printf("iteration %d: %d tool call(s)\n", ev.Iteration, len(ev.Response.ToolCalls()))
+			fmt.Printf("iteration %d: %d tool call(s)\n", ev.Iteration, len(ev.Response.Message.ToolCalls))
 		case llm.EventToolResult:
 			fmt.Printf("  %s(%s) -> %s %s\n", ev.Tool.Call.Name, ev.Tool.Call.Arguments, ev.Tool.Status, ev.Tool.Result)
 		}
@@ -49,7 +49,7 @@ func ExampleRunTools() {
 		fmt.Println("error:", err)
 		return
 	}
-	fmt.Println(res.Response.Text())
+	fmt.Println(res.Response.Message.Content)
 	// Output:
 	// iteration 1: 1 tool call(s)
 	//   searchCatalog({"query":"fungicida soja"}) -> ok ["Fungicida Azoxistrobina 250 SC"]
@@ -109,7 +109,7 @@ func ExampleResumeConfirmation() {
 		fmt.Println("error:", err)
 		return
 	}
-	fmt.Println(res.Response.Text())
+	fmt.Println(res.Response.Message.Content)
 	// Output:
 	// Confirma a execução de record_metric (type: weight, unit: kg, value: 82)?
 	// executing record_metric {"type":"weight","unit":"kg","value":82.5}
@@ -150,7 +150,7 @@ func ExampleNewTypedTool() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(res.Response.Text())
+	fmt.Println(res.Response.Message.Content)
 	// Output:
 	// {"type":"object","properties":{"query":{"type":"string","description":"o que buscar"},"limit":{"type":"integer","description":"máximo de resultados"}},"required":["query"],"additionalProperties":false}
 	// invalid_arguments {"error":"invalid arguments: $.limit: must be integer (got string)"}
@@ -183,6 +183,6 @@ func ExampleWithFallback() {
 	backup := llmtest.NewModel(llmtest.Text("Resposta do modelo reserva."))
 	model := llm.WithFallback(primary, backup)
 	resp, err := model.Complete(context.Background(), llm.Request{Messages: []llm.Message{llm.UserMessage("oi")}})
-	fmt.Println(resp.Text(), err)
+	fmt.Println(resp.Message.Content, err)
 	// Output: Resposta do modelo reserva. <nil>
 }

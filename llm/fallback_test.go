@@ -39,8 +39,8 @@ func TestFallbackModelComplete(t *testing.T) {
 			fallback := llmtest.NewModel(llmtest.Text("do reserva"))
 			resp, err := llm.WithFallback(primary, fallback).Complete(context.Background(), userReq("x"))
 			if tt.wantFallback {
-				if err != nil || resp.Text() != "do reserva" {
-					t.Errorf("got %q, %v; want the fallback's answer", resp.Text(), err)
+				if err != nil || resp.Message.Content != "do reserva" {
+					t.Errorf("got %q, %v; want the fallback's answer", resp.Message.Content, err)
 				}
 			} else if !errors.Is(err, tt.primaryErr) || fallback.Calls() != 0 {
 				t.Errorf("err = %v, fallback calls %d; want the primary error and no fallback", err, fallback.Calls())
@@ -57,8 +57,8 @@ func TestFallbackModelComplete(t *testing.T) {
 	t.Run("primary succeeds", func(t *testing.T) {
 		fallback := llmtest.NewModel()
 		resp, err := llm.WithFallback(llmtest.NewModel(llmtest.Text("principal")), fallback).Complete(context.Background(), userReq("x"))
-		if err != nil || resp.Text() != "principal" || fallback.Calls() != 0 {
-			t.Errorf("got %q, %v", resp.Text(), err)
+		if err != nil || resp.Message.Content != "principal" || fallback.Calls() != 0 {
+			t.Errorf("got %q, %v", resp.Message.Content, err)
 		}
 	})
 }
@@ -92,10 +92,10 @@ func TestWithFallbackModel(t *testing.T) {
 				var text string
 				if stream {
 					resp, _ := llm.Collect(tc.build(m).Stream(context.Background(), req), nil)
-					text = resp.Text()
+					text = resp.Message.Content
 				} else {
 					resp, _ := tc.build(m).Complete(context.Background(), req)
-					text = resp.Text()
+					text = resp.Message.Content
 				}
 				var models []string
 				for _, r := range m.Requests() {

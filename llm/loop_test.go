@@ -76,8 +76,8 @@ func TestRunToolsAnswerWithoutTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Response.Text() != "Olá!" || res.Pending != nil {
-		t.Errorf("result = %q pending=%v", res.Response.Text(), res.Pending)
+	if res.Response.Message.Content != "Olá!" || res.Pending != nil {
+		t.Errorf("result = %q pending=%v", res.Response.Message.Content, res.Pending)
 	}
 	if got := res.Usage; got != (llm.Usage{PromptTokens: 12, CompletionTokens: 3, TotalTokens: 15}) {
 		t.Errorf("usage = %+v", got)
@@ -132,7 +132,7 @@ func TestRunToolsOneRound(t *testing.T) {
 	opts := &llm.RunOptions{OnEvent: func(ev llm.Event) {
 		switch ev.Kind {
 		case llm.EventModelResponse:
-			events = append(events, fmt.Sprintf("model#%d calls=%d", ev.Iteration, len(ev.Response.ToolCalls())))
+			events = append(events, fmt.Sprintf("model#%d calls=%d", ev.Iteration, len(ev.Response.Message.ToolCalls)))
 		case llm.EventToolResult:
 			events = append(events, fmt.Sprintf("tool#%d %s %s", ev.Iteration, ev.Tool.Call.Name, ev.Tool.Status))
 		}
@@ -142,8 +142,8 @@ func TestRunToolsOneRound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Response.Text() != "Temos o Fungicida X." {
-		t.Errorf("text = %q", res.Response.Text())
+	if res.Response.Message.Content != "Temos o Fungicida X." {
+		t.Errorf("text = %q", res.Response.Message.Content)
 	}
 	if diff := cmp.Diff([]string{`{"query":"fungicida","limit":2}`}, rec.calls()); diff != "" {
 		t.Errorf("handler args (-want +got):\n%s", diff)
@@ -273,8 +273,8 @@ func TestRunToolsErrorResults(t *testing.T) {
 			if called {
 				t.Error("handler ran for an invalid call")
 			}
-			if res.Response.Text() != "Desculpe, tente mais tarde." {
-				t.Errorf("final answer %q", res.Response.Text())
+			if res.Response.Message.Content != "Desculpe, tente mais tarde." {
+				t.Errorf("final answer %q", res.Response.Message.Content)
 			}
 			exec := res.Iterations[0].Tools[0]
 			if exec.Status != tt.wantStatus || exec.Err == nil {
@@ -336,8 +336,8 @@ func TestRunToolsParallelCalls(t *testing.T) {
 	if diff := cmp.Diff([]string{`a="soja"`, `b="milho"`, `c="café"`}, got); diff != "" {
 		t.Errorf("results not in call order (-want +got):\n%s", diff)
 	}
-	if res.Response.Text() != "pronto" {
-		t.Errorf("text %q", res.Response.Text())
+	if res.Response.Message.Content != "pronto" {
+		t.Errorf("text %q", res.Response.Message.Content)
 	}
 }
 
@@ -454,8 +454,8 @@ func TestRunToolsStreamEvents(t *testing.T) {
 	if diff := cmp.Diff([]string{"2:Temos", "2: dois."}, deltas); diff != "" {
 		t.Errorf("deltas (-want +got):\n%s", diff)
 	}
-	if res.Response.Text() != "Temos dois." {
-		t.Errorf("text %q", res.Response.Text())
+	if res.Response.Message.Content != "Temos dois." {
+		t.Errorf("text %q", res.Response.Message.Content)
 	}
 }
 

@@ -199,12 +199,6 @@ type Response struct {
 	Usage Usage `json:"usage"`
 }
 
-// Text returns the answer text.
-func (r Response) Text() string { return r.Message.Content }
-
-// ToolCalls returns the tool calls the model asked for.
-func (r Response) ToolCalls() []ToolCall { return r.Message.ToolCalls }
-
 // StreamEventKind identifies a StreamEvent; its values read as words, as
 // EventKind's and rag.EventKind's do.
 type StreamEventKind string

@@ -110,7 +110,7 @@ func TestStreamResponseAndCollect(t *testing.T) {
 		t.Errorf("kinds %s, want %s", got, want)
 	}
 	got, err := llm.Collect(llm.StreamResponse(resp), nil)
-	if err != nil || got.Text() != "oi" || len(got.ToolCalls()) != 1 {
+	if err != nil || got.Message.Content != "oi" || len(got.Message.ToolCalls) != 1 {
 		t.Errorf("Collect = %+v, %v", got, err)
 	}
 	empty := func(func(llm.StreamEvent, error) bool) {}

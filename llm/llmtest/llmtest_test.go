@@ -33,16 +33,16 @@ func TestModelScript(t *testing.T) {
 		}},
 	)
 	ctx := context.Background()
-	if r, err := m.Complete(ctx, req("a")); err != nil || r.Text() != "um" || r.Model != "llmtest" || r.FinishReason != llm.FinishStop {
+	if r, err := m.Complete(ctx, req("a")); err != nil || r.Message.Content != "um" || r.Model != "llmtest" || r.FinishReason != llm.FinishStop {
 		t.Errorf("step 1: %+v, %v", r, err)
 	}
-	if r, err := m.Complete(ctx, req("b")); err != nil || len(r.ToolCalls()) != 1 || r.FinishReason != llm.FinishToolCalls {
+	if r, err := m.Complete(ctx, req("b")); err != nil || len(r.Message.ToolCalls) != 1 || r.FinishReason != llm.FinishToolCalls {
 		t.Errorf("step 2: %+v, %v", r, err)
 	}
 	if _, err := m.Complete(ctx, req("c")); !errors.Is(err, boom) {
 		t.Errorf("step 3: %v", err)
 	}
-	if r, err := m.Complete(ctx, req("d")); err != nil || r.Text() != "eco: d" {
+	if r, err := m.Complete(ctx, req("d")); err != nil || r.Message.Content != "eco: d" {
 		t.Errorf("step 4: %+v, %v", r, err)
 	}
 	if _, err := m.Complete(ctx, req("e")); !errors.Is(err, llmtest.ErrScriptExhausted) {
@@ -111,7 +111,7 @@ func TestModelStream(t *testing.T) {
 				case llm.StreamToolCall:
 					got = append(got, "tool_call:"+ev.ToolCall.Name)
 				case llm.StreamDone:
-					got = append(got, "done:"+ev.Response.Text())
+					got = append(got, "done:"+ev.Response.Message.Content)
 				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -157,7 +157,7 @@ func TestModelConcurrent(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			seen <- r.Text()
+			seen <- r.Message.Content
 		})
 	}
 	wg.Wait()

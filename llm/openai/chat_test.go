@@ -103,10 +103,10 @@ func TestCompleteToolCalls(t *testing.T) {
 		{ID: "call_abc123", Name: "searchCatalog", Arguments: `{"query":"fungicida soja"}`},
 		{ID: "call_def456", Name: "searchFaqs", Arguments: `{"query":"frete"}`},
 	}
-	if diff := cmp.Diff(wantCalls, resp.ToolCalls()); diff != "" {
+	if diff := cmp.Diff(wantCalls, resp.Message.ToolCalls); diff != "" {
 		t.Errorf("tool calls (-want +got):\n%s", diff)
 	}
-	if resp.FinishReason != llm.FinishToolCalls || resp.Text() != "" || resp.Usage.TotalTokens != 99 {
+	if resp.FinishReason != llm.FinishToolCalls || resp.Message.Content != "" || resp.Usage.TotalTokens != 99 {
 		t.Errorf("response = %+v", resp)
 	}
 	body := srv.Requests()[0].Body
@@ -288,7 +288,7 @@ func TestCompleteErrors(t *testing.T) {
 				t.Errorf("server hit %d times, want %d", got, tt.wantHits)
 			}
 			if tt.wantStatus == 0 && tt.wantIs == nil {
-				if err != nil || resp.Text() == "" {
+				if err != nil || resp.Message.Content == "" {
 					t.Fatalf("got %+v, %v", resp, err)
 				}
 				return

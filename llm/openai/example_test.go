@@ -43,7 +43,7 @@ func ExampleNew() {
 		fmt.Println("error:", err)
 		return
 	}
-	fmt.Println(resp.Text())
+	fmt.Println(resp.Message.Content)
 	fmt.Println(resp.Model, resp.Usage.TotalTokens)
 	// Output:
 	// Temos, sim: Fungicida Azoxistrobina 250 SC.

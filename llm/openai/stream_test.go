@@ -108,7 +108,7 @@ func TestStreamTextOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Text() != "Olá!" || b.String() != "Olá!" || resp.FinishReason != llm.FinishStop || len(resp.ToolCalls()) != 0 {
+	if resp.Message.Content != "Olá!" || b.String() != "Olá!" || resp.FinishReason != llm.FinishStop || len(resp.Message.ToolCalls) != 0 {
 		t.Errorf("response %+v, deltas %q", resp, b.String())
 	}
 	if _, ok := srv.Requests()[0].Body["stream_options"]; ok {
@@ -151,7 +151,7 @@ func TestStreamFailures(t *testing.T) {
 			sse(deltaChunk(`{"content":"ok"}`, "stop"), "[DONE]"),
 		)
 		resp, err := llm.Collect(llmopenai.New(srv.client(2), llmopenai.Options{}).Stream(context.Background(), chatReq()), nil)
-		if err != nil || resp.Text() != "ok" || len(srv.Requests()) != 2 {
+		if err != nil || resp.Message.Content != "ok" || len(srv.Requests()) != 2 {
 			t.Fatalf("got %+v, %v after %d requests", resp, err, len(srv.Requests()))
 		}
 	})
@@ -223,7 +223,7 @@ func TestStreamDoneWithoutFinishReason(t *testing.T) {
 			if want := []string{"text:Temos o ", "text:Fosetal.", "done"}; !cmp.Equal(got, want) {
 				t.Errorf("events %q, want %q", got, want)
 			}
-			if done == nil || done.Text() != "Temos o Fosetal." || done.FinishReason != "" {
+			if done == nil || done.Message.Content != "Temos o Fosetal." || done.FinishReason != "" {
 				t.Errorf("done = %+v", done)
 			}
 		})

@@ -93,8 +93,8 @@ func TestQuoteToolInTheLoop(t *testing.T) {
 			t.Errorf("summary %q", res.Pending.Summary)
 		}
 		res, err = llm.ResumeConfirmation(context.Background(), m, res.Pending, llm.Decision{Kind: llm.DecisionConfirm}, tools, nil)
-		if err != nil || res.Response.Text() != "Pedido enviado: protocolo COT-0001." {
-			t.Fatalf("err %v, answer %q", err, res.Response.Text())
+		if err != nil || res.Response.Message.Content != "Pedido enviado: protocolo COT-0001." {
+			t.Fatalf("err %v, answer %q", err, res.Response.Message.Content)
 		}
 		if len(got) != 1 || got[0].Product != "Glifosato 480 SL" || got[0].Quantity != 500 {
 			t.Fatalf("submitted %+v", got)
