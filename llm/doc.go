@@ -70,8 +70,8 @@
 // ErrInvalidRequest, ErrInvalidResponse, ErrInvalidTool, ErrInvalidSchema,
 // ErrInvalidArguments, ErrInvalidOutput, ErrConfirmationExpired. Typed errors
 // for errors.As: *APIError (provider status, code, Retryable; secrets
-// redacted), *MaxIterationsExceededError, *ValidationError. IsRetryable and
-// StatusCode inspect any error chain. Context errors are returned wrapped, so
+// redacted), *MaxIterationsExceededError, *ValidationError. IsRetryable
+// inspects any error chain. Context errors are returned wrapped, so
 // errors.Is(err, context.DeadlineExceeded) works everywhere.
 //
 // # Concurrency

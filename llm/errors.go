@@ -152,8 +152,8 @@ func IsRetryable(err error) bool {
 	return errors.As(err, &netErr) && netErr.Timeout()
 }
 
-// StatusCode returns the HTTP status of the *APIError in err's chain, or 0.
-func StatusCode(err error) int {
+// statusCode returns the HTTP status of the *APIError in err's chain, or 0.
+func statusCode(err error) int {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.StatusCode

@@ -54,7 +54,7 @@ func shouldFallback(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	return IsRetryable(err) || StatusCode(err) >= 500 || errors.Is(err, ErrInvalidResponse)
+	return IsRetryable(err) || statusCode(err) >= 500 || errors.Is(err, ErrInvalidResponse)
 }
 
 func (m *FallbackModel) should(ctx context.Context, err error) bool {

@@ -180,7 +180,7 @@ func TestFallbackMessagesFor(t *testing.T) {
 	}
 }
 
-func TestIsRetryableAndStatusCode(t *testing.T) {
+func TestIsRetryable(t *testing.T) {
 	tests := []struct {
 		name   string
 		err    error
@@ -201,8 +201,8 @@ func TestIsRetryableAndStatusCode(t *testing.T) {
 			if got := llm.IsRetryable(tt.err); got != tt.want {
 				t.Errorf("IsRetryable = %v, want %v", got, tt.want)
 			}
-			if got := llm.StatusCode(tt.err); got != tt.status {
-				t.Errorf("StatusCode = %d, want %d", got, tt.status)
+			if got := apiStatus(tt.err); got != tt.status {
+				t.Errorf("status = %d, want %d", got, tt.status)
 			}
 		})
 	}
@@ -245,4 +245,13 @@ func TestRedactSecrets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// apiStatus is the HTTP status of the *llm.APIError in err's chain, or 0.
+func apiStatus(err error) int {
+	var e *llm.APIError
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
 }

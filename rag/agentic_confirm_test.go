@@ -208,7 +208,7 @@ func TestChatAgenticConfirmation(t *testing.T) {
 			t.Errorf("answer %q, confirmation kept %v, submitted %d", resp.Answer, resp.Confirmation == first.Confirmation, len(d.submitted()))
 		}
 		strict := ragtest.OfflinePipeline(t, rag.PipelineOptions{Fallback: rag.Off})
-		if _, err := ragtest.Agent(t, strict, m, opts).Chat(ctx, rag.ChatRequest{Message: "beleza", Confirmation: first.Confirmation}); !errors.Is(err, rag.ErrNoAnswer) || llm.StatusCode(err) != 503 {
+		if _, err := ragtest.Agent(t, strict, m, opts).Chat(ctx, rag.ChatRequest{Message: "beleza", Confirmation: first.Confirmation}); !errors.Is(err, rag.ErrNoAnswer) || apiStatus(err) != 503 {
 			t.Errorf("Fallback Off: %v", err)
 		}
 	})

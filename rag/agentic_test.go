@@ -285,7 +285,7 @@ func TestChatAgenticModelFailures(t *testing.T) {
 			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
 				t.Errorf("error %v, want %v", err, tc.wantIs)
 			}
-			if tc.wantIs == nil && llm.StatusCode(err) != 500 {
+			if tc.wantIs == nil && apiStatus(err) != 500 {
 				t.Errorf("error %v lost the API error", err)
 			}
 		})
@@ -461,4 +461,13 @@ func TestChatAgenticFallbackModel(t *testing.T) {
 	if err != nil || resp.Answer != llm.DefaultFallbackMessages().Unavailable || !resp.Debug.AnswerFallback {
 		t.Errorf("without fallback: answer %q, error %v", resp.Answer, err)
 	}
+}
+
+// apiStatus is the HTTP status of the *llm.APIError in err's chain, or 0.
+func apiStatus(err error) int {
+	var e *llm.APIError
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
 }

@@ -1,6 +1,10 @@
 package rag
 
-import "github.com/hybridrag/hybridrag/scoring"
+import (
+	"math"
+
+	"github.com/hybridrag/hybridrag/scoring"
+)
 
 // ConfidenceMessage is the response's ConfidenceText for a level in
 // lang: scoring.Level.Message (pt-BR) unless lang is
@@ -18,4 +22,16 @@ func ConfidenceMessage(l scoring.Level, lang Language) string {
 		return "[LOW CONFIDENCE] Limited information found"
 	}
 	return "[NO RAG] No specific information found in the documents"
+}
+
+// mean returns the arithmetic mean of xs, or NaN when xs is empty.
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }

@@ -664,7 +664,7 @@ func (r *searchResults) meanRelevance() float64 {
 			rel = append(rel, e.Relevance)
 		}
 	})
-	return scoring.Mean(rel)
+	return mean(rel)
 }
 
 // runSearches runs the planned searches concurrently, then keeps the

@@ -117,15 +117,3 @@ func (t Thresholds) Level(avg float64) Level {
 	}
 	return LevelNone
 }
-
-// Mean returns the arithmetic mean of xs, or NaN when xs is empty.
-func Mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}

@@ -89,12 +89,3 @@ func TestLevelMessagesAndText(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
-
-func TestMean(t *testing.T) {
-	if !math.IsNaN(Mean(nil)) {
-		t.Error("Mean(nil) is not NaN")
-	}
-	if m := Mean([]float64{1, 2, 6}); m != 3 {
-		t.Errorf("Mean = %v", m)
-	}
-}

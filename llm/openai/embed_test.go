@@ -108,7 +108,7 @@ func TestEmbedErrors(t *testing.T) {
 			if tt.wantIs != nil && !errors.Is(err, tt.wantIs) {
 				t.Errorf("err = %v, want %v", err, tt.wantIs)
 			}
-			if tt.status != 0 && llm.StatusCode(err) != tt.status {
+			if tt.status != 0 && apiStatus(err) != tt.status {
 				t.Errorf("err = %v, want status %d", err, tt.status)
 			}
 			if got := len(srv.Requests()); got != tt.hits {

@@ -158,7 +158,7 @@ func TestStreamFailures(t *testing.T) {
 	t.Run("401", func(t *testing.T) {
 		srv := newFakeServer(t, jsonBody(401, errInvalidKey))
 		_, err := llm.Collect(llmopenai.New(srv.client(2), llmopenai.Options{}).Stream(context.Background(), chatReq()), nil)
-		if llm.StatusCode(err) != 401 || llm.IsRetryable(err) || strings.Contains(err.Error(), testKey) {
+		if apiStatus(err) != 401 || llm.IsRetryable(err) || strings.Contains(err.Error(), testKey) {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -254,4 +254,13 @@ func trickle(n int, prefix string, events ...string) http.HandlerFunc {
 			w.(http.Flusher).Flush()
 		}
 	}
+}
+
+// apiStatus is the HTTP status of the *llm.APIError in err's chain, or 0.
+func apiStatus(err error) int {
+	var e *llm.APIError
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
 }

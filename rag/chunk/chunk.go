@@ -51,9 +51,11 @@ type Section struct {
 	HeadingPath []string
 }
 
-// EstimateTokens estimates the number of model tokens in s as its number of
-// runes divided by 4, rounded up (about 4 characters a token, the usual
-// estimate for OpenAI-style tokenizers). It under-counts pt-BR by 17–27% (4 runes a token; see the Structural defaults).
-func EstimateTokens(s string) int {
+// estimateTokens estimates the number of model tokens in s as its number of
+// runes divided by 4, rounded up, as llm.EstimateTokens does (about 4
+// characters a token, the usual estimate for OpenAI-style tokenizers). It
+// under-counts pt-BR by 17–27% (4 runes a token; see the Structural
+// defaults).
+func estimateTokens(s string) int {
 	return (utf8.RuneCountInString(s) + 3) / 4
 }

@@ -132,7 +132,7 @@ func faquadText(t testing.TB) string {
 	return b.String()
 }
 
-func TestEstimateTokens(t *testing.T) {
+func TestEstimateTokensRunes(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
@@ -147,8 +147,8 @@ func TestEstimateTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := EstimateTokens(tt.in); got != tt.want {
-				t.Errorf("EstimateTokens(%q) = %d, want %d", tt.in, got, tt.want)
+			if got := estimateTokens(tt.in); got != tt.want {
+				t.Errorf("estimateTokens(%q) = %d, want %d", tt.in, got, tt.want)
 			}
 		})
 	}

@@ -17,7 +17,7 @@
 //     new chunk at every heading of level 1 or 2, merging a trailing piece
 //     shorter than MinTokens (100) into the chunk before it, and recording
 //     the heading path ("Title › Section › Subsection") of each chunk for
-//     citations. Tokens are estimated as runes / 4 (EstimateTokens).
+//     citations. Tokens are estimated as runes / 4 (llm.EstimateTokens).
 //
 // # Sizes
 //

@@ -28,7 +28,7 @@ func defaultSeparators() []string { return []string{"\n\n", "\n", ". ", " "} }
 //
 // The Indexer splits item files and FAQ answers with them. 1000 runes are
 // about 340 tokens of text-embedding-3-small's tokenizer on pt-BR product
-// leaflets (2.93 runes a token) and 250 by [EstimateTokens]: a chunk gives
+// leaflets (2.93 runes a token) and 250 by llm.EstimateTokens: a chunk gives
 // a query one dose table or one paragraph to meet instead of the whole
 // leaflet, whose other sections would dilute its embedding. Larger chunks
 // (1,500 or 2,000 runes, blocks of 500–800 tokens, which hold a whole

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/load"
 	"github.com/hybridrag/hybridrag/rag/trace"
@@ -963,7 +964,7 @@ func (ix *Indexer) embedAll(ctx context.Context, kind storage.OwnerKind, texts [
 	var spans []span
 	lo, tokens := 0, 0
 	for i, t := range texts {
-		n := chunk.EstimateTokens(t)
+		n := llm.EstimateTokens(t)
 		if i > lo && (i-lo == ix.opts.BatchSize || tokens+n > ix.opts.BatchTokens) {
 			spans = append(spans, span{lo, i})
 			lo, tokens = i, 0

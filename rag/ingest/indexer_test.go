@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
@@ -695,7 +696,7 @@ func TestIndexerBatching(t *testing.T) {
 				}
 				tokens := 0
 				for _, s := range call {
-					tokens += chunk.EstimateTokens(s)
+					tokens += llm.EstimateTokens(s)
 					if seen[s] {
 						t.Errorf("text embedded twice: %.40q", s)
 					}

@@ -14,7 +14,7 @@ import (
 // LoadDir reads the Sources in dir, laid out like the repository's
 // testdata: catalog items from catalog.jsonl, FAQs from faqs.jsonl, and
 // documents from documents.jsonl and from every document file under
-// documents/ (Markdown, text, .docx; see load.LoadDocumentsDir). Each is
+// documents/ (Markdown, text, .docx; see load.LoadDocuments). Each is
 // optional, but a dir holding none of them is an error wrapping
 // fs.ErrNotExist. opts (nil for the defaults) is passed to every loader.
 //

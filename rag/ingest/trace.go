@@ -3,7 +3,7 @@ package ingest
 import (
 	"context"
 
-	"github.com/hybridrag/hybridrag/rag/chunk"
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/trace"
 	"github.com/hybridrag/hybridrag/storage"
 )
@@ -60,7 +60,7 @@ func (g *groupTrace) end(written int, err error) {
 func (ix *Indexer) startEmbed(ctx context.Context, et trace.EmbedTracer, kind storage.OwnerKind, texts []string) context.Context {
 	tokens := 0
 	for _, t := range texts {
-		tokens += chunk.EstimateTokens(t)
+		tokens += llm.EstimateTokens(t)
 	}
 	return et.TraceEmbedStart(ctx, trace.EmbedStartData{Kind: kind, Texts: len(texts), Tokens: tokens})
 }

@@ -263,7 +263,7 @@ func TestLLMAnswerer(t *testing.T) {
 	})
 	t.Run("model error", func(t *testing.T) {
 		a, _ := llmchat.NewAnswerer(llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 500})), llmchat.AnswererOptions{})
-		if _, err := a.Answer(ctx, answerRequest()); llm.StatusCode(err) != 500 {
+		if _, err := a.Answer(ctx, answerRequest()); apiStatus(err) != 500 {
 			t.Errorf("error %v, want the API error", err)
 		}
 	})
@@ -300,7 +300,7 @@ func TestLLMAnswerer(t *testing.T) {
 	t.Run("no fallback on a client error", func(t *testing.T) {
 		m := llmtest.NewModel(llmtest.Fail(&llm.APIError{StatusCode: 400}), llmtest.Text("never"))
 		a, _ := llmchat.NewAnswerer(m, llmchat.AnswererOptions{FallbackModel: "backup"})
-		if _, err := a.Answer(ctx, answerRequest()); llm.StatusCode(err) != 400 || m.Calls() != 1 {
+		if _, err := a.Answer(ctx, answerRequest()); apiStatus(err) != 400 || m.Calls() != 1 {
 			t.Errorf("error %v after %d calls", err, m.Calls())
 		}
 	})
@@ -469,4 +469,13 @@ func TestPipelineLanguageWins(t *testing.T) {
 			t.Errorf("%s system prompt did not change with the language", step)
 		}
 	}
+}
+
+// apiStatus is the HTTP status of the *llm.APIError in err's chain, or 0.
+func apiStatus(err error) int {
+	var e *llm.APIError
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
 }

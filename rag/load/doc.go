@@ -17,7 +17,7 @@
 //     as ParsedDocument values: the storage.Document with the file and line
 //     it came from and, for Markdown and .docx, its Sections (heading level
 //     and path, byte offsets into Content) for chunk.Structural.
-//     LoadDocumentsDir walks a directory, choosing the loader by extension.
+//     LoadDocuments walks a directory, choosing the loader by extension.
 //
 // Every record gets a storage.Status, active unless the record says
 // otherwise: a "status" (ativo/inativo, active/inactive) or an "active"

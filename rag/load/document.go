@@ -176,38 +176,30 @@ func ParseDocument(name string, data []byte, opts *Options) (ParsedDocument, err
 	return d, nil
 }
 
-// LoadDocuments loads documents from path: a directory (LoadDocumentsDir),
-// a .jsonl/.ndjson file of records (ReadDocumentsJSONL), or one document
-// file (ParseDocument, with the file's base name as its ID).
+// LoadDocuments loads documents from path: a directory, a .jsonl/.ndjson
+// file of records (ReadDocumentsJSONL), or one document file
+// (ParseDocument, with the file's base name as its ID).
+//
+// A directory is walked recursively, in lexical order: Markdown, text and
+// .docx files become one document each, with their path relative to the
+// directory (slash-separated) as ID; .jsonl and .ndjson files hold
+// document records. Hidden files and directories (name starting with
+// '.'), Office lock files ("~$...") and other extensions are skipped. A
+// file that fails is a RecordError naming it; the other files still load.
+// Duplicate contents are handled as in ReadDocumentsJSONL, across all
+// files.
 func LoadDocuments(ctx context.Context, p string, opts *Options) ([]ParsedDocument, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("load: documents: %w", err)
 	}
 	if st.IsDir() {
-		return LoadDocumentsDir(ctx, p, opts)
+		return LoadDocumentsFS(ctx, os.DirFS(p), opts)
 	}
 	return LoadDocumentsFS(ctx, os.DirFS(filepath.Dir(p)), opts, filepath.Base(p))
 }
 
-// LoadDocumentsDir loads every document file under dir, recursively, in
-// lexical order: Markdown, text and .docx files become one document each,
-// with their path relative to dir (slash-separated) as ID; .jsonl and
-// .ndjson files hold document records. Hidden files and directories (name
-// starting with '.'), Office lock files ("~$...") and other extensions are
-// skipped. A file that fails is a RecordError naming it; the other files
-// still load. Duplicate contents are handled as in ReadDocumentsJSONL,
-// across all files.
-func LoadDocumentsDir(ctx context.Context, dir string, opts *Options) ([]ParsedDocument, error) {
-	if st, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("load: documents: %w", err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("load: documents: %s is not a directory", dir)
-	}
-	return LoadDocumentsFS(ctx, os.DirFS(dir), opts)
-}
-
-// LoadDocumentsFS is LoadDocumentsDir over any file system (testing/fstest,
+// LoadDocumentsFS is LoadDocuments of a directory over any file system (testing/fstest,
 // embed.FS, ...). With names, only those files (slash paths) are loaded;
 // without, the whole tree from ".".
 func LoadDocumentsFS(ctx context.Context, fsys fs.FS, opts *Options, names ...string) ([]ParsedDocument, error) {

@@ -244,12 +244,12 @@ func TestLoadDocumentsFS(t *testing.T) {
 	})
 }
 
-func TestLoadDocumentsDir(t *testing.T) {
+func TestLoadDocumentsDirectory(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "manuais/soja.md", "# Soja\n\nFerrugem.\n")
 	writeFile(t, dir, "manuais/milho.docx", string(newDocx().para("Heading1", "Milho").para("", "Cigarrinha.").bytes(t)))
 	writeFile(t, dir, "leia.txt", "Leia-me.")
-	docs, err := LoadDocumentsDir(context.Background(), dir, nil)
+	docs, err := LoadDocuments(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,8 +275,8 @@ func TestLoadDocumentsDir(t *testing.T) {
 			t.Errorf("single file id = %q, want soja.md", docs[0].ID)
 		}
 	})
-	t.Run("not a directory", func(t *testing.T) {
-		if _, err := LoadDocumentsDir(context.Background(), dir+"/leia.txt", nil); err == nil {
+	t.Run("missing path", func(t *testing.T) {
+		if _, err := LoadDocuments(context.Background(), dir+"/nada", nil); err == nil {
 			t.Error("no error")
 		}
 	})

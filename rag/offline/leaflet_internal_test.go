@@ -28,7 +28,7 @@ func loadInternalRecords(t testing.TB) internalRecords {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := load.LoadDocumentsDir(ctx, filepath.Join(root, "testdata", "documents"), nil)
+	docs, err := load.LoadDocuments(ctx, filepath.Join(root, "testdata", "documents"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

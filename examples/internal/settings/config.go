@@ -411,7 +411,7 @@ type DocumentsConfig struct {
 	MinSimilarity *float64 `json:"min_similarity,omitempty"`
 	// Path is the documents directory (RAG__DOCUMENTS_PATH). The library
 	// reads no files by itself: it is there for programs, e.g.
-	// load.LoadDocumentsDir(ctx, cfg.Documents.Path, nil). Unset it is "",
+	// load.LoadDocuments(ctx, cfg.Documents.Path, nil). Unset it is "",
 	// not the seed's data/documents.
 	Path string `json:"path,omitempty"`
 }

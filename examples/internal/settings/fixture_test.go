@@ -52,7 +52,7 @@ func buildFixture() (storage.Store, vector.Embedder, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	docs, err := load.LoadDocumentsDir(ctx, filepath.Join(testdata, "documents"), nil)
+	docs, err := load.LoadDocuments(ctx, filepath.Join(testdata, "documents"), nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/ingest/legal"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
@@ -107,8 +107,8 @@ func TestLongArticle(t *testing.T) {
 	for _, c := range chunks {
 		m := c.Metadata
 		got = append(got, m[legal.KeyArtigo]+"/"+m[legal.KeyParagrafo])
-		if chunk.EstimateTokens(c.Content) > 500 /* the default MaxTokens */ {
-			t.Errorf("chunk %d: %d tokens, more than the default %d", c.Seq, chunk.EstimateTokens(c.Content), 500 /* the default MaxTokens */)
+		if llm.EstimateTokens(c.Content) > 500 /* the default MaxTokens */ {
+			t.Errorf("chunk %d: %d tokens, more than the default %d", c.Seq, llm.EstimateTokens(c.Content), 500 /* the default MaxTokens */)
 		}
 	}
 	// The act's name; Art. 1º; Art. 2º (about 2,500 runes) cut at a
