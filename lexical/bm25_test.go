@@ -100,8 +100,8 @@ func TestBM25Proximity(t *testing.T) {
 	if want := 0.5 * 4; !approx(sigNear.Breakdown.Proximity, want) {
 		t.Errorf("proximity = %v, want %v", sigNear.Breakdown.Proximity, want)
 	}
-	if !approx(sigNear.Score, sigNear.Breakdown.Total()) {
-		t.Errorf("score %v != breakdown total %v", sigNear.Score, sigNear.Breakdown.Total())
+	if !approx(near, sigNear.Breakdown.Total()) {
+		t.Errorf("score %v != breakdown total %v", near, sigNear.Breakdown.Total())
 	}
 	for _, m := range sigNear.Matched {
 		if m.TF != 1 {

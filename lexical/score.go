@@ -671,8 +671,6 @@ func (q *PreparedQuery) Expansions() []Mention { return slices.Clone(q.expansion
 // to the record (its tokens, whether they fell back to the whole text, the
 // synonyms that added a term) is on the [PreparedQuery].
 type Signals struct {
-	// Score is the record's lexical score, Breakdown.Total().
-	Score float64 `json:"score"`
 	// Matched lists the query terms found in the record, in query order,
 	// with the fields each was found in.
 	Matched []TermMatch `json:"matched,omitempty"`
@@ -685,7 +683,8 @@ type Signals struct {
 	SubjectInTag bool `json:"subject_in_tag"`
 	// Pair reports both a subject and a class found.
 	Pair bool `json:"pair"`
-	// Breakdown splits Score into its components.
+	// Breakdown splits the score into its components; the score is
+	// Breakdown.Total().
 	Breakdown Breakdown `json:"breakdown"`
 }
 
@@ -871,7 +870,6 @@ func (q *PreparedQuery) finish(termMask []uint64, groupState []uint8, tf *tfStat
 		return total
 	}
 	*sig = Signals{
-		Score:        total,
 		Matched:      make([]TermMatch, 0, matched),
 		SubjectInTag: inTag,
 		Pair:         subjects > 0 && classes > 0,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/internal/chunkagg"
+	"github.com/hybridrag/hybridrag/internal/tuning"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/merge"
@@ -151,19 +152,29 @@ type LexicalOptions struct {
 	// nil means lexicon.Default(), Brazilian Portuguese and English.
 	// Use lexicon.New(nil) to let the store's vocabulary alone decide.
 	Lexicon *lexicon.Lexicon
-	// CorrectionMinDF is the least number of records a word must appear
-	// in to be a correction (default 2).
-	CorrectionMinDF int
 	// IDF (default On) multiplies each query term's field weights and
 	// match bonus by its IDF relative to a term found in one record of ten
 	// (lexical.Vocabulary.IDFWeights), unless the kind's Scorer has an IDF
-	// hook of its own. IDFOptions shapes the weights.
+	// hook of its own.
 	IDF Toggle
-	// IDFOptions shapes the IDF weights (zero value: lexical's defaults).
-	IDFOptions lexical.IDFOptions
 	// NormalizedCacheSize is how many records' normalized fields are kept
 	// for lexical scoring (default 20 000; negative disables the cache).
 	NormalizedCacheSize int
+
+	// idf shapes the IDF weights (zero value: lexical's defaults), and
+	// correctionMinDF is the least number of records a word must appear
+	// in to be a correction (default 2); only the project's evaluation
+	// sets them (internal/tuning).
+	idf             lexical.IDFOptions
+	correctionMinDF int
+}
+
+func init() {
+	tuning.SetLexical = func(opts any, t tuning.Lexical) {
+		if o, ok := opts.(*SearcherOptions); ok {
+			o.Lexical.idf, o.Lexical.correctionMinDF = t.IDF, t.CorrectionMinDF
+		}
+	}
 }
 
 // VectorOptions shape the vector leg.
@@ -273,8 +284,8 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 	if lx.CandidateMax < 1 {
 		lx.CandidateMax = defaultCandidateMax
 	}
-	if lx.CorrectionMinDF < 1 {
-		lx.CorrectionMinDF = defaultCorrectionMinDF
+	if lx.correctionMinDF < 1 {
+		lx.correctionMinDF = defaultCorrectionMinDF
 	}
 	v := &o.Vector
 	v.CandidateMultiplier = max(v.CandidateMultiplier, 0)

@@ -672,7 +672,7 @@ func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCan
 	extra := map[string]lexical.Signals{}
 	scoreOf := func(id string) (float64, bool) {
 		if sig, ok := extra[id]; ok {
-			return sig.Score, sig.Pair
+			return sig.Breakdown.Total(), sig.Pair
 		}
 		rec := records[id]
 		if rec == nil {
@@ -739,7 +739,7 @@ func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCan
 			e := lexList[li]
 			h.Lexical = &LexicalEvidence{Rank: li + 1, TermsMatched: e.matched, Score: e.score, Signals: e.signals}
 		} else if sig, ok := extra[f.ID]; ok {
-			h.Lexical = &LexicalEvidence{Score: sig.Score, Signals: &sig}
+			h.Lexical = &LexicalEvidence{Score: sig.Breakdown.Total(), Signals: &sig}
 		}
 		if inVec {
 			o := owners[vi]

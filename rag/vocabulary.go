@@ -114,11 +114,11 @@ func (s *Searcher) readLexicon(ctx context.Context, k kindDeriver, base *lexical
 func (s *Searcher) newLexicon(v *lexical.Vocabulary, base *lexical.Scorer) *kindLexicon {
 	l := &kindLexicon{vocab: v, scorer: base}
 	if v.Docs() > 0 {
-		l.idf = v.IDFWeights(s.opts.Lexical.IDFOptions)
+		l.idf = v.IDFWeights(s.opts.Lexical.idf)
 		l.df, l.docs = v.DocFreq, v.Docs()
 	}
 	if v.Docs() > 0 && s.opts.Lexical.IDF.enabled(true) && base.IDF() == nil {
-		l.scorer = base.WithIDF(v.IDFWeights(s.opts.Lexical.IDFOptions))
+		l.scorer = base.WithIDF(v.IDFWeights(s.opts.Lexical.idf))
 	}
 	if p, ok := l.scorer.BM25(); ok && len(p.AvgLengths) == 0 {
 		l.scorer = l.scorer.WithAverageLengths(v.AvgFieldWordsAll())
@@ -175,7 +175,7 @@ func (s *Searcher) correctQuery(text string, l *kindLexicon) (string, []lexical.
 	if lex == nil {
 		lex = lexicon.Default()
 	}
-	return l.vocab.CorrectText(text, s.opts.Lexical.CorrectionMinDF, func(w string) bool {
+	return l.vocab.CorrectText(text, s.opts.Lexical.correctionMinDF, func(w string) bool {
 		if stop.Contains(w) || syn[w] || lex.Known(w) {
 			return true
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hybridrag/hybridrag/internal/tuning"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/snowball"
 	"github.com/hybridrag/hybridrag/rag"
@@ -75,8 +76,8 @@ func (a ablation) searcherOptions() rag.SearcherOptions {
 	}
 	o := rag.SearcherOptions{Lexical: rag.LexicalOptions{
 		Vocabulary: off(a.vocab), TypoCorrection: off(a.typo), IDF: off(a.idf),
-		IDFOptions: a.idfOpts, CorrectionMinDF: a.minDF,
 	}}
+	tuning.SetLexical(&o, tuning.Lexical{IDF: a.idfOpts, CorrectionMinDF: a.minDF})
 	if a.stem != "" || a.match != "" || !a.bm25 || a.maxTokens != 0 || a.proximity >= 0 || a.exact >= 0 || a.catBM25 || a.fileWeight >= 0 || a.syn != nil {
 		catalog := fields.CatalogScorer()
 		if a.fileWeight >= 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/examples/internal/eval"
 	"github.com/hybridrag/hybridrag/examples/internal/settings"
+	"github.com/hybridrag/hybridrag/internal/tuning"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
@@ -135,11 +136,8 @@ func tuneSearcher(a ablation) func(*rag.SearcherOptions) {
 				*t.to = rag.Off
 			}
 		}
-		if x.Lexical.IDFOptions != (lexical.IDFOptions{}) {
-			o.Lexical.IDFOptions = x.Lexical.IDFOptions
-		}
-		if x.Lexical.CorrectionMinDF != 0 {
-			o.Lexical.CorrectionMinDF = x.Lexical.CorrectionMinDF
+		if a.idfOpts != (lexical.IDFOptions{}) || a.minDF != 0 {
+			tuning.SetLexical(o, tuning.Lexical{IDF: a.idfOpts, CorrectionMinDF: a.minDF})
 		}
 		if x.Kinds.Catalog.Scorer != nil {
 			o.Kinds.Catalog.Scorer, o.Kinds.FAQs.Scorer, o.Kinds.Documents.Scorer = x.Kinds.Catalog.Scorer, x.Kinds.FAQs.Scorer, x.Kinds.Documents.Scorer

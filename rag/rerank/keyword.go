@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/scoring"
 )
 
 // KeywordWeights are the relative weights of the three components of a
@@ -168,30 +169,23 @@ func NewKeyword(opts KeywordOptions) (*Keyword, error) {
 // effectiveWeights returns the effective weights, divided by their sum.
 func (k *Keyword) effectiveWeights() KeywordWeights { return k.weights }
 
-// Component is one weighted part of a [Keyword] score.
-type Component struct {
-	// Value is the component in [0, 1]: the normalized original score or
-	// an overlap fraction.
-	Value float64
-	// Weight is the effective weight (the weights sum to 1).
-	Weight float64
-	// Contribution is Weight × Value, its share of the score.
-	Contribution float64
-}
-
-func component(v, w float64) Component {
-	return Component{Value: v, Weight: w, Contribution: v * w}
+// component is one weighted part of a [Keyword] score: raw the input (the
+// original score, or the overlap fraction), v its value in [0, 1].
+func component(raw, v, w float64) scoring.Component {
+	return scoring.Component{Raw: raw, Normalized: v, Weight: w, Contribution: v * w}
 }
 
 // KeywordExplanation holds the components of a [Keyword] score; the score
 // is the sum of the three contributions.
 type KeywordExplanation struct {
-	// Original is the original retrieval score brought to [0, 1].
-	Original Component
-	// Content is the fraction of Terms found in the content.
-	Content Component
-	// Title is the fraction of Terms found in the title.
-	Title Component
+	// Original: Raw is the original retrieval score, Normalized that
+	// score brought to [0, 1].
+	Original scoring.Component
+	// Content: Raw = Normalized = the fraction of Terms found in the
+	// content.
+	Content scoring.Component
+	// Title: Raw = Normalized = the fraction of Terms found in the title.
+	Title scoring.Component
 	// Terms are the query terms (normalized and, by default, stemmed).
 	// The slice is shared by the results of one call: do not modify it.
 	Terms []string
@@ -209,8 +203,8 @@ type KeywordExplanation struct {
 //	0.60×1.000 (original) + 0.25×0.500 (content: fungicida) + 0.15×1.000 (title: fungicida uva)
 func (e KeywordExplanation) String() string {
 	var b strings.Builder
-	part := func(c Component, name string, matched []string) {
-		fmt.Fprintf(&b, "%.2f×%.3f (%s", c.Weight, c.Value, name)
+	part := func(c scoring.Component, name string, matched []string) {
+		fmt.Fprintf(&b, "%.2f×%.3f (%s", c.Weight, c.Normalized, name)
 		if len(matched) > 0 {
 			b.WriteString(": ")
 			b.WriteString(strings.Join(matched, " "))
@@ -251,9 +245,9 @@ func (k *Keyword) Rerank(ctx context.Context, query string, cands []Candidate) (
 		contentHit, contentMatched := m.match(c.Content)
 		titleHit, titleMatched := m.match(c.Title)
 		e := &KeywordExplanation{
-			Original:       component(scale(c.Score), k.weights.Original),
-			Content:        component(contentHit, k.weights.Content),
-			Title:          component(titleHit, k.weights.Title),
+			Original:       component(c.Score, scale(c.Score), k.weights.Original),
+			Content:        component(contentHit, contentHit, k.weights.Content),
+			Title:          component(titleHit, titleHit, k.weights.Title),
 			Terms:          terms,
 			Phrase:         phrase,
 			ContentMatched: contentMatched,

@@ -78,9 +78,9 @@ func TestKeywordWorkedExamples(t *testing.T) {
 			if !slices.Equal(e.Terms, []string{"fungicida", "videir", "oidio"}) {
 				t.Errorf("terms = %q", e.Terms)
 			}
-			if !approx(e.Original.Value, w.original) || !approx(e.Content.Value, w.content) || !approx(e.Title.Value, w.title) {
+			if !approx(e.Original.Normalized, w.original) || !approx(e.Content.Normalized, w.content) || !approx(e.Title.Normalized, w.title) {
 				t.Errorf("components = %v / %v / %v, want %v / %v / %v",
-					e.Original.Value, e.Content.Value, e.Title.Value, w.original, w.content, w.title)
+					e.Original.Normalized, e.Content.Normalized, e.Title.Normalized, w.original, w.content, w.title)
 			}
 			if !approx(r.Score, w.score) || !approx(r.Explanation.Raw, w.score) {
 				t.Errorf("score = %v (raw %v), want %v", r.Score, r.Explanation.Raw, w.score)
@@ -129,7 +129,7 @@ func TestKeywordOriginalScale(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range got {
-				if w := tt.want[r.Index]; !approx(r.Score, w) || !approx(r.Explanation.Keyword.Original.Value, w) {
+				if w := tt.want[r.Index]; !approx(r.Score, w) || !approx(r.Explanation.Keyword.Original.Normalized, w) {
 					t.Errorf("candidate %d: score %v, want %v", r.Index, r.Score, w)
 				}
 			}
@@ -165,8 +165,8 @@ func TestKeywordOverlap(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := got[0].Explanation.Keyword
-			if !approx(got[0].Score, tt.want) || !approx(e.Content.Value, tt.want) {
-				t.Errorf("overlap = %v, want %v (terms %q)", e.Content.Value, tt.want, e.Terms)
+			if !approx(got[0].Score, tt.want) || !approx(e.Content.Normalized, tt.want) {
+				t.Errorf("overlap = %v, want %v (terms %q)", e.Content.Normalized, tt.want, e.Terms)
 			}
 			if !slices.Equal(e.ContentMatched, tt.matched) {
 				t.Errorf("matched = %q, want %q", e.ContentMatched, tt.matched)
