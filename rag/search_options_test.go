@@ -26,7 +26,7 @@ func TestDefaultSearcherOptionsFilled(t *testing.T) {
 		"Limits.Default": o.Limits.Default, "Limits.Max": o.Limits.Max,
 		"Limits.MaxQueryChars": o.Limits.MaxQueryChars, "Limits.MaxFAQQueryChars": o.Limits.MaxFAQQueryChars,
 		"Lexical.CandidateMultiplier": o.Lexical.CandidateMultiplier, "Lexical.CandidateMax": o.Lexical.CandidateMax,
-		"Vector.ChunksPerOwner": o.Vector.ChunksPerOwner,
+		"Vector.ChunksPerOwner":  o.Vector.ChunksPerOwner,
 		"Vector.SnippetMaxChars": o.Vector.SnippetMaxChars, "Vector.MaxStalledEmbeds": o.Vector.MaxStalledEmbeds,
 	} {
 		if v < 1 {
