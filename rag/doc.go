@@ -114,7 +114,11 @@
 // makes no record relevant that holds less than 0.3 of the query's
 // content (the close vector of such a record is mostly the request's
 // words: "quanto custa um carro usado?" against "Quanto custa o frete?");
-// a query naming a subject
+// a question whose content is one thing ("vocês vendem trator?") is not
+// answered by a catalog item that holds it only in its attached files'
+// prose ("pulverizadores tratorizados"), unless it is a concept of the
+// synonym table (a crop, a class, a target) or in the item's metadata (its
+// active ingredient); a query naming a subject
 // and a class (lexical's paired synonym categories: in the agronomy
 // preset a crop and a product class) caps records lacking the pair, and
 // makes a record holding both relevant when every other concept it lacks is a word no

@@ -3,6 +3,7 @@ package rag
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -663,7 +664,7 @@ func spans(words []string, t string) bool {
 // evidenceFor judges one hit from its lexical signals and vector
 // similarity.
 func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions) *Evidence {
-	return eq.recordEvidence(sig, vec, titleField, o, nil, nil)
+	return eq.recordEvidence(sig, vec, titleField, o, nil, nil, nil)
 }
 
 // recordEvidence is evidenceFor with holds, which reports whether the
@@ -673,8 +674,12 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 // pair; and inside, which reports whether a matched query term (a query
 // word or the canonical term it stands for) sits only inside longer
 // words of the record (nil: never): no credit, as "rato" inside
-// "respiratória" names no rat, nor "uva" (for "videira") inside "chuva".
-func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds func(phrase string) bool, inside func(term string) bool) *Evidence {
+// "respiratória" names no rat, nor "uva" (for "videira") inside "chuva";
+// and described, which reports whether a catalog item's metadata holds a
+// query term at a word start (nil: never), so a term the item's leaflet
+// and metadata hold (its active ingredient) is what the item is, not a
+// word of its leaflet's prose.
+func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds, inside, described func(string) bool) *Evidence {
 	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg}
 	groupHeld, treatmentHeld := false, false
 	subjectAsked, subjectHeld := false, false
@@ -688,6 +693,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	var total, got float64
 	seen := map[string]bool{}
 	filesOnly := true
+	synCovered := false
 	ownAsked, ownCovered := false, false
 	known := false
 	missingKnown := 0
@@ -760,6 +766,8 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		subjectHeld = subjectHeld || (c.culture && c.own)
 		ownCovered = ownCovered || c.own
 		ev.Covered = append(ev.Covered, c.label)
+		synCovered = synCovered || c.culture || c.treatment || len(c.class) > 0 ||
+			described != nil && slices.ContainsFunc(c.direct, described)
 		for _, f := range where {
 			seen[f] = true
 			if f != fieldname.Files {
@@ -822,9 +830,19 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// girassol": a braquiária seed) is no answer, whatever else it holds;
 	// a FAQ or a document may answer for every crop.
 	missingSubject := titleField == lexical.FieldName && subjectAsked && !subjectHeld
+	// A question whose content is one thing ("vocês vendem trator?",
+	// "quero comprar um celular") asks for that thing: a catalog item
+	// holding it only in its attached files, and not as a concept of the
+	// synonym table (a crop, a class, a target) nor in its metadata (its
+	// active ingredient), mentions it in its leaflet's prose — "trator" in
+	// a nozzle's "barras de pulverizadores tratorizados", "celular" in a
+	// fertilizer's "parede celular" — and is no answer. Questions of
+	// several words a leaflet holds together ("a ordem de colocar os
+	// produtos no tanque") are answered by the leaflet as before.
+	leafletOnly := titleField == lexical.FieldName && len(eq.concepts) == 1 && ev.FilesOnly && !synCovered && !ev.Named
 	vectorAlone := len(eq.concepts) > 0 && ev.Coverage < minVectorCoverage && !ev.Named
 	switch {
-	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone:
+	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone || leafletOnly:
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
 	case missingSubject:
 		// The item the query names, asked about a crop it lacks ("o
@@ -977,7 +995,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 			_, sg := pq.Score(ops.record(&h.Record))
 			sig = &sg
 		}
-		var holds, inside func(string) bool
+		var holds, inside, described func(string) bool
 		// The catalog scorer matches substrings (FAQ and document scorers
 		// match word starts only), so a catalog term may sit inside a word.
 		if substrings := ops.titleField == lexical.FieldName; eq.groups || substrings {
@@ -987,7 +1005,11 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 				inside = func(term string) bool { return !startsWord(rec, term) }
 			}
 		}
-		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside)
+		if it, ok := any(&h.Record).(*storage.CatalogItem); ok && len(it.Metadata) > 0 {
+			meta := newMetadataRecord(it.Metadata)
+			described = func(term string) bool { return startsWord(meta, term) }
+		}
+		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
 		// A section holds less than its document, so when the whole
 		// document is not relevant no section is.
 		if d, ok := any(&h.Record).(*storage.Document); ok && h.Evidence.Relevant {
@@ -1017,7 +1039,7 @@ func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, secs []lexica
 			// the whole document did.
 			holds = func(phrase string) bool { return recordNames(rec, phrase) }
 		}
-		ev := eq.recordEvidence(&sig, vec, titleField, o, holds, nil)
+		ev := eq.recordEvidence(&sig, vec, titleField, o, holds, nil, nil)
 		if best == nil || ev.Relevance > best.Relevance {
 			best = ev
 		}
@@ -1229,4 +1251,22 @@ func wordStart(text string, at int) bool {
 	}
 	r, _ := utf8.DecodeLastRuneInString(text[:at])
 	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+// metadataRecord is a catalog item's metadata values, in key order, read
+// as the fields of a lexical.Record for the evidence's word-start checks.
+type metadataRecord []string
+
+func newMetadataRecord(m map[string]string) metadataRecord {
+	keys := slices.Sorted(maps.Keys(m))
+	r := make(metadataRecord, len(keys))
+	for i, k := range keys {
+		r[i] = m[k]
+	}
+	return r
+}
+
+func (m metadataRecord) NumFields() int { return len(m) }
+func (m metadataRecord) Field(i int) lexical.Field {
+	return lexical.Field{Name: "metadata", Text: m[i]}
 }

@@ -322,24 +322,24 @@ func TestEvidenceCropGroup(t *testing.T) {
 			Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Registrado para repolho? Não: para hortaliças."}}}}
 		return func(p string) bool { return recordNames(rec, p) }
 	}
-	ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Soja", "Hortaliças"), nil)
+	ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Soja", "Hortaliças"), nil, nil)
 	// Coverage (1 + 0.5)/2 = 0.75; with the pair held and nothing known
 	// missing, lexical evidence is at least the threshold.
 	if !ev.Relevant || !ev.Pair || math.Abs(ev.Coverage-0.75) > 1e-9 || !slices.Contains(ev.Covered, "repolho") {
 		t.Errorf("tagged Hortaliças: %+v, want relevant, pair, coverage 0.75", ev)
 	}
-	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Todas as culturas"), nil); !ev.Relevant || !ev.Pair {
+	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item("Todas as culturas"), nil, nil); !ev.Relevant || !ev.Pair {
 		t.Errorf("tagged Todas as culturas: %+v, want relevant with the pair", ev)
 	}
 	// With no indirect credit (a negative indirectCredit), a group holds
 	// nothing, nor the pair.
 	none := EvidenceOptions{indirectCredit: -1}.withDefaults()
-	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &none, item("Soja", "Hortaliças"), nil); ev.Pair || slices.Contains(ev.Covered, "repolho") {
+	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &none, item("Soja", "Hortaliças"), nil, nil); ev.Pair || slices.Contains(ev.Covered, "repolho") {
 		t.Errorf("tagged Hortaliças, no indirect credit: %+v, want neither the crop nor the pair", ev)
 	}
 	// The group named only in an attached file, or not at all: no pair.
 	for _, tags := range [][]string{{"Soja"}, nil} {
-		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item(tags...), nil); ev.Relevant || ev.Pair || ev.Reason != ReasonMissingPair {
+		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, item(tags...), nil, nil); ev.Relevant || ev.Pair || ev.Reason != ReasonMissingPair {
 			t.Errorf("tags %q: %+v, want the pair missing", tags, ev)
 		}
 	}
@@ -416,20 +416,22 @@ func TestEvidenceMissingSubject(t *testing.T) {
 }
 
 // TestEvidenceInsideWord checks that a catalog term found only inside a
-// longer word ("rato" in "respiratória") earns no credit.
+// longer word ("rato" in "respiratória") earns no credit. "rato" is a
+// target of the preset's class raticida, as analyzeEvidence gives it, so
+// a leaflet naming it holds it.
 func TestEvidenceInsideWord(t *testing.T) {
 	o := EvidenceOptions{}.withDefaults()
-	eq := &evidenceQuery{concepts: []queryConcept{{label: "rato", direct: []string{"rato"}, weight: 1, raw: 1, own: true}}, maxRaw: 1}
+	eq := &evidenceQuery{concepts: []queryConcept{{label: "rato", direct: []string{"rato"}, class: []string{"raticida"}, weight: 1, raw: 1, own: true}}, maxRaw: 1}
 	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "rato", Fields: []string{"files"}}}}
 	rec := func(text string) func(string) bool {
 		r := itemRecord{&storage.CatalogItem{Name: "Produto", Files: []storage.CatalogFile{{Name: "bula.txt", Text: text}}}}
 		return func(term string) bool { return !startsWord(r, term) }
 	}
-	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, nil, rec("Proteção respiratória.")); ev.Relevant || ev.Coverage != 0 {
+	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, nil, rec("Proteção respiratória."), nil); ev.Relevant || ev.Coverage != 0 {
 		t.Errorf("inside a word: %+v, want no credit", ev)
 	}
 	for _, text := range []string{"Contra ratos e camundongos.", "Rato-do-campo", "isca (rato)"} {
-		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, nil, rec(text)); !ev.Relevant || ev.Coverage != 1 {
+		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, nil, rec(text), nil); !ev.Relevant || ev.Coverage != 1 {
 			t.Errorf("%q: %+v, want full credit", text, ev)
 		}
 	}
@@ -480,15 +482,15 @@ func TestEvidenceInsideWordClassAndOrder(t *testing.T) {
 	}
 	videira := &evidenceQuery{concepts: []queryConcept{{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 1, raw: 1, own: true}}, maxRaw: 1}
 	uva := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "uva", Fields: []string{"description"}, Synonym: true}}}
-	if ev := videira.recordEvidence(uva, nil, lexical.FieldName, &o, nil, rec("Aplicar antes da chuva.")); ev.Relevant || ev.Coverage != 0 {
+	if ev := videira.recordEvidence(uva, nil, lexical.FieldName, &o, nil, rec("Aplicar antes da chuva."), nil); ev.Relevant || ev.Coverage != 0 {
 		t.Errorf("canonical term inside a word: %+v, want no credit", ev)
 	}
-	if ev := videira.recordEvidence(uva, nil, lexical.FieldName, &o, nil, rec("Uva e maçã.")); !ev.Relevant || ev.Coverage != 1 {
+	if ev := videira.recordEvidence(uva, nil, lexical.FieldName, &o, nil, rec("Uva e maçã."), nil); !ev.Relevant || ev.Coverage != 1 {
 		t.Errorf("canonical term as a word: %+v, want full credit", ev)
 	}
 	cana := &evidenceQuery{concepts: []queryConcept{{label: "cana", direct: []string{"cana", "acucar"}, culture: true, weight: 1, raw: 1, own: true}}, maxRaw: 1}
 	both := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "cana", Fields: []string{"description"}}, {Term: "acucar", Fields: []string{"description"}}}}
-	if ev := cana.recordEvidence(both, nil, lexical.FieldName, &o, nil, rec("Cana; semiaçucarado.")); !ev.Relevant || ev.Coverage != 1 {
+	if ev := cana.recordEvidence(both, nil, lexical.FieldName, &o, nil, rec("Cana; semiaçucarado."), nil); !ev.Relevant || ev.Coverage != 1 {
 		t.Errorf("first word at a word start, second inside a word: %+v, want full credit", ev)
 	}
 	// After a compounding prefix the word starts: "Bioinseticida" holds
@@ -544,7 +546,7 @@ func TestSectionEvidenceCropGroup(t *testing.T) {
 	d := &storage.Document{Title: "Manual de manejo", Content: "# Hortaliças\n\nInseticida para lagartas em hortaliças folhosas.\n\n# Grãos\n\nPercevejos na soja."}
 	whole := lexical.NormalizeRecord(docRecord{d})
 	_, sig := pq.Score(whole)
-	doc := eq.recordEvidence(&sig, nil, fieldname.Title, &o, func(p string) bool { return recordNames(whole, p) }, nil)
+	doc := eq.recordEvidence(&sig, nil, fieldname.Title, &o, func(p string) bool { return recordNames(whole, p) }, nil, nil)
 	if !doc.Relevant {
 		t.Fatalf("whole document: %+v, want relevant through the group", doc)
 	}

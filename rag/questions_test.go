@@ -105,6 +105,31 @@ func TestChatAbstainsOnSharedRequestWords(t *testing.T) {
 	}
 }
 
+// TestChatLeafletMentionIsNoProduct: a question for one thing the store
+// does not sell, which an item's leaflet mentions in passing ("pulverizadores
+// tratorizados", "parede celular"), abstains; an active ingredient an item
+// holds in its leaflet and its metadata (Triazolim Duo's azoxistrobina) is
+// what the item is, and the item is cited.
+func TestChatLeafletMentionIsNoProduct(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	for _, q := range []string{"vocês vendem trator?", "quero comprar um celular"} {
+		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Abstained || len(res.Sources) > 0 {
+			t.Errorf("%q: abstained %v, confidence %v, sources %v; want an abstention", q, res.Abstained, res.Confidence, res.Sources)
+		}
+	}
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "vocês vendem azoxistrobina?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Sources, func(c rag.Citation) bool { return c.ID == "prd-005" }) {
+		t.Errorf("azoxistrobina: sources %v, want Triazolim Duo (prd-005) among them", res.Sources)
+	}
+}
+
 // TestEvidenceDocumentSection: a document of several sections is judged
 // by its best section, so a question whose words the document holds only
 // in different sections is not covered by it.
