@@ -292,6 +292,12 @@ type Evidence struct {
 	// Background is the query's similarity to the background sample;
 	// nil when uncalibrated.
 	Background *Background `json:"background,omitempty"`
+	// identity is the number of covered concepts the record holds in its
+	// name, category, tags or (a catalog item's) metadata: what the record
+	// is, not what its text mentions. It orders equally relevant hits
+	// (byEvidence): for "vocês vendem azoxistrobina?" the items whose
+	// active ingredient it is come before those whose description cites it.
+	identity int
 }
 
 // Background summarizes a query vector's similarities to the store's
@@ -766,8 +772,13 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		subjectHeld = subjectHeld || (c.culture && c.own)
 		ownCovered = ownCovered || c.own
 		ev.Covered = append(ev.Covered, c.label)
-		synCovered = synCovered || c.culture || c.treatment || len(c.class) > 0 ||
-			described != nil && slices.ContainsFunc(c.direct, described)
+		inMeta := described != nil && slices.ContainsFunc(c.direct, described)
+		synCovered = synCovered || c.culture || c.treatment || len(c.class) > 0 || inMeta
+		if inMeta || slices.ContainsFunc(where, func(f string) bool {
+			return f == lexical.FieldName || f == lexical.FieldCategory || f == lexical.FieldTags
+		}) {
+			ev.identity++
+		}
 		for _, f := range where {
 			seen[f] = true
 			if f != fieldname.Files {
@@ -944,8 +955,9 @@ func (t *generalTable) rank(token string) int {
 }
 
 // byEvidence orders hits by relevance (rounded to 0.01, so that equally
-// relevant hits tie), then by tie (FAQ priority, higher first), then by
-// their search order.
+// relevant hits tie), then by how many of the covered concepts the record
+// holds in its name, category, tags or metadata (Evidence.identity), then
+// by tie (FAQ priority, higher first), then by their search order.
 func byEvidence[T any](hits []Hit[T], tie func(*T) int) []Hit[T] {
 	out := slices.Clone(hits)
 	rel := func(h *Hit[T]) float64 {
@@ -957,6 +969,11 @@ func byEvidence[T any](hits []Hit[T], tie func(*T) int) []Hit[T] {
 	slices.SortStableFunc(out, func(a, b Hit[T]) int {
 		if c := cmp.Compare(rel(&b), rel(&a)); c != 0 {
 			return c
+		}
+		if a.Evidence != nil && b.Evidence != nil {
+			if c := cmp.Compare(b.Evidence.identity, a.Evidence.identity); c != 0 {
+				return c
+			}
 		}
 		if tie != nil {
 			return cmp.Compare(tie(&b.Record), tie(&a.Record))

@@ -555,3 +555,22 @@ func TestSectionEvidenceCropGroup(t *testing.T) {
 		t.Errorf("best section: %+v, want relevant with the pair through the group", sec)
 	}
 }
+
+// TestByEvidenceIdentity: of two equally relevant hits, the one holding
+// the question's concepts in its name, category, tags or metadata comes
+// first, whatever the search order; relevance still comes before it.
+func TestByEvidenceIdentity(t *testing.T) {
+	hits := []Hit[storage.CatalogItem]{
+		{ID: "mentions", Evidence: &Evidence{Relevance: 1}},
+		{ID: "is", Evidence: &Evidence{Relevance: 1, identity: 1}},
+		{ID: "rounds-alike", Evidence: &Evidence{Relevance: 0.999}}, // 0.999 ties with 1 (rounded to 0.01)
+		{ID: "less-relevant", Evidence: &Evidence{Relevance: 0.7, identity: 2}},
+	}
+	var got []string
+	for _, h := range byEvidence(hits, nil) {
+		got = append(got, h.ID)
+	}
+	if want := []string{"is", "mentions", "rounds-alike", "less-relevant"}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
