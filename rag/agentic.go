@@ -46,7 +46,8 @@ type AgentOptions struct {
 	// ToolTimeout bounds each search; 0 means only ctx bounds it.
 	ToolTimeout time.Duration
 	// Actions are tools offered besides the searches, typically with a
-	// side effect (package rag/actions has the quote request of FAQ 031).
+	// side effect (an llm.Tool, e.g. from llm.NewTypedTool; the demo
+	// server offers a quote request).
 	// One with RequiresConfirmation is not executed when the model calls
 	// it: the turn ends with ChatResponse.Confirmation and an
 	// EventConfirm, and the next turn, given it back in

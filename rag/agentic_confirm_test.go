@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/actions"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/actions"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 )
 

@@ -251,8 +251,9 @@
 // # Confirmations
 //
 // [AgentOptions.Actions] offers tools with a side effect besides the
-// searches (package [github.com/hybridrag/hybridrag/rag/actions] has the
-// quote request for large volumes). When the model calls one with
+// searches (an llm.Tool, e.g. from llm.NewTypedTool, whose handler is the
+// side effect; the demo server's is a quote request for large volumes).
+// When the model calls one with
 // llm.Tool.RequiresConfirmation, it is not executed: the
 // turn ends with [ChatResponse.Confirmation] (an llm.PendingConfirmation:
 // the tool, its arguments, the question in Summary, which is also the
@@ -329,9 +330,6 @@
 //     summarizer and answerer on an llm.ChatModel.
 //   - [github.com/hybridrag/hybridrag/rag/assist]: suggestions for a
 //     catalog item's missing fields.
-//   - [github.com/hybridrag/hybridrag/rag/actions]: tools with a side
-//     effect for the agentic mode, confirmed by the user first (the quote
-//     request).
 //   - [github.com/hybridrag/hybridrag/rag/trace]: the tracer interfaces.
 //   - [github.com/hybridrag/hybridrag/rag/load],
 //     [github.com/hybridrag/hybridrag/rag/chunk],

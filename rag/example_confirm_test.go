@@ -2,12 +2,12 @@ package rag_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/actions"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage/memory"
 	"github.com/hybridrag/hybridrag/vector"
@@ -26,15 +26,30 @@ func ExampleAgent_confirmation() {
 	emb, _ := vector.NewHashEmbedder(vector.HashOptions{Dimensions: 64})
 	p, _ := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{})
 
-	quote, _ := actions.NewQuoteTool(func(_ context.Context, q actions.Quote) (string, error) {
-		fmt.Printf("submitted: %g %s of %s for %s\n", q.Quantity, q.Unit, q.Product, q.Contact)
-		return "COT-0042", nil
-	}, actions.QuoteOptions{})
-	opts := rag.AgentOptions{Actions: []llm.Tool{quote}} // Decide: nil, the keyword classifier
+	// The action: a typed tool whose handler is the side effect (a CRM,
+	// a queue, an e-mail), run only once the user confirms.
+	type quote struct {
+		Product  string  `json:"product" jsonschema:"the product, as in the catalog"`
+		Quantity float64 `json:"quantity" jsonschema:"how much of unit"`
+		Unit     string  `json:"unit" jsonschema:"L, kg, t, sacas"`
+		Contact  string  `json:"contact" jsonschema:"the customer's e-mail or phone"`
+	}
+	tool, _ := llm.NewTypedTool("requestQuote", "Asks the sales team for a quote for a large volume.",
+		func(_ context.Context, q quote) (string, error) {
+			fmt.Printf("submitted: %g %s of %s for %s\n", q.Quantity, q.Unit, q.Product, q.Contact)
+			return "COT-0042", nil
+		})
+	tool.RequiresConfirmation = true
+	tool.Summarize = func(args json.RawMessage) string { // the question; llm.DefaultSummary when nil
+		var q quote
+		_ = json.Unmarshal(args, &q)
+		return fmt.Sprintf("Confirma a solicitação de cotação de %g %s de %s, contato %s?", q.Quantity, q.Unit, q.Product, q.Contact)
+	}
+	opts := rag.AgentOptions{Actions: []llm.Tool{tool}} // Decide: nil, the keyword classifier
 
 	model := llmtest.NewModel(
-		llmtest.ToolCalls(llmtest.Call("q1", actions.QuoteToolName, `{"product":"Glifosato 480 SL","quantity":200,"unit":"L","contact":"compras@fazenda.com.br"}`)),
-		llmtest.ToolCalls(llmtest.Call("q2", actions.QuoteToolName, `{"product":"Glifosato 480 SL","quantity":500,"unit":"L","contact":"compras@fazenda.com.br"}`)),
+		llmtest.ToolCalls(llmtest.Call("q1", "requestQuote", `{"product":"Glifosato 480 SL","quantity":200,"unit":"L","contact":"compras@fazenda.com.br"}`)),
+		llmtest.ToolCalls(llmtest.Call("q2", "requestQuote", `{"product":"Glifosato 480 SL","quantity":500,"unit":"L","contact":"compras@fazenda.com.br"}`)),
 		llmtest.Text("Pronto! Sua cotação foi solicitada, protocolo COT-0042."),
 	)
 	agent, err := rag.NewAgent(p, model, opts)

@@ -113,7 +113,7 @@ type backend struct {
 	agentBuilt *rag.Agent
 	agentErr   error
 	// quotes receives the quote requests users confirmed (the agentic
-	// mode's action, rag/actions.NewQuoteTool).
+	// mode's action, internal/actions.NewQuoteTool).
 	quotes *quoteBook
 	// storeKind is the store searched, memory or postgres (info.Store
 	// may say "memory (fallback)").

@@ -21,10 +21,10 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"github.com/hybridrag/hybridrag/internal/actions"
 	"github.com/hybridrag/hybridrag/internal/testenv"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/actions"
 )
 
 // Browser test settings. CI installs Debian's chromium (.ci/browser.sh) and

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/actions"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
-	"github.com/hybridrag/hybridrag/rag/actions"
 )
 
 // Quote arguments of the scripted model: 200 L first, 500 L after the

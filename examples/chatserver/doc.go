@@ -99,7 +99,7 @@
 //
 // Agentic mode ("mode": "agentic"; it needs a chat model, so it is 501
 // offline) offers the model one action besides the searches: the quote
-// request for large volumes (rag/actions.NewQuoteTool: product,
+// request for large volumes (internal/actions.NewQuoteTool: product,
 // quantity, unit, contact, optional city and notes). It is never executed
 // when the model calls it: the turn answers with the question and
 // "confirmation": {id, tool, arguments, summary, expires_at} (the SSE

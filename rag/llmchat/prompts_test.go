@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hybridrag/hybridrag/internal/actions"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/actions"
 	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/llmchat"

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/internal/actions"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/actions"
 )
 
 func TestNewQuoteToolRejects(t *testing.T) {

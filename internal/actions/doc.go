@@ -1,5 +1,6 @@
-// Package actions holds tools with a side effect for the agentic mode of
-// rag.Pipeline: tools the model may call besides the searches, each with
+// Package actions holds the demo store's tools with a side effect for the
+// agentic mode (examples/chatserver offers them; the rag tests use them):
+// tools the model may call besides the searches, each with
 // llm.Tool.RequiresConfirmation set, so that nothing happens until the
 // user says yes: a model may misread a request, and a quote sent to the
 // sales team cannot be unsent.
