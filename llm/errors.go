@@ -21,7 +21,7 @@ var (
 
 	// ErrEmptyAnswer reports a final model answer with no text and no tool
 	// calls. FallbackMessages.For answers it with the Empty text
-	// (DefaultEmptyAnswerMessage in DefaultFallbackMessages).
+	// (DefaultFallbackMessages().Empty by default).
 	ErrEmptyAnswer = errors.New("llm: model returned an empty answer")
 
 	// ErrInvalidRequest reports a Request that cannot be sent (no messages, a

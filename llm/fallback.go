@@ -109,10 +109,6 @@ func (m *FallbackModel) Stream(ctx context.Context, req Request) iter.Seq2[Strea
 	}
 }
 
-// DefaultEmptyAnswerMessage is the pt-BR text shown instead of an empty
-// answer, asking the user to try again rather than showing nothing.
-const DefaultEmptyAnswerMessage = "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?"
-
 // FallbackMessages are the user-facing texts for model failures, one per
 // kind of failure so the user knows whether to retry now or later. The
 // zero value has no texts; use DefaultFallbackMessages for pt-BR ones.
@@ -123,7 +119,8 @@ type FallbackMessages struct {
 	RateLimit string
 	// Unavailable is for 502/503/504 and transport failures.
 	Unavailable string
-	// Empty is for ErrEmptyAnswer.
+	// Empty is for ErrEmptyAnswer: rather than showing nothing, it asks the
+	// user to try again.
 	Empty string
 	// Error is for everything else.
 	Error string
@@ -135,7 +132,7 @@ func DefaultFallbackMessages() FallbackMessages {
 		Timeout:     "Desculpa, estou demorando para responder. Pode tentar novamente?",
 		RateLimit:   "Estou recebendo muitas mensagens agora. Aguarda um pouquinho?",
 		Unavailable: "Estou temporariamente indisponível. Volto em breve!",
-		Empty:       DefaultEmptyAnswerMessage,
+		Empty:       "Desculpe, não consegui gerar uma resposta. Pode tentar novamente?",
 		Error:       "Ops, algo deu errado do meu lado. Tenta de novo?",
 	}
 }

@@ -594,7 +594,7 @@ func (a *Agent) run(ctx context.Context, req ChatRequest, emit func(Event)) (*Ch
 	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
 	resp.Sources = p.citations(sr)
 	resp.Confidence = p.turnLevel(sr)
-	resp.ConfidenceText = ConfidenceMessage(resp.Confidence, p.lang())
+	resp.ConfidenceText = confidenceMessage(resp.Confidence, p.lang())
 	resp.Abstained = dbg.Plan.any() && !resp.Confidence.Augment()
 	if resp.Abstained {
 		resp.Catalog, resp.FAQs, resp.Documents, resp.Sources = nil, nil, nil, []Citation{}

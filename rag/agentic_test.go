@@ -267,7 +267,7 @@ func TestChatAgenticModelFailures(t *testing.T) {
 	}{
 		{"API error", []llmtest.Step{llmtest.Fail(apiErr)}, nil, 1, rag.DefaultFallbackMessage},
 		// Seed 003 §10.4.2: an empty answer has its own text.
-		{"empty answer", []llmtest.Step{llmtest.Text(" ")}, llm.ErrEmptyAnswer, 1, llm.DefaultEmptyAnswerMessage},
+		{"empty answer", []llmtest.Step{llmtest.Text(" ")}, llm.ErrEmptyAnswer, 1, llm.DefaultFallbackMessages().Empty},
 		{"API error after a search", []llmtest.Step{llmtest.ToolCalls(llmtest.Call("a", rag.ToolSearchFAQs, `{"query":"pix"}`)), llmtest.Fail(apiErr)}, nil, 2, rag.DefaultFallbackMessage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

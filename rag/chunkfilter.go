@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
 // ChunkFilter restricts a search to chunks whose metadata entry Key equals
@@ -166,7 +166,7 @@ func chunkSnippets[T any](ctx context.Context, r chunkReader, kind storage.Owner
 		if best < 0 {
 			continue
 		}
-		h.Snippet = vector.Truncate(strings.TrimSpace(chunks[best].Content), maxChars)
+		h.Snippet = chunkagg.Truncate(strings.TrimSpace(chunks[best].Content), maxChars)
 		out = append(out, h)
 	}
 	return out, nil

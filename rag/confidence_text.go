@@ -6,10 +6,10 @@ import (
 	"github.com/hybridrag/hybridrag/scoring"
 )
 
-// ConfidenceMessage is the response's ConfidenceText for a level in
+// confidenceMessage is the response's ConfidenceText for a level in
 // lang: scoring.Level.Message (pt-BR) unless lang is
 // LanguageEnglish, which gives the same messages in English.
-func ConfidenceMessage(l scoring.Level, lang Language) string {
+func confidenceMessage(l scoring.Level, lang Language) string {
 	if lang != LanguageEnglish {
 		return l.Message()
 	}

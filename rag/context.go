@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
 // The pt-BR sentences of the context the answerer reads: fixed, labelled
@@ -112,7 +112,7 @@ func formatCatalogHit(h Hit[storage.CatalogItem], i int, q *question) string {
 	if ps := q.itemPassages(it); len(ps) > 0 {
 		desc := textutil.OneLine(textutil.StripMarkdown(it.Description))
 		if desc != "" && !slices.ContainsFunc(ps, func(p string) bool { return strings.HasPrefix(desc, strings.TrimSuffix(p, "…")) }) {
-			fmt.Fprintf(&b, " | Descrição: %s", vector.Truncate(desc, descriptionChars))
+			fmt.Fprintf(&b, " | Descrição: %s", chunkagg.Truncate(desc, descriptionChars))
 		}
 		fmt.Fprintf(&b, " | Trechos: %s", quotePassages(ps))
 		return b.String()
@@ -122,7 +122,7 @@ func formatCatalogHit(h Hit[storage.CatalogItem], i int, q *question) string {
 		snippet = it.Description
 	}
 	if snippet = textutil.OneLine(textutil.StripMarkdown(snippet)); snippet != "" {
-		fmt.Fprintf(&b, " | Snippet: %s", vector.Truncate(snippet, contextSnippetChars))
+		fmt.Fprintf(&b, " | Snippet: %s", chunkagg.Truncate(snippet, contextSnippetChars))
 	}
 	return b.String()
 }
@@ -169,7 +169,7 @@ func documentSection(hits []Hit[storage.Document], q *question) string {
 			continue
 		}
 		snippet := hits[i].Snippet
-		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), vector.Truncate(textutil.OneLine(textutil.StripMarkdown(snippet)), contextSnippetChars))
+		parts[i] = fmt.Sprintf("[%d] %s: %s", i+1, DocumentCitation(&hits[i]), chunkagg.Truncate(textutil.OneLine(textutil.StripMarkdown(snippet)), contextSnippetChars))
 	}
 	return fmt.Sprintf("Documentos relevantes (%d): %s", len(hits), strings.Join(parts, hitSeparator))
 }

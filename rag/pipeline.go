@@ -42,7 +42,7 @@ const (
 	// reason the per-error messages do not single out
 	// (llm.DefaultFallbackMessages().Error): a model error,
 	// the iteration limit, every search failing. An empty answer gets
-	// llm.DefaultEmptyAnswerMessage, a timeout, a rate limit or an
+	// llm.DefaultFallbackMessages().Empty, a timeout, a rate limit or an
 	// unavailable provider their own texts (PipelineOptions.FallbackMessages).
 	DefaultFallbackMessage = "Ops, algo deu errado do meu lado. Tenta de novo?"
 )
@@ -527,7 +527,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		resp.UnverifiedQuotes = unverifiedQuotes(ans.Text, contextText, sr)
 	}
 	if cmp.Or(ans.Language, p.opts.Language) == LanguageEnglish && !dbg.AnswerFallback {
-		resp.ConfidenceText = ConfidenceMessage(resp.Confidence, LanguageEnglish)
+		resp.ConfidenceText = confidenceMessage(resp.Confidence, LanguageEnglish)
 	}
 	if !dbg.AnswerFallback && len(ans.Related) > 0 {
 		for _, c := range resp.Sources {

@@ -44,7 +44,7 @@ func TestChatStreamResetsAFailedAnswer(t *testing.T) {
 			name:       "blank answer",
 			step:       llmtest.Step{Chunks: []string{" ", "\n"}, Response: llm.Response{Message: llm.AssistantMessage(" \n"), FinishReason: llm.FinishStop}},
 			wantKinds:  "token token reset token",
-			wantAnswer: llm.DefaultEmptyAnswerMessage, // seed 003 §10.4.2
+			wantAnswer: llm.DefaultFallbackMessages().Empty, // seed 003 §10.4.2
 		},
 		{
 			name:       "completes",

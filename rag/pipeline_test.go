@@ -222,12 +222,12 @@ func TestPipelineFallbacks(t *testing.T) {
 		want string
 	}{
 		{"error", &fakeAnswerer{err: errors.New("model down")}, rag.PipelineOptions{}, rag.DefaultFallbackMessage},
-		{"empty", &fakeAnswerer{text: "  "}, rag.PipelineOptions{}, llm.DefaultEmptyAnswerMessage},
+		{"empty", &fakeAnswerer{text: "  "}, rag.PipelineOptions{}, llm.DefaultFallbackMessages().Empty},
 		{"timeout", &fakeAnswerer{err: fmt.Errorf("answer: %w", context.DeadlineExceeded)}, rag.PipelineOptions{}, llm.DefaultFallbackMessages().Timeout},
 		{"rate limit", &fakeAnswerer{err: rateLimited}, rag.PipelineOptions{}, llm.DefaultFallbackMessages().RateLimit},
 		{"unavailable", &fakeAnswerer{err: &llm.APIError{StatusCode: 503, Retryable: true}}, rag.PipelineOptions{}, llm.DefaultFallbackMessages().Unavailable},
 		{"own rate-limit text", &fakeAnswerer{err: rateLimited}, own, "Calma!"},
-		{"own texts keep the seed's others", &fakeAnswerer{text: ""}, own, llm.DefaultEmptyAnswerMessage},
+		{"own texts keep the seed's others", &fakeAnswerer{text: ""}, own, llm.DefaultFallbackMessages().Empty},
 		{"one text answers an error", &fakeAnswerer{err: rateLimited}, fixed, "Fale com um atendente."},
 		{"one text answers an empty answer", &fakeAnswerer{text: " "}, fixed, "Fale com um atendente."},
 	} {

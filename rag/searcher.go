@@ -755,7 +755,7 @@ func fuse[T any](st *settings, ops kindOps[T], pq *lexical.PreparedQuery, lexCan
 			h.Snippet = o.Snippet
 		}
 		if h.Snippet == "" {
-			h.Snippet = vector.Truncate(strings.TrimSpace(ops.text(rec)), st.agg.SnippetMaxChars)
+			h.Snippet = chunkagg.Truncate(strings.TrimSpace(ops.text(rec)), st.agg.SnippetMaxChars)
 		}
 		hits = append(hits, h)
 	}

@@ -2,12 +2,7 @@ package vector
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
 )
-
-// ellipsis ends a truncated text.
-const ellipsis = "…"
 
 // AggregateMode selects how the chunk similarities of one owner become the
 // owner's score. Similarity is -Distance (the inner product).
@@ -51,25 +46,4 @@ func ParseAggregateMode(s string) (AggregateMode, error) {
 		return AggregateTopKMean, nil
 	}
 	return 0, fmt.Errorf("vector: aggregate mode %q: %w", s, ErrInvalidOptions)
-}
-
-// Truncate returns s unchanged when it has at most maxRunes runes, and
-// otherwise its first runes with trailing space removed, followed by
-// "…", maxRunes runes in all. It never splits a UTF-8 sequence.
-// maxRunes <= 0 returns "".
-func Truncate(s string, maxRunes int) string {
-	if maxRunes <= 0 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) <= maxRunes {
-		return s
-	}
-	keep := maxRunes - 1 // room for the ellipsis
-	i, n := 0, 0
-	for i < len(s) && n < keep {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
-	return strings.TrimRight(s[:i], " \t\n\r") + ellipsis
 }

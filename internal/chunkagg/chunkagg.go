@@ -1,7 +1,9 @@
 // Package chunkagg turns the chunk matches of a vector search into one hit
 // per owner (item, FAQ or document): the owner's score under a
 // vector.AggregateMode, its best chunks and a snippet. rag's Searcher is its
-// user; the mode is chosen in rag.SearcherOptions.
+// user; the mode is chosen in rag.SearcherOptions. Truncate, the rune-bounded
+// cut with an ellipsis of those snippets, also shortens the texts of rag's
+// prompts and answers.
 package chunkagg
 
 import (
@@ -9,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/vector"
 )
@@ -148,7 +151,7 @@ func Aggregate(chunks []ScoredChunk, opts Options) []OwnerHit {
 				parts = append(parts, text)
 			}
 		}
-		h.Snippet = vector.Truncate(strings.Join(parts, snippetSeparator), maxChars)
+		h.Snippet = Truncate(strings.Join(parts, snippetSeparator), maxChars)
 		hits = append(hits, h)
 	}
 	slices.SortFunc(hits, func(a, b OwnerHit) int {
@@ -161,4 +164,28 @@ func Aggregate(chunks []ScoredChunk, opts Options) []OwnerHit {
 		return strings.Compare(a.OwnerID, b.OwnerID)
 	})
 	return hits
+}
+
+// ellipsis ends a truncated text.
+const ellipsis = "…"
+
+// Truncate returns s unchanged when it has at most maxRunes runes, and
+// otherwise its first runes with trailing space removed, followed by
+// "…", maxRunes runes in all. It never splits a UTF-8 sequence.
+// maxRunes <= 0 returns "".
+func Truncate(s string, maxRunes int) string {
+	if maxRunes <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= maxRunes {
+		return s
+	}
+	keep := maxRunes - 1 // room for the ellipsis
+	i, n := 0, 0
+	for i < len(s) && n < keep {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+	}
+	return strings.TrimRight(s[:i], " \t\n\r") + ellipsis
 }

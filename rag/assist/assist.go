@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/audit"
 	"github.com/hybridrag/hybridrag/rag/internal/prompt"
@@ -19,12 +20,11 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
-// ToolName is the tool name under which Assist audits its prompt, so an
+// toolName is the tool name under which Assist audits its prompt, so an
 // audit log tells catalog assistance apart from the chat's searches.
-const ToolName = "catalog-ai-helper"
+const toolName = "catalog-ai-helper"
 
 // Fields Assist can suggest, in the order it asks for them: the values of
 // Result.Missing and DroppedSuggestion.Field.
@@ -186,7 +186,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 
 	res := &Result{}
 	data := assistPromptData{
-		Name: item.Name, Description: vector.Truncate(textutil.OneLine(item.Description), assistDescriptionOfItemChars),
+		Name: item.Name, Description: chunkagg.Truncate(textutil.OneLine(item.Description), assistDescriptionOfItemChars),
 		Category: item.Category, Manufacturer: item.Manufacturer, MaxTags: maxTags,
 	}
 	if item.Price != nil {
@@ -201,7 +201,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 		if len(data.Files) == assistMaxFilesInPrompt {
 			break
 		}
-		if text := vector.Truncate(textutil.OneLine(f.Text), assistFileExcerptChars); text != "" {
+		if text := chunkagg.Truncate(textutil.OneLine(f.Text), assistFileExcerptChars); text != "" {
 			data.Files = append(data.Files, cmp.Or(textutil.OneLine(f.Name), "arquivo")+": "+text)
 		}
 	}
@@ -263,7 +263,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	res.Model, res.Usage = cmp.Or(resp.Model, opts.Model), resp.Usage
 	auditArgs, _ := json.Marshal(map[string]any{"item": item.ID, "name": item.Name, "missing": res.Missing})
 	if err != nil {
-		audit.LogToolPayload(ctx, opts.Logger, audit.DefaultPreview, ToolName, string(auditArgs), 0, res.Prompt)
+		audit.LogToolPayload(ctx, opts.Logger, audit.DefaultPreview, toolName, string(auditArgs), 0, res.Prompt)
 		return nil, fmt.Errorf("rag: Assist: %w", err)
 	}
 
@@ -273,7 +273,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 	s := &res.Suggestions
 	if data.WantDescription && out.Description != nil {
 		if d := strings.TrimSpace(*out.Description); d != "" {
-			s.Description = vector.Truncate(d, maxDesc)
+			s.Description = chunkagg.Truncate(d, maxDesc)
 		}
 	}
 	if data.WantCategory && out.Category != nil {
@@ -325,7 +325,7 @@ func Assist(ctx context.Context, model llm.ChatModel, item storage.CatalogItem, 
 			}
 		}
 	}
-	audit.LogToolPayload(ctx, opts.Logger, audit.DefaultPreview, ToolName, string(auditArgs), s.count(), res.Prompt)
+	audit.LogToolPayload(ctx, opts.Logger, audit.DefaultPreview, toolName, string(auditArgs), s.count(), res.Prompt)
 	return res, nil
 }
 

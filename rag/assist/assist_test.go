@@ -149,7 +149,7 @@ func TestAssistPromptAndAudit(t *testing.T) {
 	if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
 		t.Fatalf("audit log %q: %v", logs.String(), err)
 	}
-	if rec["tool"] != assist.ToolName || rec["results"] != float64(4) || !strings.Contains(rec["arguments"].(string), `"missing":["description","category","price","tags"]`) {
+	if rec["tool"] != "catalog-ai-helper" || rec["results"] != float64(4) || !strings.Contains(rec["arguments"].(string), `"missing":["description","category","price","tags"]`) {
 		t.Errorf("audit record %v", rec)
 	}
 	// The payload is the prompt's first 800 characters.

@@ -13,7 +13,7 @@
 // [Result.Dropped] with a reason, never returned as a suggestion.
 // [Suggestions.Apply] fills the suggestions into a copy of the item and
 // never overwrites a filled field. The prompt is audited like the
-// pipeline's tools ([ToolName]) when [Options] has a
+// pipeline's tools (tool "catalog-ai-helper") when [Options] has a
 // Logger.
 //
 // # Errors

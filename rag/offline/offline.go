@@ -10,13 +10,13 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
 // Keyword lists of the offline KeywordClassifier (pt-BR and English),
@@ -451,11 +451,11 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 		}
 	}
 	if len(ps) == 0 && len(meta) == 0 {
-		return vector.Truncate(textutil.OneLine(textutil.StripMarkdown(it.Description)), 220)
+		return chunkagg.Truncate(textutil.OneLine(textutil.StripMarkdown(it.Description)), 220)
 	}
 	out := meta
 	for _, p := range ps {
-		out = append(out, vector.Truncate(textutil.OneLine(p.text), 320))
+		out = append(out, chunkagg.Truncate(textutil.OneLine(p.text), 320))
 	}
 	return passage.JoinPassages(out)
 }

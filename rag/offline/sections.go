@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/rag/internal/textutil"
@@ -12,7 +13,6 @@ import (
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/storage"
-	"github.com/hybridrag/hybridrag/vector"
 )
 
 // contentWords are the stemmed content words of a question: no stopword,
@@ -151,11 +151,11 @@ func documentQuote(h *rag.Hit[storage.Document], words, terms []string, n, maxSh
 	}
 	picked, ok := passage.PickUnits(units, n, maxShort)
 	if !ok {
-		return vector.Truncate(textutil.OneLine(strings.Join(passage.Units(h.Snippet), " ")), 320), rag.DocumentCitation(h), false
+		return chunkagg.Truncate(textutil.OneLine(strings.Join(passage.Units(h.Snippet), " ")), 320), rag.DocumentCitation(h), false
 	}
 	texts := make([]string, len(picked))
 	for i, u := range picked {
-		texts[i] = vector.Truncate(u.Text, 320)
+		texts[i] = chunkagg.Truncate(u.Text, 320)
 	}
 	citation = h.Record.Title
 	if p := secs[picked[0].Section].Heading(); p != "" {
