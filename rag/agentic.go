@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hybridrag/hybridrag/internal/audit"
+	"github.com/hybridrag/hybridrag/internal/prompt"
 	"github.com/hybridrag/hybridrag/llm"
-	"github.com/hybridrag/hybridrag/rag/internal/audit"
-	"github.com/hybridrag/hybridrag/rag/internal/prompt"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

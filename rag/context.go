@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hybridrag/hybridrag/internal/chunkagg"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag/chunk"

@@ -12,11 +12,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/rag/internal/fieldname"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/vector"

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/lexical/snowball"
 	"github.com/hybridrag/hybridrag/rag/fields"
 	"github.com/hybridrag/hybridrag/rag/internal/fieldname"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
 )

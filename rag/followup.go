@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"

@@ -10,10 +10,10 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

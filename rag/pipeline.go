@@ -14,8 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hybridrag/hybridrag/rag/internal/audit"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/internal/audit"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag/trace"
 
 	"github.com/hybridrag/hybridrag/llm"

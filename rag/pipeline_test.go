@@ -10,10 +10,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag/offline"
 	"github.com/hybridrag/hybridrag/storage"
 )

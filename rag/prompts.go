@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hybridrag/hybridrag/rag/internal/prompt"
+	"github.com/hybridrag/hybridrag/internal/prompt"
 )
 
 // Language selects the language of the prompts the LLM components send.

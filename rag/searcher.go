@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/internal/storeutil"

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

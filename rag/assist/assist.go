@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/internal/audit"
 	"github.com/hybridrag/hybridrag/internal/chunkagg"
+	"github.com/hybridrag/hybridrag/internal/prompt"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/internal/audit"
-	"github.com/hybridrag/hybridrag/rag/internal/prompt"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"

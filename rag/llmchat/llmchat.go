@@ -9,9 +9,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/internal/prompt"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/internal/prompt"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/llm"
 )

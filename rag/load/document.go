@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag/chunk"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
 )

@@ -11,9 +11,9 @@ import (
 	"unicode"
 
 	"github.com/hybridrag/hybridrag/internal/chunkagg"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"

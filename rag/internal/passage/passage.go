@@ -14,9 +14,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag/chunk"
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
 )
 
 // sentenceAbbreviations are words whose final period does not end a

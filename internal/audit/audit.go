@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"unicode/utf8"
 
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 )
 
 // DefaultPreview is the number of payload characters logged when the

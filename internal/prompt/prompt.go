@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/hybridrag/hybridrag/rag/internal/textutil"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 )
 
 // ErrUnsupportedLanguage is returned for a language without the prompt.
