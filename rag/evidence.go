@@ -774,8 +774,15 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		ev.Covered = append(ev.Covered, c.label)
 		inMeta := described != nil && slices.ContainsFunc(c.direct, described)
 		synCovered = synCovered || c.culture || c.treatment || len(c.class) > 0 || inMeta
-		if inMeta || slices.ContainsFunc(where, func(f string) bool {
+		// Any of the concept's terms counts, wherever its credit came
+		// from: "videira" in a description and its canonical "uva" in the
+		// tags is an item for grapes.
+		isField := func(f string) bool {
 			return f == lexical.FieldName || f == lexical.FieldCategory || f == lexical.FieldTags
+		}
+		if inMeta || slices.ContainsFunc(slices.Concat(c.direct, c.class), func(t string) bool {
+			f, ok := found(t)
+			return ok && slices.ContainsFunc(f, isField)
 		}) {
 			ev.identity++
 		}
