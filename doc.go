@@ -23,9 +23,9 @@
 //     (any OpenAI-compatible API) and llm/llmtest (scripted fakes).
 //   - rag: the front door — the Searcher and the chat Pipeline — with
 //     rag/ingest (the Indexer), rag/offline and rag/llmchat (chat
-//     components without and with a model), rag/assist, rag/fields, rag/load, rag/chunk
-//     and rag/rerank beneath it. The quality evaluation is a program of the
-//     examples module (examples/eval).
+//     components without and with a model), rag/fields, rag/load, rag/chunk
+//     and rag/rerank beneath it. The quality evaluation (examples/eval) and
+//     the demo server's catalog assist are code of the examples module.
 //
 // Data flows from loaders through chunking, hashing and batched embedding into
 // a tenant-scoped store; a query runs lexical and vector candidates

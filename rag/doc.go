@@ -328,8 +328,6 @@
 //     and the extractive answerer, which need no model.
 //   - [github.com/hybridrag/hybridrag/rag/llmchat]: the classifier,
 //     summarizer and answerer on an llm.ChatModel.
-//   - [github.com/hybridrag/hybridrag/rag/assist]: suggestions for a
-//     catalog item's missing fields.
 //   - [github.com/hybridrag/hybridrag/rag/trace]: the tracer interfaces.
 //   - [github.com/hybridrag/hybridrag/rag/load],
 //     [github.com/hybridrag/hybridrag/rag/chunk],

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hybridrag/hybridrag/examples/internal/assist"
 	"github.com/hybridrag/hybridrag/llm"
-	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

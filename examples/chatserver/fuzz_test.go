@@ -16,7 +16,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/hybridrag/hybridrag/rag/assist"
+	"github.com/hybridrag/hybridrag/examples/internal/assist"
 	"github.com/hybridrag/hybridrag/storage"
 )
 

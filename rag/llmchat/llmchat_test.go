@@ -10,7 +10,6 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/llmchat"
 	"github.com/hybridrag/hybridrag/rag/offline"
@@ -66,10 +65,6 @@ func TestLLMConstructorsReject(t *testing.T) {
 		"pipeline bad language": func() error {
 			store, emb := ragtest.Fixture(t)
 			_, err := rag.NewPipeline(rag.NewSearcher(store, emb, rag.SearcherOptions{}), offline.KeywordClassifier{}, offline.ExtractiveAnswerer{}, rag.PipelineOptions{Language: "xx"})
-			return err
-		},
-		"assist unsupported lang": func() error {
-			_, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.Options{Language: "ja"})
 			return err
 		},
 	} {

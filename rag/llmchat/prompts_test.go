@@ -17,7 +17,6 @@ import (
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
 	"github.com/hybridrag/hybridrag/rag/llmchat"
 )
@@ -166,13 +165,6 @@ func TestPromptGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkGolden(t, "agentic_actions."+string(lang), dumpRequest(t, m.Requests()[0]))
-		})
-		t.Run("assist/"+string(lang), func(t *testing.T) {
-			m := captured(t, llmtest.Text(`{"description":"d","category":"Fungicida","price":1,"tags":[]}`))
-			if _, err := assist.Assist(ctx, m, ragtest.CatalogItem(), assist.Options{MaxPrice: 5000, Categories: ragtest.KnownCategories, Language: lang}); err != nil {
-				t.Fatal(err)
-			}
-			checkGolden(t, "assist."+string(lang), dumpRequest(t, m.Requests()[0]))
 		})
 	}
 }

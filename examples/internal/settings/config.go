@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hybridrag/hybridrag/examples/internal/assist"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
-	"github.com/hybridrag/hybridrag/rag/assist"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/llmchat"
 	"github.com/hybridrag/hybridrag/rag/rerank"
@@ -347,7 +347,7 @@ type EmbeddingConfig struct {
 	BatchSize  int    `json:"batch_size"`
 }
 
-// AssistConfig configures catalog assist (package rag/assist).
+// AssistConfig configures catalog assist (package examples/internal/assist).
 type AssistConfig struct {
 	// Model (CATALOG_AI_MODEL, else the answer model) and MaxPrice
 	// (CATALOG_AI_MAX_PRICE; 0 means no bound).

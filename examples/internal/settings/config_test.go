@@ -79,7 +79,9 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 	want.Vector.CandidateMultiplier, want.Vector.CandidateMax = 6, 200
 	// The word-frequency table is compared by identity (both the default's).
 	samePointer := cmp.Comparer(func(a, b *lexicon.Frequencies) bool { return a == b })
-	if diff := cmp.Diff(want, got, samePointer); diff != "" {
+	// The knobs only the evaluation sets are unexported fields, compared too.
+	unexported := cmp.AllowUnexported(rag.LexicalOptions{}, rag.EvidenceOptions{})
+	if diff := cmp.Diff(want, got, samePointer, unexported); diff != "" {
 		t.Errorf("default searcher options (-want +got):\n%s", diff)
 	}
 }

@@ -254,16 +254,6 @@ func LastUser(req llm.Request) string {
 	return ""
 }
 
-// catalogItem is an item with only a name and a manufacturer.
-// CatalogItem returns a sample catalog item.
-func CatalogItem() storage.CatalogItem {
-	return storage.CatalogItem{ID: "novo-1", Name: "Oidiex 250 EC", Manufacturer: "AgroVale",
-		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Fungicida sistêmico para oídio da videira.\nDose: 30 mL/100 L."}}}
-}
-
-// KnownCategories are the categories the assist tests accept.
-var KnownCategories = []string{"Fungicida", "Herbicida", "Inseticida", "Fertilizante Foliar"}
-
 // Drain ranges over a chat stream, calling fn (when not nil) with every
 // event, and returns the done event's response or the stream's error.
 func Drain(events iter.Seq2[rag.Event, error], fn func(rag.Event)) (*rag.ChatResponse, error) {

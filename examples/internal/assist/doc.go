@@ -1,7 +1,8 @@
 // Package assist suggests the missing fields of a catalog item with a chat
-// model: the description, category,
-// price and tags a catalog editor left empty. It stands apart from search
-// and chat; the demo server exposes it as /api/catalog/assist.
+// model: the description, category, price and tags a catalog editor left
+// empty. It is the demo server's catalog editing aid (/api/catalog/assist),
+// apart from search and chat, so it lives in the examples module rather
+// than in the library.
 //
 // [Assist] asks the llm.ChatModel it is given for the empty fields only,
 // with structured output, and makes no model call when none is empty.

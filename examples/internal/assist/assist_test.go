@@ -5,18 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"log/slog"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hybridrag/hybridrag/examples/internal/assist"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/llm/llmtest"
-	"github.com/hybridrag/hybridrag/rag/assist"
-	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
+	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -32,25 +36,25 @@ func TestAssist(t *testing.T) {
 	}{
 		{
 			name:        "every field missing",
-			item:        ragtest.CatalogItem(),
+			item:        catalogItem(),
 			answer:      `{"description":"Fungicida sistêmico para oídio.","category":"fungicida","price":98.499,"tags":["Uva"," uva ","Maçã","","Oídio"]}`,
-			opts:        assist.Options{MaxPrice: 5000, Categories: ragtest.KnownCategories},
+			opts:        assist.Options{MaxPrice: 5000, Categories: knownCategories},
 			wantMissing: []string{"description", "category", "price", "tags"},
-			want:        assist.Suggestions{Description: "Fungicida sistêmico para oídio.", Category: "Fungicida", Price: ragtest.Ptr(98.5), Tags: []string{"Uva", "Maçã", "Oídio"}},
+			want:        assist.Suggestions{Description: "Fungicida sistêmico para oídio.", Category: "Fungicida", Price: ptr(98.5), Tags: []string{"Uva", "Maçã", "Oídio"}},
 		},
 		{
 			name:        "category matched without accents",
-			item:        ragtest.CatalogItem(),
+			item:        catalogItem(),
 			answer:      `{"description":"x","category":"FERTILIZANTE FOLIÁR","price":null,"tags":[]}`,
-			opts:        assist.Options{Categories: ragtest.KnownCategories},
+			opts:        assist.Options{Categories: knownCategories},
 			wantMissing: []string{"description", "category", "price", "tags"},
 			want:        assist.Suggestions{Description: "x", Category: "Fertilizante Foliar"},
 		},
 		{
 			name:        "price above the maximum and unknown category are dropped",
-			item:        ragtest.CatalogItem(),
+			item:        catalogItem(),
 			answer:      `{"description":"","category":"Remédio de planta","price":12000,"tags":["Uva"]}`,
-			opts:        assist.Options{MaxPrice: 5000, Categories: ragtest.KnownCategories},
+			opts:        assist.Options{MaxPrice: 5000, Categories: knownCategories},
 			wantMissing: []string{"description", "category", "price", "tags"},
 			want:        assist.Suggestions{Tags: []string{"Uva"}},
 			wantDropped: []assist.DroppedSuggestion{
@@ -60,7 +64,7 @@ func TestAssist(t *testing.T) {
 		},
 		{
 			name:        "negative price is dropped",
-			item:        ragtest.CatalogItem(),
+			item:        catalogItem(),
 			answer:      `{"description":"d","category":"Fungicidas sistêmicos","price":-3,"tags":["a","b","c"]}`,
 			opts:        assist.Options{MaxTags: 2},
 			wantMissing: []string{"description", "category", "price", "tags"},
@@ -73,12 +77,12 @@ func TestAssist(t *testing.T) {
 		{
 			name: "filled fields are not asked for",
 			item: func() storage.CatalogItem {
-				it := ragtest.CatalogItem()
-				it.Description, it.Price = "Descrição existente.", ragtest.Ptr(10.0)
+				it := catalogItem()
+				it.Description, it.Price = "Descrição existente.", ptr(10.0)
 				return it
 			}(),
 			answer:      `{"category":"Herbicida","tags":["Soja"]}`,
-			opts:        assist.Options{Categories: ragtest.KnownCategories},
+			opts:        assist.Options{Categories: knownCategories},
 			wantMissing: []string{"category", "tags"},
 			want:        assist.Suggestions{Category: "Herbicida", Tags: []string{"Soja"}},
 		},
@@ -129,14 +133,15 @@ func TestAssist(t *testing.T) {
 func TestAssistPromptAndAudit(t *testing.T) {
 	var logs bytes.Buffer
 	m := llmtest.NewModel(llmtest.Text(`{"description":"d","category":"Fungicida","price":10,"tags":["Uva"]}`))
-	res, err := assist.Assist(context.Background(), m, ragtest.CatalogItem(), assist.Options{
-		Model: "assist-model", MaxPrice: 5000, Categories: ragtest.KnownCategories,
+	res, err := assist.Assist(context.Background(), m, catalogItem(), assist.Options{
+		Model: "assist-model", MaxPrice: 5000, Categories: knownCategories,
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	prompt := ragtest.LastUser(m.Requests()[0])
+	msgs := m.Requests()[0].Messages
+	prompt := msgs[len(msgs)-1].Content
 	for _, want := range []string{"Nome: Oidiex 250 EC", "Fabricante: AgroVale", "bula.txt: Fungicida sistêmico", "Fungicida; Herbicida", "no máximo R$ 5.000,00"} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, prompt)
@@ -162,8 +167,8 @@ func TestAssistPromptAndAudit(t *testing.T) {
 func TestAssistErrors(t *testing.T) {
 	ctx := context.Background()
 	t.Run("nothing missing makes no call", func(t *testing.T) {
-		it := ragtest.CatalogItem()
-		it.Description, it.Category, it.Price, it.Tags = "d", "c", ragtest.Ptr(1.0), []string{"t"}
+		it := catalogItem()
+		it.Description, it.Category, it.Price, it.Tags = "d", "c", ptr(1.0), []string{"t"}
 		m := llmtest.NewModel()
 		res, err := assist.Assist(ctx, m, it, assist.Options{})
 		if err != nil || len(res.Missing) != 0 || m.Calls() != 0 {
@@ -178,15 +183,15 @@ func TestAssistErrors(t *testing.T) {
 		want   error
 	}{
 		{"no name", storage.CatalogItem{Description: "x"}, assist.Options{}, llmtest.Text("{}"), assist.ErrInput},
-		{"NaN max price", ragtest.CatalogItem(), assist.Options{MaxPrice: math.NaN()}, llmtest.Text("{}"), assist.ErrOptions},
-		{"negative max price", ragtest.CatalogItem(), assist.Options{MaxPrice: -1}, llmtest.Text("{}"), assist.ErrOptions},
-		{"not JSON", ragtest.CatalogItem(), assist.Options{}, llmtest.Text("Sugiro fungicida."), llm.ErrInvalidOutput},
+		{"NaN max price", catalogItem(), assist.Options{MaxPrice: math.NaN()}, llmtest.Text("{}"), assist.ErrOptions},
+		{"negative max price", catalogItem(), assist.Options{MaxPrice: -1}, llmtest.Text("{}"), assist.ErrOptions},
+		{"not JSON", catalogItem(), assist.Options{}, llmtest.Text("Sugiro fungicida."), llm.ErrInvalidOutput},
 		{"a filled field in the answer", func() storage.CatalogItem {
-			it := ragtest.CatalogItem()
-			it.Description, it.Price, it.Tags = "d", ragtest.Ptr(1.0), []string{"t"}
+			it := catalogItem()
+			it.Description, it.Price, it.Tags = "d", ptr(1.0), []string{"t"}
 			return it
 		}(), assist.Options{}, llmtest.Text(`{"category":"x","description":"overwrite"}`), llm.ErrInvalidOutput},
-		{"model down", ragtest.CatalogItem(), assist.Options{}, llmtest.Fail(&llm.APIError{StatusCode: 503}), nil},
+		{"model down", catalogItem(), assist.Options{}, llmtest.Fail(&llm.APIError{StatusCode: 503}), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := assist.Assist(ctx, llmtest.NewModel(tc.answer), tc.item, tc.opts)
@@ -196,3 +201,61 @@ func TestAssistErrors(t *testing.T) {
 		})
 	}
 }
+
+var update = flag.Bool("update", false, "rewrite the prompt golden files")
+
+// TestAssistPromptGolden pins the request Assist sends, in each language:
+// the response format's schema and the system and user prompts.
+func TestAssistPromptGolden(t *testing.T) {
+	for _, lang := range []rag.Language{rag.LanguagePortuguese, rag.LanguageEnglish} {
+		t.Run(string(lang), func(t *testing.T) {
+			m := llmtest.NewModel(llmtest.Text(`{"description":"d","category":"Fungicida","price":1,"tags":[]}`))
+			if _, err := assist.Assist(context.Background(), m, catalogItem(), assist.Options{MaxPrice: 5000, Categories: knownCategories, Language: lang}); err != nil {
+				t.Fatal(err)
+			}
+			req := m.Requests()[0]
+			var b strings.Builder
+			fmt.Fprintf(&b, "model: %q\nmax_tokens: %d\n", req.Model, req.MaxTokens)
+			if f := req.ResponseFormat; f != nil {
+				var schema bytes.Buffer
+				if err := json.Indent(&schema, f.Schema, "", "  "); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&b, "response_format: %s (strict: %v)\n%s\n", f.Name, f.Strict, schema.String())
+			}
+			for _, msg := range req.Messages {
+				fmt.Fprintf(&b, "\n== %s ==\n%s\n", msg.Role, msg.Content)
+			}
+			path := filepath.Join("testdata", "prompt."+string(lang)+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), b.String()); diff != "" {
+				t.Errorf("prompt changed (-want +got; go test -run TestAssistPromptGolden -update):\n%s", diff)
+			}
+		})
+	}
+	m := llmtest.NewModel()
+	if _, err := assist.Assist(context.Background(), m, catalogItem(), assist.Options{Language: "ja"}); !errors.Is(err, rag.ErrUnsupportedLanguage) {
+		t.Errorf("Assist in ja: %v, want rag.ErrUnsupportedLanguage", err)
+	}
+}
+
+// catalogItem is an item whose description, category, price and tags are
+// empty.
+func catalogItem() storage.CatalogItem {
+	return storage.CatalogItem{ID: "novo-1", Name: "Oidiex 250 EC", Manufacturer: "AgroVale",
+		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Fungicida sistêmico para oídio da videira.\nDose: 30 mL/100 L."}}}
+}
+
+// knownCategories are the categories the tests accept.
+var knownCategories = []string{"Fungicida", "Herbicida", "Inseticida", "Fertilizante Foliar"}
+
+func ptr[T any](v T) *T { return &v }
