@@ -117,7 +117,7 @@ func scanItem(row pgx.Row, extra ...any) (storage.CatalogItem, error) {
 		names, bodies []string
 	)
 	err := scanRecord(row, []any{&it.ID, &it.Name, &it.Description, &it.Category, &it.Manufacturer, &it.Tags, &it.Price,
-		&it.Metadata, &names, &bodies}, &it.Status, &it.CreatedAt, &it.UpdatedAt, extra)
+		stringMap{&it.Metadata}, &names, &bodies}, &it.Status, &it.CreatedAt, &it.UpdatedAt, extra)
 	if len(names) > 0 {
 		it.Files = make([]storage.CatalogFile, len(names))
 		for i := range names {
@@ -183,7 +183,7 @@ var docs = pgKind[storage.Document]{
 
 func scanDoc(row pgx.Row, extra ...any) (storage.Document, error) {
 	var d storage.Document
-	err := scanRecord(row, []any{&d.ID, &d.Source, &d.Title, &d.Content, &d.ContentHash, &d.Metadata},
+	err := scanRecord(row, []any{&d.ID, &d.Source, &d.Title, &d.Content, &d.ContentHash, stringMap{&d.Metadata}},
 		&d.Status, &d.CreatedAt, &d.UpdatedAt, extra)
 	d.Metadata = nilIfEmptyMap(d.Metadata)
 	return d, err

@@ -387,7 +387,7 @@ func scanChunk(row pgx.Row, kind storage.OwnerKind, extra ...any) (storage.Chunk
 		src   string
 		start int64
 	)
-	dst := append([]any{&c.Owner.ID, &src, &c.Seq, &c.Content, &c.ContentHash, &start, &c.HeadingPath, &c.File, &c.Metadata}, extra...)
+	dst := append([]any{&c.Owner.ID, &src, &c.Seq, &c.Content, &c.ContentHash, &start, &c.HeadingPath, &c.File, stringMap{&c.Metadata}}, extra...)
 	if err := row.Scan(dst...); err != nil {
 		return c, err
 	}
