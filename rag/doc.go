@@ -163,7 +163,13 @@
 // A [Pipeline] answers a chat turn: it validates the message, summarizes a
 // long history (with a [Summarizer]), asks its [Classifier] for the
 // intent, plans and runs the searches, builds the context and asks its
-// [Answerer]. Each search keeps its relevant hits only, in evidence order
+// [Answerer]. The intent decides the searches (a catalog question: the
+// catalog and the FAQs; support: the FAQs and the documents; agronomy and
+// anything else: all three); a turn whose plan leaves the documents out
+// searches them too, beside the others, and keeps their hits only when
+// the others keep none and the question asks more than one thing, so a
+// misread intent does not turn a question a manual answers into an
+// abstention. Each search keeps its relevant hits only, in evidence order
 // (FAQ priority breaks ties), drops those more than 0.25 below the
 // search's best and fits the retrieved sections into a
 // 2,000-token budget ([PipelineOptions.ContextTokens]). A turn whose kept

@@ -377,6 +377,14 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		// ajuda?"): every search runs and the evidence decides.
 		plan = Plan{FAQ: true, Catalog: true, Documents: true}
 	}
+	// The store's documents are its knowledge base: a turn whose intent
+	// does not search them (a catalog question) searches them too, and
+	// uses them only when its own searches find nothing relevant, rather
+	// than abstain on what a manual or a policy answers.
+	fallbackDocs := plan.any() && !plan.Documents
+	if fallbackDocs {
+		plan.Documents = true
+	}
 	if p.opts.Documents == Off {
 		plan.Documents = false
 	}
@@ -395,7 +403,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	dbg.FAQQuery = combineQueryWithContext(pr.message, faqContext, p.searcher.opts.Limits.MaxFAQQueryChars)
 
 	t = time.Now()
-	sr := p.runSearches(ctx, plan, pr.message, cq, searchText{text: pr.message, context: lastTurn}, faqContext, req.Limit, emit)
+	sr := p.runSearches(ctx, plan, fallbackDocs, pr.message, cq, searchText{text: pr.message, context: lastTurn}, faqContext, req.Limit, emit)
 	dbg.Timings.Search = time.Since(t)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -671,8 +679,9 @@ func (r *searchResults) meanRelevance() float64 {
 // relevant hits of each (selectRelevant) within the context budget. A
 // failed search is reported in errors and yields no hits; the turn goes
 // on. cq searches the catalog, dq the documents, and message plus
-// faqContext the FAQs.
-func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
+// faqContext the FAQs. With fallbackDocs the documents' hits are kept
+// only when the other searches kept none.
+func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
 	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
 	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.Limits.MaxQueryChars)
 	faqQuery := combineQueryWithContext(message, faqContext, p.searcher.opts.Limits.MaxFAQQueryChars)
@@ -738,6 +747,9 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, message string, c
 		})
 	}
 	wg.Wait()
+	if fallbackDocs && (len(res.catalog)+len(res.faqs) > 0 || !asksMoreThanOneThing(res.docs)) {
+		res.docs = nil
+	}
 	focusOnNamed(res)
 	focusOnCovered(res, defaultCoverageGap)
 	p.fitBudget(res, catalogQuery)
@@ -954,6 +966,19 @@ func focusOnNamed(r *searchResults) {
 	}
 	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return lacks(h.Evidence) })
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return lacks(h.Evidence) })
+}
+
+// asksMoreThanOneThing reports whether the question, as the evidence of
+// its hits analyzed it, has more than one content concept: "vocês vendem
+// trator?" asks for one thing, which a manual mentioning tractors does not
+// sell; "quantas sementes um pé de buva produz?" asks about something.
+func asksMoreThanOneThing(hits []Hit[storage.Document]) bool {
+	for _, h := range hits {
+		if e := h.Evidence; e != nil {
+			return len(e.Covered)+len(e.Missing) > 1
+		}
+	}
+	return false
 }
 
 // focusOnCovered: when an item or FAQ of the turn holds all of the

@@ -48,7 +48,10 @@ func (i Intent) Valid() bool {
 	return false
 }
 
-// Plan says which searches a chat turn runs, decided from the intent.
+// Plan says which searches a chat turn runs, decided from the intent. A
+// turn whose intent leaves the documents out runs their search too, as a
+// fallback whose hits count only when the others find nothing relevant,
+// so its Debug.Plan has Documents set.
 type Plan struct {
 	FAQ       bool `json:"faq"`
 	Catalog   bool `json:"catalog"`

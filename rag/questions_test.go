@@ -130,6 +130,24 @@ func TestChatLeafletMentionIsNoProduct(t *testing.T) {
 	}
 }
 
+// TestChatDocumentsAnswerWhatTheCatalogCannot: "sementes" makes this a
+// catalog question, whose searches are the catalog's and the FAQs'; neither
+// holds the answer, so the documents' search, run beside them as a
+// fallback, answers from the weed-management document instead of
+// abstaining. A question for one thing ("vocês vendem trator?") gets no
+// fallback from a manual that mentions it.
+func TestChatDocumentsAnswerWhatTheCatalogCannot(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "quantas sementes um pé de buva produz?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Intent.Intent != rag.IntentCatalog || res.Abstained ||
+		!slices.ContainsFunc(res.Sources, func(c rag.Citation) bool { return c.ID == "manejo-plantas-daninhas-resistentes.md" }) {
+		t.Errorf("intent %s, abstained %v, sources %v; want the weed-management document", res.Intent.Intent, res.Abstained, res.Sources)
+	}
+}
+
 // TestEvidenceDocumentSection: a document of several sections is judged
 // by its best section, so a question whose words the document holds only
 // in different sections is not covered by it.
