@@ -13,6 +13,14 @@ import (
 // logQueryChars caps the query text in the per-search log record.
 const logQueryChars = 200
 
+// The steps of trace.ModelStartData.
+const (
+	stepSummarize = "summarize"
+	stepClassify  = "classify"
+	stepAnswer    = "answer"
+	stepTools     = "tools"
+)
+
 // searchTracers are the tracer interfaces SearcherOptions.Tracer
 // implements, found once by NewSearcher; each nil when not implemented.
 type searchTracers struct {

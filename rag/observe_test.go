@@ -349,7 +349,7 @@ func TestAgenticModelTracer(t *testing.T) {
 			}
 			for i, total := range []int{135, 930} {
 				st, en := models[i].Start.(trace.ModelStartData), models[i].End.(trace.ModelEndData)
-				if st.Step != trace.StepTools || st.Model != "agent" || st.PromptTokens < 1 || en.Usage.TotalTokens != total || en.Err != nil {
+				if st.Step != "tools" || st.Model != "agent" || st.PromptTokens < 1 || en.Usage.TotalTokens != total || en.Err != nil {
 					t.Errorf("call %d: start %+v end %+v", i, st, en)
 				}
 			}

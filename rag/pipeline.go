@@ -320,7 +320,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	var summary Summary
 	if p.opts.Summarizer != nil && len(pr.history) > p.opts.SummarizeAfter {
 		t := time.Now()
-		sctx, end := p.modelStart(ctx, trace.StepSummarize, func() int { return p.turnTokens(pr.history) })
+		sctx, end := p.modelStart(ctx, stepSummarize, func() int { return p.turnTokens(pr.history) })
 		s, err := p.opts.Summarizer.Summarize(sctx, pr.history)
 		if end != nil {
 			end(trace.ModelEndData{Err: err})
@@ -342,7 +342,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 
 	// 2. Intent.
 	t := time.Now()
-	cctx, end := p.modelStart(ctx, trace.StepClassify, func() int {
+	cctx, end := p.modelStart(ctx, stepClassify, func() int {
 		return p.countTokens(pr.message) + p.countTokens(summary.Text) + p.turnTokens(recent)
 	})
 	cls, err := p.classifier.Classify(cctx, ClassifyRequest{Message: pr.message, Summary: summary.Text, History: recent, Language: p.opts.Language})
@@ -487,7 +487,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		// fallback must be preceded by EventReset.
 		streamed bool
 	)
-	actx, end := p.modelStart(ctx, trace.StepAnswer, func() int { return dbg.ContextTokens })
+	actx, end := p.modelStart(ctx, stepAnswer, func() int { return dbg.ContextTokens })
 	if sa, ok := p.answerer.(StreamAnswerer); ok && emit != nil {
 		ans, err = sa.StreamAnswer(actx, areq, func(tok string) {
 			if tok != "" {

@@ -52,7 +52,7 @@ func (m tracedModel) start(ctx context.Context, req llm.Request) context.Context
 	for _, msg := range req.Messages {
 		n += m.count(msg.Content)
 	}
-	return m.tracer.TraceModelStart(ctx, trace.ModelStartData{Step: trace.StepTools, Model: req.Model, PromptTokens: n})
+	return m.tracer.TraceModelStart(ctx, trace.ModelStartData{Step: stepTools, Model: req.Model, PromptTokens: n})
 }
 
 // Complete traces one model call.

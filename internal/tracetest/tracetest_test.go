@@ -22,7 +22,7 @@ func TestRecorderCheck(t *testing.T) {
 			r.TraceSearchEnd(sctx, trace.SearchEndData{Hits: 2})
 		}, true},
 		{"never ended", func(r *tracetest.Recorder) {
-			r.TraceModelStart(ctx, trace.ModelStartData{Step: trace.StepAnswer})
+			r.TraceModelStart(ctx, trace.ModelStartData{Step: "answer"})
 		}, false},
 		{"ended twice", func(r *tracetest.Recorder) {
 			bctx := r.TraceBatchStart(ctx, trace.BatchStartData{Owners: 2})

@@ -29,9 +29,6 @@ type Options struct {
 	// Model is the default chat model name; "" means "gpt-4o-mini".
 	// Request.Model overrides it per call.
 	Model string
-	// RequestOptions are added to every request, after the client's own
-	// options (e.g. option.WithHeader for one model only).
-	RequestOptions []option.RequestOption
 	// OmitToolExamples stops appending tools' InputExamples to their
 	// descriptions (OpenAI has no native field for them).
 	OmitToolExamples bool
@@ -55,7 +52,6 @@ var _ llm.ChatModel = (*Model)(nil)
 // New returns a Model using client, which must be ready to use (API key, base
 // URL, retries, HTTP client). New does no I/O.
 func New(client oai.Client, opts Options) *Model {
-	opts.RequestOptions = slices.Clone(opts.RequestOptions)
 	return &Model{client: client, opts: opts}
 }
 
@@ -75,7 +71,7 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 	if err != nil {
 		return llm.Response{}, err
 	}
-	c, err := m.client.Chat.Completions.New(ctx, params, m.opts.RequestOptions...)
+	c, err := m.client.Chat.Completions.New(ctx, params)
 	if err != nil {
 		return llm.Response{}, mapError("chat completion", err)
 	}
@@ -125,8 +121,7 @@ func (m *Model) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Strea
 			params.StreamOptions.IncludeUsage = oai.Bool(true)
 		}
 		var sawDone atomic.Bool
-		opts := append(slices.Clip(m.opts.RequestOptions), option.WithMiddleware(watchDone(&sawDone)))
-		stream := m.client.Chat.Completions.NewStreaming(ctx, params, opts...)
+		stream := m.client.Chat.Completions.NewStreaming(ctx, params, option.WithMiddleware(watchDone(&sawDone)))
 		defer stream.Close()
 
 		var (

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/hybridrag/hybridrag/llm"
 	llmopenai "github.com/hybridrag/hybridrag/llm/openai"
@@ -174,7 +173,6 @@ func TestOptions(t *testing.T) {
 	base := llmopenai.New(srv.client(0), llmopenai.Options{
 		LegacyMaxTokens:  true,
 		OmitToolExamples: true,
-		RequestOptions:   []option.RequestOption{option.WithHeader("X-Title", "Agro Shop")},
 	})
 	other := base.WithModel("llama3.1")
 	if base.Name() != "gpt-4o-mini" || other.Name() != "llama3.1" {
@@ -190,9 +188,6 @@ func TestOptions(t *testing.T) {
 	desc := r.Body["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)["description"]
 	if desc != "Busca produtos no catálogo." {
 		t.Errorf("description with examples omitted = %q", desc)
-	}
-	if r.Header.Get("X-Title") != "Agro Shop" {
-		t.Errorf("headers %v", r.Header)
 	}
 }
 

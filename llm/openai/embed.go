@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	oai "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/hybridrag/hybridrag/llm"
 )
@@ -39,8 +38,6 @@ type EmbedderOptions struct {
 	// MaxBatch is the maximum number of texts per request; larger inputs
 	// are split into several requests. 0 means 2048.
 	MaxBatch int
-	// RequestOptions are added to every request.
-	RequestOptions []option.RequestOption
 }
 
 // Embedder implements vector.Embedder on the OpenAI embeddings API. Vectors
@@ -61,7 +58,6 @@ func NewEmbedder(client oai.Client, opts EmbedderOptions) *Embedder {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = defaultMaxBatch
 	}
-	opts.RequestOptions = slices.Clone(opts.RequestOptions)
 	return &Embedder{client: client, opts: opts}
 }
 
@@ -102,7 +98,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 	if !e.opts.OmitDimensions {
 		params.Dimensions = oai.Int(int64(e.opts.Dimensions))
 	}
-	res, err := e.client.Embeddings.New(ctx, params, e.opts.RequestOptions...)
+	res, err := e.client.Embeddings.New(ctx, params)
 	if err != nil {
 		return nil, mapError("embeddings", err)
 	}

@@ -135,7 +135,7 @@ func TestMultiOnSearcher(t *testing.T) {
 func TestMultiNested(t *testing.T) {
 	var r1, r2, r3 tracetest.Recorder
 	m := trace.NewMulti(trace.NewMulti(&r1, &r2), &r3)
-	ctx := m.TraceModelStart(context.Background(), trace.ModelStartData{Step: trace.StepAnswer})
+	ctx := m.TraceModelStart(context.Background(), trace.ModelStartData{Step: "answer"})
 	m.TraceModelEnd(ctx, trace.ModelEndData{Model: "m"})
 	bctx := m.TraceBatchStart(context.Background(), trace.BatchStartData{Owners: 2})
 	ectx := m.TraceEmbedStart(bctx, trace.EmbedStartData{Texts: 2})

@@ -141,19 +141,11 @@ type ModelTracer interface {
 	TraceModelEnd(ctx context.Context, data ModelEndData)
 }
 
-// Model call steps.
-const (
-	StepSummarize = "summarize"
-	StepClassify  = "classify"
-	StepAnswer    = "answer"
-	// StepTools is a model call of an agentic turn: the model may answer
-	// or ask for tools.
-	StepTools = "tools"
-)
-
 // ModelStartData describes a model call.
 type ModelStartData struct {
-	// Step is StepSummarize, StepClassify, StepAnswer or StepTools.
+	// Step is the Pipeline's step: "summarize", "classify", "answer", or
+	// "tools" for a model call of an agentic turn (the model may answer or
+	// ask for tools).
 	Step string
 	// Model is the model asked for, when the caller names one ("" for the
 	// component's or provider's default).
