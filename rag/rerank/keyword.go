@@ -181,20 +181,17 @@ type KeywordExplanation struct {
 	// Original: Raw is the original retrieval score, Normalized that
 	// score brought to [0, 1].
 	Original scoring.Component
-	// Content: Raw = Normalized = the fraction of Terms found in the
-	// content.
+	// Content: Raw = Normalized = the fraction of the query terms
+	// (normalized and, by default, stemmed; the whole normalized query,
+	// matched as a phrase, when no token survives) found in the content.
 	Content scoring.Component
-	// Title: Raw = Normalized = the fraction of Terms found in the title.
+	// Title: Raw = Normalized = the fraction of the query terms found in
+	// the title.
 	Title scoring.Component
-	// Terms are the query terms (normalized and, by default, stemmed).
-	// The slice is shared by the results of one call: do not modify it.
-	Terms []string
-	// Phrase reports that no query token survived, so Terms holds the
-	// whole normalized query, matched as a phrase.
-	Phrase bool
-	// ContentMatched are the Terms found in the content, in query order.
+	// ContentMatched are the query terms found in the content, in query
+	// order.
 	ContentMatched []string
-	// TitleMatched are the Terms found in the title, in query order.
+	// TitleMatched are the query terms found in the title, in query order.
 	TitleMatched []string
 }
 
@@ -248,8 +245,6 @@ func (k *Keyword) Rerank(ctx context.Context, query string, cands []Candidate) (
 			Original:       component(c.Score, scale(c.Score), k.weights.Original),
 			Content:        component(contentHit, contentHit, k.weights.Content),
 			Title:          component(titleHit, titleHit, k.weights.Title),
-			Terms:          terms,
-			Phrase:         phrase,
 			ContentMatched: contentMatched,
 			TitleMatched:   titleMatched,
 		}
