@@ -110,12 +110,8 @@ func NormalizeRecord(rec Record) NormalizedFields {
 	return doc
 }
 
-// Off switches a bonus off: a negative weight counts as zero, while a
-// zero weight means the default (as in scoring.Weights).
-const Off = -1.0
-
 // Weights are the bonuses of a [Scorer]'s score. A zero field means its
-// default; a negative field (such as [Off]) switches the bonus off. The
+// default; a negative field switches the bonus off (as in scoring.Weights). The
 // defaults: Match 0.5 for each query term found (covering more of the
 // query ranks higher), Subject 2 and Class 2, Pair 5 (a record with both
 // the subject and the class asked — in the agronomy preset, the crop and
@@ -301,7 +297,7 @@ func (r *bm25) norm(i, words int) float64 {
 
 // Validate reports options NewScorer would have to correct: a field with
 // an empty or repeated name, more than 64 fields, a negative or non-finite
-// field weight, a non-finite bonus (a negative one is Off, not an error),
+// field weight, a non-finite bonus (a negative one is off, not an error),
 // or an unknown match mode. The error wraps [ErrInvalidOptions].
 func (o ScorerOptions) Validate() error {
 	var errs []string

@@ -129,9 +129,9 @@ func TestScoreWeightsOptions(t *testing.T) {
 		want float64
 	}{
 		{"zero weights mean defaults", ScorerOptions{}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 5 + 1},
-		{"pair bonus off", ScorerOptions{Weights: Weights{Pair: Off}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 1},
+		{"pair bonus off", ScorerOptions{Weights: Weights{Pair: off}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 1},
 		{"zero fields mean their defaults", ScorerOptions{Weights: Weights{Pair: 7}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 7 + 1},
-		{"every bonus off", ScorerOptions{Weights: Weights{Match: Off, Subject: Off, Class: -2, Pair: Off, SubjectInTag: Off}}, 2 + 4},
+		{"every bonus off", ScorerOptions{Weights: Weights{Match: off, Subject: off, Class: -2, Pair: off, SubjectInTag: off}}, 2 + 4},
 		{"custom field weights", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: 10}, {Name: FieldTags, Weight: 1}}}, (10 + 0.5) + (1 + 0.5) + 2 + 2 + 5},
 		{"tag flag off", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: 2}, {Name: FieldTags, Weight: 4}}}, (2 + 0.5) + (4 + 0.5) + 2 + 2 + 5},
 		{"invalid weights become zero", ScorerOptions{Fields: []FieldSpec{{Name: FieldCategory, Weight: math.NaN()}, {Name: FieldTags, Weight: -1, Tags: true}}}, 0.5 + 0.5 + 2 + 2 + 5 + 1},
@@ -325,7 +325,7 @@ func TestScorerOptionsValidate(t *testing.T) {
 		{"repeated name", ScorerOptions{Fields: []FieldSpec{{Name: "a"}, {Name: "a"}}}, "declared twice"},
 		{"negative field weight", ScorerOptions{Fields: []FieldSpec{{Name: "a", Weight: -1}}}, "weight -1"},
 		{"NaN bonus", ScorerOptions{Weights: Weights{Pair: math.NaN()}}, "Pair is NaN"},
-		{"bonus off", ScorerOptions{Weights: Weights{Pair: Off}}, ""},
+		{"bonus off", ScorerOptions{Weights: Weights{Pair: off}}, ""},
 		{"infinite bonus", ScorerOptions{Weights: Weights{Match: math.Inf(1)}}, "Match is +Inf"},
 		{"too many fields", ScorerOptions{Fields: many}, "65 fields"},
 		{"match mode", ScorerOptions{Match: 3}, "unknown match mode"},
@@ -417,3 +417,6 @@ func TestNormalizedFieldsScoreAsFields(t *testing.T) {
 		}
 	}
 }
+
+// off switches a bonus off.
+const off = -1.0

@@ -328,7 +328,7 @@ func DetectDecision(ctx context.Context, model ChatModel, pending *PendingConfir
 	resp, err := model.Complete(ctx, Request{
 		Messages:    []Message{SystemMessage(prompt), UserMessage(reply)},
 		Tools:       []ToolDefinition{confirmationTool},
-		ToolChoice:  ForceTool(confirmationTool.Name),
+		ToolChoice:  ToolChoice{Mode: ToolChoiceTool, Name: confirmationTool.Name},
 		Temperature: Temperature(0),
 	})
 	if err != nil {

@@ -301,7 +301,7 @@ func TestDetectDecision(t *testing.T) {
 				t.Errorf("decision (-want +got):\n%s", diff)
 			}
 			req := model.Requests()[0]
-			if req.ToolChoice != llm.ForceTool("respond_to_confirmation") || req.Temperature == nil || *req.Temperature != 0 {
+			if req.ToolChoice != (llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "respond_to_confirmation"}) || req.Temperature == nil || *req.Temperature != 0 {
 				t.Errorf("request tool choice %+v temperature %v", req.ToolChoice, req.Temperature)
 			}
 			if !strings.Contains(req.Messages[0].Content, "Registrar peso: 82 kg?") || req.Messages[1].Content != "beleza" {

@@ -426,12 +426,12 @@ func TestRunToolsCancellation(t *testing.T) {
 func TestRunToolsResetsForcedToolChoice(t *testing.T) {
 	model := llmtest.NewModel(llmtest.ToolCalls(llmtest.Call("c1", "searchCatalog", `{"query":"x"}`)), llmtest.Text("ok"))
 	req := userReq("x")
-	req.ToolChoice = llm.ForceTool("searchCatalog")
+	req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "searchCatalog"}
 	if _, err := llm.RunTools(context.Background(), model, req, []llm.Tool{searchTool((&recorder{result: "[]"}).handle)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	reqs := model.Requests()
-	if reqs[0].ToolChoice != llm.ForceTool("searchCatalog") || reqs[1].ToolChoice.Mode != llm.ToolChoiceAuto {
+	if reqs[0].ToolChoice != (llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "searchCatalog"}) || reqs[1].ToolChoice.Mode != llm.ToolChoiceAuto {
 		t.Errorf("tool choices = %+v, %+v", reqs[0].ToolChoice, reqs[1].ToolChoice)
 	}
 }
@@ -497,7 +497,7 @@ func TestRunToolsRejectsBadInput(t *testing.T) {
 		{"duplicate", userReq("x"), []llm.Tool{good, good}, llm.ErrInvalidTool},
 		{"unresolvable schema", userReq("x"), []llm.Tool{badSchema}, llm.ErrInvalidSchema},
 		{"no messages", llm.Request{}, []llm.Tool{good}, llm.ErrInvalidRequest},
-		{"forced tool not offered", llm.Request{Messages: userReq("x").Messages, ToolChoice: llm.ForceTool("nope")}, []llm.Tool{good}, llm.ErrInvalidRequest},
+		{"forced tool not offered", llm.Request{Messages: userReq("x").Messages, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "nope"}}, []llm.Tool{good}, llm.ErrInvalidRequest},
 	}
 	if err := llm.ValidateTools([]llm.Tool{good}); err != nil {
 		t.Errorf("ValidateTools(good) = %v", err)

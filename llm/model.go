@@ -137,9 +137,6 @@ type ToolChoice struct {
 	Name string `json:"name,omitempty"`
 }
 
-// ForceTool returns the ToolChoice that forces a call of the named tool.
-func ForceTool(name string) ToolChoice { return ToolChoice{Mode: ToolChoiceTool, Name: name} }
-
 // ResponseFormat asks the model for a JSON answer matching Schema (OpenAI
 // "response_format: json_schema"). See CompleteJSON.
 type ResponseFormat struct {

@@ -25,6 +25,7 @@ const (
 	DefaultLimit            = defaultLimit
 	DefaultMaxLimit         = defaultMaxLimit
 	DefaultMaxMessageChars  = defaultMaxMessageChars
+	DefaultMaxStalledEmbeds = defaultMaxStalledEmbeds
 )
 
 // BuildVocabularies builds the vocabularies of every kind in store.

@@ -9,7 +9,7 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// DefaultNormalizedCacheSize is how many records' normalized fields a
+// defaultNormalizedCacheSize is how many records' normalized fields a
 // Searcher keeps for lexical scoring.
 const defaultNormalizedCacheSize = 20_000
 

@@ -157,9 +157,6 @@ type LexicalOptions struct {
 	// (lexical.Vocabulary.IDFWeights), unless the kind's Scorer has an IDF
 	// hook of its own.
 	IDF Toggle
-	// NormalizedCacheSize is how many records' normalized fields are kept
-	// for lexical scoring (default 20 000; negative disables the cache).
-	NormalizedCacheSize int
 
 	// idf shapes the IDF weights (zero value: lexical's defaults), and
 	// correctionMinDF is the least number of records a word must appear
@@ -191,17 +188,14 @@ type VectorOptions struct {
 	// The search returns at the timeout even when the embedder ignores its
 	// context; the embedder call is then left to finish in the background
 	// (its result is dropped) and counts as stalled until it returns.
-	EmbedTimeout time.Duration
-	// MaxStalledEmbeds is the most query embeddings left running past
-	// their timeout (or their search's cancellation) that the Searcher
-	// tolerates (default 16). While that many have not returned, searches
-	// do not call the embedder: they return lexical results at once with
-	// FallbackEmbeddingFailed and a VectorError wrapping
-	// context.DeadlineExceeded ("query embedder stalled"). So an embedder
-	// that ignores its context and never returns holds at most about that
-	// many goroutines (plus one per search in progress), not one per
+	// While 16 such calls (or calls whose search was cancelled) have not
+	// returned, searches do not call the embedder: they return lexical
+	// results at once with FallbackEmbeddingFailed and a VectorError
+	// wrapping context.DeadlineExceeded ("query embedder stalled"). So an
+	// embedder that ignores its context and never returns holds at most
+	// about 16 goroutines (plus one per search in progress), not one per
 	// search.
-	MaxStalledEmbeds int
+	EmbedTimeout time.Duration
 }
 
 // RerankOptions configure the optional reranking stage.
@@ -298,9 +292,6 @@ func (o SearcherOptions) withDefaults() SearcherOptions {
 	}
 	if v.EmbedTimeout <= 0 {
 		v.EmbedTimeout = defaultEmbedTimeout
-	}
-	if v.MaxStalledEmbeds < 1 {
-		v.MaxStalledEmbeds = defaultMaxStalledEmbeds
 	}
 	return o
 }

@@ -27,7 +27,7 @@ func TestDefaultSearcherOptionsFilled(t *testing.T) {
 		"Limits.MaxQueryChars": o.Limits.MaxQueryChars, "Limits.MaxFAQQueryChars": o.Limits.MaxFAQQueryChars,
 		"Lexical.CandidateMultiplier": o.Lexical.CandidateMultiplier, "Lexical.CandidateMax": o.Lexical.CandidateMax,
 		"Vector.ChunksPerOwner":  o.Vector.ChunksPerOwner,
-		"Vector.SnippetMaxChars": o.Vector.SnippetMaxChars, "Vector.MaxStalledEmbeds": o.Vector.MaxStalledEmbeds,
+		"Vector.SnippetMaxChars": o.Vector.SnippetMaxChars,
 	} {
 		if v < 1 {
 			t.Errorf("%s = %d, want its default", name, v)

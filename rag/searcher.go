@@ -81,7 +81,7 @@ type Searcher struct {
 // are copied, pointers included. NewSearcher does no I/O.
 func NewSearcher(store storage.Store, embedder vector.Embedder, opts SearcherOptions) *Searcher {
 	o := opts.withDefaults()
-	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(o.Lexical.NormalizedCacheSize), tracers: newSearchTracers(o.Tracer)}
+	s := &Searcher{store: store, embedder: embedder, opts: o, norm: newNormCache(defaultNormalizedCacheSize), tracers: newSearchTracers(o.Tracer)}
 	if embedder != nil {
 		s.checked = vector.Checked(embedder)
 	}
@@ -563,7 +563,7 @@ func (s *Searcher) vectorLeg(ctx context.Context, kind storage.OwnerKind, text s
 }
 
 // errEmbedderStalled is wrapped by Result.VectorError when a search
-// skipped the embedder because VectorOptions.MaxStalledEmbeds earlier
+// skipped the embedder because defaultMaxStalledEmbeds earlier
 // query embeddings outlived their timeout and have not returned. It wraps
 // context.DeadlineExceeded: the calls it waits on timed out.
 var errEmbedderStalled = fmt.Errorf("rag: query embedder stalled: earlier calls outlived their timeout: %w", context.DeadlineExceeded)
@@ -579,10 +579,10 @@ const (
 // EmbedTimeout even when the embedder ignores its context. The call runs
 // in a goroutine that recovers a panic and delivers on a buffered channel,
 // so it can always finish and exit. A call the search stops waiting for is
-// counted in s.stalled until it returns; with MaxStalledEmbeds of them
+// counted in s.stalled until it returns; with defaultMaxStalledEmbeds of them
 // outstanding, the embedder is not called at all.
 func (s *Searcher) embedQuery(ctx context.Context, kind storage.OwnerKind, text string) (v []float32, err error) {
-	if n := s.stalled.Load(); n >= int64(s.opts.Vector.MaxStalledEmbeds) {
+	if n := s.stalled.Load(); n >= int64(defaultMaxStalledEmbeds) {
 		return nil, fmt.Errorf("rag: query embedding: %d earlier calls still running past their timeout: %w", n, errEmbedderStalled)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Vector.EmbedTimeout)

@@ -63,7 +63,7 @@ func waitBlocked(n int) int {
 }
 
 // TestSearcherStalledEmbedder: an embedder that ignores its context and
-// does not return leaves at most MaxStalledEmbeds goroutines behind, not
+// does not return leaves at most DefaultMaxStalledEmbeds goroutines behind, not
 // one per search; once that many are stalled, searches skip the embedder
 // at once (lexical results, FallbackEmbeddingFailed, an error wrapping context.DeadlineExceeded),
 // and when the embedder returns the goroutines exit and searches embed
@@ -80,11 +80,11 @@ func TestSearcherStalledEmbedder(t *testing.T) {
 	}
 	t.Cleanup(release)
 	const (
-		maxStalled = 4
+		maxStalled = rag.DefaultMaxStalledEmbeds
 		searches   = 40
 		timeout    = 50 * time.Millisecond
 	)
-	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Vector: rag.VectorOptions{EmbedTimeout: timeout, MaxStalledEmbeds: maxStalled}})
+	s := rag.NewSearcher(store, emb, rag.SearcherOptions{Vector: rag.VectorOptions{EmbedTimeout: timeout}})
 	ctx := context.Background()
 	q := rag.Query{Text: "fungicida para videira", Limit: 5}
 

@@ -63,7 +63,7 @@
 // # Concurrency
 //
 // The functions are pure and safe for concurrent use; they never retain or
-// modify their arguments unless documented (Normalize works in place).
+// modify their arguments.
 // HashEmbedder is safe for concurrent use; CheckedEmbedder and
 // RetryEmbedder are when the embedder they wrap is.
 //

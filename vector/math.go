@@ -38,11 +38,11 @@ func cosine(a, b []float32) (float64, error) {
 // l2Norm returns the Euclidean (L2) length of v, accumulated in float64.
 func l2Norm(v []float32) float64 { return norm(v) }
 
-// Normalize scales v in place to unit L2 length and returns it.
+// normalize scales v in place to unit L2 length and returns it.
 //
 // It returns ErrZeroVector (wrapped) and leaves v unchanged when v has zero
 // length, and ErrNotFinite (wrapped) when v holds a NaN or an infinity.
-func Normalize(v []float32) ([]float32, error) {
+func normalize(v []float32) ([]float32, error) {
 	if err := checkFinite(v); err != nil {
 		return v, err
 	}
@@ -58,9 +58,9 @@ func Normalize(v []float32) ([]float32, error) {
 }
 
 // normalized returns a unit-length copy of v, leaving v unchanged.
-// Errors are those of [Normalize]; on error the copy is not returned.
+// Errors are those of normalize; on error the copy is not returned.
 func normalized(v []float32) ([]float32, error) {
-	out, err := Normalize(append([]float32(nil), v...))
+	out, err := normalize(append([]float32(nil), v...))
 	if err != nil {
 		return nil, err
 	}

@@ -83,10 +83,10 @@ func TestCosine(t *testing.T) {
 	}
 }
 
-func TestNormalize(t *testing.T) {
+func TestNormalizeVector(t *testing.T) {
 	t.Run("in place", func(t *testing.T) {
 		v := []float32{3, 4}
-		got, err := Normalize(v)
+		got, err := normalize(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestNormalize(t *testing.T) {
 		{"Inf", []float32{float32(math.Inf(-1)), 1}, ErrNotFinite},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := Normalize(tt.v); !errors.Is(err, tt.want) {
+			if _, err := normalize(tt.v); !errors.Is(err, tt.want) {
 				t.Errorf("Normalize err = %v, want %v", err, tt.want)
 			}
 			if got, err := normalized(tt.v); !errors.Is(err, tt.want) || got != nil {

@@ -30,7 +30,7 @@ func clustered(seed uint64, rows, dim, clusters int, spread float64) (matrix, qu
 		for i := range out {
 			out[i] = float32(c[i] + scale*r.NormFloat64())
 		}
-		_, _ = Normalize(out)
+		_, _ = normalize(out)
 	}
 	matrix = make([]float32, rows*dim)
 	for row := range rows {

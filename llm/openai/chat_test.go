@@ -92,7 +92,7 @@ func TestCompleteToolCalls(t *testing.T) {
 			{Role: llm.RoleTool, ToolCallID: "call_0", ToolName: "searchCatalog", Content: `[]`, IsError: false},
 		},
 		Tools:      []llm.ToolDefinition{catalogTool, {Name: "searchFaqs", Strict: true}},
-		ToolChoice: llm.ForceTool("searchCatalog"),
+		ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "searchCatalog"},
 	}
 	resp, err := m.Complete(context.Background(), req)
 	if err != nil {
@@ -195,7 +195,7 @@ func TestInvalidRequestIsNotSent(t *testing.T) {
 	srv := newFakeServer(t, jsonBody(200, completionText))
 	m := llmopenai.New(srv.client(0), llmopenai.Options{})
 	req := chatReq()
-	req.ToolChoice = llm.ForceTool("nope")
+	req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "nope"}
 	if _, err := m.Complete(context.Background(), req); !errors.Is(err, llm.ErrInvalidRequest) {
 		t.Errorf("Complete: %v", err)
 	}
