@@ -51,3 +51,11 @@ func ExplainVectorOrder(ctx context.Context, db *DB, kind storage.OwnerKind, v [
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	return strings.Join(lines, "\n"), err
 }
+
+// SetTextProbeWords sets textProbeWords (the most dictionary words of a
+// term probed by postings) until the test ends.
+func SetTextProbeWords(t interface{ Cleanup(func()) }, n int) {
+	old := textProbeWords
+	textProbeWords = n
+	t.Cleanup(func() { textProbeWords = old })
+}

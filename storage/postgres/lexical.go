@@ -558,21 +558,56 @@ func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, fi
 }
 
 // probeOrder is the order in which a level's chains of ANDed postings
-// probes test the terms: fewest dictionary words first (a probe costs one
-// index descent per word), then rarest. The order of ANDed tests does not
+// probes test the terms: cheapest first (probeWords: a probe costs one
+// index descent per word, or a text probe), then rarest. The order of ANDed tests does not
 // change a result, only how soon a failing chain stops: a term in 24
 // words probed first cost every walked owner 24 descents (a level at 100k
 // items: 138 ms).
 func (p *lexPlan) probeOrder() []int {
 	order := slices.Clone(p.order)
 	slices.SortStableFunc(order, func(x, y int) int {
-		lx, ly := &p.lts[x], &p.lts[y]
-		if c := cmp.Compare(len(lx.wids), len(ly.wids)); c != 0 {
+		if c := cmp.Compare(p.probeWords(x), p.probeWords(y)); c != 0 {
 			return c
 		}
-		return lx.rarer(ly)
+		return p.lts[x].rarer(&p.lts[y])
 	})
 	return order
+}
+
+// textProbeWords is the most dictionary words of a term whose postings
+// are probed for a walked item or FAQ (one index descent per word); a
+// term in more ("480", "fumo": substrings of dozens of words) is tested
+// on the owner's search text instead: one primary-key lookup and a
+// strpos, which is the definition of a match (see lexPlan). At 100k
+// items a walked owner's probe of a term in 130 words read 263 buffers
+// (a 9-term question's level: 15.6 of its 31 ms for 110 owners).
+// Documents, whose texts are long, keep the postings probes. It is a
+// variable for tests.
+var textProbeWords = 8
+
+// probeWords is what probing exact term i costs a walked owner, in index
+// descents: one per dictionary word, or about textProbeWords for a text
+// probe (probe).
+func (p *lexPlan) probeWords(i int) int {
+	n := len(p.lts[i].wids)
+	if p.kind != storage.KindDocument {
+		n = min(n, textProbeWords)
+	}
+	return n
+}
+
+// probe returns the test that the walked owner g (its owner_id and
+// created_at) holds exact term i: its postings probed by index, or, for
+// a term in more than textProbeWords words of an item or FAQ dictionary,
+// the owner's search text.
+func (p *lexPlan) probe(i int, x *lexArgs) string {
+	tb := &p.s.db.tb
+	if p.kind != storage.KindDocument && len(p.lts[i].wids) > textProbeWords {
+		return "EXISTS (SELECT FROM " + tb.owners[p.kind] + " t WHERE t.tenant_id = $1 AND t.id = g.owner_id AND strpos(t.search_text, " +
+			x.text(i) + ") > 0" + probeFence + ")"
+	}
+	return "EXISTS (SELECT FROM " + tb.postings[p.kind] + " q WHERE q.tenant_id = $1 AND q.word_id = ANY(" + x.wordIDs(i) +
+		") AND q.created_at = g.created_at AND q.owner_id = g.owner_id" + probeFence + ")"
 }
 
 // hasCond reports whether owners are filtered (Filters, OwnerIDs or
@@ -701,8 +736,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 			counts = append(counts, "(g.bits & "+termBit(i)+" <> 0 AND strpos(o.search_text, "+x.text(i)+") > 0)::int")
 			needText = true
 		case lt.exact:
-			counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
-				") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+"))::int")
+			counts = append(counts, "("+p.probe(i, x)+")::int")
 		default:
 			counts = append(counts, "(strpos(o.search_text, "+x.text(i)+") > 0)::int")
 			needText = true
@@ -721,8 +755,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 			if slices.Contains(walked, i) {
 				walkedBits = append(walkedBits, "(g.bits & "+termBit(i)+" <> 0)::int")
 			} else {
-				probes = append(probes, "EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
-					") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+")")
+				probes = append(probes, p.probe(i, x))
 			}
 		}
 		cond = "CASE " + strings.Join(walkedBits, " + ") + " WHEN 1 THEN " + strings.Join(probes, " AND ") +
@@ -739,8 +772,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 			case i == walked[0] && lt.exact:
 				// Matched: its postings are the walk.
 			case lt.exact:
-				ands = append(ands, "EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
-					") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+")")
+				ands = append(ands, p.probe(i, x))
 			default:
 				texts = append(texts, "strpos(o.search_text, "+x.text(i)+") > 0")
 			}
@@ -823,8 +855,7 @@ func (p *lexPlan) bounded(walk, need, below int) (sql string, a args, ok bool) {
 		case lt.exact && len(lt.wids) == 0:
 			// In no dictionary word: matches nothing.
 		case lt.exact:
-			counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
-				") AND q.created_at = g.created_at AND q.owner_id = g.owner_id"+probeFence+"))::int")
+			counts = append(counts, "("+p.probe(i, x)+")::int")
 		default:
 			counts = append(counts, "(strpos(o.search_text, "+x.text(i)+") > 0)::int")
 			needText = true
@@ -881,7 +912,7 @@ func (p *lexPlan) boundedPays(walk, need int) bool {
 			postings += p.lts[i].postings
 			capped = capped || p.lts[i].postings >= int64(postingsCap)
 		} else if p.lts[i].exact {
-			probes += len(p.lts[i].wids)
+			probes += p.probeWords(i)
 		}
 	}
 	if !capped && postings < int64(need) {

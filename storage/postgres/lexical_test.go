@@ -158,15 +158,21 @@ func (p *lexPair) same(when string, n int) {
 // limits, then with one and two levels before the bounded ranking of the
 // rest (lexPlan.bounded) and postings counts capped at 2 and 3, so that
 // the bounded ranking, its second walk, the full count and the ordering of
-// capped terms by the newest owners all run on the small corpus.
+// capped terms by the newest owners all run on the small corpus; and with
+// every probe of a walked owner made on its text (textProbeWords 0).
 func TestLexicalMatchesMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		levels, cap int
-	}{{"defaults", 0, 0}, {"one-level", 1, 2}, {"two-levels", 2, 3}} {
+		textProbes  bool
+	}{{"defaults", 0, 0, false}, {"one-level", 1, 2, false}, {"two-levels", 2, 3, false}, {"text-probes", 0, 0, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.levels > 0 {
 				postgres.SetLexLimits(t, tc.levels, tc.cap)
+			}
+			if tc.textProbes {
+				// Every probe of an item or FAQ term on the owner's text.
+				postgres.SetTextProbeWords(t, 0)
 			}
 			lexicalMatchesMemory(t)
 		})
