@@ -141,7 +141,6 @@ type ChunkSource string
 const (
 	SourceItem     ChunkSource = "item"     // the catalog item's own fields
 	SourceFile     ChunkSource = "file"     // a file attached to a catalog item
-	SourceNote     ChunkSource = "note"     // a free note about a catalog item
 	SourceQuestion ChunkSource = "question" // a FAQ question
 	SourceAnswer   ChunkSource = "answer"   // a FAQ answer (or question + answer)
 	SourceDoc      ChunkSource = "doc"      // a part of a document

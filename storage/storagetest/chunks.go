@@ -129,7 +129,7 @@ func chunkTests() []testCase {
 			upsertItems(t, st, storage.CatalogItem{ID: "b"}, storage.CatalogItem{ID: "a"}, storage.CatalogItem{ID: "c"}, storage.CatalogItem{ID: "none"})
 			upsertFAQs(t, st, storage.FAQ{ID: "a"})
 			replace(t, st, itemRef("b"), chunk(storage.SourceItem, 0, "b0", unit(0)))
-			replace(t, st, itemRef("a"), chunk(storage.SourceNote, 0, "a-note", nil), chunk(storage.SourceFile, 2, "a-f2", unit(1)), chunk(storage.SourceFile, 1, "a-f1", unit(1)))
+			replace(t, st, itemRef("a"), chunk(storage.SourceQuestion, 0, "a-note", nil), chunk(storage.SourceFile, 2, "a-f2", unit(1)), chunk(storage.SourceFile, 1, "a-f1", unit(1)))
 			replace(t, st, itemRef("c"), chunk(storage.SourceItem, 0, "c0", nil))
 			replace(t, st, faqRef("a"), chunk(storage.SourceQuestion, 0, "fq", unit(2)))
 			ref := func(owner string, src storage.ChunkSource, seq int, content string, emb bool) storage.ChunkRef {
@@ -138,7 +138,7 @@ func chunkTests() []testCase {
 			all := []storage.ChunkRef{
 				ref("a", storage.SourceFile, 1, "a-f1", true),
 				ref("a", storage.SourceFile, 2, "a-f2", true),
-				ref("a", storage.SourceNote, 0, "a-note", false),
+				ref("a", storage.SourceQuestion, 0, "a-note", false),
 				ref("b", storage.SourceItem, 0, "b0", true),
 				ref("c", storage.SourceItem, 0, "c0", false),
 			}

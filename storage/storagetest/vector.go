@@ -24,9 +24,9 @@ func vectorFixture(t *testing.T, st storage.Backend) {
 		storage.CatalogItem{ID: "off", Status: storage.StatusInactive},
 	)
 	replace(t, st, itemRef("a"),
-		chunk(storage.SourceNote, 1, "a-note-1", vec(1, 0, 0.5)),
+		chunk(storage.SourceQuestion, 1, "a-note-1", vec(1, 0, 0.5)),
 		storage.Chunk{Source: storage.SourceItem, Seq: 0, Content: "a-item", Embedding: unit(0), Metadata: map[string]string{"part": "main"}},
-		chunk(storage.SourceNote, 0, "a-note-0", vec(1, 0.25)),
+		chunk(storage.SourceQuestion, 0, "a-note-0", vec(1, 0.25)),
 	)
 	replace(t, st, itemRef("b"), chunk(storage.SourceItem, 0, "b", vec(0.75, 0.5)))
 	replace(t, st, itemRef("t2"), chunk(storage.SourceItem, 0, "t2", vec(0.75, 0, 0.5)))
@@ -41,8 +41,8 @@ func vectorFixture(t *testing.T, st storage.Backend) {
 
 var fixtureHits = []hit{
 	{"a", storage.SourceItem, 0, -1},
-	{"a", storage.SourceNote, 0, -1},
-	{"a", storage.SourceNote, 1, -1},
+	{"a", storage.SourceQuestion, 0, -1},
+	{"a", storage.SourceQuestion, 1, -1},
 	{"b", storage.SourceItem, 0, -0.75},
 	{"t2", storage.SourceItem, 0, -0.75},
 	{"c", storage.SourceFile, 3, -0.5},
@@ -148,7 +148,7 @@ func vectorTests() []testCase {
 			upsertItems(t, st, items...)
 			for _, id := range ids {
 				replace(t, st, itemRef(id),
-					chunk(storage.SourceNote, 0, "n", vec(0.5, 0.5)),
+					chunk(storage.SourceQuestion, 0, "n", vec(0.5, 0.5)),
 					chunk(storage.SourceFile, 1, "f1", vec(0.5, 0, 0.5)),
 					chunk(storage.SourceFile, 0, "f0", vec(0.5, 0, 0, 0.5)))
 			}
@@ -157,7 +157,7 @@ func vectorTests() []testCase {
 				want = append(want,
 					hit{id, storage.SourceFile, 0, -0.5},
 					hit{id, storage.SourceFile, 1, -0.5},
-					hit{id, storage.SourceNote, 0, -0.5})
+					hit{id, storage.SourceQuestion, 0, -0.5})
 			}
 			for i := range 3 {
 				q := storage.VectorQuery{Kind: storage.KindItem, Vector: unit(0), MaxDistance: -0.5, Limit: 100}
