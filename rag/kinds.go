@@ -50,7 +50,7 @@ var (
 		id:      func(it *storage.CatalogItem) string { return it.ID },
 		updated: func(it *storage.CatalogItem) time.Time { return it.UpdatedAt },
 		vocab: func(b *lexical.VocabularyBuilder, it *storage.CatalogItem) {
-			if it.Active() {
+			if it.Status.Active() {
 				b.Add(storage.ItemSearchText(it))
 			}
 		},
@@ -67,7 +67,7 @@ var (
 		id:      func(f *storage.FAQ) string { return f.ID },
 		updated: func(f *storage.FAQ) time.Time { return f.UpdatedAt },
 		vocab: func(b *lexical.VocabularyBuilder, f *storage.FAQ) {
-			if f.Active() {
+			if f.Status.Active() {
 				b.AddRecord(faqRecord{f})
 			}
 		},

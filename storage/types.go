@@ -59,10 +59,6 @@ type CatalogItem struct {
 	UpdatedAt time.Time
 }
 
-// Active reports whether the item is visible to searches (its Status is
-// not StatusInactive).
-func (it *CatalogItem) Active() bool { return it.Status.Active() }
-
 // CatalogFile is a text attached to a catalog item.
 type CatalogFile struct {
 	ItemID string
@@ -94,10 +90,6 @@ type FAQ struct {
 	UpdatedAt time.Time
 }
 
-// Active reports whether the FAQ is visible to searches (its Status is not
-// StatusInactive).
-func (f *FAQ) Active() bool { return f.Status.Active() }
-
 // Document is a free-text document (manual, statute, article) split into
 // chunks for retrieval.
 type Document struct {
@@ -114,10 +106,6 @@ type Document struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
-
-// Active reports whether the document is visible to searches (its Status
-// is not StatusInactive).
-func (d *Document) Active() bool { return d.Status.Active() }
 
 // OwnerKind says which kind of record a chunk belongs to.
 type OwnerKind string

@@ -80,7 +80,7 @@ type anchorDoc struct {
 func anchorDocs(src ingest.Sources) []anchorDoc {
 	var out []anchorDoc
 	for _, it := range src.Items {
-		if !it.Active() {
+		if !it.Status.Active() {
 			continue
 		}
 		f := []string{it.Name, it.Description, it.Category, it.Manufacturer}
@@ -91,7 +91,7 @@ func anchorDocs(src ingest.Sources) []anchorDoc {
 		out = append(out, anchorDoc{it.ID, append(f, it.Tags...), files})
 	}
 	for _, q := range src.FAQs {
-		if !q.Active() {
+		if !q.Status.Active() {
 			continue
 		}
 		f := []string{q.Question, q.Answer, q.Category}

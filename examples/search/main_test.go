@@ -76,7 +76,7 @@ func grapeFungicides(t testing.TB, path string) map[string]bool {
 	}
 	ids := map[string]bool{}
 	for _, it := range items {
-		if it.Active() && isFungicide(it.Category) && slices.Contains(it.Tags, "Uva") {
+		if it.Status.Active() && isFungicide(it.Category) && slices.Contains(it.Tags, "Uva") {
 			ids[it.ID] = true
 		}
 	}

@@ -325,13 +325,13 @@ func checkTenant(t *testing.T, db *memory.DB, d tenantDump) {
 	want.Items, want.FAQs, want.Documents = len(d.Items), len(d.FAQs), len(d.Docs)
 	active := map[storage.OwnerRef]bool{}
 	for _, it := range d.Items {
-		active[storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}] = it.Active()
+		active[storage.OwnerRef{Kind: storage.KindItem, ID: it.ID}] = it.Status.Active()
 	}
 	for _, f := range d.FAQs {
-		active[storage.OwnerRef{Kind: storage.KindFAQ, ID: f.ID}] = f.Active()
+		active[storage.OwnerRef{Kind: storage.KindFAQ, ID: f.ID}] = f.Status.Active()
 	}
 	for _, doc := range d.Docs {
-		active[storage.OwnerRef{Kind: storage.KindDocument, ID: doc.ID}] = doc.Active()
+		active[storage.OwnerRef{Kind: storage.KindDocument, ID: doc.ID}] = doc.Status.Active()
 	}
 	// first embedding coordinate of each searchable chunk, by kind
 	type key struct {
@@ -399,7 +399,7 @@ func checkTenant(t *testing.T, db *memory.DB, d tenantDump) {
 	}
 	for _, it := range d.Items {
 		terms := storeutil.NormalizeTerms([]string{it.Name})
-		if !it.Active() || len(terms) == 0 {
+		if !it.Status.Active() || len(terms) == 0 {
 			continue
 		}
 		hits, err := st.Items().Search(ctx, storage.LexicalQuery{Terms: terms, Limit: storage.MaxResultLimit})

@@ -367,7 +367,7 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 				tags = []string{}
 			}
 			itemRows = append(itemRows, []any{benchTenant, it.ID, it.Name, it.Description, it.Category, it.Manufacturer,
-				tags, it.Price, it.Active(), meta, storage.ItemSearchText(it), fv.Category, fv.Manufacturer,
+				tags, it.Price, it.Status.Active(), meta, storage.ItemSearchText(it), fv.Category, fv.Manufacturer,
 				fv.Tags, fvMeta, it.CreatedAt, it.UpdatedAt})
 			for s, f := range it.Files {
 				fileRows = append(fileRows, []any{benchTenant, it.ID, int32(s), f.Name, f.Text})

@@ -131,7 +131,7 @@ func scanItem(row pgx.Row, extra ...any) (storage.CatalogItem, error) {
 
 func (s *Store) queueItem(batch *pgx.Batch, it *storage.CatalogItem, now time.Time) {
 	fv := storeutil.ItemFilterValues(it)
-	s.queueUpsert(batch, storage.KindItem, it.ID, it.Active(), it.CreatedAt, now,
+	s.queueUpsert(batch, storage.KindItem, it.ID, it.Status.Active(), it.CreatedAt, now,
 		colValue{"name", it.Name}, colValue{"description", it.Description}, colValue{"category", it.Category},
 		colValue{"manufacturer", it.Manufacturer}, colValue{"tags", orEmpty(it.Tags)}, colValue{"price", it.Price},
 		colValue{"metadata", orEmptyMap(it.Metadata)}, colValue{"search_text", storage.ItemSearchText(it)},
@@ -167,7 +167,7 @@ func scanFAQ(row pgx.Row, extra ...any) (storage.FAQ, error) {
 }
 
 func (s *Store) queueFAQ(batch *pgx.Batch, f *storage.FAQ, now time.Time) {
-	s.queueUpsert(batch, storage.KindFAQ, f.ID, f.Active(), f.CreatedAt, now,
+	s.queueUpsert(batch, storage.KindFAQ, f.ID, f.Status.Active(), f.CreatedAt, now,
 		colValue{"question", f.Question}, colValue{"answer", f.Answer}, colValue{"category", f.Category},
 		colValue{"keywords", orEmpty(f.Keywords)}, colValue{"priority", f.Priority},
 		colValue{"search_text", storage.FAQSearchText(f)}, colValue{"category_norm", storeutil.FAQFilterValues(f).Category})
@@ -195,7 +195,7 @@ func (s *Store) queueDoc(batch *pgx.Batch, d *storage.Document, now time.Time) {
 	if hash == "" {
 		hash = storage.ContentHash(d.Content)
 	}
-	s.queueUpsert(batch, storage.KindDocument, d.ID, d.Active(), d.CreatedAt, now,
+	s.queueUpsert(batch, storage.KindDocument, d.ID, d.Status.Active(), d.CreatedAt, now,
 		colValue{"source", d.Source}, colValue{"title", d.Title}, colValue{"content", d.Content},
 		colValue{"content_hash", hash}, colValue{"metadata", orEmptyMap(d.Metadata)},
 		colValue{"search_text", storage.DocumentSearchText(d)}, colValue{"source_norm", fv.Source},

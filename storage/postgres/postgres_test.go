@@ -125,7 +125,7 @@ func TestMigrateUpgrade(t *testing.T) {
 	} {
 		exec(`INSERT INTO `+schema+`.faqs (tenant_id, id, question, answer, category, keywords, priority, active,
 			search_text, category_norm, created_at, updated_at) VALUES ('t', $1, $2, $3, '', '{}', 0, $4, $5, '', $6, $6)`,
-			f.ID, f.Question, f.Answer, f.Active(), storage.FAQSearchText(&f), created)
+			f.ID, f.Question, f.Answer, f.Status.Active(), storage.FAQSearchText(&f), created)
 		exec(`INSERT INTO `+schema+`.faq_chunks (tenant_id, owner_id, source, seq, content, content_hash, embedding, metadata)
 			VALUES ('t', $1, 'question', 0, $2, $3, $4, '{}')`,
 			f.ID, f.Question, storage.ContentHash(f.Question), pgvector.NewVector([]float32{0, 1, 0, 0}))

@@ -59,19 +59,19 @@ func (s *Store) addWords(ctx context.Context, conn *pgxpool.Conn, b *storage.Bat
 		switch kind {
 		case storage.KindItem:
 			for i := range b.Items {
-				if b.Items[i].Active() {
+				if b.Items[i].Status.Active() {
 					add(storage.ItemSearchText(&b.Items[i]))
 				}
 			}
 		case storage.KindFAQ:
 			for i := range b.FAQs {
-				if b.FAQs[i].Active() {
+				if b.FAQs[i].Status.Active() {
 					add(storage.FAQSearchText(&b.FAQs[i]))
 				}
 			}
 		case storage.KindDocument:
 			for i := range b.Documents {
-				if b.Documents[i].Active() {
+				if b.Documents[i].Status.Active() {
 					add(storage.DocumentSearchText(&b.Documents[i]))
 				}
 			}

@@ -182,7 +182,7 @@ type generator struct {
 func newGenerator(items []storage.CatalogItem, seed uint64) *generator {
 	g := &generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), texts: map[string]bool{}, perType: map[string]int{}}
 	for i := range items {
-		if !items[i].Active() {
+		if !items[i].Status.Active() {
 			continue // inactive items are never relevant
 		}
 		g.items = append(g.items, parseItem(&items[i]))
