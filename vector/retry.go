@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 )
 
@@ -101,16 +100,6 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// RetryStats are the counters of a [RetryEmbedder].
-type RetryStats struct {
-	// Retries counts calls of the wrapped embedder that repeated a failed
-	// call.
-	Retries uint64
-	// Exhausted counts batches that still failed with a retryable error
-	// when the attempts ran out.
-	Exhausted uint64
-}
-
 // RetryEmbedder is an [Embedder] that retries the transient failures of
 // the embedder it wraps. Create one with [WithRetry].
 //
@@ -121,8 +110,6 @@ type RetryEmbedder struct {
 	policy RetryPolicy
 	// jitter returns a uniform random number in [0, n); tests replace it.
 	jitter func(n int64) int64
-
-	retries, exhausted atomic.Uint64
 }
 
 // WithRetry returns a wrapper around e that repeats a failed batch while
@@ -165,9 +152,6 @@ func (r *RetryEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 		}
 		retry, after := IsRetryable(err)
 		if !retry || attempt >= r.policy.Attempts || ctx.Err() != nil {
-			if retry && attempt >= r.policy.Attempts {
-				r.exhausted.Add(1)
-			}
 			if attempt == 1 {
 				return nil, err
 			}
@@ -177,7 +161,6 @@ func (r *RetryEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 		if cerr := sleep(ctx, wait); cerr != nil {
 			return nil, fmt.Errorf("vector: embed %d texts: %w while waiting to retry attempt %d: %w", len(texts), cerr, attempt, err)
 		}
-		r.retries.Add(1)
 	}
 }
 
@@ -219,11 +202,6 @@ func (r *RetryEmbedder) Dimensions() int {
 		return 0
 	}
 	return r.inner.Dimensions()
-}
-
-// Stats returns a snapshot of the counters.
-func (r *RetryEmbedder) Stats() RetryStats {
-	return RetryStats{Retries: r.retries.Load(), Exhausted: r.exhausted.Load()}
 }
 
 // Unwrap returns the wrapped embedder, so that callers can find its
