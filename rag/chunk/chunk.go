@@ -19,15 +19,14 @@ var (
 // "Title › Section › Subsection".
 const HeadingSeparator = " › "
 
-// Chunk is a piece of a source text.
+// Chunk is a piece of a source text. A splitter returns the chunks of one
+// source in source order, so a chunk's index in that slice numbers it.
 type Chunk struct {
 	// Text is source[Start:End]: never empty, never only white space, with
 	// no leading or trailing white space.
 	Text string
 	// Start and End are byte offsets into the source text.
 	Start, End int
-	// Seq numbers the chunks of one source from 0, in source order.
-	Seq int
 	// HeadingPath is the path of headings of the section the chunk starts
 	// in, outermost first; nil for the Recursive splitter and for text
 	// before any heading.

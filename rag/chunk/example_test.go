@@ -13,8 +13,8 @@ func ExampleRecursive() {
 		panic(err)
 	}
 	text := "Soja: ferrugem. Milho: cigarrinha. Café: broca. Uva: míldio."
-	for _, c := range r.Split(text) {
-		fmt.Printf("%d [%d:%d] %q\n", c.Seq, c.Start, c.End, c.Text)
+	for i, c := range r.Split(text) {
+		fmt.Printf("%d [%d:%d] %q\n", i, c.Start, c.End, c.Text)
 	}
 	// Output:
 	// 0 [0:34] "Soja: ferrugem. Milho: cigarrinha."
@@ -36,8 +36,8 @@ func ExampleStructural() {
 	if err != nil {
 		panic(err)
 	}
-	for _, c := range chunks {
-		fmt.Printf("%d %s: %q\n", c.Seq, strings.Join(c.HeadingPath, chunk.HeadingSeparator), c.Text)
+	for i, c := range chunks {
+		fmt.Printf("%d %s: %q\n", i, strings.Join(c.HeadingPath, chunk.HeadingSeparator), c.Text)
 	}
 	// Output:
 	// 0 Manual: "# Manual\n\nIntrodução."

@@ -115,7 +115,7 @@ func (r *Recursive) overlapRunes() int { return r.overlap }
 func (r *Recursive) Split(text string) []Chunk {
 	var spans []span
 	r.splitRange(text, 0, len(text), &spans)
-	return spansToChunks(text, spans, 0)
+	return spansToChunks(text, spans)
 }
 
 // splitRange appends to out the chunk spans of s[lo:hi], untrimmed.
@@ -234,8 +234,8 @@ func (r *Recursive) merge(ps []piece, out *[]span) {
 
 // spansToChunks trims the spans, drops empty ones and ones contained in a
 // neighbour (packing can leave a chunk whose text, once trimmed, is inside
-// the previous or the next one), and numbers the rest from seq.
-func spansToChunks(s string, spans []span, seq int) []Chunk {
+// the previous or the next one).
+func spansToChunks(s string, spans []span) []Chunk {
 	chunks := make([]Chunk, 0, len(spans))
 	tr := trimmer{s: s}
 	for _, sp := range spans {
@@ -253,9 +253,6 @@ func spansToChunks(s string, spans []span, seq int) []Chunk {
 			}
 		}
 		chunks = append(chunks, Chunk{Text: s[lo:hi], Start: lo, End: hi})
-	}
-	for i := range chunks {
-		chunks[i].Seq = seq + i
 	}
 	return chunks
 }

@@ -130,7 +130,7 @@ func (st *Structural) Split(text string, sections []Section) ([]Chunk, error) {
 		lo, hi := bounds[b], bounds[b+1]
 		var spans []span
 		st.rec.splitRange(text, lo, hi, &spans)
-		block := spansToChunks(text, spans, len(out))
+		block := spansToChunks(text, spans)
 		if n := len(block); n >= 2 && utf8.RuneCountInString(block[n-1].Text) < st.minRunes {
 			prev := &block[n-2]
 			if merged := text[prev.Start:block[n-1].End]; utf8.RuneCountInString(merged) <= st.rec.size+st.minRunes {
