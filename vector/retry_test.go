@@ -103,13 +103,13 @@ func TestWithRetry(t *testing.T) {
 	busy := &apiError{status: 503}
 	bad := &apiError{status: 400}
 	tests := []struct {
-		name        string
-		policy      RetryPolicy
-		errs        []error
-		jitter      func(int64) int64
-		wantErr     error // nil: success
-		wantCalls   int
-		wantWaits   []time.Duration
+		name      string
+		policy    RetryPolicy
+		errs      []error
+		jitter    func(int64) int64
+		wantErr   error // nil: success
+		wantCalls int
+		wantWaits []time.Duration
 	}{
 		{name: "success", wantCalls: 1},
 		{name: "retries until success", errs: repeat(busy, 3), jitter: maxJitter, wantCalls: 4,
