@@ -468,3 +468,41 @@ func TestRestrictionsMatchMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestLexicalRareWalk builds the case where the bounded ranking's first
+// walk, every rare term (lexPlan.rareWalk: xdelta, xbeta, xgamma, xalpha,
+// wider than the next level's two), does not hold the ranking: after the
+// one level (every term: A) it finds count 2, which owners holding only
+// the two common terms can also reach; the newest of those (E7, E6) rank
+// before the rare walk's D1 and D2, so the second walk must take a common
+// term too. Taking the rare walk's result as the ranking fails here.
+func TestLexicalRareWalk(t *testing.T) {
+	postgres.SetLexLimits(t, 1, 8)
+	db, _ := openDB(t, postgres.Options{Dimensions: 4})
+	lp := newLexPair(t, db, "rare", 1, 2)
+	texts := map[string]string{
+		"A":  "xdelta xbeta xgamma xalpha zcommon ycommon",
+		"D1": "xgamma ycommon", "D2": "xgamma ycommon", "D3": "xbeta", "D4": "xbeta", "D5": "xgamma",
+		"B1": "xalpha", "B2": "xalpha", "B3": "xalpha", "B4": "xalpha",
+	}
+	order := []string{"D5", "D1", "D2", "D3", "D4", "B1", "B2", "B3", "B4"} // oldest first
+	for i := range 8 {
+		id := fmt.Sprintf("E%d", i)
+		texts[id] = "zcommon ycommon"
+		order = append(order, id)
+	}
+	order = append(order, "A")
+	var b storage.Batch
+	for k, id := range order {
+		b.Items = append(b.Items, storage.CatalogItem{ID: id, Name: texts[id], CreatedAt: lp.base.Add(time.Duration(k) * time.Hour)})
+	}
+	lp.write(b)
+	q := storage.LexicalQuery{Terms: []string{"xdelta", "xbeta", "xgamma", "xalpha", "zcommon", "ycommon"}, Limit: 3}
+	want := []lexHit{{"A", 6}, {"E7", 2}, {"E6", 2}}
+	if got := lexHits(t, lp.mem, q); !cmp.Equal(want, got) {
+		t.Fatalf("memory store: %v, want %v", got, want)
+	}
+	if got := lexHits(t, lp.pg, q); !cmp.Equal(want, got) {
+		t.Fatalf("postgres: %v, want %v", got, want)
+	}
+}
