@@ -57,10 +57,12 @@
 //
 // # Synonyms
 //
-// A [Synonyms] table maps variants to canonical terms in three categories:
+// A [Synonyms] table maps variants to canonical terms in four categories:
 // subject (what a record is for or about), class (what kind of record it
-// is) and generic; a record holding the subject and the class a query
-// names earns the pair bonus. Matching is on normalized, stemmed whole
+// is), generic, and alias (another language's words for a term: only the
+// variants are matched, so a query in the table's language is unchanged);
+// a record holding the subject and the class a query names earns the pair
+// bonus. Matching is on normalized, stemmed whole
 // words, multi-word variants included ("erva daninha", "doença fúngica"),
 // longest first. [DefaultSynonyms] is the agronomy preset, an embedded
 // pt-BR table (synonyms_ptbr.json) whose subjects are crops and whose
@@ -72,7 +74,8 @@
 //	{
 //	  "subject": {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
 //	  "class":   {"fungicida": ["fungo", "doença fúngica", "míldio"]},
-//	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]}
+//	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]},
+//	  "alias":   {"percevejo": ["stink bug"], "entrega": ["delivery"]}
 //	}
 //
 // and combined with [Synonyms.Merge], where later tables extend and

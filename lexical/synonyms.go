@@ -35,9 +35,16 @@ const (
 	// CategoryGeneric holds everything else worth expanding ("adubo" →
 	// "fertilizante"); it adds query terms but no bonus.
 	CategoryGeneric Category = "generic"
+	// CategoryAlias holds translations: words of another language that
+	// stand for the canonical term as if the query had said it ("stink
+	// bug" → "percevejo", "delivery" → "entrega"). Only the variants are
+	// matched — the canonical term mentions nothing, so a query in the
+	// table's own language is as without the entry; like generic terms,
+	// aliases add query terms but no bonus.
+	CategoryAlias Category = "alias"
 )
 
-var categories = [...]Category{CategorySubject, CategoryClass, CategoryGeneric}
+var categories = [...]Category{CategorySubject, CategoryClass, CategoryGeneric, CategoryAlias}
 
 func (c Category) rank() int {
 	for i, k := range categories {
@@ -139,7 +146,10 @@ var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
 // moluscicida; bactéria → bactericida) and generic terms (adubo, nutrição
 // foliar → fertilizante; calcário → corretivo; espalhante → adjuvante),
 // the English names of all of them (soybean, stink bug, weed killer,
-// fertilizer), and crop groups a record may name instead of a crop
+// fertilizer), English aliases of the pests, diseases and weeds as the
+// leaflets name them and of the store's everyday words (stink bug →
+// percevejo, backpack sprayer → pulverizador costal, delivery → entrega,
+// refund → reembolso), and crop groups a record may name instead of a crop
 // (hortaliças, frutíferas, cereais, todas as culturas).
 // The same table is returned on every call. The source is
 // synonyms_ptbr.json in this package; start from it, or Merge a table of
@@ -159,6 +169,7 @@ type synonymsJSON struct {
 	Subject map[string][]string `json:"subject,omitempty"`
 	Class   map[string][]string `json:"class,omitempty"`
 	Generic map[string][]string `json:"generic,omitempty"`
+	Alias   map[string][]string `json:"alias,omitempty"`
 	Groups  map[string][]string `json:"groups,omitempty"`
 }
 
@@ -181,7 +192,7 @@ func parseSynonyms(data []byte) (*Synonyms, error) {
 	for _, c := range []struct {
 		cat Category
 		m   map[string][]string
-	}{{CategorySubject, raw.Subject}, {CategoryClass, raw.Class}, {CategoryGeneric, raw.Generic}} {
+	}{{CategorySubject, raw.Subject}, {CategoryClass, raw.Class}, {CategoryGeneric, raw.Generic}, {CategoryAlias, raw.Alias}} {
 		for _, canonical := range slices.Sorted(maps.Keys(c.m)) {
 			entries = append(entries, SynonymEntry{Category: c.cat, Canonical: canonical, Variants: c.m[canonical]})
 		}
@@ -205,13 +216,14 @@ func parseSynonyms(data []byte) (*Synonyms, error) {
 }
 
 // LoadSynonyms reads a synonym table in JSON from r. The schema is one object
-// with up to three keys, one per [Category]; each maps a canonical term to
+// with up to four keys, one per [Category]; each maps a canonical term to
 // the list of its variants:
 //
 //	{
 //	  "subject": {"uva": ["videira", "parreira"], "café": ["cafeeiro", "cafezal"]},
 //	  "class":   {"fungicida": ["fungo", "doença fúngica", "míldio"]},
 //	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]},
+//	  "alias":   {"percevejo": ["stink bug"], "entrega": ["delivery"]},
 //	  "groups":  {"frutíferas": ["uva", "café"], "todas as culturas": ["*"]}
 //	}
 //
@@ -268,7 +280,7 @@ func (s *Synonyms) Merge(others ...*Synonyms) *Synonyms {
 }
 
 // Entries returns the table's entries, ordered by category (subject,
-// class, generic) and then by normalized canonical term. The result is
+// class, generic, alias) and then by normalized canonical term. The result is
 // a copy.
 func (s *Synonyms) Entries() []SynonymEntry {
 	if s.size() == 0 {
@@ -315,6 +327,8 @@ func (s *Synonyms) MarshalJSON() ([]byte, error) {
 				m = &raw.Subject
 			case CategoryClass:
 				m = &raw.Class
+			case CategoryAlias:
+				m = &raw.Alias
 			default:
 				m = &raw.Generic
 			}
@@ -501,7 +515,7 @@ func newSynBuilder() *synBuilder {
 // moves to e's term; without it, that is an error.
 func (b *synBuilder) add(e SynonymEntry, override bool) error {
 	if e.Category.rank() < 0 {
-		return fmt.Errorf("%w: unknown category %q (want subject, class or generic)", ErrInvalidSynonyms, e.Category)
+		return fmt.Errorf("%w: unknown category %q (want subject, class, generic or alias)", ErrInvalidSynonyms, e.Category)
 	}
 	term := Normalize(e.Canonical)
 	key := phraseKey(term)
@@ -607,6 +621,9 @@ func (b *synBuilder) build() *Synonyms {
 		}
 		s.entries[i] = e
 		for j, p := range e.phrases {
+			if j == 0 && e.cat == CategoryAlias {
+				continue // an alias's canonical term mentions nothing
+			}
 			s.index[p.words[0]] = append(s.index[p.words[0]], phraseRef{entry: i, phrase: j})
 		}
 	}

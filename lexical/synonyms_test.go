@@ -112,6 +112,11 @@ func TestDetect(t *testing.T) {
 		{"longest across categories", "ervas daninhas", []string{"class/herbicida/ervas daninhas"}},
 		{"each canonical once", "uva, videira e parreira", []string{"subject/uva/uva"}},
 		{"generic", "adubo foliar para soja", []string{"generic/fertilizante/adubo foliar", "subject/soja/soja"}},
+		// An English pest name is its class and, as an alias, the
+		// Portuguese name leaflets use; the Portuguese name itself
+		// mentions no alias.
+		{"alias", "stink bugs on soybean", []string{"class/inseticida/stink bugs", "alias/percevejo/stink bugs", "subject/soja/soybean"}},
+		{"alias canonical mentions nothing", "percevejo na soja", []string{"class/inseticida/percevejo", "subject/soja/soja"}},
 		{"whole words only", "chuva no tomate", []string{"subject/tomate/tomate"}},
 		{"nothing", "qual o preço?", nil},
 		{"empty", "", nil},
@@ -228,6 +233,23 @@ func TestSynonymsJSONRoundTrip(t *testing.T) {
 	data, err = json.Marshal(&Synonyms{})
 	if err != nil || string(data) != "{}" {
 		t.Errorf("empty table marshals to %s, %v", data, err)
+	}
+}
+
+// TestSynonymAlias: an alias entry matches its variants only, and keeps
+// its category through JSON.
+func TestSynonymAlias(t *testing.T) {
+	s := mustParse(t, `{"alias":{"entrega":["delivery","shipping"]},"generic":{"prazo":["deadline"]}}`)
+	var got []string
+	for _, m := range s.Detect("entrega e delivery, prazo e deadline") {
+		got = append(got, string(m.Category)+"/"+m.Term+"/"+m.Text)
+	}
+	if want := []string{"alias/entrega/delivery", "generic/prazo/prazo"}; !slices.Equal(got, want) {
+		t.Errorf("Detect = %q, want %q", got, want)
+	}
+	data, err := json.Marshal(s)
+	if err != nil || !strings.Contains(string(data), `"alias":{"entrega":["delivery","shipping"]}`) {
+		t.Errorf("MarshalJSON = %s, %v; want the alias key", data, err)
 	}
 }
 

@@ -92,7 +92,9 @@
 // says whether the hit answers the query at all. Lexical evidence is the
 // IDF-weighted share of the query's content concepts the record holds
 // (stopwords and request words such as "vendem" or "quanto custa" are not
-// content; a synonym and the words it spans are one concept). A concept
+// content; a synonym and the words it spans are one concept, and an alias
+// — lexical.CategoryAlias, another language's words for a term: "stink
+// bug" for "percevejo" — counts as the term itself). A concept
 // weighs its IDF in the store (a fixed weight when no record holds it)
 // times how specific its word is in the general language
 // ([EvidenceOptions.Frequencies]; by default lexicon.DefaultFrequencies,

@@ -544,13 +544,19 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 			continue
 		}
 		c := &eq.concepts[ci]
+		// An alias is a translation: its term stands for the words asked
+		// ("stink bug" is "percevejo"), found with full credit.
+		dst := &c.class
+		if m.Category == lexical.CategoryAlias {
+			dst = &c.direct
+		}
 		if !slices.Contains(c.class, m.Term) && !slices.Contains(c.direct, m.Term) {
-			c.class = append(c.class, m.Term)
+			*dst = append(*dst, m.Term)
 		}
 		// The term as the scorer expanded it: a stemming scorer (FAQs,
 		// documents) matches "praz", not the canonical "prazo".
 		if st := stemWith(filters, m.Term); st != m.Term && !slices.Contains(c.class, st) && !slices.Contains(c.direct, st) {
-			c.class = append(c.class, st)
+			*dst = append(*dst, st)
 		}
 		switch m.Category {
 		case lexical.CategorySubject:

@@ -3,6 +3,7 @@ package rag_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hybridrag/hybridrag/rag"
@@ -145,6 +146,28 @@ func TestChatDocumentsAnswerWhatTheCatalogCannot(t *testing.T) {
 	if res.Intent.Intent != rag.IntentCatalog || res.Abstained ||
 		!slices.ContainsFunc(res.Sources, func(c rag.Citation) bool { return c.ID == "manejo-plantas-daninhas-resistentes.md" }) {
 		t.Errorf("intent %s, abstained %v, sources %v; want the weed-management document", res.Intent.Intent, res.Abstained, res.Sources)
+	}
+}
+
+// TestChatEnglishPestAlias: the English name of a pest is an alias of the
+// Portuguese name the leaflets use, so "stink bugs" finds the soybean
+// insecticides whose leaflets list "percevejo" first, with full credit.
+func TestChatEnglishPestAlias(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "Do you have anything for stink bugs on soybean?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Abstained || len(res.Catalog) == 0 {
+		t.Fatalf("abstained %v, catalog hits %d; want soybean insecticides", res.Abstained, len(res.Catalog))
+	}
+	h := res.Catalog[0]
+	text := strings.ToLower(h.Record.Description)
+	for _, f := range h.Record.Files {
+		text += strings.ToLower(f.Text)
+	}
+	if !strings.Contains(text, "percevejo") || !slices.Contains(h.Record.Tags, "Soja") || h.Evidence.Coverage < 0.8 {
+		t.Errorf("first item %s (%s), coverage %.2f: want a soybean insecticide listing percevejo, covering the question", h.ID, h.Record.Name, h.Evidence.Coverage)
 	}
 }
 
