@@ -12,23 +12,9 @@ import (
 	"github.com/hybridrag/hybridrag/storage"
 )
 
-// ChunkFilter restricts a search to chunks whose metadata entry Key equals
-// Value, compared normalized (case and accents ignored, lexical.Normalize)
-// like storage filters; a chunk without the key does not match. Filters
-// on the same key are alternatives (tipo=caput or tipo=inciso); filters on
-// different keys must all match. Chunk metadata is what chunkers and
-// ingestion extractors wrote (package rag/ingest/legal's artigo,
-// paragrafo, inciso, alinea, tipo, marca_*).
-//
-// It is storage.ChunkFilter: the Searcher passes chunk filters to the
-// store, which evaluates them over every chunk of the tenant (see
-// Query.ChunkFilters). Values are bound parameters, never SQL text: a
-// ChunkFilter is safe to build from untrusted input.
-type ChunkFilter = storage.ChunkFilter
-
 // prepareChunkFilters validates filters and returns them grouped by key
 // with normalized values.
-func prepareChunkFilters(filters []ChunkFilter) ([]storeutil.ChunkFilterGroup, error) {
+func prepareChunkFilters(filters []storage.ChunkFilter) ([]storeutil.ChunkFilterGroup, error) {
 	if len(filters) == 0 {
 		return nil, nil
 	}

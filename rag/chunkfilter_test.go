@@ -3,10 +3,11 @@ package rag_test
 import (
 	"context"
 	"errors"
-	"github.com/hybridrag/hybridrag/storage"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/hybridrag/hybridrag/storage"
 
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
@@ -23,10 +24,10 @@ func TestChunkFilters(t *testing.T) {
 		wantErr error
 		errText string
 	}{
-		{name: "empty key", store: store, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: "", Value: "x"}}}, wantErr: rag.ErrInvalidQuery, errText: "empty key"},
-		{name: "long key", store: store, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: strings.Repeat("k", 65), Value: "x"}}}, wantErr: rag.ErrInvalidQuery, errText: "key longer"},
-		{name: "long value", store: store, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: "k", Value: strings.Repeat("v", 257)}}}, wantErr: rag.ErrInvalidQuery, errText: "value longer"},
-		{name: "no chunk has the key", store: store, q: rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: "k", Value: "v"}}}},
+		{name: "empty key", store: store, q: rag.Query{ChunkFilters: []storage.ChunkFilter{{Key: "", Value: "x"}}}, wantErr: rag.ErrInvalidQuery, errText: "empty key"},
+		{name: "long key", store: store, q: rag.Query{ChunkFilters: []storage.ChunkFilter{{Key: strings.Repeat("k", 65), Value: "x"}}}, wantErr: rag.ErrInvalidQuery, errText: "key longer"},
+		{name: "long value", store: store, q: rag.Query{ChunkFilters: []storage.ChunkFilter{{Key: "k", Value: strings.Repeat("v", 257)}}}, wantErr: rag.ErrInvalidQuery, errText: "value longer"},
+		{name: "no chunk has the key", store: store, q: rag.Query{ChunkFilters: []storage.ChunkFilter{{Key: "k", Value: "v"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -131,7 +131,7 @@ func TestRestrictionsAtScale(t *testing.T) {
 				name string
 				q    rag.Query
 			}{
-				{"chunk filter", rag.Query{ChunkFilters: []rag.ChunkFilter{{Key: "secao", Value: "anexo"}}}},
+				{"chunk filter", rag.Query{ChunkFilters: []storage.ChunkFilter{{Key: "secao", Value: "anexo"}}}},
 				{"document IDs", rag.Query{DocumentIDs: []string{"alvo"}}},
 			} {
 				for _, legs := range []rag.Legs{rag.LegsLexical, rag.LegsVector, rag.LegsHybrid} {

@@ -82,7 +82,7 @@ type Query struct {
 	// Filters restrict the owners searched (both legs).
 	Filters []storage.Filter
 	// ChunkFilters restrict the search to chunks whose metadata matches
-	// the filters (see ChunkFilter), and so to the owners having such a
+	// the filters (see storage.ChunkFilter), and so to the owners having such a
 	// chunk: the vector leg aggregates matching chunks only (hit evidence,
 	// snippet and VectorEvidence.Metadata come from them), and a hit of
 	// the lexical leg alone is kept when the owner has a matching chunk,
@@ -94,7 +94,7 @@ type Query struct {
 	// storage.LexicalQuery.ChunkFilters), so a matching chunk is found
 	// however far it ranks among all chunks. At most
 	// storage.MaxChunkFilters.
-	ChunkFilters []ChunkFilter
+	ChunkFilters []storage.ChunkFilter
 	// DocumentIDs restrict a document search to the documents with these
 	// IDs (both legs); empty means every document. At most 100,
 	// each a valid record ID (storage.ValidID); a bad list

@@ -204,7 +204,7 @@ type settings struct {
 	chunkFilters []storeutil.ChunkFilterGroup
 	// rawChunkFilters are the query's chunk filters as given (for the
 	// store).
-	rawChunkFilters []ChunkFilter
+	rawChunkFilters []storage.ChunkFilter
 	// ownerIDs are the query's document IDs; nil means every owner.
 	ownerIDs map[string]bool
 	// ownerList are the same IDs, sorted, for the store.

@@ -52,7 +52,7 @@ type searchRequest struct {
 	// Filters restrict the records searched (both legs); see filtersJSON.
 	Filters *filtersJSON `json:"filters"`
 	// ChunkFilters restrict the search to chunks whose metadata has every
-	// key with its value (rag.ChunkFilter; normalized equality), and so to
+	// key with its value (storage.ChunkFilter; normalized equality), and so to
 	// the records having such a chunk: with -extract legal, a document's
 	// chunks carry artigo, paragrafo, inciso, alinea, tipo, marca_*.
 	ChunkFilters map[string]string `json:"chunk_filters"`

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -87,13 +86,13 @@ func filterReason(err error, filters []storage.Filter) string {
 // rag.ChunkFilters sorted by key; blank values are ignored. The Searcher
 // validates them (an empty or over-long key or value is 400
 // invalid_field, through rag.ErrInvalidQuery).
-func chunkFilters(m map[string]string) []rag.ChunkFilter {
-	var out []rag.ChunkFilter
+func chunkFilters(m map[string]string) []storage.ChunkFilter {
+	var out []storage.ChunkFilter
 	for k, v := range m {
 		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, rag.ChunkFilter{Key: strings.TrimSpace(k), Value: v})
+			out = append(out, storage.ChunkFilter{Key: strings.TrimSpace(k), Value: v})
 		}
 	}
-	slices.SortFunc(out, func(a, b rag.ChunkFilter) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b storage.ChunkFilter) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -38,7 +37,7 @@ func (m *metaFlags) Set(v string) error {
 }
 
 // chunkFlags is the repeatable -chunk key=value flag.
-type chunkFlags []rag.ChunkFilter
+type chunkFlags []storage.ChunkFilter
 
 func (c *chunkFlags) String() string {
 	if c == nil {
@@ -57,7 +56,7 @@ func (c *chunkFlags) Set(v string) error {
 	if !ok || k == "" || val == "" {
 		return errBadMeta
 	}
-	*c = append(*c, rag.ChunkFilter{Key: k, Value: val})
+	*c = append(*c, storage.ChunkFilter{Key: k, Value: val})
 	return nil
 }
 
@@ -160,7 +159,7 @@ func filterReports(filters []storage.Filter) []filterReport {
 
 // chunkFilterReports converts the chunk filters for the report (field
 // "chunk"); nil without any.
-func chunkFilterReports(filters []rag.ChunkFilter) []filterReport {
+func chunkFilterReports(filters []storage.ChunkFilter) []filterReport {
 	var out []filterReport
 	for _, f := range filters {
 		out = append(out, filterReport{Field: "chunk", Key: f.Key, Value: f.Value})

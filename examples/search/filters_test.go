@@ -130,7 +130,7 @@ func TestChunkFilterFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []rag.ChunkFilter{{Key: "artigo", Value: "5"}, {Key: "tipo", Value: "inciso"}}; !slices.Equal(cfg.chunkFilters, want) || !cfg.extractLegal {
+	if want := []storage.ChunkFilter{{Key: "artigo", Value: "5"}, {Key: "tipo", Value: "inciso"}}; !slices.Equal(cfg.chunkFilters, want) || !cfg.extractLegal {
 		t.Errorf("chunk filters %+v extract %v, want %+v and legal", cfg.chunkFilters, cfg.extractLegal, want)
 	}
 	for _, tc := range []struct {

@@ -67,7 +67,7 @@ type config struct {
 	filters  []storage.Filter
 	metaKeys []string
 	// chunkFilters keep the chunks whose metadata matches (-chunk).
-	chunkFilters []rag.ChunkFilter
+	chunkFilters []storage.ChunkFilter
 	// docIDs restrict a document search to these documents (-doc-id).
 	docIDs []string
 	// context adds the hits formatted as a chat turn's context (-context).

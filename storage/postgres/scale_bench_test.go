@@ -58,7 +58,7 @@ func BenchmarkSearchCatalogScale(b *testing.B) {
 				query := func(i int) rag.Query {
 					q := rag.Query{Text: qs[i%len(qs)], Limit: 10}
 					if strings.HasSuffix(kind, "-filtered") {
-						q.ChunkFilters = []rag.ChunkFilter{{Key: "grupo", Value: benchGroup(i)}}
+						q.ChunkFilters = []storage.ChunkFilter{{Key: "grupo", Value: benchGroup(i)}}
 					}
 					return q
 				}

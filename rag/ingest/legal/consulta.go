@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hybridrag/hybridrag/rag"
+	"github.com/hybridrag/hybridrag/storage"
 )
 
 // Kinds of consultation of a legal text, the values ConsultaFilters takes:
@@ -32,18 +32,18 @@ var ErrUnknownConsulta = errors.New("legal: unknown consulta")
 //	todos           none (nil)
 //
 // Anything else is an error wrapping ErrUnknownConsulta.
-func ConsultaFilters(consulta string) ([]rag.ChunkFilter, error) {
+func ConsultaFilters(consulta string) ([]storage.ChunkFilter, error) {
 	switch consulta {
 	case consultaArtigo:
-		return []rag.ChunkFilter{{Key: keyTipo, Value: tipoCaput}, {Key: keyTipo, Value: tipoInciso}}, nil
+		return []storage.ChunkFilter{{Key: keyTipo, Value: tipoCaput}, {Key: keyTipo, Value: tipoInciso}}, nil
 	case consultaJurisprudencia:
-		return []rag.ChunkFilter{{Key: marcaJurisprudencia, Value: "true"}}, nil
+		return []storage.ChunkFilter{{Key: marcaJurisprudencia, Value: "true"}}, nil
 	case consultaQuestao:
-		return []rag.ChunkFilter{{Key: marcaConcurso, Value: "true"}}, nil
+		return []storage.ChunkFilter{{Key: marcaConcurso, Value: "true"}}, nil
 	case consultaNota:
-		out := []rag.ChunkFilter{{Key: keyTipo, Value: tipoContent}}
+		out := []storage.ChunkFilter{{Key: keyTipo, Value: tipoContent}}
 		for _, m := range DefaultMarkers() {
-			out = append(out, rag.ChunkFilter{Key: m.Key, Value: "false"})
+			out = append(out, storage.ChunkFilter{Key: m.Key, Value: "false"})
 		}
 		return out, nil
 	case consultaTodos:

@@ -41,7 +41,7 @@
 // Document keys are filters like any document metadata
 // (storage.FieldMetadata, with the key in the store's allowlist); chunk
 // keys are filters of rag's Query.ChunkFilters
-// (rag.ChunkFilter{Key: "artigo", Value: "5"}), which keep the chunks
+// (storage.ChunkFilter{Key: "artigo", Value: "5"}), which keep the chunks
 // having them, and the documents having such chunks. [ConsultaFilters]
 // gives the filters of the usual kinds of consultation of a statute
 // (artigo, jurisprudencia, questao, nota, todos).

@@ -54,7 +54,7 @@ const (
 // exam questions, criminal provisions…): each is set on every chunk of a
 // legal document, to "true" or "false", so a filter on "false" works too.
 // They are the keys of DefaultMarkers; filter on them by name
-// (rag.ChunkFilter{Key: "marca_stf", Value: "true"}).
+// (storage.ChunkFilter{Key: "marca_stf", Value: "true"}).
 const (
 	marcaAtencao   = "marca_atencao"    // text marked "#Atenção:"
 	marcaSTF       = "marca_stf"        // mentions the STF / Supremo Tribunal Federal

@@ -57,7 +57,7 @@ func TestChunkFilteredSearch(t *testing.T) {
 			ctx := context.Background()
 			s := indexLaw(t, open(t))
 			all := math.Inf(1)
-			art5 := []rag.ChunkFilter{{Key: legal.KeyArtigo, Value: "5"}}
+			art5 := []storage.ChunkFilter{{Key: legal.KeyArtigo, Value: "5"}}
 			for _, legs := range []rag.Legs{rag.LegsLexical, rag.LegsVector, rag.LegsHybrid} {
 				t.Run(string(legs), func(t *testing.T) {
 					unfiltered, err := s.SearchDocuments(ctx, rag.Query{Text: "multa pomar urbano", Legs: legs, VectorThreshold: &all})
@@ -89,7 +89,7 @@ func TestChunkFilteredSearch(t *testing.T) {
 				})
 			}
 			t.Run("several filters and normalized values", func(t *testing.T) {
-				res, err := s.SearchDocuments(ctx, rag.Query{Text: "infração", VectorThreshold: &all, ChunkFilters: []rag.ChunkFilter{
+				res, err := s.SearchDocuments(ctx, rag.Query{Text: "infração", VectorThreshold: &all, ChunkFilters: []storage.ChunkFilter{
 					{Key: legal.KeyArtigo, Value: "5"}, {Key: legal.KeyParagrafo, Value: "3"}, {Key: legal.MarcaSTF, Value: "TRUE"},
 				}})
 				if err != nil {
@@ -124,13 +124,13 @@ func TestChunkFilteredSearch(t *testing.T) {
 				}
 			})
 			t.Run("no chunk matches", func(t *testing.T) {
-				res, err := s.SearchDocuments(ctx, rag.Query{Text: "multa", VectorThreshold: &all, ChunkFilters: []rag.ChunkFilter{{Key: legal.KeyArtigo, Value: "99"}}})
+				res, err := s.SearchDocuments(ctx, rag.Query{Text: "multa", VectorThreshold: &all, ChunkFilters: []storage.ChunkFilter{{Key: legal.KeyArtigo, Value: "99"}}})
 				if err != nil || len(res.Hits) != 0 {
 					t.Fatalf("hits = %v, err %v; want none", hitIDs(res.Hits), err)
 				}
 			})
 			t.Run("invalid filter", func(t *testing.T) {
-				_, err := s.SearchDocuments(ctx, rag.Query{Text: "multa", ChunkFilters: []rag.ChunkFilter{{Key: " ", Value: "5"}}})
+				_, err := s.SearchDocuments(ctx, rag.Query{Text: "multa", ChunkFilters: []storage.ChunkFilter{{Key: " ", Value: "5"}}})
 				if !errors.Is(err, rag.ErrInvalidQuery) || !strings.Contains(err.Error(), "empty key") {
 					t.Fatalf("err = %v", err)
 				}

@@ -71,7 +71,7 @@ func TestDefaultChunkingByArticle(t *testing.T) {
 		for _, legs := range []rag.Legs{rag.LegsLexical, rag.LegsVector, rag.LegsHybrid} {
 			res, err := s.SearchDocuments(ctx, rag.Query{
 				Text: "lei", Legs: legs, VectorThreshold: &all,
-				ChunkFilters: []rag.ChunkFilter{{Key: legal.KeyArtigo, Value: art}},
+				ChunkFilters: []storage.ChunkFilter{{Key: legal.KeyArtigo, Value: art}},
 			})
 			if err != nil {
 				t.Fatal(err)
