@@ -91,7 +91,8 @@ if part chat; then
   step "$out/chat.json" "$out/eval" -chat testdata/chat_eval.jsonl -json
   step "$out/chat_fresh.json" "$out/eval" -chat testdata/chat_eval_fresh.jsonl -json
   step "$out/chat_blind.json" "$out/eval" -chat testdata/chat_eval_blind.jsonl -json
-  args+=(-chat "chat_eval=$out/chat.json" -chat "chat_eval_fresh=$out/chat_fresh.json" -chat "chat_eval_blind=$out/chat_blind.json")
+  step "$out/chat_blind2.json" "$out/eval" -chat testdata/chat_eval_blind2.jsonl -json
+  args+=(-chat "chat_eval=$out/chat.json" -chat "chat_eval_fresh=$out/chat_fresh.json" -chat "chat_eval_blind=$out/chat_blind.json" -chat "chat_eval_blind2=$out/chat_blind2.json")
 fi
 sizes='(1k|agrofit4220|10k)'; pgsizes='(agrofit4220|10k)'; scale=10000
 [ -n "$large" ] && sizes='(1k|agrofit4220|10k|100k)' && scale=10000,100000
