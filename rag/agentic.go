@@ -223,8 +223,9 @@ func NewAgent(p *Pipeline, model llm.ChatModel, opts AgentOptions) (*Agent, erro
 
 // Chat answers one turn in agentic mode.
 //
-// Each tool returns the seeds' pt-BR payload (CatalogPayload, FAQSection,
-// DocumentSection), is audited like the planned searches, and adds its hits
+// Each tool returns its hits formatted as the Pipeline's context (see
+// FormatContext: pt-BR labels, the passages that answer), is audited like
+// the planned searches, and adds its hits
 // to the response. A search that fails is run once more
 // (ToolCallRecord.Attempts); invalid arguments, an empty query and a search
 // that failed twice go back to the model as error results (storage
