@@ -97,7 +97,9 @@
 // The ranking is found level by level: an owner matching at least L of T
 // terms holds one of the T-L+1 rarest terms, so level L walks those terms'
 // postings newest first (ordered index scans, merged), counts each walked
-// owner's terms exactly (one index probe per other term, or strpos) and
+// owner's terms exactly (an index probe per dictionary word of each other
+// term; for an item or FAQ term in more than 8 words, strpos on the
+// owner's text instead) and
 // stops at the limit; a level that falls short has found all of its
 // owners, and the next level continues. Most queries end at the first
 // level or two, after reading about as many postings as the limit. Rarity
@@ -107,7 +109,8 @@
 // fill the limit, the rest is ranked under a MaxScore bound where probes
 // are estimated to cost less than reading every posting: each term adds
 // at most one, so the owners of the next level hold one of a few more of
-// the rarest terms; their postings are walked and their owners counted,
+// the rarest terms (or of every rare term, under 1,024 postings, when
+// those are more); their postings are walked and their owners counted,
 // and the result kept when its last count is more than an owner of no
 // walked term can reach (else one more walk, at the bound the counts
 // found prove). Otherwise every posting of every term is counted and
