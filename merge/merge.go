@@ -92,10 +92,9 @@ type Contribution struct {
 	Contribution float64
 }
 
-// Explanation says how a fused score was computed.
+// Explanation says how a fused score was computed, by the function that
+// returned it (rag.Result.Fusion names it for a search).
 type Explanation struct {
-	// Method is the fusion method.
-	Method Method
 	// Lists has one entry per input list, in input order.
 	Lists []Contribution
 	// Combined is the full combined-score breakdown (Weighted only).
@@ -198,7 +197,7 @@ func Simple(vector, lexical []Hit, limit int) []Fused {
 		lists := contribs[2*i : 2*i+2 : 2*i+2]
 		lists[0] = Contribution{List: ListVector, Rank: v.rank[id], Raw: v.score(id)}
 		lists[1] = Contribution{List: ListLexical, Rank: l.rank[id], Raw: l.score(id)}
-		out[i] = Fused{ID: id, Explanation: Explanation{Method: MethodSimple, Lists: lists}}
+		out[i] = Fused{ID: id, Explanation: Explanation{Lists: lists}}
 	}
 	return out
 }
@@ -314,7 +313,7 @@ func Weighted(vector []Hit, lexical []LexicalHit, opts WeightedOptions) []Fused 
 			Contribution: comb.Lexical.Contribution + comb.LexicalRank.Contribution,
 		}
 		out[i] = Fused{ID: c.id, Score: comb.Score, Explanation: Explanation{
-			Method: MethodWeighted, Lists: lists, Combined: comb,
+			Lists: lists, Combined: comb,
 		}}
 	}
 	return sortCut(out, opts.Limit)
@@ -343,7 +342,7 @@ func RRF(lists []List, opts RRFOptions) []Fused {
 	if !(k > 0) || math.IsInf(k, 0) {
 		k = defaultRRFK
 	}
-	return fuse(lists, MethodRRF, opts.Limit, func(r ranked) func(id string) float64 {
+	return fuse(lists, opts.Limit, func(r ranked) func(id string) float64 {
 		return func(id string) float64 { return 1 / (k + float64(r.rank[id])) }
 	})
 }
@@ -368,7 +367,7 @@ type RelativeOptions struct {
 //	vector: a (0.9−0.5)/0.4 = 1, b 0.5, c 0;  lexical: c 1, d 0
 //	a = 1, c = 0 + 1 = 1, b = 0.5, d = 0   → a c b d (a and c tie, by ID)
 func RelativeScore(lists []List, opts RelativeOptions) []Fused {
-	return fuse(lists, MethodRelative, opts.Limit, func(r ranked) func(id string) float64 {
+	return fuse(lists, opts.Limit, func(r ranked) func(id string) float64 {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, id := range r.order {
 			s := r.score(id)
@@ -392,7 +391,7 @@ func RelativeScore(lists []List, opts RelativeOptions) []Fused {
 
 // fuse is the shared body of RRF and RelativeScore: norm(list) returns the
 // per-hit normalized value of that list.
-func fuse(lists []List, method Method, limit int, norm func(ranked) func(string) float64) []Fused {
+func fuse(lists []List, limit int, norm func(ranked) func(string) float64) []Fused {
 	rs := make([]ranked, len(lists))
 	norms := make([]func(string) float64, len(lists))
 	var ids []string
@@ -414,7 +413,7 @@ func fuse(lists []List, method Method, limit int, norm func(ranked) func(string)
 	n := len(lists)
 	contribs := make([]Contribution, len(ids)*n)
 	for j, id := range ids {
-		f := Fused{ID: id, Explanation: Explanation{Method: method, Lists: contribs[j*n : (j+1)*n : (j+1)*n]}}
+		f := Fused{ID: id, Explanation: Explanation{Lists: contribs[j*n : (j+1)*n : (j+1)*n]}}
 		for i, l := range lists {
 			c := Contribution{List: l.Name, Weight: l.weight()}
 			if rank, ok := rs[i].rank[id]; ok {

@@ -74,8 +74,8 @@ func TestSimple(t *testing.T) {
 				t.Errorf("Simple = %v, want %v", ids(got), tt.want)
 			}
 			for _, f := range got {
-				if f.Score != 0 || f.Explanation.Method != MethodSimple || len(f.Explanation.Lists) != 2 {
-					t.Errorf("hit %+v: want score 0, method simple, two list entries", f)
+				if f.Score != 0 || len(f.Explanation.Lists) != 2 {
+					t.Errorf("hit %+v: want score 0, two list entries", f)
 				}
 			}
 		})
@@ -182,7 +182,7 @@ func TestRRF(t *testing.T) {
 			}
 		}
 		c := got[0].Explanation
-		if c.Method != MethodRRF || c.Lists[0].Rank != 3 || c.Lists[1].Rank != 1 || c.Lists[0].Raw != 0.7 ||
+		if c.Lists[0].Rank != 3 || c.Lists[1].Rank != 1 || c.Lists[0].Raw != 0.7 ||
 			!near(c.Lists[0].Normalized, 1.0/63) || c.Lists[1].Weight != 1 || !near(c.Lists[1].Contribution, 1.0/61) {
 			t.Errorf("c explanation = %+v", c)
 		}
@@ -260,7 +260,7 @@ func TestRelativeScore(t *testing.T) {
 			}
 		}
 		c := got[1].Explanation
-		if c.Method != MethodRelative || c.Lists[0].Normalized != 0 || c.Lists[1].Normalized != 1 || c.Lists[1].Raw != 12 {
+		if c.Lists[0].Normalized != 0 || c.Lists[1].Normalized != 1 || c.Lists[1].Raw != 12 {
 			t.Errorf("c explanation = %+v", c)
 		}
 	})

@@ -240,7 +240,7 @@ func TestBrowserStreamReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	final := toChatResponse(resp, browserQuestion)
+	final := toChatResponse(resp, browserQuestion, s.be.searcher.Options().Fusion)
 	final.Answer = fallback
 	mux := http.NewServeMux()
 	mux.Handle("/", s.routes()) // the page and /api/stats

@@ -454,13 +454,13 @@ func docFields(h *hitJSON, d *storage.Document) {
 	h.Kind, h.Title, h.DocumentSource = string(storage.KindDocument), d.Title, d.Source
 }
 
-// toHits converts search hits.
-func toHits[T any](hits []rag.Hit[T], fill recordFields[T]) []hitJSON {
+// toHits converts search hits, fused by fusion.
+func toHits[T any](hits []rag.Hit[T], fill recordFields[T], fusion merge.Method) []hitJSON {
 	out := make([]hitJSON, 0, len(hits))
 	for i := range hits {
 		h := &hits[i]
 		j := hitJSON{Rank: i + 1, ID: h.ID, Source: string(h.Source), Score: h.Score, Snippet: h.Snippet,
-			Explanation: toExplanation(h.Explanation)}
+			Explanation: toExplanation(h.Explanation, fusion)}
 		fill(&j, &h.Record)
 		if l := h.Lexical; l != nil {
 			score := l.Score
@@ -499,8 +499,8 @@ func toEvidence(e *rag.Evidence) *evidenceJSON {
 	return out
 }
 
-func toExplanation(e merge.Explanation) explanationJSON {
-	out := explanationJSON{Method: string(e.Method), Lists: make([]contributionJSON, 0, len(e.Lists))}
+func toExplanation(e merge.Explanation, fusion merge.Method) explanationJSON {
+	out := explanationJSON{Method: string(fusion), Lists: make([]contributionJSON, 0, len(e.Lists))}
 	for _, c := range e.Lists {
 		out.Lists = append(out.Lists, contributionJSON{List: c.List, Rank: c.Rank, Raw: c.Raw, Normalized: c.Normalized,
 			Weight: c.Weight, Contribution: c.Contribution})
@@ -537,7 +537,7 @@ func toSearchResponse[T any](kind string, r *rag.Result[T], fill recordFields[T]
 		Reranked:       reranked(r),
 		RerankError:    sanitizeCallError(errText(r.RerankError), "rerank failed; fused order kept"),
 		Timings:        toTimings(r.Timings),
-		Hits:           toHits(r.Hits, fill),
+		Hits:           toHits(r.Hits, fill, r.Fusion),
 	}
 }
 
@@ -565,8 +565,9 @@ func errText(err error) string {
 }
 
 // toChatResponse converts a chat turn; message is the user's message (the
-// document search's query).
-func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
+// document search's query), fusion the searcher's fusion method (the
+// turn's searches use it).
+func toChatResponse(r *rag.ChatResponse, message string, fusion merge.Method) chatResponse {
 	d := &r.Debug
 	out := chatResponse{
 		Answer:           r.Answer,
@@ -625,13 +626,13 @@ func toChatResponse(r *rag.ChatResponse, message string) chatResponse {
 		out.Tools = append(out.Tools, t)
 	}
 	if d.Plan.FAQ {
-		tool(rag.ToolSearchFAQs, d.FAQQuery, toHits(r.FAQs, faqFields))
+		tool(rag.ToolSearchFAQs, d.FAQQuery, toHits(r.FAQs, faqFields, fusion))
 	}
 	if d.Plan.Catalog {
-		tool(rag.ToolSearchCatalog, d.CatalogQuery, toHits(r.Catalog, itemFields))
+		tool(rag.ToolSearchCatalog, d.CatalogQuery, toHits(r.Catalog, itemFields, fusion))
 	}
 	if d.Plan.Documents {
-		tool(rag.ToolSearchDocuments, strings.TrimSpace(message), toHits(r.Documents, docFields))
+		tool(rag.ToolSearchDocuments, strings.TrimSpace(message), toHits(r.Documents, docFields, fusion))
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func (s *server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errStoreUnavailable())
 		return
 	}
-	writeJSON(w, http.StatusOK, toChatResponse(resp, req.Message))
+	writeJSON(w, http.StatusOK, toChatResponse(resp, req.Message, s.be.searcher.Options().Fusion))
 }
 
 // chatTurn is a validated chat request.

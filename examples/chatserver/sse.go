@@ -162,7 +162,7 @@ loop:
 			return
 		}
 	}
-	_ = sw.event(rag.EventDone, toChatResponse(resp, turn.req.Message))
+	_ = sw.event(rag.EventDone, toChatResponse(resp, turn.req.Message, s.be.searcher.Options().Fusion))
 }
 
 // errPanic reports a recovered panic of a streamed turn.

@@ -285,7 +285,7 @@ func buildReport[T any](res *rag.Result[T], info func(*T) recordInfo) *report {
 			Rank: i + 1, ID: h.ID, Title: ri.title, Category: ri.category, Manufacturer: ri.manufacturer,
 			Tags: ri.tags, Keywords: ri.keywords, Price: ri.price, DocSource: ri.docSource,
 			Source: string(h.Source), Score: finite(h.Score),
-			Explanation: explanation(h.Explanation), Snippet: h.Snippet,
+			Explanation: explanation(h.Explanation, res.Fusion), Snippet: h.Snippet,
 		}
 		if l := h.Lexical; l != nil {
 			lr := &lexicalReport{
@@ -309,8 +309,8 @@ func buildReport[T any](res *rag.Result[T], info func(*T) recordInfo) *report {
 	return rep
 }
 
-func explanation(e merge.Explanation) explanationReport {
-	er := explanationReport{Method: string(e.Method), Lists: make([]contributionReport, 0, len(e.Lists))}
+func explanation(e merge.Explanation, fusion merge.Method) explanationReport {
+	er := explanationReport{Method: string(fusion), Lists: make([]contributionReport, 0, len(e.Lists))}
 	for _, c := range e.Lists {
 		er.Lists = append(er.Lists, contributionReport{
 			List: c.List, Rank: c.Rank, Raw: finite(c.Raw), Normalized: finite(c.Normalized),
