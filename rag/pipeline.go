@@ -593,7 +593,8 @@ type searchResults struct {
 	// selection, by tool.
 	considered map[string]int
 	// allFailed: every planned search failed (a store outage), which is
-	// not the same as finding nothing.
+	// not the same as finding nothing; the documents' search of a
+	// fallback counts only when its hits are kept.
 	allFailed bool
 	// The questions each kind's passages answer: the catalog search's
 	// text, the FAQ search's and the documents search's (with the
@@ -690,6 +691,8 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 	var (
 		mu sync.Mutex
 		wg sync.WaitGroup
+		// failed: the searches that failed, by tool.
+		failed = map[string]bool{}
 	)
 	type call struct {
 		tool, query string
@@ -720,6 +723,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 				res.fallback = fb
 			}
 			if err != nil {
+				failed[tool] = true
 				res.errors = append(res.errors, tool+": "+err.Error())
 			}
 		}
@@ -750,6 +754,21 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 	if fallbackDocs && (len(res.catalog)+len(res.faqs) > 0 || !asksMoreThanOneThing(res.docs)) {
 		res.docs = nil
 	}
+	// The turn could not be searched when every search it asked for
+	// failed; the documents' search of a fallback counts only when its
+	// hits are kept, so an outage of the catalog and the FAQs is not
+	// reported as "nothing on that".
+	asked, down := 0, 0
+	for _, c := range calls {
+		if fallbackDocs && c.tool == ToolSearchDocuments && len(res.docs) == 0 {
+			continue
+		}
+		asked++
+		if failed[c.tool] {
+			down++
+		}
+	}
+	res.allFailed = asked > 0 && down == asked
 	focusOnNamed(res)
 	focusOnCovered(res, defaultCoverageGap)
 	p.fitBudget(res, catalogQuery)
@@ -758,7 +777,6 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 	if !p.opts.Confidence.Level(res.meanRelevance()).Augment() {
 		res.catalog, res.faqs, res.docs = nil, nil, nil
 	}
-	res.allFailed = len(calls) > 0 && len(res.errors) == len(calls)
 
 	// Audit records and hits events in plan order, from the calling
 	// goroutine.
