@@ -387,7 +387,15 @@ func TestSearchFallbacks(t *testing.T) {
 		{"vector store error", failingVectorStore{store}, emb, rag.FallbackVectorQueryError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := rag.NewSearcher(tc.store, tc.emb, rag.SearcherOptions{Vector: rag.VectorOptions{EmbedTimeout: 100 * time.Millisecond}})
+			// The embed timeout is what the embedder cases test; the
+			// store case's embedder works, and under -race on a loaded
+			// machine it can take more than 100ms, which would make
+			// that case an embedding failure instead.
+			timeout := 100 * time.Millisecond
+			if tc.reason == rag.FallbackVectorQueryError {
+				timeout = 10 * time.Second
+			}
+			s := rag.NewSearcher(tc.store, tc.emb, rag.SearcherOptions{Vector: rag.VectorOptions{EmbedTimeout: timeout}})
 			start := time.Now()
 			res, err := s.SearchCatalog(ctx, q)
 			took := time.Since(start)
