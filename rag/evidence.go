@@ -196,6 +196,12 @@ const (
 	// ReasonMissingPair: the query names a subject and a class and
 	// the record does not hold both.
 	ReasonMissingPair EvidenceReason = "missing-pair"
+	// ReasonFilesOnly: the query asks for one thing, which the catalog
+	// item holds only in its attached files' prose, neither as a concept
+	// of the synonym table nor in its metadata: the leaflet mentions it
+	// ("pulverizadores tratorizados" for "vocês vendem trator?"); the
+	// item is not it.
+	ReasonFilesOnly EvidenceReason = "files-only"
 	// ReasonContextOnly: in a follow-up, the record holds only the
 	// earlier turn's words, none of the message's own.
 	ReasonContextOnly EvidenceReason = "context-only"
@@ -892,6 +898,8 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		ev.Reason = ReasonContextOnly
 	case missingPair && ev.Coverage > 0:
 		ev.Reason = ReasonMissingPair
+	case leafletOnly:
+		ev.Reason = ReasonFilesOnly
 	case ev.Coverage > 0:
 		ev.Reason = ReasonPartial
 	default:

@@ -33,9 +33,10 @@
 // Every hit the API returns (tools[].hits of a chat turn, the hits of
 // /api/rag/search and /api/faq/search) carries "evidence": its calibrated
 // relevance in [0, 1], whether it is relevant (relevance >= 0.60), the
-// reason (covered, named, vector, combined, missing-pair, partial,
-// no-evidence), the query concepts it covers and misses, and its lexical
-// and calibrated vector evidence (vector, vector_z, background). A chat
+// reason (covered, named, vector, combined, missing-pair, files-only,
+// context-only, unknown-words, partial, no-evidence), the query concepts
+// it covers and misses, and its lexical and calibrated vector evidence
+// (vector, vector_z, background). A chat
 // turn keeps only relevant hits (debug.considered counts what each search
 // returned) and cites only those. When none is relevant the turn abstains:
 // "abstained": true, "citations": [], confidence "none", and the answer

@@ -132,7 +132,7 @@ type evidenceJSON struct {
 	// Relevance in [0, 1] fuses the lexical and vector evidence; Relevant
 	// is Relevance >= the threshold (0.60 by default); Reason explains
 	// the decision: covered, named, vector, combined, missing-pair,
-	// context-only, unknown-words, partial or no-evidence.
+	// files-only, context-only, unknown-words, partial or no-evidence.
 	Relevance float64 `json:"relevance"`
 	Relevant  bool    `json:"relevant"`
 	Reason    string  `json:"reason"`
