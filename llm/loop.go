@@ -165,10 +165,9 @@ type RunResult struct {
 	// pending call.
 	Messages []Message
 	// Iterations record every model call and tool execution of this call
-	// of RunTools or ResumeConfirmation.
+	// of RunTools or ResumeConfirmation (each call's tokens are in its
+	// Response.Usage).
 	Iterations []Iteration
-	// Usage sums the tokens of all model calls of this call.
-	Usage Usage
 	// Pending is set when the loop stopped because a tool requires
 	// confirmation; resolve it with ResumeConfirmation.
 	Pending *PendingConfirmation
@@ -259,7 +258,6 @@ func (r *runner) loop(ctx context.Context, req Request, done int) (*RunResult, e
 		if err != nil {
 			return r.result, fmt.Errorf("llm: tool loop iteration %d: %w", n, err)
 		}
-		r.result.Usage = r.result.Usage.add(resp.Usage)
 		r.result.Iterations = append(r.result.Iterations, Iteration{Number: n, Response: resp, ModelDuration: elapsed})
 		r.emit(Event{Kind: EventModelResponse, Iteration: n, Response: &resp, ModelDuration: elapsed})
 		req.Messages = append(req.Messages, resp.Message.clone())

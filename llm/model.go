@@ -170,15 +170,6 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
-// add returns the sum of u and v.
-func (u Usage) add(v Usage) Usage {
-	return Usage{
-		PromptTokens:     u.PromptTokens + v.PromptTokens,
-		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
-		TotalTokens:      u.TotalTokens + v.TotalTokens,
-	}
-}
-
 // Response is a complete model answer.
 type Response struct {
 	// ID is the provider's identifier of the completion, if any.

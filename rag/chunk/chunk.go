@@ -22,11 +22,11 @@ const HeadingSeparator = " › "
 // Chunk is a piece of a source text. A splitter returns the chunks of one
 // source in source order, so a chunk's index in that slice numbers it.
 type Chunk struct {
-	// Text is source[Start:End]: never empty, never only white space, with
-	// no leading or trailing white space.
+	// Text is source[Start:Start+len(Text)]: never empty, never only white
+	// space, with no leading or trailing white space.
 	Text string
-	// Start and End are byte offsets into the source text.
-	Start, End int
+	// Start is the byte offset of Text in the source text.
+	Start int
 	// HeadingPath is the path of headings of the section the chunk starts
 	// in, outermost first; nil for the Recursive splitter and for text
 	// before any heading.

@@ -19,39 +19,40 @@ import (
 // bounded overlap, and no skipped text.
 func checkChunks(t testing.TB, src string, chunks []Chunk, maxRunes, overlap int) {
 	t.Helper()
-	prev := Chunk{Start: -1, End: 0}
+	prevStart, prevEnd := -1, 0
 	for i, c := range chunks {
-		if c.Start < 0 || c.End > len(src) || c.Start >= c.End {
-			t.Fatalf("chunk %d: bad span [%d,%d) for %d bytes", i, c.Start, c.End, len(src))
+		end := c.Start + len(c.Text)
+		if c.Start < 0 || end > len(src) || c.Start >= end {
+			t.Fatalf("chunk %d: bad span [%d,%d) for %d bytes", i, c.Start, end, len(src))
 		}
-		if c.Text != src[c.Start:c.End] {
-			t.Fatalf("chunk %d: Text != src[%d:%d]", i, c.Start, c.End)
+		if c.Text != src[c.Start:end] {
+			t.Fatalf("chunk %d: Text != src[%d:%d]", i, c.Start, end)
 		}
 		if strings.TrimSpace(c.Text) == "" {
 			t.Fatalf("chunk %d: whitespace-only text %q", i, c.Text)
 		}
-		if lo, hi := trimSpan(src, c.Start, c.End); lo != c.Start || hi != c.End {
+		if lo, hi := trimSpan(src, c.Start, end); lo != c.Start || hi != end {
 			t.Fatalf("chunk %d: untrimmed text %q", i, c.Text)
 		}
-		if !onRuneBoundary(src, c.Start) || !onRuneBoundary(src, c.End) {
-			t.Fatalf("chunk %d: [%d,%d) splits a rune", i, c.Start, c.End)
+		if !onRuneBoundary(src, c.Start) || !onRuneBoundary(src, end) {
+			t.Fatalf("chunk %d: [%d,%d) splits a rune", i, c.Start, end)
 		}
 		if n := utf8.RuneCountInString(c.Text); n > maxRunes {
 			t.Fatalf("chunk %d: %d runes > %d", i, n, maxRunes)
 		}
-		if c.Start <= prev.Start || c.End <= prev.End {
-			t.Fatalf("chunk %d [%d,%d) not after chunk %d [%d,%d)", i, c.Start, c.End, i-1, prev.Start, prev.End)
+		if c.Start <= prevStart || end <= prevEnd {
+			t.Fatalf("chunk %d [%d,%d) not after chunk %d [%d,%d)", i, c.Start, end, i-1, prevStart, prevEnd)
 		}
-		if c.Start < prev.End {
-			if n := utf8.RuneCountInString(src[c.Start:prev.End]); n > overlap {
+		if c.Start < prevEnd {
+			if n := utf8.RuneCountInString(src[c.Start:prevEnd]); n > overlap {
 				t.Fatalf("chunks %d and %d overlap by %d runes > %d", i-1, i, n, overlap)
 			}
-		} else if gap := src[prev.End:c.Start]; strings.TrimSpace(gap) != "" {
+		} else if gap := src[prevEnd:c.Start]; strings.TrimSpace(gap) != "" {
 			t.Fatalf("text %q between chunks %d and %d is in no chunk", gap, i-1, i)
 		}
-		prev = c
+		prevStart, prevEnd = c.Start, end
 	}
-	if rest := src[prev.End:]; strings.TrimSpace(rest) != "" {
+	if rest := src[prevEnd:]; strings.TrimSpace(rest) != "" {
 		t.Fatalf("trailing text %.40q is in no chunk", rest)
 	}
 }

@@ -1,6 +1,6 @@
 // Package chunk splits text into overlapping pieces for embedding, keeping
-// exact provenance: every Chunk carries the byte offsets of its text in the
-// source, so Chunk.Text == source[Start:End] always holds.
+// exact provenance: every Chunk carries the byte offset of its text in the
+// source, so Chunk.Text == source[Start:Start+len(Text)] always holds.
 //
 // Two splitters are provided:
 //
@@ -24,8 +24,8 @@
 // Sizes are counted in runes (Unicode code points), not bytes, so a pt-BR
 // text with accents is cut where an ASCII text of the same length would be.
 // A chunk never splits a rune and never is empty or whitespace only: leading
-// and trailing white space is trimmed from each chunk (Start and End are
-// moved accordingly), so white space between two chunks may belong to
+// and trailing white space is trimmed from each chunk (Start is moved
+// accordingly), so white space between two chunks may belong to
 // neither. Every other byte of the source belongs to at least one chunk.
 //
 // # Errors

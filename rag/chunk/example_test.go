@@ -14,7 +14,7 @@ func ExampleRecursive() {
 	}
 	text := "Soja: ferrugem. Milho: cigarrinha. Café: broca. Uva: míldio."
 	for i, c := range r.Split(text) {
-		fmt.Printf("%d [%d:%d] %q\n", i, c.Start, c.End, c.Text)
+		fmt.Printf("%d [%d:%d] %q\n", i, c.Start, c.Start+len(c.Text), c.Text)
 	}
 	// Output:
 	// 0 [0:34] "Soja: ferrugem. Milho: cigarrinha."

@@ -245,14 +245,14 @@ func spansToChunks(s string, spans []span) []Chunk {
 		}
 		if n := len(chunks); n > 0 {
 			last := &chunks[n-1]
-			if hi <= last.End {
+			if hi <= last.Start+len(last.Text) {
 				continue // inside the previous chunk
 			}
 			if lo <= last.Start {
 				chunks = chunks[:n-1] // the previous chunk is inside this one
 			}
 		}
-		chunks = append(chunks, Chunk{Text: s[lo:hi], Start: lo, End: hi})
+		chunks = append(chunks, Chunk{Text: s[lo:hi], Start: lo})
 	}
 	return chunks
 }

@@ -133,8 +133,8 @@ func (st *Structural) Split(text string, sections []Section) ([]Chunk, error) {
 		block := spansToChunks(text, spans)
 		if n := len(block); n >= 2 && utf8.RuneCountInString(block[n-1].Text) < st.minRunes {
 			prev := &block[n-2]
-			if merged := text[prev.Start:block[n-1].End]; utf8.RuneCountInString(merged) <= st.rec.size+st.minRunes {
-				prev.End = block[n-1].End
+			last := &block[n-1]
+			if merged := text[prev.Start : last.Start+len(last.Text)]; utf8.RuneCountInString(merged) <= st.rec.size+st.minRunes {
 				prev.Text = merged
 				block = block[:n-1]
 			}
