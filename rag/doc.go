@@ -172,8 +172,11 @@
 // the others keep none and the question asks more than one thing, so a
 // misread intent does not turn a question a manual answers into an
 // abstention. Each search keeps its relevant hits only, in evidence order
-// (FAQ priority breaks ties), drops those more than 0.25 below the
-// search's best and fits the retrieved sections into a
+// (of equally relevant hits, those holding more of the question's
+// concepts in their name, category, tags or metadata first — what a
+// record is before what its text mentions —, then FAQ priority), drops
+// those more than 0.25 below the search's best and fits the retrieved
+// sections into a
 // 2,000-token budget ([PipelineOptions.ContextTokens]). A turn whose kept
 // hits have a mean relevance below the low threshold of
 // [PipelineOptions.Confidence] (0.60) has level none and abstains:

@@ -820,7 +820,9 @@ func searchLeg[T any](run func() (*Result[T], error), dst *[]Hit[T], tie func(*T
 }
 
 // selectRelevant keeps the hits whose Evidence is Relevant, in evidence
-// order (relevance, then tie — FAQ priority — then search order), and
+// order (byEvidence: relevance, then the concepts the record holds in its
+// name, category, tags or metadata, then tie — FAQ priority — then search
+// order), and
 // drops those more than cut below the best one (cut < 0 keeps all).
 func selectRelevant[T any](hits []Hit[T], tie func(*T) int, cut float64) []Hit[T] {
 	var rel []Hit[T]

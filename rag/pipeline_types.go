@@ -49,9 +49,10 @@ func (i Intent) Valid() bool {
 }
 
 // Plan says which searches a chat turn runs, decided from the intent. A
-// turn whose intent leaves the documents out runs their search too, as a
-// fallback whose hits count only when the others find nothing relevant,
-// so its Debug.Plan has Documents set.
+// turn whose intent leaves the documents out runs their search too
+// (unless PipelineOptions.Documents is Off), as a fallback whose hits
+// count only when the others find nothing relevant and the question asks
+// more than one thing, so its Debug.Plan has Documents set.
 type Plan struct {
 	FAQ       bool `json:"faq"`
 	Catalog   bool `json:"catalog"`
@@ -273,14 +274,16 @@ type PipelineTimings struct {
 
 // Debug explains a turn.
 type Debug struct {
+	// Plan is the searches the turn ran, the documents' fallback of a
+	// catalog turn included (see Plan).
 	Plan           Plan            `json:"plan"`
 	CatalogQuery   string          `json:"catalog_query,omitempty"`
 	FAQQuery       string          `json:"faq_query,omitempty"`
 	Timings        PipelineTimings `json:"timings"`
 	ModelCalls     []ModelCall     `json:"model_calls,omitempty"`
 	FallbackReason FallbackReason  `json:"fallback_reason,omitempty"`
-	// SearchTimings are the Searcher's timings per search ("faqs",
-	// "catalog", "documents").
+	// SearchTimings are the Searcher's timings per search, by tool name
+	// (ToolSearchFAQs, ToolSearchCatalog, ToolSearchDocuments).
 	SearchTimings map[string]Timings `json:"search_timings,omitempty"`
 	// Context is the full context given to the answerer.
 	Context string `json:"context,omitempty"`
