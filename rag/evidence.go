@@ -987,14 +987,20 @@ func byEvidence[T any](hits []Hit[T], tie func(*T) int) []Hit[T] {
 		}
 		return math.Round(h.Evidence.Relevance * 100)
 	}
+	// A hit without evidence holds nothing: identity 0, so the order
+	// stays a strict weak order among judged and unjudged hits.
+	identity := func(h *Hit[T]) int {
+		if h.Evidence == nil {
+			return 0
+		}
+		return h.Evidence.identity
+	}
 	slices.SortStableFunc(out, func(a, b Hit[T]) int {
 		if c := cmp.Compare(rel(&b), rel(&a)); c != 0 {
 			return c
 		}
-		if a.Evidence != nil && b.Evidence != nil {
-			if c := cmp.Compare(b.Evidence.identity, a.Evidence.identity); c != 0 {
-				return c
-			}
+		if c := cmp.Compare(identity(&b), identity(&a)); c != 0 {
+			return c
 		}
 		if tie != nil {
 			return cmp.Compare(tie(&b.Record), tie(&a.Record))

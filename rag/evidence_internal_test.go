@@ -574,3 +574,22 @@ func TestByEvidenceIdentity(t *testing.T) {
 		t.Errorf("order %v, want %v", got, want)
 	}
 }
+
+// TestByEvidenceNilIsNoIdentity: a hit without evidence holds nothing of
+// the question (relevance and identity 0), so the order stays a strict
+// weak order when it is among hits with evidence: the one holding a
+// concept in its name comes first, wherever the unjudged hit stands.
+func TestByEvidenceNilIsNoIdentity(t *testing.T) {
+	hits := []Hit[storage.CatalogItem]{
+		{ID: "mentions", Evidence: &Evidence{}},
+		{ID: "unjudged"},
+		{ID: "is", Evidence: &Evidence{identity: 1}},
+	}
+	var got []string
+	for _, h := range byEvidence(hits, nil) {
+		got = append(got, h.ID)
+	}
+	if want := []string{"is", "mentions", "unjudged"}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
