@@ -185,9 +185,10 @@
 // The level of a turn that answers says how often such turns cite the
 // right records, as measured on the chat and cross-domain evaluations
 // (examples/eval prints the reliability table): high when it cites exactly
-// one record of relevance ≥ 0.8 whose lexical evidence is at least the
-// relevance threshold, 0.6 (the question's words are in it, not only near
-// it), nearly always right;
+// one record of relevance ≥ 0.8 whose lexical evidence is at least 0.6
+// (the default relevance threshold; a fixed figure, not
+// [EvidenceOptions.Threshold]: the question's words are in it, not only
+// near it), nearly always right;
 // medium when every record it cites has relevance ≥ 0.8; low otherwise
 // (about half right). The measured rates are in BENCHMARKS.md ("Confidence
 // that means what it says"). Recent turns join the searches only when [DetectFollowUp]
