@@ -277,9 +277,6 @@ type Evidence struct {
 	Missing []string `json:"missing,omitempty"`
 	// Fields are the record fields the covered concepts were found in.
 	Fields []string `json:"fields,omitempty"`
-	// FilesOnly reports that every covered concept was found only in the
-	// item's attached files.
-	FilesOnly bool `json:"files_only,omitempty"`
 	// Named reports that the item's name holds the query's rarest
 	// concept, and that concept is rare (namedMaxShare); Name is that
 	// concept (the query word, normalized).
@@ -313,10 +310,17 @@ type Background struct {
 	// rank) of the similarities.
 	Median float64 `json:"median"`
 	P95    float64 `json:"p95"`
-	// Scale is P95 − Median, at least 0.01: the unit of VectorZ.
-	Scale float64 `json:"scale"`
 	// Samples is the number of chunks compared.
 	Samples int `json:"samples"`
+}
+
+// Scale is P95 − Median, at least 0.01: the unit of Evidence.VectorZ.
+func (b *Background) Scale() float64 { return max(b.P95-b.Median, minScale) }
+
+// FilesOnly reports that every covered concept was found only in the
+// item's attached files (Fields is ["files"]).
+func (e *Evidence) FilesOnly() bool {
+	return len(e.Covered) > 0 && len(e.Fields) == 1 && e.Fields[0] == fieldname.Files
 }
 
 // minScale keeps z finite when the sample's similarities are all equal.
@@ -339,7 +343,7 @@ func backgroundOf(q []float32, sample *calibration) *Background {
 	}
 	med := median(xs)
 	p95 := xs[max(int(math.Ceil(0.95*float64(len(xs))))-1, 0)]
-	return &Background{Median: med, P95: p95, Scale: max(p95-med, minScale), Samples: len(xs)}
+	return &Background{Median: med, P95: p95, Samples: len(xs)}
 }
 
 func median(sorted []float64) float64 {
@@ -815,7 +819,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	if total > 0 {
 		ev.Coverage = got / total
 	}
-	ev.FilesOnly = len(ev.Covered) > 0 && filesOnly && len(seen) > 0
+	filesOnly = len(ev.Covered) > 0 && filesOnly && len(seen) > 0
 	for f := range seen {
 		ev.Fields = append(ev.Fields, f)
 	}
@@ -838,7 +842,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 
 	if vec != nil {
 		if eq.bg != nil {
-			ev.VectorZ = (vec.Similarity - eq.bg.Median) / eq.bg.Scale
+			ev.VectorZ = (vec.Similarity - eq.bg.Median) / eq.bg.Scale()
 			ev.Vector = logistic((ev.VectorZ - defaultVectorMidpoint) / defaultVectorWidth)
 		} else {
 			// Uncalibrated: the default levels, 0.60 → 0.5 and 0.85 → 0.9.
@@ -869,7 +873,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// fertilizer's "parede celular" — and is no answer. Questions of
 	// several words a leaflet holds together ("a ordem de colocar os
 	// produtos no tanque") are answered by the leaflet as before.
-	leafletOnly := titleField == lexical.FieldName && len(eq.concepts) == 1 && ev.FilesOnly && !synCovered && !ev.Named
+	leafletOnly := titleField == lexical.FieldName && len(eq.concepts) == 1 && filesOnly && !synCovered && !ev.Named
 	vectorAlone := len(eq.concepts) > 0 && ev.Coverage < minVectorCoverage && !ev.Named
 	switch {
 	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone || leafletOnly:

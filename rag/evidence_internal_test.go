@@ -24,8 +24,8 @@ func TestBackgroundOfWorkedExample(t *testing.T) {
 	if bg == nil || bg.Samples != 3 {
 		t.Fatalf("background = %+v", bg)
 	}
-	if math.Abs(bg.Median-0.6) > 1e-6 || math.Abs(bg.P95-1) > 1e-6 || math.Abs(bg.Scale-0.4) > 1e-6 {
-		t.Errorf("median %v p95 %v scale %v, want 0.6, 1 and 0.4", bg.Median, bg.P95, bg.Scale)
+	if math.Abs(bg.Median-0.6) > 1e-6 || math.Abs(bg.P95-1) > 1e-6 || math.Abs(bg.Scale()-0.4) > 1e-6 {
+		t.Errorf("median %v p95 %v scale %v, want 0.6, 1 and 0.4", bg.Median, bg.P95, bg.Scale())
 	}
 	if backgroundOf([]float32{1, 0, 0}, c) != nil {
 		t.Error("a query of other dimensions got a background")
@@ -35,8 +35,8 @@ func TestBackgroundOfWorkedExample(t *testing.T) {
 	}
 	// All equal similarities: the scale is floored, so z stays finite.
 	flat := &calibration{rows: []float32{1, 0, 1, 0}, dims: 2, n: 2}
-	if bg := backgroundOf([]float32{1, 0}, flat); bg.Scale != minScale {
-		t.Errorf("flat scale = %v, want %v", bg.Scale, minScale)
+	if bg := backgroundOf([]float32{1, 0}, flat); bg.Scale() != minScale {
+		t.Errorf("flat scale = %v, want %v", bg.Scale(), minScale)
 	}
 }
 
@@ -50,7 +50,7 @@ func TestEvidenceWorkedExamples(t *testing.T) {
 			{label: "videira", direct: []string{"videira"}, class: []string{"uva"}, culture: true, weight: 3, raw: 3, rare: true},
 		},
 		pairAsked: true, maxRaw: 3,
-		bg: &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
+		bg: &Background{Median: 0.05, P95: 0.09, Samples: 100},
 	}
 	tests := []struct {
 		name     string
@@ -369,7 +369,7 @@ func TestEvidenceMissingSubject(t *testing.T) {
 			{label: "girassol", direct: []string{"girassol"}, culture: true, weight: 1, raw: 1, own: true, unknown: true},
 		},
 		maxRaw: 1,
-		bg:     &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
+		bg:     &Background{Median: 0.05, P95: 0.09, Samples: 100},
 	}
 	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "semente", Fields: []string{"name"}}}}
 	close := &VectorEvidence{Similarity: 0.25} // z = 5: vector evidence 0.93
@@ -392,7 +392,7 @@ func TestEvidenceMissingSubject(t *testing.T) {
 			{label: "uva", direct: []string{"uva"}, culture: true, weight: 0.5, raw: 1},
 		},
 		maxRaw: 1, hasContext: true,
-		bg: &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
+		bg: &Background{Median: 0.05, P95: 0.09, Samples: 100},
 	}
 	doseUva := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "dose", Fields: []string{"files"}}, {Term: "uva", Fields: []string{"tags"}}}}
 	if ev := followUp.evidenceFor(doseUva, close, lexical.FieldName, &o); ev.Relevant {
@@ -407,7 +407,7 @@ func TestEvidenceMissingSubject(t *testing.T) {
 			{label: "uva", direct: []string{"uva"}, culture: true, weight: 1, raw: 1, own: true},
 		},
 		maxRaw: 3,
-		bg:     &Background{Median: 0.05, P95: 0.09, Scale: 0.04, Samples: 100},
+		bg:     &Background{Median: 0.05, P95: 0.09, Samples: 100},
 	}
 	nameSig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "fungiprot", Fields: []string{"name"}}}}
 	if ev := named.evidenceFor(nameSig, close, lexical.FieldName, &o); !ev.Named || !ev.Relevant || ev.Relevance != o.Threshold {

@@ -22,7 +22,7 @@ func TestEvidenceReasonFilesOnly(t *testing.T) {
 	found := false
 	for _, h := range res.Hits {
 		e := h.Evidence
-		if e == nil || !e.FilesOnly || e.Coverage < 1 {
+		if e == nil || !e.FilesOnly() || e.Coverage < 1 {
 			continue
 		}
 		found = true

@@ -78,7 +78,7 @@ func TestEvidenceNaNQueryVector(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range res.Hits {
-		if b := h.Evidence.Background; b != nil && (math.IsNaN(b.Median) || math.IsNaN(b.Scale)) {
+		if b := h.Evidence.Background; b != nil && (math.IsNaN(b.Median) || math.IsNaN(b.Scale())) {
 			t.Fatalf("%s: background %+v", h.ID, b)
 		}
 		if math.IsNaN(h.Evidence.Relevance) {

@@ -491,10 +491,10 @@ func toEvidence(e *rag.Evidence) *evidenceJSON {
 		return nil
 	}
 	out := &evidenceJSON{Relevance: e.Relevance, Relevant: e.Relevant, Reason: string(e.Reason), Lexical: e.Lexical,
-		Coverage: e.Coverage, Covered: nonNil(e.Covered), Missing: nonNil(e.Missing), Fields: e.Fields, FilesOnly: e.FilesOnly,
+		Coverage: e.Coverage, Covered: nonNil(e.Covered), Missing: nonNil(e.Missing), Fields: e.Fields, FilesOnly: e.FilesOnly(),
 		Named: e.Named, PairAsked: e.PairAsked, Pair: e.Pair, Vector: e.Vector, VectorZ: e.VectorZ}
 	if b := e.Background; b != nil {
-		out.Background = &backgroundJSON{Median: b.Median, P95: b.P95, Scale: b.Scale, Samples: b.Samples}
+		out.Background = &backgroundJSON{Median: b.Median, P95: b.P95, Scale: b.Scale(), Samples: b.Samples}
 	}
 	return out
 }
