@@ -249,7 +249,11 @@ const (
 // query names both a subject and a class and the
 // record does not hold both, relevance is capped at 0.75 × the threshold:
 // a soybean fungicide is not an answer to "fungicida para videira",
-// however close its text.
+// however close its text. So is a catalog item that holds the one thing
+// a question asks for only in its attached files' prose, neither as a
+// concept of the synonym table nor in its metadata (ReasonFilesOnly):
+// its leaflet mentions it ("pulverizadores tratorizados" for "vocês
+// vendem trator?").
 //
 // Worked example (catalog, hash embedder, testdata): "tem fungicida para
 // videira?" has the content concepts fungicida and videira (with its
