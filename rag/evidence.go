@@ -792,18 +792,30 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		subjectHeld = subjectHeld || (c.culture && c.own)
 		ownCovered = ownCovered || c.own
 		ev.Covered = append(ev.Covered, c.label)
-		inMeta := described != nil && slices.ContainsFunc(c.direct, described)
-		synCovered = synCovered || c.culture || c.treatment || len(c.class) > 0 || inMeta
-		// Any of the concept's terms counts, wherever its credit came
-		// from: "videira" in a description and its canonical "uva" in the
-		// tags is an item for grapes.
-		isField := func(f string) bool {
-			return f == lexical.FieldName || f == lexical.FieldCategory || f == lexical.FieldTags
+		// What the record is: any term of the concept in its name,
+		// category or tags, wherever its credit came from ("videira" in a
+		// description and its canonical "uva" in the tags is an item for
+		// grapes), else in its metadata (looked up only when it decides
+		// something: it normalizes the metadata).
+		synConcept := c.culture || c.treatment || len(c.class) > 0
+		isIdentity := false
+		for _, terms := range [2][]string{c.direct, c.class} {
+			for _, t := range terms {
+				if f, ok := found(t); ok && !isIdentity {
+					isIdentity = slices.Contains(f, lexical.FieldName) || slices.Contains(f, lexical.FieldCategory) || slices.Contains(f, lexical.FieldTags)
+				}
+			}
 		}
-		if inMeta || slices.ContainsFunc(slices.Concat(c.direct, c.class), func(t string) bool {
-			f, ok := found(t)
-			return ok && slices.ContainsFunc(f, isField)
-		}) {
+		if described != nil && !(isIdentity && synConcept) {
+			for _, t := range c.direct {
+				if described(t) {
+					isIdentity, synConcept = true, true
+					break
+				}
+			}
+		}
+		synCovered = synCovered || synConcept
+		if isIdentity {
 			ev.identity++
 		}
 		for _, f := range where {
@@ -1058,8 +1070,13 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 			}
 		}
 		if it, ok := any(&h.Record).(*storage.CatalogItem); ok && len(it.Metadata) > 0 {
-			meta := newMetadataRecord(it.Metadata)
-			described = func(term string) bool { return startsWord(meta, term) }
+			var meta metadataRecord // normalized once, on first use
+			described = func(term string) bool {
+				if meta == nil {
+					meta = newMetadataRecord(it.Metadata)
+				}
+				return startsWord(meta, term)
+			}
 		}
 		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
 		// A section holds less than its document, so when the whole
@@ -1305,7 +1322,7 @@ func wordStart(text string, at int) bool {
 	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 }
 
-// metadataRecord is a catalog item's metadata values, in key order, read
+// metadataRecord is a catalog item's metadata values, normalized, in key order, read
 // as the fields of a lexical.Record for the evidence's word-start checks.
 type metadataRecord []string
 
@@ -1313,7 +1330,7 @@ func newMetadataRecord(m map[string]string) metadataRecord {
 	keys := slices.Sorted(maps.Keys(m))
 	r := make(metadataRecord, len(keys))
 	for i, k := range keys {
-		r[i] = m[k]
+		r[i] = lexical.Normalize(m[k])
 	}
 	return r
 }
