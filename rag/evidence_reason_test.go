@@ -34,3 +34,25 @@ func TestEvidenceReasonFilesOnly(t *testing.T) {
 		t.Fatal("no item holds 'trator' in its files only: the test needs one")
 	}
 }
+
+// TestChatIdentityFromAnyTerm: a concept counts toward what a record is
+// when any of its terms is in the name, category or tags, not only the
+// term its credit came from. Fosetal 800 WG says "videira" in its
+// description and "Uva" in its tags, so for "tem fungicida para
+// videira?" it is an item for grapes and is cited first, before items
+// holding only "Uva" (the rule of f9704a1, which only examples/chatserver
+// pinned before).
+func TestChatIdentityFromAnyTerm(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "tem fungicida para videira?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Catalog) == 0 || res.Catalog[0].ID != "prd-016" {
+		var ids []string
+		for _, h := range res.Catalog {
+			ids = append(ids, h.ID)
+		}
+		t.Errorf("catalog %v, want Fosetal 800 WG (prd-016) first", ids)
+	}
+}
