@@ -179,14 +179,10 @@ func TestChatTurnSpans(t *testing.T) {
 	spans := sr.Ended()
 	got := tree(spans)
 	t.Logf("span tree:\n%s", got)
-	// A catalog turn searches the documents too, as its fallback.
+	// The catalog answers, so the documents' fallback search does not run.
 	want := `chat turn
   chat [answer]
   chat [classify]
-  hybridrag.search [document]
-    hybridrag.leg lexical [document]
-    hybridrag.leg vector [document]
-      embeddings [document]
   hybridrag.search [faq]
     hybridrag.leg lexical [faq]
     hybridrag.leg vector [faq]

@@ -168,9 +168,8 @@
 // [Answerer]. The intent decides the searches (a catalog question: the
 // catalog and the FAQs; support: the FAQs and the documents; agronomy and
 // anything else: all three); a turn whose plan leaves the documents out
-// searches them too, beside the others, and keeps their hits only when
-// the others keep none and the question asks more than one thing, so a
-// misread intent does not turn a question a manual answers into an
+// searches them after the others when those keep no hit, and keeps their
+// hits when the question asks more than one thing, so a misread intent does not turn a question a manual answers into an
 // abstention. Each search keeps its relevant hits only, in evidence order
 // (of equally relevant hits, those holding more of the question's
 // concepts in their name, category, tags or metadata first — what a

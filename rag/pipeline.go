@@ -378,13 +378,10 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		plan = Plan{FAQ: true, Catalog: true, Documents: true}
 	}
 	// The store's documents are its knowledge base: a turn whose intent
-	// does not search them (a catalog question) searches them too, and
-	// uses them only when its own searches find nothing relevant, rather
-	// than abstain on what a manual or a policy answers.
-	fallbackDocs := plan.any() && !plan.Documents
-	if fallbackDocs {
-		plan.Documents = true
-	}
+	// does not search them (a catalog question) searches them when its
+	// own searches find nothing relevant, rather than abstain on what a
+	// manual or a policy answers (runSearches).
+	fallbackDocs := plan.any() && !plan.Documents && p.opts.Documents != Off
 	if p.opts.Documents == Off {
 		plan.Documents = false
 	}
@@ -409,6 +406,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		return nil, err
 	}
 	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
+	if sr.fallbackRan {
+		plan.Documents, dbg.Plan.Documents = true, true
+	}
 	dbg.SearchTimings = sr.timings
 	dbg.FallbackReason = sr.fallback
 	dbg.Errors = append(dbg.Errors, sr.errors...)
@@ -596,6 +596,9 @@ type searchResults struct {
 	// not the same as finding nothing; the documents' search of a
 	// fallback counts only when its hits are kept.
 	allFailed bool
+	// fallbackRan: the documents were searched as the fallback of a turn
+	// whose intent leaves them out.
+	fallbackRan bool
 	// The questions each kind's passages answer: the catalog search's
 	// text, the FAQ search's and the documents search's (with the
 	// previous turn for a follow-up).
@@ -680,8 +683,9 @@ func (r *searchResults) meanRelevance() float64 {
 // relevant hits of each (selectRelevant) within the context budget. A
 // failed search is reported in errors and yields no hits; the turn goes
 // on. cq searches the catalog, dq the documents, and message plus
-// faqContext the FAQs. With fallbackDocs the documents' hits are kept
-// only when the other searches kept none.
+// faqContext the FAQs. With fallbackDocs the documents are searched
+// after the others, only when those kept no hit, and their hits are kept
+// only when the question asks more than one thing.
 func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
 	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
 	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.Limits.MaxQueryChars)
@@ -751,8 +755,20 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 		})
 	}
 	wg.Wait()
-	if fallbackDocs && (len(res.catalog)+len(res.faqs) > 0 || !asksMoreThanOneThing(res.docs)) {
-		res.docs = nil
+	if fallbackDocs && len(res.catalog)+len(res.faqs) == 0 && ctx.Err() == nil {
+		// The fallback runs after the others, so turns they answer pay
+		// nothing for it.
+		res.fallbackRan = true
+		calls = append(calls, call{ToolSearchDocuments, query})
+		if emit != nil {
+			emit(Event{Kind: EventToolCall, Tool: ToolSearchDocuments, Query: query})
+		}
+		searchLeg(func() (*Result[storage.Document], error) {
+			return p.searcher.SearchDocuments(ctx, Query{Text: dq.text, Context: dq.context, Limit: limit})
+		}, &res.docs, nil, cut, done(ToolSearchDocuments))
+		if !asksMoreThanOneThing(res.docs) {
+			res.docs = nil
+		}
 	}
 	// The turn could not be searched when every search it asked for
 	// failed; the documents' search of a fallback counts only when its

@@ -49,10 +49,11 @@ func (i Intent) Valid() bool {
 }
 
 // Plan says which searches a chat turn runs, decided from the intent. A
-// turn whose intent leaves the documents out runs their search too
-// (unless PipelineOptions.Documents is Off), as a fallback whose hits
-// count only when the others find nothing relevant and the question asks
-// more than one thing, so its Debug.Plan has Documents set.
+// turn whose intent leaves the documents out searches them after the
+// others when those find nothing relevant (unless
+// PipelineOptions.Documents is Off), keeping their hits only when the
+// question asks more than one thing; its Debug.Plan then has Documents
+// set.
 type Plan struct {
 	FAQ       bool `json:"faq"`
 	Catalog   bool `json:"catalog"`
