@@ -117,6 +117,9 @@ func TestDetect(t *testing.T) {
 		// mentions no alias.
 		{"alias", "stink bugs on soybean", []string{"class/inseticida/stink bugs", "alias/percevejo/stink bugs", "subject/soja/soybean"}},
 		{"alias canonical mentions nothing", "percevejo na soja", []string{"class/inseticida/percevejo", "subject/soja/soja"}},
+		// The Portuguese stemmer leaves English plurals alone, so the
+		// table lists them.
+		{"alias English plural", "do you deliver to farms?", []string{"alias/entrega/deliver", "alias/fazenda/farms"}},
 		{"whole words only", "chuva no tomate", []string{"subject/tomate/tomate"}},
 		{"nothing", "qual o preço?", nil},
 		{"empty", "", nil},
