@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"log/slog"
 	"math"
 	"net/http"
@@ -680,21 +681,9 @@ func (r *envReader) value(name string) (string, bool) {
 
 func (r *envReader) fail(name, value string, err error) {
 	if len(value) > 64 {
-		value = truncateRunes(value, 64) + "…"
+		value = textutil.TruncateRunes(value, 64) + "…"
 	}
 	r.errs = append(r.errs, &EnvError{Var: name, Value: value, Err: err})
-}
-
-// truncateRunes returns the first n runes of s, trailing space trimmed.
-func truncateRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return strings.TrimSpace(s[:j])
-		}
-		i++
-	}
-	return s
 }
 
 func (r *envReader) str(name string, dst *string) {
