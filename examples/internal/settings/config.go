@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/hybridrag/hybridrag/internal/textutil"
 	"log/slog"
 	"math"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hybridrag/hybridrag/examples/internal/assist"
+	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag"
