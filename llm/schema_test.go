@@ -287,14 +287,7 @@ func TestSchemaOlderDraftsAndFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := compileSchema(json.RawMessage(tt.schema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := ""
-			if err := s.validateDoc([]byte(tt.doc)); err != nil {
-				got = err.Error()
-			}
+			got := validationMessage(t, tt.schema, tt.doc)
 			if got != tt.want && (tt.want == "" || !strings.HasPrefix(got, tt.want)) {
 				t.Errorf("Validate(%s) = %q, want %q", tt.doc, got, tt.want)
 			}
@@ -616,17 +609,24 @@ func TestValidateDocExamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := compileSchema(json.RawMessage(tt.schema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := ""
-			if err := s.validateDoc([]byte(tt.doc)); err != nil {
-				got = err.Error()
-			}
+			got := validationMessage(t, tt.schema, tt.doc)
 			if got != tt.want {
 				t.Errorf("validateDoc = %q, want %q", got, tt.want)
 			}
 		})
 	}
+}
+
+// validationMessage compiles schema and validates doc against it: the
+// error's text, "" when doc is valid.
+func validationMessage(t *testing.T, schema, doc string) string {
+	t.Helper()
+	s, err := compileSchema(json.RawMessage(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.validateDoc([]byte(doc)); err != nil {
+		return err.Error()
+	}
+	return ""
 }

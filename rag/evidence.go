@@ -718,7 +718,6 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	}
 	var total, got float64
 	seen := map[string]bool{}
-	filesOnly := true
 	synCovered := false
 	ownAsked, ownCovered := false, false
 	known := false
@@ -735,6 +734,10 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		found := func(t string) ([]string, bool) {
 			f, ok := matched[t]
 			return f, ok && (inside == nil || !inside(t))
+		}
+		inIdentityField := func(t string) bool {
+			f, ok := found(t)
+			return ok && (slices.Contains(f, lexical.FieldName) || slices.Contains(f, lexical.FieldCategory) || slices.Contains(f, lexical.FieldTags))
 		}
 		for _, t := range c.direct {
 			if f, ok := found(t); ok {
@@ -798,14 +801,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		// grapes), else in its metadata (looked up only when it decides
 		// something: it normalizes the metadata).
 		synConcept := c.culture || c.treatment || len(c.class) > 0
-		isIdentity := false
-		for _, terms := range [2][]string{c.direct, c.class} {
-			for _, t := range terms {
-				if f, ok := found(t); ok && !isIdentity {
-					isIdentity = slices.Contains(f, lexical.FieldName) || slices.Contains(f, lexical.FieldCategory) || slices.Contains(f, lexical.FieldTags)
-				}
-			}
-		}
+		isIdentity := slices.ContainsFunc(c.direct, inIdentityField) || slices.ContainsFunc(c.class, inIdentityField)
 		if described != nil && !(isIdentity && synConcept) {
 			for _, t := range c.direct {
 				if described(t) {
@@ -820,9 +816,6 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		}
 		for _, f := range where {
 			seen[f] = true
-			if f != fieldname.Files {
-				filesOnly = false
-			}
 		}
 		// Only an item's name names it: a product or brand word is (nearly)
 		// unique to its items, while a word found in one FAQ's question or
@@ -835,7 +828,6 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	if total > 0 {
 		ev.Coverage = got / total
 	}
-	filesOnly = len(ev.Covered) > 0 && filesOnly && len(seen) > 0
 	for f := range seen {
 		ev.Fields = append(ev.Fields, f)
 	}
@@ -889,7 +881,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// fertilizer's "parede celular" — and is no answer. Questions of
 	// several words a leaflet holds together ("a ordem de colocar os
 	// produtos no tanque") are answered by the leaflet as before.
-	leafletOnly := titleField == lexical.FieldName && len(eq.concepts) == 1 && filesOnly && !synCovered && !ev.Named
+	leafletOnly := titleField == lexical.FieldName && len(eq.concepts) == 1 && ev.FilesOnly() && !synCovered && !ev.Named
 	vectorAlone := len(eq.concepts) > 0 && ev.Coverage < minVectorCoverage && !ev.Named
 	switch {
 	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone || leafletOnly:

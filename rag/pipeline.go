@@ -747,12 +747,13 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 			}, &res.catalog, nil, cut, done(ToolSearchCatalog))
 		})
 	}
+	searchDocs := func() {
+		searchLeg(func() (*Result[storage.Document], error) {
+			return p.searcher.SearchDocuments(ctx, Query{Text: dq.text, Context: dq.context, Limit: limit})
+		}, &res.docs, nil, cut, done(ToolSearchDocuments))
+	}
 	if plan.Documents {
-		wg.Go(func() {
-			searchLeg(func() (*Result[storage.Document], error) {
-				return p.searcher.SearchDocuments(ctx, Query{Text: dq.text, Context: dq.context, Limit: limit})
-			}, &res.docs, nil, cut, done(ToolSearchDocuments))
-		})
+		wg.Go(searchDocs)
 	}
 	wg.Wait()
 	if fallbackDocs && len(res.catalog)+len(res.faqs) == 0 && ctx.Err() == nil {
@@ -763,9 +764,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 		if emit != nil {
 			emit(Event{Kind: EventToolCall, Tool: ToolSearchDocuments, Query: query})
 		}
-		searchLeg(func() (*Result[storage.Document], error) {
-			return p.searcher.SearchDocuments(ctx, Query{Text: dq.text, Context: dq.context, Limit: limit})
-		}, &res.docs, nil, cut, done(ToolSearchDocuments))
+		searchDocs()
 		if !asksMoreThanOneThing(res.docs) {
 			res.docs = nil
 		}
