@@ -63,3 +63,47 @@ func TestDocumentPassagesNameTheirSection(t *testing.T) {
 		t.Errorf("documents section %q: want the Trocas passages with their section", got)
 	}
 }
+
+// TestItemPassagesMatchRootsKindsAndGroups pins the quoter's general
+// matching: a verb finds its noun (Snowball stems), a question asking for
+// a duration finds the unit holding one though it shares no word with it,
+// and a crop finds the row of its group only when no row names the crop.
+func TestItemPassagesMatchRootsKindsAndGroups(t *testing.T) {
+	it := storage.CatalogItem{
+		ID: "p2", Name: "Inseticida Exemplo 100 SC",
+		Description: "Inseticida de contato para lagartas.",
+		Metadata:    map[string]string{"autonomia": "até 6 horas"},
+		Files: []storage.CatalogFile{{Name: "ficha.txt", Text: "Na cultura da soja, controla lagarta-da-soja. Dose: 0,5 L/ha.\n" +
+			"Na cultura das hortaliças, controla traça-das-crucíferas (Plutella xylostella). Dose: 100 mL/100 L de água.\n" +
+			"Monitorar a lavoura e aplicar no nível de ação.\n" +
+			"Armazenamento: local coberto, ventilado e trancado.\n" +
+			"Embalagens vazias: fazer a tríplice lavagem e devolver no posto indicado."}},
+	}
+	for _, tt := range []struct {
+		question, first string
+	}{
+		{"como armazenar o Inseticida Exemplo?", "Armazenamento: local coberto, ventilado e trancado."},
+		{"como descartar a embalagem?", "Embalagens vazias: fazer a tríplice lavagem e devolver no posto indicado."},
+		{"quanto tempo dura?", "Autonomia: até 6 horas"},
+		{"serve para lagarta no repolho?", "Na cultura das hortaliças, controla traça-das-crucíferas (Plutella xylostella). Dose: 100 mL/100 L de água."},
+		{"caterpillars on cabbage?", "Na cultura das hortaliças, controla traça-das-crucíferas (Plutella xylostella). Dose: 100 mL/100 L de água."},
+	} {
+		t.Run(tt.question, func(t *testing.T) {
+			ps := defaultQuoter.prepare(tt.question).itemPassages(&it)
+			if len(ps) == 0 || ps[0] != tt.first {
+				t.Fatalf("passages %q, want %q first", ps, tt.first)
+			}
+		})
+	}
+	// Without a question word of the kind, the duration does not lead.
+	if ps := defaultQuoter.prepare("dose na soja?").itemPassages(&it); len(ps) == 0 || !strings.HasPrefix(ps[0], "Na cultura da soja") {
+		t.Errorf("passages %q, want the soybean line first", ps)
+	}
+	// A record naming the crop answers with the crop's row, not its group's.
+	soy := it
+	soy.ID = "p3"
+	soy.Files = []storage.CatalogFile{{Name: "bula.txt", Text: "CULTURA | DOSE\nHortaliças | 100 mL/100 L\nRepolho | 80 mL/100 L\nSoja | 0,5 L/ha"}}
+	if ps := defaultQuoter.prepare("qual a dose no repolho?").itemPassages(&soy); len(ps) != 1 || ps[0] != "CULTURA: Repolho; DOSE: 80 mL/100 L" {
+		t.Errorf("passages %q, want the repolho row alone", ps)
+	}
+}

@@ -2,6 +2,8 @@ package rag
 
 import (
 	"cmp"
+	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/snowball"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
 	"github.com/hybridrag/hybridrag/storage"
@@ -33,9 +36,20 @@ import (
 // do not count (every unit is about it). A question word also matches a
 // unit through the synonym table: "carência" holds the canonical term
 // "intervalo de segurança", and so does the leaflet's "INTERVALO DE
-// SEGURANÇA" column. The best units are kept, best first, down to half of
-// the best unit's score. Each keeps its source span, so a citation quotes
-// the record exactly (Quote).
+// SEGURANÇA" column. Words are compared by their Snowball stem (root),
+// which conflates a verb with its noun: "como armazenar?" finds the
+// leaflet's "Armazenamento:" line, "descartar" its "descarte". A crop
+// asked also matches the group a leaflet row names instead of it
+// ("repolho" → the "hortaliças" row), when no unit names the crop itself.
+// A question that asks for a kind of value (answerKinds: "quanto tempo",
+// "quantas vezes", "que horas", "quantos litros") counts the units that
+// hold such a value ("48 horas", "quatro aplicações", "14h", "0,6 L/ha")
+// as holding one more question word, weighted by rarity like the others:
+// "quanto tempo tenho que esperar pra entrar na lavoura?" finds "Período de
+// reentrada na área tratada: 48 horas", which shares no word with it. The
+// best units are kept, best first, down to half of the best unit's score.
+// Each keeps its source span, so a citation quotes the record exactly
+// (Quote).
 
 const (
 	// maxPassages bounds the passages quoted per hit.
@@ -91,8 +105,16 @@ var defaultQuoter = newQuoter(lexical.DefaultSynonyms(), defaultFrameWords)
 // question is a question prepared for quoting: its stemmed content words
 // and the canonical terms it mentions. A nil *question quotes nothing.
 type question struct {
-	q     *quoter
-	words []string
+	q *quoter
+	// words are the question's words, each as its keys (wordKeys): a
+	// unit holds the word when it holds one of them. A canonical term
+	// ("≈intervalo de segurança") and a kind of value ("#duration") are
+	// one key.
+	words [][]string
+	// groups maps the root of a group a crop of the question belongs to
+	// ("hortalic") to the crop's synonym word ("≈repolho"): the group
+	// counts only in a record that never names the crop.
+	groups map[string]string
 	// memo holds the passages found per record ("kind/id"): a turn
 	// formats its hits several times (budget, audit, context, citations).
 	mu   sync.Mutex
@@ -139,23 +161,174 @@ func (q *quoter) prepare(text string) *question {
 	if q == nil {
 		return nil
 	}
-	var words []string
+	var words [][]string
+	has := func(key string) bool {
+		return slices.ContainsFunc(words, func(k []string) bool { return k[0] == key })
+	}
 	for _, w := range textutil.NormWords(text) {
 		st := lexical.Stem(w)
-		if utf8.RuneCountInString(w) < 3 || q.stop.Contains(w) || q.frame[w] || q.frame[st] || slices.Contains(words, st) {
+		if utf8.RuneCountInString(w) < 3 || q.stop.Contains(w) || q.frame[w] || q.frame[st] || has(st) {
 			continue
 		}
-		words = append(words, st)
+		words = append(words, wordKeys(w))
 	}
+	qs := &question{q: q}
 	for _, m := range q.syn.Detect(text) {
-		if t := synonymPrefix + m.Term; !slices.Contains(words, t) {
-			words = append(words, t)
+		t := synonymPrefix + m.Term
+		if has(t) {
+			continue
 		}
+		words = append(words, []string{t})
+		if m.Category != lexical.CategorySubject {
+			continue
+		}
+		for _, g := range q.syn.Within(m.Term) {
+			if strings.ContainsRune(g, ' ') {
+				continue // "todas as culturas": every item names its crops
+			}
+			if k := wordKeys(g); !has(k[0]) {
+				if qs.groups == nil {
+					qs.groups = map[string]string{}
+				}
+				qs.groups[k[0]] = t
+				words = append(words, k)
+			}
+		}
+	}
+	for _, k := range askedKinds(text) {
+		words = append(words, []string{k})
 	}
 	if len(words) == 0 {
 		return nil
 	}
-	return &question{q: q, words: words}
+	qs.words = words
+	return qs
+}
+
+// wordKeys are the keys of a normalized word, its light stem first
+// (lexical.Stem: "embalagens" → "embalage") then its Snowball stems
+// (snowball.Stem of the word and of its light stem), which conflate a
+// verb with its noun ("armazenar", "armazenamento" → "armazen";
+// "descartar", "descarte" → "descart"). Snowball alone is not enough: it
+// leaves some plurals whole ("embalagens").
+func wordKeys(w string) []string {
+	keys := []string{lexical.Stem(w)}
+	for _, k := range []string{snowball.Stem(w), snowball.Stem(keys[0])} {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// keySet is the set of the keys of s's words (wordKeys).
+func keySet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range textutil.NormWords(s) {
+		for _, k := range wordKeys(w) {
+			m[k] = true
+		}
+	}
+	return m
+}
+
+// holds reports whether set holds one of keys.
+func holds(set map[string]bool, keys []string) bool {
+	return slices.ContainsFunc(keys, func(k string) bool { return set[k] })
+}
+
+// scoreUnits is passage.ScoreUnits for words given as keys: each word
+// the unit holds (one of its keys) adds its rarity among the units,
+// ln(1+N/df), half of it when only the unit's section heading holds it.
+func scoreUnits(units []passage.Unit, words [][]string) {
+	df := make([]int, len(words))
+	for _, u := range units {
+		for i, w := range words {
+			if holds(u.Words, w) || holds(u.Heading, w) {
+				df[i]++
+			}
+		}
+	}
+	n := float64(len(units))
+	for i := range units {
+		u := &units[i]
+		u.Score = 0
+		for j, w := range words {
+			if df[j] == 0 {
+				continue
+			}
+			idf := math.Log(1 + n/float64(df[j]))
+			switch {
+			case holds(u.Words, w):
+				u.Score += idf
+			case holds(u.Heading, w):
+				u.Score += idf / 2
+			}
+		}
+	}
+}
+
+// answerKind is a kind of value a question can ask for: the question
+// asks for it when its normalized text holds one of cues (as whole
+// words), and a unit holds one when value matches its normalized text.
+// The kind is a pseudo-word of both ("#duration"), so ScoreUnits weighs
+// it by its rarity among the record's units like any word.
+type answerKind struct {
+	word  string
+	cues  []string
+	value *regexp.Regexp
+}
+
+// numberWord is a number written in digits or, up to twelve and a few
+// round ones, in words (pt-BR and English), normalized.
+const numberWord = `(?:\d+(?:[.,]\d+)?|um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|quinze|vinte|trinta|sessenta|noventa|one|two|three|four|five|six|seven|eight|nine|ten|twelve)`
+
+// answerKinds are the kinds of value a question's wording asks for: a
+// duration ("quanto tempo", "quantos dias", "prazo", "demora", "how
+// long"), a time of day ("até que horas", "what time"), a count of times
+// ("quantas vezes", "how many times") and an amount ("quantos litros",
+// "quanto usar", "how much"). They are the interrogatives of the
+// language, not words of a domain: the value is recognized by its form
+// (a number and a unit of time, "14h", a number of times or
+// applications, a number and a unit of measure).
+var answerKinds = []answerKind{
+	{word: "#duration",
+		cues: []string{"quanto tempo", "quantos dias", "quantas horas", "quantos meses", "quantos anos", "quantas semanas", "quantos minutos",
+			"prazo", "prazos", "demora", "demoram", "demorar", "ate quando", "how long", "how many days", "how many hours", "how many months", "how many years", "how soon"},
+		value: regexp.MustCompile(`\b` + numberWord + `(?:\s*(?:a|e|ou|to|-)\s*` + numberWord + `)?\s*(?:h|hs|horas?|dias?|semanas?|mes|meses|anos?|minutos?|min|hours?|days?|weeks?|months?|years?|minutes?)\b`)},
+	{word: "#clock",
+		cues:  []string{"que horas", "que hora", "horario", "horarios", "what time", "opening hours"},
+		value: regexp.MustCompile(`\b\d{1,2}\s*h(?:\d{2})?\b|\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b`)},
+	{word: "#count",
+		cues:  []string{"quantas vezes", "quantas aplicacoes", "numero de aplicacoes", "how many times", "how many applications", "how often"},
+		value: regexp.MustCompile(`\b` + numberWord + `\s+(?:vezes|aplicacoes|aplicacao|times|applications?)\b|\bmaximo de \d`)},
+	{word: "#amount",
+		cues: []string{"quantos litros", "quantos ml", "quantos quilos", "quantos kg", "quantos gramas", "quanto usar", "quanto uso", "quanto coloco", "quanto colocar",
+			"quanto aplicar", "quanto aplico", "quantidade", "how much"},
+		value: regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s*(?:ml|l|kg|g|t|litros?|quilos?)(?:\s*/\s*\w+)?\b`)},
+}
+
+// askedKinds are the pseudo-words of the kinds of value text asks for.
+func askedKinds(text string) []string {
+	n := " " + strings.Join(textutil.NormWords(text), " ") + " "
+	var out []string
+	for _, k := range answerKinds {
+		if slices.ContainsFunc(k.cues, func(c string) bool { return strings.Contains(n, " "+c+" ") }) {
+			out = append(out, k.word)
+		}
+	}
+	return out
+}
+
+// heldKinds adds to words the pseudo-words of the kinds of value text
+// holds.
+func heldKinds(text string, words map[string]bool) {
+	n := lexical.Normalize(text)
+	for _, k := range answerKinds {
+		if k.value.MatchString(n) {
+			words[k.word] = true
+		}
+	}
 }
 
 // unitAdder adds the units of text, a part of the record's field source
@@ -178,10 +351,11 @@ func (q *quoter) unitsOf(key string, updated time.Time, build func(add unitAdder
 	}
 	var units []passage.Unit
 	whole := func(text string, sec int, source string, start, end int) {
-		words := passage.StemSet(text)
+		words := keySet(text)
 		for _, m := range q.syn.Detect(text) {
 			words[synonymPrefix+m.Term] = true
 		}
+		heldKinds(text, words)
 		units = append(units, passage.Unit{Text: text, Section: sec, Words: words, Source: source, Start: start, End: end})
 	}
 	add := func(text string, sec int, path string, heading map[string]bool, source string, base int) {
@@ -201,12 +375,27 @@ func (q *quoter) unitsOf(key string, updated time.Time, build func(add unitAdder
 // record's name or title: every unit of the record is about it); none
 // when the question names nothing else, and the record then keeps its
 // snippet.
-func (qs *question) wordsWithout(name string) []string {
-	skip := passage.StemSet(name)
+func (qs *question) wordsWithout(name string) [][]string {
+	skip := keySet(name)
 	for _, m := range qs.q.syn.Detect(name) {
 		skip[synonymPrefix+m.Term] = true
 	}
-	return slices.DeleteFunc(slices.Clone(qs.words), func(w string) bool { return skip[w] })
+	return slices.DeleteFunc(slices.Clone(qs.words), func(w []string) bool { return holds(skip, w) })
+}
+
+// score scores units (ScoreUnits) by the question's words but those of
+// name (wordsWithout), leaving out a crop's group when a unit names the
+// crop itself: a leaflet with a "Repolho" row answers "repolho" with it,
+// not with its "Hortaliças" row.
+func (qs *question) score(units []passage.Unit, name string) {
+	words := qs.wordsWithout(name)
+	if len(qs.groups) > 0 {
+		words = slices.DeleteFunc(words, func(w []string) bool {
+			crop, ok := qs.groups[w[0]]
+			return ok && slices.ContainsFunc(units, func(u passage.Unit) bool { return u.Words[crop] })
+		})
+	}
+	scoreUnits(units, words)
 }
 
 // best returns the best scored units, best first (ties in text order): at
@@ -274,7 +463,7 @@ func (q *quoter) itemUnits(it *storage.CatalogItem) []passage.Unit {
 func (qs *question) itemPicks(it *storage.CatalogItem) picks {
 	return qs.memoized("item/"+it.ID, func() picks {
 		units := qs.q.itemUnits(it)
-		passage.ScoreUnits(units, qs.wordsWithout(it.Name))
+		qs.score(units, it.Name)
 		return picks{units: best(units)}
 	})
 }
@@ -301,7 +490,7 @@ func (q *quoter) faqUnits(f *storage.FAQ) []passage.Unit {
 func (qs *question) faqPicks(f *storage.FAQ) picks {
 	return qs.memoized("faq/"+f.ID, func() picks {
 		units := qs.q.faqUnits(f)
-		passage.ScoreUnits(units, qs.wordsWithout(f.Question))
+		qs.score(units, f.Question)
 		picked, ok := passage.PickUnits(units, maxPassages, 0)
 		if !ok {
 			return picks{}
@@ -342,7 +531,7 @@ func (q *quoter) documentUnits(d *storage.Document) []passage.Unit {
 		for i, s := range passage.MarkdownSections(d.Content) {
 			var head map[string]bool
 			if len(s.Path) > 1 {
-				head = passage.StemSet(s.Path[len(s.Path)-1])
+				head = keySet(s.Path[len(s.Path)-1])
 			}
 			base := strings.Index(d.Content[from:], s.Text)
 			if base < 0 || s.Text == "" {
@@ -379,7 +568,7 @@ func (qs *question) documentPicks(h *Hit[storage.Document]) picks {
 	return qs.memoized("doc/"+h.ID+"/"+cite, func() picks {
 		heading := chunkHeading(h)
 		units := qs.q.documentUnits(&h.Record)
-		passage.ScoreUnits(units, qs.wordsWithout(h.Record.Title))
+		qs.score(units, h.Record.Title)
 		for i := range units {
 			if units[i].Score > 0 && inSection(&units[i], heading) {
 				units[i].Score++
