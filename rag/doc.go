@@ -211,8 +211,17 @@
 // Words of the record's own name do not count (every unit is about it),
 // and a question word also matches through the synonym table's canonical
 // terms: "carência" reaches the leaflet's "INTERVALO DE SEGURANÇA" column
-// and "coffee" the row "Café". Up to three units scoring at least half the
-// best are quoted, best first, each in guillemets: an item's line reads
+// and "coffee" the row "Café". Words are compared by their light and
+// Snowball stems, so a verb finds its noun ("como armazenar?" →
+// "Armazenamento: …"); a crop finds the row of its group ("repolho" →
+// "Na cultura das hortaliças, …") when no unit names the crop itself; and
+// a question asking for a kind of value — a duration ("quanto tempo",
+// "prazo"), a time of day ("até que horas"), a count ("quantas vezes") or
+// an amount ("quantos litros") — counts a unit holding such a value ("até
+// 6 horas", "14h", "quatro aplicações", "0,6 L/ha") as holding one more
+// of its words, weighted by rarity like the others. Up to three units
+// scoring at least half the best are quoted, best first, each in
+// guillemets: an item's line reads
 // "… | Trechos: «CULTURA: Café; …; DOSE: 400 mL/ha; INTERVALO DE
 // SEGURANÇA: 30 dias» «…»", a document's "[1] Título › Seção: «…»"
 // (the section of its best passage), a long FAQ answer (over 600
