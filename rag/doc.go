@@ -123,8 +123,12 @@
 // active ingredient); a query naming a subject
 // and a class (lexical's paired synonym categories: in the agronomy
 // preset a crop and a product class) caps records lacking the pair, and
-// makes a record holding both relevant when every other concept it lacks is a word no
-// record of its kind holds ("o pulgão tá atacando as espigas do trigo").
+// makes a record holding both relevant when it lacks no other subject or
+// class the store knows and the rest it lacks is words no record of its
+// kind holds ("o pulgão tá atacando as espigas do trigo") or words other
+// records hold weighing at most a fifth of the question ("meu parreiral
+// tá com oídio, aquele pó branco nas folhas"): the rest describes the
+// problem.
 // A record naming a group the subject belongs to (lexical.SynonymEntry
 // Within: in the agronomy preset "Hortaliças" for "repolho", "Todas as
 // culturas" for any crop) holds the subject with the indirect credit, and
