@@ -525,6 +525,11 @@ type evidenceQuery struct {
 	// maxRaw is the largest raw weight of a concept some record holds.
 	maxRaw float64
 	bg     *Background
+	// aliasWords are the query tokens of another language's words for a
+	// term (lexical.CategoryAlias: "asian soybean rust"): they are found in
+	// a record as whole words only, as the term itself stands for them,
+	// not as the start of a longer word ("rust" in "rústico").
+	aliasWords map[string]bool
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
@@ -556,6 +561,12 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 				continue
 			}
 			if spans(words, t) {
+				if m.Category == lexical.CategoryAlias {
+					if eq.aliasWords == nil {
+						eq.aliasWords = map[string]bool{}
+					}
+					eq.aliasWords[t] = true
+				}
 				if owner[i] >= 0 {
 					ci = owner[i]
 					continue
@@ -1079,7 +1090,12 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 			rec := ops.record(&h.Record)
 			holds = func(phrase string) bool { return recordNames(rec, phrase) }
 			if substrings {
-				inside = func(term string) bool { return !startsWord(rec, term) }
+				inside = func(term string) bool {
+					if eq.aliasWords[term] {
+						return !recordNames(rec, term)
+					}
+					return !startsWord(rec, term)
+				}
 			}
 		}
 		if it, ok := any(&h.Record).(*storage.CatalogItem); ok && len(it.Metadata) > 0 {

@@ -171,6 +171,26 @@ func TestChatEnglishPestAlias(t *testing.T) {
 	}
 }
 
+// TestChatAliasWordsAreWholeWords: the words of an English alias stand for
+// their Portuguese term, so they are found in a record as whole words
+// only: "rust" of "asian soybean rust" is not the start of "rústico" in a
+// corn seed's description, which covered the question at high confidence.
+func TestChatAliasWordsAreWholeWords(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "asian soybean rust"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Catalog {
+		if h.ID == "prd-070" && h.Evidence != nil && h.Evidence.Relevant {
+			t.Errorf("prd-070 (%s, a corn seed described as rústico) relevant: %+v", h.Record.Name, *h.Evidence)
+		}
+	}
+	if slices.ContainsFunc(res.Sources, func(c rag.Citation) bool { return c.ID == "prd-070" }) {
+		t.Errorf("sources %v: the corn seed cited for asian soybean rust", res.Sources)
+	}
+}
+
 // TestEvidenceDocumentSection: a document of several sections is judged
 // by its best section, so a question whose words the document holds only
 // in different sections is not covered by it.
