@@ -107,3 +107,43 @@ func TestItemPassagesMatchRootsKindsAndGroups(t *testing.T) {
 		t.Errorf("passages %q, want the repolho row alone", ps)
 	}
 }
+
+// TestPassagesFollowUpCropAndSpecificity: a follow-up naming a crop
+// replaces the previous turn's crop, and the row naming only the crop
+// asked beats a description or list naming several crops.
+func TestPassagesFollowUpCropAndSpecificity(t *testing.T) {
+	it := storage.CatalogItem{
+		ID: "p4", Name: "Fungicida Exemplo 500 SC",
+		Description: "Fungicida sistêmico para soja, feijão, trigo e café.",
+		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Na cultura da soja, controla antracnose. Dose: 1,0 L/ha; intervalo de segurança: 30 dias.\n" +
+			"Na cultura do feijão, controla mancha-angular. Dose: 1,0 L/ha; intervalo de segurança: 14 dias."}},
+	}
+	qs := defaultQuoter.prepareTurn("e pro feijão, serve?", "qual fungicida para antracnose na soja?")
+	if ps := qs.itemPassages(&it); len(ps) == 0 || !strings.HasPrefix(ps[0], "Na cultura do feijão") {
+		t.Errorf("follow-up passages %q, want the feijão line first", ps)
+	}
+	// Without a crop of its own the follow-up keeps the previous turn's.
+	if ps := defaultQuoter.prepareTurn("e a dose?", "fungicida para antracnose na soja").itemPassages(&it); len(ps) == 0 || !strings.HasPrefix(ps[0], "Na cultura da soja") {
+		t.Errorf("follow-up passages %q, want the soja line first", ps)
+	}
+}
+
+// TestPassagesDefinitionLeads: a definitional question quotes the unit
+// defining its term, even when the record's name holds every word asked;
+// a document's passages come from one section, which the citation names.
+func TestPassagesDefinitionLeads(t *testing.T) {
+	it := storage.CatalogItem{
+		ID: "p5", Name: "Semente de Capim VC 80%",
+		Description: "Semente de capim com valor cultural de 80%.",
+		Files:       []storage.CatalogFile{{Name: "ficha.txt", Text: "Espécie: capim. Valor cultural (VC): 80% (pureza × germinação).\nSemeadura: 5 kg/ha de semente com VC 80%."}},
+	}
+	if ps := defaultQuoter.prepare("o que quer dizer esse VC 80% na semente?").itemPassages(&it); len(ps) == 0 || !strings.Contains(ps[0], "germinação") {
+		t.Errorf("passages %q, want the VC definition first", ps)
+	}
+	h := Hit[storage.Document]{ID: "d", Record: storage.Document{ID: "d", Title: "Manejo", Content: "# Manejo\n\n## Introdução\n\nA resistência a herbicidas custa caro. Há resistência em muitas regiões.\n\n" +
+		"## O que é resistência\n\nResistência é a capacidade herdável de uma população de sobreviver a uma dose de herbicida.\n\n## Rotação\n\nAlterne herbicidas para evitar a resistência."}}
+	got := documentSection([]Hit[storage.Document]{h}, defaultQuoter.prepare("o que é resistência a herbicida?"))
+	if !strings.Contains(got, "[1] Manejo › O que é resistência: «Resistência é a capacidade herdável") || strings.Contains(got, "custa caro") || strings.Contains(got, "Alterne") {
+		t.Errorf("documents section %q: want the defining section's passages alone", got)
+	}
+}

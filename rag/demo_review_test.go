@@ -172,3 +172,26 @@ func TestPipelineDiscontinuedIndexCached(t *testing.T) {
 		t.Fatalf("after Refresh, %s (made inactive) is not said discontinued (lists %d → %d): %s", it.Name, built, cs.lists.Load(), resp.Answer)
 	}
 }
+
+// The extractive answer states the passages the model's context quotes:
+// a follow-up about the previous turn's subject ("e por que isso ajuda?"
+// after "o que é vazio sanitário?") is answered from the document's
+// section the context chose with the previous turn, not from the
+// document's opening.
+func TestPipelineExtractiveStatesTheContextPassages(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "e por que isso ajuda contra a ferrugem?", History: []rag.Turn{
+		{Role: "user", Content: "o que é vazio sanitário?"},
+		{Role: "assistant", Content: "É o período de pelo menos 60 dias sem plantas vivas de soja no campo, definido por portaria de cada estado."},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const section = "Manejo da ferrugem-asiática da soja › Medidas preventivas › Vazio sanitário"
+	if !strings.Contains(resp.Debug.Context, section+": «") {
+		t.Fatalf("the context does not quote the %q section:\n%s", section, resp.Debug.Context)
+	}
+	if !strings.Contains(resp.Answer, "("+section+"): ") || !strings.Contains(resp.Answer, "esporos") {
+		t.Errorf("answer does not state the context's passages of %q:\n%s", section, resp.Answer)
+	}
+}

@@ -223,16 +223,26 @@
 // "prazo"), a time of day ("até que horas"), a count ("quantas vezes") or
 // an amount ("quantos litros") — counts a unit holding such a value ("até
 // 6 horas", "14h", "quatro aplicações", "0,6 L/ha") as holding one more
-// of its words, weighted by rarity like the others. Up to three units
-// scoring at least half the best are quoted, best first, each in
-// guillemets: an item's line reads
+// of its words, weighted by rarity like the others. A question word also
+// weighs how specific it is in the general language (as in the
+// evidence: "certo", "colocar" count little), a follow-up's words from
+// the previous turn count half and its crop gives way to the crop the
+// message names ("e no café?"), a unit naming crops not asked counts
+// less the more it names (the row "Feijão: …" beats a list of every
+// crop), and a unit defining the term of a definitional question ("o que
+// é …?", "Valor cultural (VC): …") leads. Up to three units scoring at
+// least half the best are quoted, best first, each in guillemets — a
+// document's from the section of the best one, which its citation
+// names: an item's line reads
 // "… | Trechos: «CULTURA: Café; …; DOSE: 400 mL/ha; INTERVALO DE
 // SEGURANÇA: 30 dias» «…»", a document's "[1] Título › Seção: «…»"
-// (the section of its best passage), a long FAQ answer (over 600
+// (the section its passages come from), a long FAQ answer (over 600
 // characters) keeps its sentences that answer. A hit with no unit holding
 // a question word keeps its snippet, and so does a question that names
 // only the record. The agentic tools return the same passages, chosen by
-// the tool call's query. Units are cached per record (by kind, ID and
+// the tool call's query, and the offline ExtractiveAnswerer states them
+// too (its leaflet rows aside), so the offline answer says what a model
+// reading the context could. Units are cached per record (by kind, ID and
 // UpdatedAt). examples/eval -chat reports the share of expected facts the
 // context holds (context fact recall) and its size per turn.
 //

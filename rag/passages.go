@@ -14,9 +14,11 @@ import (
 
 	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/lexical/snowball"
 	"github.com/hybridrag/hybridrag/rag/chunk"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
+	"github.com/hybridrag/hybridrag/rag/internal/quoted"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -69,14 +71,23 @@ const (
 	// synonymPrefix marks a canonical term among a unit's or question's
 	// stemmed words (it cannot start a stemmed word).
 	synonymPrefix = "≈"
+	// subjectPrefix marks, among a unit's words, a subject (a crop) of
+	// the synonym table it names.
+	subjectPrefix = "§"
 )
 
 // quoter picks passages for the context. A nil *quoter quotes nothing
 // (every hit keeps its snippet). It is safe for concurrent use.
 type quoter struct {
-	syn   *lexical.Synonyms
-	stop  *lexical.StopwordSet
-	frame map[string]bool
+	syn *lexical.Synonyms
+	// groups are the subjects (Mention.Term) of each one-word group of
+	// syn, by the group's Normalize form.
+	groups map[string][]string
+	// general weighs a question word by how specific it is in the
+	// general language (generality), as the evidence does.
+	general *generalTable
+	stop    *lexical.StopwordSet
+	frame   map[string]bool
 	// units caches records' units, which do not depend on the question,
 	// by kind and ID, valid for the UpdatedAt they were built from.
 	units *lru.Cache[string, unitsEntry]
@@ -95,7 +106,15 @@ const quoterCacheSize = 4096
 // stopwords and the frame words.
 func newQuoter(syn *lexical.Synonyms, frameWords []string) *quoter {
 	c, _ := lru.New[string, unitsEntry](quoterCacheSize) // only a size ≤ 0 fails
-	return &quoter{syn: syn, stop: lexical.DefaultStopwords(), frame: textutil.FrameSet(frameWords), units: c}
+	groups := map[string][]string{}
+	for _, e := range syn.Entries() {
+		for _, g := range e.Within {
+			if g := lexical.Normalize(g); e.Category == lexical.CategorySubject && !strings.ContainsRune(g, ' ') {
+				groups[g] = append(groups[g], lexical.Normalize(e.Canonical))
+			}
+		}
+	}
+	return &quoter{syn: syn, groups: groups, general: newGeneralTable(lexicon.DefaultFrequencies(), nil), stop: lexical.DefaultStopwords(), frame: textutil.FrameSet(frameWords), units: c}
 }
 
 // defaultQuoter is the quoter of FormatContext: the default synonym table
@@ -106,11 +125,14 @@ var defaultQuoter = newQuoter(lexical.DefaultSynonyms(), defaultFrameWords)
 // and the canonical terms it mentions. A nil *question quotes nothing.
 type question struct {
 	q *quoter
-	// words are the question's words, each as its keys (wordKeys): a
-	// unit holds the word when it holds one of them. A canonical term
-	// ("≈intervalo de segurança") and a kind of value ("#duration") are
-	// one key.
-	words [][]string
+	// words are the question's words (qword): a unit holds one when it
+	// holds one of its keys.
+	words []qword
+	// terms are the terms a definitional question asks about
+	// (passage.DefinedTerms): a unit defining one leads.
+	terms []string
+	// subjects are the crops (synonym table subjects) the question asks.
+	subjects map[string]bool
 	// groups maps the root of a group a crop of the question belongs to
 	// ("hortalic") to the crop's synonym word ("≈repolho"): the group
 	// counts only in a record that never names the crop.
@@ -157,52 +179,150 @@ func (qs *question) memoized(key string, find func() picks) picks {
 
 // prepare returns text's question; nil when q is nil or text has no
 // content word.
-func (q *quoter) prepare(text string) *question {
+func (q *quoter) prepare(text string) *question { return q.prepareTurn(text, "") }
+
+// followUpWeight is the weight of a word that only the conversation
+// context of a follow-up holds: the message's own words lead.
+const followUpWeight = 0.5
+
+// prepareTurn returns the question of a message and its conversation
+// context (the previous turn of a follow-up; "" for none): the context's
+// words count half (followUpWeight), and when the message names a crop
+// the context's crops are left out — "e no café?" after a question on
+// soybean asks for the café row. nil when q is nil or neither has a
+// content word.
+func (q *quoter) prepareTurn(text, context string) *question {
 	if q == nil {
 		return nil
 	}
-	var words [][]string
-	has := func(key string) bool {
-		return slices.ContainsFunc(words, func(k []string) bool { return k[0] == key })
+	qs := &question{q: q}
+	textSubject := slices.ContainsFunc(q.syn.Detect(text), func(m lexical.Mention) bool { return m.Category == lexical.CategorySubject })
+	qs.add(text, 1, nil)
+	if strings.TrimSpace(context) != "" {
+		var skip map[string]bool
+		if textSubject {
+			skip = map[string]bool{}
+			for _, m := range q.syn.Detect(context) {
+				if m.Category == lexical.CategorySubject {
+					skip[synonymPrefix+m.Term] = true
+					for _, w := range textutil.NormWords(m.Text) {
+						skip[lexical.Stem(w)] = true
+					}
+				}
+			}
+		}
+		qs.add(context, followUpWeight, skip)
 	}
+	for _, k := range askedKinds(text) {
+		qs.words = append(qs.words, qword{keys: []string{k}, weight: 1})
+	}
+	qs.terms = passage.DefinedTerms(text)
+	if len(qs.terms) == 0 && context != "" {
+		qs.terms = passage.DefinedTerms(context)
+	}
+	if len(qs.words) == 0 && len(qs.terms) == 0 {
+		return nil
+	}
+	return qs
+}
+
+// qword is a word of a question: its keys (wordKeys; a canonical term
+// "≈intervalo de segurança" and a kind of value "#duration" are one
+// key), any of which a unit may hold, and its weight.
+type qword struct {
+	keys   []string
+	weight float64
+}
+
+// has reports whether the question has a word whose first key is key.
+func (qs *question) has(key string) bool {
+	return slices.ContainsFunc(qs.words, func(w qword) bool { return w.keys[0] == key })
+}
+
+// add adds the content words of text (not a stopword, a frame word or a
+// word of under 3 letters), the synonym table's terms it names and the
+// groups of its crops, each of weight weight, but those whose first key
+// skip holds.
+func (qs *question) add(text string, weight float64, skip map[string]bool) {
+	q := qs.q
 	for _, w := range textutil.NormWords(text) {
 		st := lexical.Stem(w)
-		if utf8.RuneCountInString(w) < 3 || q.stop.Contains(w) || q.frame[w] || q.frame[st] || has(st) {
+		if utf8.RuneCountInString(w) < 3 || q.stop.Contains(w) || q.frame[w] || q.frame[st] || qs.has(st) || skip[st] {
 			continue
 		}
-		words = append(words, wordKeys(w))
+		g := 1.0
+		if q.general != nil && len(q.syn.Detect(w)) == 0 {
+			// A common word ("certo", "colocar") tells little of which
+			// line answers; the store's own terms count whole.
+			g = generality(q.general, w)
+		}
+		qs.words = append(qs.words, qword{keys: wordKeys(w), weight: weight * g})
 	}
-	qs := &question{q: q}
 	for _, m := range q.syn.Detect(text) {
 		t := synonymPrefix + m.Term
-		if has(t) {
+		if qs.has(t) || skip[t] {
 			continue
 		}
-		words = append(words, []string{t})
+		qs.words = append(qs.words, qword{keys: []string{t}, weight: weight})
 		if m.Category != lexical.CategorySubject {
 			continue
 		}
+		if qs.subjects == nil {
+			qs.subjects = map[string]bool{}
+		}
+		qs.subjects[m.Term] = true
 		for _, g := range q.syn.Within(m.Term) {
 			if strings.ContainsRune(g, ' ') {
 				continue // "todas as culturas": every item names its crops
 			}
-			if k := wordKeys(g); !has(k[0]) {
+			if k := wordKeys(g); !qs.has(k[0]) {
 				if qs.groups == nil {
 					qs.groups = map[string]string{}
 				}
 				qs.groups[k[0]] = t
-				words = append(words, k)
+				qs.words = append(qs.words, qword{keys: k, weight: weight})
 			}
 		}
 	}
-	for _, k := range askedKinds(text) {
-		words = append(words, []string{k})
+}
+
+// preferAskedSubjects divides the score of a unit naming crops the
+// question does not ask by one plus their number, when the question asks
+// a crop: "e pro feijão?" is answered by the row "Feijão: …", not by a
+// description or list naming soybean, bean and coffee alike.
+func (qs *question) preferAskedSubjects(units []passage.Unit) {
+	asked := qs.subjects
+	if len(asked) == 0 {
+		return
 	}
-	if len(words) == 0 {
-		return nil
+	// The crops sharing a group with a crop asked: a unit answering
+	// through the group ("Na cultura das hortaliças, … curuquerê-da-couve")
+	// may name them.
+	var kin map[string]bool
+	for t := range asked {
+		for _, g := range qs.q.syn.Within(t) {
+			for _, e := range qs.q.groups[g] {
+				if kin == nil {
+					kin = map[string]bool{}
+				}
+				kin[e] = true
+			}
+		}
 	}
-	qs.words = words
-	return qs
+	for i := range units {
+		u := &units[i]
+		direct := false
+		for t := range asked {
+			direct = direct || u.Words[subjectPrefix+t]
+		}
+		others := 0
+		for k := range u.Words {
+			if t, ok := strings.CutPrefix(k, subjectPrefix); ok && !asked[t] && (direct || !kin[t]) {
+				others++
+			}
+		}
+		u.Score /= float64(1 + others)
+	}
 }
 
 // wordKeys are the keys of a normalized word, its light stem first
@@ -237,14 +357,15 @@ func holds(set map[string]bool, keys []string) bool {
 	return slices.ContainsFunc(keys, func(k string) bool { return set[k] })
 }
 
-// scoreUnits is passage.ScoreUnits for words given as keys: each word
-// the unit holds (one of its keys) adds its rarity among the units,
-// ln(1+N/df), half of it when only the unit's section heading holds it.
-func scoreUnits(units []passage.Unit, words [][]string) {
+// scoreUnits is passage.ScoreUnits for a question's words: each word the
+// unit holds (one of its keys) adds its weight times its rarity among the
+// units, ln(1+N/df), half of it when only the unit's section heading
+// holds it.
+func scoreUnits(units []passage.Unit, words []qword) {
 	df := make([]int, len(words))
 	for _, u := range units {
 		for i, w := range words {
-			if holds(u.Words, w) || holds(u.Heading, w) {
+			if holds(u.Words, w.keys) || holds(u.Heading, w.keys) {
 				df[i]++
 			}
 		}
@@ -257,11 +378,11 @@ func scoreUnits(units []passage.Unit, words [][]string) {
 			if df[j] == 0 {
 				continue
 			}
-			idf := math.Log(1 + n/float64(df[j]))
+			idf := w.weight * math.Log(1+n/float64(df[j]))
 			switch {
-			case holds(u.Words, w):
+			case holds(u.Words, w.keys):
 				u.Score += idf
-			case holds(u.Heading, w):
+			case holds(u.Heading, w.keys):
 				u.Score += idf / 2
 			}
 		}
@@ -354,6 +475,9 @@ func (q *quoter) unitsOf(key string, updated time.Time, build func(add unitAdder
 		words := keySet(text)
 		for _, m := range q.syn.Detect(text) {
 			words[synonymPrefix+m.Term] = true
+			if m.Category == lexical.CategorySubject {
+				words[subjectPrefix+m.Term] = true
+			}
 		}
 		heldKinds(text, words)
 		units = append(units, passage.Unit{Text: text, Section: sec, Words: words, Source: source, Start: start, End: end})
@@ -375,27 +499,34 @@ func (q *quoter) unitsOf(key string, updated time.Time, build func(add unitAdder
 // record's name or title: every unit of the record is about it); none
 // when the question names nothing else, and the record then keeps its
 // snippet.
-func (qs *question) wordsWithout(name string) [][]string {
+func (qs *question) wordsWithout(name string) []qword {
 	skip := keySet(name)
 	for _, m := range qs.q.syn.Detect(name) {
 		skip[synonymPrefix+m.Term] = true
 	}
-	return slices.DeleteFunc(slices.Clone(qs.words), func(w []string) bool { return holds(skip, w) })
+	return slices.DeleteFunc(slices.Clone(qs.words), func(w qword) bool { return holds(skip, w.keys) })
 }
 
 // score scores units (ScoreUnits) by the question's words but those of
 // name (wordsWithout), leaving out a crop's group when a unit names the
-// crop itself: a leaflet with a "Repolho" row answers "repolho" with it,
-// not with its "Hortaliças" row.
+// crop itself (a leaflet with a "Repolho" row answers "repolho" with it,
+// not with its "Hortaliças" row), and raises the units defining a term
+// of a definitional question (passage.BoostDefinitions).
 func (qs *question) score(units []passage.Unit, name string) {
 	words := qs.wordsWithout(name)
 	if len(qs.groups) > 0 {
-		words = slices.DeleteFunc(words, func(w []string) bool {
-			crop, ok := qs.groups[w[0]]
+		words = slices.DeleteFunc(words, func(w qword) bool {
+			crop, ok := qs.groups[w.keys[0]]
 			return ok && slices.ContainsFunc(units, func(u passage.Unit) bool { return u.Words[crop] })
 		})
 	}
 	scoreUnits(units, words)
+	qs.preferAskedSubjects(units)
+	if len(qs.terms) > 0 {
+		// "o que é vazio sanitário?": the sentence that defines it, even
+		// when the record's name holds every word asked.
+		passage.BoostDefinitions(units, qs.terms)
+	}
 }
 
 // best returns the best scored units, best first (ties in text order): at
@@ -560,9 +691,9 @@ func inSection(u *passage.Unit, heading string) bool {
 }
 
 // documentPicks are the passages of a document hit that answer the
-// question, from any of its sections; a unit of the section of the hit's
-// best chunk counts one more. The citation is the section of the best
-// ("Title › Section"), or the hit's.
+// question, from the section of the best one (any section; a unit of the
+// section of the hit's best chunk counts one more). The citation is that
+// section ("Title › Section"), or the hit's.
 func (qs *question) documentPicks(h *Hit[storage.Document]) picks {
 	cite := DocumentCitation(h)
 	return qs.memoized("doc/"+h.ID+"/"+cite, func() picks {
@@ -578,6 +709,11 @@ func (qs *question) documentPicks(h *Hit[storage.Document]) picks {
 		if len(picked) == 0 {
 			return picks{cite: cite}
 		}
+		// The evidence of a long document is the section that answers:
+		// the passages of the best unit's section, so the citation names
+		// where every quoted passage comes from.
+		sec := picked[0].Section
+		picked = best(slices.DeleteFunc(units, func(u passage.Unit) bool { return u.Section != sec }))
 		if p := picked[0].Path; p != "" {
 			cite = p
 			if h.Record.Title != "" && !strings.HasPrefix(p, h.Record.Title) {
@@ -773,4 +909,30 @@ func unverifiedQuotes(answer, context string, r *searchResults) []string {
 		}
 	}
 	return out
+}
+
+// quoted are the passages the context quotes for each kept hit, for the
+// offline extractive answerer (package quoted), so that it states what
+// a model reading the context would: an item's and a FAQ's best
+// passages, a document's with the section they come from.
+func (r *searchResults) quoted() *quoted.Turn {
+	t := &quoted.Turn{}
+	for i := range r.catalog {
+		h := &r.catalog[i]
+		t.Add(storage.OwnerRef{Kind: storage.KindItem, ID: h.ID}, quoted.Record{Passages: r.catalogQ.itemPassages(&h.Record)})
+	}
+	for i := range r.faqs {
+		h := &r.faqs[i]
+		var ps []string
+		if r.faqQ != nil {
+			ps = r.faqQ.faqPicks(&h.Record).texts()
+		}
+		t.Add(storage.OwnerRef{Kind: storage.KindFAQ, ID: h.ID}, quoted.Record{Passages: ps})
+	}
+	for i := range r.docs {
+		h := &r.docs[i]
+		ps, cite := r.docQ.documentPassages(h)
+		t.Add(storage.OwnerRef{Kind: storage.KindDocument, ID: h.ID}, quoted.Record{Passages: ps, Cite: cite})
+	}
+	return t
 }

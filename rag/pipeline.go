@@ -16,6 +16,7 @@ import (
 
 	"github.com/hybridrag/hybridrag/internal/audit"
 	"github.com/hybridrag/hybridrag/internal/textutil"
+	"github.com/hybridrag/hybridrag/rag/internal/quoted"
 	"github.com/hybridrag/hybridrag/rag/trace"
 
 	"github.com/hybridrag/hybridrag/llm"
@@ -488,6 +489,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		streamed bool
 	)
 	actx, end := p.modelStart(ctx, stepAnswer, func() int { return dbg.ContextTokens })
+	actx = quoted.With(actx, sr.quoted())
 	if sa, ok := p.answerer.(StreamAnswerer); ok && emit != nil {
 		ans, err = sa.StreamAnswer(actx, areq, func(tok string) {
 			if tok != "" {
@@ -691,7 +693,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.Limits.MaxQueryChars)
 	faqQuery := combineQueryWithContext(message, faqContext, p.searcher.opts.Limits.MaxFAQQueryChars)
 	res := &searchResults{timings: map[string]Timings{}, considered: map[string]int{},
-		catalogQ: p.quoter.prepare(catalogQuery), faqQ: p.quoter.prepare(faqQuery), docQ: p.quoter.prepare(query)}
+		catalogQ: p.quoter.prepareTurn(cq.text, cq.context), faqQ: p.quoter.prepareTurn(message, faqContext), docQ: p.quoter.prepareTurn(dq.text, dq.context)}
 	var (
 		mu sync.Mutex
 		wg sync.WaitGroup
@@ -936,7 +938,8 @@ func documentCitations(hits []Hit[storage.Document], qs *question, q *quoter) []
 	out := make([]Citation, len(hits))
 	for i := range hits {
 		h := &hits[i]
-		out[i] = Citation{Kind: storage.KindDocument, ID: h.ID, Title: DocumentCitation(h), Score: h.Score, Quote: qs.documentQuote(h, q)}
+		_, cite := qs.documentPassages(h) // the section the passages come from
+		out[i] = Citation{Kind: storage.KindDocument, ID: h.ID, Title: cite, Score: h.Score, Quote: qs.documentQuote(h, q)}
 	}
 	return out
 }

@@ -228,7 +228,8 @@ type Citation struct {
 	Kind storage.OwnerKind `json:"kind"`
 	ID   string            `json:"id"`
 	// Title is the item name, FAQ question or document title (with the
-	// heading path for documents: "Título › Seção").
+	// heading path of the section its quoted passages come from, else of
+	// its best chunk: "Título › Seção").
 	Title string `json:"title"`
 	// Score is the hit's fused score.
 	Score float64 `json:"score"`

@@ -5,39 +5,6 @@ import (
 	"testing"
 )
 
-func TestExtractDefinitions(t *testing.T) {
-	terms := []struct {
-		q    string
-		want []string
-	}{
-		{"o que é vazio sanitário?", []string{"vazio sanitario"}},
-		{"O que é resistência de planta daninha a herbicida?", []string{"resistencia de planta daninha a herbicida", "resistencia"}},
-		{"o que quer dizer PRNT no calcário?", []string{"prnt no calcario", "prnt"}},
-		{"What does PRNT mean?", []string{"prnt"}},
-		{"qual a dose do Fungiprot?", nil},
-	}
-	for _, tt := range terms {
-		if got := definedTerms(tt.q); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("definedTerms(%q) = %q, want %q", tt.q, got, tt.want)
-		}
-	}
-	defines := []struct {
-		text  string
-		terms []string
-		want  bool
-	}{
-		{"O vazio sanitário é o período de pelo menos 60 dias sem plantas vivas de soja no campo.", []string{"vazio sanitario"}, true},
-		{"Inicie as aplicações de forma preventiva, respeite o vazio sanitário e evite repetir o mesmo grupo.", []string{"vazio sanitario"}, false},
-		{"Resistência é a capacidade herdável de uma população de plantas.", []string{"resistencia de planta daninha", "resistencia"}, true},
-		{"Garantias: poder relativo de neutralização total (PRNT) 90%.", []string{"prnt"}, true},
-	}
-	for _, tt := range defines {
-		if got := definesTerm(tt.text, tt.terms); got != tt.want {
-			t.Errorf("definesTerm(%q, %q) = %v", tt.text, tt.terms, got)
-		}
-	}
-}
-
 func TestExtractAsksSafetyInterval(t *testing.T) {
 	for q, want := range map[string]bool{
 		"Qual a carência do Tebucor no trigo?":                                    true,

@@ -11,6 +11,7 @@ import (
 	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
+	"github.com/hybridrag/hybridrag/rag/internal/quoted"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
@@ -621,7 +622,7 @@ func asksSafetyInterval(n string) bool {
 // name (category, manufacturer) — price, then why it matches (its
 // leaflet row for the crop or target asked, else the passages of
 // itemFacts).
-func productPart(message string, hits []rag.Hit[storage.CatalogItem], focus questionFocus, lang rag.Language, fr answerFrame, syn *lexical.Synonyms) (string, []string) {
+func productPart(message string, hits []rag.Hit[storage.CatalogItem], focus questionFocus, lang rag.Language, fr answerFrame, syn *lexical.Synonyms, qt *quoted.Turn) (string, []string) {
 	named := len(hits) > 0 && hits[0].Evidence != nil && hits[0].Evidence.Named
 	labels := leafletLabelsPT
 	if lang == rag.LanguageEnglish {
@@ -675,7 +676,16 @@ func productPart(message string, hits []rag.Hit[storage.CatalogItem], focus ques
 			fmt.Fprintf(&b, "; tags: %s", strings.Join(it.Tags, ", "))
 		}
 		b.WriteString(". ")
-		b.WriteString(itemFacts(it, focus))
+		if r, ok := qt.Get(storage.OwnerRef{Kind: storage.KindItem, ID: hits[i].ID}); ok && len(r.Passages) > 0 {
+			// The passages the context quotes: what a model would read.
+			n := 1
+			if len(hits) == 1 {
+				n = 2
+			}
+			b.WriteString(quotedText(r.Passages[:min(n, len(r.Passages))]))
+		} else {
+			b.WriteString(itemFacts(it, focus))
+		}
 		lines = append(lines, strings.TrimSpace(b.String()))
 	}
 	return strings.Join(lines, "\n"), ids

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -14,6 +15,7 @@ import (
 	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/internal/passage"
+	"github.com/hybridrag/hybridrag/rag/internal/quoted"
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/storage"
@@ -237,7 +239,7 @@ func (a ExtractiveAnswerer) Answer(ctx context.Context, req rag.AnswerRequest) (
 	if err := ctx.Err(); err != nil {
 		return rag.Answer{}, err
 	}
-	text, cited := a.compose(req)
+	text, cited := a.compose(req, quoted.From(ctx))
 	ans := rag.Answer{Text: text, Model: "extractive", Cited: cited, Language: DetectLanguage(req.Message)}
 	if len(cited) > 0 && req.Intent != rag.IntentSmallTalk {
 		// The relevant products past MaxProducts: counted in the text,
@@ -275,7 +277,7 @@ func (a ExtractiveAnswerer) StreamAnswer(ctx context.Context, req rag.AnswerRequ
 	return ans, nil
 }
 
-func (a ExtractiveAnswerer) compose(req rag.AnswerRequest) (string, []storage.OwnerRef) {
+func (a ExtractiveAnswerer) compose(req rag.AnswerRequest, qt *quoted.Turn) (string, []storage.OwnerRef) {
 	maxP, maxF, maxD := or(a.MaxProducts, 3), or(a.MaxFAQs, 2), or(a.MaxDocuments, 2)
 	lang := DetectLanguage(req.Message)
 	fr := framePT
@@ -302,7 +304,7 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest) (string, []storage.Ow
 		syn = lexical.DefaultSynonyms()
 	}
 	focus := focusOf(req.Message, req.History, syn)
-	words, terms := contentWords(req.Message), definedTerms(req.Message)
+	words, terms := contentWords(req.Message), passage.DefinedTerms(req.Message)
 	cited := []storage.OwnerRef{}
 	var (
 		parts []string
@@ -341,7 +343,7 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest) (string, []storage.Ow
 		faqPart()
 	}
 	if len(req.Catalog) > 0 {
-		text, ids := productPart(req.Message, req.Catalog[:min(len(req.Catalog), maxP)], focus, lang, fr, syn)
+		text, ids := productPart(req.Message, req.Catalog[:min(len(req.Catalog), maxP)], focus, lang, fr, syn, qt)
 		if more := req.Catalog[min(len(req.Catalog), maxP):]; len(more) > 0 {
 			// The relevant products past maxP are counted, and listed
 			// apart (Answer.Related): the text names only what it
@@ -369,8 +371,18 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest) (string, []storage.Ow
 			break
 		}
 		h := &req.Documents[i]
-		text, citation, defines := documentQuote(h, words, terms, 2, 320)
-		short, shortCitation, _ := documentQuote(h, words, terms, 1, 160)
+		var text, citation, short, shortCitation string
+		var defines bool
+		if r, ok := qt.Get(storage.OwnerRef{Kind: storage.KindDocument, ID: h.ID}); ok && len(r.Passages) > 0 {
+			// The passages the context quotes, from the section that
+			// answers: what a model would read.
+			text, citation = quotedText(r.Passages), r.Cite
+			short, shortCitation = quotedText(r.Passages[:1]), r.Cite
+			defines = passage.DefinesTerm(text, terms)
+		} else {
+			text, citation, defines = documentQuote(h, words, terms, 2, 320)
+			short, shortCitation, _ = documentQuote(h, words, terms, 1, 160)
+		}
 		if text == "" {
 			continue
 		}
@@ -575,3 +587,26 @@ func moreProducts(n int, lang rag.Language) string {
 	}
 	return fmt.Sprintf("E mais %d produtos relacionados, listados à parte.", n)
 }
+
+// quotedText writes the passages the context quotes as answer prose: a
+// list item's bullet dropped, an upper-case table header in title case
+// ("CULTURA: Café; DOSE: 400 mL/ha" → "Cultura: Café; Dose: 400 mL/ha"),
+// each passage ended by a period.
+func quotedText(ps []string) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		p = strings.TrimSpace(passage.BulletRE.ReplaceAllString(strings.TrimSpace(p), ""))
+		out[i] = upperLabelRE.ReplaceAllStringFunc(p, func(l string) string {
+			sep := ""
+			if strings.HasPrefix(l, "; ") {
+				sep, l = "; ", l[2:]
+			}
+			return sep + titleCase(strings.TrimSuffix(l, ":")) + ":"
+		})
+	}
+	return passage.JoinPassages(out)
+}
+
+// upperLabelRE matches an upper-case label before a colon ("INTERVALO DE
+// SEGURANÇA:") at the start of a passage or after "; ".
+var upperLabelRE = regexp.MustCompile(`(?:^|(?:; ))\p{Lu}[\p{Lu} ]*\p{Lu}:`)

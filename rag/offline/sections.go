@@ -3,7 +3,6 @@ package offline
 import (
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/internal/textutil"
@@ -29,87 +28,6 @@ func contentWords(question string) []string {
 		out = append(out, st)
 	}
 	return out
-}
-
-// definitionPhrases open a definitional question; the term defined
-// follows.
-var definitionPhrases = []string{"o que e ", "o que sao ", "o que significa ", "o que quer dizer ", "qual o significado de ",
-	"qual o significado do ", "qual o significado da ", "what is ", "what are ", "what does ", "meaning of ", "define "}
-
-// definedTerms are the normalized terms a definitional question asks
-// about: "o que é resistência de planta daninha a herbicida?" →
-// ["resistencia de planta daninha a herbicida", "resistencia"]; none for
-// other questions.
-func definedTerms(question string) []string {
-	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(question), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }), " ") + " "
-	var term string
-	for _, p := range definitionPhrases {
-		if i := strings.Index(n, " "+p); i >= 0 {
-			term = strings.TrimSpace(n[i+1+len(p):])
-			break
-		}
-	}
-	term = strings.TrimSuffix(term, " mean")
-	for _, a := range []string{"o ", "a ", "os ", "as ", "um ", "uma ", "the ", "an "} {
-		term = strings.TrimPrefix(term, a)
-	}
-	if term == "" {
-		return nil
-	}
-	out := []string{term}
-	for _, sep := range []string{" de ", " do ", " da ", " dos ", " das ", " no ", " na ", " em ", " of ", " in ", " on ", " for "} {
-		if i := strings.Index(term, sep); i > 0 {
-			if head := term[:i]; !slices.Contains(out, head) {
-				out = append(out, head)
-			}
-		}
-	}
-	return out
-}
-
-// definingVerbs follow a term in the sentence that defines it.
-var definingVerbs = []string{"é", "são", "significa", "significam", "consiste", "is", "are", "means", "refers"}
-
-// definesTerm reports whether text defines one of terms: "Resistência é a
-// capacidade …", "O vazio sanitário é o período …" (not "respeite o vazio
-// sanitário e evite …"), or "poder relativo de neutralização total
-// (PRNT)".
-func definesTerm(text string, terms []string) bool {
-	raw := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' })
-	norm := make([]string, len(raw))
-	for i, w := range raw {
-		norm[i] = lexical.Normalize(w)
-	}
-	n := lexical.Normalize(text)
-	for _, t := range terms {
-		tw := strings.Fields(t)
-		for i := 0; i+len(tw) < len(norm); i++ {
-			if slices.Equal(norm[i:i+len(tw)], tw) && slices.Contains(definingVerbs, raw[i+len(tw)]) {
-				return true
-			}
-		}
-		if strings.Contains(n, "("+t+")") {
-			return true
-		}
-	}
-	return false
-}
-
-// boostDefinitions raises the units that define one of terms
-// (definesTerm), and a little the unit after each in the same section,
-// and reports whether one does.
-func boostDefinitions(units []passage.Unit, terms []string) bool {
-	found := false
-	for i := range units {
-		if definesTerm(units[i].Text, terms) {
-			units[i].Score += 3
-			if i+1 < len(units) && units[i+1].Section == units[i].Section {
-				units[i+1].Score += 1.5
-			}
-			found = true
-		}
-	}
-	return found
 }
 
 // documentQuote is what a document hit says on the question: the
@@ -143,7 +61,7 @@ func documentQuote(h *rag.Hit[storage.Document], words, terms []string, n, maxSh
 		}
 	}
 	passage.ScoreUnits(units, words)
-	defines = boostDefinitions(units, terms)
+	defines = passage.BoostDefinitions(units, terms)
 	for i := range units {
 		if p := secs[units[i].Section].Heading(); units[i].Score > 0 && heading != "" && p != "" && strings.HasSuffix(heading, p) {
 			units[i].Score += 1
@@ -187,7 +105,7 @@ func faqQuote(question, answer string, words, terms []string, n, maxShort int) (
 		}
 		units[0].Score = top + 1
 	}
-	defines := boostDefinitions(units, terms)
+	defines := passage.BoostDefinitions(units, terms)
 	picked, ok := passage.PickUnits(units, n, maxShort)
 	if !ok {
 		picked = units[:min(n, len(units))]

@@ -426,3 +426,92 @@ func TableCells(line string) []string {
 
 // BulletRE is a list marker.
 var BulletRE = regexp.MustCompile(`^(?:[•·▪◦‣–—*+-]|\d+[.)])\s*`)
+
+// definitionPhrases open a definitional question; the term defined
+// follows.
+var definitionPhrases = []string{"o que e ", "o que sao ", "o que significa ", "o que quer dizer ", "qual o significado de ",
+	"qual o significado do ", "qual o significado da ", "what is ", "what are ", "what does ", "meaning of ", "define "}
+
+// DefinedTerms are the normalized terms a definitional question asks
+// about: "o que é resistência de planta daninha a herbicida?" →
+// ["resistencia de planta daninha a herbicida", "resistencia"]; none for
+// other questions.
+func DefinedTerms(question string) []string {
+	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(question), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }), " ") + " "
+	var term string
+	for _, p := range definitionPhrases {
+		if i := strings.Index(n, " "+p); i >= 0 {
+			term = strings.TrimSpace(n[i+1+len(p):])
+			break
+		}
+	}
+	term = strings.TrimSuffix(term, " mean")
+	for _, a := range []string{"o ", "a ", "os ", "as ", "um ", "uma ", "esse ", "essa ", "este ", "esta ", "isso ", "the ", "an ", "this ", "that "} {
+		term = strings.TrimPrefix(term, a)
+	}
+	if term == "" {
+		return nil
+	}
+	out := []string{term}
+	for _, sep := range []string{" de ", " do ", " da ", " dos ", " das ", " no ", " na ", " em ", " a ", " ao ", " para ", " of ", " in ", " on ", " for ", " to "} {
+		if i := strings.Index(term, sep); i > 0 {
+			if head := term[:i]; !slices.Contains(out, head) {
+				out = append(out, head)
+			}
+		}
+	}
+	return out
+}
+
+// definingVerbs follow a term in the sentence that defines it.
+var definingVerbs = []string{"é", "são", "significa", "significam", "consiste", "is", "are", "means", "refers"}
+
+// DefinesTerm reports whether text defines one of terms: "Resistência é a
+// capacidade …", "O vazio sanitário é o período …" (not "respeite o vazio
+// sanitário e evite …"), or "poder relativo de neutralização total
+// (PRNT)".
+func DefinesTerm(text string, terms []string) bool {
+	raw := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' })
+	norm := make([]string, len(raw))
+	for i, w := range raw {
+		norm[i] = lexical.Normalize(w)
+	}
+	n := lexical.Normalize(text)
+	for _, t := range terms {
+		tw := strings.Fields(t)
+		for i := 0; i+len(tw) < len(norm); i++ {
+			if slices.Equal(norm[i:i+len(tw)], tw) && slices.Contains(definingVerbs, raw[i+len(tw)]) {
+				return true
+			}
+		}
+		if strings.Contains(n, "("+t+")") {
+			return true
+		}
+		// An abbreviation the question names with more words ("VC 80%")
+		// is defined by its long form, written in capitals in
+		// parentheses: "Valor cultural (VC): 80%".
+		for _, w := range tw {
+			if len(w) >= 2 && strings.IndexFunc(w, unicode.IsDigit) < 0 && strings.Contains(text, "("+strings.ToUpper(w)+")") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// BoostDefinitions raises the units that define one of terms
+// (DefinesTerm), and a little the unit after each in the same section,
+// and reports whether one does.
+func BoostDefinitions(units []Unit, terms []string) bool {
+	found := false
+	for i := range units {
+		if DefinesTerm(units[i].Text, terms) {
+			units[i].Score += 3
+			if i+1 < len(units) && units[i+1].Section == units[i].Section {
+				units[i+1].Score += 1.5
+			}
+			found = true
+		}
+	}
+	return found
+}
