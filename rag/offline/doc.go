@@ -16,7 +16,8 @@
 // [ExtractiveAnswerer] leads with the fact asked, quoted from the hits it
 // is given — the leaflet row of the crop asked (leaflet tables, crop lines
 // and "Dose: …" sentences are read), a "Label: value" line, the FAQ
-// sentence, the best sentences of a document's Markdown section — in the
+// sentence, the best sentences of a document's Markdown section; in a
+// Pipeline, the passages its context quotes — in the
 // question's language ([DetectLanguage]), without Markdown, and cites only
 // what it quoted ([rag.Answer.Cited]). When the turn abstains it says the
 // store has nothing on it ([AbstainAnswer], [AbstainAnswerEnglish]); small

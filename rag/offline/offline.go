@@ -181,6 +181,12 @@ func ratio(a, b int) float64 {
 //     heading_path, is favoured) with the next best of that section, or
 //     the whole section when short, cited as "Title › Section".
 //
+// In a rag.Pipeline, a document's part and an item's passages (when no
+// leaflet row or labelled fact answers) are the passages the turn's
+// context quotes for that record, chosen by the search's question with
+// a follow-up's previous turn: the answer states what a model reading
+// the context could.
+//
 // Words rare in a record count more than words on each of its lines; a
 // sentence defining the term of a definitional question ("o que é vazio
 // sanitário?") leads. Markdown is stripped. It answers in the question's
