@@ -224,7 +224,7 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 	start := time.Now()
 	tables := []string{db.tb.files}
 	for _, t := range wordTables {
-		tables = append(tables, db.tb.owners[t.kind], db.tb.chunks[t.kind], db.tb.words[t.kind], db.tb.postings[t.kind])
+		tables = append(tables, db.tb.owners[t.kind], db.tb.chunks[t.kind], db.tb.words[t.kind], db.tb.tokens[t.kind], db.tb.postings[t.kind])
 	}
 	for _, table := range tables {
 		if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+table); err != nil {
@@ -236,34 +236,40 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 }
 
 // rebuildWords rebuilds one kind's dictionary additions and postings from
-// its owner rows, as migration 0003 builds them (without its ORDER BY:
-// inserting unsorted and building the index after is faster), and enables
-// its triggers.
+// its owner rows, as migrations 0003 and 0006 build them (without their
+// ORDER BY: inserting unsorted and building the index after is faster),
+// and enables its triggers.
 func (db *DB) rebuildWords(ctx context.Context, tx pgx.Tx, t wordTable) error {
-	owner, words, postings := db.tb.owners[t.kind], db.tb.words[t.kind], db.tb.postings[t.kind]
+	owner, words, tokens, postings := db.tb.owners[t.kind], db.tb.words[t.kind], db.tb.tokens[t.kind], db.tb.postings[t.kind]
 	key := pgx.Identifier{t.Postings + "_key"}.Sanitize()
-	for _, sql := range []string{
+	sqls := []string{
 		"TRUNCATE " + postings,
 		"DROP INDEX IF EXISTS " + db.q + "." + key,
 		// Fresh statistics first: right after a load the planner would
 		// otherwise join millions of words through a nested loop.
 		"ANALYZE " + owner,
-		`INSERT INTO ` + words + ` (tenant_id, word)
+	}
+	for _, d := range []struct{ dict, split string }{{words, "search_words"}, {tokens, "search_tokens"}} {
+		sqls = append(sqls,
+			`INSERT INTO `+d.dict+` (tenant_id, word)
 		SELECT DISTINCT o.tenant_id, w.w
-		FROM ` + owner + ` o CROSS JOIN LATERAL ` + db.q + `.search_words(o.search_text) AS w(w)
+		FROM `+owner+` o CROSS JOIN LATERAL `+db.q+`.`+d.split+`(o.search_text) AS w(w)
 		WHERE o.active
 		ORDER BY 1, 2
 		ON CONFLICT DO NOTHING`,
-		"ANALYZE " + words,
-		`INSERT INTO ` + postings + ` (tenant_id, word_id, owner_id, created_at)
+			"ANALYZE "+d.dict,
+			`INSERT INTO `+postings+` (tenant_id, word_id, owner_id, created_at)
 		SELECT o.tenant_id, d.id, o.id, o.created_at
-		FROM ` + owner + ` o CROSS JOIN LATERAL ` + db.q + `.search_words(o.search_text) AS w(w)
-		JOIN ` + words + ` d ON d.tenant_id = o.tenant_id AND d.word = w.w
-		WHERE o.active`,
-		"CREATE UNIQUE INDEX " + key + " ON " + postings + " (tenant_id, word_id, created_at DESC, owner_id)",
-		"ALTER TABLE " + owner + " ENABLE TRIGGER " + pgx.Identifier{t.triggers()[0]}.Sanitize(),
-		"ALTER TABLE " + owner + " ENABLE TRIGGER " + pgx.Identifier{t.triggers()[1]}.Sanitize(),
-	} {
+		FROM `+owner+` o CROSS JOIN LATERAL `+db.q+`.`+d.split+`(o.search_text) AS w(w)
+		JOIN `+d.dict+` d ON d.tenant_id = o.tenant_id AND d.word = w.w
+		WHERE o.active`)
+	}
+	sqls = append(sqls,
+		"CREATE UNIQUE INDEX "+key+" ON "+postings+" (tenant_id, word_id, created_at DESC, owner_id)",
+		"ALTER TABLE "+owner+" ENABLE TRIGGER "+pgx.Identifier{t.triggers()[0]}.Sanitize(),
+		"ALTER TABLE "+owner+" ENABLE TRIGGER "+pgx.Identifier{t.triggers()[1]}.Sanitize(),
+	)
+	for _, sql := range sqls {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return wrapCtx(ctx, fmt.Sprintf("end bulk load: rebuild %s word index", t.Owner), err)
 		}

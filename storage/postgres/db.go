@@ -46,9 +46,9 @@ type tables struct {
 	versions string
 	chunks   map[storage.OwnerKind]string
 	owners   map[storage.OwnerKind]string
-	// words and postings are the word index of each kind's owners
-	// (migration 0003).
-	words, postings map[storage.OwnerKind]string
+	// words, tokens and postings are the word index of each kind's
+	// owners (migrations 0003 and 0006).
+	words, tokens, postings map[storage.OwnerKind]string
 }
 
 // New returns a DB using pool with the given options. It does no I/O: call
@@ -84,10 +84,12 @@ func New(pool *pgxpool.Pool, opts Options) *DB {
 			storage.KindDocument: q + ".documents",
 		},
 		words:    map[storage.OwnerKind]string{},
+		tokens:   map[storage.OwnerKind]string{},
 		postings: map[storage.OwnerKind]string{},
 	}
 	for _, t := range wordTables {
 		db.tb.words[t.kind] = q + "." + t.Words
+		db.tb.tokens[t.kind] = q + "." + t.Tokens
 		db.tb.postings[t.kind] = q + "." + t.Postings
 	}
 	return db

@@ -89,10 +89,20 @@
 // separators is contained in a text exactly when it is contained in one of
 // its words, so its matches are the postings of the dictionary words
 // containing it (LIKE '%term%' on the trigram index; strpos over the
-// tenant's dictionary for terms under three characters); a term with
-// separators ("2,4-d") takes the owners posted under the words containing
-// its longest run and confirms each with strpos on search_text; a term made
-// only of separators ("%") is checked against every active owner.
+// tenant's dictionary for terms under three characters). Separated words
+// have an index of their own (migration 0006): a token is a run of text
+// without spaces, trimmed of separators at both ends, that still holds one
+// ("g/l" in "(960 g/l).", "cana-de-acucar"), in <kind>_tokens with
+// negative IDs and its postings beside the words'. A term without spaces
+// whose core (the term so trimmed) holds a separator ("l/ha", "2,4-d",
+// "(sc)" has none) is contained in a text only inside a token containing
+// its core: those tokens' postings are its matches when the term is its
+// own core, candidates confirmed with strpos otherwise ("(l/ha)"), and a
+// term in no token matches nothing without reading a record. Another term
+// with separators ("100%", "0,5 l") takes the owners posted under the
+// words containing its longest run and confirms each with strpos on
+// search_text; a term made only of separators ("%") is checked against
+// every active owner.
 //
 // The ranking is found level by level: an owner matching at least L of T
 // terms holds one of the T-L+1 rarest terms, so level L walks those terms'
@@ -121,8 +131,9 @@
 // terms match most records, so the walk stops soon. The cost thus grows
 // with the limit and, in the worst case, with the postings of the query's
 // terms, or with the tenant's records for a query of such terms that
-// matches little (a term "l/ha" that no record holds: 220 ms at 100k items
-// when first measured, 0.7–0.9 s at load 9–11 on 2 cores, 4.9 s at 1M). A search runs with jit and enable_seqscan off: one round trip
+// matches little (a term "%" that few records hold). A term "l/ha" that no
+// record holds took 220–300 ms at 100k items and 4.9 s at 1M before the
+// tokens, and 0.06 ms with them (BENCHMARKS.md). A search runs with jit and enable_seqscan off: one round trip
 // reads each term's dictionary words with the number of their postings (up
 // to 1,024, and the sample), then one round trip per level needed. The
 // word lookups are cached per tenant and kind in the DB: a search whose
@@ -142,7 +153,8 @@
 // A trigger on each owner table maintains the postings in the transaction
 // of every insert, update (of the search text, status or CreatedAt) and
 // delete. That is the index's cost: about 100 postings per AGROFIT item
-// (10.4 million rows, 1.4 GB with their index, at 100k items), and bulk
+// (10.4 million rows, 1.4 GB with their index, at 100k items; the tokens
+// add about 12 more), and bulk
 // loads about three times slower (COPY of 100k items: 5m39s against
 // 1m45s without it, BENCHMARKS.md). A write first adds the batch's new words to the dictionary in
 // one sorted statement of its own, so that concurrent writers never wait

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -58,4 +59,12 @@ func SetTextProbeWords(t interface{ Cleanup(func()) }, n int) {
 	old := textProbeWords
 	textProbeWords = n
 	t.Cleanup(func() { textProbeWords = old })
+}
+
+// Tokens returns the distinct tokens of text (eachToken), sorted.
+func Tokens(text string) []string {
+	var out []string
+	eachToken(text, func(w string) { out = append(out, w) })
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -319,6 +319,78 @@ func eachWord(s string, fn func(w string)) {
 	}
 }
 
+// tokenStride and tokenMaxRunes shape the tokens of migration 0006: a
+// token longer than tokenMaxRunes characters is indexed as its pieces of
+// tokenMaxRunes starting every tokenStride characters, so a core of up to
+// tokenStride characters is inside one piece.
+const (
+	tokenStride   = 128
+	tokenMaxRunes = 2 * tokenStride
+)
+
+// isTokenSplit reports whether b separates tokens (migration 0006): space
+// and newline, the only white space normalized search text holds.
+func isTokenSplit(r rune) bool { return r == ' ' || r == '\n' }
+
+// trimSeps returns s without the separator bytes (isWordSep) at its ends.
+func trimSeps(s string) string {
+	i, j := 0, len(s)
+	for i < j && isWordSep(s[i]) {
+		i++
+	}
+	for j > i && isWordSep(s[j-1]) {
+		j--
+	}
+	return s[i:j]
+}
+
+// hasSep reports whether s holds a separator byte (isWordSep).
+func hasSep(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isWordSep(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// eachToken calls fn with every token of s as search_tokens (migration
+// 0006) finds them, possibly more than once: each maximal run of
+// characters other than space and newline, trimmed of separators at both
+// ends, that still holds a separator, or the pieces of a longer one.
+func eachToken(s string, fn func(string)) {
+	for _, run := range strings.FieldsFunc(s, isTokenSplit) {
+		c := trimSeps(run)
+		if !hasSep(c) {
+			continue
+		}
+		if utf8.RuneCountInString(c) <= tokenMaxRunes {
+			fn(c)
+			continue
+		}
+		r := []rune(c)
+		for st := 0; st < len(r)-tokenStride; st += tokenStride {
+			fn(string(r[st:min(st+tokenMaxRunes, len(r))]))
+		}
+	}
+}
+
+// tokenCore returns the core of a term (the term trimmed of separators)
+// and whether the tokens of migration 0006 answer it: the term holds no
+// space or newline and its core holds a separator and at most tokenStride
+// characters. Such a term is contained in a text only inside one token
+// containing its core.
+func tokenCore(t string) (string, bool) {
+	if strings.ContainsFunc(t, isTokenSplit) {
+		return "", false
+	}
+	c := trimSeps(t)
+	if !hasSep(c) || utf8.RuneCountInString(c) > tokenStride {
+		return "", false
+	}
+	return c, true
+}
+
 // minTrigramRunes is the shortest string the trigram index can look up:
 // pg_trgm extracts no trigram from shorter LIKE patterns and would read the
 // whole index, so shorter strings scan the tenant's dictionary instead.
@@ -356,13 +428,17 @@ const probeFence = " OFFSET 0"
 // it.
 type lexTerm struct {
 	text string
-	// run is the term's longest run of non-separator bytes; "" when the
-	// term is made of separators only.
+	// run is what the dictionary is searched for: the term's core for a
+	// term the tokens answer (tokenCore), else its longest run of
+	// non-separator bytes; "" when the term is made of separators only.
 	run string
-	// exact: the term has no separator, so the postings of words are its
-	// matches; otherwise they are candidates confirmed with strpos.
+	// token: run is a core, looked up in the tokens (migration 0006).
+	token bool
+	// exact: the term is its own run (a word without separators, or a
+	// token core), so the postings of wids are its matches; otherwise they
+	// are candidates confirmed with strpos.
 	exact bool
-	// wids are the dictionary words containing run.
+	// wids are the dictionary words (or tokens) containing run.
 	wids []int64
 	// postings is the number of postings of wids, at most postingsCap.
 	postings int64
@@ -397,13 +473,20 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 	for i, t := range terms {
 		lt := lexTerm{text: t}
 		runs := 0
-		eachWord(t, func(w string) {
-			runs++
-			if len(w) > len(lt.run) {
-				lt.run = w
-			}
-		})
-		lt.exact = runs == 1 && len(lt.run) == len(t)
+		dict := s.db.tb.words[kind]
+		if core, ok := tokenCore(t); ok {
+			lt.run, lt.token, lt.exact = core, true, core == t
+			runs = 1
+			dict = s.db.tb.tokens[kind]
+		} else {
+			eachWord(t, func(w string) {
+				runs++
+				if len(w) > len(lt.run) {
+					lt.run = w
+				}
+			})
+			lt.exact = runs == 1 && len(lt.run) == len(t)
+		}
 		lts[i] = lt
 		if runs == 0 {
 			continue
@@ -424,7 +507,7 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 		parts = append(parts, "SELECT "+strconv.Itoa(i)+", z.ids, z.n, "+sample+
 			" FROM (SELECT w.ids, (SELECT count(*) FROM (SELECT FROM "+s.db.tb.postings[kind]+
 			" p WHERE p.tenant_id = $1 AND p.word_id = ANY(w.ids) LIMIT "+strconv.Itoa(postingsCap)+") x) AS n"+
-			" FROM (SELECT ARRAY(SELECT d.id FROM "+s.db.tb.words[kind]+" d WHERE d.tenant_id = $1 AND "+cond+" ORDER BY d.id) AS ids OFFSET 0) w OFFSET 0) z")
+			" FROM (SELECT ARRAY(SELECT d.id FROM "+dict+" d WHERE d.tenant_id = $1 AND "+cond+" ORDER BY d.id) AS ids OFFSET 0) w OFFSET 0) z")
 	}
 	if len(parts) == 0 {
 		// Only separator terms: nothing to look up.
@@ -486,10 +569,13 @@ func (s *Store) lookupTerms(ctx context.Context, c batcher, kind storage.OwnerKi
 //
 // A term without separators (see isWordSep) is contained in a text exactly
 // when it is contained in one of its words, so its matches are the
-// postings of its dictionary words; a term with separators ("2,4-d") takes
-// the owners posted under the words containing its longest run and
-// confirms each with strpos on the owner's search text; a term made only
-// of separators ("%") is checked with strpos against every active owner.
+// postings of its dictionary words; likewise a term whose core holds a
+// separator ("l/ha", tokenCore) and the tokens containing its core
+// (migration 0006), confirmed with strpos when the term is more than its
+// core; another term with separators ("100%") takes the owners posted
+// under the words containing its longest run and confirms each with strpos
+// on the owner's search text; a term made only of separators ("%") is
+// checked with strpos against every active owner.
 // Postings exist for active owners only and carry the owner's created_at.
 //
 // The ranking is found level by level, from T (every term matched) down:

@@ -43,18 +43,33 @@ type lexCorpus struct {
 
 var (
 	lexWords = []string{"soja", "sojas", "milho", "ferrugem", "2,4-d", "100%", "0,5", "l/ha", "cana-de-acucar", "ação",
-		"Açúcar", "fungicida", "de", "a", "%", "_", "\\", "x", "percevejo", "lagarta-do-cartucho", "uva", "abc_def"}
+		"Açúcar", "fungicida", "de", "a", "%", "_", "\\", "x", "percevejo", "lagarta-do-cartucho", "uva", "abc_def",
+		"(l/ha).", "ml/ha", "(sc)"}
 	lexSeps  = []string{" ", "\n", "-", ", ", "/", "%", "_", "."}
 	lexTerms = []string{"soja", "oja", "sojas", "milho de", "2,4-d", "4-d", ",", "%", "_", "\\", "100%", "l/ha", "cana-de",
 		"de acucar", "çã", "ação", "acucar", "ca", "xyz", "a", "fungicida\nsoja", "errugem", "de", "lagarta-do", "c_d",
-		"-", "uva soja", "0,5 l", "x"}
+		"-", "uva soja", "0,5 l", "x", "(l/ha)", "l/ha.", "/ha", "a-d", "sc)", "ção-12", longToken[200:260], longToken[20:200]}
+	// longToken is longer than a token is kept whole (256 characters):
+	// the tokens hold its pieces, which terms of up to 128 characters
+	// are looked up in; a longer term is confirmed on the text.
+	longToken = func() string {
+		var b strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&b, "cao-%d/", i)
+		}
+		return b.String()
+	}()
 	lexCategories = []string{"Fungicida", "Herbicida", "Inseticida"}
 )
 
 func (c *lexCorpus) text() string {
 	var b strings.Builder
 	for range c.rng.IntN(10) {
-		b.WriteString(lexWords[c.rng.IntN(len(lexWords))])
+		if c.rng.IntN(30) == 0 {
+			b.WriteString(longToken)
+		} else {
+			b.WriteString(lexWords[c.rng.IntN(len(lexWords))])
+		}
 		b.WriteString(lexSeps[c.rng.IntN(len(lexSeps))])
 	}
 	return b.String()
@@ -256,8 +271,10 @@ func TestWordIndexMaintained(t *testing.T) {
 	}
 	postings := func() []string {
 		t.Helper()
-		rows, err := pool.Query(ctx, `SELECT p.owner_id || ':' || d.word FROM `+pgx.Identifier{db.Options().Schema}.Sanitize()+`.item_postings p
-			JOIN `+pgx.Identifier{db.Options().Schema}.Sanitize()+`.item_words d ON d.tenant_id = p.tenant_id AND d.id = p.word_id
+		q := pgx.Identifier{db.Options().Schema}.Sanitize()
+		rows, err := pool.Query(ctx, `SELECT p.owner_id || ':' || d.word FROM `+q+`.item_postings p
+			JOIN (SELECT tenant_id, id, word FROM `+q+`.item_words UNION ALL SELECT tenant_id, id, word FROM `+q+`.item_tokens) d
+			ON d.tenant_id = p.tenant_id AND d.id = p.word_id
 			WHERE p.tenant_id = 'm' ORDER BY 1`)
 		if err != nil {
 			t.Fatal(err)
@@ -283,11 +300,12 @@ func TestWordIndexMaintained(t *testing.T) {
 			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Alfa bravo", CreatedAt: t0}, {ID: "b", Name: "alfa", CreatedAt: t0.Add(time.Hour)}}})
 		}, []string{"a:alfa", "a:bravo", "b:alfa"}, map[string][]lexHit{"alf": {{"b", 1}, {"a", 1}}, "bravo": {{"a", 1}}}},
 		{"text changed", func() error {
-			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie", CreatedAt: t0}}})
-		}, []string{"a:charlie", "b:alfa"}, map[string][]lexHit{"alf": {{"b", 1}}, "bravo": {}, "charl": {{"a", 1}}}},
+			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie (l/ha)", CreatedAt: t0}}})
+		}, []string{"a:charlie", "a:ha", "a:l", "a:l/ha", "b:alfa"}, map[string][]lexHit{"alf": {{"b", 1}}, "bravo": {}, "charl": {{"a", 1}},
+			"l/ha": {{"a", 1}}, "(l/ha)": {{"a", 1}}, "l/ha.": {}}},
 		{"created_at changed", func() error {
 			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour)}}})
-		}, []string{"a:alfa", "a:charlie", "b:alfa"}, map[string][]lexHit{"alfa": {{"a", 1}, {"b", 1}}}},
+		}, []string{"a:alfa", "a:charlie", "b:alfa"}, map[string][]lexHit{"alfa": {{"a", 1}, {"b", 1}}, "l/ha": {}}},
 		{"inactive", func() error {
 			return s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Charlie alfa", CreatedAt: t0.Add(2 * time.Hour), Status: storage.StatusInactive}}})
 		}, []string{"b:alfa"}, map[string][]lexHit{"alfa": {{"b", 1}}, "charlie": {}}},
@@ -317,6 +335,38 @@ func TestWordIndexMaintained(t *testing.T) {
 			if d := cmp.Diff(want, search(term)); d != "" {
 				t.Errorf("%s: search %q (-want +got):\n%s", st.name, term, d)
 			}
+		}
+	}
+}
+
+// TestTokensMatchSQL: the tokens a write adds to the dictionary before its
+// transaction (eachToken, in Go) are the ones migration 0006's
+// search_tokens finds in SQL, on texts with separators inside, around and
+// alone, multi-byte letters, newlines, repeated spaces and tokens longer
+// than 256 characters (kept as pieces). A token Go misses is still
+// indexed by the trigger, but inside the write's transaction, where
+// concurrent writers can deadlock on it (TestConcurrentNewWords).
+func TestTokensMatchSQL(t *testing.T) {
+	db, pool := openDB(t, postgres.Options{Dimensions: 4})
+	ctx := testCtx(t)
+	fn := pgx.Identifier{db.Options().Schema}.Sanitize() + ".search_tokens"
+	c := &lexCorpus{rng: rand.New(rand.NewPCG(5, 6))}
+	texts := []string{"", " ", "(960 g/l).", "soja, milho.", "--a--", "a-b\nc/d  e.f", "ção/ão", "l/ha (l/ha) ml/ha",
+		strings.Repeat("x", 300) + "/y", longToken + " " + longToken[:257] + " " + longToken[:258]}
+	for range 200 {
+		texts = append(texts, strings.ToLower(c.text()))
+	}
+	for _, text := range texts {
+		rows, err := pool.Query(ctx, "SELECT w FROM "+fn+"($1) AS w ORDER BY 1", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := postgres.Tokens(text); !cmp.Equal(want, got, cmpopts.EquateEmpty()) {
+			t.Fatalf("tokens of %q (-SQL +Go):\n%s", text, cmp.Diff(want, got, cmpopts.EquateEmpty()))
 		}
 	}
 }

@@ -84,16 +84,17 @@ func latestVersion(ms []migration) int {
 
 type chunkTable struct{ Table, Owner string }
 
-// wordTable names the word index tables of one kind's owner table.
+// wordTable names the word index tables of one kind's owner table: its
+// dictionaries of words (0003) and tokens (0006) and their postings.
 type wordTable struct {
-	kind                   storage.OwnerKind
-	Owner, Words, Postings string
+	kind                           storage.OwnerKind
+	Owner, Words, Tokens, Postings string
 }
 
 var wordTables = []wordTable{
-	{storage.KindItem, "items", "item_words", "item_postings"},
-	{storage.KindFAQ, "faqs", "faq_words", "faq_postings"},
-	{storage.KindDocument, "documents", "document_words", "document_postings"},
+	{storage.KindItem, "items", "item_words", "item_tokens", "item_postings"},
+	{storage.KindFAQ, "faqs", "faq_words", "faq_tokens", "faq_postings"},
+	{storage.KindDocument, "documents", "document_words", "document_tokens", "document_postings"},
 }
 
 // templateData is what migrations are rendered with; every field is

@@ -417,7 +417,7 @@ func (s *Store) Analyze(ctx context.Context, kind storage.OwnerKind) error {
 		return badKind(kind)
 	}
 	tb := s.db.tb
-	tables := []string{tb.owners[kind], tb.chunks[kind], tb.words[kind], tb.postings[kind]}
+	tables := []string{tb.owners[kind], tb.chunks[kind], tb.words[kind], tb.tokens[kind], tb.postings[kind]}
 	if kind == storage.KindItem {
 		tables = append(tables, tb.files)
 	}

@@ -42,9 +42,10 @@ func (s *Store) Apply(ctx context.Context, b storage.Batch) error {
 	})
 }
 
-// addWords inserts the words of the batch's active records missing from
-// the tenant's dictionaries (see migration 0003), sorted, one statement per
-// kind, each committed on its own before the batch's transaction starts.
+// addWords inserts the words and tokens of the batch's active records
+// missing from the tenant's dictionaries (see migrations 0003 and 0006),
+// sorted, one statement per kind and dictionary, each committed on its own
+// before the batch's transaction starts.
 //
 // The owner tables' triggers would insert them anyway, but word by word
 // inside the batch's transaction: two batches introducing the same new
@@ -54,44 +55,54 @@ func (s *Store) Apply(ctx context.Context, b storage.Batch) error {
 // postings, where it matches nothing.
 func (s *Store) addWords(ctx context.Context, conn *pgxpool.Conn, b *storage.Batch) error {
 	for _, kind := range []storage.OwnerKind{storage.KindItem, storage.KindFAQ, storage.KindDocument} {
-		set := map[string]struct{}{}
-		add := func(text string) { eachWord(text, func(w string) { set[w] = struct{}{} }) }
+		var texts []string
 		switch kind {
 		case storage.KindItem:
 			for i := range b.Items {
 				if b.Items[i].Status.Active() {
-					add(storage.ItemSearchText(&b.Items[i]))
+					texts = append(texts, storage.ItemSearchText(&b.Items[i]))
 				}
 			}
 		case storage.KindFAQ:
 			for i := range b.FAQs {
 				if b.FAQs[i].Status.Active() {
-					add(storage.FAQSearchText(&b.FAQs[i]))
+					texts = append(texts, storage.FAQSearchText(&b.FAQs[i]))
 				}
 			}
 		case storage.KindDocument:
 			for i := range b.Documents {
 				if b.Documents[i].Status.Active() {
-					add(storage.DocumentSearchText(&b.Documents[i]))
+					texts = append(texts, storage.DocumentSearchText(&b.Documents[i]))
 				}
 			}
 		}
-		if len(set) == 0 {
+		if len(texts) == 0 {
 			continue
 		}
-		words := make([]string, 0, len(set))
-		for w := range set {
-			words = append(words, w)
-		}
-		slices.Sort(words)
-		// Words already in the dictionary are filtered out first, so that
-		// the common case (no new word) takes no row lock.
-		table := s.db.tb.words[kind]
-		if _, err := conn.Exec(ctx, "INSERT INTO "+table+` (tenant_id, word)
+		for _, d := range []struct {
+			table string
+			each  func(string, func(string))
+		}{{s.db.tb.words[kind], eachWord}, {s.db.tb.tokens[kind], eachToken}} {
+			set := map[string]struct{}{}
+			for _, text := range texts {
+				d.each(text, func(w string) { set[w] = struct{}{} })
+			}
+			if len(set) == 0 {
+				continue
+			}
+			words := make([]string, 0, len(set))
+			for w := range set {
+				words = append(words, w)
+			}
+			slices.Sort(words)
+			// Words already in the dictionary are filtered out first, so
+			// that the common case (no new word) takes no row lock.
+			if _, err := conn.Exec(ctx, "INSERT INTO "+d.table+` (tenant_id, word)
 			SELECT $1, w FROM unnest($2::text[]) AS w
-			WHERE NOT EXISTS (SELECT 1 FROM `+table+` d WHERE d.tenant_id = $1 AND d.word = w)
+			WHERE NOT EXISTS (SELECT 1 FROM `+d.table+` d WHERE d.tenant_id = $1 AND d.word = w)
 			ORDER BY w ON CONFLICT DO NOTHING`, s.tenant, words); err != nil {
-			return wrapCtx(ctx, "write records: add words", err)
+				return wrapCtx(ctx, "write records: add words", err)
+			}
 		}
 	}
 	return nil
