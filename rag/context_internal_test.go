@@ -147,3 +147,24 @@ func TestPassagesDefinitionLeads(t *testing.T) {
 		t.Errorf("documents section %q: want the defining section's passages alone", got)
 	}
 }
+
+// TestPassagesKindsInChatSpelling: the kinds of value are asked in
+// customers' spelling too ("qto tempo"), and a temperature is one.
+func TestPassagesKindsInChatSpelling(t *testing.T) {
+	it := storage.CatalogItem{
+		ID: "p6", Name: "Inoculante Exemplo",
+		Description: "Inoculante líquido para soja.",
+		Files: []storage.CatalogFile{{Name: "ficha.txt", Text: "Modo de uso: 100 mL para cada 50 kg de sementes.\n" +
+			"Reinocular todos os anos aumenta a produtividade.\n" +
+			"Armazenar o produto entre 4 e 25 °C.\nValidade de 6 meses a partir da fabricação."}},
+	}
+	for q, want := range map[string]string{
+		"o inoculante dura qto tempo?":          "Validade de 6 meses a partir da fabricação.",
+		"tem temperatura certa pra guardar?":    "Armazenar o produto entre 4 e 25 °C.",
+		"What temperature should I keep it at?": "Armazenar o produto entre 4 e 25 °C.",
+	} {
+		if ps := defaultQuoter.prepare(q).itemPassages(&it); len(ps) == 0 || ps[0] != want {
+			t.Errorf("%q: passages %q, want %q first", q, ps, want)
+		}
+	}
+}

@@ -151,11 +151,18 @@ type picks struct {
 }
 
 // texts are the picked units' texts as the context writes them: on one
-// line, each cut to passageChars.
+// line, each cut to passageChars, without repeats (case, accents and
+// final punctuation aside).
 func (p picks) texts() []string {
 	out := make([]string, 0, len(p.units))
+	seen := map[string]bool{}
 	for _, u := range p.units {
-		if t := textutil.TruncateRunes(textutil.OneLine(u.Text), passageChars); !slices.Contains(out, t) {
+		t := textutil.TruncateRunes(textutil.OneLine(u.Text), passageChars)
+		// A metadata value often repeats a leaflet line ("Ingrediente
+		// ativo: …" and "Ingrediente ativo: ….").
+		key := lexical.Normalize(strings.TrimRight(t, ".;: "))
+		if !seen[key] {
+			seen[key] = true
 			out = append(out, t)
 		}
 	}
@@ -407,11 +414,12 @@ const numberWord = `(?:\d+(?:[.,]\d+)?|um|uma|dois|duas|tres|quatro|cinco|seis|s
 // answerKinds are the kinds of value a question's wording asks for: a
 // duration ("quanto tempo", "quantos dias", "prazo", "demora", "how
 // long"), a time of day ("até que horas", "what time"), a count of times
-// ("quantas vezes", "how many times") and an amount ("quantos litros",
-// "quanto usar", "how much"). They are the interrogatives of the
-// language, not words of a domain: the value is recognized by its form
-// (a number and a unit of time, "14h", a number of times or
-// applications, a number and a unit of measure).
+// ("quantas vezes", "how many times"), a temperature ("temperatura",
+// "quantos graus") and an amount ("quantos litros", "quanto usar", "how
+// much"). They are the interrogatives of the language, not words of a
+// domain: the value is recognized by its form (a number and a unit of
+// time, "14h", a number of times or applications, degrees, a number and
+// a unit of measure).
 var answerKinds = []answerKind{
 	{word: "#duration",
 		cues: []string{"quanto tempo", "quantos dias", "quantas horas", "quantos meses", "quantos anos", "quantas semanas", "quantos minutos",
@@ -423,15 +431,29 @@ var answerKinds = []answerKind{
 	{word: "#count",
 		cues:  []string{"quantas vezes", "quantas aplicacoes", "numero de aplicacoes", "how many times", "how many applications", "how often"},
 		value: regexp.MustCompile(`\b` + numberWord + `\s+(?:vezes|aplicacoes|aplicacao|times|applications?)\b|\bmaximo de \d`)},
+	{word: "#temperature",
+		cues:  []string{"temperatura", "quantos graus", "what temperature", "how hot", "how cold"},
+		value: regexp.MustCompile(`\d\s*(?:°|º)\s*c\b|\b\d+\s*graus\b|\b\d+\s*degrees\b`)},
 	{word: "#amount",
 		cues: []string{"quantos litros", "quantos ml", "quantos quilos", "quantos kg", "quantos gramas", "quanto usar", "quanto uso", "quanto coloco", "quanto colocar",
 			"quanto aplicar", "quanto aplico", "quantidade", "how much"},
 		value: regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s*(?:ml|l|kg|g|t|litros?|quilos?)(?:\s*/\s*\w+)?\b`)},
 }
 
+// chatSpelling are the abbreviations of the interrogatives customers
+// type ("qto tempo", "qts dias"), as the cues of answerKinds spell them.
+var chatSpelling = map[string]string{"qto": "quanto", "qnto": "quanto", "qtos": "quantos", "qntos": "quantos", "qts": "quantos",
+	"qtas": "quantas", "qntas": "quantas", "q": "que"}
+
 // askedKinds are the pseudo-words of the kinds of value text asks for.
 func askedKinds(text string) []string {
-	n := " " + strings.Join(textutil.NormWords(text), " ") + " "
+	words := textutil.NormWords(text)
+	for i, w := range words {
+		if full, ok := chatSpelling[w]; ok {
+			words[i] = full
+		}
+	}
+	n := " " + strings.Join(words, " ") + " "
 	var out []string
 	for _, k := range answerKinds {
 		if slices.ContainsFunc(k.cues, func(c string) bool { return strings.Contains(n, " "+c+" ") }) {

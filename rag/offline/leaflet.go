@@ -636,7 +636,14 @@ func productPart(message string, hits []rag.Hit[storage.CatalogItem], focus ques
 		ask := leafletAskOf(message, focus, it.Name, syn)
 		fact := leafletAnswer(it, ask, labels, syn)
 		asked := ask.dose || ask.interval || named || len(hits) == 1
-		if fact == "" {
+		quoted, _ := qt.Get(storage.OwnerRef{Kind: storage.KindItem, ID: hits[i].ID})
+		switch {
+		case fact != "":
+		case len(quoted.Passages) > 0 && (named || len(hits) == 1):
+			// The question is about this product: it leads with the
+			// passages the context quotes for it.
+			fact, asked = strings.TrimSuffix(quotedText(quoted.Passages[:min(2, len(quoted.Passages))]), "."), true
+		default:
 			fact = labelledFacts(it, nonCropWords(contentWords(message), syn), labels, syn)
 			asked = asked || fact != ""
 		}
@@ -676,13 +683,9 @@ func productPart(message string, hits []rag.Hit[storage.CatalogItem], focus ques
 			fmt.Fprintf(&b, "; tags: %s", strings.Join(it.Tags, ", "))
 		}
 		b.WriteString(". ")
-		if r, ok := qt.Get(storage.OwnerRef{Kind: storage.KindItem, ID: hits[i].ID}); ok && len(r.Passages) > 0 {
+		if len(quoted.Passages) > 0 {
 			// The passages the context quotes: what a model would read.
-			n := 1
-			if len(hits) == 1 {
-				n = 2
-			}
-			b.WriteString(quotedText(r.Passages[:min(n, len(r.Passages))]))
+			b.WriteString(quotedText(quoted.Passages[:1]))
 		} else {
 			b.WriteString(itemFacts(it, focus))
 		}

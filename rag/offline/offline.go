@@ -602,6 +602,9 @@ func quotedText(ps []string) string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		p = strings.TrimSpace(passage.BulletRE.ReplaceAllString(strings.TrimSpace(p), ""))
+		if strings.HasSuffix(p, ")") {
+			p += "." // "Garantia: 12 meses (bateria 6 meses)." ends a sentence
+		}
 		out[i] = upperLabelRE.ReplaceAllStringFunc(p, func(l string) string {
 			sep := ""
 			if strings.HasPrefix(l, "; ") {
