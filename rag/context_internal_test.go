@@ -1,6 +1,7 @@
 package rag
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,5 +167,23 @@ func TestPassagesKindsInChatSpelling(t *testing.T) {
 		if ps := defaultQuoter.prepare(q).itemPassages(&it); len(ps) == 0 || ps[0] != want {
 			t.Errorf("%q: passages %q, want %q first", q, ps, want)
 		}
+	}
+}
+
+// TestPassagesSkipRedundant: a passage repeating one kept before it (a
+// metadata value that is a phrase of the leaflet's line) gives its place
+// to the next.
+func TestPassagesSkipRedundant(t *testing.T) {
+	it := storage.CatalogItem{
+		ID: "p7", Name: "Bio Exemplo WP",
+		Description: "Inseticida biológico.",
+		Metadata:    map[string]string{"ingrediente_ativo": "Bacillus thuringiensis var. kurstaki (33,6 g/kg)"},
+		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Contém Bacillus thuringiensis var. kurstaki (33,6 g/kg); ação por ingestão.\n" +
+			"Na cultura das hortaliças, controla traça-das-crucíferas (Plutella xylostella)."}},
+	}
+	ps := defaultQuoter.prepare("Bacillus thuringiensis for caterpillars on cabbage?").itemPassages(&it)
+	if len(ps) != 2 || !slices.ContainsFunc(ps, func(p string) bool { return strings.HasPrefix(p, "Contém Bacillus") }) ||
+		!slices.ContainsFunc(ps, func(p string) bool { return strings.Contains(p, "Plutella") }) {
+		t.Errorf("passages %q, want the leaflet line and the hortaliças row, not the metadata value repeating the line", ps)
 	}
 }

@@ -552,8 +552,9 @@ func (qs *question) score(units []passage.Unit, name string) {
 }
 
 // best returns the best scored units, best first (ties in text order): at
-// most maxPassages, each scoring at least half the best. None when no unit
-// holds a question word.
+// most maxPassages, each scoring at least half the best and not repeating
+// one kept before it (redundant). None when no unit holds a question
+// word.
 func best(units []passage.Unit) []passage.Unit {
 	idx := make([]int, 0, len(units))
 	for i := range units {
@@ -567,13 +568,34 @@ func best(units []passage.Unit) []passage.Unit {
 	passage.SortByScore(units, idx)
 	top := units[idx[0]].Score
 	var out []passage.Unit
+	var kept []string
 	for _, i := range idx {
 		if len(out) == maxPassages || units[i].Score < top/2 {
 			break
 		}
+		n := lexical.Normalize(units[i].Text)
+		if slices.ContainsFunc(kept, func(k string) bool { return strings.Contains(k, content(n)) }) {
+			continue
+		}
+		if j := slices.IndexFunc(kept, func(k string) bool { return strings.Contains(n, content(k)) }); j >= 0 {
+			// It says all the kept one says, and more.
+			out[j], kept[j] = units[i], n
+			continue
+		}
 		out = append(out, units[i])
+		kept = append(kept, n)
 	}
 	return out
+}
+
+// content is a normalized passage without a leading label ("ingrediente
+// ativo: ") and final punctuation: a metadata value is often a phrase of
+// a leaflet's line, which then says all it says.
+func content(n string) string {
+	if _, v, ok := strings.Cut(n, ": "); ok && len(v) >= 12 {
+		n = v
+	}
+	return strings.TrimRight(n, ".;: ")
 }
 
 // Sources of a quoted unit: the record field it comes from.
