@@ -642,7 +642,7 @@ func productPart(message string, hits []rag.Hit[storage.CatalogItem], focus ques
 		case len(quoted.Passages) > 0 && (named || len(hits) == 1):
 			// The question is about this product: it leads with the
 			// passages the context quotes for it.
-			fact, asked = strings.TrimSuffix(quotedText(quoted.Passages[:min(2, len(quoted.Passages))]), "."), true
+			fact, asked = strings.TrimSuffix(quotedText(quoted.Passages), "."), true
 		default:
 			fact = labelledFacts(it, nonCropWords(contentWords(message), syn), labels, syn)
 			asked = asked || fact != ""
