@@ -42,8 +42,9 @@
 // failed build, or else on the first search of each kind): a misspelled
 // word no indexed word starts with, and whose stem under the kind's scorer
 // starts none either (an inflection such as "entregar" of an indexed
-// "entrega" is no typo), is corrected to the frequent indexed word it sounds
-// like ("ferujem" → "ferrugem"), else to the closest frequent indexed word
+// "entrega" is no typo), is corrected to the indexed word it sounds like
+// (the most frequent of them: "ferujem" → "ferrugem"), else to the
+// closest indexed word (then the most frequent)
 // ("insetisida soja" → "inseticida soja"; [QueryAnalysis.Corrections]
 // lists the changes; the word as typed still fetches candidates from the
 // store, but terms and scores use the correction), and each

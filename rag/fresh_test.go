@@ -21,8 +21,8 @@ import (
 )
 
 // newIngredientItems are two catalog items with a word no testdata
-// record holds ("zorvatrina"): two, so that it is frequent enough to be
-// a typo correction (correctionMinDF).
+// record holds ("zorvatrina"), which the typo correction can then offer
+// (correctionMinDF).
 func newIngredientItems() []storage.CatalogItem {
 	return []storage.CatalogItem{
 		{ID: "novo-1", Name: "Zorvatrina 200 SC", Description: "Fungicida à base de zorvatrina para soja.", Category: "Fungicida", Manufacturer: "AgroNova"},

@@ -160,7 +160,7 @@ type LexicalOptions struct {
 
 	// idf shapes the IDF weights (zero value: lexical's defaults), and
 	// correctionMinDF is the least number of records a word must appear
-	// in to be a correction (default 2); only the project's evaluation
+	// in to be a correction (default 1); only the project's evaluation
 	// sets them (internal/tuning).
 	idf             lexical.IDFOptions
 	correctionMinDF int

@@ -47,7 +47,7 @@ func (a *ablation) register(fs *flag.FlagSet) {
 	fs.Float64Var(&a.fileWeight, "file-weight", -1, "lexicalScore `weight` of catalog items' attached file text (default fields.CatalogScorer's, 3; 0 leaves files out, as the seeds did)")
 	fs.IntVar(&a.maxTokens, "max-tokens", 0, "query token `cap` of the default scorers (default: 8 for the catalog, rag.DefaultQuestionMaxTokens for FAQs and documents)")
 	fs.StringVar(&a.synonyms, "synonyms", "", "domain synonym table `file` (JSON, lexical.LoadSynonyms format) merged over the default pt-BR table")
-	fs.IntVar(&a.minDF, "min-df", 0, "least `records` a correction must appear in (default rag's 2)")
+	fs.IntVar(&a.minDF, "min-df", 0, "least `records` a correction must appear in (default rag's 1)")
 }
 
 // load reads the -synonyms table, if any.

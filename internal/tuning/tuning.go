@@ -12,7 +12,7 @@ type Lexical struct {
 	// zero).
 	IDF lexical.IDFOptions
 	// CorrectionMinDF is the least number of records a word must appear
-	// in to be a typo correction (default 2).
+	// in to be a typo correction (default 1).
 	CorrectionMinDF int
 }
 
