@@ -25,7 +25,8 @@
 //
 // A Searcher runs two legs concurrently:
 //
-//   - lexical: the query is tokenized (stopwords dropped, at most 8 tokens)
+//   - lexical: the query is tokenized (stopwords dropped, at most 24 tokens
+//     with the default scorers)
 //     and expanded with the synonym table ("videira" adds "uva"); the store
 //     returns active records containing any term, ranked by terms matched;
 //     unless the fusion is simple (vector hits first) every candidate
@@ -129,7 +130,15 @@
 // kind holds ("o pulgão tá atacando as espigas do trigo") or words other
 // records hold weighing at most a fifth of the question ("meu parreiral
 // tá com oídio, aquele pó branco nas folhas"): the rest describes the
-// problem.
+// problem. Up to half of the question when the record holds the pest or
+// disease by the question's own word and names it with the crop on one
+// line ("Soja: percevejo-marrom … — 1,0 kg/ha"): a farmer's description
+// of the symptoms ("meu cafezal ta cheio de mancha amarelada embaixo da
+// folha … acho q é ferrugem"). Such a record is relevant whatever its
+// coverage, but the Pipeline leaves it out of a turn where another hit
+// is relevant on its own evidence ("qual volume de calda usar no
+// fungicida pra ferrugem da soja?" is the application guide's, not every
+// soybean fungicide's).
 // A record naming a group the subject belongs to (lexical.SynonymEntry
 // Within: in the agronomy preset "Hortaliças" for "repolho", "Todas as
 // culturas" for any crop) holds the subject with the indirect credit, and

@@ -103,6 +103,19 @@ const (
 	// recall 0.778 → 0.833 and abstention 0.797 → 0.844 at 0.2, precision
 	// 0.780 → 0.791; 0.3 and above cost precision on chat_eval and blind2.
 	pairDescriptionShare = 0.2
+	// pairSymptomShare is that share when the record holds the treatment
+	// asked by the question's own word (the pest or disease, not only its
+	// class) and names it together with the culture on one line of a
+	// field ("Soja: percevejo-marrom … — 1,0 kg/ha"): a farmer describing
+	// the symptoms ("meu cafezal ta cheio de mancha amarelada embaixo da
+	// folha com um po alaranjado … acho q é ferrugem") holds words other
+	// records hold (mancha, amarelada, alaranjado) well beyond 0.2 of the
+	// question. Chosen over 0.5 and 1 on testdata/chat_eval_dev4.jsonl (a
+	// development set written for it), chat_eval_blind2.jsonl,
+	// chat_eval_blind.jsonl, chat_eval_fresh.jsonl and chat_eval.jsonl;
+	// 1 gained one answer on dev4 and lost precision on dev4 and blind2.
+	// The cross-domain objective and AGROFIT were unchanged at both.
+	pairSymptomShare = 0.5
 	// defaultIndirectCredit is the credit of a query concept found only
 	// through the class it belongs to: "ferrugem" matched by "fungicida".
 	defaultIndirectCredit = 0.5
@@ -319,6 +332,12 @@ type Evidence struct {
 	// (byEvidence): for "vocês vendem azoxistrobina?" the items whose
 	// active ingredient it is come before those whose description cites it.
 	identity int
+	// described reports that the record is relevant as the answer to a
+	// described problem only (recordEvidence: it holds the culture and the
+	// treatment asked and lacks words other records hold), not by its
+	// coverage: the Pipeline leaves it out when another hit of the turn
+	// answers on its own evidence (focusOnOwnEvidence).
+	described bool
 }
 
 // Background summarizes a query vector's similarities to the store's
@@ -530,6 +549,10 @@ type evidenceQuery struct {
 	// a record as whole words only, as the term itself stands for them,
 	// not as the start of a longer word ("rust" in "rústico").
 	aliasWords map[string]bool
+	// strictPair disables the described-problem relaxation
+	// (recordEvidence) for one record: its lines never hold the culture
+	// and the treatment asked together.
+	strictPair bool
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
@@ -747,6 +770,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	ownAsked, ownCovered := false, false
 	known := false
 	missingTable, missingKnownW := 0, 0.0
+	treatmentFull := false
 	for _, c := range eq.concepts {
 		known = known || !c.unknown
 		ownAsked = ownAsked || c.own
@@ -818,6 +842,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		}
 		got += credit * c.weight
 		treatmentHeld = treatmentHeld || c.treatment
+		treatmentFull = treatmentFull || (c.treatment && credit == 1)
 		// The subject asked is the message's own: in a follow-up, the
 		// earlier turn's crop held ("uva") is not the one asked ("soja").
 		subjectHeld = subjectHeld || (c.culture && c.own)
@@ -876,8 +901,10 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// pairDescriptionShare of the question ("aquele pó branco nas folhas"
 	// after "meu parreiral tá com oídio"), answers what the store can
 	// answer: the rest describes the problem.
-	if eq.pairAsked && ev.Pair && missingTable == 0 && missingKnownW <= pairDescriptionShare*total {
-		ev.Lexical = max(ev.Lexical, o.Threshold)
+	pairAnswers := eq.pairAsked && ev.Pair && missingTable == 0 && (missingKnownW <= pairDescriptionShare*total || treatmentFull && !eq.strictPair && missingKnownW <= pairSymptomShare*total)
+	if pairAnswers && ev.Lexical < o.Threshold {
+		ev.Lexical = o.Threshold
+		ev.described = missingKnownW > 0
 	}
 
 	if vec != nil {
@@ -914,7 +941,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// several words a leaflet holds together ("a ordem de colocar os
 	// produtos no tanque") are answered by the leaflet as before.
 	leafletOnly := titleField == lexical.FieldName && len(eq.concepts) == 1 && ev.FilesOnly() && !synCovered && !ev.Named
-	vectorAlone := len(eq.concepts) > 0 && ev.Coverage < minVectorCoverage && !ev.Named
+	vectorAlone := len(eq.concepts) > 0 && ev.Coverage < minVectorCoverage && !ev.Named && !pairAnswers
 	switch {
 	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone || leafletOnly:
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
@@ -1108,6 +1135,11 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 			}
 		}
 		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
+		if h.Evidence.described && !eq.pairTogether(ops.record(&h.Record)) {
+			eq.strictPair = true
+			h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
+			eq.strictPair = false
+		}
 		// A section holds less than its document, so when the whole
 		// document is not relevant no section is.
 		if d, ok := any(&h.Record).(*storage.Document); ok && h.Evidence.Relevant {
@@ -1314,6 +1346,39 @@ func wordsFrom(text string, want []string) bool {
 		text = text[end:]
 	}
 	return true
+}
+
+// pairTogether reports whether one line of some field of rec holds a
+// culture asked (its word or canonical term) and a treatment asked (the
+// query's own word for it, not its class) at word starts: "Soja:
+// percevejo-marrom (Euschistus heros) — 1,0 kg/ha" in a leaflet.
+func (eq *evidenceQuery) pairTogether(rec lexical.Record) bool {
+	var crops, pests []string
+	for _, c := range eq.concepts {
+		switch {
+		case c.culture:
+			crops = append(crops, c.direct...)
+			crops = append(crops, c.class...)
+		case c.treatment:
+			pests = append(pests, c.direct...)
+		}
+	}
+	if len(crops) == 0 || len(pests) == 0 {
+		return false
+	}
+	atWord := func(line string, terms []string) bool {
+		return slices.ContainsFunc(terms, func(t string) bool {
+			return t != "" && anyIndex(line, t, func(at int) bool { return wordStart(line, at) })
+		})
+	}
+	for i := range rec.NumFields() {
+		for line := range strings.SplitSeq(rec.Field(i).Text, "\n") {
+			if line = lexical.Normalize(line); atWord(line, crops) && atWord(line, pests) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // startsWord reports whether some field of rec holds term at the start

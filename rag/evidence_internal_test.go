@@ -211,9 +211,40 @@ func TestEvidencePairLacksOnlyUnknownWords(t *testing.T) {
 	if ev := unknown.evidenceFor(sig, nil, lexical.FieldName, &o); !ev.Relevant || ev.Lexical < o.Threshold {
 		t.Errorf("pair held, only an unknown word missing: %+v, want relevant", ev)
 	}
+	// A word of the store missing: relevant as a described problem up to
+	// pairSymptomShare of the question's weight (when the pest is held by
+	// its own word and, in a Searcher, on one line with the crop), never
+	// beyond it.
 	known := concepts(queryConcept{label: "molhamento", direct: []string{"molhamento"}, weight: 1, raw: 1, own: true})
+	if ev := known.evidenceFor(sig, nil, lexical.FieldName, &o); !ev.Relevant || !ev.described {
+		t.Errorf("pair held, a word of the store missing (0.5 of the weight): %+v, want relevant as a described problem", ev)
+	}
+	known.strictPair = true
 	if ev := known.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Relevant {
-		t.Errorf("pair held, a word of the store missing: %+v, want not relevant (coverage 0.5)", ev)
+		t.Errorf("pair held apart, a word of the store missing: %+v, want not relevant (coverage 0.5)", ev)
+	}
+	heavy := concepts(queryConcept{label: "molhamento", direct: []string{"molhamento"}, weight: 1.5, raw: 1.5, own: true})
+	if ev := heavy.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Relevant {
+		t.Errorf("pair held, a word of the store missing (0.6 of the weight): %+v, want not relevant", ev)
+	}
+}
+
+// TestEvidencePairTogether: the culture and the pest asked on one line of
+// a field, by the question's own words or the culture's canonical term.
+func TestEvidencePairTogether(t *testing.T) {
+	eq := &evidenceQuery{pairAsked: true, concepts: []queryConcept{
+		{label: "percevejo", direct: []string{"percevejo"}, class: []string{"inseticida"}, treatment: true},
+		{label: "sojinha", direct: []string{"sojinha"}, class: []string{"soja"}, culture: true},
+	}}
+	rec := func(text string) lexical.Record { return metadataRecord{text} }
+	if !eq.pairTogether(rec("Na cultura do milho, lagarta.\nNa cultura da soja, controla percevejo-marrom.")) {
+		t.Error("soja and percevejo on one line: not together")
+	}
+	if eq.pairTogether(rec("Soja: lagarta-da-soja.\nMilho: percevejo-barriga-verde.")) {
+		t.Error("soja and percevejo on different lines: together")
+	}
+	if eq.pairTogether(rec("Soja: inseticida de amplo espectro.")) {
+		t.Error("the pest's class is not the pest: together")
 	}
 }
 
