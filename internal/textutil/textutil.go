@@ -26,17 +26,28 @@ func StripMarkdown(s string) string {
 		switch {
 		case strings.HasPrefix(t, "```"):
 			continue
-		case MDTableSep.MatchString(t):
+		case strings.Contains(t, "---") && MDTableSep.MatchString(t):
 			continue
 		case strings.HasPrefix(t, "#"):
 			t = strings.TrimSpace(strings.TrimLeft(t, "#"))
 		case strings.HasPrefix(t, ">"):
 			t = strings.TrimSpace(strings.TrimLeft(t, ">"))
 		}
-		t = mdBullet.ReplaceAllString(t, "")
-		t = mdLink.ReplaceAllString(t, "$1")
-		t = mdCode.ReplaceAllString(t, "$1")
-		t = mdEmph.ReplaceAllString(t, "$1$3$5")
+		// Each pattern runs only on a line holding its marker: most lines
+		// of a leaflet hold none, and the regexps dominated the offline
+		// answerer's quoting of whole documents.
+		if t != "" && (strings.IndexByte("-*+", t[0]) >= 0 || t[0] >= '0' && t[0] <= '9') {
+			t = mdBullet.ReplaceAllString(t, "")
+		}
+		if strings.IndexByte(t, '[') >= 0 {
+			t = mdLink.ReplaceAllString(t, "$1")
+		}
+		if strings.IndexByte(t, '`') >= 0 {
+			t = mdCode.ReplaceAllString(t, "$1")
+		}
+		if strings.IndexAny(t, "*_") >= 0 {
+			t = mdEmph.ReplaceAllString(t, "$1$3$5")
+		}
 		out = append(out, t)
 	}
 	return strings.Join(out, "\n")
