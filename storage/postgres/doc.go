@@ -198,18 +198,19 @@
 // storage.LexicalQuery's OwnerIDs and ChunkFilters) are evaluated in the
 // database, exactly. A chunk filter is a containment test of
 // metadata_norm, answered by its GIN index. A restricted vector search
-// sends, in one round trip, the count of the matching chunks (up to
-// 2,001) and an exact search of at most 2,001 of them (distances computed
-// for those rows alone, their owners checked nearest first); when the
+// runs, in one statement, an exact search of at most 2,001 of the
+// matching chunks (distances computed for those rows alone, their owners
+// checked nearest first) whose rows carry how many chunks matched; when the
 // count is at most 2,000 that is the result. More matching chunks are
 // searched on the HNSW index with the restriction in the scan's filter and
 // an iterative scan, falling back to the exact scan if the iterative scan
 // ends (hnsw.max_scan_tuples) before the limit. A restricted lexical
 // search likewise ranks the listed owners, or the owners of at most 2,000
-// matching chunks, directly (strpos on their search text; postings probes
-// for documents' plain terms), in one round trip after the word lookup;
-// with more, the usual levels run with each walked owner's chunks probed
-// by primary key.
+// matching chunks, directly (strpos on their search text; a rare term,
+// under 1,024 postings, by whether the owner is among its postings'
+// owners when the word lookups are cached; postings probes for documents'
+// plain terms), in one round trip after the word lookup; with more, the
+// usual levels run with each walked owner's chunks probed by primary key.
 //
 // The three kinds of record share one implementation: a descriptor per
 // kind (its columns, scanner and insert statement) drives the generic get,

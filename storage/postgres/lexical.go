@@ -59,15 +59,14 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 		// check is the versionMark the cached lookups in lts were read
 		// at, until a statement's batch has checked it (run).
 		var check *versionMark
-		if rs.none() {
-			if cached, mark, ok := s.db.words.get(s.tenant, kind, terms); ok {
-				lts, check = cached, &mark
-			}
+		if cached, mark, ok := s.db.words.get(s.tenant, kind, terms); ok {
+			lts, check = cached, &mark
 		}
 		if check == nil && (rs.none() || kind == storage.KindDocument) {
 			// A restricted item or FAQ search reads the search text of
 			// the owners it admits, which needs no word lookup unless they
-			// turn out to be many.
+			// turn out to be many (cached lookups it uses: rare terms are
+			// then counted from their postings).
 			if err := lookup(); err != nil {
 				return err
 			}
@@ -123,38 +122,83 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			return res, nil
 		}
 		if !rs.none() {
-			// One round trip: how many chunks pass the chunk filters (up to
-			// exactScanChunks + 1) and the ranking of their owners (or of
-			// the listed owners), kept when they are few enough.
-			batch := &pgx.Batch{}
-			batch.Queue(lexSettings)
-			sql, a, counted := restrictedLexical(s, kind, k.selectList(&s.db.tb), terms, lts, q.Filters, rs, limit, batch)
-			batch.Queue(sql, a...)
-			br := c.SendBatch(ctx, batch)
-			defer br.Close()
-			if _, err := br.Exec(); err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
-			}
-			var n int64
-			if counted {
-				if err := br.QueryRow().Scan(&n); err != nil {
-					return wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
+			// One round trip: the ranking of the owners the restriction
+			// admits (the listed owners, or those of the chunks passing
+			// the chunk filters), with how many chunks pass (up to
+			// exactScanChunks + 1), kept when they are few enough.
+			restricted := func() ([]storage.LexicalCandidate[T], int64, error) {
+				batch := &pgx.Batch{}
+				batch.Queue(lexSettings)
+				verify := check != nil
+				if verify {
+					// The cached lookups' mark, read before the statement.
+					batch.Queue(versionMarkSQL(s.db.tb.versions), s.tenant)
 				}
+				sql, a, counted := restrictedLexical(s, kind, k.selectList(&s.db.tb), terms, lts, q.Filters, rs, limit)
+				batch.Queue(sql, a...)
+				br := c.SendBatch(ctx, batch)
+				defer br.Close()
+				if _, err := br.Exec(); err != nil {
+					return nil, 0, wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
+				}
+				if verify {
+					var m versionMark
+					if err := br.QueryRow().Scan(&m.version, &m.xmin); err != nil {
+						return nil, 0, wrapCtx(ctx, "search "+string(kind)+"s: version", err)
+					}
+					if m != *check {
+						return nil, 0, errStaleWords
+					}
+					check = nil
+				}
+				rows, err := br.Query()
+				if err != nil {
+					return nil, 0, wrapCtx(ctx, "search "+string(kind)+"s", err)
+				}
+				var n int64
+				res, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
+					var m int32
+					rec, err := k.scan(r, &m, &n)
+					return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
+				})
+				if err != nil {
+					return nil, 0, wrapCtx(ctx, "search "+string(kind)+"s", err)
+				}
+				if err := br.Close(); err != nil {
+					return nil, 0, wrapCtx(ctx, "search "+string(kind)+"s", err)
+				}
+				if counted && len(res) == 0 {
+					// No row to carry the count: count on its own.
+					ca := args{s.tenant, exactScanChunks + 1}
+					cb := &pgx.Batch{}
+					cb.Queue(lexSettings)
+					cb.Queue("SELECT count(*) FROM (SELECT FROM "+s.db.tb.chunks[kind]+" c WHERE c.tenant_id = $1"+
+						restrictSQL("c", rs.ownerIDs, rs.groups, &ca)+" LIMIT $2) x", ca...)
+					cbr := c.SendBatch(ctx, cb)
+					_, err := cbr.Exec()
+					if err == nil {
+						err = cbr.QueryRow().Scan(&n)
+					}
+					if cerr := cbr.Close(); err == nil {
+						err = cerr
+					}
+					if err != nil {
+						return nil, 0, wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
+					}
+				}
+				return res, n, nil
 			}
-			rows, err := br.Query()
+			res, n, err := restricted()
+			if errors.Is(err, errStaleWords) {
+				s.db.words.drop(s.tenant, kind, terms)
+				check = nil
+				if err := lookup(); err != nil {
+					return err
+				}
+				res, n, err = restricted()
+			}
 			if err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s", err)
-			}
-			res, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LexicalCandidate[T], error) {
-				var m int32
-				rec, err := k.scan(r, &m)
-				return storage.LexicalCandidate[T]{Record: rec, TermsMatched: int(m)}, err
-			})
-			if err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s", err)
-			}
-			if err := br.Close(); err != nil {
-				return wrapCtx(ctx, "search "+string(kind)+"s", err)
+				return err
 			}
 			if n <= int64(exactScanChunks) {
 				out = res
@@ -1111,18 +1155,23 @@ func (r restriction) ownerSQL(s *Store, kind storage.OwnerKind, o string, a *arg
 // restriction admits by the terms each matches, counted exactly per owner,
 // for a restriction admitting few: the listed owners, or the owners of at
 // most exactScanChunks chunks passing the chunk filters (the GIN index on
-// normalized chunk metadata). With chunk filters it first queues on batch
-// the count of those chunks, up to exactScanChunks + 1, and reports
-// counted: the ranking is the search's only when the count is at most
-// exactScanChunks (with more, the levels walk the terms' postings and
-// probe each walked owner's chunks, restriction.ownerSQL). A term is
-// counted with strpos on the owner's search text, except, for documents
-// (long texts), a term without separators in at most maxProbeWords
-// dictionary words, counted by probing its postings.
+// normalized chunk metadata). Each row ends with the term count and with
+// how many chunks pass the chunk filters, up to exactScanChunks + 1 (0
+// without chunk filters); counted reports chunk filters: the ranking is
+// the search's only when that count is at most exactScanChunks (with
+// more, the levels walk the terms' postings and probe each walked owner's
+// chunks, restriction.ownerSQL), and a ranking with no row carries no
+// count. A term is counted with strpos on the owner's search text,
+// except an exact term in fewer than postingsCap postings (lts looked
+// up), counted by whether the owner is among its postings' owners (one
+// hashed read of them: such a term is absent from most of the owners,
+// whose whole text strpos would read), and, for documents (long texts), a
+// term without separators in at most maxProbeWords dictionary words,
+// counted by probing its postings.
 //
 // lts are the terms' words (lookupTerms) or, for items and FAQs, nil: the
 // terms are then all counted with strpos.
-func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, terms []string, lts []lexTerm, filters []storage.Filter, r restriction, limit int, batch *pgx.Batch) (string, args, bool) {
+func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, terms []string, lts []lexTerm, filters []storage.Filter, r restriction, limit int) (string, args, bool) {
 	tb := &s.db.tb
 	owner, postings := tb.owners[kind], tb.postings[kind]
 	if lts == nil {
@@ -1135,31 +1184,36 @@ func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, terms []st
 	counts := []string{"0"}
 	for i, lt := range lts {
 		switch {
-		case kind == storage.KindDocument && lt.exact && len(lt.wids) == 0:
+		case lt.exact && len(lt.wids) == 0:
 			// In no dictionary word: matches nothing.
 		case kind == storage.KindDocument && lt.exact && len(lt.wids) <= maxProbeWords:
 			counts = append(counts, "(EXISTS (SELECT FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+x.wordIDs(i)+
 				") AND q.created_at = o.created_at AND q.owner_id = o.id))::int")
+		case lt.exact && lt.postings < int64(postingsCap):
+			counts = append(counts, "(o.id IN (SELECT q.owner_id FROM "+postings+" q WHERE q.tenant_id = $1 AND q.word_id = ANY("+
+				x.wordIDs(i)+")))::int")
 		default:
 			counts = append(counts, "(strpos(o.search_text, "+x.text(i)+") > 0)::int")
 		}
 	}
-	var ids string
+	var with, ids, n string
 	counted := len(r.groups) > 0
 	if counted {
-		ca := args{s.tenant, exactScanChunks + 1}
-		batch.Queue("SELECT count(*) FROM (SELECT FROM "+tb.chunks[kind]+" c WHERE c.tenant_id = $1"+
-			restrictSQL("c", r.ownerIDs, r.groups, &ca)+" LIMIT $2) x", ca...)
 		lim := x.a.add(exactScanChunks + 1)
-		ids = "ARRAY(SELECT c.owner_id FROM " + tb.chunks[kind] + " c WHERE c.tenant_id = $1" +
-			restrictSQL("c", r.ownerIDs, r.groups, &x.a) + " LIMIT " + lim + ")"
+		with = "WITH f AS MATERIALIZED (SELECT c.owner_id FROM " + tb.chunks[kind] + " c WHERE c.tenant_id = $1" +
+			restrictSQL("c", r.ownerIDs, r.groups, &x.a) + " LIMIT " + lim + ") "
+		ids = "ARRAY(SELECT f.owner_id FROM f)"
+		n = "(SELECT count(*) FROM f)"
 	} else {
 		ids = x.a.add(r.ownerIDs) + "::text[]"
+		n = "0::int8"
 	}
 	filt := filterSQL("o", filters, &x.a)
+	// OFFSET 0: the counts are computed once per owner; pulled up, they
+	// were computed for the filter m > 0 and again for the ORDER BY.
 	ranked := "SELECT o.id, o.created_at, (" + strings.Join(counts, " + ") + ")::int4 AS m FROM " + owner +
-		" o WHERE o.tenant_id = $1 AND o.id = ANY(" + ids + ") AND o.active" + filt
-	return "SELECT " + cols + ", r.m FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.id" +
+		" o WHERE o.tenant_id = $1 AND o.id = ANY(" + ids + ") AND o.active" + filt + " OFFSET 0"
+	return with + "SELECT " + cols + ", r.m, " + n + " FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.id" +
 		" WHERE r.m > 0 ORDER BY r.m DESC, r.created_at DESC, r.id LIMIT $2", x.a, counted
 }
 

@@ -172,20 +172,22 @@ type vectorSearch struct {
 	vec    pgvector.Vector
 }
 
+// restrictedSettings are batched with a restricted exact search: the
+// restriction's index, not a scan of every chunk.
+const restrictedSettings = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true)"
+
 // restrictedExact counts the embedded chunks of the tenant passing the
 // query's restriction, up to exactScanChunks + 1, and searches at most
-// that many of them exactly, in one batch: the result is the search's
+// that many of them exactly, in one statement: the result is the search's
 // when the count is at most exactScanChunks. Distances are computed for
-// the matching chunks alone (their rows found by the restriction's index);
-// their owners are then checked (active, filters) nearest first, and
-// only the chunks returned are read whole.
+// the matching chunks alone (their rows found by the restriction's index,
+// once: every row returned carries their count, which a result with no
+// row counts on its own); their owners are then checked (active, filters)
+// nearest first, and only the chunks returned are read whole.
 func (vs *vectorSearch) restrictedExact(ctx context.Context, tx batcher) ([]storage.ChunkMatch, int, error) {
 	s, q := vs.s, vs.q
 	limit := storeutil.ClampLimit(q.Limit)
 	chunks := s.db.tb.chunks[q.Kind]
-	ca := args{s.tenant, exactScanChunks + 1}
-	count := "SELECT count(*) FROM (SELECT FROM " + chunks + " c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL" +
-		restrictSQL("c", q.OwnerIDs, vs.groups, &ca) + " LIMIT $2) x"
 	a := args{s.tenant, vs.vec, limit, exactScanChunks + 1}
 	// The OFFSET 0 fences keep the owner check a probe per row, in
 	// distance order, stopping at the limit: without them the planner
@@ -201,30 +203,25 @@ func (vs *vectorSearch) restrictedExact(ctx context.Context, tx batcher) ([]stor
 		WHERE EXISTS (SELECT FROM ` + s.db.tb.owners[q.Kind] + ` o WHERE o.tenant_id = $1 AND o.id = f.owner_id AND o.active` +
 		filterSQL("o", q.Filters, &a) + ` OFFSET 0)
 		LIMIT $3)
-	SELECT ` + chunkCols + `, r.r_d FROM r JOIN ` + chunks + ` c
+	SELECT ` + chunkCols + `, r.r_d, (SELECT count(*) FROM f) FROM r JOIN ` + chunks + ` c
 		ON c.tenant_id = $1 AND c.owner_id = r.r_owner AND c.source = r.r_source AND c.seq = r.r_seq
 	ORDER BY r.r_d, r.r_owner, r.r_source, r.r_seq`
 	batch := &pgx.Batch{}
-	// The restriction's index, not a scan of every chunk.
-	batch.Queue("SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true)")
-	batch.Queue(count, ca...)
+	batch.Queue(restrictedSettings)
 	batch.Queue(sql, a...)
 	br := tx.SendBatch(ctx, batch)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
 		return nil, 0, wrapCtx(ctx, "search chunks: settings", err)
 	}
-	var n int64
-	if err := br.QueryRow().Scan(&n); err != nil {
-		return nil, 0, wrapCtx(ctx, "search chunks: count", err)
-	}
 	rows, err := br.Query()
 	if err != nil {
 		return nil, 0, wrapCtx(ctx, "search chunks", err)
 	}
+	var n int64
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.ChunkMatch, error) {
 		var d float64
-		c, err := scanChunk(r, q.Kind, &d)
+		c, err := scanChunk(r, q.Kind, &d, &n)
 		return storage.ChunkMatch{Chunk: c, Distance: d}, err
 	})
 	if err != nil {
@@ -232,6 +229,25 @@ func (vs *vectorSearch) restrictedExact(ctx context.Context, tx batcher) ([]stor
 	}
 	if err := br.Close(); err != nil {
 		return nil, 0, wrapCtx(ctx, "search chunks", err)
+	}
+	if len(out) == 0 {
+		// No row carried the count.
+		ca := args{s.tenant, exactScanChunks + 1}
+		cb := &pgx.Batch{}
+		cb.Queue(restrictedSettings)
+		cb.Queue("SELECT count(*) FROM (SELECT FROM "+chunks+" c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL"+
+			restrictSQL("c", q.OwnerIDs, vs.groups, &ca)+" LIMIT $2) x", ca...)
+		cbr := tx.SendBatch(ctx, cb)
+		_, err := cbr.Exec()
+		if err == nil {
+			err = cbr.QueryRow().Scan(&n)
+		}
+		if cerr := cbr.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, 0, wrapCtx(ctx, "search chunks: count", err)
+		}
 	}
 	keep := 0
 	for keep < len(out) && out[keep].Distance <= q.MaxDistance {
