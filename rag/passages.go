@@ -484,9 +484,10 @@ type unitAdder func(text string, sec int, path string, heading map[string]bool, 
 type wholeAdder func(text string, sec int, source string, start, end int)
 
 // unitsOf returns the units of a record (kind/id, updated at updated),
-// from the cache or built by build; the caller may set their Score, not
-// their Words. Records without an UpdatedAt are not cached.
-func (q *quoter) unitsOf(key string, updated time.Time, build func(add unitAdder, whole wholeAdder)) []passage.Unit {
+// from the cache or built by build, whose texts add splits with split
+// (passage.LineUnitSpans or ItemUnitSpans); the caller may set their
+// Score, not their Words. Records without an UpdatedAt are not cached.
+func (q *quoter) unitsOf(key string, updated time.Time, split func(string, int) []passage.Span, build func(add unitAdder, whole wholeAdder)) []passage.Unit {
 	if !updated.IsZero() {
 		if e, ok := q.units.Get(key); ok && e.updated.Equal(updated) {
 			return slices.Clone(e.units)
@@ -505,7 +506,7 @@ func (q *quoter) unitsOf(key string, updated time.Time, build func(add unitAdder
 		units = append(units, passage.Unit{Text: text, Section: sec, Words: words, Source: source, Start: start, End: end})
 	}
 	add := func(text string, sec int, path string, heading map[string]bool, source string, base int) {
-		for _, sp := range passage.LineUnitSpans(text, wholeLine) {
+		for _, sp := range split(text, wholeLine) {
 			whole(sp.Text, sec, source, base+sp.Start, base+sp.End)
 			units[len(units)-1].Path, units[len(units)-1].Heading = path, heading
 		}
@@ -612,7 +613,9 @@ const (
 // metadata value written "Label: value" (1; its span is the value's) and
 // each file's text (2, 3, …).
 func (q *quoter) itemUnits(it *storage.CatalogItem) []passage.Unit {
-	return q.unitsOf("item/"+it.ID, it.UpdatedAt, func(add unitAdder, whole wholeAdder) {
+	// A leaflet's lists are read item by item (passage.ItemUnitSpans), as
+	// its tables are row by row: each crop's line is a unit.
+	return q.unitsOf("item/"+it.ID, it.UpdatedAt, passage.ItemUnitSpans, func(add unitAdder, whole wholeAdder) {
 		add(it.Description, 0, "", nil, fieldDescription, 0)
 		keys := make([]string, 0, len(it.Metadata))
 		for k := range it.Metadata {
@@ -653,7 +656,7 @@ func (qs *question) itemPassages(it *storage.CatalogItem) []string {
 
 // faqUnits are a FAQ's answer's units.
 func (q *quoter) faqUnits(f *storage.FAQ) []passage.Unit {
-	return q.unitsOf("faq/"+f.ID, f.UpdatedAt, func(add unitAdder, _ wholeAdder) {
+	return q.unitsOf("faq/"+f.ID, f.UpdatedAt, passage.LineUnitSpans, func(add unitAdder, _ wholeAdder) {
 		add(f.Answer, 0, "", nil, fieldAnswer, 0)
 	})
 }
@@ -701,7 +704,7 @@ func (qs *question) faqAnswer(f *storage.FAQ) string {
 // span in the content and its section's heading path. The sections are
 // parsed only when the units are not cached.
 func (q *quoter) documentUnits(d *storage.Document) []passage.Unit {
-	return q.unitsOf("doc/"+d.ID, d.UpdatedAt, func(add unitAdder, _ wholeAdder) {
+	return q.unitsOf("doc/"+d.ID, d.UpdatedAt, passage.LineUnitSpans, func(add unitAdder, _ wholeAdder) {
 		from := 0
 		for i, s := range passage.MarkdownSections(d.Content) {
 			var head map[string]bool

@@ -153,7 +153,7 @@ func Units(text string) []string { return LineUnits(text, 0) }
 // dias." keeps its crop with its dose); longer lines, or every line when
 // wholeLine is 0, are split into sentences.
 func LineUnits(text string, wholeLine int) []string {
-	spans := lineUnits(text, wholeLine, false)
+	spans := lineUnits(text, wholeLine, false, false)
 	out := make([]string, len(spans))
 	for i, sp := range spans {
 		out[i] = sp.Text
@@ -171,13 +171,22 @@ type Span struct {
 }
 
 // LineUnitSpans is LineUnits with each unit's byte span in text.
-func LineUnitSpans(text string, wholeLine int) []Span { return lineUnits(text, wholeLine, true) }
+func LineUnitSpans(text string, wholeLine int) []Span { return lineUnits(text, wholeLine, true, false) }
+
+// ItemUnitSpans is LineUnitSpans with every item of a list its own unit,
+// written after the list's opening sentence ("Culturas, alvos e doses:
+// Soja: ferrugem-asiática. Dose: 500 mL/ha.") and spanning the item's
+// line: a leaflet's list of crops is read row by row, as its tables are.
+func ItemUnitSpans(text string, wholeLine int) []Span { return lineUnits(text, wholeLine, true, true) }
 
 // lineUnits is LineUnitSpans; without locate, a sentence's span is its
-// whole line (finding it costs a search).
-func lineUnits(text string, wholeLine int, locate bool) []Span {
+// whole line (finding it costs a search). With items, list items are
+// units of their own (ItemUnitSpans).
+func lineUnits(text string, wholeLine int, locate, items bool) []Span {
 	var out []Span
 	var header []string
+	// opening is the sentence opening the current list, for items.
+	opening := ""
 	list := false // the last unit opens a list ("…: ") or holds its items
 	for off := 0; off <= len(text); {
 		end := strings.IndexByte(text[off:], '\n')
@@ -196,6 +205,14 @@ func lineUnits(text string, wholeLine int, locate bool) []Span {
 		// The trimmed line's span.
 		ts := lineStart + strings.Index(line, t)
 		te := ts + len(t)
+		if item := BulletRE.MatchString(t) && !textutil.MDTableSep.MatchString(t); item && list && items && opening != "" {
+			body := textutil.OneLine(textutil.StripMarkdown(BulletRE.ReplaceAllString(t, "")))
+			if last := len(out) - 1; out[last].Text == opening {
+				out = out[:last] // the items carry it
+			}
+			out = append(out, Span{Text: opening + " " + body, Start: ts, End: te})
+			continue
+		}
 		if item := BulletRE.MatchString(t) && !textutil.MDTableSep.MatchString(t); item && list {
 			// "não aceitamos devolução de: Defensivos …; Sementes tratadas …",
 			// while the whole stays short.
@@ -241,6 +258,9 @@ func lineUnits(text string, wholeLine int, locate bool) []Span {
 		if plain := textutil.OneLine(textutil.StripMarkdown(t)); wholeLine > 0 && utf8.RuneCountInString(plain) <= wholeLine {
 			out = append(out, Span{Text: plain, Start: ts, End: te})
 			list = strings.HasSuffix(plain, ":")
+			if opening = ""; list {
+				opening = plain
+			}
 			continue
 		}
 		ss := SplitSentences(textutil.OneLine(textutil.StripMarkdown(t)))
@@ -266,6 +286,9 @@ func lineUnits(text string, wholeLine int, locate bool) []Span {
 			out = append(out, sp)
 		}
 		list = len(out) > 0 && strings.HasSuffix(out[len(out)-1].Text, ":")
+		if opening = ""; list {
+			opening = out[len(out)-1].Text
+		}
 	}
 	return out
 }

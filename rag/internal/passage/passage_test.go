@@ -2,6 +2,7 @@ package passage
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +40,24 @@ func TestDefinitions(t *testing.T) {
 		if got := DefinesTerm(tt.text, tt.terms); got != tt.want {
 			t.Errorf("DefinesTerm(%q, %q) = %v", tt.text, tt.terms, got)
 		}
+	}
+}
+
+func TestItemUnitSpans(t *testing.T) {
+	text := "Culturas, alvos e doses:\n• Soja: ferrugem. Dose: 500 mL/ha.\n• Trigo: giberela. Dose: 750 mL/ha.\nAplicar com o solo úmido."
+	var got []string
+	for _, sp := range ItemUnitSpans(text, 320) {
+		got = append(got, sp.Text)
+		if sp.Text != "Aplicar com o solo úmido." && !strings.HasPrefix(text[sp.Start:sp.End], "• ") {
+			t.Errorf("span of %q is %q, want its item's line", sp.Text, text[sp.Start:sp.End])
+		}
+	}
+	want := []string{"Culturas, alvos e doses: Soja: ferrugem. Dose: 500 mL/ha.", "Culturas, alvos e doses: Trigo: giberela. Dose: 750 mL/ha.", "Aplicar com o solo úmido."}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ItemUnitSpans = %q, want %q", got, want)
+	}
+	// LineUnitSpans keeps a short list whole with its opening.
+	if spans := LineUnitSpans(text, 320); len(spans) != 2 || !strings.HasPrefix(spans[0].Text, "Culturas, alvos e doses: • Soja") {
+		t.Errorf("LineUnitSpans = %+v", spans)
 	}
 }

@@ -1,0 +1,64 @@
+package rag
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/rag/load"
+)
+
+// doseValue is a dose as the testdata leaflets write it: "500 mL/ha",
+// "2,0 a 3,0 kg/ha", "14 mL/100 L".
+var doseValue = regexp.MustCompile(`\d+(?:,\d+)?(?: a \d+(?:,\d+)?)? ?(?:mL|L|kg|g)(?:/(?:ha|100 L|100 kg))?`)
+
+// TestPassagesPickTheCropRow asks, for every crop line of every leaflet
+// of testdata's catalog (a table row, a "Na cultura da …" line or a list
+// item naming a crop and a dose: generated from the data, no case written
+// by hand), "qual a dose do <item> na <crop>?", and wants the context's
+// first passage to be a line naming that crop with that dose.
+func TestPassagesPickTheCropRow(t *testing.T) {
+	items, err := load.LoadCatalog(context.Background(), "../testdata/catalog.jsonl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, first := 0, 0
+	var misses []string
+	for i := range items {
+		it := &items[i]
+		for _, f := range it.Files {
+			for _, line := range strings.Split(f.Text, "\n") {
+				crop := ""
+				for _, m := range defaultQuoter.syn.Detect(line) {
+					if m.Category == lexical.CategorySubject {
+						crop = m.Text
+						break
+					}
+				}
+				dose := doseValue.FindString(line)
+				n := strings.TrimLeft(lexical.Normalize(line), "•- ")
+				if crop == "" || dose == "" || strings.Contains(lexical.Normalize(it.Name), crop) ||
+					!(strings.HasPrefix(n, crop) || strings.Contains(n[:min(len(n), 40)], "cultura d")) {
+					continue
+				}
+				total++
+				q := fmt.Sprintf("qual a dose do %s na %s?", it.Name, crop)
+				ps := defaultQuoter.prepare(q).itemPassages(it)
+				if len(ps) > 0 && strings.Contains(ps[0], dose) && strings.Contains(lexical.Normalize(ps[0]), crop) {
+					first++
+				} else {
+					misses = append(misses, fmt.Sprintf("%s: %q → %q", it.ID, q, ps))
+				}
+			}
+		}
+	}
+	if total < 200 {
+		t.Fatalf("%d crop lines found, want the testdata leaflets' ~250", total)
+	}
+	if share := float64(first) / float64(total); share < 0.97 {
+		t.Errorf("the crop's line comes first for %d of %d questions (%.3f), want ≥ 0.97; misses:\n%s", first, total, share, strings.Join(misses, "\n"))
+	}
+}
