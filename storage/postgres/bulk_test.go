@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/postgres"
@@ -134,4 +135,45 @@ func TestBulkLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("a second EndBulkLoad")
+}
+
+// TestBulkLoadOneConnection: with a pool of one connection, EndBulkLoad
+// builds the HNSW indexes after the word index instead of beside it (a
+// second connection would wait for the first forever) and the load ends
+// searchable.
+func TestBulkLoadOneConnection(t *testing.T) {
+	big := newPool(t)
+	cfg := big.Config()
+	cfg.MaxConns = 1
+	ctx := testCtx(t)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	db := postgres.New(pool, postgres.Options{Dimensions: 4, Schema: uniqueSchema(t, big, "hrt_bulk1")})
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.Tenant("one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.BeginBulkLoad(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, storage.Batch{Items: []storage.CatalogItem{{ID: "a", Name: "Dose 2 l/ha"}}}); err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	if err := db.EndBulkLoad(ctx, postgres.BulkLoadOptions{Progress: func(step string, _ time.Duration) { steps = append(steps, step) }}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"item_postings", "faq_postings", "document_postings", "item_chunks_embedding_hnsw",
+		"faq_chunks_embedding_hnsw", "document_chunks_embedding_hnsw", "vacuum"}; !cmp.Equal(steps, want) {
+		t.Errorf("progress steps %v, want %v", steps, want)
+	}
+	if got := lexHits(t, s, storage.LexicalQuery{Terms: []string{"l/ha"}}); !cmp.Equal(got, []lexHit{{"a", 1}}) {
+		t.Errorf("l/ha after EndBulkLoad: %v, want a", got)
+	}
 }

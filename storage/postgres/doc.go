@@ -236,8 +236,9 @@
 // a large load slow. DB.BeginBulkLoad disables the word-index triggers and
 // drops the HNSW indexes of the whole schema; load with the Indexer, Apply
 // or COPY; DB.EndBulkLoad then rebuilds the postings from the owner rows in
-// one statement per kind, builds their index and the HNSW indexes after
-// the rows are in, and vacuums (examples/ingest -bulk does both calls). In
+// one statement per kind and builds their index, while a second connection
+// builds the HNSW indexes, and vacuums (examples/ingest -bulk does both
+// calls). In
 // between, searches of every tenant are degraded (new records are not
 // found lexically, vector search is exact), so it is for initial loads and
 // full reloads. A million synthetic AGROFIT items (one 1536-dimension chunk
