@@ -656,7 +656,10 @@ func (qs *question) itemPassages(it *storage.CatalogItem) []string {
 
 // faqUnits are a FAQ's answer's units.
 func (q *quoter) faqUnits(f *storage.FAQ) []passage.Unit {
-	return q.unitsOf("faq/"+f.ID, f.UpdatedAt, passage.LineUnitSpans, func(add unitAdder, _ wholeAdder) {
+	// A FAQ's answer is prose: its units are sentences, so a citation
+	// quotes the sentence that answers.
+	sentences := func(text string, _ int) []passage.Span { return passage.LineUnitSpans(text, 0) }
+	return q.unitsOf("faq/"+f.ID, f.UpdatedAt, sentences, func(add unitAdder, _ wholeAdder) {
 		add(f.Answer, 0, "", nil, fieldAnswer, 0)
 	})
 }

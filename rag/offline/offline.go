@@ -337,6 +337,11 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest, qt *quoted.Turn) (str
 			}
 			ans, defines := faqQuote(h.Record.Question, h.Record.Answer, words, terms, 2, 320)
 			short, _ := faqQuote(h.Record.Question, h.Record.Answer, words, terms, 1, 160)
+			if r, ok := qt.Get(storage.OwnerRef{Kind: storage.KindFAQ, ID: h.ID}); ok && len(r.Passages) > 0 {
+				// Not leading, the FAQ says the sentence the context
+				// ranks best for the question.
+				short = quotedText(r.Passages[:1])
+			}
 			q := textutil.OneLine(h.Record.Question)
 			add(fmt.Sprintf("%s — %s: %s", fr.faq, q, ans), fmt.Sprintf("%s — %s: %s", fr.faq, q, short), h.Evidence, defines)
 			cited = append(cited, storage.OwnerRef{Kind: storage.KindFAQ, ID: h.ID})
