@@ -157,12 +157,13 @@ func TestPassagesKindsInChatSpelling(t *testing.T) {
 		Description: "Inoculante líquido para soja.",
 		Files: []storage.CatalogFile{{Name: "ficha.txt", Text: "Modo de uso: 100 mL para cada 50 kg de sementes.\n" +
 			"Reinocular todos os anos aumenta a produtividade.\n" +
-			"Armazenar o produto entre 4 e 25 °C.\nValidade de 6 meses a partir da fabricação."}},
+			"Armazenar o produto entre 4 e 25 °C.\nValidade de 6 meses a partir da fabricação.\nTratar as sementes até o estádio V2."}},
 	}
 	for q, want := range map[string]string{
 		"o inoculante dura qto tempo?":          "Validade de 6 meses a partir da fabricação.",
 		"tem temperatura certa pra guardar?":    "Armazenar o produto entre 4 e 25 °C.",
 		"What temperature should I keep it at?": "Armazenar o produto entre 4 e 25 °C.",
+		"até que fase é indicado?":              "Tratar as sementes até o estádio V2.",
 	} {
 		if ps := defaultQuoter.prepare(q).itemPassages(&it); len(ps) == 0 || ps[0] != want {
 			t.Errorf("%q: passages %q, want %q first", q, ps, want)

@@ -231,9 +231,10 @@
 // "Na cultura das hortaliças, …") when no unit names the crop itself; and
 // a question asking for a kind of value — a duration ("quanto tempo",
 // "prazo", "qto tempo"), a time of day ("até que horas"), a count
-// ("quantas vezes"), a temperature ("temperatura") or an amount ("quantos
-// litros") — counts a unit holding such a value ("até 6 horas", "14h",
-// "quatro aplicações", "abaixo de 30 °C", "0,6 L/ha") as holding one more
+// ("quantas vezes"), a stage ("até que fase"), a temperature
+// ("temperatura") or an amount ("quantos litros") — counts a unit holding
+// such a value ("até 6 horas", "14h", "quatro aplicações", "estádio V8",
+// "abaixo de 30 °C", "0,6 L/ha") as holding one more
 // of its words, weighted by rarity like the others. A question word also
 // weighs how specific it is in the general language (as in the
 // evidence: "certo", "colocar" count little), a follow-up's words from

@@ -414,12 +414,13 @@ const numberWord = `(?:\d+(?:[.,]\d+)?|um|uma|dois|duas|tres|quatro|cinco|seis|s
 // answerKinds are the kinds of value a question's wording asks for: a
 // duration ("quanto tempo", "quantos dias", "prazo", "demora", "how
 // long"), a time of day ("até que horas", "what time"), a count of times
-// ("quantas vezes", "how many times"), a temperature ("temperatura",
-// "quantos graus") and an amount ("quantos litros", "quanto usar", "how
-// much"). They are the interrogatives of the language, not words of a
-// domain: the value is recognized by its form (a number and a unit of
-// time, "14h", a number of times or applications, degrees, a number and
-// a unit of measure).
+// ("quantas vezes", "how many times"), a stage ("até que fase", "which
+// stage"), a temperature ("temperatura", "quantos graus") and an amount
+// ("quantos litros", "quanto usar", "how much"). They are the
+// interrogatives of the language, not words of a domain: the value is
+// recognized by its form (a number and a unit of time, "14h", a number of
+// times or applications, "estádio"/"V8", degrees, a number and a unit of
+// measure).
 var answerKinds = []answerKind{
 	{word: "#duration",
 		cues: []string{"quanto tempo", "quantos dias", "quantas horas", "quantos meses", "quantos anos", "quantas semanas", "quantos minutos",
@@ -431,6 +432,9 @@ var answerKinds = []answerKind{
 	{word: "#count",
 		cues:  []string{"quantas vezes", "quantas aplicacoes", "numero de aplicacoes", "how many times", "how many applications", "how often"},
 		value: regexp.MustCompile(`\b` + numberWord + `\s+(?:vezes|aplicacoes|aplicacao|times|applications?)\b|\bmaximo de \d`)},
+	{word: "#stage",
+		cues:  []string{"que fase", "qual fase", "que estadio", "qual estadio", "what stage", "which stage", "growth stage"},
+		value: regexp.MustCompile(`\bestadios?\b|\b[vr]\d{1,2}\b|\bfases?\b|\bstages?\b`)},
 	{word: "#temperature",
 		cues:  []string{"temperatura", "quantos graus", "what temperature", "how hot", "how cold"},
 		value: regexp.MustCompile(`\d\s*(?:°|º)\s*c\b|\b\d+\s*graus\b|\b\d+\s*degrees\b`)},
