@@ -191,6 +191,24 @@ func TestChatAliasWordsAreWholeWords(t *testing.T) {
 	}
 }
 
+// TestChatNamesAProductAmongHeavierWords: "clorantran" names Clorantran 200
+// SC although another leaflet mentions it and "hectare" is rarer in the
+// catalog: the question is answered from that item.
+func TestChatNamesAProductAmongHeavierWords(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "quanto vai de clorantran por hectare na soja?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Abstained || len(res.Catalog) == 0 || res.Catalog[0].ID != "prd-035" || !res.Catalog[0].Evidence.Named {
+		var first any
+		if len(res.Catalog) > 0 {
+			first = res.Catalog[0].Evidence
+		}
+		t.Errorf("abstained %v, sources %v, first item evidence %+v; want Clorantran 200 SC (prd-035) named", res.Abstained, res.Sources, first)
+	}
+}
+
 // TestEvidenceDocumentSection: a document of several sections is judged
 // by its best section, so a question whose words the document holds only
 // in different sections is not covered by it.
