@@ -594,6 +594,14 @@ func (s *Scorer) Prepare(query string) *PreparedQuery {
 				expanded = f.Filter(expanded)
 			}
 		}
+		if m.Category == CategoryAlias && strings.Contains(m.Term, " ") {
+			// A translation's phrase is written with spaces, the records
+			// often hyphenate it ("asian soybean rust" → "ferrugem
+			// asiática", leaflets "ferrugem-asiática"): the hyphenated
+			// phrase, unstemmed, is a term too (a stemming scorer's words
+			// match it at their starts).
+			expanded = append(expanded, strings.ReplaceAll(m.Term, " ", "-"))
+		}
 		for _, t := range expanded {
 			if t != "" && !slices.Contains(terms, t) {
 				terms = append(terms, t)

@@ -40,7 +40,9 @@ const (
 	// bug" → "percevejo", "delivery" → "entrega"). Only the variants are
 	// matched — the canonical term mentions nothing, so a query in the
 	// table's own language is as without the entry; like generic terms,
-	// aliases add query terms but no bonus.
+	// aliases add query terms but no bonus. A canonical phrase is searched
+	// as written and hyphenated ("ferrugem asiática" and
+	// "ferrugem-asiática"), as records write disease names either way.
 	CategoryAlias Category = "alias"
 )
 

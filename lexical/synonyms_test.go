@@ -430,3 +430,16 @@ func mustParse(t *testing.T, js string) *Synonyms {
 	}
 	return s
 }
+
+// TestAliasPhraseMatchesHyphenated: a translation's canonical phrase is
+// written with spaces, records often hyphenate it; the scorer searches
+// both forms, so "asian soybean rust" finds "ferrugem-asiática".
+func TestAliasPhraseMatchesHyphenated(t *testing.T) {
+	syn := mustParse(t, `{"alias":{"ferrugem asiática":["asian soybean rust"]}}`)
+	s := NewScorer(ScorerOptions{Synonyms: syn})
+	for _, text := range []string{"Soja: ferrugem-asiática (Phakopsora pachyrhizi)", "controle da ferrugem asiática"} {
+		if score, _ := s.Prepare("asian soybean rust").Score(productRecord{Description: text}); score <= 0 {
+			t.Errorf("%q: score %v, want a match", text, score)
+		}
+	}
+}

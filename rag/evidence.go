@@ -636,6 +636,11 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 		if st := stemWith(filters, m.Term); st != m.Term && !slices.Contains(c.class, st) && !slices.Contains(c.direct, st) {
 			*dst = append(*dst, st)
 		}
+		// An alias phrase is also found hyphenated, as the scorer searches
+		// it (lexical.Scorer.Prepare): "ferrugem-asiatica".
+		if h := strings.ReplaceAll(m.Term, " ", "-"); m.Category == lexical.CategoryAlias && h != m.Term && !slices.Contains(c.direct, h) {
+			c.direct = append(c.direct, h)
+		}
 		switch m.Category {
 		case lexical.CategorySubject:
 			c.culture = true
