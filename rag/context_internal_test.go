@@ -78,6 +78,7 @@ func TestItemPassagesMatchRootsKindsAndGroups(t *testing.T) {
 			"Na cultura das hortaliças, controla traça-das-crucíferas (Plutella xylostella). Dose: 100 mL/100 L de água.\n" +
 			"Monitorar a lavoura e aplicar no nível de ação.\n" +
 			"Armazenamento: local coberto, ventilado e trancado.\n" +
+			"Período de reentrada na área tratada: 48 horas após a aplicação.\n" +
 			"Embalagens vazias: fazer a tríplice lavagem e devolver no posto indicado."}},
 	}
 	for _, tt := range []struct {
@@ -85,6 +86,8 @@ func TestItemPassagesMatchRootsKindsAndGroups(t *testing.T) {
 	}{
 		{"como armazenar o Inseticida Exemplo?", "Armazenamento: local coberto, ventilado e trancado."},
 		{"como descartar a embalagem?", "Embalagens vazias: fazer a tríplice lavagem e devolver no posto indicado."},
+		// A verb finds its participle through a prefix: "entrar" → "reentrada".
+		{"quanto tempo até poder entrar na lavoura?", "Período de reentrada na área tratada: 48 horas após a aplicação."},
 		{"quanto tempo dura?", "Autonomia: até 6 horas"},
 		{"serve para lagarta no repolho?", "Na cultura das hortaliças, controla traça-das-crucíferas (Plutella xylostella). Dose: 100 mL/100 L de água."},
 		{"caterpillars on cabbage?", "Na cultura das hortaliças, controla traça-das-crucíferas (Plutella xylostella). Dose: 100 mL/100 L de água."},

@@ -336,16 +336,43 @@ func (qs *question) preferAskedSubjects(units []passage.Unit) {
 // (lexical.Stem: "embalagens" → "embalage") then its Snowball stems
 // (snowball.Stem of the word and of its light stem), which conflate a
 // verb with its noun ("armazenar", "armazenamento" → "armazen";
-// "descartar", "descarte" → "descart"). Snowball alone is not enough: it
-// leaves some plurals whole ("embalagens").
+// "descartar", "descarte" → "descart"), the root a verb shares with its
+// participle (verbRoot: "entrar", "entrada"), and, for a word "re" + a
+// word of the language (lexicon.Default), that word's keys ("reentrada"
+// → "entrada"). Snowball alone is not enough: it leaves some plurals
+// whole ("embalagens") and stems "entrar" and "entrada" apart.
 func wordKeys(w string) []string {
 	keys := []string{lexical.Stem(w)}
-	for _, k := range []string{snowball.Stem(w), snowball.Stem(keys[0])} {
-		if !slices.Contains(keys, k) {
+	add := func(k string) {
+		if k != "" && !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
+	add(snowball.Stem(w))
+	add(snowball.Stem(keys[0]))
+	add(verbRoot(w))
+	if rest, ok := strings.CutPrefix(w, "re"); ok && len(rest) >= 5 && lexicon.Default().Known(rest) {
+		// "reentrada" is an "entrada" again: it answers "entrar".
+		add(snowball.Stem(rest))
+		add(verbRoot(rest))
+	}
 	return keys
+}
+
+// verbEndings are the endings of an infinitive and of its participle
+// used as a noun or adjective ("entrar", "entrada"; "colher", "colhida").
+var verbEndings = []string{"adas", "ados", "idas", "idos", "ada", "ado", "ida", "ido", "ar", "er", "ir"}
+
+// verbRoot is the key a verb shares with its participle ("^entr" for
+// "entrar" and "entrada", which Snowball stems apart), when at least
+// four letters remain; "" otherwise.
+func verbRoot(w string) string {
+	for _, e := range verbEndings {
+		if r, ok := strings.CutSuffix(w, e); ok && len(r) >= 4 {
+			return "^" + r
+		}
+	}
+	return ""
 }
 
 // keySet is the set of the keys of s's words (wordKeys).
