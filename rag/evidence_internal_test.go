@@ -624,3 +624,27 @@ func TestByEvidenceNilIsNoIdentity(t *testing.T) {
 		t.Errorf("order %v, want %v", got, want)
 	}
 }
+
+// TestFocusOnIdentity: a one-thing question keeps the items holding it in
+// what they are (identity) and drops those that only mention it; a
+// question of two things, or one no item is, keeps every item.
+func TestFocusOnIdentity(t *testing.T) {
+	item := func(id string, identity int, covered ...string) Hit[storage.CatalogItem] {
+		return Hit[storage.CatalogItem]{ID: id, Evidence: &Evidence{Relevant: true, Covered: covered, identity: identity}}
+	}
+	r := &searchResults{catalog: []Hit[storage.CatalogItem]{item("seed", 0, "glifosato"), item("glifovale", 1, "glifosato"), item("saflux", 0, "glifosato")}}
+	focusOnIdentity(r)
+	if len(r.catalog) != 1 || r.catalog[0].ID != "glifovale" {
+		t.Errorf("one thing asked: catalog %v, want glifovale only", r.catalog)
+	}
+	r = &searchResults{catalog: []Hit[storage.CatalogItem]{item("a", 0, "glifosato", "soja"), item("b", 1, "glifosato", "soja")}}
+	focusOnIdentity(r)
+	if len(r.catalog) != 2 {
+		t.Errorf("two things asked: catalog %v, want both", r.catalog)
+	}
+	r = &searchResults{catalog: []Hit[storage.CatalogItem]{item("a", 0, "glifosato"), item("b", 0, "glifosato")}}
+	focusOnIdentity(r)
+	if len(r.catalog) != 2 {
+		t.Errorf("no item is it: catalog %v, want both", r.catalog)
+	}
+}

@@ -789,6 +789,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 	focusOnNamed(res)
 	focusOnCovered(res, defaultCoverageGap)
 	focusOnOwnEvidence(res)
+	focusOnIdentity(res)
 	p.fitBudget(res, catalogQuery)
 	// Abstention is decided here, before the hits events, so a turn that
 	// abstains never streams sources.
@@ -1083,6 +1084,28 @@ func focusOnOwnEvidence(r *searchResults) {
 	r.catalog = slices.DeleteFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool { return described(h.Evidence) })
 	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return described(h.Evidence) })
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return described(h.Evidence) })
+}
+
+// focusOnIdentity: for a question asking one thing ("vocês vendem
+// glifosato?"), when some relevant catalog item holds it in its name,
+// category, tags or metadata (what the item is: its active ingredient),
+// the relevant items that only mention it in their text (a soybean seed
+// "tolerante ao glifosato", a herbicide "parceiro do glifosato") are left
+// out, as items holding it only in their leaflets are (ReasonFilesOnly).
+// Every chat set unchanged but the agro store's own precision in -cross
+// (0.771 → 0.780).
+func focusOnIdentity(r *searchResults) {
+	one, best := false, 0
+	for i := range r.catalog {
+		if e := r.catalog[i].Evidence; e != nil {
+			one = one || len(e.Covered)+len(e.Missing) == 1
+			best = max(best, e.identity)
+		}
+	}
+	if !one || best == 0 {
+		return
+	}
+	r.catalog = slices.DeleteFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool { return h.Evidence == nil || h.Evidence.identity == 0 })
 }
 
 // followUpContext is the conversation a follow-up continues: the last
