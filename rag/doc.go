@@ -205,7 +205,11 @@
 // medium when every record it cites has relevance ≥ 0.8; low otherwise
 // (about half right). The measured rates are in BENCHMARKS.md ("Confidence
 // that means what it says"). Recent turns join the searches only when [DetectFollowUp]
-// (or [PipelineOptions.FollowUp]) takes the message for a follow-up.
+// (or [PipelineOptions.FollowUp]) takes the message for a follow-up; then
+// the catalog and document searches also read the product names of the
+// assistant's last answer (words at most two items, or 0.5% of them,
+// hold), the referent of "e pro feijão, serve os mesmos?" or "e a dose do
+// segundo?".
 // [FormatContext] formats one search's hits as the Pipeline's context, so
 // a search API can show what a chat turn would give the model.
 //

@@ -391,6 +391,15 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if fu.FollowUp {
 		faqContext = recentUserText(recent, defaultFAQContextTurns)
 		lastTurn = p.followUpContext(recent)
+		// The products the last answer named are what "os mesmos", "o
+		// segundo" refer to. Measured on the development sets: blind
+		// recall 0.827 → 0.846 and facts 0.737 → 0.763, blind2 recall
+		// 0.852 → 0.870, chat_eval held-out facts 0.925 → 0.900 (a
+		// comparison over the named products, "qual desses tem a menor
+		// carência?", now leads with another of them); the rest unchanged.
+		if names := p.searcher.catalogNames(ctx, lastAssistant(recent)); len(names) > 0 {
+			lastTurn += " " + strings.Join(names, " ")
+		}
 	}
 	cq := searchText{text: pr.message, context: lastTurn}
 	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
@@ -1130,4 +1139,18 @@ func (p *Pipeline) followUpContext(history []Turn) string {
 		history = earlier
 	}
 	return strings.Join(parts, " ")
+}
+
+// lastAssistant returns the assistant's answer to the last user turn of
+// history, "" when there is none.
+func lastAssistant(history []Turn) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		switch history[i].Role {
+		case llm.RoleAssistant:
+			return history[i].Content
+		case llm.RoleUser:
+			return ""
+		}
+	}
+	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/rag"
 	"github.com/hybridrag/hybridrag/rag/ingest"
 	"github.com/hybridrag/hybridrag/rag/internal/ragtest"
@@ -206,6 +207,31 @@ func TestChatNamesAProductAmongHeavierWords(t *testing.T) {
 			first = res.Catalog[0].Evidence
 		}
 		t.Errorf("abstained %v, sources %v, first item evidence %+v; want Clorantran 200 SC (prd-035) named", res.Abstained, res.Sources, first)
+	}
+}
+
+// TestChatFollowUpReadsTheNamesOfTheLastAnswer: "esses" are the products
+// the assistant's last answer named, so a follow-up cites those, not
+// another soybean-rust fungicide.
+func TestChatFollowUpReadsTheNamesOfTheLastAnswer(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{
+		History: []rag.Turn{
+			{Role: llm.RoleUser, Content: "qual fungicida vocês têm pra ferrugem na soja?"},
+			{Role: llm.RoleAssistant, Content: "Temos o Tebucor 200 EC e o Fungiprot 250 SC."},
+		},
+		Message: "e esses servem pro café também?",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Abstained || len(res.Sources) == 0 {
+		t.Fatalf("abstained %v, sources %v; want Tebucor and Fungiprot", res.Abstained, res.Sources)
+	}
+	for _, c := range res.Sources {
+		if c.ID != "prd-003" && c.ID != "prd-001" {
+			t.Errorf("source %s (%s): not a product the last answer named", c.ID, c.Title)
+		}
 	}
 }
 

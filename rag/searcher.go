@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/internal/textutil"
@@ -805,4 +806,25 @@ func rerankHits[T any](ctx context.Context, s *Searcher, query string, hits []Hi
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// catalogNames returns the words of text that name catalog items: words
+// at most namedMinRecords items hold (or namedMaxShare of them), found in
+// some item's name. Used to carry the products an answer named into a
+// follow-up's context.
+func (s *Searcher) catalogNames(ctx context.Context, text string) []string {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	lx := s.lexicon(ctx, itemKind.kind, s.scorers[itemKind.index])
+	if lx.df == nil {
+		return nil
+	}
+	var out []string
+	for _, w := range (lexical.Tokenizer{MaxTokens: -1}).Tokens(text) {
+		if n := lx.df(w); n > 0 && float64(n) <= max(namedMinRecords, namedMaxShare*float64(lx.docs)) && strings.ContainsFunc(w, unicode.IsLetter) && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
