@@ -347,6 +347,12 @@ type Evidence struct {
 	// (byEvidence): for "vocês vendem azoxistrobina?" the items whose
 	// active ingredient it is come before those whose description cites it.
 	identity int
+	// otherSubject reports that the record is a catalog item holding
+	// what the query asks except its subject (a crop): for "semente de
+	// girassol" a braquiária seed, for "fungicida para girassol" a soybean
+	// fungicide. Not relevant; the Pipeline lists such items as related
+	// when the turn abstains (nearMisses).
+	otherSubject bool
 	// described reports that the record is relevant as the answer to a
 	// described problem only (recordEvidence: it holds the culture and the
 	// treatment asked and lacks words other records hold), not by its
@@ -791,6 +797,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	ownAsked, ownCovered := false, false
 	known := false
 	missingTable, missingKnownW := 0, 0.0
+	missingOnlySubject := true
 	treatmentFull := false
 	for _, c := range eq.concepts {
 		known = known || !c.unknown
@@ -856,6 +863,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			if !c.unknown {
 				missingKnownW += c.weight
 			}
+			missingOnlySubject = missingOnlySubject && c.culture
 			if !c.unknown && (c.culture || c.treatment) {
 				missingTable++
 			}
@@ -952,6 +960,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// girassol": a braquiária seed) is no answer, whatever else it holds;
 	// a FAQ or a document may answer for every crop.
 	missingSubject := titleField == lexical.FieldName && subjectAsked && !subjectHeld
+	ev.otherSubject = missingSubject && missingOnlySubject && len(ev.Covered) > 0 && ownCovered && !ev.Named
 	// A question whose content is one thing ("vocês vendem trator?",
 	// "quero comprar um celular") asks for that thing: a catalog item
 	// holding it only in its attached files, and not as a concept of the

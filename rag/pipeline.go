@@ -442,7 +442,11 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		dbg.Timings.Total = time.Since(start)
 		return resp, nil
 	}
+	var related []Citation
 	if resp.Abstained {
+		// What the store has of what was asked, for another crop: shown
+		// apart, never cited ("semente de girassol": the seeds it sells).
+		related = catalogCitations(sr.nearMisses, sr.catalogQ, p.quoter)
 		resp.Catalog, resp.FAQs, resp.Documents = nil, nil, nil
 		sr.catalog, sr.faqs, sr.docs = nil, nil, nil
 		// Inactive items are never searched: a turn that names one
@@ -555,6 +559,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 			}
 		}
 	}
+	if resp.Abstained && len(related) > 0 && !dbg.AnswerFallback {
+		resp.Related = related
+	}
 	if ans.Cited != nil && !dbg.AnswerFallback {
 		resp.Sources = slices.DeleteFunc(resp.Sources, func(c Citation) bool {
 			return !slices.Contains(ans.Cited, storage.OwnerRef{Kind: c.Kind, ID: c.ID})
@@ -614,6 +621,10 @@ type searchResults struct {
 	// text, the FAQ search's and the documents search's (with the
 	// previous turn for a follow-up).
 	catalogQ, faqQ, docQ *question
+	// nearMisses are the catalog hits holding what was asked but its
+	// subject (Evidence.otherSubject), best first: listed as related
+	// when the turn abstains.
+	nearMisses []Hit[storage.CatalogItem]
 }
 
 // Calibrated confidence of a turn that answers: chosen on the tune half of
@@ -754,7 +765,11 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 	if plan.Catalog {
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.CatalogItem], error) {
-				return p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: limit})
+				r, err := p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: limit})
+				if r != nil {
+					res.nearMisses = nearMisses(r.Hits)
+				}
+				return r, err
 			}, &res.catalog, nil, cut, done(ToolSearchCatalog))
 		})
 	}
@@ -1093,6 +1108,23 @@ func focusOnOwnEvidence(r *searchResults) {
 	r.catalog = slices.DeleteFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool { return described(h.Evidence) })
 	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return described(h.Evidence) })
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return described(h.Evidence) })
+}
+
+// maxNearMisses is the number of items an abstaining turn lists as
+// related.
+const maxNearMisses = 3
+
+// nearMisses returns up to maxNearMisses hits that hold what the query
+// asks but its subject (Evidence.otherSubject), by relevance.
+func nearMisses(hits []Hit[storage.CatalogItem]) []Hit[storage.CatalogItem] {
+	var out []Hit[storage.CatalogItem]
+	for _, h := range hits {
+		if h.Evidence != nil && h.Evidence.otherSubject && !h.Evidence.Relevant {
+			out = append(out, h)
+		}
+	}
+	out = byEvidence(out, nil)
+	return out[:min(len(out), maxNearMisses)]
 }
 
 // focusOnIdentity: for a question asking one thing ("vocês vendem

@@ -331,7 +331,9 @@ type ChatResponse struct {
 	UnverifiedQuotes []string `json:"unverified_quotes,omitempty"`
 	// Related are records the answer points to as related without citing
 	// them (Answer.Related), with their titles and quotes; never counted
-	// as sources.
+	// as sources. A planned turn that abstains lists here up to three
+	// catalog items holding what was asked but for another crop ("semente
+	// de girassol": the seeds the store sells).
 	Related []Citation `json:"related,omitempty"`
 	Summary *Summary   `json:"summary,omitempty"`
 	// Confirmation is set when the turn ended waiting for the user to

@@ -235,6 +235,32 @@ func TestChatFollowUpReadsTheNamesOfTheLastAnswer(t *testing.T) {
 	}
 }
 
+// TestChatRelatedWhenTheCropIsNotSold: the store sells no sunflower seed;
+// the turn abstains, cites nothing, and lists seeds it sells as related.
+func TestChatRelatedWhenTheCropIsNotSold(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "vocês vendem semente de girassol?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Abstained || len(res.Sources) != 0 || len(res.Related) == 0 {
+		t.Fatalf("abstained %v, sources %v, related %v; want an abstention with related seeds", res.Abstained, res.Sources, res.Related)
+	}
+	for _, c := range res.Related {
+		if c.Kind != storage.KindItem || !strings.Contains(strings.ToLower(c.Title), "semente") {
+			t.Errorf("related %s %q: want a seed item", c.ID, c.Title)
+		}
+	}
+	// A question about nothing the store holds lists nothing.
+	res, err = p.Chat(context.Background(), rag.ChatRequest{Message: "qual a previsão do tempo para amanhã em Campinas?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Abstained || len(res.Related) != 0 {
+		t.Errorf("weather: abstained %v, related %v; want an abstention, nothing related", res.Abstained, res.Related)
+	}
+}
+
 // TestEvidenceDocumentSection: a document of several sections is judged
 // by its best section, so a question whose words the document holds only
 // in different sections is not covered by it.
