@@ -586,6 +586,19 @@ func (s *Scorer) Prepare(query string) *PreparedQuery {
 	q := &PreparedQuery{s: s, query: query, tokens: tokens, fallback: fallback}
 	q.mentions = s.syn.Detect(query)
 	terms := slices.Clone(tokens)
+	// A diminutive the synonym table knows only in its base form
+	// ("lagartinha" → "lagarta") searches the base too.
+	for _, m := range q.mentions {
+		for _, w := range strings.Fields(m.Text) {
+			for _, b := range s.syn.undiminished(w) {
+				for _, t := range s.tok.Tokens(b) {
+					if !slices.Contains(terms, t) {
+						terms = append(terms, t)
+					}
+				}
+			}
+		}
+	}
 	for _, m := range q.mentions {
 		added := false
 		expanded := []string{m.Term}

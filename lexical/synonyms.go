@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/hybridrag/hybridrag/internal/morph"
 	"io"
 	"maps"
 	"slices"
@@ -378,7 +379,11 @@ func (s *Synonyms) lookup(c Category, text string) (canonical string, ok bool) {
 // first appear, each once. At each word the longest matching phrase wins
 // and its words are consumed, so "batata doce" is the crop "batata-doce",
 // not "batata", and "ervas daninhas" is only "herbicida". A phrase that is
-// a variant in several categories yields one mention per category.
+// a variant in several categories yields one mention per category. A
+// diminutive the table knows only in its base form is read as the base
+// ("lagartinha" as "lagarta", "mosquinha branca" as "mosca branca"; a
+// Scorer then searches the base word too); a word that only looks like one
+// ("vizinho") is not.
 func (s *Synonyms) Detect(text string) []Mention {
 	if s.size() == 0 {
 		return nil
@@ -393,7 +398,7 @@ func (s *Synonyms) Detect(text string) []Mention {
 			break
 		}
 		spans = append(spans, span{start, end})
-		stems = append(stems, Stem(norm[start:end]))
+		stems = append(stems, s.wordStem(norm[start:end]))
 		i = end
 	}
 	var out []Mention
@@ -432,6 +437,37 @@ func (s *Synonyms) Detect(text string) []Mention {
 			}
 		}
 		i += longest
+	}
+	return out
+}
+
+// wordStem is the stem a word is looked up by: its own, else, for a
+// diminutive the table knows only in its base form ("lagartinha",
+// "mosquinha"), the base's.
+func (s *Synonyms) wordStem(word string) string {
+	st := Stem(word)
+	if len(s.index[st]) > 0 {
+		return st
+	}
+	for _, b := range morph.Undiminish(word) {
+		if bs := Stem(b); len(s.index[bs]) > 0 {
+			return bs
+		}
+	}
+	return st
+}
+
+// undiminished returns the base forms of word the table knows (see
+// wordStem); nil when word is known itself or is no such diminutive.
+func (s *Synonyms) undiminished(word string) []string {
+	if s.size() == 0 || len(s.index[Stem(word)]) > 0 {
+		return nil
+	}
+	var out []string
+	for _, b := range morph.Undiminish(word) {
+		if len(s.index[Stem(b)]) > 0 {
+			out = append(out, b)
+		}
 	}
 	return out
 }

@@ -443,3 +443,22 @@ func TestAliasPhraseMatchesHyphenated(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectDiminutive: a diminutive the table knows only in its base form
+// is detected as the base, and the scorer searches the base; a word that
+// only looks like a diminutive ("vizinho") is left alone.
+func TestDetectDiminutive(t *testing.T) {
+	syn := mustParse(t, `{"class":{"inseticida":["lagarta","mosca branca"]}}`)
+	for _, q := range []string{"as lagartinhas da couve", "mosquinha branca no feijão"} {
+		if m := syn.Detect(q); len(m) != 1 || m[0].Term != "inseticida" {
+			t.Errorf("Detect(%q) = %v, want the inseticida class", q, m)
+		}
+	}
+	if m := syn.Detect("o caminho do vizinho"); len(m) != 0 {
+		t.Errorf("Detect(vizinho) = %v, want nothing", m)
+	}
+	s := NewScorer(ScorerOptions{Synonyms: syn})
+	if score, _ := s.Prepare("tem algo pras lagartinhas?").Score(productRecord{Description: "Controla a lagarta-do-cartucho."}); score <= 0 {
+		t.Errorf("lagartinhas: score %v, want a match on lagarta", score)
+	}
+}

@@ -3,6 +3,7 @@ package rag
 import (
 	"cmp"
 	"context"
+	"github.com/hybridrag/hybridrag/internal/morph"
 	"maps"
 	"math"
 	"slices"
@@ -598,6 +599,7 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 		}
 	}
 	var cultures, treatments int
+	terms := pq.Terms()
 	for _, m := range pq.Mentions() {
 		words := strings.Fields(strings.NewReplacer("-", " ").Replace(m.Text))
 		ci := -1
@@ -628,6 +630,15 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 			continue
 		}
 		c := &eq.concepts[ci]
+		// A diminutive the scorer searched by its base ("lagartinha" →
+		// "lagarta", lexical.Scorer.Prepare) is found by the base.
+		for _, w := range words {
+			for _, b := range morph.Undiminish(w) {
+				if t := stemWith(filters, b); slices.Contains(terms, t) && !slices.Contains(c.direct, t) {
+					c.direct = append(c.direct, t)
+				}
+			}
+		}
 		// An alias is a translation: its term stands for the words asked
 		// ("stink bug" is "percevejo"), found with full credit.
 		dst := &c.class
