@@ -1087,20 +1087,11 @@ func focusOnCovered(r *searchResults, gap float64) {
 // 0.806 against items and FAQs only; every other set equal).
 func focusOnOwnEvidence(r *searchResults) {
 	own := false
-	check := func(e *Evidence) {
+	r.eachEvidence(func(e *Evidence) {
 		if e != nil && e.Relevant && !e.described {
 			own = true
 		}
-	}
-	for i := range r.catalog {
-		check(r.catalog[i].Evidence)
-	}
-	for i := range r.faqs {
-		check(r.faqs[i].Evidence)
-	}
-	for i := range r.docs {
-		check(r.docs[i].Evidence)
-	}
+	})
 	if !own {
 		return
 	}
