@@ -170,18 +170,9 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 				if counted && len(res) == 0 {
 					// No row to carry the count: count on its own.
 					ca := args{s.tenant, exactScanChunks + 1}
-					cb := &pgx.Batch{}
-					cb.Queue(lexSettings)
-					cb.Queue("SELECT count(*) FROM (SELECT FROM "+s.db.tb.chunks[kind]+" c WHERE c.tenant_id = $1"+
-						restrictSQL("c", rs.ownerIDs, rs.groups, &ca)+" LIMIT $2) x", ca...)
-					cbr := c.SendBatch(ctx, cb)
-					_, err := cbr.Exec()
-					if err == nil {
-						err = cbr.QueryRow().Scan(&n)
-					}
-					if cerr := cbr.Close(); err == nil {
-						err = cerr
-					}
+					var err error
+					n, err = countRestricted(ctx, c, lexSettings, "SELECT count(*) FROM (SELECT FROM "+s.db.tb.chunks[kind]+
+						" c WHERE c.tenant_id = $1"+restrictSQL("c", rs.ownerIDs, rs.groups, &ca)+" LIMIT $2) x", ca)
 					if err != nil {
 						return nil, 0, wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
 					}

@@ -233,18 +233,8 @@ func (vs *vectorSearch) restrictedExact(ctx context.Context, tx batcher) ([]stor
 	if len(out) == 0 {
 		// No row carried the count.
 		ca := args{s.tenant, exactScanChunks + 1}
-		cb := &pgx.Batch{}
-		cb.Queue(restrictedSettings)
-		cb.Queue("SELECT count(*) FROM (SELECT FROM "+chunks+" c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL"+
-			restrictSQL("c", q.OwnerIDs, vs.groups, &ca)+" LIMIT $2) x", ca...)
-		cbr := tx.SendBatch(ctx, cb)
-		_, err := cbr.Exec()
-		if err == nil {
-			err = cbr.QueryRow().Scan(&n)
-		}
-		if cerr := cbr.Close(); err == nil {
-			err = cerr
-		}
+		n, err = countRestricted(ctx, tx, restrictedSettings, "SELECT count(*) FROM (SELECT FROM "+chunks+
+			" c WHERE c.tenant_id = $1 AND c.embedding IS NOT NULL"+restrictSQL("c", q.OwnerIDs, vs.groups, &ca)+" LIMIT $2) x", ca)
 		if err != nil {
 			return nil, 0, wrapCtx(ctx, "search chunks: count", err)
 		}
@@ -354,4 +344,25 @@ func (vs *vectorSearch) run(ctx context.Context, tx batcher, exact bool) ([]stor
 		keep++
 	}
 	return out[:keep], full, nil
+}
+
+// countRestricted runs settings, then the count statement query with a,
+// in one batch on conn, and returns the count: a restricted search whose
+// rows were too few to carry it.
+func countRestricted(ctx context.Context, conn interface {
+	SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+}, settings, query string, a args) (int64, error) {
+	b := &pgx.Batch{}
+	b.Queue(settings)
+	b.Queue(query, a...)
+	br := conn.SendBatch(ctx, b)
+	var n int64
+	_, err := br.Exec()
+	if err == nil {
+		err = br.QueryRow().Scan(&n)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }
