@@ -360,6 +360,13 @@ type Evidence struct {
 	// coverage: the Pipeline leaves it out when another hit of the turn
 	// answers on its own evidence (focusOnOwnEvidence).
 	described bool
+	// treats and mentionsOnly read a problem asked (a pest, disease or
+	// weed the synonym table files under a treatment class: "lagarta"
+	// under "inseticida"): treats, the record is of that class (its
+	// name, category or tags hold it); mentionsOnly, the record holds the
+	// problem in its text but is of no such class (a Bt seed "com
+	// proteção contra lagartas"). See focusOnTreatment.
+	treats, mentionsOnly bool
 }
 
 // Background summarizes a query vector's similarities to the store's
@@ -810,6 +817,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	missingTable, missingKnownW := 0, 0.0
 	missingOnlySubject := true
 	treatmentFull := false
+	problemOnly, kindAsked := false, false
 	for _, c := range eq.concepts {
 		known = known || !c.unknown
 		ownAsked = ownAsked || c.own
@@ -868,6 +876,13 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				}
 			}
 		}
+		if c.treatment && c.indirect && c.own {
+			if slices.ContainsFunc(c.class, inIdentityField) {
+				ev.treats = true
+			} else if credit > 0 {
+				problemOnly = true
+			}
+		}
 		subjectAsked = subjectAsked || (c.culture && c.own)
 		if credit == 0 {
 			ev.Missing = append(ev.Missing, c.label)
@@ -906,6 +921,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		synCovered = synCovered || synConcept
 		if isIdentity {
 			ev.identity++
+			// What the question asks for is what the record is ("semente
+			// de capim": a seed, though capim is a weed).
+			kindAsked = kindAsked || !c.culture && !(c.treatment && c.indirect)
 		}
 		for _, f := range where {
 			seen[f] = true
@@ -918,6 +936,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			ev.Named, ev.Name = true, c.label
 		}
 	}
+	ev.mentionsOnly = problemOnly && !ev.treats && !kindAsked
 	if total > 0 {
 		ev.Coverage = got / total
 	}

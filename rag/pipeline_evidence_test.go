@@ -152,6 +152,33 @@ func TestPipelineCitesRelevantHitsOnly(t *testing.T) {
 	}
 }
 
+// TestPipelineTreatmentsBeforeMentions: for a pest on a crop, the
+// insecticides are the answer, not the Bt seed whose text mentions the
+// pest; asked for a seed, the seed is.
+func TestPipelineTreatmentsBeforeMentions(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	cited := func(msg string) map[string]bool {
+		t.Helper()
+		resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, c := range resp.Sources {
+			out[c.ID] = true
+		}
+		return out
+	}
+	got := cited("tem uma lagarta comendo o cartucho do milho, o que eu passo?")
+	if !got["prd-035"] || got["prd-069"] {
+		t.Errorf("pest on a crop: cited %v, want the insecticide prd-035 and not the Bt seed prd-069", got)
+	}
+	got = cited("vocês têm semente de milho com proteção contra lagarta?")
+	if !got["prd-069"] {
+		t.Errorf("seed asked: cited %v, want the Bt seed prd-069", got)
+	}
+}
+
 func TestPipelineHistoryOnlyForFollowUps(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	ctx := context.Background()
