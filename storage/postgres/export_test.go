@@ -68,3 +68,16 @@ func Tokens(text string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// SetCommonDensity sets commonDensity (the share of owners from which a
+// term is common: probed, not walked, by the score-bounded ranking) until
+// the test ends.
+func SetCommonDensity(t interface{ Cleanup(func()) }, d float64) {
+	old := commonDensity
+	commonDensity = d
+	t.Cleanup(func() { commonDensity = old })
+}
+
+// MaxScoreKept returns how many score-bounded rankings (lexPlan.maxScore)
+// searches have kept so far.
+func MaxScoreKept() int64 { return maxScoreKept.Load() }

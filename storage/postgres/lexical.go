@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -75,12 +76,10 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 		// a batch runs in one implicit transaction, so set_config(..., true)
 		// lasts for the statement alone and a search costs one round trip
 		// per statement, with no BEGIN or COMMIT.
-		run := func(set, sql string, a args) ([]storage.LexicalCandidate[T], error) {
-			// A statement's text depends on the shape of the query (the
-			// number of terms and of their words), not on the words
-			// themselves, which are parameters: pgx prepares each shape
-			// once per connection, and planning (about 1 ms a level) is
-			// not paid on every search.
+		// send sends a statement in one batch with its settings and, the
+		// first time, the check of the cached lookups' mark; the caller
+		// reads the statement's result and closes the batch.
+		send := func(set, sql string, a args) (pgx.BatchResults, error) {
 			batch := &pgx.Batch{}
 			batch.Queue(set)
 			verify := check != nil
@@ -90,20 +89,51 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			}
 			batch.Queue(sql, a...)
 			br := c.SendBatch(ctx, batch)
-			defer br.Close()
 			if _, err := br.Exec(); err != nil {
+				br.Close()
 				return nil, wrapCtx(ctx, "search "+string(kind)+"s: settings", err)
 			}
 			if verify {
 				var m versionMark
 				if err := br.QueryRow().Scan(&m.version, &m.xmin); err != nil {
+					br.Close()
 					return nil, wrapCtx(ctx, "search "+string(kind)+"s: version", err)
 				}
 				if m != *check {
+					br.Close()
 					return nil, errStaleWords
 				}
 				check = nil
 			}
+			return br, nil
+		}
+		// runInt runs a statement returning one integer (lexFullSettings).
+		runInt := func(sql string, a args) (int, error) {
+			br, err := send(lexFullSettings, sql, a)
+			if err != nil {
+				return 0, err
+			}
+			defer br.Close()
+			var n int32
+			if err := br.QueryRow().Scan(&n); err != nil {
+				return 0, wrapCtx(ctx, "search "+string(kind)+"s: threshold", err)
+			}
+			if err := br.Close(); err != nil {
+				return 0, wrapCtx(ctx, "search "+string(kind)+"s: threshold", err)
+			}
+			return int(n), nil
+		}
+		run := func(set, sql string, a args) ([]storage.LexicalCandidate[T], error) {
+			// A statement's text depends on the shape of the query (the
+			// number of terms and of their words), not on the words
+			// themselves, which are parameters: pgx prepares each shape
+			// once per connection, and planning (about 1 ms a level) is
+			// not paid on every search.
+			br, err := send(set, sql, a)
+			if err != nil {
+				return nil, err
+			}
+			defer br.Close()
 			rows, err := br.Query()
 			if err != nil {
 				return nil, wrapCtx(ctx, "search "+string(kind)+"s", err)
@@ -235,6 +265,33 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			// walk the rarest terms that can hold the owners of the next
 			// level, and more only if the counts found prove it necessary.
 			if below := plan.lastLevel(); below > 1 {
+				// First the score-bounded top-k (maxScore), when the query
+				// has common terms to leave out of the walk.
+				if c := plan.commonTerms(below); c > 0 {
+					need := limit - len(out)
+					sql, a := plan.maxScore(c, 0, need, below, limit)
+					theta, err := runInt(sql, a)
+					if err != nil {
+						return err
+					}
+					// Leave out fewer terms when that leaves the rank
+					// statement's candidates two walked terms to hold
+					// (fewer candidates for a few more postings walked),
+					// but at least the unwalkable ones, and fewer than θ.
+					c = max(min(c, theta-2), plan.unwalkable(), 1)
+					if c < theta {
+						sql, a := plan.maxScore(c, theta, need, below, limit)
+						res, err := run(lexFullSettings, sql, a)
+						if err != nil {
+							return err
+						}
+						if len(res) == need {
+							maxScoreKept.Add(1)
+							out = append(out, res...)
+							return nil
+						}
+					}
+				}
 				T := len(lts)
 				// The first walk: the terms of the next level, or, when
 				// more, every rare term (rareWalk), which costs little
@@ -310,7 +367,7 @@ const (
 	lexSettings          = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true)"
 	lexLevelSettings     = lexSettings + lexGeneric
 	lexWalkLevelSettings = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)" + lexGeneric
-	lexFullSettings      = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true), set_config('work_mem', '32MB', true)"
+	lexFullSettings      = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true), set_config('work_mem', '32MB', true), set_config('max_parallel_workers_per_gather', '0', true)"
 	lexGeneric           = ", set_config('plan_cache_mode', 'force_generic_plan', true)"
 )
 
@@ -992,11 +1049,168 @@ func (p *lexPlan) bounded(walk, need, below int) (sql string, a args, ok bool) {
 	if needText {
 		from += " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = g.owner_id" + filt
 	}
+	// OFFSET 0: each owner's count (its probes) is computed once; pulled
+	// up, it was computed for each of the two filters on c.m and again
+	// for the ORDER BY (three probes of every term per walked owner).
 	ranked := "SELECT c.owner_id, c.created_at, c.m FROM (SELECT g.owner_id, g.created_at, (" + strings.Join(counts, " + ") +
-		")::int4 AS m FROM " + from + ") c WHERE c.m > 0 AND c.m < " + strconv.Itoa(below) +
+		")::int4 AS m FROM " + from + " OFFSET 0) c WHERE c.m > 0 AND c.m < " + strconv.Itoa(below) +
 		" ORDER BY c.m DESC, c.created_at DESC, c.owner_id LIMIT $2"
 	return "SELECT " + p.cols + ", r.m FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
 		" ORDER BY r.m DESC, r.created_at DESC, r.owner_id", x.a, true
+}
+
+// commonDensity is the share of the owners (lexPlan.density) from which a
+// term is common: maxScore probes it for the candidates instead of walking
+// its postings. At 100k items the slow questions' walked terms hold
+// 0–4% of the records and their common terms 10–100%. It is a variable
+// for tests.
+var commonDensity = 0.10
+
+// maxScoreRows is how many of the best candidates by walked terms
+// maxScore counts exactly to find its threshold, in multiples of the
+// limit (the owners the levels returned are among them).
+const maxScoreRows = 8
+
+// maxScoreSample bounds the candidates maxScore counts for its threshold.
+const maxScoreSample = 2048
+
+// maxScoreKept counts the maxScore rankings kept, for tests.
+var maxScoreKept atomic.Int64
+
+// commonTerms returns how many of the commonest terms (the end of the
+// walk order) maxScore leaves out of its walk, for a ranking below level
+// below: the terms in more than maxStreamWords dictionary words or made of
+// separators, and those whose density is at least commonDensity, but at
+// most below - 2 (its threshold, at most below - 1, must exceed them) and
+// never every term. 0: none.
+func (p *lexPlan) commonTerms(below int) int {
+	c := 0
+	for k := len(p.order) - 1; k > 0; k-- {
+		lt := &p.lts[p.order[k]]
+		if lt.run != "" && len(lt.wids) <= maxStreamWords && p.density(p.order[k]) < commonDensity {
+			break
+		}
+		c++
+	}
+	c = min(c, below-2)
+	// The walked terms must be walkable: the order puts separator terms
+	// and terms in many words last, so they are among the c left out.
+	for _, i := range p.order[:len(p.order)-max(c, 0)] {
+		if p.lts[i].run == "" {
+			return 0
+		}
+	}
+	return max(c, 0)
+}
+
+// unwalkable returns how many terms (the last of the walk order) are made
+// of separators: not in the word index, so never walked.
+func (p *lexPlan) unwalkable() int {
+	n := 0
+	for k := len(p.order) - 1; k >= 0 && p.lts[p.order[k]].run == ""; k-- {
+		n++
+	}
+	return n
+}
+
+// maxScore returns the statements of an exact score-bounded top-k
+// (MaxScore) of the owners matching fewer than below terms, asking for
+// need of the search's limit. A term adds at most one to an owner's
+// count; the commonest terms are only probed, never walked:
+//
+//   - threshold (its first statement, over the walk that leaves out the
+//     c commonest terms, commonTerms): the candidates are the owners
+//     posted under the walked terms, each with e, the walked terms it
+//     holds; the maxScoreRows × limit candidates with the highest e are
+//     counted exactly (probes of the c terms), and θ, the need-th best
+//     count below below among them, is a lower bound of the ranking's
+//     need-th count (0 when they hold fewer than need owners);
+//   - rank (the second, for a θ found): leaving out c' < θ commonest
+//     terms, an owner matching θ terms or more holds at least θ - c'
+//     walked terms, so it is a candidate with e ≥ θ - c'; those are
+//     counted exactly and ranked. A candidate with e + c' = θ reaches θ
+//     only if it holds every left-out term: a chain of ANDed probes,
+//     cheapest first, stops at the first it lacks (most candidates of a
+//     long question hold one walked term and lack a common one).
+//
+// The rank statement returns the next need owners of the ranking exactly.
+func (p *lexPlan) maxScore(c, theta, need, below, limit int) (string, args) {
+	T := len(p.lts)
+	walked := p.order[:T-c]
+	tb := &p.s.db.tb
+	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
+	x := newLexArgs(p.s.tenant, need, p.lts)
+	var subs, ebits []string
+	for _, i := range walked {
+		ebits = append(ebits, "(g.bits & "+termBit(i)+" <> 0)::int")
+		if len(p.lts[i].wids) == 0 {
+			continue
+		}
+		subs = append(subs, "SELECT p.owner_id, p.created_at, "+termBit(i)+" AS b FROM "+postings+
+			" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
+	}
+	if len(subs) == 0 {
+		subs = []string{"SELECT NULL::text AS owner_id, NULL::timestamptz AS created_at, 0::int8 AS b WHERE false"}
+	}
+	filt := p.cond("o", &x.a)
+	needText := filt != ""
+	// walkedCount: the walked terms g holds, exactly; probes: whether g
+	// holds each left-out term, cheapest first.
+	var walkedCount, probes []string
+	for _, i := range walked {
+		lt := &p.lts[i]
+		if lt.exact {
+			walkedCount = append(walkedCount, "(g.bits & "+termBit(i)+" <> 0)::int")
+		} else {
+			walkedCount = append(walkedCount, "(g.bits & "+termBit(i)+" <> 0 AND strpos(o.search_text, "+x.text(i)+") > 0)::int")
+			needText = true
+		}
+	}
+	for _, i := range p.probeOrder() {
+		if slices.Contains(walked, i) {
+			continue
+		}
+		lt := &p.lts[i]
+		switch {
+		case lt.exact && len(lt.wids) == 0:
+			probes = append(probes, "false")
+		case lt.exact:
+			probes = append(probes, p.probe(i, x))
+		default:
+			probes = append(probes, "strpos(o.search_text, "+x.text(i)+") > 0")
+			needText = true
+		}
+	}
+	counts := slices.Clone(walkedCount)
+	for _, pr := range probes {
+		counts = append(counts, "("+pr+")::int")
+	}
+	count := "(" + strings.Join(counts, " + ") + ")::int4"
+	join := ""
+	if needText {
+		join = " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = g.owner_id"
+	}
+	cand := "WITH cand AS MATERIALIZED (SELECT g.owner_id, g.created_at, g.bits, (" + strings.Join(ebits, " + ") + ")::int4 AS e FROM (" +
+		"SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" + strings.Join(subs, " UNION ALL ") +
+		") x GROUP BY x.owner_id, x.created_at) g) "
+	bl := strconv.Itoa(below)
+	if theta == 0 {
+		// The threshold: each sampled owner counted once (OFFSET 0).
+		top := x.a.add(min(maxScoreRows*limit, maxScoreSample))
+		return cand + "SELECT coalesce((SELECT c.m FROM (SELECT " + count + " AS m FROM (SELECT g.* FROM cand g" + join + filt +
+			" ORDER BY g.e DESC, g.created_at DESC, g.owner_id LIMIT " + top + ") g" + join + " OFFSET 0) c" +
+			" WHERE c.m > 0 AND c.m < " + bl + " ORDER BY c.m DESC OFFSET $2::int8 - 1 LIMIT 1), 0)", x.a
+	}
+	// Every candidate that can reach θ, counted exactly once (OFFSET 0);
+	// a count below θ is not needed (0).
+	cs, ts := strconv.Itoa(c), strconv.Itoa(theta)
+	sql := cand + "SELECT " + p.cols + ", r.m FROM (SELECT f.owner_id, f.created_at, f.m FROM (SELECT g.owner_id, g.created_at," +
+		" CASE WHEN g.e + " + cs + " > " + ts + " THEN " + count +
+		" WHEN " + strings.Join(probes, " AND ") + " THEN (" + strings.Join(walkedCount, " + ") + " + " + cs + ")::int4 ELSE 0 END AS m" +
+		" FROM cand g" + join + filt + " WHERE g.e >= " + strconv.Itoa(theta-c) + " OFFSET 0) f" +
+		" WHERE f.m >= " + ts + " AND f.m < " + bl + " ORDER BY f.m DESC, f.created_at DESC, f.owner_id LIMIT $2) r" +
+		" JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id ORDER BY r.m DESC, r.created_at DESC, r.owner_id"
+	return sql, x.a
 }
 
 // rareWalk returns how many of the rarest terms (in walk order) have

@@ -39,7 +39,14 @@ func lexHits(t *testing.T, s storage.Store, q storage.LexicalQuery) []lexHit {
 // alone, multi-byte letters, LIKE metacharacters.
 type lexCorpus struct {
 	rng *rand.Rand
+	// long: items also hold rare words (lexRare, each in a few items) and
+	// queries are long questions (16–24 terms) mixing rare words and the
+	// corpus's common ones.
+	long bool
 }
+
+// lexRare returns the k-th rare word of a long corpus.
+func lexRare(k int) string { return fmt.Sprintf("raro%d", k) }
 
 var (
 	lexWords = []string{"soja", "sojas", "milho", "ferrugem", "2,4-d", "100%", "0,5", "l/ha", "cana-de-acucar", "ação",
@@ -87,6 +94,11 @@ func (c *lexCorpus) item(id string, base time.Time) storage.CatalogItem {
 	if c.rng.IntN(3) == 0 {
 		it.Tags = []string{lexWords[c.rng.IntN(len(lexWords))]}
 	}
+	if c.long {
+		for range c.rng.IntN(4) {
+			it.Description += " " + lexRare(c.rng.IntN(40))
+		}
+	}
 	if c.rng.IntN(4) == 0 {
 		it.Files = []storage.CatalogFile{{ItemID: id, Name: "bula.txt", Text: c.text()}}
 	}
@@ -98,7 +110,19 @@ func (c *lexCorpus) item(id string, base time.Time) storage.CatalogItem {
 
 func (c *lexCorpus) query() storage.LexicalQuery {
 	q := storage.LexicalQuery{Limit: 1 + c.rng.IntN(30)}
-	for range 1 + c.rng.IntN(6) {
+	if c.long {
+		// 16–24 terms: a few rare words, the rest common words and
+		// substrings (repeats are one term).
+		n := 16 + c.rng.IntN(9)
+		for range 2 + c.rng.IntN(5) {
+			q.Terms = append(q.Terms, lexRare(c.rng.IntN(44)))
+		}
+		for len(q.Terms) < n {
+			q.Terms = append(q.Terms, lexTerms[c.rng.IntN(len(lexTerms))])
+		}
+		c.rng.Shuffle(len(q.Terms), func(i, j int) { q.Terms[i], q.Terms[j] = q.Terms[j], q.Terms[i] })
+	}
+	for range (1 + c.rng.IntN(6)) * btoi(!c.long) {
 		q.Terms = append(q.Terms, lexTerms[c.rng.IntN(len(lexTerms))])
 	}
 	if c.rng.IntN(4) == 0 {
@@ -163,6 +187,13 @@ func (p *lexPair) same(when string, n int) {
 	}
 }
 
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // TestLexicalMatchesMemory checks PostgreSQL's lexical search (the word
 // index of migration 0003) against the memory store's on random corpora,
 // through inserts, text changes, status changes, CreatedAt changes and
@@ -174,13 +205,25 @@ func (p *lexPair) same(when string, n int) {
 // rest (lexPlan.bounded) and postings counts capped at 2 and 3, so that
 // the bounded ranking, its second walk, the full count and the ordering of
 // capped terms by the newest owners all run on the small corpus; and with
-// every probe of a walked owner made on its text (textProbeWords 0).
+// every probe of a walked owner made on its text (textProbeWords 0). The
+// long cases ask long questions (16–24 terms, rare words among common
+// ones and substrings) with the levels cut short, so that the
+// score-bounded top-k (lexPlan.maxScore) ranks most of them: with every
+// capped term common (long-maxscore, and long-text-probes with its probes
+// on the text), and with the store's density rule (long); the first two
+// fail unless maxScore's ranking was kept for some queries.
 func TestLexicalMatchesMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		levels, cap int
 		textProbes  bool
-	}{{"defaults", 0, 0, false}, {"one-level", 1, 2, false}, {"two-levels", 2, 3, false}, {"text-probes", 0, 0, true}} {
+		long        bool
+		density     float64 // commonDensity, when > 0
+	}{
+		{"defaults", 0, 0, false, false, 0}, {"one-level", 1, 2, false, false, 0}, {"two-levels", 2, 3, false, false, 0},
+		{"text-probes", 0, 0, true, false, 0}, {"long", 1, 3, false, true, 0},
+		{"long-maxscore", 1, 3, false, true, 1e-9}, {"long-text-probes", 2, 2, true, true, 1e-9},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.levels > 0 {
 				postgres.SetLexLimits(t, tc.levels, tc.cap)
@@ -189,15 +232,25 @@ func TestLexicalMatchesMemory(t *testing.T) {
 				// Every probe of an item or FAQ term on the owner's text.
 				postgres.SetTextProbeWords(t, 0)
 			}
-			lexicalMatchesMemory(t)
+			if tc.density > 0 {
+				postgres.SetCommonDensity(t, tc.density)
+			}
+			kept := postgres.MaxScoreKept()
+			lexicalMatchesMemory(t, tc.long)
+			if n := postgres.MaxScoreKept() - kept; tc.density > 0 && n == 0 {
+				t.Errorf("the score-bounded ranking was never kept")
+			} else {
+				t.Logf("score-bounded rankings kept: %d", n)
+			}
 		})
 	}
 }
 
-func lexicalMatchesMemory(t *testing.T) {
+func lexicalMatchesMemory(t *testing.T, long bool) {
 	db, pool := openDB(t, postgres.Options{Dimensions: 4})
 	ctx := testCtx(t)
 	lp := newLexPair(t, db, "eq", 14, 1)
+	lp.c.long = long
 	pg, other, mem, c, base := lp.pg, lp.other, lp.mem, lp.c, lp.base
 	check := func(step int) { t.Helper(); lp.same(fmt.Sprintf("step %d", step), 40) }
 	write := lp.write
