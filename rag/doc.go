@@ -109,7 +109,15 @@
 // (1,250) 0.64, "carro" (217) 0.34, "vocês" (a function word) 0.3 —
 // whether a record lacks it or happens to hold it. The ranks were chosen
 // on the cross-domain evaluation (examples/eval -cross) with one store
-// held out. Vector
+// held out. A verb no FAQ or document holds names nothing: missing from a
+// FAQ or a document, a concept whose words are all forms only a verb has
+// (an infinitive, a past, a plural, a gerund of the verbs of VERO, the
+// LibreOffice pt-BR dictionary: "abrem", "mandei", "arrependi"; not the
+// participles and present singulars nouns share, "usado", "entrega")
+// weighs as a function word, so "vocês abrem no sábado?" is the opening
+// hours FAQ's. Catalog items are judged without it ("quem criou o
+// Ministério da Saúde?" is not about the items holding "Ministério da
+// Saúde"). Vector
 // evidence compares the hit's similarity with the query's similarity to a
 // fixed sample of the store's own chunks (median and robust spread), so it
 // means the same for the hash embedder, whose relevant chunks sit near

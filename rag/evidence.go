@@ -367,6 +367,8 @@ type Evidence struct {
 	// problem in its text but is of no such class (a Bt seed "com
 	// proteção contra lagartas"). See focusOnTreatment.
 	treats, mentionsOnly bool
+	// problem: the question asks a problem (treats reads it).
+	problem bool
 }
 
 // Background summarizes a query vector's similarities to the store's
@@ -561,6 +563,9 @@ type queryConcept struct {
 	// own: the message itself names it (not only the context);
 	// unknown: no record of the kind holds it.
 	own, unknown bool
+	// verb: each query word of the concept is a form only a verb has
+	// (morph.VerbForm: "abrem", "mandei", "arrependi"); see recordEvidence.
+	verb bool
 }
 
 // evidenceQuery is a query analyzed for evidence.
@@ -769,6 +774,35 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 	return eq
 }
 
+// markVerbs marks the concepts each of whose query words (the words of
+// text giving its tokens) is a verb form (morph.VerbForm). A concept of
+// the synonym table (a culture, a treatment, a class) is a subject
+// whatever its form.
+func (eq *evidenceQuery) markVerbs(text string, filters []lexical.TokenFilter) {
+	words := map[string][]string{} // token → the words giving it
+	for _, w := range strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		for _, t := range textutil.Filter(w, filters) {
+			if !slices.Contains(words[t], w) {
+				words[t] = append(words[t], w)
+			}
+		}
+	}
+	notVerb := func(w string) bool { return !morph.VerbForm(w) }
+	for i := range eq.concepts {
+		c := &eq.concepts[i]
+		if c.culture || c.treatment || len(c.class) > 0 || len(c.direct) == 0 {
+			continue
+		}
+		c.verb = true
+		for _, t := range c.direct {
+			if len(words[t]) == 0 || slices.ContainsFunc(words[t], notVerb) {
+				c.verb = false
+				break
+			}
+		}
+	}
+}
+
 // spans reports whether token t is one of the mention's words (or a stem
 // prefix of one, or one's stem).
 func spans(words []string, t string) bool {
@@ -877,6 +911,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			}
 		}
 		if c.treatment && c.indirect && c.own {
+			ev.problem = true
 			if slices.ContainsFunc(c.class, inIdentityField) {
 				ev.treats = true
 			} else if credit > 0 {
@@ -886,6 +921,15 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		subjectAsked = subjectAsked || (c.culture && c.own)
 		if credit == 0 {
 			ev.Missing = append(ev.Missing, c.label)
+			if c.verb && c.unknown && titleField != lexical.FieldName {
+				// A verb no FAQ or document holds names nothing the
+				// store lacks ("vocês abrem no sábado?", "mandei devolver
+				// o produto, quando o dinheiro volta?"): missing, it
+				// weighs as a function word. Not for catalog items:
+				// "quem criou o Ministério da Saúde?" would be about the
+				// items holding "Ministério da Saúde".
+				total -= (1 - stopWeight) * c.weight
+			}
 			if !c.unknown {
 				missingKnownW += c.weight
 			}
@@ -1144,7 +1188,7 @@ func byEvidence[T any](hits []Hit[T], tie func(*T) int) []Hit[T] {
 // addEvidence sets the Evidence of the final hits. Hits without lexical
 // signals (simple mode, vector-only hits) are scored first, so every hit
 // is judged on the same terms.
-func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *lexical.PreparedQuery, lx *kindLexicon, corrections []lexical.Correction, own []string, qvec []float32, hits []Hit[T]) {
+func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text string, pq *lexical.PreparedQuery, lx *kindLexicon, corrections []lexical.Correction, own []string, qvec []float32, hits []Hit[T]) {
 	if len(hits) == 0 {
 		return
 	}
@@ -1155,6 +1199,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], pq *le
 	words := s.wordsFor(ops.kind, lx.scorer)
 	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, words.frames, corrections)
 	eq.weighGenerality(words.general)
+	eq.markVerbs(text, lx.scorer.Tokenizer().Filters)
 	if own != nil {
 		eq.contextOnly(own)
 	}

@@ -2,6 +2,7 @@ package rag_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,6 +177,30 @@ func TestPipelineTreatmentsBeforeMentions(t *testing.T) {
 	got = cited("vocês têm semente de milho com proteção contra lagarta?")
 	if !got["prd-069"] {
 		t.Errorf("seed asked: cited %v, want the Bt seed prd-069", got)
+	}
+}
+
+// TestPipelineVerbsNameNothing: a FAQ lacking only the customer's verbs
+// ("abrem", "mandei") answers; a question whose missing word names a thing
+// the store lacks still abstains.
+func TestPipelineVerbsNameNothing(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	for msg, want := range map[string]string{
+		"vocês abrem no sábado?": "faq-028",
+		"mandei devolver o produto faz uns dias, quando o dinheiro volta?": "faq-009",
+		"vocês vendem passagem aérea?":                                     "",
+	} {
+		resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range resp.Sources {
+			got = append(got, c.ID)
+		}
+		if want == "" && !resp.Abstained || want != "" && !slices.Contains(got, want) {
+			t.Errorf("%q: cited %v (abstained %v), want %q", msg, got, resp.Abstained, want)
+		}
 	}
 }
 

@@ -485,7 +485,7 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 		msg, _ := s.correctQuery(strings.ToValidUTF8(q.Text, "\uFFFD"), lx)
 		own = lx.scorer.Prepare(msg).Tokens()
 	}
-	addEvidence(ctx, s, ops, pq, lx, corrections, own, vec.query, res.Hits)
+	addEvidence(ctx, s, ops, text, pq, lx, corrections, own, vec.query, res.Hits)
 	res.Timings.Total = time.Since(start)
 	return res, nil
 }

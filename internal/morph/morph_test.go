@@ -20,3 +20,18 @@ func TestUndiminish(t *testing.T) {
 		}
 	}
 }
+
+// TestVerbForm: forms only a verb has are verb forms; nouns, the forms
+// nouns share (participles, present singulars) and unknown words are not.
+func TestVerbForm(t *testing.T) {
+	for _, w := range []string{"mandei", "arrependi", "abrem", "ligar", "chegou", "devolver", "atendem", "comprei", "mandam", "criou", "queremos", "fazendo"} {
+		if !VerbForm(w) {
+			t.Errorf("VerbForm(%q) = false, want true", w)
+		}
+	}
+	for _, w := range []string{"galao", "sabado", "paraguai", "entrega", "troca", "plano", "multa", "usado", "imposto", "aberto", "areia", "ataque", "semana", "dinheiro", "", "x", "zzzz"} {
+		if VerbForm(w) {
+			t.Errorf("VerbForm(%q) = true, want false", w)
+		}
+	}
+}
