@@ -107,22 +107,6 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			}
 			return br, nil
 		}
-		// runInt runs a statement returning one integer (lexFullSettings).
-		runInt := func(sql string, a args) (int, error) {
-			br, err := send(lexFullSettings, sql, a)
-			if err != nil {
-				return 0, err
-			}
-			defer br.Close()
-			var n int32
-			if err := br.QueryRow().Scan(&n); err != nil {
-				return 0, wrapCtx(ctx, "search "+string(kind)+"s: threshold", err)
-			}
-			if err := br.Close(); err != nil {
-				return 0, wrapCtx(ctx, "search "+string(kind)+"s: threshold", err)
-			}
-			return int(n), nil
-		}
 		run := func(set, sql string, a args) ([]storage.LexicalCandidate[T], error) {
 			// A statement's text depends on the shape of the query (the
 			// number of terms and of their words), not on the words
@@ -269,27 +253,15 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 				// has common terms to leave out of the walk.
 				if c := plan.commonTerms(below); c > 0 {
 					need := limit - len(out)
-					sql, a := plan.maxScore(c, 0, need, below, limit)
-					theta, err := runInt(sql, a)
+					sql, a := plan.maxScore(c, need, below, limit)
+					res, err := run(lexFullSettings, sql, a)
 					if err != nil {
 						return err
 					}
-					// Leave out fewer terms when that leaves the rank
-					// statement's candidates two walked terms to hold
-					// (fewer candidates for a few more postings walked),
-					// but at least the unwalkable ones, and fewer than θ.
-					c = max(min(c, theta-2), plan.unwalkable(), 1)
-					if c < theta {
-						sql, a := plan.maxScore(c, theta, need, below, limit)
-						res, err := run(lexFullSettings, sql, a)
-						if err != nil {
-							return err
-						}
-						if len(res) == need {
-							maxScoreKept.Add(1)
-							out = append(out, res...)
-							return nil
-						}
+					if len(res) == need {
+						maxScoreKept.Add(1)
+						out = append(out, res...)
+						return nil
 					}
 				}
 				T := len(lts)
@@ -1071,6 +1043,13 @@ var commonDensity = 0.10
 // limit (the owners the levels returned are among them).
 const maxScoreRows = 8
 
+// maxScoreMargin bounds the terms maxScore leaves out of its walk to
+// below - maxScoreMargin: its threshold, at most below - 1 and often 2–3
+// less (the slow questions at 100k: levels ending at 15, 9, 7, 6,
+// thresholds 8, 7, 5, 4), must exceed them, and the candidates of a
+// threshold that is 2 more than them hold two walked terms, not one.
+const maxScoreMargin = 4
+
 // maxScoreSample bounds the candidates maxScore counts for its threshold.
 const maxScoreSample = 2048
 
@@ -1081,8 +1060,8 @@ var maxScoreKept atomic.Int64
 // walk order) maxScore leaves out of its walk, for a ranking below level
 // below: the terms in more than maxStreamWords dictionary words or made of
 // separators, and those whose density is at least commonDensity, but at
-// most below - 2 (its threshold, at most below - 1, must exceed them) and
-// never every term. 0: none.
+// most below - maxScoreMargin (at least 1), never every term, and 0 when
+// the rest are not all walkable.
 func (p *lexPlan) commonTerms(below int) int {
 	c := 0
 	for k := len(p.order) - 1; k > 0; k-- {
@@ -1092,49 +1071,44 @@ func (p *lexPlan) commonTerms(below int) int {
 		}
 		c++
 	}
-	c = min(c, below-2)
+	c = min(c, max(below-maxScoreMargin, 1))
 	// The walked terms must be walkable: the order puts separator terms
 	// and terms in many words last, so they are among the c left out.
-	for _, i := range p.order[:len(p.order)-max(c, 0)] {
+	for _, i := range p.order[:len(p.order)-c] {
 		if p.lts[i].run == "" {
 			return 0
 		}
 	}
-	return max(c, 0)
+	return c
 }
 
-// unwalkable returns how many terms (the last of the walk order) are made
-// of separators: not in the word index, so never walked.
-func (p *lexPlan) unwalkable() int {
-	n := 0
-	for k := len(p.order) - 1; k >= 0 && p.lts[p.order[k]].run == ""; k-- {
-		n++
-	}
-	return n
-}
-
-// maxScore returns the statements of an exact score-bounded top-k
+// maxScore returns the statement of an exact score-bounded top-k
 // (MaxScore) of the owners matching fewer than below terms, asking for
-// need of the search's limit. A term adds at most one to an owner's
-// count; the commonest terms are only probed, never walked:
+// need of the search's limit, whose c commonest terms (commonTerms) are
+// only probed, never walked. A term adds at most one to an owner's count,
+// so, in one statement (its postings walked once):
 //
-//   - threshold (its first statement, over the walk that leaves out the
-//     c commonest terms, commonTerms): the candidates are the owners
-//     posted under the walked terms, each with e, the walked terms it
-//     holds; the maxScoreRows × limit candidates with the highest e are
-//     counted exactly (probes of the c terms), and θ, the need-th best
-//     count below below among them, is a lower bound of the ranking's
-//     need-th count (0 when they hold fewer than need owners);
-//   - rank (the second, for a θ found): leaving out c' < θ commonest
-//     terms, an owner matching θ terms or more holds at least θ - c'
-//     walked terms, so it is a candidate with e ≥ θ - c'; those are
-//     counted exactly and ranked. A candidate with e + c' = θ reaches θ
-//     only if it holds every left-out term: a chain of ANDed probes,
+//   - the candidates are the owners posted under the T - c walked terms,
+//     each with e, the walked terms it holds (an upper bound when a
+//     walked term is confirmed with strpos);
+//   - the threshold θ: the maxScoreRows × limit candidates with the
+//     highest e are counted exactly (probes of the c terms), and θ, the
+//     need-th best count below below among them, is a lower bound of the
+//     ranking's need-th count (0 when they hold fewer than need owners);
+//   - when θ > c, an owner matching θ terms or more holds at least θ - c
+//     walked terms, so it is a candidate with e ≥ θ - c; those are
+//     counted exactly and ranked. A candidate with e + c = θ reaches θ
+//     only if it holds every common term: a chain of ANDed probes,
 //     cheapest first, stops at the first it lacks (most candidates of a
-//     long question hold one walked term and lack a common one).
+//     long question hold few walked terms and lack a common one).
 //
-// The rank statement returns the next need owners of the ranking exactly.
-func (p *lexPlan) maxScore(c, theta, need, below, limit int) (string, args) {
+// The statement returns the next need owners of the ranking exactly when
+// θ > c; otherwise no row (an owner holding no walked term could reach
+// θ), and the caller ranks another way. At 100k items, the 10-term
+// question "osbar 500 wp …" walks 18,432 postings (16,528 candidates),
+// counts 480 for θ = 5 and ranks the 1,619 with e ≥ 2: 32 ms where the
+// full count walked every posting of every term (64 ms).
+func (p *lexPlan) maxScore(c, need, below, limit int) (string, args) {
 	T := len(p.lts)
 	walked := p.order[:T-c]
 	tb := &p.s.db.tb
@@ -1192,23 +1166,23 @@ func (p *lexPlan) maxScore(c, theta, need, below, limit int) (string, args) {
 	}
 	cand := "WITH cand AS MATERIALIZED (SELECT g.owner_id, g.created_at, g.bits, (" + strings.Join(ebits, " + ") + ")::int4 AS e FROM (" +
 		"SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" + strings.Join(subs, " UNION ALL ") +
-		") x GROUP BY x.owner_id, x.created_at) g) "
+		") x GROUP BY x.owner_id, x.created_at) g)"
 	bl := strconv.Itoa(below)
-	if theta == 0 {
-		// The threshold: each sampled owner counted once (OFFSET 0).
-		top := x.a.add(min(maxScoreRows*limit, maxScoreSample))
-		return cand + "SELECT coalesce((SELECT c.m FROM (SELECT " + count + " AS m FROM (SELECT g.* FROM cand g" + join + filt +
-			" ORDER BY g.e DESC, g.created_at DESC, g.owner_id LIMIT " + top + ") g" + join + " OFFSET 0) c" +
-			" WHERE c.m > 0 AND c.m < " + bl + " ORDER BY c.m DESC OFFSET $2::int8 - 1 LIMIT 1), 0)", x.a
-	}
+	// θ: the need-th best count below below among the candidates with the
+	// most walked terms, each counted once (OFFSET 0); 0 when they hold
+	// fewer than need such owners.
+	top := x.a.add(min(maxScoreRows*limit, maxScoreSample))
+	th := "th AS MATERIALIZED (SELECT coalesce((SELECT c.m FROM (SELECT " + count + " AS m FROM (SELECT g.* FROM cand g" + join + filt +
+		" ORDER BY g.e DESC, g.created_at DESC, g.owner_id LIMIT " + top + ") g" + join + " OFFSET 0) c" +
+		" WHERE c.m > 0 AND c.m < " + bl + " ORDER BY c.m DESC OFFSET $2::int8 - 1 LIMIT 1), 0) AS t) "
 	// Every candidate that can reach θ, counted exactly once (OFFSET 0);
-	// a count below θ is not needed (0).
-	cs, ts := strconv.Itoa(c), strconv.Itoa(theta)
-	sql := cand + "SELECT " + p.cols + ", r.m FROM (SELECT f.owner_id, f.created_at, f.m FROM (SELECT g.owner_id, g.created_at," +
-		" CASE WHEN g.e + " + cs + " > " + ts + " THEN " + count +
+	// a count below θ is not needed (0). No row when θ ≤ c.
+	cs := strconv.Itoa(c)
+	sql := cand + ", " + th + "SELECT " + p.cols + ", r.m FROM (SELECT f.owner_id, f.created_at, f.m FROM (SELECT g.owner_id, g.created_at," +
+		" CASE WHEN g.e + " + cs + " > th.t THEN " + count +
 		" WHEN " + strings.Join(probes, " AND ") + " THEN (" + strings.Join(walkedCount, " + ") + " + " + cs + ")::int4 ELSE 0 END AS m" +
-		" FROM cand g" + join + filt + " WHERE g.e >= " + strconv.Itoa(theta-c) + " OFFSET 0) f" +
-		" WHERE f.m >= " + ts + " AND f.m < " + bl + " ORDER BY f.m DESC, f.created_at DESC, f.owner_id LIMIT $2) r" +
+		" FROM th, cand g" + join + filt + " WHERE th.t > " + cs + " AND g.e >= th.t - " + cs + " OFFSET 0) f" +
+		" WHERE f.m >= (SELECT th.t FROM th) AND f.m < " + bl + " ORDER BY f.m DESC, f.created_at DESC, f.owner_id LIMIT $2) r" +
 		" JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id ORDER BY r.m DESC, r.created_at DESC, r.owner_id"
 	return sql, x.a
 }

@@ -208,10 +208,11 @@ func btoi(b bool) int {
 // every probe of a walked owner made on its text (textProbeWords 0). The
 // long cases ask long questions (16–24 terms, rare words among common
 // ones and substrings) with the levels cut short, so that the
-// score-bounded top-k (lexPlan.maxScore) ranks most of them: with every
-// capped term common (long-maxscore, and long-text-probes with its probes
-// on the text), and with the store's density rule (long); the first two
-// fail unless maxScore's ranking was kept for some queries.
+// score-bounded top-k (lexPlan.maxScore) ranks many of them: with the
+// terms in 75% or 90% of the sampled owners common (long-maxscore, and
+// long-text-probes with its probes on the text), and with the store's
+// density rule (long); the first two fail unless maxScore's ranking was
+// kept for some queries.
 func TestLexicalMatchesMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -222,7 +223,7 @@ func TestLexicalMatchesMemory(t *testing.T) {
 	}{
 		{"defaults", 0, 0, false, false, 0}, {"one-level", 1, 2, false, false, 0}, {"two-levels", 2, 3, false, false, 0},
 		{"text-probes", 0, 0, true, false, 0}, {"long", 1, 3, false, true, 0},
-		{"long-maxscore", 1, 3, false, true, 1e-9}, {"long-text-probes", 2, 2, true, true, 1e-9},
+		{"long-maxscore", 1, 3, false, true, 0.75}, {"long-text-probes", 2, 2, true, true, 0.9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.levels > 0 {
