@@ -147,6 +147,15 @@
 // is relevant on its own evidence ("qual volume de calda usar no
 // fungicida pra ferrugem da soja?" is the application guide's, not every
 // soybean fungicide's).
+// For a problem asked (a pest, disease or weed the synonym table files
+// under a treatment class) the Pipeline prefers what treats it: when a
+// relevant item is of the problem's class, items that only mention the
+// problem (a Bt seed "com proteção contra lagartas") are left out, and
+// when a relevant item names the crop and the problem on one line (the
+// leaflet row that registers it: "Feijão: mosca-branca — 0,5 L/ha"), items
+// holding them only apart (registered for the pest on other crops) are
+// left out — unless the item is itself what is asked ("semente de
+// capim", "o fosfito resolve ferrugem?").
 // A record naming a group the subject belongs to (lexical.SynonymEntry
 // Within: in the agronomy preset "Hortaliças" for "repolho", "Todas as
 // culturas" for any crop) holds the subject with the indirect credit, and

@@ -369,6 +369,14 @@ type Evidence struct {
 	treats, mentionsOnly bool
 	// problem: the question asks a problem (treats reads it).
 	problem bool
+	// apart: a catalog item holding the crop and the problem asked never
+	// on one line (a leaflet registering the pest for another crop); see
+	// focusOnRegistered.
+	apart bool
+	// kindAsked: the record is what the question asks for besides a crop
+	// or a problem (its name, category or tags hold another concept asked:
+	// "semente", "fosfito").
+	kindAsked bool
 }
 
 // Background summarizes a query vector's similarities to the store's
@@ -981,6 +989,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		}
 	}
 	ev.mentionsOnly = problemOnly && !ev.treats && !kindAsked
+	ev.kindAsked = kindAsked
 	if total > 0 {
 		ev.Coverage = got / total
 	}
@@ -1240,6 +1249,9 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 			}
 		}
 		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
+		if e := h.Evidence; e.Relevant && e.problem && e.Pair && !e.kindAsked && ops.titleField == lexical.FieldName {
+			e.apart = !eq.problemTogether(ops.record(&h.Record))
+		}
 		if h.Evidence.described && !eq.pairTogether(ops.record(&h.Record)) {
 			eq.strictPair = true
 			h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
@@ -1480,6 +1492,48 @@ func (eq *evidenceQuery) pairTogether(rec lexical.Record) bool {
 		for line := range strings.SplitSeq(rec.Field(i).Text, "\n") {
 			if line = lexical.Normalize(line); atWord(line, crops) && atWord(line, pests) {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// problemTogether reports whether one line of some field of rec holds a
+// culture asked and a problem asked (a pest, disease or weed: a treatment
+// concept of the query reaching its class indirectly) by the query's own
+// words at word starts.
+func (eq *evidenceQuery) problemTogether(rec lexical.Record) bool {
+	var crops, pests []string
+	for _, c := range eq.concepts {
+		switch {
+		case c.culture:
+			crops = append(crops, c.direct...)
+			crops = append(crops, c.class...)
+		case c.treatment && c.indirect:
+			pests = append(pests, c.direct...)
+		}
+	}
+	if len(crops) == 0 || len(pests) == 0 {
+		return true
+	}
+	atWord := func(line string, terms []string) bool {
+		return slices.ContainsFunc(terms, func(t string) bool {
+			return t != "" && anyIndex(line, t, func(at int) bool { return wordStart(line, at) })
+		})
+	}
+	for i := range rec.NumFields() {
+		for line := range strings.SplitSeq(rec.Field(i).Text, "\n") {
+			line = lexical.Normalize(line)
+			if !atWord(line, crops) || !atWord(line, pests) {
+				continue
+			}
+			// A leaflet written as prose registers a crop per sentence
+			// ("Na cultura do feijão, controla vaquinha e tripes."), a
+			// list per item ("• Algodão: … mosca-branca").
+			for s := range strings.FieldsFuncSeq(line, func(r rune) bool { return r == '.' || r == ';' || r == '•' }) {
+				if atWord(s, crops) && atWord(s, pests) {
+					return true
+				}
 			}
 		}
 	}

@@ -154,8 +154,9 @@ func TestPipelineCitesRelevantHitsOnly(t *testing.T) {
 }
 
 // TestPipelineTreatmentsBeforeMentions: for a pest on a crop, the
-// insecticides are the answer, not the Bt seed whose text mentions the
-// pest; asked for a seed, the seed is.
+// insecticides registered for it are the answer, not the Bt seed whose
+// text mentions the pest nor an insecticide naming the pest for another
+// crop; asked for a seed (or a phosphite), that item is.
 func TestPipelineTreatmentsBeforeMentions(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
 	cited := func(msg string) map[string]bool {
@@ -177,6 +178,16 @@ func TestPipelineTreatmentsBeforeMentions(t *testing.T) {
 	got = cited("vocês têm semente de milho com proteção contra lagarta?")
 	if !got["prd-069"] {
 		t.Errorf("seed asked: cited %v, want the Bt seed prd-069", got)
+	}
+	// Acetafort is a bean insecticide and names a fly on tomato; the
+	// leaflets registering mosca-branca on beans are the answer.
+	got = cited("mosca branca no feijao, me indica um remedio")
+	if got["prd-038"] || !got["prd-037"] && !got["prd-039"] && !got["prd-044"] {
+		t.Errorf("pest on a crop: cited %v, want the items registered for it (prd-037, prd-039, prd-044), not prd-038", got)
+	}
+	got = cited("fosfito resolve ferrugem na soja?")
+	if !got["prd-061"] {
+		t.Errorf("item asked: cited %v, want the phosphite prd-061", got)
 	}
 }
 
