@@ -1470,13 +1470,36 @@ func wordsFrom(text string, want []string) bool {
 // query's own word for it, not its class) at word starts: "Soja:
 // percevejo-marrom (Euschistus heros) — 1,0 kg/ha" in a leaflet.
 func (eq *evidenceQuery) pairTogether(rec lexical.Record) bool {
+	return eq.together(rec, func(c *queryConcept) bool { return c.treatment }, false)
+}
+
+// problemTogether reports whether one sentence or list item of a field of
+// rec holds a culture asked and a problem asked (a pest, disease or weed:
+// a treatment concept reaching its class indirectly) by the query's own
+// words at word starts. A leaflet written as prose registers a crop per
+// sentence ("Na cultura do feijão, controla vaquinha e tripes."), a list
+// per item ("• Algodão: … mosca-branca"). True when the query asks no
+// such pair.
+func (eq *evidenceQuery) problemTogether(rec lexical.Record) bool {
+	if !slices.ContainsFunc(eq.concepts, func(c queryConcept) bool { return c.culture }) ||
+		!slices.ContainsFunc(eq.concepts, func(c queryConcept) bool { return c.treatment && c.indirect }) {
+		return true
+	}
+	return eq.together(rec, func(c *queryConcept) bool { return c.treatment && c.indirect }, true)
+}
+
+// together reports whether one line of some field of rec (one sentence or
+// list item of it, with sentences) holds a culture asked (its word or
+// canonical term) and the words of a concept pest selects at word starts.
+func (eq *evidenceQuery) together(rec lexical.Record, pest func(*queryConcept) bool, sentences bool) bool {
 	var crops, pests []string
-	for _, c := range eq.concepts {
+	for i := range eq.concepts {
+		c := &eq.concepts[i]
 		switch {
 		case c.culture:
 			crops = append(crops, c.direct...)
 			crops = append(crops, c.class...)
-		case c.treatment:
+		case pest(c):
 			pests = append(pests, c.direct...)
 		}
 	}
@@ -1488,50 +1511,17 @@ func (eq *evidenceQuery) pairTogether(rec lexical.Record) bool {
 			return t != "" && anyIndex(line, t, func(at int) bool { return wordStart(line, at) })
 		})
 	}
+	both := func(s string) bool { return atWord(s, crops) && atWord(s, pests) }
 	for i := range rec.NumFields() {
 		for line := range strings.SplitSeq(rec.Field(i).Text, "\n") {
-			if line = lexical.Normalize(line); atWord(line, crops) && atWord(line, pests) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// problemTogether reports whether one line of some field of rec holds a
-// culture asked and a problem asked (a pest, disease or weed: a treatment
-// concept of the query reaching its class indirectly) by the query's own
-// words at word starts.
-func (eq *evidenceQuery) problemTogether(rec lexical.Record) bool {
-	var crops, pests []string
-	for _, c := range eq.concepts {
-		switch {
-		case c.culture:
-			crops = append(crops, c.direct...)
-			crops = append(crops, c.class...)
-		case c.treatment && c.indirect:
-			pests = append(pests, c.direct...)
-		}
-	}
-	if len(crops) == 0 || len(pests) == 0 {
-		return true
-	}
-	atWord := func(line string, terms []string) bool {
-		return slices.ContainsFunc(terms, func(t string) bool {
-			return t != "" && anyIndex(line, t, func(at int) bool { return wordStart(line, at) })
-		})
-	}
-	for i := range rec.NumFields() {
-		for line := range strings.SplitSeq(rec.Field(i).Text, "\n") {
-			line = lexical.Normalize(line)
-			if !atWord(line, crops) || !atWord(line, pests) {
+			if line = lexical.Normalize(line); !both(line) {
 				continue
 			}
-			// A leaflet written as prose registers a crop per sentence
-			// ("Na cultura do feijão, controla vaquinha e tripes."), a
-			// list per item ("• Algodão: … mosca-branca").
+			if !sentences {
+				return true
+			}
 			for s := range strings.FieldsFuncSeq(line, func(r rune) bool { return r == '.' || r == ';' || r == '•' }) {
-				if atWord(s, crops) && atWord(s, pests) {
+				if both(s) {
 					return true
 				}
 			}
