@@ -360,14 +360,15 @@ type Evidence struct {
 	// coverage: the Pipeline leaves it out when another hit of the turn
 	// answers on its own evidence (focusOnOwnEvidence).
 	described bool
-	// treats and mentionsOnly read a problem asked (a pest, disease or
-	// weed the synonym table files under a treatment class: "lagarta"
-	// under "inseticida"): treats, the record is of that class (its
-	// name, category or tags hold it); mentionsOnly, the record holds the
-	// problem in its text but is of no such class (a Bt seed "com
-	// proteção contra lagartas"). See focusOnTreatment.
+	// treats and mentionsOnly read a treatment asked: a class
+	// ("inseticida") or a problem (a pest, disease or weed the synonym
+	// table files under a class: "lagarta" under "inseticida"). treats:
+	// the record is of that class (its name, category or tags hold it);
+	// mentionsOnly: the record holds the treatment asked in its text but is
+	// of no such class (a Bt seed "com proteção contra lagartas"). See
+	// focusOnTreatment.
 	treats, mentionsOnly bool
-	// problem: the question asks a problem (treats reads it).
+	// problem: the question asks a problem (a pest, disease or weed).
 	problem bool
 	// apart: a catalog item holding the crop and the problem asked never
 	// on one line (a leaflet registering the pest for another crop); see
@@ -918,8 +919,8 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				}
 			}
 		}
-		if c.treatment && c.indirect && c.own {
-			ev.problem = true
+		if c.treatment && c.own {
+			ev.problem = ev.problem || c.indirect
 			if slices.ContainsFunc(c.class, inIdentityField) {
 				ev.treats = true
 			} else if credit > 0 {
