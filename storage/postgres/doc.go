@@ -32,7 +32,9 @@
 // Migrations are embedded SQL files applied in order, each once, recorded in
 // <schema>.schema_migrations, in one transaction under a PostgreSQL advisory
 // lock, so concurrent Migrate calls are safe; Migrate needs the vector,
-// pg_trgm and btree_gin extensions and creates those missing. All tables
+// pg_trgm and btree_gin extensions and creates those missing (pgvector 0.8
+// or later for iterative scans; PostgreSQL 14 or later, whose bit_count the
+// lexical search uses). All tables
 // live in Options.Schema ("hybridrag" by default) and carry tenant_id, the first
 // column of every primary key; every statement filters on it. Items (with
 // item_files), FAQs and documents each have an active flag (the record's

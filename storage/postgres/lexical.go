@@ -1114,9 +1114,8 @@ func (p *lexPlan) maxScore(c, need, below, limit int) (string, args) {
 	tb := &p.s.db.tb
 	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
 	x := newLexArgs(p.s.tenant, need, p.lts)
-	var subs, ebits []string
+	var subs []string
 	for _, i := range walked {
-		ebits = append(ebits, "(g.bits & "+termBit(i)+" <> 0)::int")
 		if len(p.lts[i].wids) == 0 {
 			continue
 		}
@@ -1164,7 +1163,10 @@ func (p *lexPlan) maxScore(c, need, below, limit int) (string, args) {
 	if needText {
 		join = " JOIN " + owner + " o ON o.tenant_id = $1 AND o.id = g.owner_id"
 	}
-	cand := "WITH cand AS MATERIALIZED (SELECT g.owner_id, g.created_at, g.bits, (" + strings.Join(ebits, " + ") + ")::int4 AS e FROM (" +
+	// e is the number of bits set: the walk tags postings of walked terms
+	// only (one bit_count where a sum of a test per term cost 2.4 of 32
+	// ms for "osbar 500 wp …").
+	cand := "WITH cand AS MATERIALIZED (SELECT g.owner_id, g.created_at, g.bits, bit_count(g.bits::bit(64))::int4 AS e FROM (" +
 		"SELECT x.owner_id, x.created_at, bit_or(x.b) AS bits FROM (" + strings.Join(subs, " UNION ALL ") +
 		") x GROUP BY x.owner_id, x.created_at) g)"
 	bl := strconv.Itoa(below)
