@@ -8,7 +8,7 @@
 #   bash examples/benchplot/reproduce.sh -only quality,chat,memory,postgres,scale
 #
 # Parts: quality (examples/eval on AGROFIT, IRPF and FaQuAD, with the
-# PostgreSQL anchors), chat (examples/eval -chat on the three chat sets), memory
+# PostgreSQL anchors), chat (examples/eval -chat on six chat sets), memory
 # (SearchCatalog and the exact vector top-10 in the memory store), postgres
 # (SearchCatalog through PostgreSQL with the full-text and seed-SQL anchors)
 # and scale (the synthetic catalog of the 1M benchmark at 10k and 100k).
@@ -92,7 +92,10 @@ if part chat; then
   step "$out/chat_fresh.json" "$out/eval" -chat testdata/chat_eval_fresh.jsonl -json
   step "$out/chat_blind.json" "$out/eval" -chat testdata/chat_eval_blind.jsonl -json
   step "$out/chat_blind2.json" "$out/eval" -chat testdata/chat_eval_blind2.jsonl -json
+  step "$out/chat_dev4.json" "$out/eval" -chat testdata/chat_eval_dev4.jsonl -json
+  step "$out/chat_blind5.json" "$out/eval" -chat testdata/chat_eval_blind5.jsonl -json
   args+=(-chat "chat_eval=$out/chat.json" -chat "chat_eval_fresh=$out/chat_fresh.json" -chat "chat_eval_blind=$out/chat_blind.json" -chat "chat_eval_blind2=$out/chat_blind2.json")
+  args+=(-chat "chat_eval_dev4=$out/chat_dev4.json" -chat "chat_eval_blind5=$out/chat_blind5.json")
 fi
 sizes='(1k|agrofit4220|10k)'; pgsizes='(agrofit4220|10k)'; scale=10000
 [ -n "$large" ] && sizes='(1k|agrofit4220|10k|100k)' && scale=10000,100000
