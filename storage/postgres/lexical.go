@@ -1394,8 +1394,13 @@ func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, terms []st
 	// were computed for the filter m > 0 and again for the ORDER BY.
 	ranked := "SELECT o.id, o.created_at, (" + strings.Join(counts, " + ") + ")::int4 AS m FROM " + owner +
 		" o WHERE o.tenant_id = $1 AND o.id = ANY(" + ids + ") AND o.active" + filt + " OFFSET 0"
-	return with + "SELECT " + cols + ", r.m, " + n + " FROM (" + ranked + ") r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.id" +
-		" WHERE r.m > 0 ORDER BY r.m DESC, r.created_at DESC, r.id LIMIT $2", x.a, counted
+	// The best limit owners are chosen before their records are read: with
+	// the LIMIT after the join, the planner read the record of every
+	// owner matching a term (609 of 1,000 admitted, at 100k items) and
+	// sorted the wide rows.
+	return with + "SELECT " + cols + ", r.m, " + n + " FROM (SELECT r.id, r.created_at, r.m FROM (" + ranked + ") r" +
+		" WHERE r.m > 0 ORDER BY r.m DESC, r.created_at DESC, r.id LIMIT $2) r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.id" +
+		" ORDER BY r.m DESC, r.created_at DESC, r.id", x.a, counted
 }
 
 // maxProbeWords is the most dictionary words of a term whose postings a
