@@ -648,3 +648,25 @@ func TestFocusOnIdentity(t *testing.T) {
 		t.Errorf("no item is it: catalog %v, want both", r.catalog)
 	}
 }
+
+// TestNotCarried: what a near miss says the store lacks, in the message's
+// words: the span from the thing asked to the crop, the two words in
+// English order, or the two joined; nothing when the message holds
+// neither.
+func TestNotCarried(t *testing.T) {
+	e := &Evidence{Covered: []string{"semente"}, Missing: []string{"girassol"}}
+	for msg, want := range map[string]string{
+		"vocês têm semente de girassol?":                                    "semente de girassol",
+		"do you sell girassol semente?":                                     "girassol semente",
+		"pra girassol, a semente de vocês é boa?":                           "semente para girassol",
+		"tem semente de alguma variedade boa e bem produtiva pra girassol?": "semente para girassol",
+		"tem adubo?": "",
+	} {
+		if got := notCarried(msg, e); got != want {
+			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)
+		}
+	}
+	if got := notCarried("semente de girassol", nil); got != "" {
+		t.Errorf("nil evidence: %q", got)
+	}
+}

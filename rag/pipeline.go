@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/internal/audit"
@@ -19,6 +20,7 @@ import (
 	"github.com/hybridrag/hybridrag/rag/internal/quoted"
 	"github.com/hybridrag/hybridrag/rag/trace"
 
+	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/scoring"
 	"github.com/hybridrag/hybridrag/storage"
@@ -479,6 +481,11 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	}
 	if resp.Abstained {
 		sections = append(sections, ContextSection{Name: "abstain", Text: AbstainContextText})
+		if len(related) > 0 && len(sr.nearMisses) > 0 {
+			if what := notCarried(pr.message, sr.nearMisses[0].Evidence); what != "" {
+				sections = append(sections, ContextSection{Name: "not-carried", Text: "Não temos \"" + what + "\" no catálogo: diga isso claramente, sem citar produtos; os itens relacionados são mostrados à parte."})
+			}
+		}
 	}
 	contextText := BuildContext(sections, pr.message)
 	dbg.Context = contextText
@@ -1102,6 +1109,61 @@ func focusOnOwnEvidence(r *searchResults) {
 	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return described(h.Evidence) })
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return described(h.Evidence) })
 }
+
+// notCarried returns what the message asks that the store does not carry
+// for its subject, in the message's own words, from a near miss's
+// evidence (Evidence.otherSubject: it holds what is asked, Covered, but
+// not the crop, Missing): the words from the first covered one to the
+// last missing one ("semente de girassol", "fungicida pra girassol"),
+// else the two joined by "para"; "" when the message holds neither.
+func notCarried(message string, e *Evidence) string {
+	if e == nil || len(e.Covered) == 0 || len(e.Missing) == 0 {
+		return ""
+	}
+	type word struct {
+		start, end int
+		norm       string
+	}
+	var words []word
+	start := -1
+	for i, r := range message + " " {
+		letter := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-'
+		switch {
+		case letter && start < 0:
+			start = i
+		case !letter && start >= 0:
+			words = append(words, word{start, i, lexical.Normalize(message[start:i])})
+			start = -1
+		}
+	}
+	matches := func(w string, labels []string) bool {
+		return slices.ContainsFunc(labels, func(l string) bool {
+			return l != "" && (strings.HasPrefix(w, l) || strings.HasPrefix(l, w) && len(w) >= 4)
+		})
+	}
+	first, last := -1, -1
+	for i, w := range words {
+		if first < 0 && matches(w.norm, e.Covered) {
+			first = i
+		}
+		if matches(w.norm, e.Missing) {
+			last = i
+		}
+	}
+	switch {
+	case first < 0 || last < 0:
+		return ""
+	case first < last && last-first < maxNotCarriedWords:
+		return message[words[first].start:words[last].end]
+	case last == first-1:
+		// "sunflower seeds"
+		return message[words[last].start:words[first].end]
+	}
+	return message[words[first].start:words[first].end] + " para " + message[words[last].start:words[last].end]
+}
+
+// maxNotCarriedWords bounds the words notCarried quotes of a message.
+const maxNotCarriedWords = 6
 
 // maxNearMisses is the number of items an abstaining turn lists as
 // related.

@@ -216,7 +216,10 @@ type StreamAnswerer interface {
 // ContextSection is one titled block of the answer context.
 type ContextSection struct {
 	// Name is "history", "summary", "faqs", "catalog", "documents" or,
-	// when the turn abstains, "abstain".
+	// when the turn abstains, "abstain", followed, when the store has
+	// what was asked for other subjects (ChatResponse.Related), by
+	// "not-carried": `Não temos "semente de girassol" no catálogo: …`,
+	// the thing asked quoted in the message's own words.
 	Name string `json:"name"`
 	// Text is the section as given to the model.
 	Text string `json:"text"`

@@ -250,14 +250,28 @@ func TestChatRelatedWhenTheCropIsNotSold(t *testing.T) {
 		if c.Kind != storage.KindItem || !strings.Contains(strings.ToLower(c.Title), "semente") {
 			t.Errorf("related %s %q: want a seed item", c.ID, c.Title)
 		}
+		if strings.Contains(res.Answer, c.Title) {
+			t.Errorf("answer %q names related item %q: the text names only what it cites", res.Answer, c.Title)
+		}
+	}
+	// A plain "não temos", in the customer's words.
+	if !strings.HasPrefix(res.Answer, "Não temos semente de girassol no catálogo.") {
+		t.Errorf("answer %q: want it to start with a plain \"Não temos semente de girassol no catálogo.\"", res.Answer)
+	}
+	res, err = p.Chat(context.Background(), rag.ChatRequest{Message: "do you sell sunflower seeds?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Abstained || len(res.Related) == 0 || !strings.HasPrefix(res.Answer, "We don't carry sunflower seeds.") {
+		t.Errorf("English: abstained %v, related %v, answer %q; want \"We don't carry sunflower seeds.\" and related seeds", res.Abstained, res.Related, res.Answer)
 	}
 	// A question about nothing the store holds lists nothing.
 	res, err = p.Chat(context.Background(), rag.ChatRequest{Message: "qual a previsão do tempo para amanhã em Campinas?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Abstained || len(res.Related) != 0 {
-		t.Errorf("weather: abstained %v, related %v; want an abstention, nothing related", res.Abstained, res.Related)
+	if !res.Abstained || len(res.Related) != 0 || strings.HasPrefix(res.Answer, "Não temos") {
+		t.Errorf("weather: abstained %v, related %v, answer %q; want an abstention, nothing related, no \"não temos\"", res.Abstained, res.Related, res.Answer)
 	}
 }
 

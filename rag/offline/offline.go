@@ -228,6 +228,33 @@ const (
 	extractiveNoteEnglish = "Always follow the product label and the agronomic prescription before applying any pesticide."
 )
 
+// abstainText is the answer of a turn that abstains: AbstainAnswer, or,
+// when the Pipeline says what the store does not carry (the "not-carried"
+// section: the store has it for other subjects, listed apart as
+// related), a plain "Não temos semente de girassol no catálogo." first.
+func abstainText(sections []rag.ContextSection, lang rag.Language) string {
+	var what string
+	for _, s := range sections {
+		if s.Name == "not-carried" {
+			if _, rest, ok := strings.Cut(s.Text, `"`); ok {
+				what, _, _ = strings.Cut(rest, `"`)
+			}
+		}
+	}
+	switch {
+	case lang == rag.LanguageEnglish && what != "":
+		return "We don't carry " + what + ". " + strings.TrimPrefix(AbstainAnswerEnglish, abstainEnglishFirst)
+	case lang == rag.LanguageEnglish:
+		return AbstainAnswerEnglish
+	case what != "":
+		return "Não temos " + what + " no catálogo. " + strings.TrimPrefix(AbstainAnswer, NothingFound+" ")
+	}
+	return AbstainAnswer
+}
+
+// abstainEnglishFirst is AbstainAnswerEnglish's first sentence.
+const abstainEnglishFirst = "I found nothing about this in our catalog, FAQs or store documents. "
+
 // answerFrame holds an answer's connective texts in one language.
 type answerFrame struct {
 	products, also, faq, docs, crops, note string
@@ -297,10 +324,7 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest, qt *quoted.Turn) (str
 		return GreetingAnswer, []storage.OwnerRef{}
 	}
 	if req.Abstained || len(req.Catalog)+len(req.FAQs)+len(req.Documents) == 0 {
-		if lang == rag.LanguageEnglish {
-			return AbstainAnswerEnglish, []storage.OwnerRef{}
-		}
-		return AbstainAnswer, []storage.OwnerRef{}
+		return abstainText(req.Sections, lang), []storage.OwnerRef{}
 	}
 	if len(req.Catalog) > 0 && !req.Catalog[0].Record.Status.Active() {
 		return discontinuedAnswer(req.Catalog, lang)
