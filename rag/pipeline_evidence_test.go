@@ -185,6 +185,15 @@ func TestPipelineTreatmentsBeforeMentions(t *testing.T) {
 	if got["prd-038"] || !got["prd-037"] && !got["prd-039"] && !got["prd-044"] {
 		t.Errorf("pest on a crop: cited %v, want the items registered for it (prd-037, prd-039, prd-044), not prd-038", got)
 	}
+	// A seed "suscetível ao mofo-branco" holds every word of the question
+	// but treats nothing: never a high-confidence answer.
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "Tenho feijão irrigado no inverno e sempre dá mofo-branco. O que vocês vendem pra isso?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Confidence == scoring.LevelHigh {
+		t.Errorf("mofo-branco: confidence high, cited %v; an item only mentioning the disease is no high answer", resp.Sources)
+	}
 	got = cited("fosfito resolve ferrugem na soja?")
 	if !got["prd-061"] {
 		t.Errorf("item asked: cited %v, want the phosphite prd-061", got)
