@@ -278,6 +278,9 @@ type toolOutcome struct {
 	err     error
 	// attempts is how many times the search ran (2 after a retry).
 	attempts int
+	// nearMisses are the catalog search's items holding what was asked
+	// but its crop (see nearMisses): related when the turn abstains.
+	nearMisses []Hit[storage.CatalogItem]
 }
 
 // agentRun collects the outcomes of one agentic turn's tool calls, keyed
@@ -362,6 +365,9 @@ func searchTool[T any](ctx context.Context, r *agentRun, name string, args json.
 	// context does; none gives the "nothing found" payload.
 	hits := selectRelevant(res.Hits, nil, defaultRelativeCut)
 	set(o, hits)
+	if all, ok := any(res.Hits).([]Hit[storage.CatalogItem]); ok {
+		o.nearMisses = nearMisses(all)
+	}
 	o.count, o.cites = len(hits), cites(o.query, hits)
 	o.timings, o.reason = res.Timings, res.FallbackReason
 	text, audited := payload(o.query, hits)
@@ -599,6 +605,11 @@ func (a *Agent) run(ctx context.Context, req ChatRequest, emit func(Event)) (*Ch
 	resp.Abstained = dbg.Plan.any() && !resp.Confidence.Augment()
 	if resp.Abstained {
 		resp.Catalog, resp.FAQs, resp.Documents, resp.Sources = nil, nil, nil, []Citation{}
+		// What the store has of what was asked, for another crop: shown
+		// apart, never cited, as in the planned pipeline.
+		if len(sr.nearMisses) > 0 {
+			resp.Related = catalogCitations(sr.nearMisses, mq, p.quoter)
+		}
 	}
 	for _, it := range result.Iterations {
 		if it.Response.Message.Role == "" {
@@ -706,6 +717,11 @@ func (r *agentRun) merge(sr *searchResults, tool string, o *toolOutcome, seen ma
 		dbg.Plan.Catalog = true
 		dbg.CatalogQuery = cmp.Or(dbg.CatalogQuery, o.query)
 		sr.catalog = appendNew(sr.catalog, o.catalog, storage.KindItem, seen)
+		for _, h := range o.nearMisses {
+			if len(sr.nearMisses) < maxNearMisses && !slices.ContainsFunc(sr.nearMisses, func(n Hit[storage.CatalogItem]) bool { return n.ID == h.ID }) {
+				sr.nearMisses = append(sr.nearMisses, h)
+			}
+		}
 	case ToolSearchFAQs:
 		dbg.Plan.FAQ = true
 		dbg.FAQQuery = cmp.Or(dbg.FAQQuery, o.query)

@@ -471,3 +471,26 @@ func apiStatus(err error) int {
 	}
 	return 0
 }
+
+// TestChatAgenticRelatedWhenTheCropIsNotSold: the model searched for a
+// seed the store sells only for other crops; the turn abstains and lists
+// those seeds as related, never as sources, as the planned pipeline does.
+func TestChatAgenticRelatedWhenTheCropIsNotSold(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	m := llmtest.NewModel(
+		llmtest.ToolCalls(llmtest.Call("c1", rag.ToolSearchCatalog, `{"query": "semente de girassol"}`)),
+		llmtest.Text("Não temos semente de girassol no catálogo."),
+	)
+	resp, err := ragtest.Agent(t, p, m, rag.AgentOptions{Model: "agent-model"}).Chat(context.Background(), rag.ChatRequest{Message: "vocês vendem semente de girassol?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Abstained || len(resp.Sources) != 0 || len(resp.Related) == 0 {
+		t.Fatalf("abstained %v, sources %v, related %v; want an abstention with related seeds", resp.Abstained, resp.Sources, resp.Related)
+	}
+	for _, c := range resp.Related {
+		if c.Kind != storage.KindItem || !strings.Contains(strings.ToLower(c.Title), "semente") {
+			t.Errorf("related %s %q: want a seed item", c.ID, c.Title)
+		}
+	}
+}
