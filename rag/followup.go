@@ -45,7 +45,7 @@ var (
 		"dose", "dosagem", "preco", "valor", "custa", "quanto", "prazo", "carencia", "intervalo", "seguranca",
 		"estoque", "disponivel", "garantia", "frete", "embalagem", "bula", "aplicacao", "aplicar", "quantidade",
 		"formulacao", "fabricante", "marca", "parcela", "parcelar", "desconto", "ingrediente", "ativo",
-		"tempo", "demora", "demorar", "leva", "levar", "dias", "horas", "mais", "barato", "caro", "melhor",
+		"tempo", "demora", "demorar", "leva", "levar", "dias", "horas", "mais", "barato", "caro", "melhor", "hectare",
 		"price", "cost", "dose", "rate", "interval", "stock", "warranty", "shipping", "label",
 	}
 )
@@ -74,6 +74,12 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 		return FollowUpDecision{Reason: "no-history"}
 	}
 	words := textutil.NormWords(message)
+	for i, w := range words {
+		// "qnto", "qto": the interrogatives as customers type them.
+		if full, ok := chatSpelling[w]; ok {
+			words[i] = full
+		}
+	}
 	padded := " " + strings.Join(words, " ") + " "
 	reference := false
 	for _, r := range followUpReferences {

@@ -33,6 +33,9 @@ func TestDetectFollowUp(t *testing.T) {
 		{"e como faço pra devolver um produto?", grape, false, "self-contained"},
 		{"what about corn?", grape, true, "crop-only"},
 		{"e na uva?", grape, true, "crop-only"},
+		// "qnto" is "quanto"; a rate per hectare is the dose, an attribute.
+		{"e pro algodao vai qnto por hectare?", grape, true, "crop-only"},
+		{"qnto custa?", grape, true, "attribute-only"},
 		{"e então?", grape, true, "connective"},
 		{"qual a dose dele?", grape, true, "reference"},
 		{"does it work on citrus?", grape, true, "reference"},
