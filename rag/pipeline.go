@@ -780,6 +780,9 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs bool
 		wg.Go(func() {
 			searchLeg(func() (*Result[storage.CatalogItem], error) {
 				r, err := p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: limit})
+				if err == nil && r != nil {
+					p.lookForIdentity(ctx, r, cq, limit)
+				}
 				if r != nil {
 					res.nearMisses = nearMisses(r.Hits)
 				}
@@ -1254,6 +1257,52 @@ func focusOnRegistered(r *searchResults) {
 		return
 	}
 	r.catalog = slices.DeleteFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool { return h.Evidence != nil && h.Evidence.apart })
+}
+
+// identityLookLimit is how many items a one-thing question's second look
+// reads (lookForIdentity).
+const identityLookLimit = 20
+
+// lookForIdentity: a question asking one thing ("vocês vendem glifosato?")
+// whose hits all only mention it (a seed "tolerante ao glifosato", a
+// herbicide "parceiro do glifosato") searches again, deeper, for items
+// that are it (its name, category, tags or metadata: Glifovale, whose
+// active ingredient it is, ranked sixth); those found lead r's hits, and
+// focusOnIdentity leaves the rest out. Every chat set and the cross-domain
+// objective unchanged (no case asked it); the demo's "vocês vendem
+// glifosato?" now answers Glifovale.
+func (p *Pipeline) lookForIdentity(ctx context.Context, r *Result[storage.CatalogItem], cq searchText, limit int) {
+	one := false
+	for _, h := range r.Hits {
+		if e := h.Evidence; e != nil {
+			if e.identity > 0 && e.Relevant {
+				return
+			}
+			one = one || len(e.Covered)+len(e.Missing) == 1
+		}
+	}
+	if !one || len(r.Hits) == 0 {
+		return
+	}
+	deep, err := p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: max(limit, identityLookLimit)})
+	if err != nil {
+		return
+	}
+	var found []Hit[storage.CatalogItem]
+	for _, h := range deep.Hits {
+		if e := h.Evidence; e != nil && e.Relevant && e.identity > 0 {
+			found = append(found, h)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	for _, h := range r.Hits {
+		if !slices.ContainsFunc(found, func(f Hit[storage.CatalogItem]) bool { return f.ID == h.ID }) {
+			found = append(found, h)
+		}
+	}
+	r.Hits = found
 }
 
 // followUpContext is the conversation a follow-up continues: the last

@@ -197,6 +197,12 @@ func TestPipelineTreatmentsBeforeMentions(t *testing.T) {
 	if resp.Confidence == scoring.LevelHigh {
 		t.Errorf("mofo-branco: confidence high, cited %v; an item only mentioning the disease is no high answer", resp.Sources)
 	}
+	// Glifovale is glyphosate (its active ingredient, in its metadata) and
+	// ranks below items that mention glyphosate in their descriptions.
+	got = cited("vocês vendem glifosato?")
+	if !got["prd-019"] || got["prd-067"] || got["prd-030"] {
+		t.Errorf("one thing asked: cited %v, want Glifovale prd-019, not the items mentioning glyphosate", got)
+	}
 	got = cited("fosfito resolve ferrugem na soja?")
 	if !got["prd-061"] {
 		t.Errorf("item asked: cited %v, want the phosphite prd-061", got)
