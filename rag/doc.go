@@ -114,10 +114,12 @@
 // (an infinitive, a past, a plural, a gerund of the verbs of VERO, the
 // LibreOffice pt-BR dictionary: "abrem", "mandei", "arrependi"; not the
 // participles and present singulars nouns share, "usado", "entrega")
-// weighs as a function word, so "vocês abrem no sábado?" is the opening
-// hours FAQ's. Catalog items are judged without it ("quem criou o
-// Ministério da Saúde?" is not about the items holding "Ministério da
-// Saúde"). Vector
+// counts 0.3 of its weight (the function words' factor), so "vocês abrem
+// no sábado?" is the opening hours FAQ's. Catalog items are judged without
+// it ("quem criou o Ministério da Saúde?" is not about the items holding
+// "Ministério da Saúde"). The verb table is Portuguese: in another
+// language a noun spelled like a Portuguese verb form ("mover") is read
+// as one. Vector
 // evidence compares the hit's similarity with the query's similarity to a
 // fixed sample of the store's own chunks (median and robust spread), so it
 // means the same for the hash embedder, whose relevant chunks sit near
@@ -151,8 +153,9 @@
 // under a treatment class) the Pipeline prefers what treats it: when a
 // relevant item is of the problem's class, items that only mention the
 // problem (a Bt seed "com proteção contra lagartas") are left out, and
-// when a relevant item names the crop and the problem on one line (the
-// leaflet row that registers it: "Feijão: mosca-branca — 0,5 L/ha"), items
+// when a relevant item names the crop and the problem in one sentence or
+// list item (the leaflet row that registers it: "Feijão: mosca-branca —
+// 0,5 L/ha"), items
 // holding them only apart (registered for the pest on other crops) are
 // left out — unless the item is itself what is asked ("semente de
 // capim", "o fosfito resolve ferrugem?").
@@ -211,14 +214,20 @@
 // hits have a mean relevance below the low threshold of
 // [PipelineOptions.Confidence] (0.60) has level none and abstains:
 // [ChatResponse.Abstained] is set, no source is cited, and the Answerer is
-// told ([AnswerRequest.Abstained]) to say the store has nothing on it.
+// told ([AnswerRequest.Abstained]) to say the store has nothing on it;
+// when the catalog has what was asked for other crops ("semente de
+// girassol": the seeds it sells), those items are [ChatResponse.Related],
+// never sources, and the context's "not-carried" section gives the thing
+// asked in the customer's words, which the ExtractiveAnswerer says plainly
+// ("Não temos semente de girassol no catálogo.").
 // The level of a turn that answers says how often such turns cite the
 // right records, as measured on the chat and cross-domain evaluations
 // (examples/eval prints the reliability table): high when it cites exactly
 // one record of relevance ≥ 0.8 whose lexical evidence is at least 0.6
 // (the default relevance threshold; a fixed figure, not
 // [EvidenceOptions.Threshold]: the question's words are in it, not only
-// near it), nearly always right;
+// near it) and is not a catalog item only mentioning the treatment asked
+// (a bean seed "suscetível ao mofo-branco"), nearly always right;
 // medium when every record it cites has relevance ≥ 0.8; low otherwise
 // (about half right). The measured rates are in BENCHMARKS.md ("Confidence
 // that means what it says"). Recent turns join the searches only when [DetectFollowUp]

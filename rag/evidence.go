@@ -934,7 +934,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				// A verb no FAQ or document holds names nothing the
 				// store lacks ("vocês abrem no sábado?", "mandei devolver
 				// o produto, quando o dinheiro volta?"): missing, it
-				// weighs as a function word. Not for catalog items:
+				// counts stopWeight of its weight. Not for catalog items:
 				// "quem criou o Ministério da Saúde?" would be about the
 				// items holding "Ministério da Saúde".
 				total -= (1 - stopWeight) * c.weight
@@ -989,7 +989,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			ev.Named, ev.Name = true, c.label
 		}
 	}
-	ev.mentionsOnly = problemOnly && !ev.treats && !kindAsked
+	// Only a catalog item is of a class (its category); a FAQ or a
+	// document holding the pest is about it.
+	ev.mentionsOnly = titleField == lexical.FieldName && problemOnly && !ev.treats && !kindAsked
 	ev.kindAsked = kindAsked
 	if total > 0 {
 		ev.Coverage = got / total
@@ -1209,7 +1211,10 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 	words := s.wordsFor(ops.kind, lx.scorer)
 	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, words.frames, corrections)
 	eq.weighGenerality(words.general)
-	eq.markVerbs(text, lx.scorer.Tokenizer().Filters)
+	if ops.titleField != lexical.FieldName {
+		// Catalog items are judged without it (recordEvidence).
+		eq.markVerbs(text, lx.scorer.Tokenizer().Filters)
+	}
 	if own != nil {
 		eq.contextOnly(own)
 	}
@@ -1250,13 +1255,13 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 			}
 		}
 		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
-		if e := h.Evidence; e.Relevant && e.problem && e.Pair && !e.kindAsked && ops.titleField == lexical.FieldName {
-			e.apart = !eq.problemTogether(ops.record(&h.Record))
-		}
 		if h.Evidence.described && !eq.pairTogether(ops.record(&h.Record)) {
 			eq.strictPair = true
 			h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
 			eq.strictPair = false
+		}
+		if e := h.Evidence; e.Relevant && e.problem && e.Pair && !e.kindAsked && ops.titleField == lexical.FieldName {
+			e.apart = !eq.problemTogether(ops.record(&h.Record))
 		}
 		// A section holds less than its document, so when the whole
 		// document is not relevant no section is.
@@ -1492,7 +1497,7 @@ func (eq *evidenceQuery) problemTogether(rec lexical.Record) bool {
 // together reports whether one line of some field of rec (one sentence or
 // list item of it, with sentences) holds a culture asked (its word or
 // canonical term) and the words of a concept pest selects at word starts.
-func (eq *evidenceQuery) together(rec lexical.Record, pest func(*queryConcept) bool, sentences bool) bool {
+func (eq *evidenceQuery) together(rec lexical.Record, pest func(*queryConcept) bool, bySentence bool) bool {
 	var crops, pests []string
 	for i := range eq.concepts {
 		c := &eq.concepts[i]
@@ -1518,10 +1523,10 @@ func (eq *evidenceQuery) together(rec lexical.Record, pest func(*queryConcept) b
 			if line = lexical.Normalize(line); !both(line) {
 				continue
 			}
-			if !sentences {
+			if !bySentence {
 				return true
 			}
-			for s := range strings.FieldsFuncSeq(line, func(r rune) bool { return r == '.' || r == ';' || r == '•' }) {
+			for _, s := range sentences(line) {
 				if both(s) {
 					return true
 				}
@@ -1529,6 +1534,43 @@ func (eq *evidenceQuery) together(rec lexical.Record, pest func(*queryConcept) b
 		}
 	}
 	return false
+}
+
+// sentences splits a normalized line at the ends of its sentences (a
+// period followed by a space or the end, not after a digit or an
+// abbreviation: "spp.", "L.", "f. sp."), at semicolons and at bullets.
+func sentences(line string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == ';' || strings.HasPrefix(line[i:], "•"):
+		case c == '.' && (i+1 == len(line) || line[i+1] == ' ') && !abbreviationEnd(line[start:i]):
+		default:
+			continue
+		}
+		out = append(out, line[start:i])
+		if strings.HasPrefix(line[i:], "•") {
+			i += len("•") - 1
+		}
+		start = i + 1
+	}
+	return append(out, line[start:])
+}
+
+// abbreviationEnd reports whether text ends with a number or a word a
+// period there abbreviates: a letter or two ("L.", "f.", "cv."), "spp",
+// "var".
+func abbreviationEnd(text string) bool {
+	j := strings.LastIndexAny(text, " (")
+	w := text[j+1:]
+	if w == "" {
+		return false
+	}
+	if c := w[len(w)-1]; c >= '0' && c <= '9' {
+		return true
+	}
+	return len(w) <= 2 || w == "spp" || w == "var" || w == "subsp"
 }
 
 // startsWord reports whether some field of rec holds term at the start

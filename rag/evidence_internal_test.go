@@ -650,17 +650,19 @@ func TestFocusOnIdentity(t *testing.T) {
 }
 
 // TestNotCarried: what a near miss says the store lacks, in the message's
-// words: the span from the thing asked to the crop, the two words in
-// English order, or the two joined; nothing when the message holds
-// neither.
+// words joined by spaces: the span from the thing asked to the crop, or
+// the two words in English order; nothing otherwise.
 func TestNotCarried(t *testing.T) {
-	e := &Evidence{Covered: []string{"semente"}, Missing: []string{"girassol"}}
+	e := &Evidence{Covered: []string{"semente", "seeds"}, Missing: []string{"girassol", "sunflower"}}
 	for msg, want := range map[string]string{
 		"vocês têm semente de girassol?":                                    "semente de girassol",
 		"do you sell girassol semente?":                                     "girassol semente",
-		"pra girassol, a semente de vocês é boa?":                           "semente para girassol",
-		"tem semente de alguma variedade boa e bem produtiva pra girassol?": "semente para girassol",
-		"tem adubo?": "",
+		"pra girassol, a semente de vocês é boa?":                           "",
+		"for sunflower, do you have any seeds?":                             "",
+		"tem semente de alguma variedade boa e bem produtiva pra girassol?": "",
+		`vocês têm semente "boa" de girassol?`:                              "semente boa de girassol",
+		"semente... de girassol!":                                           "semente de girassol",
+		"tem adubo?":                                                        "",
 	} {
 		if got := notCarried(msg, e); got != want {
 			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)

@@ -661,10 +661,8 @@ const (
 // relevance ≥ highRelevance and lexical evidence ≥ highLexical that is not
 // an item only mentioning the treatment asked (Evidence.mentionsOnly: a
 // bean seed "suscetível ao mofo-branco" for "o que vocês vendem pra
-// mofo-branco no feijão?"; such turns were the one wrong high turn of
-// chat_eval_blind.jsonl, 8 of 9 → 8 of 8, every other set's high turns
-// right as before), medium when every record it cites has that relevance,
-// low otherwise.
+// mofo-branco no feijão?"), medium when every record it cites has that
+// relevance, low otherwise.
 func (p *Pipeline) turnLevel(r *searchResults) scoring.Level {
 	l := p.opts.Confidence.Level(r.meanRelevance())
 	if !l.Augment() {
@@ -1124,8 +1122,9 @@ func focusOnOwnEvidence(r *searchResults) {
 // for its subject, in the message's own words, from a near miss's
 // evidence (Evidence.otherSubject: it holds what is asked, Covered, but
 // not the crop, Missing): the words from the first covered one to the
-// last missing one ("semente de girassol", "fungicida pra girassol"),
-// else the two joined by "para"; "" when the message holds neither.
+// last missing one ("semente de girassol", "fungicida pra girassol"), or
+// the two when the crop comes just before ("sunflower seeds"), joined by
+// single spaces (no punctuation of the message); "" otherwise.
 func notCarried(message string, e *Evidence) string {
 	if e == nil || len(e.Covered) == 0 || len(e.Missing) == 0 {
 		return ""
@@ -1160,16 +1159,21 @@ func notCarried(message string, e *Evidence) string {
 			last = i
 		}
 	}
+	from, to := first, last
 	switch {
 	case first < 0 || last < 0:
 		return ""
 	case first < last && last-first < maxNotCarriedWords:
-		return message[words[first].start:words[last].end]
 	case last == first-1:
-		// "sunflower seeds"
-		return message[words[last].start:words[first].end]
+		from, to = last, first // "sunflower seeds"
+	default:
+		return ""
 	}
-	return message[words[first].start:words[first].end] + " para " + message[words[last].start:words[last].end]
+	span := make([]string, 0, to-from+1)
+	for _, w := range words[from : to+1] {
+		span = append(span, message[w.start:w.end])
+	}
+	return strings.Join(span, " ")
 }
 
 // maxNotCarriedWords bounds the words notCarried quotes of a message.
@@ -1222,13 +1226,8 @@ func focusOnIdentity(r *searchResults) {
 // for "semente de capim", where the seed is what is asked) are left out.
 // It runs before focusOnOwnEvidence, so such an item, relevant on its
 // own words ("cigarrinha", "milho"), does not in turn leave out the
-// insecticides answering the described problem. Chosen on
-// testdata/chat_eval_dev4.jsonl, blind3 and blind4 (all seen): source
-// precision .814 → .832, .870 → .880, .794 → .819; recall, abstention and
-// facts unchanged on every chat set, the cross-domain objective unchanged
-// (agro store's own precision .780 → .778); run first, dev4 recall .804
-// → .814 and blind4 .750 → .763, nothing else moved. A class asked by
-// name counts too: blind2 precision .833 → .843, blind4 .874 → .883.
+// insecticides answering the described problem. A class asked by name
+// counts too. Chosen on the chat sets (BENCHMARKS.md, the sixth pass).
 func focusOnTreatment(r *searchResults) {
 	if !slices.ContainsFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool {
 		return h.Evidence != nil && h.Evidence.Relevant && h.Evidence.treats
@@ -1244,12 +1243,8 @@ func focusOnTreatment(r *searchResults) {
 // (registered for the pest on other crops, Evidence.apart) are left out;
 // an item that is itself what the question asks for ("fosfito", "semente
 // de capim") is never apart. A line is a sentence or a list item of a
-// leaflet written as prose. Chosen on every chat set (all seen) and
-// -cross: source precision chat_eval .773 → .786, blind .818 → .890,
-// blind2 .800 → .833, dev4 .824 → .890, blind3 .880 → .889, blind4 .819 →
-// .874; recall, abstention and facts unchanged on every set, the
-// cross-domain objective unchanged (judged by whole lines instead of
-// sentences, precision rose half as much).
+// leaflet written as prose (sentences). Chosen on the chat sets and the
+// cross-domain evaluation (BENCHMARKS.md, the sixth pass).
 func focusOnRegistered(r *searchResults) {
 	if !slices.ContainsFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool {
 		return h.Evidence != nil && h.Evidence.Relevant && h.Evidence.problem && h.Evidence.Pair && !h.Evidence.apart
@@ -1268,9 +1263,7 @@ const identityLookLimit = 20
 // herbicide "parceiro do glifosato") searches again, deeper, for items
 // that are it (its name, category, tags or metadata: Glifovale, whose
 // active ingredient it is, ranked sixth); those found lead r's hits, and
-// focusOnIdentity leaves the rest out. Every chat set and the cross-domain
-// objective unchanged (no case asked it); the demo's "vocês vendem
-// glifosato?" now answers Glifovale.
+// focusOnIdentity leaves the rest out.
 func (p *Pipeline) lookForIdentity(ctx context.Context, r *Result[storage.CatalogItem], cq searchText, limit int) {
 	one := false
 	for _, h := range r.Hits {

@@ -3,6 +3,7 @@ package rag
 import (
 	"context"
 	"fmt"
+	"github.com/hybridrag/hybridrag/internal/morph"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -97,6 +98,7 @@ func (s *Searcher) Warm(ctx context.Context) error {
 	if s.opts.Lexical.Lexicon == nil && s.opts.Lexical.TypoCorrection != Off && s.opts.Lexical.Vocabulary != Off {
 		lexicon.Default()
 	}
+	morph.Load()
 	for _, k := range kinds {
 		if _, err := s.buildLexicon(ctx, k.ownerKind(), s.scorers[k.slot()]); err != nil {
 			return err

@@ -2,6 +2,7 @@ package morph
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +35,19 @@ func TestVerbForm(t *testing.T) {
 			t.Errorf("VerbForm(%q) = true, want false", w)
 		}
 	}
+}
+
+// FuzzVerbForm: any input is answered without panicking, and a word the
+// table does not know as a verb form is not one once extended by letters
+// no rule adds ("mandeiqx").
+func FuzzVerbForm(f *testing.F) {
+	for _, w := range []string{"mandei", "galao", "", "a", "áéí", "por", strings.Repeat("ar", 200), "\xff\xfe"} {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, w string) {
+		VerbForm(w)
+		if VerbForm(w + "qx") {
+			t.Errorf("VerbForm(%q) = true", w+"qx")
+		}
+	})
 }

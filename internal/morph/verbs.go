@@ -19,6 +19,10 @@ import (
 //go:embed verbs.txt.gz
 var verbsData []byte
 
+// Load reads the verb table now (VerbForm reads it on first use, about
+// 10 ms): a server calls it while warming up.
+func Load() { verbTable() }
+
 // VerbForm reports whether word (in lexical.Normalize form) is a form
 // only a verb has: an infinitive, a gerund, a past, future, imperfect or
 // plural form of a verb of the dictionary ("mandei", "arrependi",
@@ -144,7 +148,8 @@ var verbTable = sync.OnceValue(func() *verbs {
 			continue
 		}
 		if w, flags, ok := strings.Cut(line, "/"); ok {
-			t.verbs[w] = flags
+			// Two verbs may normalize alike ("pôr", "por"): both flags.
+			t.verbs[w] += flags
 		}
 	}
 	if sc.Err() != nil || len(t.verbs) == 0 {

@@ -223,7 +223,7 @@ const (
 	// says).
 	AbstainAnswer = NothingFound + " Trabalhamos com insumos agrícolas (defensivos, fertilizantes, sementes, adjuvantes, pulverizadores e EPIs). Se quiser, reformule a pergunta ou fale com a nossa equipe técnica pelo chat ou WhatsApp, em horário comercial."
 	// AbstainAnswerEnglish is AbstainAnswer for English questions.
-	AbstainAnswerEnglish  = "I found nothing about this in our catalog, FAQs or store documents. We sell farm inputs (crop protection products, fertilizers, seeds, adjuvants, sprayers and PPE). You can rephrase the question or talk to our technical team by chat or WhatsApp during business hours."
+	AbstainAnswerEnglish  = abstainEnglishFirst + "We sell farm inputs (crop protection products, fertilizers, seeds, adjuvants, sprayers and PPE). You can rephrase the question or talk to our technical team by chat or WhatsApp during business hours."
 	extractiveNote        = "Confira sempre a bula e o receituário agronômico antes de aplicar qualquer defensivo."
 	extractiveNoteEnglish = "Always follow the product label and the agronomic prescription before applying any pesticide."
 )

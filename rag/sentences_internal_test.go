@@ -1,0 +1,24 @@
+package rag
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestSentences: a line splits at its sentences' ends, semicolons and
+// bullets, not at the period of a number or an abbreviation.
+func TestSentences(t *testing.T) {
+	for line, want := range map[string][]string{
+		"na cultura do feijao, controla vaquinha. dose: 0,5 kg/ha":  {"na cultura do feijao, controla vaquinha", " dose: 0,5 kg/ha"},
+		"soja: pratylenchus spp. (nematoide-das-lesoes) — 0,5 l/ha": {"soja: pratylenchus spp. (nematoide-das-lesoes) — 0,5 l/ha"},
+		"soja (glycine max l.): nematoide":                          {"soja (glycine max l.): nematoide"},
+		"soja 1. 5 l/ha; milho: lagarta":                            {"soja 1. 5 l/ha", " milho: lagarta"},
+		"• algodao: mosca-branca • feijao: vaquinha":                {"", " algodao: mosca-branca ", " feijao: vaquinha"},
+		"fusarium oxysporum f. sp. phaseoli.":                       {"fusarium oxysporum f. sp. phaseoli", ""},
+		"":                                                          {""},
+	} {
+		if got := sentences(line); !slices.Equal(got, want) {
+			t.Errorf("sentences(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
