@@ -368,6 +368,9 @@ type Evidence struct {
 	// of no such class (a Bt seed "com proteção contra lagartas"). See
 	// focusOnTreatment.
 	treats, mentionsOnly bool
+	// treated and mentioned are the treatments asked (concept labels) the
+	// record is of the class of, and those it only mentions.
+	treated, mentioned []string
 	// problem: the question asks a problem (a pest, disease or weed).
 	problem bool
 	// apart: a catalog item holding the crop and the problem asked never
@@ -923,8 +926,10 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			ev.problem = ev.problem || c.indirect
 			if slices.ContainsFunc(c.class, inIdentityField) {
 				ev.treats = true
+				ev.treated = append(ev.treated, c.label)
 			} else if credit > 0 {
 				problemOnly = true
+				ev.mentioned = append(ev.mentioned, c.label)
 			}
 		}
 		subjectAsked = subjectAsked || (c.culture && c.own)

@@ -672,3 +672,38 @@ func TestNotCarried(t *testing.T) {
 		t.Errorf("nil evidence: %q", got)
 	}
 }
+
+// TestFocusOnTreatment: an item only mentioning a treatment asked goes
+// when a relevant item treats it, and stays when what it mentions is
+// treated by none ("lagarta e ferrugem": a fungicide does not leave out
+// the Bt seed when no insecticide is relevant).
+func TestFocusOnTreatment(t *testing.T) {
+	item := func(id string, e Evidence) Hit[storage.CatalogItem] { return Hit[storage.CatalogItem]{ID: id, Evidence: &e} }
+	fungicide := item("fungicida", Evidence{Relevant: true, treats: true, treated: []string{"ferrugem"}})
+	insecticide := item("inseticida", Evidence{Relevant: true, treats: true, treated: []string{"lagarta"}})
+	seed := item("semente-bt", Evidence{Relevant: true, mentionsOnly: true, mentioned: []string{"lagarta"}})
+	ids := func(hits []Hit[storage.CatalogItem]) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		in   []Hit[storage.CatalogItem]
+		want []string
+	}{
+		{"treated", []Hit[storage.CatalogItem]{seed, insecticide}, []string{"inseticida"}},
+		{"other problem treated", []Hit[storage.CatalogItem]{seed, fungicide}, []string{"semente-bt", "fungicida"}},
+		{"nothing treats", []Hit[storage.CatalogItem]{seed}, []string{"semente-bt"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &searchResults{catalog: slices.Clone(tt.in)}
+			focusOnTreatment(r)
+			if got := ids(r.catalog); !slices.Equal(got, tt.want) {
+				t.Errorf("catalog %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

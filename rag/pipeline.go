@@ -1229,12 +1229,23 @@ func focusOnIdentity(r *searchResults) {
 // insecticides answering the described problem. A class asked by name
 // counts too. Chosen on the chat sets (BENCHMARKS.md, the sixth pass).
 func focusOnTreatment(r *searchResults) {
-	if !slices.ContainsFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool {
-		return h.Evidence != nil && h.Evidence.Relevant && h.Evidence.treats
-	}) {
+	var treated []string // what relevant items treat
+	for _, h := range r.catalog {
+		if e := h.Evidence; e != nil && e.Relevant {
+			treated = append(treated, e.treated...)
+		}
+	}
+	if len(treated) == 0 {
 		return
 	}
-	r.catalog = slices.DeleteFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool { return h.Evidence != nil && h.Evidence.mentionsOnly })
+	// An item only mentioning a treatment asked goes when every treatment
+	// it mentions is treated by a relevant item ("lagarta e ferrugem na
+	// soja": a fungicide does not leave out the Bt seed when no
+	// insecticide is relevant).
+	r.catalog = slices.DeleteFunc(r.catalog, func(h Hit[storage.CatalogItem]) bool {
+		e := h.Evidence
+		return e != nil && e.mentionsOnly && !slices.ContainsFunc(e.mentioned, func(m string) bool { return !slices.Contains(treated, m) })
+	})
 }
 
 // focusOnRegistered: for a problem asked on a crop, when some relevant
