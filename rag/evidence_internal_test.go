@@ -678,7 +678,9 @@ func TestNotCarried(t *testing.T) {
 // treated by none ("lagarta e ferrugem": a fungicide does not leave out
 // the Bt seed when no insecticide is relevant).
 func TestFocusOnTreatment(t *testing.T) {
-	item := func(id string, e Evidence) Hit[storage.CatalogItem] { return Hit[storage.CatalogItem]{ID: id, Evidence: &e} }
+	item := func(id string, e Evidence) Hit[storage.CatalogItem] {
+		return Hit[storage.CatalogItem]{ID: id, Evidence: &e}
+	}
 	fungicide := item("fungicida", Evidence{Relevant: true, treats: true, treated: []string{"ferrugem"}})
 	insecticide := item("inseticida", Evidence{Relevant: true, treats: true, treated: []string{"lagarta"}})
 	seed := item("semente-bt", Evidence{Relevant: true, mentionsOnly: true, mentioned: []string{"lagarta"}})
