@@ -113,12 +113,24 @@
 // term; for an item or FAQ term in more than 8 words, strpos on the
 // owner's text instead) and
 // stops at the limit; a level that falls short has found all of its
-// owners, and the next level continues. Most queries end at the first
+// owners, and the next level continues. (Such an owner also holds two of
+// the T-L+2 rarest terms: when the walk already holds a common term, the
+// level walks one term more and counts only the owners holding two.)
+// Most queries end at the first
 // level or two, after reading about as many postings as the limit. Rarity
 // is each term's postings counted up to 1,024 and, for the terms with
 // more, counted among the tenant's 256 newest owners (a sample that tells
 // a term in 2% of the records from one in 95%). When four levels do not
-// fill the limit, the rest is ranked under a MaxScore bound where probes
+// fill the limit and the query has common terms (in 10% of the sampled
+// owners or more), the rest is first ranked by a score-bounded top-k in
+// one statement: the common terms are only probed, the others' postings
+// walked; the owners holding most walked terms are counted exactly, the
+// need-th count among them, θ, bounds the ranking, and only the owners
+// holding enough walked terms to reach θ are counted (one holding exactly
+// enough must hold every common term: a chain of probes that stops at the
+// first it lacks). It returns nothing when θ does not exceed the common
+// terms (an owner of none of the walked terms could reach it), and the
+// rest is then ranked under a MaxScore bound where probes
 // are estimated to cost less than reading every posting: each term adds
 // at most one, so the owners of the next level hold one of a few more of
 // the rarest terms (or of every rare term, under 1,024 postings, when
