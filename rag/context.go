@@ -37,6 +37,9 @@ const (
 	// cost in tokens, well under the ContextTokens budget (BENCHMARKS.md,
 	// "Measurements behind defaults").
 	contextSnippetChars = 800
+	// namedLeafletChars bounds the attached files of the one item a
+	// question names that its context carries whole (formatCatalogHit).
+	namedLeafletChars = 3000
 )
 
 // NoCatalogText is the empty catalog sentence for query.
@@ -133,11 +136,43 @@ func catalogPayload(query string, hits []Hit[storage.CatalogItem], q *question) 
 	if len(hits) == 0 {
 		return noCatalogText(query)
 	}
+	// The one item the question names ("qual a carência do Tebucor?")
+	// brings its leaflet whole: the passages picked for the question's
+	// words miss what it asks in other words ("como guardo ele?" for
+	// "Armazenamento", "frasco vazio" for "tríplice lavagem").
+	named := -1
+	for i := range hits {
+		if e := hits[i].Evidence; e != nil && e.Named {
+			if named >= 0 {
+				named = -1
+				break
+			}
+			named = i
+		}
+	}
 	parts := make([]string, len(hits))
 	for i, h := range hits {
 		parts[i] = formatCatalogHit(h, i, q)
+		if i == named {
+			parts[i] += leafletText(&h.Record)
+		}
 	}
 	return fmt.Sprintf("Busca híbrida no catálogo para %q (%d itens): %s", query, len(hits), strings.Join(parts, hitSeparator))
+}
+
+// leafletText is " | Bula: …", the item's attached files on one line, up
+// to namedLeafletChars; "" when it has none.
+func leafletText(it *storage.CatalogItem) string {
+	var texts []string
+	for _, f := range it.Files {
+		if t := textutil.OneLine(textutil.StripMarkdown(f.Text)); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	if len(texts) == 0 {
+		return ""
+	}
+	return " | Bula: " + chunkagg.Truncate(strings.Join(texts, " "), namedLeafletChars)
 }
 
 // DocumentCitation is "title › heading path" of a document hit, from its

@@ -55,6 +55,20 @@ func TestItemPassagesAnswerTheQuestion(t *testing.T) {
 	if got := catalogPayload("x", []Hit[storage.CatalogItem]{{ID: "p1", Record: it, Snippet: "snippet"}}, defaultQuoter.prepare("dose no café")); !strings.Contains(got, "Trechos: «CULTURA: Café;") || strings.Contains(got, "Snippet:") {
 		t.Errorf("catalog payload %q: want the café row quoted instead of the snippet", got)
 	}
+	// The one item the question names brings its leaflet whole; two named
+	// items, or none, do not.
+	named := Hit[storage.CatalogItem]{ID: "p1", Record: it, Evidence: &Evidence{Named: true}}
+	if got := catalogPayload("x", []Hit[storage.CatalogItem]{named}, defaultQuoter.prepare("como guardo o Fungiprot?")); !strings.Contains(got, " | Bula: ") {
+		t.Errorf("catalog payload %q: want the named item's leaflet", got)
+	}
+	other := named
+	other.ID = "p2"
+	if got := catalogPayload("x", []Hit[storage.CatalogItem]{named, other}, defaultQuoter.prepare("como guardo o Fungiprot?")); strings.Contains(got, " | Bula: ") {
+		t.Errorf("catalog payload %q: two named items, want no leaflet", got)
+	}
+	if got := catalogPayload("x", []Hit[storage.CatalogItem]{{ID: "p1", Record: it}}, defaultQuoter.prepare("dose no café")); strings.Contains(got, " | Bula: ") {
+		t.Errorf("catalog payload %q: nothing named, want no leaflet", got)
+	}
 }
 
 func TestDocumentPassagesNameTheirSection(t *testing.T) {

@@ -281,7 +281,11 @@
 // (the section its passages come from), a long FAQ answer (over 600
 // characters) keeps its sentences that answer. A hit with no unit holding
 // a question word keeps its snippet, and so does a question that names
-// only the record. The agentic tools return the same passages, chosen by
+// only the record. The one catalog item a question names ("como guardo o
+// Trichovale?") also brings its attached files whole, up to 3,000
+// characters (" | Bula: …"): what it asks in other words than its
+// leaflet's ("guardo" for "Armazenamento") is then in the context too.
+// The agentic tools return the same passages, chosen by
 // the tool call's query, and the offline ExtractiveAnswerer states them
 // too (its leaflet rows aside), so the offline answer says what a model
 // reading the context could. Units are cached per record (by kind, ID and
