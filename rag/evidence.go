@@ -864,7 +864,11 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	missingOnlySubject := true
 	treatmentFull := false
 	problemOnly, kindAsked := false, false
+	var nounTotal, nounGot float64 // the weights of concepts no verb
 	for _, c := range eq.concepts {
+		if !c.verb {
+			nounTotal += c.weight
+		}
 		known = known || !c.unknown
 		ownAsked = ownAsked || c.own
 		total += c.weight
@@ -954,6 +958,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			continue
 		}
 		got += credit * c.weight
+		if !c.verb {
+			nounGot += credit * c.weight
+		}
 		treatmentHeld = treatmentHeld || c.treatment
 		treatmentFull = treatmentFull || (c.treatment && credit == 1)
 		// The subject asked is the message's own: in a follow-up, the
@@ -1062,7 +1069,15 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// several words a leaflet holds together ("a ordem de colocar os
 	// produtos no tanque") are answered by the leaflet as before.
 	leafletOnly := titleField == lexical.FieldName && len(eq.concepts) == 1 && ev.FilesOnly() && !synCovered && !ev.Named
-	vectorAlone := len(eq.concepts) > 0 && ev.Coverage < minVectorCoverage && !ev.Named && !pairAnswers
+	// A verb the record shares ("vocês fazem seguro de vida?" and "vocês
+	// fazem cotação…?") is the request, not what it asks: the vector
+	// alone needs the record to hold minVectorCoverage of the question
+	// with and without its verbs.
+	nounCoverage := ev.Coverage
+	if nounTotal > 0 {
+		nounCoverage = min(ev.Coverage, nounGot/nounTotal)
+	}
+	vectorAlone := len(eq.concepts) > 0 && nounCoverage < minVectorCoverage && !ev.Named && !pairAnswers
 	switch {
 	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone || leafletOnly:
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)

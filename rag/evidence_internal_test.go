@@ -709,3 +709,29 @@ func TestFocusOnTreatment(t *testing.T) {
 		})
 	}
 }
+
+// TestEvidenceVerbIsNoContent: a FAQ sharing only the request's verb with
+// the question ("vocês fazem seguro de vida?" and "Vocês fazem cotação
+// para grandes volumes?") is not made relevant by a close vector; one
+// holding the nouns asked is.
+func TestEvidenceVerbIsNoContent(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	eq := &evidenceQuery{
+		concepts: []queryConcept{
+			{label: "fazem", direct: []string{"faz"}, weight: 0.6, raw: 0.6, own: true, verb: true},
+			{label: "seguro", direct: []string{"segur"}, weight: 0.5, raw: 0.5, own: true},
+			{label: "vida", direct: []string{"vid"}, weight: 0.4, raw: 0.4, own: true},
+		},
+		maxRaw: 0.6,
+		bg:     &Background{Median: 0.05, P95: 0.09, Samples: 100},
+	}
+	close := &VectorEvidence{Similarity: 0.25} // z = 5: vector evidence 0.93
+	verbOnly := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "faz", Fields: []string{"question"}}}}
+	if ev := eq.evidenceFor(verbOnly, close, fieldname.Question, &o); ev.Relevant {
+		t.Errorf("FAQ sharing the verb only: %+v, want not relevant", ev)
+	}
+	nouns := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "segur", Fields: []string{"question"}}}}
+	if ev := eq.evidenceFor(nouns, close, fieldname.Question, &o); !ev.Relevant {
+		t.Errorf("FAQ holding what is asked: %+v, want relevant through the vector", ev)
+	}
+}
