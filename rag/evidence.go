@@ -928,7 +928,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		}
 		if c.treatment && c.own {
 			ev.problem = ev.problem || c.indirect
-			if slices.ContainsFunc(c.class, inIdentityField) {
+			// The class a pest is filed under, or the class asked by
+			// name ("fungicida": its own word), in the category.
+			if slices.ContainsFunc(c.class, inIdentityField) || !c.indirect && slices.ContainsFunc(c.direct, inIdentityField) {
 				ev.treats = true
 				ev.treated = append(ev.treated, c.label)
 			} else if credit > 0 {
@@ -988,7 +990,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			ev.identity++
 			// What the question asks for is what the record is ("semente
 			// de capim": a seed, though capim is a weed).
-			kindAsked = kindAsked || !c.culture && !(c.treatment && c.indirect)
+			kindAsked = kindAsked || !c.culture && !c.treatment
 		}
 		for _, f := range where {
 			seen[f] = true

@@ -735,3 +735,21 @@ func TestEvidenceVerbIsNoContent(t *testing.T) {
 		t.Errorf("FAQ holding what is asked: %+v, want relevant through the vector", ev)
 	}
 }
+
+// TestEvidenceClassAskedByName: a class asked by its own word
+// ("fungicida") is what an item of that category treats, not a mention.
+func TestEvidenceClassAskedByName(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	eq := &evidenceQuery{concepts: []queryConcept{
+		{label: "fungicida", direct: []string{"fungicida"}, treatment: true, weight: 1, raw: 1, own: true},
+		{label: "cafe", direct: []string{"cafe"}, culture: true, weight: 1, raw: 1, own: true},
+	}, maxRaw: 1}
+	fungicide := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "fungicida", Fields: []string{lexical.FieldCategory}}, {Term: "cafe", Fields: []string{lexical.FieldTags}}}}
+	if ev := eq.evidenceFor(fungicide, nil, lexical.FieldName, &o); !ev.treats || ev.mentionsOnly {
+		t.Errorf("fungicide: treats %v, mentionsOnly %v; want it to treat what is asked", ev.treats, ev.mentionsOnly)
+	}
+	adjuvant := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "fungicida", Fields: []string{lexical.FieldDescription}}, {Term: "cafe", Fields: []string{lexical.FieldTags}}}}
+	if ev := eq.evidenceFor(adjuvant, nil, lexical.FieldName, &o); ev.treats || !ev.mentionsOnly {
+		t.Errorf("adjuvant mentioning fungicides: treats %v, mentionsOnly %v; want a mention", ev.treats, ev.mentionsOnly)
+	}
+}
