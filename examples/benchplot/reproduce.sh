@@ -93,9 +93,9 @@ if part chat; then
   step "$out/chat_blind.json" "$out/eval" -chat testdata/chat_eval_blind.jsonl -json
   step "$out/chat_blind2.json" "$out/eval" -chat testdata/chat_eval_blind2.jsonl -json
   step "$out/chat_dev4.json" "$out/eval" -chat testdata/chat_eval_dev4.jsonl -json
-  step "$out/chat_blind6.json" "$out/eval" -chat testdata/chat_eval_blind6.jsonl -json
+  step "$out/chat_blind7.json" "$out/eval" -chat testdata/chat_eval_blind7.jsonl -json
   args+=(-chat "chat_eval=$out/chat.json" -chat "chat_eval_fresh=$out/chat_fresh.json" -chat "chat_eval_blind=$out/chat_blind.json" -chat "chat_eval_blind2=$out/chat_blind2.json")
-  args+=(-chat "chat_eval_dev4=$out/chat_dev4.json" -chat "chat_eval_blind6=$out/chat_blind6.json")
+  args+=(-chat "chat_eval_dev4=$out/chat_dev4.json" -chat "chat_eval_blind7=$out/chat_blind7.json")
 fi
 sizes='(1k|agrofit4220|10k)'; pgsizes='(agrofit4220|10k)'; scale=10000
 [ -n "$large" ] && sizes='(1k|agrofit4220|10k|100k)' && scale=10000,100000
