@@ -235,6 +235,20 @@ func TestChatFollowUpReadsTheNamesOfTheLastAnswer(t *testing.T) {
 	}
 }
 
+// checkRelatedSeeds fails unless res abstains, cites nothing and lists
+// seed items as related.
+func checkRelatedSeeds(t *testing.T, res *rag.ChatResponse) {
+	t.Helper()
+	if !res.Abstained || len(res.Sources) != 0 || len(res.Related) == 0 {
+		t.Fatalf("abstained %v, sources %v, related %v; want an abstention with related seeds", res.Abstained, res.Sources, res.Related)
+	}
+	for _, c := range res.Related {
+		if c.Kind != storage.KindItem || !strings.Contains(strings.ToLower(c.Title), "semente") {
+			t.Errorf("related %s %q: want a seed item", c.ID, c.Title)
+		}
+	}
+}
+
 // TestChatRelatedWhenTheCropIsNotSold: the store sells no sunflower seed;
 // the turn abstains, cites nothing, and lists seeds it sells as related.
 func TestChatRelatedWhenTheCropIsNotSold(t *testing.T) {
@@ -243,13 +257,8 @@ func TestChatRelatedWhenTheCropIsNotSold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Abstained || len(res.Sources) != 0 || len(res.Related) == 0 {
-		t.Fatalf("abstained %v, sources %v, related %v; want an abstention with related seeds", res.Abstained, res.Sources, res.Related)
-	}
+	checkRelatedSeeds(t, res)
 	for _, c := range res.Related {
-		if c.Kind != storage.KindItem || !strings.Contains(strings.ToLower(c.Title), "semente") {
-			t.Errorf("related %s %q: want a seed item", c.ID, c.Title)
-		}
 		if strings.Contains(res.Answer, c.Title) {
 			t.Errorf("answer %q names related item %q: the text names only what it cites", res.Answer, c.Title)
 		}
