@@ -46,6 +46,9 @@ type tables struct {
 	versions string
 	chunks   map[storage.OwnerKind]string
 	owners   map[storage.OwnerKind]string
+	// meta is each kind's narrow table of chunk metadata (migration
+	// 0007): one row per chunk and key.
+	meta map[storage.OwnerKind]string
 	// words, tokens and postings are the word index of each kind's
 	// owners (migrations 0003 and 0006).
 	words, tokens, postings map[storage.OwnerKind]string
@@ -82,6 +85,11 @@ func New(pool *pgxpool.Pool, opts Options) *DB {
 			storage.KindItem:     q + ".items",
 			storage.KindFAQ:      q + ".faqs",
 			storage.KindDocument: q + ".documents",
+		},
+		meta: map[storage.OwnerKind]string{
+			storage.KindItem:     q + ".item_chunk_meta",
+			storage.KindFAQ:      q + ".faq_chunk_meta",
+			storage.KindDocument: q + ".document_chunk_meta",
 		},
 		words:    map[storage.OwnerKind]string{},
 		tokens:   map[storage.OwnerKind]string{},

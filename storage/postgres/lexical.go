@@ -185,8 +185,9 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 					// No row to carry the count: count on its own.
 					ca := args{s.tenant, exactScanChunks + 1}
 					var err error
-					n, err = countRestricted(ctx, c, lexSettings, "SELECT count(*) FROM (SELECT FROM "+s.db.tb.chunks[kind]+
-						" c WHERE c.tenant_id = $1"+restrictSQL("c", rs.ownerIDs, rs.groups, &ca)+" LIMIT $2) x", ca)
+					meta := s.db.tb.meta[kind]
+					n, err = countRestricted(ctx, c, lexSettings, "SELECT count(*) FROM (SELECT FROM "+meta+
+						" m WHERE "+metaSQL(meta, "m", "$1", rs.ownerIDs, rs.groups, &ca)+" LIMIT $2) x", ca)
 					if err != nil {
 						return nil, 0, wrapCtx(ctx, "search "+string(kind)+"s: restriction", err)
 					}
@@ -1366,8 +1367,8 @@ func (r restriction) ownerSQL(s *Store, kind storage.OwnerKind, o string, a *arg
 		b.WriteString(" AND " + o + ".id = ANY(" + a.add(r.ownerIDs) + "::text[])")
 	}
 	if len(r.groups) > 0 {
-		b.WriteString(" AND EXISTS (SELECT FROM " + s.db.tb.chunks[kind] + " c WHERE c.tenant_id = " + o + ".tenant_id AND c.owner_id = " + o + ".id" +
-			restrictSQL("c", nil, r.groups, a) + ")")
+		b.WriteString(" AND EXISTS (SELECT FROM " + s.db.tb.meta[kind] + " m WHERE " +
+			metaSQL(s.db.tb.meta[kind], "m", o+".tenant_id", nil, r.groups, a) + " AND m.owner_id = " + o + ".id)")
 	}
 	return b.String()
 }
@@ -1421,8 +1422,8 @@ func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, terms []st
 	counted := len(r.groups) > 0
 	if counted {
 		lim := x.a.add(exactScanChunks + 1)
-		with = "WITH f AS MATERIALIZED (SELECT c.owner_id FROM " + tb.chunks[kind] + " c WHERE c.tenant_id = $1" +
-			restrictSQL("c", r.ownerIDs, r.groups, &x.a) + " LIMIT " + lim + ") "
+		with = "WITH f AS MATERIALIZED (SELECT m.owner_id FROM " + tb.meta[kind] + " m WHERE " +
+			metaSQL(tb.meta[kind], "m", "$1", r.ownerIDs, r.groups, &x.a) + " LIMIT " + lim + ") "
 		ids = "ARRAY(SELECT f.owner_id FROM f)"
 		n = "(SELECT count(*) FROM f)"
 	} else {

@@ -82,7 +82,9 @@ func latestVersion(ms []migration) int {
 	return ms[len(ms)-1].version
 }
 
-type chunkTable struct{ Table, Owner string }
+// chunkTable names one kind's chunk table, its owner table and its narrow
+// table of chunk metadata (migration 0007).
+type chunkTable struct{ Table, Owner, Meta string }
 
 // wordTable names the word index tables of one kind's owner table: its
 // dictionaries of words (0003) and tokens (0006) and their postings.
@@ -118,9 +120,9 @@ func (db *DB) templateData() templateData {
 		// ensureVectorIndexes after the migrations.
 		HNSW: d <= maxIndexedDimensions && !db.opts.HalfPrecisionIndex,
 		ChunkTables: []chunkTable{
-			{"item_chunks", "items"},
-			{"faq_chunks", "faqs"},
-			{"document_chunks", "documents"},
+			{"item_chunks", "items", "item_chunk_meta"},
+			{"faq_chunks", "faqs", "faq_chunk_meta"},
+			{"document_chunks", "documents", "document_chunk_meta"},
 		},
 		WordTables: wordTables,
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -70,6 +71,62 @@ func restrictSQL(c string, ownerIDs []string, groups []storeutil.ChunkFilterGrou
 	}
 	return b.String()
 }
+
+// metaSQL returns the conditions on the alias m of a kind's narrow table of
+// chunk metadata (migration 0007, meta) selecting one row per chunk of
+// the tenant (the expression tenant) that passes the chunk filter groups
+// (at least one) and, when ownerIDs are given, belongs to one of them: m
+// holds the chunk's row of the first group's key, and the chunk's rows of
+// the other keys are probed by primary key. A value of at most
+// metaShortChars characters is compared with the short column (the index on
+// (tenant_id, key, short), from the index alone); a longer one, whose
+// short is NULL, is looked up by its md5 and compared itself.
+func metaSQL(meta, m, tenant string, ownerIDs []string, groups []storeutil.ChunkFilterGroup, a *args) string {
+	group := func(m string, g storeutil.ChunkFilterGroup) string {
+		var short, long []string
+		for _, v := range g.Values {
+			if utf8.RuneCountInString(v) <= metaShortChars {
+				short = append(short, v)
+			} else {
+				long = append(long, v)
+			}
+		}
+		var ors []string
+		if len(short) > 0 {
+			ors = append(ors, m+".short = ANY("+a.add(short)+"::text[])")
+		}
+		if len(long) > 0 {
+			hashes := make([]string, len(long))
+			for i, v := range long {
+				hashes[i] = "md5(" + a.add(v) + "::text)"
+			}
+			ors = append(ors, "("+m+".short IS NULL AND md5("+m+".value) = ANY(ARRAY["+strings.Join(hashes, ", ")+
+				"]) AND "+m+".value = ANY("+a.add(long)+"::text[]))")
+		}
+		cond := strings.Join(ors, " OR ")
+		if len(ors) > 1 {
+			cond = "(" + cond + ")"
+		}
+		return m + ".key = " + a.add(g.Key) + "::text AND " + cond
+	}
+	var b strings.Builder
+	b.WriteString(m + ".tenant_id = " + tenant + " AND " + group(m, groups[0]))
+	if len(ownerIDs) > 0 {
+		b.WriteString(" AND " + m + ".owner_id = ANY(" + a.add(ownerIDs) + "::text[])")
+	}
+	for i, g := range groups[1:] {
+		p := m + strconv.Itoa(i+1)
+		b.WriteString(" AND EXISTS (SELECT FROM " + meta + " " + p + " WHERE " + p + ".tenant_id = " + m + ".tenant_id AND " +
+			p + ".owner_id = " + m + ".owner_id AND " + p + ".source = " + m + ".source AND " + p + ".seq = " + m + ".seq AND " +
+			group(p, g) + ")")
+	}
+	return b.String()
+}
+
+// metaShortChars is the longest value, in characters, the short column of
+// the narrow chunk metadata tables holds (migration 0007, where it is
+// written out).
+const metaShortChars = 64
 
 // likeEscaper makes a term a literal LIKE pattern body ('\' is the escape
 // character, see likeEscape).
