@@ -47,16 +47,16 @@ func TestAnalyze(t *testing.T) {
 	}
 	// The statistics views may lag the ANALYZE a moment.
 	got := analyzed()
-	for deadline := time.Now().Add(3 * time.Second); !(got["items"] && got["item_chunks"] && got["item_files"] && got["item_words"] && got["item_postings"]) && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(3 * time.Second); !(got["items"] && got["item_chunks"] && got["item_chunk_meta"] && got["item_files"] && got["item_words"] && got["item_postings"]) && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 		got = analyzed()
 	}
-	for _, table := range []string{"items", "item_chunks", "item_files", "item_words", "item_postings"} {
+	for _, table := range []string{"items", "item_chunks", "item_chunk_meta", "item_files", "item_words", "item_postings"} {
 		if !got[table] {
 			t.Errorf("%s not analyzed (%v)", table, got)
 		}
 	}
-	for _, table := range []string{"faqs", "faq_chunks", "faq_words", "faq_postings", "documents", "document_chunks", "document_words", "document_postings"} {
+	for _, table := range []string{"faqs", "faq_chunks", "faq_chunk_meta", "faq_words", "faq_postings", "documents", "document_chunks", "document_chunk_meta", "document_words", "document_postings"} {
 		if got[table] {
 			t.Errorf("%s analyzed by Analyze(item)", table)
 		}

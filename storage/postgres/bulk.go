@@ -278,8 +278,8 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 		}
 	}
 	// VACUUM cannot run in a transaction. It sets the visibility map, so
-	// that lexical searches read postings from their index alone, and
-	// analyzes the new rows.
+	// that lexical searches read postings and chunk metadata rows from
+	// their indexes alone, and analyzes the new rows.
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return wrapCtx(ctx, "end bulk load: acquire connection", err)
@@ -288,7 +288,7 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 	start := time.Now()
 	tables := []string{db.tb.files}
 	for _, t := range wordTables {
-		tables = append(tables, db.tb.owners[t.kind], db.tb.chunks[t.kind], db.tb.words[t.kind], db.tb.tokens[t.kind], db.tb.postings[t.kind])
+		tables = append(tables, db.tb.owners[t.kind], db.tb.chunks[t.kind], db.tb.meta[t.kind], db.tb.words[t.kind], db.tb.tokens[t.kind], db.tb.postings[t.kind])
 	}
 	for _, table := range tables {
 		if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+table); err != nil {

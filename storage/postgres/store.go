@@ -403,7 +403,8 @@ func badKind(kind storage.OwnerKind) error {
 }
 
 // Analyze refreshes PostgreSQL's planner statistics of kind's tables (the
-// owners, their chunks, their word index and, for items, their files) with
+// owners, their chunks and the chunks' metadata rows, their word index
+// and, for items, their files) with
 // ANALYZE. The
 // statistics are per table, shared by every tenant of the schema.
 //
@@ -417,7 +418,7 @@ func (s *Store) Analyze(ctx context.Context, kind storage.OwnerKind) error {
 		return badKind(kind)
 	}
 	tb := s.db.tb
-	tables := []string{tb.owners[kind], tb.chunks[kind], tb.words[kind], tb.tokens[kind], tb.postings[kind]}
+	tables := []string{tb.owners[kind], tb.chunks[kind], tb.meta[kind], tb.words[kind], tb.tokens[kind], tb.postings[kind]}
 	if kind == storage.KindItem {
 		tables = append(tables, tb.files)
 	}
