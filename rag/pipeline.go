@@ -559,6 +559,11 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if cmp.Or(ans.Language, p.opts.Language) == LanguageEnglish && !dbg.AnswerFallback {
 		resp.ConfidenceText = confidenceMessage(resp.Confidence, LanguageEnglish)
 	}
+	if !plan.any() {
+		// Small talk searches nothing: no level to explain ("[SEM RAG]
+		// Não encontrei…" under "oi, bom dia" reads as a failure).
+		resp.ConfidenceText = ""
+	}
 	if !dbg.AnswerFallback && len(ans.Related) > 0 {
 		for _, c := range resp.Sources {
 			if slices.Contains(ans.Related, storage.OwnerRef{Kind: c.Kind, ID: c.ID}) {

@@ -122,6 +122,10 @@ func TestPipelineOfflineSupportAndSmallTalk(t *testing.T) {
 	if resp.Intent.Intent != rag.IntentSmallTalk || resp.Debug.Plan != (rag.Plan{}) || resp.Answer != offline.GreetingAnswer {
 		t.Errorf("small talk: intent %q plan %+v answer %q", resp.Intent.Intent, resp.Debug.Plan, resp.Answer)
 	}
+	// Nothing was searched: no "[SEM RAG] Não encontrei…" under a greeting.
+	if resp.ConfidenceText != "" || resp.Abstained {
+		t.Errorf("small talk: confidence text %q, abstained %v; want neither", resp.ConfidenceText, resp.Abstained)
+	}
 }
 
 func TestPipelineHistoryAsFAQContext(t *testing.T) {
