@@ -86,10 +86,10 @@
 //	GET  /                    the chat page (embedded; no build step)
 //
 // The routes are ServeMux method patterns ("POST /api/chat"): a path
-// asked with a method it has no route for is the ServeMux's 405, with the
-// path's methods in Allow (a GET route answers HEAD too), and a path with
-// no route its 404; both are plain text, the only errors that are not
-// JSON.
+// asked with a method it has no route for is 405, with the path's methods
+// in Allow (a GET route answers HEAD too), and a path with no route 404;
+// under /api/ both are JSON errors (method_not_allowed, not_found), for
+// the page and /healthz and /metrics the ServeMux's plain text.
 //
 // POST bodies must be sent with Content-Type: application/json; anything
 // else is 415 unsupported_media_type (a form or text/plain post needs no
@@ -177,7 +177,8 @@
 // query_too_long, invalid_record, invalid_filter,
 // metadata_key_not_allowed (400), unauthorized (401),
 // writes_disabled (403), not_found (404, a record the tenant does not
-// hold), duplicate_document (409), body_too_large (413), rate_limited (429, with
+// hold, or no API route), method_not_allowed (405, with Allow),
+// duplicate_document (409), body_too_large (413), rate_limited (429, with
 // Retry-After), internal (500), not_configured (501), upstream_error
 // (502), canceled and store_unavailable (503; the latter with
 // Retry-After), timeout (504).

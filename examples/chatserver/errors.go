@@ -32,6 +32,7 @@ const (
 	codeUnauthorized     = "unauthorized"
 	codeRateLimited      = "rate_limited"
 	codeNotFound         = "not_found"
+	codeMethodNotAllowed = "method_not_allowed"
 	codeNotConfigured    = "not_configured"
 	codeTimeout          = "timeout"
 	codeCanceled         = "canceled"

@@ -149,11 +149,15 @@ func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, code st
 }
 
 // wantMethodNotAllowed checks the ServeMux's answer to a method the path
-// has no route for: 405 with the methods it has in Allow.
-func wantMethodNotAllowed(t *testing.T, rec *httptest.ResponseRecorder, allow string) {
+// has no route for: 405 with the methods it has in Allow, in the API's
+// JSON error shape under /api/.
+func wantMethodNotAllowed(t *testing.T, rec *httptest.ResponseRecorder, path, allow string) {
 	t.Helper()
 	if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != allow {
 		t.Errorf("status %d, Allow %q; want 405 with Allow %q (body %s)", rec.Code, rec.Header().Get("Allow"), allow, rec.Body.String())
+	}
+	if strings.HasPrefix(path, "/api/") {
+		wantError(t, rec, http.StatusMethodNotAllowed, codeMethodNotAllowed)
 	}
 }
 

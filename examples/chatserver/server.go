@@ -116,9 +116,10 @@ func (s *server) httpServer(addr string) *http.Server {
 
 // routes returns the server's handler. The ServeMux matches method and
 // path: a path it knows asked with another method is 405 with an Allow
-// header, an unknown path 404 (its own plain-text replies; GET routes
-// answer HEAD too). CORS wraps the mux so that a preflight OPTIONS reaches
-// no route.
+// header, an unknown path 404 (GET routes answer HEAD too); under /api/
+// both come in the API's JSON error shape (method_not_allowed,
+// not_found), elsewhere as the mux's plain text. CORS wraps the mux so
+// that a preflight OPTIONS reaches no route.
 func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /api/chat", s.guard(false, s.handleChat))
@@ -144,8 +145,40 @@ func (s *server) routes() http.Handler {
 		}
 		return nil
 	})
-	return s.observe(s.recoverer(s.cors(mux)))
+	return s.observe(s.recoverer(s.cors(apiErrors(mux))))
 }
+
+// apiErrors answers the ServeMux's own 404 and 405 for /api/ paths in the
+// API's JSON error shape, keeping the Allow header of a 405.
+func apiErrors(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" || !strings.HasPrefix(r.URL.Path, "/api/") {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		rec := &muxReply{header: http.Header{}}
+		h.ServeHTTP(rec, r)
+		if rec.status == http.StatusMethodNotAllowed {
+			allow := rec.header.Get("Allow")
+			w.Header().Set("Allow", allow)
+			writeError(w, errorf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
+			return
+		}
+		writeError(w, errorf(http.StatusNotFound, codeNotFound, "no API route %s %s", r.Method, r.URL.Path))
+	})
+}
+
+// muxReply keeps the status and headers a handler writes and
+// discards its body.
+type muxReply struct {
+	header http.Header
+	status int
+}
+
+func (r *muxReply) Header() http.Header         { return r.header }
+func (r *muxReply) Write(b []byte) (int, error) { return len(b), nil }
+func (r *muxReply) WriteHeader(status int)      { r.status = status }
 
 // guard wraps an API handler: rate limit, the write API's token
 // requirement (write: refused with 403 writes_disabled unless a bearer

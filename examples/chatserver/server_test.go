@@ -47,7 +47,7 @@ func TestChatBadRequests(t *testing.T) {
 			wantError(t, rec, tt.status, tt.code)
 		})
 	}
-	t.Run("GET", func(t *testing.T) { wantMethodNotAllowed(t, do(t, h, "GET", "/api/chat", ""), "POST") })
+	t.Run("GET", func(t *testing.T) { wantMethodNotAllowed(t, do(t, h, "GET", "/api/chat", ""), "/api/chat", "POST") })
 }
 
 // TestRoutesByMethod: the ServeMux routes by method and path, so a known
@@ -68,14 +68,18 @@ func TestRoutesByMethod(t *testing.T) {
 		{"POST", "/api/documents/a/b.md", "DELETE, PUT"},
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
-			wantMethodNotAllowed(t, do(t, h, tt.method, tt.path, "{}"), tt.allow)
+			wantMethodNotAllowed(t, do(t, h, tt.method, tt.path, "{}"), tt.path, tt.allow)
 		})
 	}
 	for _, tt := range []struct{ method, path string }{
 		{"GET", "/api/nope"}, {"POST", "/api/nope"}, {"GET", "/nope.html"}, {"POST", "/api/chat/extra"},
 	} {
-		if rec := do(t, h, tt.method, tt.path, ""); rec.Code != http.StatusNotFound {
+		rec := do(t, h, tt.method, tt.path, "")
+		if rec.Code != http.StatusNotFound {
 			t.Errorf("%s %s: %d, want 404", tt.method, tt.path, rec.Code)
+		}
+		if strings.HasPrefix(tt.path, "/api/") {
+			wantError(t, rec, http.StatusNotFound, codeNotFound)
 		}
 	}
 	if rec := do(t, h, "HEAD", "/api/stats", ""); rec.Code != http.StatusOK {
@@ -466,7 +470,7 @@ func TestStatsAndHealth(t *testing.T) {
 	if rec.Code != 200 || decode[map[string]string](t, rec)["status"] != "ok" {
 		t.Errorf("healthz: %d %s", rec.Code, rec.Body.String())
 	}
-	wantMethodNotAllowed(t, do(t, h, "POST", "/healthz", "{}"), "GET, HEAD")
+	wantMethodNotAllowed(t, do(t, h, "POST", "/healthz", "{}"), "/healthz", "GET, HEAD")
 }
 
 func TestHealthStoreDown(t *testing.T) {

@@ -265,7 +265,7 @@ func TestWriteAPIRefusedWithoutToken(t *testing.T) {
 	locked := newTestServer(t, func(c *config) { c.Token = writeToken }, nil).routes()
 	wantError(t, do(t, locked, "DELETE", "/api/items/prd-001", ""), http.StatusUnauthorized, codeUnauthorized)
 	wantError(t, do(t, locked, "PUT", "/api/items/prd-001", `{"name":"x"}`, "Authorization", "Bearer wrong"), http.StatusUnauthorized, codeUnauthorized)
-	wantMethodNotAllowed(t, authed(t, locked, "GET", "/api/items/prd-001", ""), "DELETE, PUT")
+	wantMethodNotAllowed(t, authed(t, locked, "GET", "/api/items/prd-001", ""), "/api/items/prd-001", "DELETE, PUT")
 	// The shared backend is untouched.
 	if _, err := sharedBackend(t).store.Items().GetMany(context.Background(), []string{"prd-001"}); err != nil {
 		t.Fatal(err)
