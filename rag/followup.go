@@ -34,7 +34,8 @@ var (
 	followUpReferences = []string{
 		"ele", "ela", "eles", "elas", "dele", "dela", "deles", "delas", "nele", "nela", "neles", "nelas",
 		"desse", "dessa", "desses", "dessas", "deste", "desta", "nesse", "nessa", "neste", "nesta",
-		"esse produto", "este produto", "o mesmo", "a mesma", "mesmo produto", "o primeiro", "o segundo",
+		"esses", "essas", "estes", "estas",
+		"esse produto", "este produto", "o mesmo", "a mesma", "os mesmos", "as mesmas", "mesmo produto", "o primeiro", "o segundo",
 		"o ultimo", "essa opcao", "esse ai", "isso", "disso",
 		"it", "its", "this one", "that one", "them", "they", "the first", "the second", "the same",
 	}

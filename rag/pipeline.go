@@ -399,7 +399,10 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		// 0.852 → 0.870, chat_eval held-out facts 0.925 → 0.900 (a
 		// comparison over the named products, "qual desses tem a menor
 		// carência?", now leads with another of them); the rest unchanged.
-		if names := p.searcher.catalogNames(ctx, lastAssistant(recent)); len(names) > 0 {
+		// A crop-only follow-up ("e de milho?" after the soybean seeds)
+		// asks the same question for another crop: the names the answer
+		// gave belong to the old crop.
+		if names := p.searcher.catalogNames(ctx, lastAssistant(recent)); len(names) > 0 && fu.Reason != "crop-only" {
 			lastTurn += " " + strings.Join(names, " ")
 		}
 	}

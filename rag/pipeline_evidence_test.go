@@ -35,6 +35,8 @@ func TestDetectFollowUp(t *testing.T) {
 		{"e na uva?", grape, true, "crop-only"},
 		// "qnto" is "quanto"; a rate per hectare is the dose, an attribute.
 		{"e pro algodao vai qnto por hectare?", grape, true, "crop-only"},
+		{"e pro feijão, serve os mesmos?", grape, true, "reference"},
+		{"e esses servem pro café também?", grape, true, "reference"},
 		{"qnto custa?", grape, true, "attribute-only"},
 		{"e então?", grape, true, "connective"},
 		{"qual a dose dele?", grape, true, "reference"},

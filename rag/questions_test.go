@@ -321,3 +321,26 @@ func TestEvidenceDocumentSection(t *testing.T) {
 		t.Errorf("words only in different sections: %+v, want not covered by one section", ev)
 	}
 }
+
+// TestChatCropOnlyFollowUpAsksAgain: "e de milho?" after the soybean seeds
+// asks the same question for corn; the soybean seeds the answer named are
+// not what it refers to.
+func TestChatCropOnlyFollowUpAsksAgain(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	history := []rag.Turn{
+		{Role: llm.RoleUser, Content: "tem semente de soja?"},
+		{Role: llm.RoleAssistant, Content: "Temos a Semente de Soja SMR 6280 BtRR e a Semente de Soja SMR 7450 Convencional."},
+	}
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "e de milho?", History: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Abstained || len(res.Sources) == 0 {
+		t.Fatalf("abstained %v, sources %v; want the corn seeds", res.Abstained, res.Sources)
+	}
+	for _, c := range res.Sources {
+		if c.Kind == storage.KindItem && !strings.Contains(c.Title, "Milho") {
+			t.Errorf("source %s %q: want corn seeds only", c.ID, c.Title)
+		}
+	}
+}
