@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,19 @@ type pgKind[T any] struct {
 	// queue queues the statements that insert or replace rec, with
 	// queueUpsert.
 	queue func(s *Store, b *pgx.Batch, rec *T, now time.Time)
+	// many, when set, is GetMany's reader of the kind (its own statement,
+	// $1 the tenant, $2 the IDs, and the scan of its rows); otherwise
+	// GetMany selects selectList and scans it with scan.
+	many func(tb *tables) manyReader[T]
+}
+
+// manyReader is a kind's own statement for GetMany: sql selects the
+// records of tenant $1 whose IDs are in $2, in any order, and add reads
+// one of its rows into the records read so far (by ID), which end
+// complete after the last row.
+type manyReader[T any] struct {
+	sql string
+	add func(row pgx.Row, byID map[string]T) error
 }
 
 // recordCols are the columns every owner table has, selected after the
@@ -102,11 +116,14 @@ func (s *Store) queueUpsert(batch *pgx.Batch, kind storage.OwnerKind, id string,
 
 var items = pgKind[storage.CatalogItem]{
 	kind: storage.KindItem, id: func(it *storage.CatalogItem) string { return it.ID },
-	cols: itemCols, scan: scanItem, queue: (*Store).queueItem,
+	cols: itemCols, scan: scanItem, queue: (*Store).queueItem, many: itemsMany,
 }
 
+// itemOwnCols are an item's columns of the items table.
+const itemOwnCols = `i.id, i.name, i.description, i.category, i.manufacturer, i.tags, i.price, i.metadata`
+
 func itemCols(tb *tables) string {
-	return `i.id, i.name, i.description, i.category, i.manufacturer, i.tags, i.price, i.metadata,
+	return itemOwnCols + `,
 		ARRAY(SELECT f.name FROM ` + tb.files + ` f WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq),
 		ARRAY(SELECT f.body FROM ` + tb.files + ` f WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq)`
 }
@@ -127,6 +144,48 @@ func scanItem(row pgx.Row, extra ...any) (storage.CatalogItem, error) {
 	it.Tags = nilIfEmpty(it.Tags)
 	it.Metadata = nilIfEmptyMap(it.Metadata)
 	return it, err
+}
+
+// itemsMany reads items by ID with their files joined, one row per file
+// (an item without files: one row of NULLs), instead of the two file
+// subqueries of itemCols, each run once per item: 0.40 against 0.60 ms for
+// 50 AGROFIT items in psql, the records a hybrid search's vector hits
+// read on its critical path. An item's files are put back in seq order.
+func itemsMany(tb *tables) manyReader[storage.CatalogItem] {
+	sql := `SELECT ` + itemOwnCols + `, ` + recordCols + `, f.seq, f.name, f.body FROM ` + tb.owners[storage.KindItem] + ` i
+		LEFT JOIN ` + tb.files + ` f ON f.tenant_id = i.tenant_id AND f.item_id = i.id
+		WHERE i.tenant_id = $1 AND i.id = ANY($2)`
+	seqs := map[string][]int32{} // the seqs of each item's files read so far
+	return manyReader[storage.CatalogItem]{sql: sql, add: func(row pgx.Row, byID map[string]storage.CatalogItem) error {
+		var (
+			it         storage.CatalogItem
+			seq        *int32
+			name, body *string
+		)
+		err := scanRecord(row, []any{&it.ID, &it.Name, &it.Description, &it.Category, &it.Manufacturer, &it.Tags, &it.Price,
+			stringMap{&it.Metadata}}, &it.Status, &it.CreatedAt, &it.UpdatedAt, []any{&seq, &name, &body})
+		if err != nil {
+			return err
+		}
+		prev, seen := byID[it.ID]
+		if !seen {
+			it.Tags = nilIfEmpty(it.Tags)
+			it.Metadata = nilIfEmptyMap(it.Metadata)
+			prev = it
+		}
+		if seq == nil {
+			byID[it.ID] = prev
+			return nil
+		}
+		// Rows of the same item may come in any order: f goes to its
+		// place among the item's files read so far.
+		ss := seqs[it.ID]
+		at, _ := slices.BinarySearch(ss, *seq)
+		seqs[it.ID] = slices.Insert(ss, at, *seq)
+		prev.Files = slices.Insert(prev.Files, at, storage.CatalogFile{ItemID: it.ID, Name: *name, Text: *body})
+		byID[it.ID] = prev
+		return nil
+	}}
 }
 
 func (s *Store) queueItem(batch *pgx.Batch, it *storage.CatalogItem, now time.Time) {

@@ -172,18 +172,26 @@ func (r recordStore[T]) GetMany(ctx context.Context, ids []string) ([]T, error) 
 	op := "get " + string(r.k.kind) + "s"
 	var out []T
 	err := r.s.withConn(ctx, func(conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, r.k.selectFrom(r.s, "i.id = ANY($2)"), r.s.tenant, ids)
+		rd := manyReader[T]{sql: r.k.selectFrom(r.s, "i.id = ANY($2)"), add: func(row pgx.Row, byID map[string]T) error {
+			v, err := r.k.scan(row)
+			if err == nil {
+				byID[r.k.id(&v)] = v
+			}
+			return err
+		}}
+		if r.k.many != nil {
+			rd = r.k.many(&r.s.db.tb)
+		}
+		rows, err := conn.Query(ctx, rd.sql, r.s.tenant, ids)
 		if err != nil {
 			return wrapCtx(ctx, op, err)
 		}
 		byID := make(map[string]T, len(ids))
 		for rows.Next() {
-			v, err := r.k.scan(rows)
-			if err != nil {
+			if err := rd.add(rows, byID); err != nil {
 				rows.Close()
 				return wrapCtx(ctx, op, err)
 			}
-			byID[r.k.id(&v)] = v
 		}
 		if err := rows.Err(); err != nil {
 			return wrapCtx(ctx, op, err)

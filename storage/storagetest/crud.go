@@ -143,6 +143,32 @@ func itemTests() []testCase {
 				})
 			}
 		}},
+		{"GetItems/SameAsGet", func(t *testing.T, s *suite) {
+			// GetMany reads whole records, files in their order, as Get
+			// does (PostgreSQL reads them another way: a join).
+			st := s.store(t)
+			three := fullItem("three")
+			three.Files = append(three.Files, storage.CatalogFile{Name: "a.txt", Text: "primeiro nome, último arquivo"})
+			upsertItems(t, st, fullItem("full"), three,
+				storage.CatalogItem{ID: "bare", Name: "Sem nada"},
+				storage.CatalogItem{ID: "one", Name: "Um", Files: []storage.CatalogFile{{Name: "z.txt", Text: ""}}})
+			ids := []string{"three", "bare", "missing", "full", "one"}
+			got, err := st.Items().GetMany(ctx(t), ids)
+			must(t, err)
+			var want []storage.CatalogItem
+			for _, id := range ids {
+				if id == "missing" {
+					continue
+				}
+				it, err := st.Items().Get(ctx(t), id)
+				must(t, err)
+				want = append(want, it)
+			}
+			diff(t, "GetMany against Get", want, got)
+			if len(got) == 4 && (len(got[0].Files) != 3 || got[0].Files[2].Name != "a.txt") {
+				t.Errorf("GetMany: three's files %+v, want bula.txt, ficha.txt, a.txt", got[0].Files)
+			}
+		}},
 		{"NotFound", func(t *testing.T, s *suite) {
 			st := s.store(t)
 			upsertItems(t, st, storage.CatalogItem{ID: "a", Name: "A"})
