@@ -368,6 +368,9 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 		vecRecs     []T
 		vecRecsErr  error
 		vecRecsTook time.Duration
+		// lexReady carries the lexical candidates (nil on error) as soon
+		// as the lexical leg has them, before it scores them.
+		lexReady = make(chan []storage.LexicalCandidate[T], 1)
 	)
 	if st.legs != LegsVector {
 		wg.Go(func() {
@@ -381,6 +384,7 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 			lex.cands, lex.err = ops.lexSearch(ctx, lq)
 			if lex.err == nil {
 				lex.cands = keepOwners(lex.cands, ops.id, &st, st.lexCands)
+				lexReady <- lex.cands
 			}
 			lex.took = time.Since(t)
 			if lex.err == nil && st.fusion != merge.MethodSimple {
@@ -411,16 +415,31 @@ func runSearch[T any](ctx context.Context, s *Searcher, q Query, ops kindOps[T],
 				lt.TraceLegEnd(ctx, trace.LegEndData{Candidates: len(vec.owners), FallbackReason: string(vec.reason), Err: vec.err})
 			}
 			if len(vec.owners) > 0 {
-				// The vector hits' records, read while the lexical leg
-				// (usually the slower) still runs: a store round trip off
-				// the search's critical path, at the price of reading
-				// again the records the lexical leg also returns.
+				// The vector hits' records, read in this leg: when the
+				// lexical leg is still running, a store round trip off the
+				// search's critical path, at the price of reading again the
+				// records it also returns; when it has ended (usually, at a
+				// small store's size), the records it returned are not read
+				// again (fuse takes the lexical candidates' records first).
 				t := time.Now()
-				ids := make([]string, len(vec.owners))
-				for i, o := range vec.owners {
-					ids[i] = o.OwnerID
+				var lexIDs map[string]bool
+				select {
+				case cands := <-lexReady:
+					lexIDs = make(map[string]bool, len(cands))
+					for i := range cands {
+						lexIDs[ops.id(&cands[i].Record)] = true
+					}
+				default:
 				}
-				vecRecs, vecRecsErr = ops.get(ctx, ids)
+				ids := make([]string, 0, len(vec.owners))
+				for _, o := range vec.owners {
+					if !lexIDs[o.OwnerID] {
+						ids = append(ids, o.OwnerID)
+					}
+				}
+				if len(ids) > 0 {
+					vecRecs, vecRecsErr = ops.get(ctx, ids)
+				}
 				vecRecsTook = time.Since(t)
 			}
 		})

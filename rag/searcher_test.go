@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -511,5 +512,98 @@ func TestSearcherNormalizesQueryVectors(t *testing.T) {
 	}
 	if res.FallbackReason != rag.FallbackEmbeddingFailed || !errors.Is(res.VectorError, vector.ErrNotFinite) {
 		t.Errorf("NaN query vector: fallback %q, vector error %v", res.FallbackReason, res.VectorError)
+	}
+}
+
+// lateVectorStore answers a vector search only once a lexical item search
+// has returned (and 20 ms more, for the lexical leg to hand over its
+// candidates), and records the IDs of every item GetMany.
+type lateVectorStore struct {
+	ragtest.Store
+	lexDone chan struct{}
+	once    *sync.Once
+	mu      *sync.Mutex
+	lexIDs  map[string]bool
+	asked   *[]string
+}
+
+func newLateVectorStore(inner storage.Store) lateVectorStore {
+	s := lateVectorStore{lexDone: make(chan struct{}), once: &sync.Once{}, mu: &sync.Mutex{}, lexIDs: map[string]bool{}, asked: new([]string)}
+	s.Store = ragtest.Store{Store: inner, ItemsFunc: func(r storage.RecordStore[storage.CatalogItem]) storage.RecordStore[storage.CatalogItem] {
+		return ragtest.Records[storage.CatalogItem]{RecordStore: r,
+			SearchFunc: func(ctx context.Context, q storage.LexicalQuery) ([]storage.LexicalCandidate[storage.CatalogItem], error) {
+				cands, err := r.Search(ctx, q)
+				s.mu.Lock()
+				for _, c := range cands {
+					s.lexIDs[c.Record.ID] = true
+				}
+				s.mu.Unlock()
+				s.once.Do(func() { close(s.lexDone) })
+				return cands, err
+			},
+			GetManyFunc: func(ctx context.Context, ids []string) ([]storage.CatalogItem, error) {
+				s.mu.Lock()
+				*s.asked = append(*s.asked, ids...)
+				s.mu.Unlock()
+				return r.GetMany(ctx, ids)
+			}}
+	}}
+	return s
+}
+
+func (s lateVectorStore) SearchChunks(ctx context.Context, q storage.VectorQuery) ([]storage.ChunkMatch, error) {
+	select {
+	case <-s.lexDone:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	time.Sleep(20 * time.Millisecond)
+	return s.Store.SearchChunks(ctx, q)
+}
+
+// When the lexical leg has ended before the vector leg's hits are known,
+// the records it returned are not read again (only the vector-only hits'
+// are), and the search's hits are the same as when every vector hit's
+// record is read.
+func TestSearchVectorRecordsNotReadTwice(t *testing.T) {
+	store, emb := ragtest.Fixture(t)
+	ctx := context.Background()
+	read := 0
+	for _, text := range []string{"fungicida para videira", "herbicida para buva na soja", "inseticida lagarta milho"} {
+		want, err := rag.NewSearcher(store, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: text, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		late := newLateVectorStore(store)
+		got, err := rag.NewSearcher(late, emb, rag.SearcherOptions{}).SearchCatalog(ctx, rag.Query{Text: text, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(hitIDs(got.Hits), hitIDs(want.Hits)) {
+			t.Errorf("%q: hits %v, want %v", text, hitIDs(got.Hits), hitIDs(want.Hits))
+		}
+		for i := range got.Hits {
+			if i < len(want.Hits) && (got.Hits[i].Score != want.Hits[i].Score || !reflect.DeepEqual(got.Hits[i].Record, want.Hits[i].Record)) {
+				t.Errorf("%q: hit %d %s differs: score %v, want %v", text, i, got.Hits[i].ID, got.Hits[i].Score, want.Hits[i].Score)
+			}
+		}
+		shared := 0
+		for _, id := range *late.asked {
+			if late.lexIDs[id] {
+				t.Errorf("%q: GetMany read %s, a lexical candidate", text, id)
+			}
+		}
+		for _, h := range got.Hits {
+			if h.Lexical != nil && h.Vector != nil {
+				shared++
+			}
+		}
+		if shared == 0 {
+			t.Errorf("%q: no hit in both legs: the test does not test", text)
+		}
+		read += len(*late.asked)
+	}
+	if read == 0 {
+		t.Error("no vector-only hit's record read: the test does not test")
 	}
 }
