@@ -348,29 +348,37 @@ func (vs *vectorSearch) run(ctx context.Context, tx batcher, exact bool) ([]stor
 	SELECT ` + chunkCols + `, c.d FROM c
 	ORDER BY c.d, c.owner_id, c.source, c.seq`
 
-	setup := &pgx.Batch{}
+	// The settings, in one statement (a statement of the batch costs a
+	// few tens of microseconds of a 2-3 ms search at AGROFIT's size).
+	var sets []string
+	var setArgs []any
+	set := func(name, value string) {
+		setArgs = append(setArgs, value)
+		sets = append(sets, "set_config('"+name+"', $"+strconv.Itoa(len(setArgs))+", true)")
+	}
 	// JIT compilation would cost more than the search (the HNSW scan's
 	// cost estimate is high at 100k rows).
+	set("jit", "off")
 	if generic {
-		setup.Queue("SELECT set_config('jit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)")
-	} else {
-		setup.Queue("SELECT set_config('jit', 'off', true)")
+		set("plan_cache_mode", "force_generic_plan")
 	}
 	if exact && len(vs.q.OwnerIDs)+len(vs.groups) > 0 {
 		// The restriction's index, not a scan of every chunk.
-		setup.Queue("SELECT set_config('enable_seqscan', 'off', true)")
+		set("enable_seqscan", "off")
 	}
 	if !exact {
 		ef := max(opts.EfSearch, inner)
 		if ef > 1000 {
 			ef = 1000
 		}
-		setup.Queue("SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', $2, true)",
-			strconv.Itoa(ef), string(opts.IterativeScan))
+		set("hnsw.ef_search", strconv.Itoa(ef))
+		set("hnsw.iterative_scan", string(opts.IterativeScan))
 		if opts.MaxScanTuples > 0 {
-			setup.Queue("SELECT set_config('hnsw.max_scan_tuples', $1, true)", strconv.Itoa(opts.MaxScanTuples))
+			set("hnsw.max_scan_tuples", strconv.Itoa(opts.MaxScanTuples))
 		}
 	}
+	setup := &pgx.Batch{}
+	setup.Queue("SELECT "+strings.Join(sets, ", "), setArgs...)
 	nSetup := setup.Len()
 	setup.Queue(sql, a...)
 	br := tx.SendBatch(ctx, setup)
