@@ -1027,17 +1027,7 @@ func (p *lexPlan) bounded(walk, need, below int) (sql string, a args, ok bool) {
 	tb := &p.s.db.tb
 	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
 	x := newLexArgs(p.s.tenant, need, p.lts)
-	var subs []string
-	for _, i := range walked {
-		if len(p.lts[i].wids) == 0 {
-			continue
-		}
-		subs = append(subs, "SELECT p.owner_id, p.created_at, "+termBit(i)+" AS b FROM "+postings+
-			" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
-	}
-	if len(subs) == 0 {
-		subs = []string{"SELECT NULL::text AS owner_id, NULL::timestamptz AS created_at, 0::int8 AS b WHERE false"}
-	}
+	subs := p.walkedPostings(walked, postings, x)
 	filt := p.cond("o", &x.a)
 	needText := filt != ""
 	counts := make([]string, 0, T)
@@ -1155,17 +1145,7 @@ func (p *lexPlan) maxScore(c, need, below, limit int) (string, args) {
 	tb := &p.s.db.tb
 	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
 	x := newLexArgs(p.s.tenant, need, p.lts)
-	var subs []string
-	for _, i := range walked {
-		if len(p.lts[i].wids) == 0 {
-			continue
-		}
-		subs = append(subs, "SELECT p.owner_id, p.created_at, "+termBit(i)+" AS b FROM "+postings+
-			" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
-	}
-	if len(subs) == 0 {
-		subs = []string{"SELECT NULL::text AS owner_id, NULL::timestamptz AS created_at, 0::int8 AS b WHERE false"}
-	}
+	subs := p.walkedPostings(walked, postings, x)
 	filt := p.cond("o", &x.a)
 	needText := filt != ""
 	// walkedCount: the walked terms g holds, exactly; probes: whether g
@@ -1447,3 +1427,21 @@ func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, terms []st
 // maxProbeWords is the most dictionary words of a term whose postings a
 // restricted document search probes instead of reading the text.
 const maxProbeWords = 4
+
+// walkedPostings returns one SELECT per walked term with word IDs: its
+// postings' owners tagged with the term's bit; a SELECT of no row when
+// none has any.
+func (p *lexPlan) walkedPostings(walked []int, postings string, x *lexArgs) []string {
+	var subs []string
+	for _, i := range walked {
+		if len(p.lts[i].wids) == 0 {
+			continue
+		}
+		subs = append(subs, "SELECT p.owner_id, p.created_at, "+termBit(i)+" AS b FROM "+postings+
+			" p WHERE p.tenant_id = $1 AND p.word_id = ANY("+x.wordIDs(i)+")")
+	}
+	if len(subs) == 0 {
+		subs = []string{"SELECT NULL::text AS owner_id, NULL::timestamptz AS created_at, 0::int8 AS b WHERE false"}
+	}
+	return subs
+}
