@@ -32,6 +32,33 @@ func Load() { verbTable() }
 // lists such a noun once, under the verb). A word no verb gives is not
 // ("galao", "sabado", "paraguai").
 func VerbForm(word string) bool {
+	verbCache.Lock()
+	v, ok := verbCache.m[word]
+	verbCache.Unlock()
+	if ok {
+		return v
+	}
+	v = verbForm(word)
+	verbCache.Lock()
+	if verbCache.m == nil || len(verbCache.m) >= verbCacheSize {
+		verbCache.m = make(map[string]bool)
+	}
+	verbCache.m[word] = v
+	verbCache.Unlock()
+	return v
+}
+
+// verbCache remembers VerbForm's answers (a question's words are looked
+// up once per kind searched); it is emptied when it reaches
+// verbCacheSize words.
+var verbCache struct {
+	sync.Mutex
+	m map[string]bool
+}
+
+const verbCacheSize = 4096
+
+func verbForm(word string) bool {
 	t := verbTable()
 	if t == nil || len(word) < 2 || Participle(word) {
 		return false
