@@ -1024,11 +1024,7 @@ func (p *lexPlan) bounded(walk, need, below int) (sql string, a args, ok bool) {
 			return "", nil, false
 		}
 	}
-	tb := &p.s.db.tb
-	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
-	x := newLexArgs(p.s.tenant, need, p.lts)
-	subs := p.walkedPostings(walked, postings, x)
-	filt := p.cond("o", &x.a)
+	owner, x, subs, filt := p.walkSetup(walked, need)
 	needText := filt != ""
 	counts := make([]string, 0, T)
 	for i, lt := range p.lts {
@@ -1142,11 +1138,7 @@ func (p *lexPlan) commonTerms(below int) int {
 func (p *lexPlan) maxScore(c, need, below, limit int) (string, args) {
 	T := len(p.lts)
 	walked := p.order[:T-c]
-	tb := &p.s.db.tb
-	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
-	x := newLexArgs(p.s.tenant, need, p.lts)
-	subs := p.walkedPostings(walked, postings, x)
-	filt := p.cond("o", &x.a)
+	owner, x, subs, filt := p.walkSetup(walked, need)
 	needText := filt != ""
 	// walkedCount: the walked terms g holds, exactly; probes: whether g
 	// holds each left-out term, cheapest first.
@@ -1427,6 +1419,18 @@ func restrictedLexical(s *Store, kind storage.OwnerKind, cols string, terms []st
 // maxProbeWords is the most dictionary words of a term whose postings a
 // restricted document search probes instead of reading the text.
 const maxProbeWords = 4
+
+// walkSetup returns what a walk of the walked terms' postings starts
+// from: the owners table, the statement's arguments (need the row count
+// wanted), the walked terms' SELECTs (walkedPostings) and the filter's
+// condition on owners aliased "o".
+func (p *lexPlan) walkSetup(walked []int, need int) (owner string, x *lexArgs, subs []string, filt string) {
+	tb := &p.s.db.tb
+	owner = tb.owners[p.kind]
+	x = newLexArgs(p.s.tenant, need, p.lts)
+	subs = p.walkedPostings(walked, tb.postings[p.kind], x)
+	return owner, x, subs, p.cond("o", &x.a)
+}
 
 // walkedPostings returns one SELECT per walked term with word IDs: its
 // postings' owners tagged with the term's bit; a SELECT of no row when
