@@ -265,6 +265,11 @@ func TestGenerality(t *testing.T) {
 		{plain, "que", 0.3}, {plain, "voces", 0.3}, {plain, "carro", 0.34}, {plain, "preco", 0.64},
 		{plain, "sabado", 0.71}, {stemmed, "sabad", 0.71}, {plain, "fungicida", 1}, {stemmed, "fungicid", 1},
 		{plain, "azoxistrobina", 1},
+		// A chat abbreviation weighs what its word weighs; a number, which
+		// the list does not rank, numberGenerality.
+		{plain, "qnd", generality(plain, "quando")}, {plain, "tbm", 0.3}, {plain, "hj", generality(plain, "hoje")},
+		{stemmed, "qnd", generality(stemmed, "quand")}, {plain, "15", numberGenerality}, {plain, "2800", numberGenerality},
+		{plain, "15km", 1},
 	} {
 		if got := generality(tt.table, tt.tok); math.Abs(got-tt.want) > 0.01 {
 			t.Errorf("generality(%q) = %.3f, want %.2f", tt.tok, got, tt.want)

@@ -471,10 +471,31 @@ var answerKinds = []answerKind{
 		value: regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s*(?:ml|l|kg|g|t|litros?|quilos?)(?:\s*/\s*\w+)?\b`)},
 }
 
-// chatSpelling are the abbreviations of the interrogatives customers
-// type ("qto tempo", "qts dias"), as the cues of answerKinds spell them.
-var chatSpelling = map[string]string{"qto": "quanto", "qnto": "quanto", "qtos": "quantos", "qntos": "quantos", "qts": "quantos",
-	"qtas": "quantas", "qntas": "quantas", "q": "que"}
+// chatSpelling are the words customers abbreviate when they type in a
+// chat ("internetês": "qto tempo", "qnd chega", "tbm serve"), each with
+// the word it stands for, normalized. It is general-language knowledge,
+// the common abbreviations of Brazilian Portuguese chat, not a list of
+// any store's or set's words; abbreviations that are words or codes of
+// their own ("mt", Mato Grosso; "pf", pessoa física; "to", "ta") are left
+// out. The cues of answerKinds, DetectFollowUp and the evidence's
+// general-language weights (a concept spelled "qnd" weighs what "quando"
+// weighs) read them.
+var chatSpelling = map[string]string{
+	"q": "que", "oq": "que",
+	"qto": "quanto", "qnto": "quanto", "qnt": "quanto",
+	"qtos": "quantos", "qntos": "quantos", "qts": "quantos", "qnts": "quantos", "mts": "muitos",
+	"qtas": "quantas", "qntas": "quantas",
+	"qnd": "quando", "qdo": "quando", "qndo": "quando",
+	"tbm": "tambem", "tb": "tambem", "tbem": "tambem",
+	"pq": "porque", "pqe": "porque", "porq": "porque",
+	"vc": "voce", "vcs": "voces", "hj": "hoje", "agr": "agora", "dps": "depois",
+	"msm": "mesmo", "td": "tudo", "tds": "todos", "nd": "nada", "ngm": "ninguem",
+	"mto": "muito", "mta": "muita", "mtos": "muitos", "mtas": "muitas",
+	"qlq": "qualquer", "qlqr": "qualquer", "qq": "qualquer",
+	"qro": "quero", "qr": "quero", "axo": "acho", "aki": "aqui", "kd": "cade", "naum": "nao",
+	"cmg": "comigo", "ctg": "contigo", "obg": "obrigado", "obgd": "obrigado", "vlw": "valeu",
+	"blz": "beleza", "vdd": "verdade", "msg": "mensagem",
+}
 
 // askedKinds are the pseudo-words of the kinds of value text asks for.
 func askedKinds(text string) []string {
