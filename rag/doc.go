@@ -107,7 +107,10 @@
 // fully. So a word weighs by how much it says: a pest, an active
 // ingredient or a product name fully, "sábado" (rank 1,853) 0.71, "preço"
 // (1,250) 0.64, "carro" (217) 0.34, "vocês" (a function word) 0.3 —
-// whether a record lacks it or happens to hold it. The ranks were chosen
+// whether a record lacks it or happens to hold it. A chat abbreviation
+// weighs what its word weighs ("qnd" as "quando", "tbm" as "também"),
+// and a number, which the list does not rank, 0.5 ("15 km da cidade"
+// describes the customer's situation). The ranks were chosen
 // on the cross-domain evaluation (examples/eval -cross) with one store
 // held out. A verb no FAQ or document holds names nothing: missing from a
 // FAQ or a document, a concept whose words are all forms only a verb has
@@ -260,9 +263,10 @@
 // "Armazenamento: …"); a crop finds the row of its group ("repolho" →
 // "Na cultura das hortaliças, …") when no unit names the crop itself; and
 // a question asking for a kind of value — a duration ("quanto tempo",
-// "prazo", "qto tempo"), a time of day ("até que horas"), a count
+// "prazo", "qto tempo", "quando"), a time of day ("até que horas"), a count
 // ("quantas vezes"), a stage ("até que fase"), a temperature
-// ("temperatura") or an amount ("quantos litros") — counts a unit holding
+// ("temperatura") or an amount ("quantos litros"), or stating a value of
+// the kind itself ("aguenta 35 graus?") — counts a unit holding
 // such a value ("até 6 horas", "14h", "quatro aplicações", "estádio V8",
 // "abaixo de 30 °C", "0,6 L/ha") as holding one more
 // of its words, weighted by rarity like the others. A question word also

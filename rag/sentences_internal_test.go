@@ -22,3 +22,24 @@ func TestSentences(t *testing.T) {
 		}
 	}
 }
+
+// TestAskedKinds: a question asks for a kind of value by its cues or by
+// a value of the kind it states itself.
+func TestAskedKinds(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"quanto tempo demora a entrega?", []string{"#duration"}},
+		{"quando o pessoal pode voltar pra lavoura?", []string{"#duration"}},
+		{"qnd chega?", []string{"#duration"}},
+		{"o inoculante aguenta 35 grau no galpao?", []string{"#temperature"}},
+		{"da pra passar com 34 graus de tarde?", []string{"#temperature"}},
+		{"apliquei ha 10 dias, posso colher?", []string{"#duration"}},
+		{"qual a dose na soja?", nil},
+	} {
+		if got := askedKinds(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("askedKinds(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
