@@ -195,3 +195,22 @@ func TestPipelineExtractiveStatesTheContextPassages(t *testing.T) {
 		t.Errorf("answer does not state the context's passages of %q:\n%s", section, resp.Answer)
 	}
 }
+
+// Issue 21, item 7: the dose of an active ingredient per hectare is the
+// product's that holds it (Glifovale 480 SL, glyphosate; its leaflet
+// writes "L/ha"), not the sprayer-calibration FAQ, which holds "dose" and
+// "hectare" but no glyphosate: a unit of area names no subject.
+func TestPipelineIngredientDosePerHectare(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "Qual a dose do glifosato por hectare?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Abstained || len(resp.Sources) == 0 || resp.Sources[0].ID != "prd-019" || !strings.Contains(resp.Answer, "2,0 a 3,0 L/ha") {
+		var ids []string
+		for _, c := range resp.Sources {
+			ids = append(ids, c.ID)
+		}
+		t.Errorf("sources %v, want Glifovale (prd-019) first with its dose; answer:\n%s", ids, resp.Answer)
+	}
+}

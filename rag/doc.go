@@ -110,7 +110,8 @@
 // whether a record lacks it or happens to hold it. A chat abbreviation
 // weighs what its word weighs ("qnd" as "quando", "tbm" as "também"),
 // and a number, which the list does not rank, 0.5 ("15 km da cidade"
-// describes the customer's situation). The ranks were chosen
+// describes the customer's situation); a unit of area a rate is given per
+// ("por hectare") is no content at all. The ranks were chosen
 // on the cross-domain evaluation (examples/eval -cross) with one store
 // held out. A verb no FAQ or document holds names nothing: missing from a
 // FAQ or a document, a concept whose words are all forms only a verb has
