@@ -214,3 +214,29 @@ func TestPipelineIngredientDosePerHectare(t *testing.T) {
 		t.Errorf("sources %v, want Glifovale (prd-019) first with its dose; answer:\n%s", ids, resp.Answer)
 	}
 }
+
+// A customer describing their situation in words no record holds is
+// answered by the FAQ holding two of the message's words no other FAQ
+// holds (faq-008, damaged delivery: "amassado", "vazando"); a question
+// sharing only words several FAQs hold still abstains.
+func TestPipelineFAQOwnWords(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "chegou o galao todo amassado e vazando, o motorista ja foi embora. oq eu faço agora"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Abstained || len(resp.Sources) == 0 || resp.Sources[0].ID != "faq-008" {
+		var ids []string
+		for _, c := range resp.Sources {
+			ids = append(ids, c.ID)
+		}
+		t.Errorf("abstained=%v sources %v, want faq-008 first; answer:\n%s", resp.Abstained, ids, resp.Answer)
+	}
+	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "quanto custa um carro usado?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Abstained {
+		t.Errorf("an off-topic question sharing common FAQ words answered: %s", resp.Answer)
+	}
+}

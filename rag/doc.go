@@ -153,6 +153,12 @@
 // is relevant on its own evidence ("qual volume de calda usar no
 // fungicida pra ferrugem da soja?" is the application guide's, not every
 // soybean fungicide's).
+// A FAQ holding two of the message's own concepts that no other FAQ of
+// the store holds is relevant however little of the rest it holds: a
+// customer's story ("chegou o galão todo amassado e vazando, o motorista
+// já foi embora") is the damaged-delivery FAQ's, the only one holding
+// "amassado" and "vazando" (documents are too few for a word held by one
+// of them to say as much, and catalog items are named by their names).
 // For a problem asked (a pest, disease or weed the synonym table files
 // under a treatment class) the Pipeline prefers what treats it: when a
 // relevant item is of the problem's class, items that only mention the
