@@ -70,10 +70,11 @@ type SynonymEntry struct {
 	// Variants are the words and phrases that stand for Canonical
 	// ("cafeeiro", "cafezal", "pé de café").
 	Variants []string `json:"variants,omitempty"`
-	// Within are broader terms a record may name instead of a subject —
-	// groups it belongs to ("hortaliças" for "repolho", "todas as
-	// culturas" for every crop): a record naming the group holds the
-	// subject indirectly (see [Synonyms.Within]). Only subjects have them.
+	// Within are broader terms a record may name instead of a subject or
+	// a class — groups it belongs to ("hortaliças" for "repolho", "todas
+	// as culturas" for every crop, "defensivo" for "fungicida"): a record
+	// naming the group holds the term indirectly (see [Synonyms.Within]).
+	// Only subjects and classes have them.
 	Within []string `json:"within,omitempty"`
 }
 
@@ -205,13 +206,14 @@ func parseSynonyms(data []byte) (*Synonyms, error) {
 			found := false
 			for i := range entries {
 				e := &entries[i]
-				if e.Category == CategorySubject && (member == allSubjects || Normalize(e.Canonical) == Normalize(member)) {
+				if e.Category == CategorySubject && (member == allSubjects || Normalize(e.Canonical) == Normalize(member)) ||
+					e.Category == CategoryClass && Normalize(e.Canonical) == Normalize(member) {
 					e.Within = append(e.Within, group)
 					found = true
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("%w: groups: %q of %q is no subject of the table", ErrInvalidSynonyms, member, group)
+				return nil, fmt.Errorf("%w: groups: %q of %q is no subject or class of the table", ErrInvalidSynonyms, member, group)
 			}
 		}
 	}
@@ -227,14 +229,14 @@ func parseSynonyms(data []byte) (*Synonyms, error) {
 //	  "class":   {"fungicida": ["fungo", "doença fúngica", "míldio"]},
 //	  "generic": {"fertilizante": ["adubo", "nutrição foliar"]},
 //	  "alias":   {"percevejo": ["stink bug"], "entrega": ["delivery"]},
-//	  "groups":  {"frutíferas": ["uva", "café"], "todas as culturas": ["*"]}
+//	  "groups":  {"frutíferas": ["uva", "café"], "todas as culturas": ["*"], "defensivo": ["fungicida"]}
 //	}
 //
-// "groups" maps a group a record may name to the subjects it stands for
-// ("*": every subject of this table, not those a later [Synonyms.Merge]
-// adds); each member gets the group in its [SynonymEntry.Within], which
-// Merge unites. A member that is no subject of the table is an
-// error.
+// "groups" maps a group a record may name to the subjects or classes it
+// stands for ("*": every subject of this table, not those a later
+// [Synonyms.Merge] adds); each member gets the group in its
+// [SynonymEntry.Within], which Merge unites. A member that is no subject
+// or class of the table is an error.
 //
 // Terms may carry accents, capitals and several words; they are matched in
 // [Normalize] form, word by word, stemmed. Unknown keys, an empty term and
@@ -570,8 +572,8 @@ func (b *synBuilder) add(e SynonymEntry, override bool) error {
 	} else if override {
 		ent.canonical = e.Canonical
 	}
-	if len(e.Within) > 0 && e.Category != CategorySubject {
-		return fmt.Errorf("%w: %s: %q has groups; only subjects do", ErrInvalidSynonyms, e.Category, e.Canonical)
+	if len(e.Within) > 0 && e.Category != CategorySubject && e.Category != CategoryClass {
+		return fmt.Errorf("%w: %s: %q has groups; only subjects and classes do", ErrInvalidSynonyms, e.Category, e.Canonical)
 	}
 	for _, g := range e.Within {
 		if phraseKey(g) == "" {
@@ -679,22 +681,25 @@ func newPhrase(norm string) phrase {
 	return phrase{words: words, key: strings.Join(words, " ")}
 }
 
-// Within returns the groups a record may name instead of the subject
-// whose normalized canonical term is term (a [Mention]'s Term), in
-// [Normalize] form; nil when term is no subject or has none. The result
-// is a copy: a table is shared (DefaultSynonyms) and immutable.
+// Within returns the groups a record may name instead of the subject or
+// class whose normalized canonical term is term (a [Mention]'s Term), in
+// [Normalize] form; nil when term is neither or has none (a subject's
+// groups when a term is both). The result is a copy: a table is shared
+// (DefaultSynonyms) and immutable.
 func (s *Synonyms) Within(term string) []string {
 	if s == nil {
 		return nil
 	}
-	i, ok := slices.BinarySearchFunc(s.entries, term, func(e synEntry, t string) int {
-		if d := e.cat.rank() - CategorySubject.rank(); d != 0 {
-			return d
+	for _, cat := range []Category{CategorySubject, CategoryClass} {
+		i, ok := slices.BinarySearchFunc(s.entries, term, func(e synEntry, t string) int {
+			if d := e.cat.rank() - cat.rank(); d != 0 {
+				return d
+			}
+			return strings.Compare(e.term, t)
+		})
+		if ok && len(s.entries[i].withinNorm) > 0 {
+			return slices.Clone(s.entries[i].withinNorm)
 		}
-		return strings.Compare(e.term, t)
-	})
-	if !ok {
-		return nil
 	}
-	return slices.Clone(s.entries[i].withinNorm)
+	return nil
 }

@@ -270,7 +270,12 @@ func TestSynonymGroups(t *testing.T) {
 		t.Errorf("Within(uva) = %q, want %q", got, want)
 	}
 	if got := s.Within("inseticida"); got != nil {
-		t.Errorf("a class has groups: %q", got)
+		t.Errorf("a class no group names has groups: %q", got)
+	}
+	// A group may name classes too ("defensivo" for "fungicida").
+	cls := mustParse(t, `{"class":{"fungicida":["ferrugem"]},"generic":{"defensivo":["agrotóxico"]},"groups":{"Defensivo":["fungicida"]}}`)
+	if got, want := cls.Within("fungicida"), []string{"defensivo"}; !slices.Equal(got, want) {
+		t.Errorf("Within(fungicida) = %q, want %q", got, want)
 	}
 	if got := s.Within("kiwi"); got != nil {
 		t.Errorf("an unknown term has groups: %q", got)
@@ -295,15 +300,15 @@ func TestSynonymGroups(t *testing.T) {
 	}
 	for _, bad := range []string{
 		`{"subject":{"uva":[]},"groups":{"frutíferas":["kiwi"]}}`,
-		`{"class":{"fungicida":[]},"groups":{"frutíferas":["fungicida"]}}`,
+		`{"generic":{"adubo":[]},"groups":{"insumos":["adubo"]}}`,
 		`{"subject":{"uva":[]},"groups":{"--":["uva"]}}`,
 	} {
 		if _, err := parseSynonyms([]byte(bad)); !errors.Is(err, ErrInvalidSynonyms) {
 			t.Errorf("parseSynonyms(%s) = %v, want ErrInvalidSynonyms", bad, err)
 		}
 	}
-	if _, err := NewSynonyms([]SynonymEntry{{Category: CategoryClass, Canonical: "fungicida", Within: []string{"x"}}}); !errors.Is(err, ErrInvalidSynonyms) {
-		t.Errorf("a class with groups: %v, want ErrInvalidSynonyms", err)
+	if _, err := NewSynonyms([]SynonymEntry{{Category: CategoryGeneric, Canonical: "adubo", Within: []string{"x"}}}); !errors.Is(err, ErrInvalidSynonyms) {
+		t.Errorf("a generic term with groups: %v, want ErrInvalidSynonyms", err)
 	}
 	// The preset's groups: a vegetable crop is within "hortaliças", every
 	// crop within "todas as culturas".

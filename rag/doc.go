@@ -172,7 +172,10 @@
 // A record naming a group the subject belongs to (lexical.SynonymEntry
 // Within: in the agronomy preset "Hortaliças" for "repolho", "Todas as
 // culturas" for any crop) holds the subject with the indirect credit, and
-// the pair with the class. A catalog item lacking the subject asked is not
+// the pair with the class; a FAQ or a document naming the group of a
+// class asked by its own word ("defensivos", "agrotóxicos" for
+// "fungicida") holds the class with the indirect credit, but not the pair
+// ("preciso de receita pra comprar fungicida?"). A catalog item lacking the subject asked is not
 // relevant even without a class ("semente de girassol" is not answered by
 // a braquiária seed), unless the query names the item ("o Fungiprot serve
 // para uva?"): then it stays relevant at the threshold, so the turn's

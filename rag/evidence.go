@@ -744,6 +744,15 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 			if !slices.Contains(c.direct, m.Term) && !strings.HasPrefix(m.Term, lexical.Stem(c.label)) && !samePrefix(m.Term, c.label, 6) {
 				c.indirect = true
 			}
+			// The class asked by its own word is within its groups ("defensivo"
+			// for "fungicida"); a pest is not, two steps away.
+			if !c.indirect {
+				for _, g := range syn.Within(m.Term) {
+					if !slices.Contains(c.within, g) {
+						c.within = append(c.within, g)
+					}
+				}
+			}
 		}
 	}
 	eq.pairAsked = cultures > 0 && treatments > 0
@@ -973,6 +982,20 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				}
 			}
 		}
+		// A FAQ or a document naming the class's group holds the class
+		// indirectly ("preciso de receita pra comprar fungicida?" and
+		// "…receituário agronômico para comprar defensivos?"), but does
+		// not treat it: no pair, no problem mentioned. Catalog items are
+		// of their own class.
+		classGroup := false
+		if credit == 0 && c.treatment && titleField != lexical.FieldName && holds != nil && o.indirectCredit > 0 {
+			for _, g := range c.within {
+				if holds(g) {
+					credit, classGroup = o.indirectCredit, true
+					break
+				}
+			}
+		}
 		if c.treatment && c.own {
 			ev.problem = ev.problem || c.indirect
 			// The class a pest is filed under, or the class asked by
@@ -980,7 +1003,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			if slices.ContainsFunc(c.class, inIdentityField) || !c.indirect && slices.ContainsFunc(c.direct, inIdentityField) {
 				ev.treats = true
 				ev.treated = append(ev.treated, c.label)
-			} else if credit > 0 {
+			} else if credit > 0 && !classGroup {
 				problemOnly = true
 				ev.mentioned = append(ev.mentioned, c.label)
 			}
@@ -1013,7 +1036,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		if credit == 1 && c.own && c.df == 1 {
 			distinct++
 		}
-		treatmentHeld = treatmentHeld || c.treatment
+		treatmentHeld = treatmentHeld || c.treatment && !classGroup
 		treatmentFull = treatmentFull || (c.treatment && credit == 1)
 		// The subject asked is the message's own: in a follow-up, the
 		// earlier turn's crop held ("uva") is not the one asked ("soja").

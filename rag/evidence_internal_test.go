@@ -758,3 +758,33 @@ func TestEvidenceClassAskedByName(t *testing.T) {
 		t.Errorf("adjuvant mentioning fungicides: treats %v, mentionsOnly %v; want a mention", ev.treats, ev.mentionsOnly)
 	}
 }
+
+// TestEvidenceClassGroup: a FAQ naming the group of a class asked by its
+// own word ("defensivos" for "fungicida") holds the class with the
+// indirect credit, without the pair; a catalog item does not, nor does a
+// pest asked (two steps from the group).
+func TestEvidenceClassGroup(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	syn := lexical.DefaultSynonyms()
+	if !slices.Contains(syn.Within("fungicida"), "defensivo") {
+		t.Fatalf("preset Within(fungicida) = %q, want defensivo", syn.Within("fungicida"))
+	}
+	eq := &evidenceQuery{
+		concepts: []queryConcept{
+			{label: "receita", direct: []string{"receita"}, weight: 1, raw: 1},
+			{label: "fungicida", direct: []string{"fungicida"}, class: []string{"fungicida"}, treatment: true, within: syn.Within("fungicida"), weight: 1, raw: 1},
+			{label: "soja", direct: []string{"soja"}, culture: true, weight: 1, raw: 1},
+		},
+		pairAsked: true, groups: true, maxRaw: 1,
+	}
+	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "receita", Fields: []string{"answer"}}, {Term: "soja", Fields: []string{"answer"}}}}
+	rec := lexical.NormalizeRecord(lexical.Fields{{Name: "question", Text: "Preciso de receita para comprar defensivos?"}, {Name: "answer", Text: "Sim, para soja e qualquer cultura."}})
+	holds := func(p string) bool { return recordNames(rec, p) }
+	ev := eq.recordEvidence(sig, nil, "question", &o, holds, nil, nil)
+	if !slices.Contains(ev.Covered, "fungicida") || math.Abs(ev.Coverage-2.5/3) > 1e-9 || ev.Pair {
+		t.Errorf("FAQ naming defensivos: %+v, want fungicida covered at half credit (coverage 2.5/3), no pair", ev)
+	}
+	if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, holds, nil, nil); slices.Contains(ev.Covered, "fungicida") {
+		t.Errorf("catalog item naming defensivos: %+v, want the class missing", ev)
+	}
+}
