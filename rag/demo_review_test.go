@@ -240,3 +240,19 @@ func TestPipelineFAQOwnWords(t *testing.T) {
 		t.Errorf("an off-topic question sharing common FAQ words answered: %s", resp.Answer)
 	}
 }
+
+// A name no record holds and no dictionary knows ("IRPF", "ULA") is what
+// the store lacks: a record whose vector is close but lacks it does not
+// answer.
+func TestPipelineUnknownNameAbstains(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	for _, q := range []string{"prazo entrega IRPF 2024", "O que a unidade de controle informa à ULA?"} {
+		resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !resp.Abstained {
+			t.Errorf("%q answered: %s", q, resp.Answer)
+		}
+	}
+}

@@ -131,7 +131,9 @@
 // two are fused as 1 − (1 − lexical)(1 − vector), though a vector alone
 // makes no record relevant that holds less than 0.3 of the query's
 // content (the close vector of such a record is mostly the request's
-// words: "quanto custa um carro usado?" against "Quanto custa o frete?");
+// words: "quanto custa um carro usado?" against "Quanto custa o frete?"),
+// nor one lacking a name no record holds and no dictionary knows ("prazo
+// entrega IRPF 2024": the store does not know what IRPF is);
 // a question whose content is one thing ("vocês vendem trator?") is not
 // answered by a catalog item that holds it only in its attached files'
 // prose ("pulverizadores tratorizados"), unless it is a concept of the
