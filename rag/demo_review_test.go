@@ -32,6 +32,14 @@ func TestPipelineDiscontinuedNamed(t *testing.T) {
 	if len(ids) != 2 || ids[0] != "prd-014" {
 		t.Errorf("sources %v, want prd-014 and its substitute", ids)
 	}
+	// Named without its concentration and formulation, as customers do.
+	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "ainda tem o vinhedo cobre? usava ele na uva ha anos"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Abstained || len(resp.Sources) == 0 || resp.Sources[0].ID != "prd-014" {
+		t.Errorf("named by its brand words: abstained=%v answer:\n%s", resp.Abstained, resp.Answer)
+	}
 	// A name that is not in the catalog still abstains.
 	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "ainda tem o Vinhedo Prata 900 WP?"})
 	if err != nil {

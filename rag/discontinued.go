@@ -16,8 +16,12 @@ const discontinuedScanMax = 20000
 // with the active item its description names (its substitute), if any.
 type discontinuedEntry struct {
 	name string // nameWords of the item's name
-	item storage.CatalogItem
-	sub  *storage.CatalogItem
+	// brand is the name's words before its first word holding a digit
+	// ("vinhedo cobre" of "Vinhedo Cobre 350 WP"), when no other item's
+	// name starts with them; "" otherwise.
+	brand string
+	item  storage.CatalogItem
+	sub   *storage.CatalogItem
 }
 
 // discontinuedIndex holds the store's inactive catalog items by name. It
@@ -75,6 +79,25 @@ func (s *Searcher) buildDiscontinued(ctx context.Context) *discontinuedIndex {
 			break
 		}
 	}
+	// A brand is kept when it names no other item, active or not.
+	starts := func(name, brand string) bool { return name == brand || strings.HasPrefix(name, brand+" ") }
+	for i := range ix.entries {
+		e := &ix.entries[i]
+		b := brandWords(e.name)
+		if b == "" {
+			continue
+		}
+		unique := true
+		for j := range active {
+			unique = unique && !starts(nameWords(active[j].Name), b)
+		}
+		for j := range ix.entries {
+			unique = unique && (j == i || !starts(ix.entries[j].name, b))
+		}
+		if unique {
+			e.brand = b
+		}
+	}
 	for i := range ix.entries {
 		e := &ix.entries[i]
 		desc := " " + nameWords(e.item.Description) + " "
@@ -90,8 +113,9 @@ func (s *Searcher) buildDiscontinued(ctx context.Context) *discontinuedIndex {
 }
 
 // discontinuedHits answers a turn that would abstain when its message
-// names an inactive catalog item exactly ("ainda tem o Vinhedo Cobre 350
-// WP?"): inactive items are left out of every search, so the turn found
+// names an inactive catalog item ("ainda tem o Vinhedo Cobre 350 WP?", or
+// by the words before its concentration, "o vinhedo cobre", when they name
+// no other item): inactive items are left out of every search, so the turn found
 // nothing, yet the honest answer is that the product is discontinued.
 // It returns the named inactive item (the longest name when several
 // match) followed by the active item its description names, if any (the
@@ -112,6 +136,16 @@ func (p *Pipeline) discontinuedHits(ctx context.Context, message string) []Hit[s
 		}
 	}
 	if named == nil {
+		// Customers drop the concentration and formulation: "ainda tem o
+		// vinhedo cobre?".
+		for i := range ix.entries {
+			e := &ix.entries[i]
+			if e.brand != "" && strings.Contains(msg, " "+e.brand+" ") && (named == nil || len(e.brand) > len(named.brand)) {
+				named = e
+			}
+		}
+	}
+	if named == nil {
 		return nil
 	}
 	ev := func(name string) *Evidence {
@@ -122,6 +156,24 @@ func (p *Pipeline) discontinuedHits(ctx context.Context, message string) []Hit[s
 		hits = append(hits, Hit[storage.CatalogItem]{ID: sub.ID, Record: *sub, Source: SourceLexical, Snippet: sub.Description, Evidence: ev(sub.Name)})
 	}
 	return hits
+}
+
+// brandWords returns the words of name (nameWords form) before its first
+// word holding a digit, when there are such words, at least five letters
+// in all, and a word with a digit follows ("vinhedo cobre" of "vinhedo
+// cobre 350 wp"); "" otherwise.
+func brandWords(name string) string {
+	words := strings.Fields(name)
+	for i, w := range words {
+		if strings.ContainsFunc(w, unicode.IsDigit) {
+			b := strings.Join(words[:i], " ")
+			if len(b) < 5 {
+				return ""
+			}
+			return b
+		}
+	}
+	return ""
 }
 
 // nameWords is s folded (lexical.Normalize) with every run of characters

@@ -43,3 +43,18 @@ func TestAskedKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestBrandWords: the words of a product name before its concentration.
+func TestBrandWords(t *testing.T) {
+	for name, want := range map[string]string{
+		"vinhedo cobre 350 wp": "vinhedo cobre",
+		"glifomax 720 wg":      "glifomax",
+		"xy 20 ec":             "",
+		"mancozan":             "",
+		"500 wp":               "",
+	} {
+		if got := brandWords(name); got != want {
+			t.Errorf("brandWords(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
