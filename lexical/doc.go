@@ -59,8 +59,9 @@
 //
 // A [Synonyms] table maps variants to canonical terms in four categories:
 // subject (what a record is for or about), class (what kind of record it
-// is), generic, and alias (another language's words for a term: only the
-// variants are matched, so a query in the table's language is unchanged);
+// is), generic, and alias (another language's words for a term, or the
+// customers' everyday name for it: only the variants are matched, so a
+// query naming the term itself is unchanged);
 // a record holding the subject and the class a query names earns the pair
 // bonus. Matching is on normalized, stemmed whole
 // words, multi-word variants included ("erva daninha", "doença fúngica"),

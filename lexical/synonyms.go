@@ -36,9 +36,11 @@ const (
 	// CategoryGeneric holds everything else worth expanding ("adubo" →
 	// "fertilizante"); it adds query terms but no bonus.
 	CategoryGeneric Category = "generic"
-	// CategoryAlias holds translations: words of another language that
-	// stand for the canonical term as if the query had said it ("stink
-	// bug" → "percevejo", "delivery" → "entrega"). Only the variants are
+	// CategoryAlias holds translations and everyday names: words of
+	// another language, or the customers' name for a thing, that stand
+	// for the canonical term as if the query had said it ("stink bug" →
+	// "percevejo", "delivery" → "entrega", "bomba costal" → "pulverizador
+	// costal"). Only the variants are
 	// matched — the canonical term mentions nothing, so a query in the
 	// table's own language is as without the entry; like generic terms,
 	// aliases add query terms but no bonus. A canonical phrase is searched
@@ -153,8 +155,10 @@ var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
 // fertilizer), English aliases of the pests, diseases and weeds as the
 // leaflets name them and of the store's everyday words (stink bug →
 // percevejo, backpack sprayer → pulverizador costal, delivery → entrega,
-// refund → reembolso), and crop groups a record may name instead of a crop
-// (hortaliças, frutíferas, cereais, todas as culturas).
+// refund → reembolso), the customers' names of equipment (bomba costal →
+// pulverizador costal, roupa de proteção → EPI), crop groups a record may
+// name instead of a crop (hortaliças, frutíferas, cereais, todas as
+// culturas) and the groups of the pesticide classes (defensivo, agrotóxico).
 // The same table is returned on every call. The source is
 // synonyms_ptbr.json in this package; start from it, or Merge a table of
 // your own over it.

@@ -467,3 +467,21 @@ func TestDetectDiminutive(t *testing.T) {
 		t.Errorf("lagartinhas: score %v, want a match on lagarta", score)
 	}
 }
+
+// The preset's everyday names stand for the store's terms.
+func TestPresetEverydayNames(t *testing.T) {
+	def := DefaultSynonyms()
+	for text, want := range map[string]string{
+		"vcs vendem bomba de costas?":     "pulverizador costal",
+		"tem bomba costal?":               "pulverizador costal",
+		"quero comprar roupa de proteção": "epi",
+	} {
+		found := false
+		for _, m := range def.Detect(text) {
+			found = found || m.Term == want
+		}
+		if !found {
+			t.Errorf("Detect(%q) = %+v, want %q", text, def.Detect(text), want)
+		}
+	}
+}
