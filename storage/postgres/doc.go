@@ -67,7 +67,10 @@
 // (COPY, cascades, bulk loads and SQL run by hand included; not TRUNCATE)
 // and filled from the existing chunks by the migration (0.6 s at 100k
 // chunks); its index on (tenant_id, key, value) answers a lexical chunk
-// filter from a few index pages. Embeddings are
+// filter from a few index pages. Migration 0008 adds <owner>_inactive,
+// a partial index of each owner table's inactive rows (tenant_id, id),
+// which an unfiltered vector search probes to leave out their chunks.
+// Embeddings are
 // vector(Options.Dimensions), stored inline
 // (STORAGE PLAIN; exact scans of TOASTed 1536-dimension vectors are about
 // 2.8× slower) and indexed with HNSW (m = 16, ef_construction = 64,
@@ -188,8 +191,9 @@
 // # Vector search
 //
 // SearchChunks orders a kind's chunks by negative inner product (<#>) on the
-// HNSW index, joined to their owners for the tenant, active and metadata
-// filters, in one batch (one round trip, no explicit transaction) that sets
+// HNSW index, for the tenant, leaving out the chunks of inactive owners (a
+// probe of the owner table's index of inactive rows, or, with filters on
+// the owners' fields, a join to the owners), in one batch (one round trip, no explicit transaction) that sets
 // hnsw.ef_search (Options.EfSearch, 100 by default, raised to the limit
 // plus 16) and hnsw.iterative_scan
 // (relaxed_order by default) for that query only, so
