@@ -264,3 +264,24 @@ func TestPipelineUnknownNameAbstains(t *testing.T) {
 		}
 	}
 }
+
+// A question the classifier routes to the store's FAQs and documents
+// ("troca": support) whose FAQs and documents hold nothing relevant
+// searches the catalog: the respirator's filter is the product's.
+func TestPipelineSupportFallsBackToCatalog(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "o filtro daquele respirador de vcs dura quanto tempo? de quanto em quanto troca"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Intent.Intent != rag.IntentSupport {
+		t.Fatalf("intent %v, the test needs a support question", resp.Intent)
+	}
+	if resp.Abstained || len(resp.Sources) == 0 || resp.Sources[0].ID != "prd-081" || !resp.Debug.Plan.Catalog {
+		var ids []string
+		for _, c := range resp.Sources {
+			ids = append(ids, c.ID)
+		}
+		t.Errorf("abstained=%v sources %v plan %+v, want prd-081 from the catalog; answer:\n%s", resp.Abstained, ids, resp.Debug.Plan, resp.Answer)
+	}
+}

@@ -219,7 +219,10 @@
 // anything else: all three); a turn whose plan leaves the documents out
 // searches them after the others when those keep no hit, and keeps their
 // hits when the question asks more than one thing, so a misread intent does not turn a question a manual answers into an
-// abstention. Each search keeps its relevant hits only, in evidence order
+// abstention; likewise a turn whose plan leaves the catalog out (support)
+// searches it last when its FAQs and documents had candidates but kept
+// none ("o filtro daquele respirador dura quanto tempo? de quanto em
+// quanto troca"). Each search keeps its relevant hits only, in evidence order
 // (of equally relevant hits, those holding more of the question's
 // concepts in their name, category, tags or metadata first — what a
 // record is before what its text mentions —, then FAQ priority), drops

@@ -53,7 +53,9 @@ func (i Intent) Valid() bool {
 // others when those find nothing relevant (unless
 // PipelineOptions.Documents is Off), keeping their hits only when the
 // question asks more than one thing; its Debug.Plan then has Documents
-// set.
+// set. Likewise a turn whose intent leaves the catalog out searches it
+// last when its FAQs and documents had candidates and kept none (Debug.Plan
+// then has Catalog set).
 type Plan struct {
 	FAQ       bool `json:"faq"`
 	Catalog   bool `json:"catalog"`
