@@ -687,9 +687,9 @@ func newPhrase(norm string) phrase {
 
 // Within returns the groups a record may name instead of the subject or
 // class whose normalized canonical term is term (a [Mention]'s Term), in
-// [Normalize] form; nil when term is neither or has none (a subject's
-// groups when a term is both). The result is a copy: a table is shared
-// (DefaultSynonyms) and immutable.
+// [Normalize] form; nil when term is neither or has none (when a term is
+// both, the subject's groups, else the class's). The result is a copy: a
+// table is shared (DefaultSynonyms) and immutable.
 func (s *Synonyms) Within(term string) []string {
 	if s == nil {
 		return nil

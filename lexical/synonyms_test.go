@@ -472,9 +472,9 @@ func TestDetectDiminutive(t *testing.T) {
 func TestPresetEverydayNames(t *testing.T) {
 	def := DefaultSynonyms()
 	for text, want := range map[string]string{
-		"vcs vendem bomba de costas?":     "pulverizador costal",
-		"tem bomba costal?":               "pulverizador costal",
-		"quero comprar roupa de proteção": "epi",
+		"preciso de uma bomba de costas nova": "pulverizador costal",
+		"qual bomba costal é melhor?":         "pulverizador costal",
+		"onde acho roupa de proteção?":        "epi",
 	} {
 		found := false
 		for _, m := range def.Detect(text) {

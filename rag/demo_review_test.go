@@ -33,7 +33,7 @@ func TestPipelineDiscontinuedNamed(t *testing.T) {
 		t.Errorf("sources %v, want prd-014 and its substitute", ids)
 	}
 	// Named without its concentration and formulation, as customers do.
-	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "ainda tem o vinhedo cobre? usava ele na uva ha anos"})
+	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "vcs ainda vendem vinhedo cobre? meu pai sempre usou"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,11 +225,11 @@ func TestPipelineIngredientDosePerHectare(t *testing.T) {
 
 // A customer describing their situation in words no record holds is
 // answered by the FAQ holding two of the message's words no other FAQ
-// holds (faq-008, damaged delivery: "amassado", "vazando"); a question
+// holds (faq-008, damaged delivery: "amassada", "vazando"); a question
 // sharing only words several FAQs hold still abstains.
 func TestPipelineFAQOwnWords(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "chegou o galao todo amassado e vazando, o motorista ja foi embora. oq eu faço agora"})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "recebi hoje a caixa, veio amassada e vazando pelo lado, a transportadora nem esperou eu abrir. e agora?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestPipelineUnknownNameAbstains(t *testing.T) {
 // searches the catalog: the respirator's filter is the product's.
 func TestPipelineSupportFallsBackToCatalog(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "o filtro daquele respirador de vcs dura quanto tempo? de quanto em quanto troca"})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "quanto tempo aguenta o filtro do respirador semifacial antes de eu trocar?"})
 	if err != nil {
 		t.Fatal(err)
 	}

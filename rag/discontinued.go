@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/storage"
 )
 
@@ -79,17 +80,27 @@ func (s *Searcher) buildDiscontinued(ctx context.Context) *discontinuedIndex {
 			break
 		}
 	}
-	// A brand is kept when it names no other item, active or not.
+	activeNames := make([]string, len(active))
+	for j := range active {
+		activeNames[j] = nameWords(active[j].Name)
+	}
+	// A brand is kept when it names no other item, active or not, and,
+	// one word, is no word of the language ("cobre" of a "Cobre 500 WP"
+	// would answer "vocês vendem fio de cobre?").
+	lex := s.opts.Lexical.Lexicon
+	if lex == nil {
+		lex = lexicon.Default()
+	}
 	starts := func(name, brand string) bool { return name == brand || strings.HasPrefix(name, brand+" ") }
 	for i := range ix.entries {
 		e := &ix.entries[i]
 		b := brandWords(e.name)
-		if b == "" {
+		if b == "" || !strings.Contains(b, " ") && lex.Known(b) {
 			continue
 		}
 		unique := true
-		for j := range active {
-			unique = unique && !starts(nameWords(active[j].Name), b)
+		for _, name := range activeNames {
+			unique = unique && !starts(name, b)
 		}
 		for j := range ix.entries {
 			unique = unique && (j == i || !starts(ix.entries[j].name, b))
@@ -102,7 +113,7 @@ func (s *Searcher) buildDiscontinued(ctx context.Context) *discontinuedIndex {
 		e := &ix.entries[i]
 		desc := " " + nameWords(e.item.Description) + " "
 		for j := range active {
-			name := nameWords(active[j].Name)
+			name := activeNames[j]
 			if name != "" && strings.Contains(desc, " "+name+" ") && (e.sub == nil || len(name) > len(nameWords(e.sub.Name))) {
 				sub := active[j] // a copy: the index keeps no reference to the page
 				e.sub = &sub

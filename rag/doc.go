@@ -183,6 +183,11 @@
 // para uva?"): then it stays relevant at the threshold, so the turn's
 // confidence is low and its crops answer; a FAQ or a document may answer
 // for any subject.
+// A turn that would abstain but names an inactive catalog item ("ainda
+// tem o Vinhedo Cobre 350 WP?", or "o vinhedo cobre": the words before the
+// concentration, when they name no other item and, one word, are no word
+// of the language) answers that it is discontinued, with the substitute
+// its description names.
 // A document of several Markdown sections is judged by its best section
 // (with its title and heading path), not its whole text, so words it holds
 // only in different sections do not add up. The background sample is

@@ -6,6 +6,7 @@ import (
 	"github.com/hybridrag/hybridrag/internal/morph"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -190,21 +191,22 @@ var defaultFrameWords = []string{
 // sistema de informação?" no longer reduces to "sistema"). A shorter list
 // of 36 words, which tied on that objective, lost two answers and two
 // abstentions on testdata/chat_eval_blind.jsonl and was not kept.
-var requestWords = append(slices.DeleteFunc(slices.Clone(defaultFrameWords), func(w string) bool {
+var requestWords = slices.DeleteFunc(slices.Clone(defaultFrameWords), func(w string) bool {
 	return w == "informacao" || w == "informacoes"
-}), areaUnits...)
+})
 
-// areaUnits are the units of area a rate is given per ("a dose do
-// glifosato por hectare"): the basis of the value asked, no subject. As
-// content, "hectare" (rare in a catalog whose leaflets write "L/ha")
-// outweighed "glifosato", and the sprayer-calibration FAQ answered. Units
-// of volume and mass ("galão de 20 litros") were tried too: they answered
-// one more blind7 question, wrongly (chat sets and -cross, below), and are
-// not in the list. With the area units the cross-domain evaluation and
-// every chat set's recall and abstention were unchanged; precision blind7
-// .884 → .892, blind .890 → .878 and blind5 .887 → .878 (one more citation
-// each on turns already wrong).
-var areaUnits = []string{"hectare", "hectares", "alqueire", "alqueires", "acre", "acres"}
+// areaUnits are the units of area a rate is given per: in "a dose do
+// glifosato por hectare" the unit is the basis of the value asked, no
+// subject, and counts as a frame word (rateBasis); elsewhere ("terreno de
+// dois hectares") it is content. As content, "hectare" (rare in a catalog
+// whose leaflets write "L/ha") outweighed "glifosato", and the
+// sprayer-calibration FAQ answered. Units of volume and mass were tried
+// too and left out (BENCHMARKS.md, seventh pass).
+var areaUnits = []string{"hectare", "hectares", "alqueire", "alqueires"}
+
+// rateBasis matches a rate per unit of area: "por hectare", "per
+// hectare", "por alqueire", "/ha".
+var rateBasis = regexp.MustCompile(`\b(?:por|per|cada|each|a)\s+(?:hectares?|alqueires?|ha)\b|/\s*(?:ha|hectare)\b`)
 
 // EvidenceOptions shape the per-hit evidence (Hit.Evidence). The zero
 // value gives the defaults.
@@ -221,6 +223,8 @@ type EvidenceOptions struct {
 	// words such as "vendem", "quanto custa", "recomenda", "sell"); an
 	// empty non-nil slice counts every token as content. (DetectFollowUp
 	// and the ExtractiveAnswerer use the built-in list with "informação".)
+	// For a rate asked per unit of area ("por hectare") the units of area
+	// are frame words too, whatever the list.
 	FrameWords []string
 	// Frequencies says how common each word is in the general language: a
 	// query concept weighs its IDF in the store times how specific its
@@ -599,8 +603,9 @@ type queryConcept struct {
 	class []string
 	// culture, treatment: the concept is the mention of one.
 	culture, treatment bool
-	// within are the groups a record may name instead of the culture
-	// ("hortalicas" for "repolho"; lexical.Synonyms.Within).
+	// within are the groups a record may name instead of the culture or
+	// the class ("hortalicas" for "repolho", "defensivo" for "fungicida";
+	// lexical.Synonyms.Within).
 	within []string
 	// corrected: the query word was replaced by typo correction; a match
 	// earns indirectCredit, as the correction may be wrong
@@ -632,7 +637,8 @@ type queryConcept struct {
 type evidenceQuery struct {
 	concepts  []queryConcept
 	pairAsked bool
-	// groups: some culture asked has groups (queryConcept.within).
+	// groups: some culture or class asked has groups
+	// (queryConcept.within).
 	groups bool
 	// hasContext: some concepts come from the context only.
 	hasContext bool
@@ -858,12 +864,17 @@ func (eq *evidenceQuery) markNames(lex *lexicon.Lexicon, gen *generalTable) {
 	if lex == nil {
 		lex = lexicon.Default()
 	}
+	if lex.Len() == 0 || gen == nil {
+		// No dictionary or no word list (a store in another language
+		// passing empty ones): every word would be a name.
+		return
+	}
 	for i := range eq.concepts {
 		c := &eq.concepts[i]
 		if !c.unknown || len(c.direct) != 1 || c.culture || c.treatment || len(c.class) > 0 || isNumber(c.label) || chatSpelling[c.label] != "" {
 			continue
 		}
-		c.name = !lex.Known(c.label) && (gen == nil || gen.rank(c.label) == 0 && !gen.function[c.label])
+		c.name = !lex.Known(c.label) && gen.rank(c.label) == 0 && !gen.function[c.label]
 	}
 }
 
@@ -1001,27 +1012,18 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				}
 			}
 		}
-		if credit == 0 && c.culture && holds != nil && o.indirectCredit > 0 {
-			for _, g := range c.within {
-				if holds(g) {
-					credit, groupHeld = o.indirectCredit, true
-					break
-				}
-			}
-		}
-		// A FAQ or a document naming the class's group holds the class
-		// indirectly ("preciso de receita pra comprar fungicida?" and
-		// "…receituário agronômico para comprar defensivos?"), but does
-		// not treat it: no pair, no problem mentioned. Catalog items are
-		// of their own class.
+		// A record naming a group of the culture holds it indirectly (and
+		// the pair with the class); a FAQ or a document naming the class's
+		// group holds the class indirectly ("preciso de receita pra
+		// comprar fungicida?" and "…receituário agronômico para comprar
+		// defensivos?") but does not treat it: no pair, no problem
+		// mentioned. Catalog items are of their own class.
 		classGroup := false
-		if credit == 0 && c.treatment && titleField != lexical.FieldName && holds != nil && o.indirectCredit > 0 {
-			for _, g := range c.within {
-				if holds(g) {
-					credit, classGroup = o.indirectCredit, true
-					break
-				}
-			}
+		if credit == 0 && holds != nil && o.indirectCredit > 0 && (c.culture || c.treatment && titleField != lexical.FieldName) &&
+			slices.ContainsFunc(c.within, holds) {
+			credit = o.indirectCredit
+			groupHeld = groupHeld || c.culture
+			classGroup = c.treatment
 		}
 		if c.treatment && c.own {
 			ev.problem = ev.problem || c.indirect
@@ -1236,9 +1238,12 @@ func logistic(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 // kind's scorer writes them. Built once per Searcher (the scorers of a
 // kind share their tokenizer, so a refresh's new scorer changes neither).
 type kindWords struct {
-	once    sync.Once
-	frames  map[string]bool
-	general *generalTable
+	once   sync.Once
+	frames map[string]bool
+	// rateFrames are frames with the units of area, for a query asking a
+	// rate per area (rateBasis).
+	rateFrames map[string]bool
+	general    *generalTable
 }
 
 // wordsFor returns kind's frame words and general-language table.
@@ -1247,6 +1252,7 @@ func (s *Searcher) wordsFor(kind storage.OwnerKind, sc *lexical.Scorer) *kindWor
 	w.once.Do(func() {
 		filters := sc.Tokenizer().Filters
 		w.frames = textutil.FrameSet(s.evidence.FrameWords, filters...)
+		w.rateFrames = textutil.FrameSet(append(slices.Clone(s.evidence.FrameWords), areaUnits...), filters...)
 		w.general = newGeneralTable(s.evidence.Frequencies, filters)
 	})
 	return w
@@ -1355,7 +1361,11 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 		idf = func(string) float64 { return 1 }
 	}
 	words := s.wordsFor(ops.kind, lx.scorer)
-	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, words.frames, corrections)
+	frames := words.frames
+	if rateBasis.MatchString(lexical.Normalize(text)) {
+		frames = words.rateFrames
+	}
+	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, frames, corrections)
 	eq.weighGenerality(words.general)
 	if ops.titleField != lexical.FieldName {
 		// Catalog items are judged without it (recordEvidence).

@@ -74,13 +74,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	if !slices.ContainsFunc(history, func(t Turn) bool { return t.Role == llm.RoleUser }) {
 		return FollowUpDecision{Reason: "no-history"}
 	}
-	words := textutil.NormWords(message)
-	for i, w := range words {
-		// "qnto", "qto": the interrogatives as customers type them.
-		if full, ok := chatSpelling[w]; ok {
-			words[i] = full
-		}
-	}
+	words := chatWords(message) // "qnto", "qto": as customers type them
 	padded := " " + strings.Join(words, " ") + " "
 	reference := false
 	for _, r := range followUpReferences {

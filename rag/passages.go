@@ -451,7 +451,7 @@ const numberWord = `(?:\d+(?:[.,]\d+)?|um|uma|dois|duas|tres|quatro|cinco|seis|s
 var answerKinds = []answerKind{
 	{word: "#duration",
 		cues: []string{"quanto tempo", "quantos dias", "quantas horas", "quantos meses", "quantos anos", "quantas semanas", "quantos minutos",
-			"prazo", "prazos", "demora", "demoram", "demorar", "ate quando", "quando", "how long", "how many days", "how many hours", "how many months", "how many years", "how soon"},
+			"prazo", "prazos", "demora", "demoram", "demorar", "ate quando", "how long", "how many days", "how many hours", "how many months", "how many years", "how soon"},
 		value: regexp.MustCompile(`\b` + numberWord + `(?:\s*(?:a|e|ou|to|-)\s*` + numberWord + `)?\s*(?:h|hs|horas?|dias?|semanas?|mes|meses|anos?|minutos?|min|hours?|days?|weeks?|months?|years?|minutes?)\b`)},
 	{word: "#clock",
 		cues:  []string{"que horas", "que hora", "horario", "horarios", "what time", "opening hours"},
@@ -497,26 +497,37 @@ var chatSpelling = map[string]string{
 	"blz": "beleza", "vdd": "verdade", "msg": "mensagem",
 }
 
-// askedKinds are the pseudo-words of the kinds of value text asks for:
-// by its cues ("quanto tempo", "quando"), or by a value of the kind it
-// states itself ("aguenta 35 graus no galpão?", "apliquei há 10 dias"),
-// which the answer's value is to be set against. Values stated were
-// chosen on the chat sets' fact recall (blind5 .722 → .750, blind7 .778
-// → .806, blind3 .767 → .791, every other set and the cross-domain
-// evaluation unchanged; all kinds alike, temperature and duration made
-// the whole gain).
-func askedKinds(text string) []string {
+// chatWords are text's normalized words, chat abbreviations spelled out
+// (chatSpelling).
+func chatWords(text string) []string {
 	words := textutil.NormWords(text)
 	for i, w := range words {
 		if full, ok := chatSpelling[w]; ok {
 			words[i] = full
 		}
 	}
-	n := " " + strings.Join(words, " ") + " "
+	return words
+}
+
+// askedWhen is "quando" (or "qnd", "qdo") asking when: opening a clause
+// ("…, quando o pessoal pode voltar?") or closing one ("o estorno cai
+// quando?"), not joining two ("o que fazer quando aparece ferrugem?",
+// "if/when").
+var askedWhen = regexp.MustCompile(`(?:^|[,.;:!?]|\be|\bmas)\s*(?:quando|qnd|qdo|qndo)\b|\b(?:quando|qnd|qdo|qndo)\s*(?:[?.!]|$)`)
+
+// askedKinds are the pseudo-words of the kinds of value text asks for:
+// by its cues ("quanto tempo", "quando" asking when), or by a value of the
+// kind it states itself ("aguenta 35 graus no galpão?", "apliquei há 10
+// dias"), which the answer's value is to be set against. Both were chosen
+// on the chat sets' fact recall, with the cross-domain evaluation as a
+// check (BENCHMARKS.md, seventh pass).
+func askedKinds(text string) []string {
+	n := " " + strings.Join(chatWords(text), " ") + " "
 	var out []string
 	norm := lexical.Normalize(text)
 	for _, k := range answerKinds {
-		if slices.ContainsFunc(k.cues, func(c string) bool { return strings.Contains(n, " "+c+" ") }) || k.value.MatchString(norm) {
+		if slices.ContainsFunc(k.cues, func(c string) bool { return strings.Contains(n, " "+c+" ") }) || k.value.MatchString(norm) ||
+			k.word == "#duration" && askedWhen.MatchString(norm) {
 			out = append(out, k.word)
 		}
 	}

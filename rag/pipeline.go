@@ -465,8 +465,10 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		related = catalogCitations(sr.nearMisses, sr.catalogQ, p.quoter)
 		resp.Catalog, resp.FAQs, resp.Documents = nil, nil, nil
 		sr.catalog, sr.faqs, sr.docs = nil, nil, nil
-		// Inactive items are never searched: a turn that names one
-		// exactly answers that it is discontinued (and its substitute).
+		// Inactive items are never searched: a turn that names one (its
+		// whole name, or the words before its concentration when they
+		// name no other item) answers that it is discontinued (and its
+		// substitute).
 		if hits := p.discontinuedHits(ctx, pr.message); hits != nil {
 			sr.catalog, resp.Catalog = hits, hits
 			plan.Catalog = true

@@ -148,9 +148,13 @@ type LexicalOptions struct {
 	// found in the most records ("fungisida" → "fungicida"; "sábado" is
 	// left alone even in a store whose records say "sabão").
 	TypoCorrection Toggle
-	// Lexicon tells words of the language from typos for TypoCorrection:
-	// nil means lexicon.Default(), Brazilian Portuguese and English.
-	// Use lexicon.New(nil) to let the store's vocabulary alone decide.
+	// Lexicon tells words of the language from typos for TypoCorrection,
+	// and, for Hit.Evidence, names from words (a word no record holds and
+	// neither Lexicon nor EvidenceOptions.Frequencies knows, "IRPF", is a
+	// name the store lacks: a close vector does not make up for it): nil
+	// means lexicon.Default(), Brazilian Portuguese and English. Use
+	// lexicon.New(nil) to let the store's vocabulary alone decide (no word
+	// is then taken for a name).
 	Lexicon *lexicon.Lexicon
 	// IDF (default On) multiplies each query term's field weights and
 	// match bonus by its IDF relative to a term found in one record of ten

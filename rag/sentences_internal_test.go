@@ -37,6 +37,8 @@ func TestAskedKinds(t *testing.T) {
 		{"da pra passar com 34 graus de tarde?", []string{"#temperature"}},
 		{"apliquei ha 10 dias, posso colher?", []string{"#duration"}},
 		{"qual a dose na soja?", nil},
+		{"o estorno no cartao cai quando?", []string{"#duration"}},
+		{"o que fazer quando aparece ferrugem na soja?", nil},
 	} {
 		if got := askedKinds(tt.text); !slices.Equal(got, tt.want) {
 			t.Errorf("askedKinds(%q) = %v, want %v", tt.text, got, tt.want)
