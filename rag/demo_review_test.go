@@ -25,10 +25,7 @@ func TestPipelineDiscontinuedNamed(t *testing.T) {
 	if resp.Abstained || !strings.Contains(resp.Answer, "descontinuado") || !strings.Contains(resp.Answer, "Substituto no catálogo: Cobrefix 500 WP") {
 		t.Fatalf("abstained=%v answer:\n%s", resp.Abstained, resp.Answer)
 	}
-	var ids []string
-	for _, c := range resp.Sources {
-		ids = append(ids, c.ID)
-	}
+	ids := sourceIDs(resp)
 	if len(ids) != 2 || ids[0] != "prd-014" {
 		t.Errorf("sources %v, want prd-014 and its substitute", ids)
 	}
@@ -215,10 +212,7 @@ func TestPipelineIngredientDosePerHectare(t *testing.T) {
 		t.Fatal(err)
 	}
 	if resp.Abstained || len(resp.Sources) == 0 || resp.Sources[0].ID != "prd-019" || !strings.Contains(resp.Answer, "2,0 a 3,0 L/ha") {
-		var ids []string
-		for _, c := range resp.Sources {
-			ids = append(ids, c.ID)
-		}
+		ids := sourceIDs(resp)
 		t.Errorf("sources %v, want Glifovale (prd-019) first with its dose; answer:\n%s", ids, resp.Answer)
 	}
 }
@@ -234,10 +228,7 @@ func TestPipelineFAQOwnWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	if resp.Abstained || len(resp.Sources) == 0 || resp.Sources[0].ID != "faq-008" {
-		var ids []string
-		for _, c := range resp.Sources {
-			ids = append(ids, c.ID)
-		}
+		ids := sourceIDs(resp)
 		t.Errorf("abstained=%v sources %v, want faq-008 first; answer:\n%s", resp.Abstained, ids, resp.Answer)
 	}
 	resp, err = p.Chat(context.Background(), rag.ChatRequest{Message: "quanto custa um carro usado?"})
@@ -278,10 +269,16 @@ func TestPipelineSupportFallsBackToCatalog(t *testing.T) {
 		t.Fatalf("intent %v, the test needs a support question", resp.Intent)
 	}
 	if resp.Abstained || len(resp.Sources) == 0 || resp.Sources[0].ID != "prd-081" || !resp.Debug.Plan.Catalog {
-		var ids []string
-		for _, c := range resp.Sources {
-			ids = append(ids, c.ID)
-		}
+		ids := sourceIDs(resp)
 		t.Errorf("abstained=%v sources %v plan %+v, want prd-081 from the catalog; answer:\n%s", resp.Abstained, ids, resp.Debug.Plan, resp.Answer)
 	}
+}
+
+// sourceIDs are the IDs a response cites, in order.
+func sourceIDs(resp *rag.ChatResponse) []string {
+	var ids []string
+	for _, c := range resp.Sources {
+		ids = append(ids, c.ID)
+	}
+	return ids
 }
