@@ -347,9 +347,37 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 	}
 	copyStart := time.Now()
 	const per = 2000
-	for lo := 0; lo < bd.n; lo += per {
-		hi := min(lo+per, bd.n)
-		items, vecs := bd.generate(lo, hi)
+	// The next batch is generated and embedded while the server copies
+	// this one, as a loader fed by an embedding service would.
+	type batch struct {
+		lo, hi int
+		items  []storage.CatalogItem
+		vecs   [][]float32
+	}
+	batches := make(chan batch, 1)
+	var genTime time.Duration
+	gctx, stop := context.WithCancel(ctx)
+	defer func() {
+		for range batches {
+		}
+	}()
+	defer stop()
+	go func() {
+		defer close(batches)
+		for lo := 0; lo < bd.n; lo += per {
+			start := time.Now()
+			hi := min(lo+per, bd.n)
+			items, vecs := bd.generate(lo, hi)
+			genTime += time.Since(start)
+			select {
+			case batches <- batch{lo, hi, items, vecs}:
+			case <-gctx.Done():
+				return
+			}
+		}
+	}()
+	for b := range batches {
+		lo, items, vecs := b.lo, b.items, b.vecs
 		var itemRows, fileRows, chunkRows [][]any
 		for k := range items {
 			it := &items[k]
@@ -397,7 +425,8 @@ func (bd *benchDB) seed(ctx context.Context, schema string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "bench seed: COPY %d items: %v\n", bd.n, time.Since(copyStart).Round(100*time.Millisecond))
+	fmt.Fprintf(os.Stderr, "bench seed: COPY %d items: %v (generated and embedded beside it in %v)\n", bd.n,
+		time.Since(copyStart).Round(100*time.Millisecond), genTime.Round(100*time.Millisecond))
 	// The HNSW graph of n vectors fits in about 1.3 × n × (4 × dims + 128)
 	// bytes; at least 1 GB, at most 12 GB of this machine's 24.
 	mwm := min(max(1.3*float64(bd.n)*float64(4*bd.dims+128)/1024, 1<<20), 12<<20)

@@ -65,11 +65,12 @@ func (db *DB) vectorOrder(c, param string) string {
 // BulkLoadOptions tune EndBulkLoad's index builds. The zero value uses the
 // server's settings.
 type BulkLoadOptions struct {
-	// MaintenanceWorkMemKB is maintenance_work_mem for the index builds, in
+	// MaintenanceWorkMemKB is maintenance_work_mem for the HNSW builds, in
 	// kB (PostgreSQL's unit); 0 keeps the server's. An HNSW build is much
 	// faster when its graph fits: about 1.25 × rows × (4 × dimensions +
 	// 8 × m) bytes for m = 16; 1 million 1536-dimension chunks need about
-	// 8 GB.
+	// 8 GB. The postings' index is built with 64 MB whatever it says (a
+	// sort is faster in small runs).
 	MaintenanceWorkMemKB int
 	// ParallelWorkers is max_parallel_maintenance_workers for the builds
 	// (besides the leader); 0 keeps the server's, negative means none.
@@ -151,10 +152,6 @@ func (db *DB) BeginBulkLoad(ctx context.Context) error {
 // index as it already is, so it is also the way to recover from a failed
 // or interrupted bulk load; an HNSW build that fails leaves the word index
 // rebuilt.
-//
-// While both run, the word index's build gets at most 4 GB of
-// maintenance_work_mem (MaintenanceWorkMemKB is sized for the HNSW graph;
-// the postings' sort spills to disk beyond it).
 func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 	if err := db.ensure(ctx); err != nil {
 		return err
@@ -215,7 +212,6 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 		if _, err := tx.Exec(ctx, "LOCK TABLE "+strings.Join(tables, ", ")+" IN SHARE MODE"); err != nil {
 			return wrapCtx(ctx, "end bulk load: lock tables", err)
 		}
-		mwm := opts.MaintenanceWorkMemKB
 		if beside {
 			// The HNSW builds in a transaction of their own, on another
 			// connection, under this transaction's schema lock: it waits
@@ -241,11 +237,8 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 				<-done
 				cancel()
 			}()
-			if mwm <= 0 || mwm > 4<<20 {
-				mwm = 4 << 20
-			}
 		}
-		if err := settings(tx, mwm); err != nil {
+		if err := settings(tx, postingsSortKB); err != nil {
 			return err
 		}
 		for _, t := range wordTables {
@@ -299,10 +292,19 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 	return nil
 }
 
+// postingsSortKB is maintenance_work_mem, in kB, of the transaction that
+// rebuilds the word index, whatever BulkLoadOptions says: the build of the
+// postings' index sorts runs that fit in the CPU's caches and merges them,
+// where one sort of gigabytes in memory waits on memory at every
+// comparison (11.8 million postings: 24 s with 64 MB, 65 s with 4 GB;
+// BENCHMARKS.md).
+const postingsSortKB = 64 << 10
+
 // rebuildWords rebuilds one kind's dictionary additions and postings from
-// its owner rows, as migrations 0003 and 0006 build them (without their
-// ORDER BY: inserting unsorted and building the index after is faster),
-// and enables its triggers.
+// its owner rows, with the words of migrations 0003 and 0006 (without
+// their ORDER BY: inserting unsorted and building the index after is
+// faster; and splitting each text once, where they split it for the
+// dictionary and again for the postings), and enables its triggers.
 func (db *DB) rebuildWords(ctx context.Context, tx pgx.Tx, t wordTable) error {
 	owner, words, tokens, postings := db.tb.owners[t.kind], db.tb.words[t.kind], db.tb.tokens[t.kind], db.tb.postings[t.kind]
 	key := pgx.Identifier{t.Postings + "_key"}.Sanitize()
@@ -312,21 +314,38 @@ func (db *DB) rebuildWords(ctx context.Context, tx pgx.Tx, t wordTable) error {
 		// Fresh statistics first: right after a load the planner would
 		// otherwise join millions of words through a nested loop.
 		"ANALYZE " + owner,
+		// Writers add their new words in statements of their own
+		// (Store.addWords), which may commit while a statement below
+		// runs: it would neither see such a word nor insert it, and
+		// the word's postings would be lost. They wait until commit.
+		"LOCK TABLE " + words + ", " + tokens + " IN SHARE ROW EXCLUSIVE MODE",
+		// The pairs are joined to the dictionary through a hash of the
+		// dictionary, not by sorting millions of them.
+		"SELECT set_config('enable_mergejoin', 'off', true)",
 	}
 	for _, d := range []struct{ dict, split string }{{words, "search_words"}, {tokens, "search_tokens"}} {
+		// Each text is split once: its (owner, word) pairs are kept for
+		// the statement, the new words go to the dictionary and the
+		// postings take their IDs from the dictionary as it was or from
+		// the words just added (the statement does not see its own
+		// inserts).
 		sqls = append(sqls,
-			`INSERT INTO `+d.dict+` (tenant_id, word)
-		SELECT DISTINCT o.tenant_id, w.w
-		FROM `+owner+` o CROSS JOIN LATERAL `+db.q+`.`+d.split+`(o.search_text) AS w(w)
-		WHERE o.active
-		ORDER BY 1, 2
-		ON CONFLICT DO NOTHING`,
-			"ANALYZE "+d.dict,
-			`INSERT INTO `+postings+` (tenant_id, word_id, owner_id, created_at)
-		SELECT o.tenant_id, d.id, o.id, o.created_at
-		FROM `+owner+` o CROSS JOIN LATERAL `+db.q+`.`+d.split+`(o.search_text) AS w(w)
-		JOIN `+d.dict+` d ON d.tenant_id = o.tenant_id AND d.word = w.w
-		WHERE o.active`)
+			`WITH p AS MATERIALIZED (
+			SELECT o.tenant_id, o.id, o.created_at, w.w
+			FROM `+owner+` o CROSS JOIN LATERAL `+db.q+`.`+d.split+`(o.search_text) AS w(w)
+			WHERE o.active
+		), added AS (
+			INSERT INTO `+d.dict+` (tenant_id, word)
+			SELECT DISTINCT tenant_id, w FROM p
+			ORDER BY 1, 2
+			ON CONFLICT DO NOTHING
+			RETURNING tenant_id, word, id
+		)
+		INSERT INTO `+postings+` (tenant_id, word_id, owner_id, created_at)
+		SELECT p.tenant_id, d.id, p.id, p.created_at
+		FROM p JOIN (SELECT tenant_id, word, id FROM `+d.dict+` UNION ALL SELECT tenant_id, word, id FROM added) d
+			ON d.tenant_id = p.tenant_id AND d.word = p.w`,
+			"ANALYZE "+d.dict)
 	}
 	sqls = append(sqls,
 		"CREATE UNIQUE INDEX "+key+" ON "+postings+" (tenant_id, word_id, created_at DESC, owner_id)",

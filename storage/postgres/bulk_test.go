@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hybridrag/hybridrag/storage"
@@ -16,8 +17,10 @@ import (
 // (inserts, updates and deletes, two tenants, items and a FAQ) and during
 // EndBulkLoad are searchable exactly as in the memory store once it has
 // rebuilt the word index; the HNSW indexes are back; writes after it are
-// indexed by the triggers again; and EndBulkLoad without a BeginBulkLoad
-// changes no result.
+// indexed by the triggers again; words that only records loaded without
+// Apply hold (removed from the dictionaries before EndBulkLoad, as a COPY
+// leaves them) are found; and EndBulkLoad without a BeginBulkLoad changes
+// no result.
 func TestBulkLoad(t *testing.T) {
 	db, pool := openDB(t, postgres.Options{Dimensions: 4})
 	ctx := testCtx(t)
@@ -76,6 +79,25 @@ func TestBulkLoad(t *testing.T) {
 	faq := storage.FAQ{ID: "faq-bulk", Question: "zzbulkfaq pergunta", Answer: "resposta"}
 	if err := pg.Apply(ctx, storage.Batch{FAQs: []storage.FAQ{faq}}); err != nil {
 		t.Fatal(err)
+	}
+	// A load by COPY or SQL adds no dictionary words (Apply adds them
+	// before its transaction): the words that only records written during
+	// the load hold leave the dictionaries, and EndBulkLoad must add them
+	// back with their postings.
+	var dropped int64
+	for _, kind := range []string{"item", "faq", "document"} {
+		for _, dict := range []string{kind + "_words", kind + "_tokens"} {
+			tag, err := pool.Exec(ctx, fmt.Sprintf(`DELETE FROM %[1]s.%[2]s w WHERE NOT EXISTS
+				(SELECT 1 FROM %[1]s.%[3]s_postings p WHERE p.tenant_id = w.tenant_id AND p.word_id = w.id)`,
+				pgx.Identifier{db.Options().Schema}.Sanitize(), dict, kind))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dropped += tag.RowsAffected()
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("no dictionary word written during the load only (zzbulkword is one)")
 	}
 	// Writers go on while EndBulkLoad runs: their writes wait for the
 	// rebuild and are indexed by the triggers after it, none is lost

@@ -265,10 +265,11 @@
 // Maintaining the word index and the HNSW indexes row by row is what makes
 // a large load slow. DB.BeginBulkLoad disables the word-index triggers and
 // drops the HNSW indexes of the whole schema; load with the Indexer, Apply
-// or COPY; DB.EndBulkLoad then rebuilds the postings from the owner rows in
-// one statement per kind and builds their index, while a second connection
-// builds the HNSW indexes, and vacuums (examples/ingest -bulk does both
-// calls). In
+// or COPY; DB.EndBulkLoad then rebuilds the postings from the owner rows
+// (one statement per kind and dictionary, each text split once) and builds
+// their index with a small sort memory (64 MB: faster than gigabytes),
+// while a second connection builds the HNSW indexes, and vacuums
+// (examples/ingest -bulk does both calls). In
 // between, searches of every tenant are degraded (new records are not
 // found lexically, vector search is exact), so it is for initial loads and
 // full reloads. A million synthetic AGROFIT items (one 1536-dimension chunk
