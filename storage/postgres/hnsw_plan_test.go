@@ -134,15 +134,18 @@ func TestHNSWSettingsApplied(t *testing.T) {
 		}
 		return n
 	}
-	if n := found(open(postgres.Options{EfSearch: 1, IterativeScan: postgres.IterativeOff})); n == len(queries) {
-		t.Errorf("ef_search 17, no iterative scan: every one of %d queries found a chunk; the search does not use the HNSW index (or not these settings)", n)
+	short := found(open(postgres.Options{EfSearch: 1, IterativeScan: postgres.IterativeOff}))
+	long := found(open(postgres.Options{EfSearch: 1000, IterativeScan: postgres.IterativeOff}))
+	relaxed := found(open(postgres.Options{EfSearch: 1}))
+	t.Logf("queries finding a chunk of %d: ef_search 17 %d, 1000 %d, 17 with the relaxed iterative scan %d", len(queries), short, long, relaxed)
+	if short == len(queries) {
+		t.Errorf("ef_search 17, no iterative scan: every one of %d queries found a chunk; the search does not use the HNSW index (or not these settings)", short)
 	}
-	if n := found(open(postgres.Options{EfSearch: 1000, IterativeScan: postgres.IterativeOff})); n != len(queries) {
-		t.Errorf("ef_search 1000, no iterative scan: %d of %d queries found a chunk, want all: hnsw.ef_search is not applied", n, len(queries))
+	if long != len(queries) {
+		t.Errorf("ef_search 1000, no iterative scan: %d of %d queries found a chunk, want all: hnsw.ef_search is not applied", long, len(queries))
 	}
-	relaxed := open(postgres.Options{EfSearch: 1})
-	if n := found(relaxed); n != len(queries) {
-		t.Errorf("ef_search 17, relaxed iterative scan: %d of %d queries found a chunk, want all: hnsw.iterative_scan is not applied", n, len(queries))
+	if relaxed != len(queries) {
+		t.Errorf("ef_search 17, relaxed iterative scan: %d of %d queries found a chunk, want all: hnsw.iterative_scan is not applied", relaxed, len(queries))
 	}
 
 	// The last search's batch: its settings, then the search.
