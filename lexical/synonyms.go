@@ -158,7 +158,8 @@ var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
 // refund → reembolso), the customers' names of equipment (bomba costal →
 // pulverizador costal, roupa de proteção → EPI), crop groups a record may
 // name instead of a crop (hortaliças, frutíferas, cereais, todas as
-// culturas) and the groups of the pesticide classes (defensivo, agrotóxico).
+// culturas) and the groups of the pesticide classes (defensivo, agrotóxico,
+// agroquímico, pesticida).
 // The same table is returned on every call. The source is
 // synonyms_ptbr.json in this package; start from it, or Merge a table of
 // your own over it.
