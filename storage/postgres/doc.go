@@ -276,7 +276,11 @@
 // each) loaded this way on this project's 2-core machine in 25 minutes:
 // 2m55s of COPY, then EndBulkLoad's 12 minutes for 119 million postings
 // and 9.5 for the HNSW index; 38.6 GB on disk (BENCHMARKS.md, "A million
-// items").
+// items"). Since each text is split once and the postings' index sorted
+// in small runs, half a million loaded in 11m26s and 10m33s, against
+// 17m55s and 10m47s before, under other sessions' varying load
+// (BENCHMARKS.md, "PostgreSQL: bulk ingest"); a million were not measured
+// again.
 //
 // # Scaling past one server
 //
