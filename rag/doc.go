@@ -146,7 +146,7 @@
 // kind holds ("o pulgão tá atacando as espigas do trigo") or words other
 // records hold weighing at most a fifth of the question ("meu parreiral
 // tá com oídio, aquele pó branco nas folhas"): the rest describes the
-// problem. Up to half of the question when the record holds the pest or
+// problem. Whatever else it lacks when the record holds the pest or
 // disease by the question's own word and names it with the crop on one
 // line ("Soja: percevejo-marrom … — 1,0 kg/ha"): a farmer's description
 // of the symptoms ("meu cafezal ta cheio de mancha amarelada embaixo da

@@ -211,21 +211,26 @@ func TestEvidencePairLacksOnlyUnknownWords(t *testing.T) {
 	if ev := unknown.evidenceFor(sig, nil, lexical.FieldName, &o); !ev.Relevant || ev.Lexical < o.Threshold {
 		t.Errorf("pair held, only an unknown word missing: %+v, want relevant", ev)
 	}
-	// A word of the store missing: relevant as a described problem up to
-	// pairSymptomShare of the question's weight (when the pest is held by
-	// its own word and, in a Searcher, on one line with the crop), never
-	// beyond it.
-	known := concepts(queryConcept{label: "molhamento", direct: []string{"molhamento"}, weight: 1, raw: 1, own: true})
-	if ev := known.evidenceFor(sig, nil, lexical.FieldName, &o); !ev.Relevant || !ev.described {
-		t.Errorf("pair held, a word of the store missing (0.5 of the weight): %+v, want relevant as a described problem", ev)
+	// A word of the store missing: relevant as a described problem when
+	// the pest is held by its own word (and, in a Searcher, on one line
+	// with the crop), however much of the question the rest weighs; not
+	// when the pair is held apart, nor when only the pest's class is held.
+	for _, w := range []float64{1, 3} {
+		known := concepts(queryConcept{label: "molhamento", direct: []string{"molhamento"}, weight: w, raw: w, own: true})
+		if ev := known.evidenceFor(sig, nil, lexical.FieldName, &o); !ev.Relevant || !ev.described {
+			t.Errorf("pair held, a word of the store missing (weight %v): %+v, want relevant as a described problem", w, ev)
+		}
+		known.strictPair = true
+		if ev := known.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Relevant {
+			t.Errorf("pair held apart, a word of the store missing (weight %v): %+v, want not relevant", w, ev)
+		}
 	}
-	known.strictPair = true
-	if ev := known.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Relevant {
-		t.Errorf("pair held apart, a word of the store missing: %+v, want not relevant (coverage 0.5)", ev)
-	}
-	heavy := concepts(queryConcept{label: "molhamento", direct: []string{"molhamento"}, weight: 1.5, raw: 1.5, own: true})
-	if ev := heavy.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Relevant {
-		t.Errorf("pair held, a word of the store missing (0.6 of the weight): %+v, want not relevant", ev)
+	byClass := concepts(queryConcept{label: "molhamento", direct: []string{"molhamento"}, weight: 3, raw: 3, own: true})
+	byClass.concepts[0].class, byClass.concepts[0].indirect = []string{"inseticida"}, true
+	classSig := &lexical.Signals{Pair: true, Matched: []lexical.TermMatch{
+		{Term: "inseticida", Fields: []string{"category"}}, {Term: "trigo", Fields: []string{"tags"}}}}
+	if ev := byClass.evidenceFor(classSig, nil, lexical.FieldName, &o); ev.Relevant {
+		t.Errorf("only the pest's class held, a word of the store missing: %+v, want not relevant", ev)
 	}
 }
 
