@@ -146,6 +146,26 @@ func TestPassagesFollowUpCropAndSpecificity(t *testing.T) {
 	}
 }
 
+// TestPassagesCropLessQuestion: a question naming no crop is answered by
+// the line that holds for every crop before a crop's row holding the same
+// kind of value.
+func TestPassagesCropLessQuestion(t *testing.T) {
+	it := storage.CatalogItem{
+		ID: "p7", Name: "Inseticida Exemplo 215 SL",
+		Description: "Inseticida de contato.",
+		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "CULTURA | ALVOS | DOSE | INTERVALO DE SEGURANÇA\n" +
+			"Milho | lagarta-do-cartucho | 0,6 L/ha | 14 dias\nSoja | lagarta-da-soja | 0,6 L/ha | 14 dias\n\n" +
+			"Período de reentrada na área tratada: 48 horas após a aplicação."}},
+	}
+	if ps := defaultQuoter.prepare("passei o inseticida exemplo hj cedo, qdo o pessoal pode voltar pra roça?").itemPassages(&it); len(ps) == 0 || !strings.HasPrefix(ps[0], "Período de reentrada") {
+		t.Errorf("passages %q, want the re-entry line first", ps)
+	}
+	// A crop asked still finds its row.
+	if ps := defaultQuoter.prepare("qual a carência no milho?").itemPassages(&it); len(ps) == 0 || !strings.Contains(ps[0], "Milho") {
+		t.Errorf("passages %q, want the milho row first", ps)
+	}
+}
+
 // TestPassagesDefinitionLeads: a definitional question quotes the unit
 // defining its term, even when the record's name holds every word asked;
 // a document's passages come from one section, which the citation names.

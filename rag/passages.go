@@ -294,12 +294,27 @@ func (qs *question) add(text string, weight float64, skip map[string]bool) {
 }
 
 // preferAskedSubjects divides the score of a unit naming crops the
-// question does not ask by one plus their number, when the question asks
-// a crop: "e pro feijão?" is answered by the row "Feijão: …", not by a
-// description or list naming soybean, bean and coffee alike.
+// question does not ask by one plus their number: "e pro feijão?" is
+// answered by the row "Feijão: …", not by a description or list naming
+// soybean, bean and coffee alike; a question naming no crop ("passei
+// metomax hj cedo, qdo o pessoal pode voltar pra roça?") by a line that
+// holds for every crop ("Período de reentrada na área tratada: 48 horas")
+// before a crop's row holding the same words or kind of value ("Milho: …
+// 14 dias"). Chosen on the chat sets' fact recall (one answer more on
+// blind3, none less).
 func (qs *question) preferAskedSubjects(units []passage.Unit) {
 	asked := qs.subjects
 	if len(asked) == 0 {
+		for i := range units {
+			u := &units[i]
+			crops := 0
+			for k := range u.Words {
+				if strings.HasPrefix(k, subjectPrefix) {
+					crops++
+				}
+			}
+			u.Score /= float64(1 + crops)
+		}
 		return
 	}
 	// The crops sharing a group with a crop asked: a unit answering
