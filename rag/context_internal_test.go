@@ -166,6 +166,22 @@ func TestPassagesCropLessQuestion(t *testing.T) {
 	}
 }
 
+// TestPassagesCropCountsOnce: a crop asked counts once, by its word or
+// its canonical term, so its row does not outweigh the line holding the
+// rest of the question.
+func TestPassagesCropCountsOnce(t *testing.T) {
+	it := storage.CatalogItem{
+		ID: "p8", Name: "Piretroide Exemplo 50 EC",
+		Description: "Inseticida piretroide.",
+		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Culturas, alvos e doses: Soja: percevejo-marrom. Dose: 150 mL/ha.\n" +
+			"Feijão: vaquinha. Dose: 100 mL/ha.\n" +
+			"Muito tóxico para abelhas: não aplicar na floração."}},
+	}
+	if ps := defaultQuoter.prepare("meu vizinho tem caixa de abelha, posso aplicar o piretroide na floração da soja?").itemPassages(&it); len(ps) == 0 || !strings.HasPrefix(ps[0], "Muito tóxico para abelhas") {
+		t.Errorf("passages %q, want the bees' line first", ps)
+	}
+}
+
 // TestPassagesDefinitionLeads: a definitional question quotes the unit
 // defining its term, even when the record's name holds every word asked;
 // a document's passages come from one section, which the citation names.

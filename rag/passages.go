@@ -267,10 +267,20 @@ func (qs *question) add(text string, weight float64, skip map[string]bool) {
 	}
 	for _, m := range q.syn.Detect(text) {
 		t := synonymPrefix + m.Term
-		if qs.has(t) || skip[t] {
+		if slices.ContainsFunc(qs.words, func(w qword) bool { return slices.Contains(w.keys, t) }) || skip[t] {
 			continue
 		}
-		qs.words = append(qs.words, qword{keys: []string{t}, weight: weight})
+		// The term is one more key of the word naming it ("soja" and
+		// "≈soja"), not a second word: a row naming the crop asked would
+		// count it twice against the line holding the rest of the
+		// question ("posso passar lambdavale na soja florida? tenho
+		// abelha perto": "Muito tóxico para abelhas: não aplicar na
+		// floração").
+		if i := qs.wordNaming(m.Text); i >= 0 {
+			qs.words[i].keys = append(qs.words[i].keys, t)
+		} else {
+			qs.words = append(qs.words, qword{keys: []string{t}, weight: weight})
+		}
 		if m.Category != lexical.CategorySubject {
 			continue
 		}
@@ -291,6 +301,18 @@ func (qs *question) add(text string, weight float64, skip map[string]bool) {
 			}
 		}
 	}
+}
+
+// wordNaming returns the index of the question's word that starts the
+// synonym table's match text, or -1 when text starts with no word of the
+// question (a stopword, a frame word).
+func (qs *question) wordNaming(text string) int {
+	ws := textutil.NormWords(text)
+	if len(ws) == 0 {
+		return -1
+	}
+	first := lexical.Stem(ws[0])
+	return slices.IndexFunc(qs.words, func(w qword) bool { return w.keys[0] == first })
 }
 
 // preferAskedSubjects divides the score of a unit naming crops the
