@@ -261,12 +261,7 @@
 // the catalog and document searches also read the product names of the
 // assistant's last answer (words at most two items, or 0.5% of them,
 // hold), the referent of "e pro feijão, serve os mesmos?" or "e a dose do
-// segundo?". A message it takes as standing alone whose searches find
-// nothing relevant is searched again as a follow-up ("a turma pode voltar
-// pra roça sem epi depois de qnto tempo?" after a Metomax question;
-// ChatDebug.FollowUp.Reason "retried"): the evidence still caps a hit
-// holding only the earlier turn's words, so a new topic the store lacks
-// abstains.
+// segundo?".
 // [FormatContext] formats one search's hits as the Pipeline's context, so
 // a search API can show what a chat turn would give the model.
 //

@@ -17,9 +17,7 @@ type FollowUpDecision struct {
 	// FollowUp reports that the message depends on the history.
 	FollowUp bool `json:"follow_up"`
 	// Reason is "no-history", "reference", "crop-only",
-	// "attribute-only", "connective", "no-content" or "self-contained";
-	// in ChatDebug also "retried": a message read as self-contained whose
-	// searches found nothing relevant, searched again as a follow-up.
+	// "attribute-only", "connective", "no-content" or "self-contained".
 	Reason string `json:"reason"`
 }
 

@@ -372,71 +372,58 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 
 	// 3. Plan and run the searches. The history joins the queries only
 	// when the message is a follow-up.
-	search := func(fu FollowUpDecision) (Plan, *searchResults) {
-		plan := planSearches(cls.Intent)
-		dbg.FollowUp = &fu
-		if fu.FollowUp && plan.any() {
-			// A follow-up's intent is judged on a fragment ("e por que isso
-			// ajuda?"): every search runs and the evidence decides.
-			plan = Plan{FAQ: true, Catalog: true, Documents: true}
-		}
-		// The store's documents are its knowledge base: a turn whose intent
-		// does not search them (a catalog question) searches them when its
-		// own searches find nothing relevant, rather than abstain on what a
-		// manual or a policy answers (runSearches).
-		fallbackDocs := plan.any() && !plan.Documents && p.opts.Documents != Off
-		if p.opts.Documents == Off {
-			plan.Documents = false
-		}
-		dbg.Plan = plan
-		var faqContext, lastTurn string
-		if fu.FollowUp {
-			faqContext = recentUserText(recent, defaultFAQContextTurns)
-			lastTurn = p.followUpContext(recent)
-			// The products the last answer named are what "os mesmos", "o
-			// segundo" refer to. Measured on the development sets: blind
-			// recall 0.827 → 0.846 and facts 0.737 → 0.763, blind2 recall
-			// 0.852 → 0.870, chat_eval held-out facts 0.925 → 0.900 (a
-			// comparison over the named products, "qual desses tem a menor
-			// carência?", now leads with another of them); the rest unchanged.
-			// A crop-only follow-up ("e de milho?" after the soybean seeds)
-			// asks the same question for another crop: the names the answer
-			// gave belong to the old crop.
-			if names := p.searcher.catalogNames(ctx, lastAssistant(recent)); len(names) > 0 && fu.Reason != "crop-only" {
-				lastTurn += " " + strings.Join(names, " ")
-			}
-		}
-		cq := searchText{text: pr.message, context: lastTurn}
-		if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
-			cq = searchText{text: strings.TrimSpace(summary.CatalogQuery)}
-		}
-		catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
-		dbg.CatalogQuery = catalogQuery
-		dbg.FAQQuery = combineQueryWithContext(pr.message, faqContext, p.searcher.opts.Limits.MaxFAQQueryChars)
-
-		// Likewise a question about the store (support) searches the catalog
-		// when its FAQs and documents hold nothing relevant. Measured on the
-		// chat sets, all seen: blind5 .885/.816/.867/.806 → .886/.829/.878/.833,
-		// blind6 .833/.803/.878/.839 → .835/.816/.889/.871, blind7
-		// .885/.831/.900/.861 → .886/.844/.911/.889, blind precision .878 →
-		// .844 (a follow-up that abstained now cites products); -cross and
-		// AGROFIT unchanged.
-		fallbackCatalog := plan.any() && !plan.Catalog
-		return plan, p.runSearches(ctx, plan, fallbackDocs, fallbackCatalog, pr.message, cq, searchText{text: pr.message, context: lastTurn}, faqContext, req.Limit, emit)
-	}
+	plan := planSearches(cls.Intent)
 	fu := p.opts.FollowUp(pr.message, recent)
-	t = time.Now()
-	plan, sr := search(fu)
-	// A message read as standing alone whose searches find nothing
-	// relevant is read again as continuing the conversation ("e qnto tempo
-	// antes da colheita tenho q parar?" after "qual a dose do tiamex no
-	// café?": "colheita" reads as a subject of its own): the earlier
-	// turn joins its searches, whose hits must still hold the message's
-	// own words (Evidence: a hit holding only the earlier turn's is
-	// capped), so a new topic the store lacks still abstains.
-	if !fu.FollowUp && fu.Reason == "self-contained" && plan.any() && !sr.allFailed && ctx.Err() == nil && !p.turnLevel(sr).Augment() {
-		plan, sr = search(FollowUpDecision{FollowUp: true, Reason: "retried"})
+	dbg.FollowUp = &fu
+	if fu.FollowUp && plan.any() {
+		// A follow-up's intent is judged on a fragment ("e por que isso
+		// ajuda?"): every search runs and the evidence decides.
+		plan = Plan{FAQ: true, Catalog: true, Documents: true}
 	}
+	// The store's documents are its knowledge base: a turn whose intent
+	// does not search them (a catalog question) searches them when its
+	// own searches find nothing relevant, rather than abstain on what a
+	// manual or a policy answers (runSearches).
+	fallbackDocs := plan.any() && !plan.Documents && p.opts.Documents != Off
+	if p.opts.Documents == Off {
+		plan.Documents = false
+	}
+	dbg.Plan = plan
+	var faqContext, lastTurn string
+	if fu.FollowUp {
+		faqContext = recentUserText(recent, defaultFAQContextTurns)
+		lastTurn = p.followUpContext(recent)
+		// The products the last answer named are what "os mesmos", "o
+		// segundo" refer to. Measured on the development sets: blind
+		// recall 0.827 → 0.846 and facts 0.737 → 0.763, blind2 recall
+		// 0.852 → 0.870, chat_eval held-out facts 0.925 → 0.900 (a
+		// comparison over the named products, "qual desses tem a menor
+		// carência?", now leads with another of them); the rest unchanged.
+		// A crop-only follow-up ("e de milho?" after the soybean seeds)
+		// asks the same question for another crop: the names the answer
+		// gave belong to the old crop.
+		if names := p.searcher.catalogNames(ctx, lastAssistant(recent)); len(names) > 0 && fu.Reason != "crop-only" {
+			lastTurn += " " + strings.Join(names, " ")
+		}
+	}
+	cq := searchText{text: pr.message, context: lastTurn}
+	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
+		cq = searchText{text: strings.TrimSpace(summary.CatalogQuery)}
+	}
+	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
+	dbg.CatalogQuery = catalogQuery
+	dbg.FAQQuery = combineQueryWithContext(pr.message, faqContext, p.searcher.opts.Limits.MaxFAQQueryChars)
+
+	t = time.Now()
+	// Likewise a question about the store (support) searches the catalog
+	// when its FAQs and documents hold nothing relevant. Measured on the
+	// chat sets, all seen: blind5 .885/.816/.867/.806 → .886/.829/.878/.833,
+	// blind6 .833/.803/.878/.839 → .835/.816/.889/.871, blind7
+	// .885/.831/.900/.861 → .886/.844/.911/.889, blind precision .878 →
+	// .844 (a follow-up that abstained now cites products); -cross and
+	// AGROFIT unchanged.
+	fallbackCatalog := plan.any() && !plan.Catalog
+	sr := p.runSearches(ctx, plan, fallbackDocs, fallbackCatalog, pr.message, cq, searchText{text: pr.message, context: lastTurn}, faqContext, req.Limit, emit)
 	dbg.Timings.Search = time.Since(t)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -503,7 +490,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		sections = append(sections, ContextSection{Name: "faqs", Text: faqSection(sr.faqs, sr.faqQ)})
 	}
 	if plan.Catalog && !resp.Abstained {
-		sections = append(sections, ContextSection{Name: "catalog", Text: catalogPayload(dbg.CatalogQuery, sr.catalog, sr.catalogQ)})
+		sections = append(sections, ContextSection{Name: "catalog", Text: catalogPayload(catalogQuery, sr.catalog, sr.catalogQ)})
 	}
 	if plan.Documents && !resp.Abstained {
 		sections = append(sections, ContextSection{Name: "documents", Text: documentSection(sr.docs, sr.docQ)})
