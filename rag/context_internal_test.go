@@ -182,6 +182,25 @@ func TestPassagesCropCountsOnce(t *testing.T) {
 	}
 }
 
+// TestPassagesClassNamedRecord: a record named by a pest's class
+// ("Fungicida Exemplo") still scores its units by the pest asked, and a
+// question asking which crops, with no kind of value, quotes the line
+// listing them.
+func TestPassagesClassNamedRecord(t *testing.T) {
+	it := storage.CatalogItem{
+		ID: "p9", Name: "Fungicida Exemplo 250 EC",
+		Description: "Fungicida sistêmico registrado para as culturas de soja, milho, algodão e café.",
+		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Culturas: consulte a tabela.\n" +
+			"Soja: oídio — 0,3 L/ha.\nSoja: ferrugem-asiática — 0,5 L/ha."}},
+	}
+	if ps := defaultQuoter.prepare("qual a dose pra ferrugem na soja?").itemPassages(&it); len(ps) == 0 || !strings.Contains(ps[0], "ferrugem") {
+		t.Errorf("passages %q, want the ferrugem row first", ps)
+	}
+	if ps := defaultQuoter.prepare("em quais culturas posso usar?").itemPassages(&it); !slices.ContainsFunc(ps, func(p string) bool { return strings.Contains(p, "soja, milho") }) {
+		t.Errorf("passages %q, want the line listing the crops", ps)
+	}
+}
+
 // TestPassagesDefinitionLeads: a definitional question quotes the unit
 // defining its term, even when the record's name holds every word asked;
 // a document's passages come from one section, which the citation names.

@@ -149,9 +149,9 @@
 // kind holds ("o pulgão tá atacando as espigas do trigo") or words other
 // records hold weighing at most a fifth of the question ("meu parreiral
 // tá com oídio, aquele pó branco nas folhas"): the rest describes the
-// problem. Whatever else it lacks when the record holds the pest or
-// disease by the question's own word and names it with the crop on one
-// line ("Soja: percevejo-marrom … — 1,0 kg/ha"): a farmer's description
+// problem. When the record holds the pest or disease by the question's own
+// word and names it with the crop on one line ("Soja: percevejo-marrom …
+// — 1,0 kg/ha"), it may lack anything else: a farmer's description
 // of the symptoms ("meu cafezal ta cheio de mancha amarelada embaixo da
 // folha … acho q é ferrugem"). Such a record is relevant whatever its
 // coverage, but the Pipeline leaves it out of a turn where another hit

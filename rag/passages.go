@@ -133,6 +133,8 @@ type question struct {
 	terms []string
 	// subjects are the crops (synonym table subjects) the question asks.
 	subjects map[string]bool
+	// kindAsked: the question asks for a kind of value (askedKinds).
+	kindAsked bool
 	// groups maps the root of a group a crop of the question belongs to
 	// ("hortalic") to the crop's synonym word ("≈repolho"): the group
 	// counts only in a record that never names the crop.
@@ -222,6 +224,7 @@ func (q *quoter) prepareTurn(text, context string) *question {
 	}
 	for _, k := range askedKinds(text) {
 		qs.words = append(qs.words, qword{keys: []string{k}, weight: 1})
+		qs.kindAsked = true
 	}
 	qs.terms = passage.DefinedTerms(text)
 	if len(qs.terms) == 0 && context != "" {
@@ -270,13 +273,16 @@ func (qs *question) add(text string, weight float64, skip map[string]bool) {
 		if slices.ContainsFunc(qs.words, func(w qword) bool { return slices.Contains(w.keys, t) }) || skip[t] {
 			continue
 		}
-		// The term is one more key of the word naming it ("soja" and
+		// A crop's term is one more key of the word naming it ("soja" and
 		// "≈soja"), not a second word: a row naming the crop asked would
 		// count it twice against the line holding the rest of the
 		// question ("posso passar lambdavale na soja florida? tenho
 		// abelha perto": "Muito tóxico para abelhas: não aplicar na
-		// floração").
-		if i := qs.wordNaming(m.Text); i >= 0 {
+		// floração"). Other terms stay words of their own: a pest's class
+		// ("ferrugem" → "≈fungicida") is not the pest, and a record named
+		// by the class ("Fungicida Exemplo") must not drop the pest from
+		// the words its units are scored by (wordsWithout).
+		if i := qs.wordNaming(m.Text); i >= 0 && m.Category == lexical.CategorySubject {
 			qs.words[i].keys = append(qs.words[i].keys, t)
 		} else {
 			qs.words = append(qs.words, qword{keys: []string{t}, weight: weight})
@@ -318,24 +324,27 @@ func (qs *question) wordNaming(text string) int {
 // preferAskedSubjects divides the score of a unit naming crops the
 // question does not ask by one plus their number: "e pro feijão?" is
 // answered by the row "Feijão: …", not by a description or list naming
-// soybean, bean and coffee alike; a question naming no crop ("passei
-// metomax hj cedo, qdo o pessoal pode voltar pra roça?") by a line that
-// holds for every crop ("Período de reentrada na área tratada: 48 horas")
-// before a crop's row holding the same words or kind of value ("Milho: …
-// 14 dias"). Chosen on the chat sets' fact recall (one answer more on
-// blind3, none less).
+// soybean, bean and coffee alike. A question naming no crop and asking
+// for a kind of value (askedKinds: "passei metomax hj cedo, qdo o pessoal
+// pode voltar pra roça?") is answered by the value that holds for every
+// crop ("Período de reentrada na área tratada: 48 horas") before a crop's
+// row ("Milho: … 14 dias"): a unit naming crops counts half. Without a
+// kind asked ("em quais culturas posso usar?") the line listing the
+// crops may be the answer, and nothing is divided.
 func (qs *question) preferAskedSubjects(units []passage.Unit) {
 	asked := qs.subjects
 	if len(asked) == 0 {
+		if !qs.kindAsked {
+			return
+		}
 		for i := range units {
 			u := &units[i]
-			crops := 0
 			for k := range u.Words {
 				if strings.HasPrefix(k, subjectPrefix) {
-					crops++
+					u.Score /= 2
+					break
 				}
 			}
-			u.Score /= float64(1 + crops)
 		}
 		return
 	}
