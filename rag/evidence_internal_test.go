@@ -811,3 +811,28 @@ func TestEvidenceCorrectedWord(t *testing.T) {
 		t.Errorf("checked correction: %+v, want full credit", ev)
 	}
 }
+
+// TestEvidenceNamedByMetadata: a rare word no dictionary knows that an
+// item's metadata holds (its active ingredient) names the item however
+// little of a long question it covers; a word of the language does not.
+func TestEvidenceNamedByMetadata(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	question := func(coined bool) *evidenceQuery {
+		return &evidenceQuery{maxRaw: 1, concepts: []queryConcept{
+			{label: "azoxistrobina", direct: []string{"azoxistrobina"}, weight: 1, raw: 1, own: true, rare: true, coined: coined},
+			{label: "estudante", direct: []string{"estudante"}, weight: 1, raw: 1, own: true, unknown: true},
+			{label: "pertence", direct: []string{"pertence"}, weight: 1, raw: 1, own: true, unknown: true},
+		}}
+	}
+	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "azoxistrobina", Fields: []string{"files"}}}}
+	meta := func(term string) bool { return term == "azoxistrobina" }
+	if ev := question(true).recordEvidence(sig, nil, lexical.FieldName, &o, nil, nil, meta); !ev.Named || !ev.Relevant {
+		t.Errorf("active ingredient in the metadata: %+v, want named and relevant", ev)
+	}
+	if ev := question(false).recordEvidence(sig, nil, lexical.FieldName, &o, nil, nil, meta); ev.Named || ev.Relevant {
+		t.Errorf("a word of the language in the metadata: %+v, want neither named nor relevant", ev)
+	}
+	if ev := question(true).recordEvidence(sig, nil, lexical.FieldName, &o, nil, nil, nil); ev.Named {
+		t.Errorf("the word only in a leaflet: %+v, want not named", ev)
+	}
+}
