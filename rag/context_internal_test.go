@@ -146,58 +146,47 @@ func TestPassagesFollowUpCropAndSpecificity(t *testing.T) {
 	}
 }
 
-// TestPassagesCropLessQuestion: a question naming no crop is answered by
-// the line that holds for every crop before a crop's row holding the same
-// kind of value.
-func TestPassagesCropLessQuestion(t *testing.T) {
-	it := storage.CatalogItem{
-		ID: "p7", Name: "Inseticida Exemplo 215 SL",
-		Description: "Inseticida de contato.",
-		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "CULTURA | ALVOS | DOSE | INTERVALO DE SEGURANÇA\n" +
-			"Milho | lagarta-do-cartucho | 0,6 L/ha | 14 dias\nSoja | lagarta-da-soja | 0,6 L/ha | 14 dias\n\n" +
-			"Período de reentrada na área tratada: 48 horas após a aplicação."}},
+// TestPassagesWhichLineAnswers: which of a leaflet's lines leads for
+// questions that name no crop, name a crop beside the rest of what they
+// ask, or name a pest of the class the record is named by.
+func TestPassagesWhichLineAnswers(t *testing.T) {
+	leaflet := func(name, description, text string) *storage.CatalogItem {
+		return &storage.CatalogItem{ID: "p", Name: name, Description: description, Files: []storage.CatalogFile{{Name: "bula.txt", Text: text}}}
 	}
-	if ps := defaultQuoter.prepare("passei o inseticida exemplo hj cedo, qdo o pessoal pode voltar pra roça?").itemPassages(&it); len(ps) == 0 || !strings.HasPrefix(ps[0], "Período de reentrada") {
-		t.Errorf("passages %q, want the re-entry line first", ps)
-	}
-	// A crop asked still finds its row.
-	if ps := defaultQuoter.prepare("qual a carência no milho?").itemPassages(&it); len(ps) == 0 || !strings.Contains(ps[0], "Milho") {
-		t.Errorf("passages %q, want the milho row first", ps)
-	}
-}
-
-// TestPassagesCropCountsOnce: a crop asked counts once, by its word or
-// its canonical term, so its row does not outweigh the line holding the
-// rest of the question.
-func TestPassagesCropCountsOnce(t *testing.T) {
-	it := storage.CatalogItem{
-		ID: "p8", Name: "Piretroide Exemplo 50 EC",
-		Description: "Inseticida piretroide.",
-		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Culturas, alvos e doses: Soja: percevejo-marrom. Dose: 150 mL/ha.\n" +
-			"Feijão: vaquinha. Dose: 100 mL/ha.\n" +
-			"Muito tóxico para abelhas: não aplicar na floração."}},
-	}
-	if ps := defaultQuoter.prepare("meu vizinho tem caixa de abelha, posso aplicar o piretroide na floração da soja?").itemPassages(&it); len(ps) == 0 || !strings.HasPrefix(ps[0], "Muito tóxico para abelhas") {
-		t.Errorf("passages %q, want the bees' line first", ps)
-	}
-}
-
-// TestPassagesClassNamedRecord: a record named by a pest's class
-// ("Fungicida Exemplo") still scores its units by the pest asked, and a
-// question asking which crops, with no kind of value, quotes the line
-// listing them.
-func TestPassagesClassNamedRecord(t *testing.T) {
-	it := storage.CatalogItem{
-		ID: "p9", Name: "Fungicida Exemplo 250 EC",
-		Description: "Fungicida sistêmico registrado para as culturas de soja, milho, algodão e café.",
-		Files: []storage.CatalogFile{{Name: "bula.txt", Text: "Culturas: consulte a tabela.\n" +
-			"Soja: oídio — 0,3 L/ha.\nSoja: ferrugem-asiática — 0,5 L/ha."}},
-	}
-	if ps := defaultQuoter.prepare("qual a dose pra ferrugem na soja?").itemPassages(&it); len(ps) == 0 || !strings.Contains(ps[0], "ferrugem") {
-		t.Errorf("passages %q, want the ferrugem row first", ps)
-	}
-	if ps := defaultQuoter.prepare("em quais culturas posso usar?").itemPassages(&it); !slices.ContainsFunc(ps, func(p string) bool { return strings.Contains(p, "soja, milho") }) {
-		t.Errorf("passages %q, want the line listing the crops", ps)
+	insecticide := leaflet("Inseticida Exemplo 215 SL", "Inseticida de contato.",
+		"CULTURA | ALVOS | DOSE | INTERVALO DE SEGURANÇA\n"+
+			"Milho | lagarta-do-cartucho | 0,6 L/ha | 14 dias\nSoja | lagarta-da-soja | 0,6 L/ha | 14 dias\n\n"+
+			"Período de reentrada na área tratada: 48 horas após a aplicação.")
+	pyrethroid := leaflet("Piretroide Exemplo 50 EC", "Inseticida piretroide.",
+		"Culturas, alvos e doses: Soja: percevejo-marrom. Dose: 150 mL/ha.\n"+
+			"Feijão: vaquinha. Dose: 100 mL/ha.\n"+
+			"Muito tóxico para abelhas: não aplicar na floração.")
+	fungicide := leaflet("Fungicida Exemplo 250 EC", "Fungicida sistêmico registrado para as culturas de soja, milho, algodão e café.",
+		"Culturas: consulte a tabela.\nSoja: oídio — 0,3 L/ha.\nSoja: ferrugem-asiática — 0,5 L/ha.")
+	for _, tt := range []struct {
+		name, question string
+		item           *storage.CatalogItem
+		first          bool   // want in the first passage, else in any
+		want           string // a substring of the passage wanted
+	}{
+		// A value asked without a crop: the line for every crop, not a
+		// crop's row.
+		{"crop-less value", "passei o inseticida exemplo hj cedo, qdo o pessoal pode voltar pra roça?", insecticide, true, "Período de reentrada"},
+		{"a crop asked finds its row", "qual a carência no milho?", insecticide, true, "Milho"},
+		// The crop counts once (its word and its canonical term), so the
+		// row naming it does not outweigh the line holding the rest.
+		{"crop counted once", "meu vizinho tem caixa de abelha, posso aplicar o piretroide na floração da soja?", pyrethroid, true, "Muito tóxico para abelhas"},
+		// A record named by the pest's class still scores by the pest.
+		{"class-named record", "qual a dose pra ferrugem na soja?", fungicide, true, "ferrugem"},
+		// Which crops, no kind of value asked: the line listing them.
+		{"crops listed", "em quais culturas posso usar?", fungicide, false, "soja, milho"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := defaultQuoter.prepare(tt.question).itemPassages(tt.item)
+			if len(ps) == 0 || tt.first && !strings.Contains(ps[0], tt.want) || !tt.first && !slices.ContainsFunc(ps, func(p string) bool { return strings.Contains(p, tt.want) }) {
+				t.Errorf("%q: passages %q, want %q (first: %v)", tt.question, ps, tt.want, tt.first)
+			}
+		})
 	}
 }
 
