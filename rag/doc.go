@@ -48,10 +48,7 @@
 // closest indexed word (then the most frequent)
 // ("insetisida soja" → "inseticida soja"; [QueryAnalysis.Corrections]
 // lists the changes; the word as typed still fetches candidates from the
-// store, but terms and scores use the correction; a word of the language,
-// [LexicalOptions.Lexicon], is never corrected, so the evidence credits a
-// corrected word as the word spelled right, and half without a
-// dictionary), and each
+// store, but terms and scores use the correction), and each
 // lexical term is weighted by its IDF, so rare words ("azoxistrobina")
 // outweigh common ones ("produto", "soja"). The vocabularies follow the
 // store by themselves (see Freshness below); [Off] in

@@ -202,8 +202,7 @@ type EvidenceOptions struct {
 	// 0.60, defaultRelevanceThreshold).
 	Threshold float64
 	// indirectCredit is the credit of a concept matched only through its
-	// class, or only as the word a typo was corrected to without a
-	// dictionary's check (zero:
+	// class, or only as the word a typo was corrected to (zero:
 	// defaultIndirectCredit; negative means none). Only the package's
 	// tests set it.
 	indirectCredit float64
@@ -598,9 +597,8 @@ type queryConcept struct {
 	// lexical.Synonyms.Within).
 	within []string
 	// corrected: the query word was replaced by typo correction; a match
-	// earns indirectCredit when no dictionary checked the correction
-	// (evidenceQuery.checkedCorrections), as it may be wrong ("passagem"
-	// → "pastagem").
+	// earns indirectCredit, as the correction may be wrong
+	// ("passagem" → "pastagem").
 	corrected bool
 	// indirect: the class is a hypernym (a treatment class for a pest),
 	// worth indirectCredit alone.
@@ -648,17 +646,6 @@ type evidenceQuery struct {
 	// (recordEvidence) for one record: its lines never hold the culture
 	// and the treatment asked together.
 	strictPair bool
-	// checkedCorrections: typo correction only rewrote words the
-	// dictionary (LexicalOptions.Lexicon) does not know, so a corrected
-	// word is the store's word misspelled ("glifozato", "trapuerava") and
-	// earns full credit, like the word spelled right: at half credit
-	// "quanto tá o glifozato?" abstained on an item the store sells.
-	// Chosen on the chat sets (blind5 recall .855 → .868, blind7 .844 →
-	// .857; blind7 precision .878 → .857: the spelled question's extra
-	// citations) with the cross-domain evaluation as a check (objective
-	// 0.9246 → 0.9242: "ativdades", corrected right, then answered in the
-	// IRPF store as "atividades" is).
-	checkedCorrections bool
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
@@ -989,7 +976,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		for _, t := range c.direct {
 			if f, ok := found(t); ok {
 				credit = 1
-				if c.corrected && !eq.checkedCorrections {
+				if c.corrected {
 					credit = o.indirectCredit
 				}
 				where = append(where, f...)
@@ -1409,7 +1396,6 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 		eq.contextOnly(own)
 	}
 	eq.markNames(s.opts.Lexical.Lexicon, words.general)
-	eq.checkedCorrections = s.opts.Lexical.Lexicon == nil || s.opts.Lexical.Lexicon.Len() > 0
 	if qvec != nil {
 		eq.bg = backgroundOf(qvec, s.calibrationOf(ctx, ops.kind))
 	}

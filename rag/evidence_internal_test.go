@@ -794,24 +794,6 @@ func TestEvidenceClassGroup(t *testing.T) {
 	}
 }
 
-// TestEvidenceCorrectedWord: a word typo correction rewrote earns full
-// credit when a dictionary checked the correction (it only rewrites
-// words the language does not have), half without one.
-func TestEvidenceCorrectedWord(t *testing.T) {
-	o := EvidenceOptions{}.withDefaults()
-	eq := &evidenceQuery{concepts: []queryConcept{
-		{label: "glifosato", direct: []string{"glifosato"}, corrected: true, weight: 1, raw: 1, own: true},
-	}}
-	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "glifosato", Fields: []string{lexical.FieldName}}}}
-	if ev := eq.evidenceFor(sig, nil, lexical.FieldName, &o); ev.Relevant {
-		t.Errorf("unchecked correction: %+v, want half credit, not relevant", ev)
-	}
-	eq.checkedCorrections = true
-	if ev := eq.evidenceFor(sig, nil, lexical.FieldName, &o); !ev.Relevant || ev.Coverage != 1 {
-		t.Errorf("checked correction: %+v, want full credit", ev)
-	}
-}
-
 // TestEvidenceNamedByMetadata: a rare word no dictionary knows that an
 // item's metadata holds (its active ingredient) names the item however
 // little of a long question it covers; a word of the language does not.
