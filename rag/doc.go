@@ -161,6 +161,12 @@
 // já foi embora") is the damaged-delivery FAQ's, the only one holding
 // "amassado" and "vazando" (documents are too few for a word held by one
 // of them to say as much, and catalog items are named by their names).
+// A catalog item is named (Evidence.Named: relevant however little of a
+// long question it holds) by a rare word of the question in its name, or
+// in a metadata value when no dictionary knows the word (an active
+// ingredient: "a azoxistrobina pertence a qual grupo FRAC?"); with an
+// empty LexicalOptions.Lexicon or EvidenceOptions.Frequencies no word is
+// taken for such a name, and metadata names nothing.
 // For a problem asked (a pest, disease or weed the synonym table files
 // under a treatment class) the Pipeline prefers what treats it: when a
 // relevant item is of the problem's class, items that only mention the

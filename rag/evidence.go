@@ -358,10 +358,10 @@ type Evidence struct {
 	// Fields are the record fields the covered concepts were found in.
 	Fields []string `json:"fields,omitempty"`
 	// Named reports that the item's name holds a rare concept of the
-	// query among its heaviest (namedMaxShare), or its metadata holds
-	// one that is no word of the language (an active ingredient:
-	// "azoxistrobina", "diquat"); Name is that concept (the query word,
-	// normalized).
+	// query among its heaviest (namedMaxShare), or one of its metadata
+	// values holds one that is no word of the language (an active
+	// ingredient, "azoxistrobina"; any metadata key counts); Name is that
+	// concept (the query word, normalized).
 	Named bool   `json:"named,omitempty"`
 	Name  string `json:"name,omitempty"`
 	// PairAsked reports that the query names a subject and a class;
@@ -1075,7 +1075,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		synConcept := c.culture || c.treatment || len(c.class) > 0
 		isIdentity := slices.ContainsFunc(c.direct, inIdentityField) || slices.ContainsFunc(c.class, inIdentityField)
 		inMetadata := false
-		if described != nil && (!(isIdentity && synConcept) || c.rare && c.coined) {
+		if described != nil && !(isIdentity && synConcept) {
 			for _, t := range c.direct {
 				if described(t) {
 					isIdentity, synConcept, inMetadata = true, true, true
