@@ -256,7 +256,9 @@
 // (the default relevance threshold; a fixed figure, not
 // [EvidenceOptions.Threshold]: the question's words are in it, not only
 // near it) and is not a catalog item only mentioning the treatment asked
-// (a bean seed "suscetível ao mofo-branco"), nearly always right;
+// (a bean seed "suscetível ao mofo-branco") nor a record relevant only by
+// its name or a described problem (Evidence.Reason [ReasonNamed]: much of
+// the question missing), nearly always right;
 // medium when every record it cites has relevance ≥ 0.8; low otherwise
 // (about half right). The measured rates are in BENCHMARKS.md ("Confidence
 // that means what it says"). Recent turns join the searches only when [DetectFollowUp]

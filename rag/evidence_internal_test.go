@@ -504,6 +504,10 @@ func TestTurnLevel(t *testing.T) {
 		{"one record at both thresholds", faq(&Evidence{Relevance: 0.8, Lexical: 0.6}), scoring.LevelHigh},
 		{"one record just below the lexical threshold", faq(&Evidence{Relevance: 0.8, Lexical: 0.59}), scoring.LevelMedium},
 		{"one record just below the relevance threshold", faq(&Evidence{Relevance: 0.79, Lexical: 0.9}), scoring.LevelLow},
+		// Relevant only by its name or a described problem: the question's
+		// words are not what the record holds.
+		{"one record relevant by its name", faq(&Evidence{Relevance: 0.95, Lexical: 0.6, Coverage: 0.4, Reason: ReasonNamed}), scoring.LevelMedium},
+		{"one record holding a described problem", faq(&Evidence{Relevance: 0.95, Lexical: 0.6, Coverage: 0.4, described: true}), scoring.LevelMedium},
 	} {
 		if got := p.turnLevel(tt.r); got != tt.want {
 			t.Errorf("%s: level %v, want %v", tt.name, got, tt.want)
