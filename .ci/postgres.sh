@@ -120,6 +120,11 @@ SRC
     mkdir src
     tar -xf "$orig" -C src --strip-components=1
     cd src
+    # OPTFLAGS="": pgvector's portable build, not its default -march=native, which can stop
+    # with "Illegal instruction" on another CPU. pgvector 0.8 picks an AVX2+FMA version of its
+    # vector distances at run time (target_clones) where the CPU has them, and a -march=native
+    # build (AVX-512 loops) measured no faster here: HNSW build, vector and hybrid search
+    # (BENCHMARKS.md, "pgvector built for this CPU").
     make -s PG_CONFIG="$PG_CONFIG" OPTFLAGS="" >&2
     make -s PG_CONFIG="$PG_CONFIG" install >&2
   )
