@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -147,7 +148,8 @@ func (db *DB) BeginBulkLoad(ctx context.Context) error {
 // process and an HNSW build by the leader and its parallel workers, so
 // the two overlap on a machine of few cores (a million items: the
 // postings and the HNSW index had taken 12 and 9.5 minutes one after the
-// other). Then it vacuums and analyzes the tables. Each step can be run
+// other). Then it vacuums and analyzes the tables (two at a time on a
+// pool of two connections or more). Each step can be run
 // again: without a BeginBulkLoad before it, EndBulkLoad rebuilds the word
 // index as it already is, so it is also the way to recover from a failed
 // or interrupted bulk load; an HNSW build that fails leaves the word index
@@ -272,24 +274,79 @@ func (db *DB) EndBulkLoad(ctx context.Context, opts BulkLoadOptions) error {
 	}
 	// VACUUM cannot run in a transaction. It sets the visibility map, so
 	// that lexical searches read postings and chunk metadata rows from
-	// their indexes alone, and analyzes the new rows.
-	conn, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return wrapCtx(ctx, "end bulk load: acquire connection", err)
-	}
-	defer conn.Release()
+	// their indexes alone, and analyzes the new rows. The tables are
+	// vacuumed two at a time when the pool allows (the builds have ended:
+	// both cores are free), largest first: the postings, then the chunks.
 	start := time.Now()
-	tables := []string{db.tb.files}
+	var tables []string
 	for _, t := range wordTables {
-		tables = append(tables, db.tb.owners[t.kind], db.tb.chunks[t.kind], db.tb.meta[t.kind], db.tb.words[t.kind], db.tb.tokens[t.kind], db.tb.postings[t.kind])
+		tables = append(tables, db.tb.postings[t.kind])
 	}
-	for _, table := range tables {
-		if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+table); err != nil {
-			return wrapCtx(ctx, "end bulk load: the indexes are rebuilt, but VACUUM failed (autovacuum will do it)", err)
-		}
+	for _, t := range wordTables {
+		tables = append(tables, db.tb.chunks[t.kind])
+	}
+	for _, t := range wordTables {
+		tables = append(tables, db.tb.owners[t.kind])
+	}
+	tables = append(tables, db.tb.files)
+	for _, t := range wordTables {
+		tables = append(tables, db.tb.meta[t.kind], db.tb.words[t.kind], db.tb.tokens[t.kind])
+	}
+	if err := db.vacuum(ctx, tables, min(2, int(db.pool.Config().MaxConns))); err != nil {
+		return err
 	}
 	opts.step("vacuum", start)
 	return nil
+}
+
+// vacuum runs VACUUM (ANALYZE) on tables, in their order, on up to lanes
+// connections at once; it returns the first error, after the statements
+// running then have ended.
+func (db *DB) vacuum(ctx context.Context, tables []string, lanes int) error {
+	var (
+		mu      sync.Mutex
+		next    int
+		failure error
+		wg      sync.WaitGroup
+	)
+	// take returns the next table to vacuum, or "" when there is none or
+	// a lane has failed.
+	take := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		if failure != nil || next == len(tables) {
+			return ""
+		}
+		next++
+		return tables[next-1]
+	}
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if failure == nil {
+			failure = err
+		}
+	}
+	for range max(lanes, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := db.pool.Acquire(ctx)
+			if err != nil {
+				fail(wrapCtx(ctx, "end bulk load: acquire connection", err))
+				return
+			}
+			defer conn.Release()
+			for table := take(); table != ""; table = take() {
+				if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+table); err != nil {
+					fail(wrapCtx(ctx, "end bulk load: the indexes are rebuilt, but VACUUM failed (autovacuum will do it)", err))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return failure
 }
 
 // postingsSortKB is maintenance_work_mem, in kB, of the transaction that

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -140,6 +141,7 @@ func TestBulkLoad(t *testing.T) {
 	if n := hnswIndexes(); n != 3 {
 		t.Errorf("%d HNSW indexes after the bulk load, want 3", n)
 	}
+	checkVacuumed(t, pool, db.Options().Schema)
 	same("after EndBulkLoad")
 	if got := lexHits(t, pg, storage.LexicalQuery{Terms: []string{"zzbulkword"}, Limit: 5}); len(got) != 1 {
 		t.Errorf("zzbulkword: %v after EndBulkLoad, want it-new", got)
@@ -197,5 +199,33 @@ func TestBulkLoadOneConnection(t *testing.T) {
 	}
 	if got := lexHits(t, s, storage.LexicalQuery{Terms: []string{"l/ha"}}); !cmp.Equal(got, []lexHit{{"a", 1}}) {
 		t.Errorf("l/ha after EndBulkLoad: %v, want a", got)
+	}
+	checkVacuumed(t, big, db.Options().Schema)
+}
+
+// checkVacuumed fails t unless EndBulkLoad vacuumed and analyzed every
+// table it loads or rebuilds in schema (two at a time on a pool of two
+// connections or more, one at a time on one).
+func checkVacuumed(t *testing.T, pool *pgxpool.Pool, schema string) {
+	t.Helper()
+	var want []string
+	for _, kind := range []string{"item", "faq", "document"} {
+		owner := kind + "s"
+		want = append(want, owner, kind+"_chunks", kind+"_chunk_meta", kind+"_words", kind+"_tokens", kind+"_postings")
+	}
+	want = append(want, "item_files")
+	rows, err := pool.Query(testCtx(t), `SELECT relname::text FROM pg_stat_user_tables
+		WHERE schemaname = $1 AND last_vacuum IS NOT NULL AND last_analyze IS NOT NULL`, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if !cmp.Equal(got, want) {
+		t.Errorf("tables vacuumed and analyzed by EndBulkLoad: %v, want %v", got, want)
 	}
 }

@@ -278,9 +278,15 @@
 // and 9.5 for the HNSW index; 38.6 GB on disk (BENCHMARKS.md, "A million
 // items"). Since each text is split once and the postings' index sorted
 // in small runs, half a million loaded in 11m26s and 10m33s, against
-// 17m55s and 10m47s before, under other sessions' varying load
-// (BENCHMARKS.md, "PostgreSQL: bulk ingest"); a million were not measured
-// again.
+// 17m55s and 10m47s before, and a million in 18m24s, 20m12s and 22m38s,
+// as other sessions' load varied (load averages 3.3, 5.0 and 5.8): about
+// 3 minutes of COPY, then the postings' rebuild, 14 to 17 minutes, beside
+// the HNSW build (BENCHMARKS.md, "PostgreSQL: bulk ingest" and "A million
+// items in bulk, again"). On a server with wal_level = minimal,
+// EndBulkLoad's postings and indexes skip the WAL (the postings' table is
+// truncated and the indexes created in the transactions that fill them):
+// 11 GB of WAL for the whole million against 36 to 38, but no faster on
+// this machine.
 //
 // # Scaling past one server
 //
