@@ -133,8 +133,6 @@ type question struct {
 	terms []string
 	// subjects are the crops (synonym table subjects) the question asks.
 	subjects map[string]bool
-	// kindAsked: the question asks for a kind of value (askedKinds).
-	kindAsked bool
 	// groups maps the root of a group a crop of the question belongs to
 	// ("hortalic") to the crop's synonym word ("≈repolho"): the group
 	// counts only in a record that never names the crop.
@@ -224,7 +222,6 @@ func (q *quoter) prepareTurn(text, context string) *question {
 	}
 	for _, k := range askedKinds(text) {
 		qs.words = append(qs.words, qword{keys: []string{k}, weight: 1})
-		qs.kindAsked = true
 	}
 	qs.terms = passage.DefinedTerms(text)
 	if len(qs.terms) == 0 && context != "" {
@@ -334,7 +331,9 @@ func (qs *question) wordNaming(text string) int {
 func (qs *question) preferAskedSubjects(units []passage.Unit) {
 	asked := qs.subjects
 	if len(asked) == 0 {
-		if !qs.kindAsked {
+		// The kinds of value asked are the words answerKinds names
+		// ("#duration").
+		if !slices.ContainsFunc(qs.words, func(w qword) bool { return strings.HasPrefix(w.keys[0], "#") }) {
 			return
 		}
 		for i := range units {

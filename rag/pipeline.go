@@ -697,7 +697,7 @@ func (p *Pipeline) turnLevel(r *searchResults) scoring.Level {
 		return l
 	}
 	n, low, lex := 0, 1.0, 1.0
-	mentions := false
+	notHigh := false // a record only mentioning, named or described
 	r.eachEvidence(func(e *Evidence) {
 		n++
 		if e == nil {
@@ -709,11 +709,11 @@ func (p *Pipeline) turnLevel(r *searchResults) scoring.Level {
 			// the threshold while much of the question is missing: "o
 			// Fungiprot serve pra uva? tenho parreira no quintal") is no
 			// record holding the question's words.
-			mentions = mentions || e.mentionsOnly || e.Reason == ReasonNamed || e.described
+			notHigh = notHigh || e.mentionsOnly || e.Reason == ReasonNamed || e.described
 		}
 	})
 	switch {
-	case n == 1 && low >= highRelevance && lex >= highLexical && !mentions:
+	case n == 1 && low >= highRelevance && lex >= highLexical && !notHigh:
 		return scoring.LevelHigh
 	case n > 0 && low >= highRelevance:
 		return scoring.LevelMedium
