@@ -117,6 +117,14 @@ func TestItemPassagesMatchRootsKindsAndGroups(t *testing.T) {
 	if ps := defaultQuoter.prepare("dose na soja?").itemPassages(&it); len(ps) == 0 || !strings.HasPrefix(ps[0], "Na cultura da soja") {
 		t.Errorf("passages %q, want the soybean line first", ps)
 	}
+	// An adjective finds its other gender and number ("frasco vazio",
+	// "Embalagens vazias"), beside the unit naming the container.
+	jar := it
+	jar.ID = "p5"
+	jar.Metadata = map[string]string{"embalagem": "frasco de 1 L"}
+	if ps := defaultQuoter.prepare("o que faço com o frasco vazio?").itemPassages(&jar); !slices.ContainsFunc(ps, func(p string) bool { return strings.HasPrefix(p, "Embalagens vazias:") }) {
+		t.Errorf("passages %q, want the empty-containers line", ps)
+	}
 	// A record naming the crop answers with the crop's row, not its group's.
 	soy := it
 	soy.ID = "p3"

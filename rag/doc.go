@@ -288,7 +288,8 @@
 // terms: "carência" reaches the leaflet's "INTERVALO DE SEGURANÇA" column
 // and "coffee" the row "Café". Words are compared by their light and
 // Snowball stems, so a verb finds its noun ("como armazenar?" →
-// "Armazenamento: …"); a crop finds the row of its group ("repolho" →
+// "Armazenamento: …"), and by the root an adjective's genders and numbers
+// share ("frasco vazio" → "Embalagens vazias: …"); a crop finds the row of its group ("repolho" →
 // "Na cultura das hortaliças, …") when no unit names the crop itself; and
 // a question asking for a kind of value — a duration ("quanto tempo",
 // "prazo", "qto tempo", "quando"), a time of day ("até que horas"), a count

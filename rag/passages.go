@@ -396,6 +396,7 @@ func wordKeys(w string) []string {
 	add(snowball.Stem(w))
 	add(snowball.Stem(keys[0]))
 	add(verbRoot(w))
+	add(genderRoot(w))
 	if rest, ok := strings.CutPrefix(w, "re"); ok && len(rest) >= 5 && lexicon.Default().Known(rest) {
 		// "reentrada" is an "entrada" again: it answers "entrar".
 		add(snowball.Stem(rest))
@@ -418,6 +419,27 @@ func verbRoot(w string) string {
 		}
 	}
 	return ""
+}
+
+// genderRoot is the key the forms of a Portuguese adjective or noun
+// share across gender and number ("~vazi" for "vazio", "vazia", "vazios"
+// and "vazias"; "~abert" for "aberto" and "abertas"), which neither
+// stemmer joins: Snowball stems "vazias" to "vazia" and "vazio" to
+// "vazi". At least four letters must remain, so short words ("caso",
+// "casa"; "mato", "mata") keep apart; "" otherwise.
+func genderRoot(w string) string {
+	r := strings.TrimSuffix(w, "s")
+	if r2, ok := strings.CutSuffix(r, "o"); ok {
+		r = r2
+	} else if r2, ok := strings.CutSuffix(r, "a"); ok {
+		r = r2
+	} else {
+		return ""
+	}
+	if len(r) < 4 {
+		return ""
+	}
+	return "~" + r
 }
 
 // keySet is the set of the keys of s's words (wordKeys).
