@@ -119,9 +119,14 @@
 // LibreOffice pt-BR dictionary: "abrem", "mandei", "arrependi"; not the
 // participles and present singulars nouns share, "usado", "entrega")
 // counts 0.3 of its weight (the function words' factor), so "vocês abrem
-// no sábado?" is the opening hours FAQ's. Catalog items are judged without
-// it ("quem criou o Ministério da Saúde?" is not about the items holding
-// "Ministério da Saúde"). The verb table is Portuguese: in another
+// no sábado?" is the opening hours FAQ's. A word asking for a kind of
+// value (the cues the passages read: "demora", "prazo", "quanto tempo" a
+// duration, "que horas" a time of day, "que fase" a stage) is held, at the
+// indirect credit, by a FAQ or a document section holding a value of the
+// kind ("leva até 2 dias úteis" for "e no boleto demora mais?"). Catalog
+// items are judged without either rule: "quem criou o Ministério da
+// Saúde?" is not about the items holding "Ministério da Saúde", and a
+// leaflet holds durations of every kind. The verb table is Portuguese: in another
 // language a noun spelled like a Portuguese verb form ("mover") is read
 // as one. Vector
 // evidence compares the hit's similarity with the query's similarity to a

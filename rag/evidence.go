@@ -623,6 +623,10 @@ type queryConcept struct {
 	// verb: each query word of the concept is a form only a verb has
 	// (morph.VerbForm: "abrem", "mandei", "arrependi"); see recordEvidence.
 	verb bool
+	// asks is the kind of value the concept's word asks for (an
+	// answerKinds pseudo-word: "demora", "prazo", the "tempo" of "quanto
+	// tempo" ask for a "#duration"); "" when it asks for none.
+	asks string
 }
 
 // evidenceQuery is a query analyzed for evidence.
@@ -646,6 +650,9 @@ type evidenceQuery struct {
 	// (recordEvidence) for one record: its lines never hold the culture
 	// and the treatment asked together.
 	strictPair bool
+	// valueHeld reports whether the record being judged holds a value of
+	// a kind (an answerKinds pseudo-word); set per record, nil when unknown.
+	valueHeld func(kind string) bool
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
@@ -901,6 +908,44 @@ func (eq *evidenceQuery) markVerbs(text string, filters []lexical.TokenFilter) {
 	}
 }
 
+// markAsks marks the concepts whose words are a cue of a kind of value
+// the question asks for (answerKinds: "demora", "prazo", the "tempo" of
+// "quanto tempo"), as the quoter reads them.
+func (eq *evidenceQuery) markAsks(text string, filters []lexical.TokenFilter) {
+	n := " " + strings.Join(chatWords(text), " ") + " "
+	for _, k := range answerKinds {
+		for _, cue := range k.cues {
+			if !strings.Contains(n, " "+cue+" ") {
+				continue
+			}
+			for _, w := range strings.Fields(cue) {
+				for _, t := range textutil.Filter(w, filters) {
+					for i := range eq.concepts {
+						if c := &eq.concepts[i]; c.asks == "" && slices.Contains(c.direct, t) {
+							c.asks = k.word
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// valuesIn returns a lookup of the kinds of value (answerKinds) rec's
+// fields hold, reading them on first use.
+func valuesIn(rec lexical.Record) func(string) bool {
+	var held map[string]bool
+	return func(kind string) bool {
+		if held == nil {
+			held = map[string]bool{}
+			for i := range rec.NumFields() {
+				heldKinds(rec.Field(i).Text, held)
+			}
+		}
+		return held[kind]
+	}
+}
+
 // spans reports whether token t is one of the mention's words (or a stem
 // prefix of one, or one's stem).
 func spans(words []string, t string) bool {
@@ -992,6 +1037,12 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 					where = append(where, f...)
 				}
 			}
+		}
+		if credit == 0 && c.asks != "" && titleField != lexical.FieldName && eq.valueHeld != nil && eq.valueHeld(c.asks) {
+			// A word asking for a kind of value ("demora", "quanto
+			// tempo") is answered by a record holding a value of the
+			// kind ("leva até 2 dias úteis"), whatever its words.
+			credit = o.indirectCredit
 		}
 		if credit == 0 && sig != nil && (c.culture || c.treatment) {
 			// The detector matches stemmed variants the term scan misses
@@ -1396,6 +1447,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 		eq.contextOnly(own)
 	}
 	eq.markNames(s.opts.Lexical.Lexicon, words.general)
+	eq.markAsks(text, lx.scorer.Tokenizer().Filters)
 	if qvec != nil {
 		eq.bg = backgroundOf(qvec, s.calibrationOf(ctx, ops.kind))
 	}
@@ -1432,6 +1484,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 				return startsWord(meta, term)
 			}
 		}
+		eq.valueHeld = valuesIn(ops.record(&h.Record))
 		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
 		if h.Evidence.described && !eq.pairTogether(ops.record(&h.Record)) {
 			eq.strictPair = true
@@ -1450,6 +1503,7 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 			}
 		}
 	}
+	eq.valueHeld = nil
 }
 
 // sectionEvidence judges a document of several Markdown sections by its
@@ -1470,6 +1524,7 @@ func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, secs []lexica
 			// the whole document did.
 			holds = func(phrase string) bool { return recordNames(rec, phrase) }
 		}
+		eq.valueHeld = valuesIn(rec)
 		ev := eq.recordEvidence(&sig, vec, titleField, o, holds, nil, nil)
 		if best == nil || ev.Relevance > best.Relevance {
 			best = ev

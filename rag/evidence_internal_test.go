@@ -822,3 +822,35 @@ func TestEvidenceNamedByMetadata(t *testing.T) {
 		t.Errorf("the word only in a leaflet: %+v, want not named", ev)
 	}
 }
+
+// TestEvidenceValueKindAsked: a word asking for a kind of value ("demora":
+// a duration) is held, at the indirect credit, by a FAQ holding a value of
+// the kind ("até 2 dias úteis") though not the word; not by one holding
+// none, and never by a catalog item (whose leaflets hold durations of
+// every kind).
+func TestEvidenceValueKindAsked(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	s := lexical.NewScorer(fields.FAQScorer())
+	const q = "e no boleto demora mais?"
+	pq := s.Prepare(q)
+	eq := analyzeEvidence(pq, s.Synonyms(), s.Tokenizer().Filters, func(string) float64 { return 1 }, nil, 0, textutil.FrameSet(defaultFrameWords), nil)
+	eq.markAsks(q, s.Tokenizer().Filters)
+	if !slices.ContainsFunc(eq.concepts, func(c queryConcept) bool { return c.asks == "#duration" }) {
+		t.Fatalf("concepts %+v: want one asking a duration", eq.concepts)
+	}
+	judge := func(answer, titleField string) *Evidence {
+		rec := lexical.NormalizeRecord(lexical.Fields{{Name: "question", Text: "Quais formas de pagamento vocês aceitam?"}, {Name: "answer", Text: answer}})
+		_, sig := pq.Score(rec)
+		eq.valueHeld = valuesIn(rec)
+		defer func() { eq.valueHeld = nil }()
+		return eq.recordEvidence(&sig, nil, titleField, &o, nil, nil, nil)
+	}
+	with := judge("O boleto vence em 3 dias úteis e a compensação leva até 2 dias úteis.", "question")
+	without := judge("Aceitamos boleto bancário e cartão.", "question")
+	if with.Coverage <= without.Coverage || len(with.Covered) != 2 {
+		t.Errorf("FAQ holding a duration: %+v; without one: %+v; want the duration word covered", with, without)
+	}
+	if item := judge("O boleto vence em 3 dias úteis.", lexical.FieldName); len(item.Covered) != 1 {
+		t.Errorf("catalog item: %+v, want the duration word missing", item)
+	}
+}
