@@ -122,8 +122,11 @@
 // no sábado?" is the opening hours FAQ's. A word asking for a kind of
 // value (the cues the passages read: "demora", "prazo", "quanto tempo" a
 // duration, "que horas" a time of day, "que fase" a stage) is held, at the
-// indirect credit, by a FAQ or a document section holding a value of the
-// kind ("leva até 2 dias úteis" for "e no boleto demora mais?"). Catalog
+// indirect credit, by a FAQ or a document section with a sentence holding
+// a value of the kind beside another word of the question the record
+// holds ("o boleto vence em 3 dias úteis" for "e no boleto demora
+// mais?"; a refund FAQ's "o estorno leva até 10 dias" does not answer
+// "qual o prazo pra pagar a fatura do cartão?"). Catalog
 // items are judged without either rule: "quem criou o Ministério da
 // Saúde?" is not about the items holding "Ministério da Saúde", and a
 // leaflet holds durations of every kind. The verb table is Portuguese: in another

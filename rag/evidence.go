@@ -650,9 +650,10 @@ type evidenceQuery struct {
 	// (recordEvidence) for one record: its lines never hold the culture
 	// and the treatment asked together.
 	strictPair bool
-	// valueHeld reports whether the record being judged holds a value of
-	// a kind (an answerKinds pseudo-word); set per record, nil when unknown.
-	valueHeld func(kind string) bool
+	// valueHeld reports whether the FAQ or document section being judged
+	// holds a value of a kind beside one of terms (valuesNear); set per
+	// record by addEvidence and sectionEvidence, nil otherwise.
+	valueHeld func(kind string, terms []string) bool
 }
 
 // analyzeEvidence groups the query's content tokens into concepts.
@@ -908,12 +909,21 @@ func (eq *evidenceQuery) markVerbs(text string, filters []lexical.TokenFilter) {
 	}
 }
 
+// askedValueKinds are the kinds of value (answerKinds) a question word
+// may ask for in evidence (markAsks): a duration, a time of day, a stage.
+// The others' cues are request words the records share ("quantas
+// vezes", "how much").
+var askedValueKinds = map[string]bool{"#duration": true, "#clock": true, "#stage": true}
+
 // markAsks marks the concepts whose words are a cue of a kind of value
 // the question asks for (answerKinds: "demora", "prazo", the "tempo" of
-// "quanto tempo"), as the quoter reads them.
+// "quanto tempo"; askedValueKinds), as the quoter reads them.
 func (eq *evidenceQuery) markAsks(text string, filters []lexical.TokenFilter) {
 	n := " " + strings.Join(chatWords(text), " ") + " "
 	for _, k := range answerKinds {
+		if !askedValueKinds[k.word] {
+			continue
+		}
 		for _, cue := range k.cues {
 			if !strings.Contains(n, " "+cue+" ") {
 				continue
@@ -931,18 +941,57 @@ func (eq *evidenceQuery) markAsks(text string, filters []lexical.TokenFilter) {
 	}
 }
 
-// valuesIn returns a lookup of the kinds of value (answerKinds) rec's
-// fields hold, reading them on first use.
-func valuesIn(rec lexical.Record) func(string) bool {
-	var held map[string]bool
-	return func(kind string) bool {
-		if held == nil {
-			held = map[string]bool{}
-			for i := range rec.NumFields() {
-				heldKinds(rec.Field(i).Text, held)
+// maxValueSentences bounds the sentences valuesNear reads in one record
+// (a FAQ or a document section): a value beside the question's words sits
+// in the first few of a section that holds them, and a huge section
+// holding a common word in every sentence is read no further.
+const maxValueSentences = 64
+
+// clockTime is a time of day written with an "h" ("14h", "8h30"), which
+// the duration pattern matches too.
+var clockTime = regexp.MustCompile(`^\d{1,2}\s*h(?:\d{2})?$`)
+
+// valuesNear returns a lookup for recordEvidence: whether one sentence of
+// rec's fields holds a value of a kind (answerKinds) beside a word
+// starting with one of terms (the question's other words the record
+// holds): "o boleto vence em 3 dias úteis" holds the duration "demora"
+// asks for beside "boleto", while a FAQ whose durations are about
+// something else ("o estorno leva até 10 dias") does not answer "qual o
+// prazo pra pagar a fatura do cartão?". Only the sentences holding a term
+// are matched against the kind's pattern, at most maxValueSentences.
+func valuesNear(rec lexical.Record) func(kind string, terms []string) bool {
+	return func(kind string, terms []string) bool {
+		i := slices.IndexFunc(answerKinds, func(k answerKind) bool { return k.word == kind })
+		if i < 0 || len(terms) == 0 {
+			return false
+		}
+		value := answerKinds[i].value
+		read := 0
+		for f := range rec.NumFields() {
+			n := lexical.Normalize(rec.Field(f).Text)
+			if !slices.ContainsFunc(terms, func(t string) bool { return strings.Contains(n, t) }) {
+				continue
+			}
+			for line := range strings.SplitSeq(n, "\n") {
+				for _, sen := range sentences(line) {
+					held := slices.ContainsFunc(terms, func(t string) bool {
+						return anyIndex(sen, t, func(at int) bool { return wordStart(sen, at) })
+					})
+					if !held {
+						continue
+					}
+					if read++; read > maxValueSentences {
+						return false
+					}
+					for _, m := range value.FindAllString(sen, -1) {
+						if kind != "#duration" || !clockTime.MatchString(m) {
+							return true
+						}
+					}
+				}
 			}
 		}
-		return held[kind]
+		return false
 	}
 }
 
@@ -998,6 +1047,26 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	var nounTotal, nounGot float64 // the weights of concepts no verb
 	distinct := 0                  // own concepts no other record of the kind holds
 	missingName := false
+	// heldTerms are the record's matched terms of the concepts asking for
+	// no kind of value (the words a value must sit beside); computed on
+	// first use.
+	var held []string
+	heldTerms := func() []string {
+		if held == nil {
+			held = []string{}
+			for _, c := range eq.concepts {
+				if c.asks != "" {
+					continue
+				}
+				for _, t := range slices.Concat(c.direct, c.class) {
+					if _, ok := matched[t]; ok && (inside == nil || !inside(t)) {
+						held = append(held, t)
+					}
+				}
+			}
+		}
+		return held
+	}
 	for _, c := range eq.concepts {
 		if !c.verb {
 			nounTotal += c.weight
@@ -1038,10 +1107,11 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				}
 			}
 		}
-		if credit == 0 && c.asks != "" && titleField != lexical.FieldName && eq.valueHeld != nil && eq.valueHeld(c.asks) {
+		if credit == 0 && c.asks != "" && titleField != lexical.FieldName && eq.valueHeld != nil && eq.valueHeld(c.asks, heldTerms()) {
 			// A word asking for a kind of value ("demora", "quanto
 			// tempo") is answered by a record holding a value of the
-			// kind ("leva até 2 dias úteis"), whatever its words.
+			// kind ("leva até 2 dias úteis") beside another word of the
+			// question it holds ("boleto").
 			credit = o.indirectCredit
 		}
 		if credit == 0 && sig != nil && (c.culture || c.treatment) {
@@ -1484,7 +1554,11 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 				return startsWord(meta, term)
 			}
 		}
-		eq.valueHeld = valuesIn(ops.record(&h.Record))
+		eq.valueHeld = nil
+		if ops.titleField == fieldname.Question {
+			// A document is judged by its sections (sectionEvidence).
+			eq.valueHeld = valuesNear(ops.record(&h.Record))
+		}
 		h.Evidence = eq.recordEvidence(sig, h.Vector, ops.titleField, &s.evidence, holds, inside, described)
 		if h.Evidence.described && !eq.pairTogether(ops.record(&h.Record)) {
 			eq.strictPair = true
@@ -1524,7 +1598,7 @@ func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, secs []lexica
 			// the whole document did.
 			holds = func(phrase string) bool { return recordNames(rec, phrase) }
 		}
-		eq.valueHeld = valuesIn(rec)
+		eq.valueHeld = valuesNear(rec)
 		ev := eq.recordEvidence(&sig, vec, titleField, o, holds, nil, nil)
 		if best == nil || ev.Relevance > best.Relevance {
 			best = ev
@@ -1533,6 +1607,7 @@ func sectionEvidence(eq *evidenceQuery, pq *lexical.PreparedQuery, secs []lexica
 			break // no section can do better
 		}
 	}
+	eq.valueHeld = nil
 	return best
 }
 

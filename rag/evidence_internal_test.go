@@ -825,9 +825,10 @@ func TestEvidenceNamedByMetadata(t *testing.T) {
 
 // TestEvidenceValueKindAsked: a word asking for a kind of value ("demora":
 // a duration) is held, at the indirect credit, by a FAQ holding a value of
-// the kind ("até 2 dias úteis") though not the word; not by one holding
-// none, and never by a catalog item (whose leaflets hold durations of
-// every kind).
+// the kind ("até 2 dias úteis") beside another word of the question, though
+// not the word itself; not by one holding none or holding it elsewhere,
+// and never by a catalog item (whose leaflets hold durations of every
+// kind).
 func TestEvidenceValueKindAsked(t *testing.T) {
 	o := EvidenceOptions{}.withDefaults()
 	s := lexical.NewScorer(fields.FAQScorer())
@@ -841,12 +842,22 @@ func TestEvidenceValueKindAsked(t *testing.T) {
 	judge := func(answer, titleField string) *Evidence {
 		rec := lexical.NormalizeRecord(lexical.Fields{{Name: "question", Text: "Quais formas de pagamento vocês aceitam?"}, {Name: "answer", Text: answer}})
 		_, sig := pq.Score(rec)
-		eq.valueHeld = valuesIn(rec)
+		eq.valueHeld = valuesNear(rec)
 		defer func() { eq.valueHeld = nil }()
 		return eq.recordEvidence(&sig, nil, titleField, &o, nil, nil, nil)
 	}
 	with := judge("O boleto vence em 3 dias úteis e a compensação leva até 2 dias úteis.", "question")
 	without := judge("Aceitamos boleto bancário e cartão.", "question")
+	// The value must sit beside another word of the question the record
+	// holds: a duration about something else answers nothing.
+	apart := judge("Aceitamos boleto bancário e cartão. O estorno leva até 10 dias.", "question")
+	if len(apart.Covered) != 1 {
+		t.Errorf("FAQ holding a duration apart from boleto: %+v, want the duration word missing", apart)
+	}
+	// A time of day is no duration ("até as 14h").
+	if clock := judge("Boletos pagos até as 14h.", "question"); len(clock.Covered) != 1 {
+		t.Errorf("FAQ holding a time of day: %+v, want the duration word missing", clock)
+	}
 	if with.Coverage <= without.Coverage || len(with.Covered) != 2 {
 		t.Errorf("FAQ holding a duration: %+v; without one: %+v; want the duration word covered", with, without)
 	}

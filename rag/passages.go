@@ -12,6 +12,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/hybridrag/hybridrag/internal/morph"
 	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
@@ -423,11 +424,15 @@ func verbRoot(w string) string {
 
 // genderRoot is the key the forms of a Portuguese adjective or noun
 // share across gender and number ("~vazi" for "vazio", "vazia", "vazios"
-// and "vazias"; "~abert" for "aberto" and "abertas"), which neither
-// stemmer joins: Snowball stems "vazias" to "vazia" and "vazio" to
+// and "vazias"; "~propri" for "próprio" and "própria"), which the
+// stemmers keep apart: Snowball stems "vazias" to "vazia" and "vazio" to
 // "vazi". At least four letters must remain, so short words ("caso",
-// "casa"; "mato", "mata") keep apart; "" otherwise.
+// "casa"; "mato", "mata") keep apart, and a form only a verb has is no
+// adjective ("fazendo" is not "fazenda"); "" otherwise.
 func genderRoot(w string) string {
+	if morph.VerbForm(w) {
+		return ""
+	}
 	r := strings.TrimSuffix(w, "s")
 	if r2, ok := strings.CutSuffix(r, "o"); ok {
 		r = r2
