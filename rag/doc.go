@@ -129,7 +129,12 @@
 // "qual o prazo pra pagar a fatura do cartão?"). Catalog
 // items are judged without either rule: "quem criou o Ministério da
 // Saúde?" is not about the items holding "Ministério da Saúde", and a
-// leaflet holds durations of every kind. The verb table is Portuguese: in another
+// leaflet holds durations of every kind. Such a word is the question's
+// request, not its subject: a record holding only it, of a question
+// about something else, is not relevant, of any kind ("o passaporte
+// demora?", "qual o prazo do imposto de renda?" are not the delivery
+// FAQ's), while a question that is only the request ("qual o horário de
+// vocês?") is about what its word names. The verb table is Portuguese: in another
 // language a noun spelled like a Portuguese verb form ("mover") is read
 // as one. Vector
 // evidence compares the hit's similarity with the query's similarity to a

@@ -1039,6 +1039,10 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	seen := map[string]bool{}
 	synCovered := false
 	ownAsked, ownCovered := false, false
+	// subjectCovered: a concept covered asks for no kind of value;
+	// otherMissing: one of the message's own concepts asking for none is
+	// missing.
+	subjectCovered, otherMissing := false, false
 	known := false
 	missingTable, missingKnownW := 0, 0.0
 	missingOnlySubject := true
@@ -1169,6 +1173,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				missingKnownW += c.weight
 			}
 			missingOnlySubject = missingOnlySubject && c.culture
+			otherMissing = otherMissing || c.own && c.asks == ""
 			if !c.unknown && (c.culture || c.treatment) {
 				missingTable++
 			}
@@ -1187,6 +1192,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		// earlier turn's crop held ("uva") is not the one asked ("soja").
 		subjectHeld = subjectHeld || (c.culture && c.own)
 		ownCovered = ownCovered || c.own
+		subjectCovered = subjectCovered || c.asks == ""
 		ev.Covered = append(ev.Covered, c.label)
 		// What the record is: any term of the concept in its name,
 		// category or tags, wherever its credit came from ("videira" in a
@@ -1332,12 +1338,19 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	if nounTotal > 0 {
 		nounCoverage = min(ev.Coverage, nounGot/nounTotal)
 	}
+	// A record holding, of a question about something, only the words
+	// that ask for a kind of value ("demora", "prazo", "quanto tempo")
+	// holds the request, not what it is about: "o passaporte demora?",
+	// "qual o prazo do imposto de renda?" are not the delivery FAQ's. A
+	// question that is nothing but the request ("qual o horário de
+	// vocês?") is about what the word names.
+	requestOnly := len(ev.Covered) > 0 && !subjectCovered && otherMissing
 	// A name no record holds and no dictionary knows ("prazo entrega IRPF
 	// 2024", "o que a unidade de controle informa à ULA?") is what the
 	// store lacks: a close vector does not make up for it.
 	vectorAlone := len(eq.concepts) > 0 && (nounCoverage < minVectorCoverage || missingName && ev.Lexical < o.Threshold) && !ev.Named && !pairAnswers
 	switch {
-	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone || leafletOnly:
+	case missingPair || contextOnly || unknownOnly || missingSubject && !ev.Named || vectorAlone || leafletOnly || requestOnly:
 		ev.Relevance = min(ev.Relevance, o.Threshold*0.75)
 	case missingSubject:
 		// The item the query names, asked about a crop it lacks ("o

@@ -865,3 +865,31 @@ func TestEvidenceValueKindAsked(t *testing.T) {
 		t.Errorf("catalog item: %+v, want the duration word missing", item)
 	}
 }
+
+// TestEvidenceRequestOnly: a record holding, of a question about
+// something, only the word asking for a kind of value ("demora") is not
+// relevant: "o passaporte demora?" is not the delivery FAQ's, while "a
+// entrega demora?" is, and so is a question that is nothing but the
+// request.
+func TestEvidenceRequestOnly(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	s := lexical.NewScorer(fields.FAQScorer())
+	rec := lexical.NormalizeRecord(lexical.Fields{{Name: "question", Text: "A entrega demora?"}, {Name: "answer", Text: "A entrega demora de 2 a 5 dias úteis."}})
+	judge := func(q string) *Evidence {
+		pq := s.Prepare(q)
+		eq := analyzeEvidence(pq, s.Synonyms(), s.Tokenizer().Filters, func(string) float64 { return 1 }, nil, 0, textutil.FrameSet(defaultFrameWords), nil)
+		eq.markAsks(q, s.Tokenizer().Filters)
+		_, sig := pq.Score(rec)
+		// A close vector, as the hash embedder gives two short questions
+		// sharing a word.
+		return eq.recordEvidence(&sig, &VectorEvidence{Similarity: 0.9}, "question", &o, nil, nil, nil)
+	}
+	if ev := judge("o passaporte demora?"); ev.Relevant {
+		t.Errorf("o passaporte demora?: %+v, want not relevant (only the request held)", ev)
+	}
+	for _, q := range []string{"a entrega demora?", "demora?"} {
+		if ev := judge(q); !ev.Relevant {
+			t.Errorf("%s: %+v, want relevant", q, ev)
+		}
+	}
+}
