@@ -158,6 +158,9 @@ func decodeJSON(r *http.Request, v any) *apiError {
 		return errorf(http.StatusBadRequest, codeInvalidJSON, "request body is empty; send a JSON object")
 	case errors.As(err, &syntax):
 		return errorf(http.StatusBadRequest, codeInvalidJSON, "malformed JSON at byte %d", syntax.Offset)
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		// The body itself has the wrong type ("[]", "5").
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "request body must be a JSON object, not %s", typeErr.Value)
 	case errors.As(err, &typeErr):
 		return errorf(http.StatusBadRequest, codeInvalidJSON, "field %q must be %s", typeErr.Field, jsonKind(typeErr.Type))
 	}

@@ -18,6 +18,8 @@ func TestWrongTypeNamesJSONKind(t *testing.T) {
 		{"tags", "PUT", "/api/items/prd-x", `{"name":"X","tags":"Soja"}`, `field \"tags\" must be a list`},
 		{"limit", "POST", "/api/rag/search", `{"query":"milho","limit":"5"}`, `field \"limit\" must be a whole number`},
 		{"query", "POST", "/api/rag/search", `{"query":5}`, `field \"query\" must be a string`},
+		{"array body", "POST", "/api/chat", `[]`, `request body must be a JSON object, not array`},
+		{"number body", "POST", "/api/rag/search", `5`, `request body must be a JSON object, not number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := do(t, h, tc.method, tc.path, tc.body, auth...)
