@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hybridrag/hybridrag/storage"
 	"github.com/hybridrag/hybridrag/storage/postgres"
@@ -81,6 +82,54 @@ func TestPrewarm(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("no extension", func(t *testing.T) {
+		db, pool := openDB(t, postgres.Options{Dimensions: 4})
+		schema := db.Options().Schema
+		// A role that may read the schema but not create extensions
+		// (pg_prewarm is not a trusted extension).
+		role := pgx.Identifier{schema + "_reader"}.Sanitize()
+		for _, sql := range []string{"CREATE ROLE " + role + " LOGIN",
+			"GRANT USAGE ON SCHEMA " + pgx.Identifier{schema}.Sanitize() + " TO " + role,
+			"GRANT SELECT ON ALL TABLES IN SCHEMA " + pgx.Identifier{schema}.Sanitize() + " TO " + role} {
+			if _, err := pool.Exec(ctx, sql); err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+		}
+		t.Cleanup(func() {
+			for _, sql := range []string{"DROP OWNED BY " + role, "DROP ROLE " + role} {
+				if _, err := pool.Exec(context.Background(), sql); err != nil {
+					t.Errorf("%s: %v", sql, err)
+				}
+			}
+		})
+		if _, err := pool.Exec(ctx, "DROP EXTENSION IF EXISTS pg_prewarm"); err != nil {
+			t.Fatal(err)
+		}
+		cfg := pool.Config().Copy()
+		cfg.ConnConfig.User = schema + "_reader"
+		cfg.ConnConfig.Password = ""
+		rp, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err == nil {
+			err = rp.Ping(ctx)
+		}
+		if err != nil {
+			t.Skipf("cannot connect as a role of the test's own (the server asks for a password?): %v", err)
+		}
+		defer rp.Close()
+		reader := postgres.New(rp, postgres.Options{Dimensions: 4, Schema: schema})
+		if _, err := reader.Prewarm(ctx); !errors.Is(err, postgres.ErrNoPrewarm) {
+			t.Errorf("Prewarm without the extension, by a role that may not create it: %v, want ErrNoPrewarm", err)
+		}
+		// The owner of the database creates it.
+		if n, err := db.Prewarm(ctx); err != nil || n == 0 {
+			t.Errorf("Prewarm by a role that may create the extension: %d blocks, %v", n, err)
+		}
+		// Once created, the reader can use it.
+		if n, err := reader.Prewarm(ctx); err != nil || n == 0 {
+			t.Errorf("Prewarm by the reader once the extension exists: %d blocks, %v", n, err)
+		}
+	})
 
 	_, pool := openDB(t, postgres.Options{Dimensions: 4})
 	missing := postgres.New(pool, postgres.Options{Dimensions: 4, Schema: "hybridrag_no_such_schema"})
