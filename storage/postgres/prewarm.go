@@ -8,10 +8,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// ErrNoPrewarm is returned by Prewarm when the database has no pg_prewarm
+// errNoPrewarm is Prewarm's error when the database has no pg_prewarm
 // extension and the role cannot create it (CREATE EXTENSION pg_prewarm,
-// shipped with PostgreSQL's contrib modules, as a role allowed to).
-var ErrNoPrewarm = errors.New("postgres: the pg_prewarm extension is not installed")
+// shipped with PostgreSQL's contrib modules, as a role allowed to); it
+// matches errors.ErrUnsupported.
+var errNoPrewarm = fmt.Errorf("postgres: the pg_prewarm extension is not installed: %w", errors.ErrUnsupported)
 
 // Prewarm reads the indexes every search walks into the operating
 // system's page cache, with PostgreSQL's pg_prewarm extension (mode
@@ -34,7 +35,7 @@ var ErrNoPrewarm = errors.New("postgres: the pg_prewarm extension is not install
 // machine reads.
 //
 // Prewarm creates the extension when it is missing and the role may;
-// otherwise it returns an error matching ErrNoPrewarm. Tenants share the
+// otherwise it returns an error matching errors.ErrUnsupported. Tenants share the
 // indexes: it reads every tenant's entries.
 func (db *DB) Prewarm(ctx context.Context) (blocks int64, err error) {
 	conn, err := db.acquire(ctx)
@@ -87,7 +88,7 @@ func (db *DB) prewarmFunc(ctx context.Context, conn *pgx.Conn) (string, error) {
 			if ctx.Err() != nil {
 				return "", wrapCtx(ctx, "prewarm: create extension", cerr)
 			}
-			return "", fmt.Errorf("%w (%w)", ErrNoPrewarm, wrapErr("prewarm: create extension", cerr))
+			return "", fmt.Errorf("%w (%w)", errNoPrewarm, wrapErr("prewarm: create extension", cerr))
 		}
 		err = conn.QueryRow(ctx, find).Scan(&schema)
 	}

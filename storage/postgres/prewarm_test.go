@@ -118,8 +118,8 @@ func TestPrewarm(t *testing.T) {
 		}
 		defer rp.Close()
 		reader := postgres.New(rp, postgres.Options{Dimensions: 4, Schema: schema})
-		if _, err := reader.Prewarm(ctx); !errors.Is(err, postgres.ErrNoPrewarm) {
-			t.Errorf("Prewarm without the extension, by a role that may not create it: %v, want ErrNoPrewarm", err)
+		if _, err := reader.Prewarm(ctx); !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("Prewarm without the extension, by a role that may not create it: %v, want errors.ErrUnsupported", err)
 		}
 		// The owner of the database creates it.
 		if n, err := db.Prewarm(ctx); err != nil || n == 0 {
