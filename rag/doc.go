@@ -134,7 +134,8 @@
 // about something else, is not relevant, of any kind ("o passaporte
 // demora?", "qual o prazo do imposto de renda?" are not the delivery
 // FAQ's), while a question that is only the request ("qual o horário de
-// vocês?") is about what its word names. The verb table is Portuguese: in another
+// vocês?") is about what its word names, and a verb names nothing
+// ("demora muito pra chegar?" stays the delivery FAQ's). The verb table is Portuguese: in another
 // language a noun spelled like a Portuguese verb form ("mover") is read
 // as one. Vector
 // evidence compares the hit's similarity with the query's similarity to a

@@ -1040,8 +1040,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	synCovered := false
 	ownAsked, ownCovered := false, false
 	// subjectCovered: a concept covered asks for no kind of value;
-	// otherMissing: one of the message's own concepts asking for none is
-	// missing.
+	// otherMissing: one of the message's own concepts asking for none,
+	// and no verb, is missing (a verb names nothing: "demora muito pra
+	// chegar?" is the delivery FAQ's).
 	subjectCovered, otherMissing := false, false
 	known := false
 	missingTable, missingKnownW := 0, 0.0
@@ -1173,7 +1174,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 				missingKnownW += c.weight
 			}
 			missingOnlySubject = missingOnlySubject && c.culture
-			otherMissing = otherMissing || c.own && c.asks == ""
+			otherMissing = otherMissing || c.own && c.asks == "" && !c.verb
 			if !c.unknown && (c.culture || c.treatment) {
 				missingTable++
 			}

@@ -869,8 +869,8 @@ func TestEvidenceValueKindAsked(t *testing.T) {
 // TestEvidenceRequestOnly: a record holding, of a question about
 // something, only the word asking for a kind of value ("demora") is not
 // relevant: "o passaporte demora?" is not the delivery FAQ's, while "a
-// entrega demora?" is, and so is a question that is nothing but the
-// request.
+// entrega demora?" is, and so are a question that is nothing but the
+// request and one whose other word is a verb.
 func TestEvidenceRequestOnly(t *testing.T) {
 	o := EvidenceOptions{}.withDefaults()
 	s := lexical.NewScorer(fields.FAQScorer())
@@ -878,6 +878,7 @@ func TestEvidenceRequestOnly(t *testing.T) {
 	judge := func(q string) *Evidence {
 		pq := s.Prepare(q)
 		eq := analyzeEvidence(pq, s.Synonyms(), s.Tokenizer().Filters, func(string) float64 { return 1 }, nil, 0, textutil.FrameSet(defaultFrameWords), nil)
+		eq.markVerbs(q, s.Tokenizer().Filters)
 		eq.markAsks(q, s.Tokenizer().Filters)
 		_, sig := pq.Score(rec)
 		// A close vector, as the hash embedder gives two short questions
@@ -887,7 +888,9 @@ func TestEvidenceRequestOnly(t *testing.T) {
 	if ev := judge("o passaporte demora?"); ev.Relevant {
 		t.Errorf("o passaporte demora?: %+v, want not relevant (only the request held)", ev)
 	}
-	for _, q := range []string{"a entrega demora?", "demora?"} {
+	// A verb the record lacks names nothing ("chegar": the delivery FAQ
+	// answers "demora muito pra chegar?").
+	for _, q := range []string{"a entrega demora?", "demora?", "demora muito pra chegar?"} {
 		if ev := judge(q); !ev.Relevant {
 			t.Errorf("%s: %+v, want relevant", q, ev)
 		}
