@@ -93,12 +93,12 @@ if part chat; then
   step "$out/chat_blind.json" "$out/eval" -chat testdata/chat_eval_blind.jsonl -json
   step "$out/chat_blind2.json" "$out/eval" -chat testdata/chat_eval_blind2.jsonl -json
   step "$out/chat_dev4.json" "$out/eval" -chat testdata/chat_eval_dev4.jsonl -json
-  for n in 5 6 7 8 9; do
+  for n in 5 6 7 8 9 10; do
     step "$out/chat_blind$n.json" "$out/eval" -chat testdata/chat_eval_blind$n.jsonl -json
   done
   args+=(-chat "chat_eval=$out/chat.json" -chat "chat_eval_fresh=$out/chat_fresh.json" -chat "chat_eval_blind=$out/chat_blind.json" -chat "chat_eval_blind2=$out/chat_blind2.json")
   args+=(-chat "chat_eval_dev4=$out/chat_dev4.json")
-  for n in 5 6 7 8 9; do args+=(-chat "chat_eval_blind$n=$out/chat_blind$n.json"); done
+  for n in 5 6 7 8 9 10; do args+=(-chat "chat_eval_blind$n=$out/chat_blind$n.json"); done
 fi
 sizes='(1k|agrofit4220|10k)'; pgsizes='(agrofit4220|10k)'; scale=10000
 [ -n "$large" ] && sizes='(1k|agrofit4220|10k|100k)' && scale=10000,100000
