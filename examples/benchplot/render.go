@@ -90,9 +90,9 @@ var (
 	}
 	chatSetOrder  = []string{"chat_eval", "chat_eval_fresh", "chat_eval_blind", "chat_eval_blind2", "chat_eval_dev4", "chat_eval_blind10"}
 	chatSetLabels = map[string]string{"chat_eval": "112 cases (tune + held-out)", "chat_eval_fresh": "40 fresh cases, labelled blind",
-		"chat_eval_blind":  "60 cases written blind by a reviewer",
-		"chat_eval_blind2": "64 cases written blind",
-		"chat_eval_dev4":   "120 colloquial cases (development)",
+		"chat_eval_blind":   "60 cases written blind by a reviewer",
+		"chat_eval_blind2":  "64 cases written blind",
+		"chat_eval_dev4":    "120 colloquial cases (development)",
 		"chat_eval_blind10": "90 cases written blind, run at a pass's start and end (then seen)"}
 )
 
