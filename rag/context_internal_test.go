@@ -257,3 +257,14 @@ func TestPassagesSkipRedundant(t *testing.T) {
 		t.Errorf("passages %q, want the leaflet line and the hortaliças row, not the metadata value repeating the line", ps)
 	}
 }
+
+// TestFAQPicksDurationNotClock: a question asking for a duration quotes the
+// sentence holding one ("de 2 a 5 dias úteis"), not a time of day ("até
+// as 14h"), which the duration pattern also matches.
+func TestFAQPicksDurationNotClock(t *testing.T) {
+	f := &storage.FAQ{ID: "f1", Question: "Qual é o prazo de entrega?", Answer: "Pedidos confirmados até as 14h são despachados no mesmo dia. Nas capitais, a entrega leva de 2 a 5 dias úteis."}
+	p := defaultQuoter.prepare("quanto tempo demora pra chegar em SP?").faqPicks(f)
+	if len(p.units) == 0 || !strings.Contains(p.units[0].Text, "2 a 5 dias") {
+		t.Errorf("picks %q, want the 2-to-5-days sentence first", p.texts())
+	}
+}

@@ -311,7 +311,7 @@
 // ("temperatura") or an amount ("quantos litros"), or stating a value of
 // the kind itself ("aguenta 35 graus?") — counts a unit holding
 // such a value ("até 6 horas", "14h", "quatro aplicações", "estádio V8",
-// "abaixo de 30 °C", "0,6 L/ha") as holding one more
+// "abaixo de 30 °C", "0,6 L/ha"; a time of day is no duration) as holding one more
 // of its words, weighted by rarity like the others. A question word also
 // weighs how specific it is in the general language (as in the
 // evidence: "certo", "colocar" count little), a follow-up's words from

@@ -965,7 +965,6 @@ func valuesNear(rec lexical.Record) func(kind string, terms []string) bool {
 		if i < 0 || len(terms) == 0 {
 			return false
 		}
-		value := answerKinds[i].value
 		read := 0
 		for f := range rec.NumFields() {
 			n := lexical.Normalize(rec.Field(f).Text)
@@ -983,10 +982,8 @@ func valuesNear(rec lexical.Record) func(kind string, terms []string) bool {
 					if read++; read > maxValueSentences {
 						return false
 					}
-					for _, m := range value.FindAllString(sen, -1) {
-						if kind != "#duration" || !clockTime.MatchString(m) {
-							return true
-						}
+					if holdsKind(answerKinds[i], sen) {
+						return true
 					}
 				}
 			}

@@ -611,10 +611,20 @@ func askedKinds(text string) []string {
 func heldKinds(text string, words map[string]bool) {
 	n := lexical.Normalize(text)
 	for _, k := range answerKinds {
-		if k.value.MatchString(n) {
+		if holdsKind(k, n) {
 			words[k.word] = true
 		}
 	}
+}
+
+// holdsKind reports whether normalized text holds a value of kind k; a
+// time of day ("até as 14h") is no duration, though the duration pattern
+// matches it.
+func holdsKind(k answerKind, n string) bool {
+	if k.word != "#duration" {
+		return k.value.MatchString(n)
+	}
+	return slices.ContainsFunc(k.value.FindAllString(n, -1), func(m string) bool { return !clockTime.MatchString(m) })
 }
 
 // unitAdder adds the units of text, a part of the record's field source
