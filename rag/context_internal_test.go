@@ -268,3 +268,22 @@ func TestFAQPicksDurationNotClock(t *testing.T) {
 		t.Errorf("picks %q, want the 2-to-5-days sentence first", p.texts())
 	}
 }
+
+// TestFAQPicksVerdictForYesNo: a yes-or-no question quotes the FAQ
+// answer's verdict ("Sim. …") first, even when a later sentence shares
+// more of its words; a question asking how quotes that sentence.
+func TestFAQPicksVerdictForYesNo(t *testing.T) {
+	f := &storage.FAQ{ID: "f2", Question: "Preciso de receituário agronômico para comprar defensivos?",
+		Answer: "Sim. A venda de agrotóxicos exige receituário agronômico emitido por engenheiro agrônomo. Você pode enviar uma receita própria no checkout ou pedir a emissão à nossa equipe."}
+	if p := defaultQuoter.prepare("preciso de receita pra comprar glifosato?").faqPicks(f); len(p.units) == 0 || !strings.Contains(p.units[0].Text, "exige receituário") {
+		t.Errorf("yes/no question: picks %q, want the verdict's sentence first", p.texts())
+	}
+	if p := defaultQuoter.prepare("como envio a receita no checkout?").faqPicks(f); len(p.units) == 0 || !strings.Contains(p.units[0].Text, "receita própria") {
+		t.Errorf("how question: picks %q, want the checkout sentence first", p.texts())
+	}
+	for q, want := range map[string]bool{"vocês entregam na fazenda?": true, "can I return it?": true, "qual o prazo?": false, "oq faço com o frasco?": false, "entrega na fazenda": false} {
+		if got := asksYesNo(q); got != want {
+			t.Errorf("asksYesNo(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

@@ -312,7 +312,10 @@
 // the kind itself ("aguenta 35 graus?") — counts a unit holding
 // such a value ("até 6 horas", "14h", "quatro aplicações", "estádio V8",
 // "abaixo de 30 °C", "0,6 L/ha"; a time of day is no duration) as holding one more
-// of its words, weighted by rarity like the others. A question word also
+// of its words, weighted by rarity like the others. A question asking
+// yes or no (no interrogative word: "preciso de receita pra comprar
+// glifosato?") is answered by a FAQ answer's verdict ("Sim. A venda …
+// exige receituário agronômico"), which leads its passages. A question word also
 // weighs how specific it is in the general language (as in the
 // evidence: "certo", "colocar" count little), a follow-up's words from
 // the previous turn count half and its crop gives way to the crop the

@@ -138,6 +138,9 @@ type question struct {
 	// ("hortalic") to the crop's synonym word ("≈repolho"): the group
 	// counts only in a record that never names the crop.
 	groups map[string]string
+	// yesNo: the question asks yes or no (no interrogative word): a FAQ
+	// answer opening with "Sim."/"Não." answers it in its first sentence.
+	yesNo bool
 	// memo holds the passages found per record ("kind/id"): a turn
 	// formats its hits several times (budget, audit, context, citations).
 	mu   sync.Mutex
@@ -224,6 +227,7 @@ func (q *quoter) prepareTurn(text, context string) *question {
 	for _, k := range askedKinds(text) {
 		qs.words = append(qs.words, qword{keys: []string{k}, weight: 1})
 	}
+	qs.yesNo = asksYesNo(text)
 	qs.terms = passage.DefinedTerms(text)
 	if len(qs.terms) == 0 && context != "" {
 		qs.terms = passage.DefinedTerms(context)
@@ -569,6 +573,53 @@ var chatSpelling = map[string]string{
 	"blz": "beleza", "vdd": "verdade", "msg": "mensagem",
 }
 
+// interrogatives are the words and phrases of a question that asks
+// something other than yes or no (pt-BR and English, normalized, chat
+// spellings spelled out).
+var interrogatives = []string{"qual", "quais", "quanto", "quanta", "quantos", "quantas", "como", "onde", "aonde",
+	"quando", "quem", "cade", "porque", "o que", "por que", "pra que", "para que",
+	"what", "which", "how", "where", "when", "who", "why"}
+
+// asksYesNo reports whether text is a question without an interrogative
+// ("preciso de receita pra comprar glifosato?", "vocês entregam na
+// fazenda?", "can I return it?").
+func asksYesNo(text string) bool {
+	if !strings.Contains(text, "?") {
+		return false
+	}
+	if slices.Contains(textutil.NormWords(text), "oq") { // "o que", spelled out as "que"
+		return false
+	}
+	n := " " + strings.Join(chatWords(text), " ") + " "
+	return !slices.ContainsFunc(interrogatives, func(w string) bool { return strings.Contains(n, " "+w+" ") })
+}
+
+// leadWithVerdict raises, in a FAQ answer opening with a verdict ("Sim.",
+// "Não, …"), the unit stating it to the best score: it answers a yes-or-no
+// question ("preciso de receita pra comprar glifosato?" → "Sim. A venda
+// de agrotóxicos … exige receituário agronômico", not the later sentence
+// sharing the word "receita").
+func leadWithVerdict(units []passage.Unit) {
+	if len(units) == 0 {
+		return
+	}
+	first := textutil.NormWords(units[0].Text)
+	if len(first) == 0 || first[0] != "sim" && first[0] != "nao" {
+		return
+	}
+	lead := 0
+	if len(first) == 1 && len(units) > 1 {
+		lead = 1 // a bare "Sim." is followed by what it says yes to
+	}
+	top := 0.0
+	for _, u := range units {
+		top = max(top, u.Score)
+	}
+	if top > 0 {
+		units[lead].Score = top + 1e-9
+	}
+}
+
 // chatWords are text's normalized words, chat abbreviations spelled out
 // (chatSpelling).
 func chatWords(text string) []string {
@@ -825,6 +876,9 @@ func (qs *question) faqPicks(f *storage.FAQ) picks {
 	return qs.memoized("faq/"+f.ID, func() picks {
 		units := qs.q.faqUnits(f)
 		qs.score(units, f.Question)
+		if qs.yesNo {
+			leadWithVerdict(units)
+		}
 		picked, ok := passage.PickUnits(units, maxPassages, 0)
 		if !ok {
 			return picks{}
