@@ -919,7 +919,8 @@ var askedValueKinds = map[string]bool{"#duration": true, "#clock": true, "#stage
 // the question asks for (answerKinds: "demora", "prazo", the "tempo" of
 // "quanto tempo"; askedValueKinds), as the quoter reads them.
 func (eq *evidenceQuery) markAsks(text string, filters []lexical.TokenFilter) {
-	n := " " + strings.Join(chatWords(text), " ") + " "
+	n := chatText(text)
+	asks := map[string]string{} // a cue word's token → the kind it asks
 	for _, k := range answerKinds {
 		if !askedValueKinds[k.word] {
 			continue
@@ -930,12 +931,19 @@ func (eq *evidenceQuery) markAsks(text string, filters []lexical.TokenFilter) {
 			}
 			for _, w := range strings.Fields(cue) {
 				for _, t := range textutil.Filter(w, filters) {
-					for i := range eq.concepts {
-						if c := &eq.concepts[i]; c.asks == "" && slices.Contains(c.direct, t) {
-							c.asks = k.word
-						}
+					if _, ok := asks[t]; !ok {
+						asks[t] = k.word
 					}
 				}
+			}
+		}
+	}
+	for i := range eq.concepts {
+		c := &eq.concepts[i]
+		for _, t := range c.direct {
+			if k, ok := asks[t]; ok {
+				c.asks = k
+				break
 			}
 		}
 	}

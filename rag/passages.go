@@ -590,7 +590,7 @@ func asksYesNo(text string) bool {
 	if slices.Contains(textutil.NormWords(text), "oq") { // "o que", spelled out as "que"
 		return false
 	}
-	n := " " + strings.Join(chatWords(text), " ") + " "
+	n := chatText(text)
 	return !slices.ContainsFunc(interrogatives, func(w string) bool { return strings.Contains(n, " "+w+" ") })
 }
 
@@ -620,6 +620,10 @@ func leadWithVerdict(units []passage.Unit) {
 	}
 }
 
+// chatText is text's chatWords joined by single spaces, with a space at
+// either end, so a phrase is found as whole words (" quanto tempo ").
+func chatText(text string) string { return " " + strings.Join(chatWords(text), " ") + " " }
+
 // chatWords are text's normalized words, chat abbreviations spelled out
 // (chatSpelling).
 func chatWords(text string) []string {
@@ -645,7 +649,7 @@ var askedWhen = regexp.MustCompile(`(?:^|[,.;:!?]|\be|\bmas)\s*(?:quando|qnd|qdo
 // on the chat sets' fact recall, with the cross-domain evaluation as a
 // check (BENCHMARKS.md, seventh pass).
 func askedKinds(text string) []string {
-	n := " " + strings.Join(chatWords(text), " ") + " "
+	n := chatText(text)
 	var out []string
 	norm := lexical.Normalize(text)
 	for _, k := range answerKinds {
