@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -87,5 +88,28 @@ func ExampleDB_BeginBulkLoad() {
 	})
 	if loadErr != nil || err != nil {
 		log.Fatal(loadErr, err)
+	}
+}
+
+// After a restart or a bulk load, read the indexes every search walks into
+// memory before taking traffic (after rag's Searcher.Warm, which reads
+// every record). (Not run by go test: it needs a PostgreSQL server with
+// pgvector.)
+func ExampleDB_Prewarm() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	db := postgres.New(pool, postgres.Options{Dimensions: 1536})
+	blocks, err := db.Prewarm(ctx)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		log.Print("pg_prewarm is not installed and this role may not create it; searches warm up as they run")
+	case err != nil:
+		log.Fatal(err)
+	default:
+		log.Printf("prewarmed %d blocks of 8 kB", blocks)
 	}
 }
