@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,23 +123,31 @@ var items = pgKind[storage.CatalogItem]{
 // itemOwnCols are an item's columns of the items table.
 const itemOwnCols = `i.id, i.name, i.description, i.category, i.manufacturer, i.tags, i.price, i.metadata`
 
+// itemCols selects an item's files in one subquery, one index scan of
+// item_files per item: an array of each file's name then body, in file
+// order ({name1, body1, name2, body2, ...}; both columns are NOT NULL).
+// Two subqueries, one for the names and one for the bodies, scanned the
+// files twice (the lexical leg reads 60 items a search).
 func itemCols(tb *tables) string {
 	return itemOwnCols + `,
-		ARRAY(SELECT f.name FROM ` + tb.files + ` f WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq),
-		ARRAY(SELECT f.body FROM ` + tb.files + ` f WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq)`
+		ARRAY(SELECT v.x FROM ` + tb.files + ` f CROSS JOIN LATERAL (VALUES (1, f.name), (2, f.body)) v(k, x)
+			WHERE f.tenant_id = i.tenant_id AND f.item_id = i.id ORDER BY f.seq, v.k)`
 }
 
 func scanItem(row pgx.Row, extra ...any) (storage.CatalogItem, error) {
 	var (
-		it            storage.CatalogItem
-		names, bodies []string
+		it    storage.CatalogItem
+		files []string // name, body, name, body, ...
 	)
 	err := scanRecord(row, []any{&it.ID, &it.Name, &it.Description, &it.Category, &it.Manufacturer, &it.Tags, &it.Price,
-		stringMap{&it.Metadata}, &names, &bodies}, &it.Status, &it.CreatedAt, &it.UpdatedAt, extra)
-	if len(names) > 0 {
-		it.Files = make([]storage.CatalogFile, len(names))
-		for i := range names {
-			it.Files[i] = storage.CatalogFile{ItemID: it.ID, Name: names[i], Text: bodies[i]}
+		stringMap{&it.Metadata}, &files}, &it.Status, &it.CreatedAt, &it.UpdatedAt, extra)
+	if err == nil && len(files)%2 != 0 {
+		err = fmt.Errorf("item %q: odd number of file fields (%d)", it.ID, len(files))
+	}
+	if err == nil && len(files) > 0 {
+		it.Files = make([]storage.CatalogFile, len(files)/2)
+		for i := range it.Files {
+			it.Files[i] = storage.CatalogFile{ItemID: it.ID, Name: files[2*i], Text: files[2*i+1]}
 		}
 	}
 	it.Tags = nilIfEmpty(it.Tags)
@@ -147,8 +156,8 @@ func scanItem(row pgx.Row, extra ...any) (storage.CatalogItem, error) {
 }
 
 // itemsMany reads items by ID with their files joined, one row per file
-// (an item without files: one row of NULLs), instead of the two file
-// subqueries of itemCols, each run once per item: 0.435 against 0.603 ms
+// (an item without files: one row of NULLs), instead of the file
+// subqueries of itemCols (then two), run once per item: 0.435 against 0.603 ms
 // (medians) for 50 AGROFIT items in psql, the records of a hybrid
 // search's vector hits, read on its critical path. An item's files are
 // put back in seq order.
