@@ -163,7 +163,13 @@
 // record holds took 220–300 ms at 100k items and 4.9 s at 1M before the
 // tokens, and 0.06 ms with them (BENCHMARKS.md). A search runs with jit and enable_seqscan off: one round trip
 // reads each term's dictionary words with the number of their postings (up
-// to 1,024, and the sample), then one round trip per level needed. The
+// to 1,024, and the sample), then one round trip per level needed; a level
+// sure to fall short of the limit (its walked terms have fewer postings
+// than the limit asks for) is sent in one statement with the level after
+// it (UNION ALL, cut at the limit: PostgreSQL runs the second level only
+// for what the first leaves), which saves a round trip for several of
+// AGROFIT's two- and three-word questions, whose first level walks a rare
+// term's few postings. The
 // word lookups are cached per tenant and kind in the DB: a search whose
 // terms were all looked up before skips that round trip, and the batch of
 // its first level reads the tenant's change marker (Store.Version) to

@@ -81,3 +81,7 @@ func SetCommonDensity(t interface{ Cleanup(func()) }, d float64) {
 // MaxScoreKept returns how many score-bounded rankings (lexPlan.maxScore)
 // searches have kept so far.
 func MaxScoreKept() int64 { return maxScoreKept.Load() }
+
+// LevelsBatched returns how many lexical levels were sent in one
+// statement with the level before them (lexPlan.levelPair).
+func LevelsBatched() int64 { return levelsBatched.Load() }

@@ -25,7 +25,8 @@ import (
 // dictionary words (or the wordCache has them, checked in the batch of the
 // first statement after), then the levels of a lexPlan rank their
 // postings, one statement per level, until the limit is filled. Each statement is one
-// round trip, batched with its settings; there is no explicit transaction
+// round trip, batched with its settings (a level sure to fall short goes
+// in one statement with the next, lexPlan.levelPair); there is no explicit transaction
 // (under READ COMMITTED, the statements of one would not share a snapshot
 // either). Owner IDs and chunk filters restrict the candidates exactly
 // (restriction).
@@ -222,21 +223,13 @@ func searchLexical[T any](ctx context.Context, s *Store, k pgKind[T], q storage.
 			out = nil
 			plan := newLexPlan(s, kind, k.selectList(&s.db.tb), lts, q.Filters, rs)
 			for {
-				sql, a, last, ok := plan.level(limit - len(out))
+				// The next level, or the next two in one statement when
+				// the first is sure to fall short (levelPair).
+				sql, a, last, ok := plan.levelPair(limit - len(out))
 				if !ok {
 					break
 				}
-				set := lexLevelSettings
-				if plan.walksRecords {
-					// The planner, misled by strpos estimates (1 row in 200
-					// for a substring in most records), would rather read
-					// every record of the tenant through a bitmap scan and
-					// sort them than walk *_recent and stop at the limit (a
-					// level over "ec" at 10k items: 41 ms against 0.8 ms).
-					// Only here: other statements need bitmap scans.
-					set = lexWalkLevelSettings
-				}
-				res, err := run(set, sql, a)
+				res, err := run(plan.levelSettings(), sql, a)
 				if err != nil {
 					return err
 				}
@@ -342,6 +335,7 @@ const (
 	lexWalkLevelSettings = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)" + lexGeneric
 	lexFullSettings      = "SELECT set_config('jit', 'off', true), set_config('enable_seqscan', 'off', true), set_config('work_mem', '32MB', true), set_config('max_parallel_workers_per_gather', '0', true)"
 	lexGeneric           = ", set_config('plan_cache_mode', 'force_generic_plan', true)"
+	lexPairSettings      = lexLevelSettings + ", set_config('max_parallel_workers_per_gather', '0', true)"
 )
 
 // batcher is what sends a batch: a connection or a transaction.
@@ -672,6 +666,8 @@ type lexPlan struct {
 	// walksRecords: the last level returned walks the owner records
 	// newest first (terms of separators, or substrings of many words).
 	walksRecords bool
+	// paired: the last statement returned holds two levels (levelPair).
+	paired bool
 }
 
 func newLexPlan(s *Store, kind storage.OwnerKind, cols string, lts []lexTerm, filters []storage.Filter, restrict restriction) *lexPlan {
@@ -812,6 +808,45 @@ func termBit(i int) string { return "'" + strconv.FormatInt(int64(1)<<i, 10) + "
 // and whether it is the last (level 1: it completes the ranking); ok is
 // false when the levels have ended.
 func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
+	x := newLexArgs(p.s.tenant, need, p.lts)
+	sql, last, ok = p.levelWith(x)
+	return sql, x.a, last, ok
+}
+
+// levelPair returns, when the next level is sure to fall short of need
+// (short) and the level after it walks postings too (not the records), one
+// statement for both: the next level's rows, then the following level's,
+// UNION ALL, cut at need. PostgreSQL runs the second only after the
+// first has returned all its rows, and stops it at the limit, so it walks
+// what it would alone, asked for what is left, and the search saves a
+// round trip. Otherwise it returns the next level alone (level).
+func (p *lexPlan) levelPair(need int) (sql string, a args, last, ok bool) {
+	p.paired = false
+	n, walks := p.n, p.walksRecords
+	x := newLexArgs(p.s.tenant, need, p.lts)
+	first, last, ok := p.levelWith(x)
+	if !ok || last || p.walksRecords || !p.short(need) {
+		return first, x.a, last, ok
+	}
+	second, last2, ok2 := p.levelWith(x)
+	switch {
+	case !ok2:
+		// No level after it (nothing was planned).
+		return first, x.a, last, ok
+	case !p.walksRecords:
+		levelsBatched.Add(1)
+		p.paired = true
+		return "(" + first + ") UNION ALL (" + second + ") LIMIT $2", x.a, last2, true
+	}
+	// The second walks the records (other settings): plan the first
+	// again, alone, without the second's arguments.
+	p.n, p.walksRecords = n, walks
+	return p.level(need)
+}
+
+// levelWith is level with the statement's arguments in x.
+func (p *lexPlan) levelWith(x *lexArgs) (sql string, last, ok bool) {
+	need := x.a[1].(int)
 	T := len(p.lts)
 	// Terms in no posting (walked first: they are the rarest) match
 	// nothing, so the levels that walk only them are empty: skip them
@@ -825,7 +860,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 	}
 	n := max(p.n+1, min(zeros+1, T))
 	if n > T || n > maxLevels+zeros || need < 1 {
-		return "", nil, false, false
+		return "", false, false
 	}
 	walked := p.order[:n]
 	words, byText := 0, false
@@ -845,7 +880,6 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 	p.n = n
 	tb := &p.s.db.tb
 	owner, postings := tb.owners[p.kind], tb.postings[p.kind]
-	x := newLexArgs(p.s.tenant, need, p.lts)
 	L := T - n + 1
 	p.walksRecords = byText || words > maxStreamWords
 	if p.walksRecords {
@@ -864,7 +898,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 		filt = p.cond("i", &x.a)
 		sql = "SELECT " + p.cols + ", " + strconv.Itoa(L) + " FROM " + owner + " i WHERE i.tenant_id = $1 AND i.active" + filt +
 			" AND " + strings.Join(counts, " + ") + " = " + strconv.Itoa(L) + " ORDER BY i.created_at DESC, i.id LIMIT $2"
-		return sql, x.a, L == 1, true
+		return sql, L == 1, true
 	}
 	var walk string
 	{
@@ -958,7 +992,7 @@ func (p *lexPlan) level(need int) (sql string, a args, last, ok bool) {
 		" GROUP BY x.created_at, x.owner_id ORDER BY x.created_at DESC, x.owner_id) g WHERE " + cond +
 		" ORDER BY g.created_at DESC, g.owner_id LIMIT $2) r JOIN " + owner + " i ON i.tenant_id = $1 AND i.id = r.owner_id" +
 		" ORDER BY r.created_at DESC, r.owner_id"
-	return sql, x.a, L == 1, true
+	return sql, L == 1, true
 }
 
 // pairWalk reports whether level n (L = T - n + 1 terms matched), whose
@@ -988,6 +1022,49 @@ func (p *lexPlan) pairWalk(n, words int) bool {
 		walkedDensity += p.density(i)
 	}
 	return walkedDensity > 0 && p.density(p.order[n]) <= 4*walkedDensity
+}
+
+// levelSettings returns the settings of the statement last returned by
+// levelPair.
+func (p *lexPlan) levelSettings() string {
+	if p.paired {
+		// The two levels' rows must come in their order: a parallel
+		// Append could interleave them.
+		return lexPairSettings
+	}
+	if p.walksRecords {
+		// The planner, misled by strpos estimates (1 row in 200 for a
+		// substring in most records), would rather read every record of
+		// the tenant through a bitmap scan and sort them than walk
+		// *_recent and stop at the limit (a level over "ec" at 10k
+		// items: 41 ms against 0.8 ms). Only here: other statements need
+		// bitmap scans.
+		return lexWalkLevelSettings
+	}
+	return lexLevelSettings
+}
+
+// short reports whether the level last returned finds fewer than need
+// owners for certain: it walks the postings of its rarest terms (p.n of
+// them, or one more with pairWalk, whose owners then hold one of the p.n
+// too), and those have fewer than need postings, each counted exactly
+// (under postingsCap). A level walking the records is never short. The
+// counts are those of the word lookups, which the statement's batch
+// checks are current (versionMark); a level that returns more anyway is
+// cut at the limit like any other.
+func (p *lexPlan) short(need int) bool {
+	if p.walksRecords || p.n == 0 {
+		return false
+	}
+	var sum int64
+	for _, i := range p.order[:p.n] {
+		lt := &p.lts[i]
+		if lt.run == "" || lt.postings >= int64(postingsCap) {
+			return false
+		}
+		sum += lt.postings
+	}
+	return sum < int64(need)
 }
 
 // lastLevel returns the level (number of terms matched) of the last
@@ -1079,6 +1156,10 @@ const maxScoreMargin = 4
 
 // maxScoreSample bounds the candidates maxScore counts for its threshold.
 const maxScoreSample = 2048
+
+// levelsBatched counts the levels sent in one statement with the level
+// before them (lexPlan.levelPair), for tests.
+var levelsBatched atomic.Int64
 
 // maxScoreKept counts the maxScore rankings kept, for tests.
 var maxScoreKept atomic.Int64
