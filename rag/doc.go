@@ -102,18 +102,21 @@
 // ([EvidenceOptions.Frequencies]; by default lexicon.DefaultFrequencies,
 // the frequency ranks of Brazilian Portuguese and the function words of
 // Portuguese and English): 0 for the 30 most common words, rising with the
-// log of the rank to 1 at rank 10,000 and beyond (technical words, names),
+// log of the rank to 1 at rank 5,000 and beyond (technical words, names),
 // 0.3 for a function word; the store's own synonym-table concepts count
 // fully. So a word weighs by how much it says: a pest, an active
-// ingredient or a product name fully, "sábado" (rank 1,853) 0.71, "preço"
-// (1,250) 0.64, "carro" (217) 0.34, "vocês" (a function word) 0.3 —
+// ingredient or a product name fully, "sábado" (rank 1,853) 0.81, "preço"
+// (1,250) 0.73, "carro" (217) 0.39, "vocês" (a function word) 0.3 —
 // whether a record lacks it or happens to hold it. A chat abbreviation
 // weighs what its word weighs ("qnd" as "quando", "tbm" as "também"),
 // and a number, which the list does not rank, 0.5 ("15 km da cidade"
 // describes the customer's situation); a unit of area a rate is given per
 // ("por hectare") is no content at all. The ranks were chosen
 // on the cross-domain evaluation (examples/eval -cross) with one store
-// held out. A verb no FAQ or document holds names nothing: missing from a
+// held out, and the upper one refitted with every evidence parameter on
+// thirteen chat sets and -cross together. A word the record holds only as
+// the word a typo was corrected to ("glifozato" → "glifosato") earns 0.75
+// of a match. A verb no FAQ or document holds names nothing: missing from a
 // FAQ or a document, a concept whose words are all forms only a verb has
 // (an infinitive, a past, a plural, a gerund of the verbs of VERO, the
 // LibreOffice pt-BR dictionary: "abrem", "mandei", "arrependi"; not the
@@ -176,7 +179,9 @@
 // "amassado" and "vazando" (documents are too few for a word held by one
 // of them to say as much, and catalog items are named by their names).
 // A catalog item is named (Evidence.Named: relevant however little of a
-// long question it holds) by a rare word of the question in its name, or
+// long question it holds) by a rare word of the question in its name (a
+// crop only as a word of the name: "pasto" does not name "Pastoforte", and
+// a product name beginning like a crop, "pastonet", is no mention of it), or
 // in a metadata value when no dictionary knows the word (an active
 // ingredient: "a azoxistrobina pertence a qual grupo FRAC?"); with an
 // empty LexicalOptions.Lexicon or EvidenceOptions.Frequencies no word is
@@ -242,9 +247,12 @@
 // [Answerer]. The intent decides the searches (a catalog question: the
 // catalog and the FAQs; support: the FAQs and the documents; agronomy and
 // anything else: all three); a turn whose plan leaves the documents out
-// searches them after the others when those keep no hit, and keeps their
-// hits when the question asks more than one thing, so a misread intent does not turn a question a manual answers into an
-// abstention; likewise a turn whose plan leaves the catalog out (support)
+// searches them too and keeps their hits when they answer better — its
+// items and FAQs kept nothing and the question asks more than one thing,
+// or the best document is more relevant than every kept item and FAQ —
+// so a misread intent does not turn a question a manual answers into an
+// abstention or a product ("pra comprar adubo foliar precisa de receita
+// do agrônomo?"); likewise a turn whose plan leaves the catalog out (support)
 // searches it last when its FAQs and documents had candidates but kept
 // none ("o filtro daquele respirador dura quanto tempo? de quanto em
 // quanto troca"). Each search keeps its relevant hits only, in evidence order

@@ -267,8 +267,8 @@ func TestGenerality(t *testing.T) {
 		tok   string
 		want  float64
 	}{
-		{plain, "que", 0.3}, {plain, "voces", 0.3}, {plain, "carro", 0.34}, {plain, "preco", 0.64},
-		{plain, "sabado", 0.71}, {stemmed, "sabad", 0.71}, {plain, "fungicida", 1}, {stemmed, "fungicid", 1},
+		{plain, "que", 0.3}, {plain, "voces", 0.3}, {plain, "carro", 0.39}, {plain, "preco", 0.73},
+		{plain, "sabado", 0.81}, {stemmed, "sabad", 0.81}, {plain, "fungicida", 1}, {stemmed, "fungicid", 1},
 		{plain, "azoxistrobina", 1},
 		// A chat abbreviation weighs what its word weighs; a number, which
 		// the list does not rank, numberGenerality.
@@ -893,6 +893,68 @@ func TestEvidenceRequestOnly(t *testing.T) {
 	for _, q := range []string{"a entrega demora?", "demora?", "demora muito pra chegar?"} {
 		if ev := judge(q); !ev.Relevant {
 			t.Errorf("%s: %+v, want relevant", q, ev)
+		}
+	}
+}
+
+// TestSpansLongerWord: a token longer than a mention's word is another
+// word ("pastonet" is no "pasto"), unless it is the word hyphenated to the
+// next; a stem of the word is the word.
+func TestSpansLongerWord(t *testing.T) {
+	for _, tc := range []struct {
+		words []string
+		token string
+		want  bool
+	}{
+		{[]string{"pasto"}, "pasto", true},
+		{[]string{"pasto"}, "pastonet", false},
+		{[]string{"feijao"}, "feija", true},
+		{[]string{"ferrugem", "asiatica"}, "ferrugem-asiatica", true},
+		{[]string{"soja"}, "sojavale", false},
+	} {
+		if got := spans(tc.words, tc.token); got != tc.want {
+			t.Errorf("spans(%v, %q) = %v, want %v", tc.words, tc.token, got, tc.want)
+		}
+	}
+}
+
+// TestNameHoldsWord: an item's name holds a word as a word of its own, not
+// as the start of a longer one.
+func TestNameHoldsWord(t *testing.T) {
+	for _, tc := range []struct {
+		name, token string
+		want        bool
+	}{
+		{"Pastoforte 806 SL", "pasto", false},
+		{"Pastonet Max", "pastonet", true},
+		{"Semente de Soja SMR 6280 BtRR", "soja", true},
+		{"Semente de Milho", "sementes", true},
+		{"Cafeplus", "cafe", false},
+	} {
+		if got := nameHoldsWord(tc.name, tc.token); got != tc.want {
+			t.Errorf("nameHoldsWord(%q, %q) = %v, want %v", tc.name, tc.token, got, tc.want)
+		}
+	}
+}
+
+// TestEvidenceCropNamesOnlyAsAWord: a crop asked ("pasto") that a catalog
+// item's name holds only as the start of a longer word ("Pastoforte") does
+// not name the item; a name holding it as a word does.
+func TestEvidenceCropNamesOnlyAsAWord(t *testing.T) {
+	o := EvidenceOptions{}.withDefaults()
+	eq := &evidenceQuery{maxRaw: 1, concepts: []queryConcept{
+		{label: "pasto", direct: []string{"pasto"}, class: []string{"pastagem"}, culture: true, weight: 1, raw: 1, own: true, rare: true},
+		{label: "feijao", direct: []string{"feijao"}, culture: true, weight: 1, raw: 1, own: true},
+		{label: "plantar", direct: []string{"plantar"}, weight: 1, raw: 1, own: true},
+	}}
+	sig := &lexical.Signals{Matched: []lexical.TermMatch{{Term: "pasto", Fields: []string{lexical.FieldName}}}}
+	for _, tc := range []struct {
+		name  string
+		named bool
+	}{{"Pastoforte 806 SL", false}, {"Capim Pasto Forte", true}} {
+		eq.nameHolds = func(t string) bool { return nameHoldsWord(tc.name, t) }
+		if ev := eq.recordEvidence(sig, nil, lexical.FieldName, &o, nil, nil, nil); ev.Named != tc.named {
+			t.Errorf("%s: named %v, want %v (%+v)", tc.name, ev.Named, tc.named, ev)
 		}
 	}
 }

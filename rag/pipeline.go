@@ -381,9 +381,10 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		plan = Plan{FAQ: true, Catalog: true, Documents: true}
 	}
 	// The store's documents are its knowledge base: a turn whose intent
-	// does not search them (a catalog question) searches them when its
-	// own searches find nothing relevant, rather than abstain on what a
-	// manual or a policy answers (runSearches).
+	// does not search them (a catalog question) searches them too and
+	// keeps them when they answer better than its items and FAQs, rather
+	// than abstain on, or answer with a product instead of, what a manual
+	// or a policy answers (runSearches, documentsAnswer).
 	fallbackDocs := plan.any() && !plan.Documents && p.opts.Documents != Off
 	if p.opts.Documents == Off {
 		plan.Documents = false
@@ -642,8 +643,8 @@ type searchResults struct {
 	// not the same as finding nothing; the documents' search of a
 	// fallback counts only when its hits are kept.
 	allFailed bool
-	// fallbackRan: the documents were searched as the fallback of a turn
-	// whose intent leaves them out.
+	// fallbackRan: the documents were searched for a turn whose intent
+	// leaves them out (documentsAnswer decides whether they are kept).
 	fallbackRan bool
 	// catalogFallbackRan: the catalog was searched as the fallback of a
 	// turn whose intent leaves it out.
@@ -750,10 +751,10 @@ func (r *searchResults) meanRelevance() float64 {
 // relevant hits of each (selectRelevant) within the context budget. A
 // failed search is reported in errors and yields no hits; the turn goes
 // on. cq searches the catalog, dq the documents, and message plus
-// faqContext the FAQs. With fallbackDocs the documents are searched
-// after the others, only when those kept no hit, and their hits are kept
-// only when the question asks more than one thing; with fallbackCatalog
-// the catalog is searched last when no search kept a hit.
+// faqContext the FAQs. With fallbackDocs (a turn whose plan leaves the
+// documents out) the documents are searched beside the others and their
+// hits kept only when they answer better (documentsAnswer); with
+// fallbackCatalog the catalog is searched last when no search kept a hit.
 func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fallbackCatalog bool, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
 	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
 	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.Limits.MaxQueryChars)
@@ -830,20 +831,17 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fal
 	}
 	if plan.Documents {
 		wg.Go(searchDocs)
-	}
-	wg.Wait()
-	if fallbackDocs && len(res.catalog)+len(res.faqs) == 0 && ctx.Err() == nil {
-		// The fallback runs after the others, so turns they answer pay
-		// nothing for it.
+	} else if fallbackDocs {
 		res.fallbackRan = true
 		calls = append(calls, call{ToolSearchDocuments, query})
 		if emit != nil {
 			emit(Event{Kind: EventToolCall, Tool: ToolSearchDocuments, Query: query})
 		}
-		searchDocs()
-		if !asksMoreThanOneThing(res.docs) {
-			res.docs = nil
-		}
+		wg.Go(searchDocs)
+	}
+	wg.Wait()
+	if fallbackDocs && len(res.docs) > 0 && !documentsAnswer(res) {
+		res.docs = nil
 	}
 	if fallbackCatalog && len(res.catalog)+len(res.faqs)+len(res.docs) == 0 && res.considered[ToolSearchFAQs]+res.considered[ToolSearchDocuments] > 0 && ctx.Err() == nil {
 		// A question about the store whose FAQs and documents had
@@ -1104,6 +1102,42 @@ func focusOnNamed(r *searchResults) {
 // its hits analyzed it, has more than one content concept: "vocês vendem
 // trator?" asks for one thing, which a manual mentioning tractors does not
 // sell; "quantas sementes um pé de buva produz?" asks about something.
+// documentsAnswer reports whether the documents a turn searched beside a
+// plan that left them out (a catalog question) are kept: when its items
+// and FAQs kept nothing, if the question asks more than one thing
+// (asksMoreThanOneThing); else when the best document is more relevant
+// than every kept item and FAQ. A question phrased as a purchase may be
+// answered by the store's knowledge base ("pra comprar adubo foliar
+// precisa de receita do agrônomo?": the prescription guide, not a
+// fertilizer whose leaflet mentions an agronomist). Measured on the chat
+// sets, all seen (BENCHMARKS.md, tenth pass): source recall up on eight of
+// thirteen, precision down on five; -cross unchanged. Searching them only
+// when nothing else was kept (before) lost those answers.
+func documentsAnswer(r *searchResults) bool {
+	if len(r.catalog)+len(r.faqs) == 0 {
+		return asksMoreThanOneThing(r.docs)
+	}
+	e := r.docs[0].Evidence
+	return e != nil && e.Relevance > r.bestItemOrFAQ(func(e *Evidence) float64 { return e.Relevance })
+}
+
+// bestItemOrFAQ returns the largest f over the evidence of the turn's kept
+// items and FAQs; 0 when there is none.
+func (r *searchResults) bestItemOrFAQ(f func(*Evidence) float64) float64 {
+	best := 0.0
+	for i := range r.catalog {
+		if e := r.catalog[i].Evidence; e != nil {
+			best = max(best, f(e))
+		}
+	}
+	for i := range r.faqs {
+		if e := r.faqs[i].Evidence; e != nil {
+			best = max(best, f(e))
+		}
+	}
+	return best
+}
+
 func asksMoreThanOneThing(hits []Hit[storage.Document]) bool {
 	for _, h := range hits {
 		if e := h.Evidence; e != nil {
@@ -1126,17 +1160,7 @@ func focusOnCovered(r *searchResults, gap float64) {
 	}
 	// Documents are long: holding every word of the question is common
 	// for them, so only items and FAQs set the bar.
-	best := 0.0
-	for i := range r.catalog {
-		if e := r.catalog[i].Evidence; e != nil {
-			best = max(best, e.Coverage)
-		}
-	}
-	for i := range r.faqs {
-		if e := r.faqs[i].Evidence; e != nil {
-			best = max(best, e.Coverage)
-		}
-	}
+	best := r.bestItemOrFAQ(func(e *Evidence) float64 { return e.Coverage })
 	if best < 0.999 {
 		return
 	}

@@ -43,6 +43,9 @@ func TestDetectFollowUp(t *testing.T) {
 		{"does it work on citrus?", grape, true, "reference"},
 		{"is it safe to use Roundup on wheat?", grape, false, "self-contained"},
 		{"qual a dose?", grape, true, "attribute-only"},
+		// Beside an attribute a verb names no subject (alone it does: "e como
+		// faço pra devolver um produto?" above).
+		{"e a dose, quanto ponho?", grape, true, "attribute-only"},
 		{"quanto custa?", grape, true, "attribute-only"},
 		// "cada" and "um" are function words (the general lexicon), not a subject.
 		{"e a carência de cada um?", grape, true, "attribute-only"},
@@ -391,5 +394,30 @@ func TestPipelineCitesWhatTheAnswerQuotes(t *testing.T) {
 	}
 	if len(resp.Catalog) < 2 || len(resp.Sources) != 1 || resp.Sources[0].ID != resp.Catalog[0].ID {
 		t.Errorf("context holds %d items; sources %v, want only %s", len(resp.Catalog), resp.Sources, resp.Catalog[0].ID)
+	}
+}
+
+// TestPipelineDocumentsAnswerACatalogQuestion: a question phrased as a
+// purchase (a catalog intent) that a document answers better than any
+// item cites the document; one the catalog answers keeps none.
+func TestPipelineDocumentsAnswerACatalogQuestion(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	ctx := context.Background()
+	resp, err := p.Chat(ctx, rag.ChatRequest{Message: "pra comprar adubo foliar precisa de receita do agronomo tambem?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Intent.Intent != rag.IntentCatalog || !resp.Debug.Plan.Documents {
+		t.Fatalf("intent %+v plan %+v", resp.Intent, resp.Debug.Plan)
+	}
+	if !slices.ContainsFunc(resp.Sources, func(c rag.Citation) bool { return c.ID == "doc-001" }) {
+		t.Errorf("sources %v, want the prescription guide doc-001 among them", resp.Sources)
+	}
+	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "tem fungicida para videira?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Documents) > 0 {
+		t.Errorf("catalog answer kept documents: %v", resp.Sources)
 	}
 }
