@@ -1111,7 +1111,7 @@ func focusOnNamed(r *searchResults) {
 // precisa de receita do agrônomo?": the prescription guide, not a
 // fertilizer whose leaflet mentions an agronomist). Measured on the chat
 // sets, all seen (BENCHMARKS.md, tenth pass): source recall up on eight of
-// thirteen, precision down on five; -cross unchanged. Searching them only
+// thirteen, precision down on seven; -cross unchanged. Searching them only
 // when nothing else was kept (before) lost those answers.
 func documentsAnswer(r *searchResults) bool {
 	if len(r.catalog)+len(r.faqs) == 0 {
