@@ -129,7 +129,10 @@
 // a value of the kind beside another word of the question the record
 // holds ("o boleto vence em 3 dias úteis" for "e no boleto demora
 // mais?"; a refund FAQ's "o estorno leva até 10 dias" does not answer
-// "qual o prazo pra pagar a fatura do cartão?"). Catalog
+// "qual o prazo pra pagar a fatura do cartão?"); when one relevant FAQ or
+// document does, the Pipeline leaves out those holding no such value ("o
+// vazio sanitário da soja é de quantos dias?" cites the section stating
+// "pelo menos 60 dias", not the FAQ telling to respect it). Catalog
 // items are judged without either rule: "quem criou o Ministério da
 // Saúde?" is not about the items holding "Ministério da Saúde", and a
 // leaflet holds durations of every kind. Such a word is the question's

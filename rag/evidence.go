@@ -433,6 +433,12 @@ type Evidence struct {
 	// or a problem (its name, category or tags hold another concept asked:
 	// "semente", "fosfito").
 	kindAsked bool
+	// valueAsked: the question asks a FAQ or a document section for a kind
+	// of value (a duration, a time of day, a stage); valueHeld: the record
+	// holds one in a sentence beside the question's words it holds;
+	// valueAnywhere: it holds one somewhere (a FAQ's answer states the
+	// delivery time without repeating the question's "pedido").
+	valueAsked, valueHeld, valueAnywhere bool
 }
 
 // Background summarizes a query vector's similarities to the store's
@@ -985,22 +991,23 @@ var clockTime = regexp.MustCompile(`^\d{1,2}\s*h(?:\d{2})?$`)
 // asks for beside "boleto", while a FAQ whose durations are about
 // something else ("o estorno leva até 10 dias") does not answer "qual o
 // prazo pra pagar a fatura do cartão?". Only the sentences holding a term
-// are matched against the kind's pattern, at most maxValueSentences.
+// are matched against the kind's pattern, at most maxValueSentences; nil
+// terms match every sentence (a value of the kind anywhere in rec).
 func valuesNear(rec lexical.Record) func(kind string, terms []string) bool {
 	return func(kind string, terms []string) bool {
 		i := slices.IndexFunc(answerKinds, func(k answerKind) bool { return k.word == kind })
-		if i < 0 || len(terms) == 0 {
+		if i < 0 || terms != nil && len(terms) == 0 {
 			return false
 		}
 		read := 0
 		for f := range rec.NumFields() {
 			n := lexical.Normalize(rec.Field(f).Text)
-			if !slices.ContainsFunc(terms, func(t string) bool { return strings.Contains(n, t) }) {
+			if terms != nil && !slices.ContainsFunc(terms, func(t string) bool { return strings.Contains(n, t) }) {
 				continue
 			}
 			for line := range strings.SplitSeq(n, "\n") {
 				for _, sen := range sentences(line) {
-					held := slices.ContainsFunc(terms, func(t string) bool {
+					held := terms == nil || slices.ContainsFunc(terms, func(t string) bool {
 						return anyIndex(sen, t, func(at int) bool { return wordStart(sen, at) })
 					})
 					if !held {
@@ -1285,6 +1292,18 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// document holding the pest is about it.
 	ev.mentionsOnly = titleField == lexical.FieldName && problemOnly && !ev.treats && !kindAsked
 	ev.kindAsked = kindAsked
+	// A FAQ or a document section asked for a kind of value ("quantos
+	// dias") holds one beside the question's words, or does not
+	// (focusOnValue).
+	if titleField != lexical.FieldName && eq.valueHeld != nil {
+		for _, c := range eq.concepts {
+			if c.asks != "" && c.own {
+				ev.valueAsked = true
+				ev.valueHeld = ev.valueHeld || eq.valueHeld(c.asks, heldTerms())
+				ev.valueAnywhere = ev.valueAnywhere || ev.valueHeld || eq.valueHeld(c.asks, nil)
+			}
+		}
+	}
 	if total > 0 {
 		ev.Coverage = got / total
 	}

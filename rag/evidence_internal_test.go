@@ -958,3 +958,35 @@ func TestEvidenceCropNamesOnlyAsAWord(t *testing.T) {
 		}
 	}
 }
+
+// TestFocusOnValue: a question asking for a kind of value keeps, of the
+// FAQs and documents, those holding one beside its words when one does;
+// items stay, and nothing is dropped when none holds one.
+func TestFocusOnValue(t *testing.T) {
+	ev := func(asked, held bool) *Evidence {
+		return &Evidence{Relevant: true, Relevance: 0.8, valueAsked: asked, valueHeld: held, valueAnywhere: held}
+	}
+	r := &searchResults{
+		catalog: []Hit[storage.CatalogItem]{{ID: "prd-1", Evidence: ev(false, false)}},
+		faqs:    []Hit[storage.FAQ]{{ID: "faq-021", Evidence: ev(true, false)}, {ID: "faq-x", Evidence: ev(false, false)}},
+		docs:    []Hit[storage.Document]{{ID: "manejo", Evidence: ev(true, true)}},
+	}
+	focusOnValue(r)
+	if len(r.catalog) != 1 || len(r.faqs) != 1 || r.faqs[0].ID != "faq-x" || len(r.docs) != 1 {
+		t.Errorf("after focusOnValue: catalog %v faqs %v docs %v", r.catalog, r.faqs, r.docs)
+	}
+	// A FAQ stating the value away from the question's words (its answer
+	// gives the delivery time without repeating "pedido") stays.
+	away := ev(true, false)
+	away.valueAnywhere = true
+	r = &searchResults{faqs: []Hit[storage.FAQ]{{ID: "faq-001", Evidence: away}}, docs: []Hit[storage.Document]{{ID: "policy", Evidence: ev(true, true)}}}
+	focusOnValue(r)
+	if len(r.faqs) != 1 || len(r.docs) != 1 {
+		t.Errorf("a FAQ holding the value away from the words was dropped: faqs %v docs %v", r.faqs, r.docs)
+	}
+	r = &searchResults{faqs: []Hit[storage.FAQ]{{ID: "faq-021", Evidence: ev(true, false)}}, docs: []Hit[storage.Document]{{ID: "d", Evidence: ev(true, false)}}}
+	focusOnValue(r)
+	if len(r.faqs) != 1 || len(r.docs) != 1 {
+		t.Errorf("no record holds the value, yet some were dropped: faqs %v docs %v", r.faqs, r.docs)
+	}
+}

@@ -880,6 +880,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fal
 	focusOnRegistered(res)
 	focusOnOwnEvidence(res)
 	focusOnIdentity(res)
+	focusOnValue(res)
 	p.fitBudget(res, catalogQuery)
 	// Abstention is decided here, before the hits events, so a turn that
 	// abstains never streams sources.
@@ -1094,6 +1095,27 @@ func focusOnNamed(r *searchResults) {
 		}
 		return false
 	}
+	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return lacks(h.Evidence) })
+	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return lacks(h.Evidence) })
+}
+
+// focusOnValue: when the question asks for a kind of value (a duration,
+// a time of day, a stage) and a relevant FAQ or document holds one beside
+// the question's words, the FAQs and documents holding none at all are
+// left out:
+// "o vazio sanitário da soja é de quantos dias?" is answered by the
+// section stating "pelo menos 60 dias", not by a FAQ telling to respect
+// it. Catalog items are not judged so (a leaflet holds durations of every
+// kind). Measured on the thirteen seen chat sets (BENCHMARKS.md, tenth
+// pass): eight turns lost a record that did not answer, none lost an
+// answer; -cross unchanged.
+func focusOnValue(r *searchResults) {
+	held := slices.ContainsFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return h.Evidence != nil && h.Evidence.valueHeld }) ||
+		slices.ContainsFunc(r.docs, func(h Hit[storage.Document]) bool { return h.Evidence != nil && h.Evidence.valueHeld })
+	if !held {
+		return
+	}
+	lacks := func(e *Evidence) bool { return e != nil && e.valueAsked && !e.valueAnywhere }
 	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return lacks(h.Evidence) })
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return lacks(h.Evidence) })
 }

@@ -421,3 +421,21 @@ func TestPipelineDocumentsAnswerACatalogQuestion(t *testing.T) {
 		t.Errorf("catalog answer kept documents: %v", resp.Sources)
 	}
 }
+
+// TestPipelineValueAsked: "o vazio sanitário da soja é de quantos dias?"
+// cites the section stating the duration, not the FAQ that only tells to
+// respect it.
+func TestPipelineValueAsked(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "o vazio sanitario da soja é de quantos dias?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(resp.Sources))
+	for i, c := range resp.Sources {
+		ids[i] = c.ID
+	}
+	if !slices.Contains(ids, "manejo-ferrugem-asiatica.md") || slices.Contains(ids, "faq-021") {
+		t.Errorf("sources %v, want the rust guide and not faq-021", ids)
+	}
+}
