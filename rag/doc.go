@@ -250,11 +250,12 @@
 // [Answerer]. The intent decides the searches (a catalog question: the
 // catalog and the FAQs; support: the FAQs and the documents; agronomy and
 // anything else: all three); a turn whose plan leaves the documents out
-// searches them too and keeps their hits when they answer better — its
+// searches them after the others (not when an item or FAQ is fully
+// relevant) and keeps the hits that answer better — all of them when its
 // items and FAQs kept nothing and the question asks more than one thing,
-// or the best document is more relevant than every kept item and FAQ —
-// so a misread intent does not turn a question a manual answers into an
-// abstention or a product ("pra comprar adubo foliar precisa de receita
+// else those more relevant than every kept item and FAQ — so a misread
+// intent does not turn a question a manual answers into an abstention or
+// a product ("pra comprar adubo foliar precisa de receita
 // do agrônomo?"); likewise a turn whose plan leaves the catalog out (support)
 // searches it last when its FAQs and documents had candidates but kept
 // none ("o filtro daquele respirador dura quanto tempo? de quanto em

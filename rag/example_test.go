@@ -110,7 +110,7 @@ func ExamplePipeline_Chat() {
 	fmt.Println("sources:", len(resp.Sources), "| abstained:", resp.Abstained, "| confidence:", resp.Confidence)
 	fmt.Println(resp.Answer == offline.AbstainAnswer)
 	// Output:
-	// intent: catalog | plan: {true true true} | sources: 1 | abstained: false
+	// intent: catalog | plan: {true true false} | sources: 1 | abstained: false
 	// Oidiex 250 EC (Fungicida, AgroVale) — R$ 98,50; culturas: Uva.
 	//
 	// Confira sempre a bula e o receituário agronômico antes de aplicar qualquer defensivo.

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hybridrag/hybridrag/internal/morph"
 	"github.com/hybridrag/hybridrag/internal/textutil"
 
 	"github.com/hybridrag/hybridrag/lexical"
@@ -59,10 +58,7 @@ var (
 //   - names no subject of its own: only a crop ("e na uva?"), only
 //     attributes (dose, preço, prazo, carência, estoque …: "qual a
 //     dose?"), only a connective ("e então?") or no content word at all
-//     ("quanto custa?"). Beside an attribute, a verb form (morph.VerbForm:
-//     "ponho", "aplicar", "plantar") names no subject ("e a dose, quanto
-//     ponho?"); measured on the thirteen chat sets (BENCHMARKS.md, tenth
-//     pass). A function word of Portuguese or English
+//     ("quanto custa?"). A function word of Portuguese or English
 //     (lexicon.DefaultFrequencies) is no subject beside one of these cues
 //     ("e a carência de cada um?"), but that list holds nouns too ("site",
 //     "estado", "order", "website"), so a message of such words and no
@@ -97,7 +93,7 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 			}
 		}
 	}
-	subject, attrs, crops, weak, verbs := 0, 0, 0, 0, 0
+	subject, attrs, crops, weak := 0, 0, 0, 0
 	stop := lexical.DefaultStopwords()
 	general := lexicon.DefaultFrequencies()
 	frame := defaultFrameSet
@@ -108,8 +104,6 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 		case cultures[w]:
 			crops++
 		case stop.Contains(w) || frame[w] || frame[lexical.Stem(w)] || len(w) < 2 || slices.Contains(followUpConnectives, w):
-		case morph.VerbForm(w):
-			verbs++
 		case general.Function(w):
 			// The general list's function words include nouns ("site",
 			// "estado", "sistema", "order", "website"): no subject beside
@@ -119,12 +113,6 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 		default:
 			subject++
 		}
-	}
-	// Beside an attribute a verb names no subject ("e a dose, quanto
-	// ponho?"); alone it is what the message asks ("e como faço pra
-	// devolver um produto?").
-	if attrs == 0 {
-		subject += verbs
 	}
 	connective := slices.ContainsFunc(followUpConnectives, func(c string) bool { return strings.HasPrefix(padded, " "+c+" ") })
 	switch {

@@ -381,10 +381,10 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		plan = Plan{FAQ: true, Catalog: true, Documents: true}
 	}
 	// The store's documents are its knowledge base: a turn whose intent
-	// does not search them (a catalog question) searches them too and
-	// keeps them when they answer better than its items and FAQs, rather
-	// than abstain on, or answer with a product instead of, what a manual
-	// or a policy answers (runSearches, documentsAnswer).
+	// does not search them (a catalog question) searches them after its
+	// other searches and keeps those that answer better than its items and
+	// FAQs, rather than abstain on, or answer only with a product, what a
+	// manual or a policy answers (runSearches, documentsKept).
 	fallbackDocs := plan.any() && !plan.Documents && p.opts.Documents != Off
 	if p.opts.Documents == Off {
 		plan.Documents = false
@@ -431,7 +431,10 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	}
 	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
 	if sr.fallbackRan {
-		plan.Documents, dbg.Plan.Documents = true, true
+		// Searched; the context has a documents section only when some
+		// were kept.
+		dbg.Plan.Documents = true
+		plan.Documents = len(sr.docs) > 0
 	}
 	if sr.catalogFallbackRan {
 		plan.Catalog, dbg.Plan.Catalog = true, true
@@ -644,7 +647,7 @@ type searchResults struct {
 	// fallback counts only when its hits are kept.
 	allFailed bool
 	// fallbackRan: the documents were searched for a turn whose intent
-	// leaves them out (documentsAnswer decides whether they are kept).
+	// leaves them out (documentsKept decides which are kept).
 	fallbackRan bool
 	// catalogFallbackRan: the catalog was searched as the fallback of a
 	// turn whose intent leaves it out.
@@ -752,8 +755,9 @@ func (r *searchResults) meanRelevance() float64 {
 // failed search is reported in errors and yields no hits; the turn goes
 // on. cq searches the catalog, dq the documents, and message plus
 // faqContext the FAQs. With fallbackDocs (a turn whose plan leaves the
-// documents out) the documents are searched beside the others and their
-// hits kept only when they answer better (documentsAnswer); with
+// documents out) the documents are searched after the others, unless an
+// item or FAQ is fully relevant, and their hits kept only when they answer
+// better (documentsKept); with
 // fallbackCatalog the catalog is searched last when no search kept a hit.
 func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fallbackCatalog bool, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
 	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
@@ -831,17 +835,20 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fal
 	}
 	if plan.Documents {
 		wg.Go(searchDocs)
-	} else if fallbackDocs {
+	}
+	wg.Wait()
+	// The documents of a turn whose plan leaves them out are searched
+	// after the others, and only when a document could still be kept
+	// (documentsKept: more relevant than every kept item and FAQ), so a
+	// turn its catalog answers fully pays nothing for them.
+	if best := res.bestItemOrFAQ(func(e *Evidence) float64 { return e.Relevance }); fallbackDocs && best < 1 && ctx.Err() == nil {
 		res.fallbackRan = true
 		calls = append(calls, call{ToolSearchDocuments, query})
 		if emit != nil {
 			emit(Event{Kind: EventToolCall, Tool: ToolSearchDocuments, Query: query})
 		}
-		wg.Go(searchDocs)
-	}
-	wg.Wait()
-	if fallbackDocs && len(res.docs) > 0 && !documentsAnswer(res) {
-		res.docs = nil
+		searchDocs()
+		res.docs = documentsKept(res, best)
 	}
 	if fallbackCatalog && len(res.catalog)+len(res.faqs)+len(res.docs) == 0 && res.considered[ToolSearchFAQs]+res.considered[ToolSearchDocuments] > 0 && ctx.Err() == nil {
 		// A question about the store whose FAQs and documents had
@@ -1120,27 +1127,25 @@ func focusOnValue(r *searchResults) {
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return lacks(h.Evidence) })
 }
 
-// asksMoreThanOneThing reports whether the question, as the evidence of
-// its hits analyzed it, has more than one content concept: "vocês vendem
-// trator?" asks for one thing, which a manual mentioning tractors does not
-// sell; "quantas sementes um pé de buva produz?" asks about something.
-// documentsAnswer reports whether the documents a turn searched beside a
-// plan that left them out (a catalog question) are kept: when its items
-// and FAQs kept nothing, if the question asks more than one thing
-// (asksMoreThanOneThing); else when the best document is more relevant
-// than every kept item and FAQ. A question phrased as a purchase may be
-// answered by the store's knowledge base ("pra comprar adubo foliar
-// precisa de receita do agrônomo?": the prescription guide, not a
-// fertilizer whose leaflet mentions an agronomist). Measured on the chat
-// sets, all seen (BENCHMARKS.md, tenth pass): source recall up on eight of
-// thirteen, precision down on seven; -cross unchanged. Searching them only
-// when nothing else was kept (before) lost those answers.
-func documentsAnswer(r *searchResults) bool {
+// documentsKept returns the documents a turn whose plan left them out (a
+// catalog question) keeps: when its items and FAQs kept nothing, all of
+// them if the question asks more than one thing (asksMoreThanOneThing);
+// else those more relevant than best, the most relevant kept item or FAQ.
+// A question phrased as a purchase may be answered by the store's
+// knowledge base ("pra comprar adubo foliar precisa de receita do
+// agrônomo?": the prescription guide, not only a fertilizer whose leaflet
+// mentions an agronomist). Measured on the chat sets, all seen
+// (BENCHMARKS.md, tenth pass): source recall up on eight of thirteen,
+// precision down on seven; -cross unchanged. Searching them only when
+// nothing else was kept (before) lost those answers.
+func documentsKept(r *searchResults, best float64) []Hit[storage.Document] {
 	if len(r.catalog)+len(r.faqs) == 0 {
-		return asksMoreThanOneThing(r.docs)
+		if asksMoreThanOneThing(r.docs) {
+			return r.docs
+		}
+		return nil
 	}
-	e := r.docs[0].Evidence
-	return e != nil && e.Relevance > r.bestItemOrFAQ(func(e *Evidence) float64 { return e.Relevance })
+	return slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return h.Evidence == nil || h.Evidence.Relevance <= best })
 }
 
 // bestItemOrFAQ returns the largest f over the evidence of the turn's kept
@@ -1160,6 +1165,10 @@ func (r *searchResults) bestItemOrFAQ(f func(*Evidence) float64) float64 {
 	return best
 }
 
+// asksMoreThanOneThing reports whether the question, as the evidence of
+// its hits analyzed it, has more than one content concept: "vocês vendem
+// trator?" asks for one thing, which a manual mentioning tractors does not
+// sell; "quantas sementes um pé de buva produz?" asks about something.
 func asksMoreThanOneThing(hits []Hit[storage.Document]) bool {
 	for _, h := range hits {
 		if e := h.Evidence; e != nil {

@@ -43,9 +43,9 @@ func TestDetectFollowUp(t *testing.T) {
 		{"does it work on citrus?", grape, true, "reference"},
 		{"is it safe to use Roundup on wheat?", grape, false, "self-contained"},
 		{"qual a dose?", grape, true, "attribute-only"},
-		// Beside an attribute a verb names no subject (alone it does: "e como
-		// faço pra devolver um produto?" above).
-		{"e a dose, quanto ponho?", grape, true, "attribute-only"},
+		// A verb asks its own subject, beside an attribute too (the rain FAQ's
+		// "e se chover depois de aplicar?", a reviewer's probe).
+		{"e se chover depois de aplicar?", grape, false, "self-contained"},
 		{"quanto custa?", grape, true, "attribute-only"},
 		// "cada" and "um" are function words (the general lexicon), not a subject.
 		{"e a carência de cada um?", grape, true, "attribute-only"},

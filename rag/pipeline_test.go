@@ -66,10 +66,10 @@ func TestPipelineOfflineCatalogTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A catalog turn searches the documents beside its other searches and
-	// keeps them only when they answer better: the catalog answers, so
-	// none is kept.
-	if resp.Intent.Intent != rag.IntentCatalog || !resp.Debug.Plan.Catalog || !resp.Debug.Plan.FAQ || !resp.Debug.Plan.Documents || len(resp.Documents) > 0 {
+	// A catalog turn searches the documents after its other searches, and
+	// not when they kept a fully relevant hit (no document could be kept
+	// above it): the catalog answers fully, so they are not searched.
+	if resp.Intent.Intent != rag.IntentCatalog || !resp.Debug.Plan.Catalog || !resp.Debug.Plan.FAQ || resp.Debug.Plan.Documents || len(resp.Documents) > 0 {
 		t.Fatalf("intent %+v plan %+v documents %d", resp.Intent, resp.Debug.Plan, len(resp.Documents))
 	}
 	if len(resp.Catalog) == 0 {

@@ -50,11 +50,13 @@ func (i Intent) Valid() bool {
 
 // Plan says which searches a chat turn runs, decided from the intent. A
 // turn whose intent leaves the documents out (a catalog question) searches
-// them beside the others (unless PipelineOptions.Documents is Off),
-// keeping their hits only when they answer better: when the items and
-// FAQs kept nothing and the question asks more than one thing, or when
-// the best document is more relevant than every kept item and FAQ; its
-// Debug.Plan then has Documents set. Likewise a turn whose intent leaves the catalog out searches it
+// them after the others (unless PipelineOptions.Documents is Off, or an
+// item or FAQ kept is fully relevant), keeping the hits that answer
+// better: all of them when the items and FAQs kept nothing and the
+// question asks more than one thing, else those more relevant than every
+// kept item and FAQ; its Debug.Plan then has Documents set (searched),
+// and the answerer's context has a documents section only when some were
+// kept. Likewise a turn whose intent leaves the catalog out searches it
 // last when its FAQs and documents had candidates and kept none (Debug.Plan
 // then has Catalog set).
 type Plan struct {
