@@ -1379,8 +1379,7 @@ const identityLookLimit = 20
 // whose hits all only mention it (a seed "tolerante ao glifosato", a
 // herbicide "parceiro do glifosato") searches again, deeper, for items
 // that are it (its name, category, tags or metadata: Glifovale, whose
-// active ingredient it is, ranked sixth); those found lead r's hits, and
-// focusOnIdentity leaves the rest out.
+// active ingredient it is, ranked sixth); those found replace r's hits.
 func (p *Pipeline) lookForIdentity(ctx context.Context, r *Result[storage.CatalogItem], cq searchText, limit int) {
 	one := false
 	for _, h := range r.Hits {
@@ -1407,11 +1406,10 @@ func (p *Pipeline) lookForIdentity(ctx context.Context, r *Result[storage.Catalo
 	if len(found) == 0 {
 		return
 	}
-	for _, h := range r.Hits {
-		if !slices.ContainsFunc(found, func(f Hit[storage.CatalogItem]) bool { return f.ID == h.ID }) {
-			found = append(found, h)
-		}
-	}
+	// The items only mentioning it go now (focusOnIdentity would leave
+	// them out after the relative cut), so they do not cut an item that is
+	// it ("tem glifozato?": Glifovale, held through the typo's correction,
+	// is less relevant than the items mentioning glifosato in full).
 	r.Hits = found
 }
 

@@ -208,6 +208,12 @@ func TestPipelineTreatmentsBeforeMentions(t *testing.T) {
 	if !got["prd-019"] || got["prd-067"] || got["prd-030"] {
 		t.Errorf("one thing asked: cited %v, want Glifovale prd-019, not the items mentioning glyphosate", got)
 	}
+	// Misspelt, Glifovale holds it through the correction (less relevant
+	// than the items mentioning glyphosate in full), and still leads.
+	got = cited("tem glifozato?")
+	if !got["prd-019"] || got["prd-067"] || got["prd-030"] || got["prd-058"] {
+		t.Errorf("one thing asked, misspelt: cited %v, want Glifovale prd-019, not the items mentioning glyphosate", got)
+	}
 	got = cited("fosfito resolve ferrugem na soja?")
 	if !got["prd-061"] {
 		t.Errorf("item asked: cited %v, want the phosphite prd-061", got)
