@@ -757,8 +757,8 @@ func (r *searchResults) meanRelevance() float64 {
 // faqContext the FAQs. With fallbackDocs (a turn whose plan leaves the
 // documents out) the documents are searched after the others, unless an
 // item or FAQ is fully relevant, and their hits kept only when they answer
-// better (documentsKept); with
-// fallbackCatalog the catalog is searched last when no search kept a hit.
+// better (documentsKept); with fallbackCatalog the catalog is searched
+// last when no search kept a hit.
 func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fallbackCatalog bool, message string, cq, dq searchText, faqContext string, reqLimit int, emit func(Event)) *searchResults {
 	catalogQuery := combineQueryWithContext(cq.text, cq.context, p.searcher.opts.Limits.MaxQueryChars)
 	query := combineQueryWithContext(dq.text, dq.context, p.searcher.opts.Limits.MaxQueryChars)
@@ -1109,10 +1109,9 @@ func focusOnNamed(r *searchResults) {
 // focusOnValue: when the question asks for a kind of value (a duration,
 // a time of day, a stage) and a relevant FAQ or document holds one beside
 // the question's words, the FAQs and documents holding none at all are
-// left out:
-// "o vazio sanitário da soja é de quantos dias?" is answered by the
-// section stating "pelo menos 60 dias", not by a FAQ telling to respect
-// it. Catalog items are not judged so (a leaflet holds durations of every
+// left out: "o vazio sanitário da soja é de quantos dias?" is answered by
+// the section stating "pelo menos 60 dias", not by a FAQ telling to
+// respect it. Catalog items are not judged so (a leaflet holds durations of every
 // kind). Measured on the thirteen seen chat sets (BENCHMARKS.md, tenth
 // pass): eight turns lost a record that did not answer, none lost an
 // answer; -cross unchanged.
