@@ -578,7 +578,8 @@ func (d *detector) scan(text string, groups []detectGroup, state []uint8, tags b
 
 // Prepare analyzes query: tokens (with the Scorer's Tokenizer), subjects,
 // classes and generic terms it names (with the Scorer's Synonyms), and
-// the query terms: the tokens followed by the canonical terms of the
+// the query terms: the tokens, the hyphenated form of a code typed
+// without its hyphen ("2,4d" → "2,4-d"), then the canonical terms of the
 // synonyms found that are not tokens already, passed through the
 // Tokenizer's Filters. At most 64 terms are kept.
 func (s *Scorer) Prepare(query string) *PreparedQuery {
@@ -597,6 +598,13 @@ func (s *Scorer) Prepare(query string) *PreparedQuery {
 					}
 				}
 			}
+		}
+	}
+	// A code typed without its hyphen ("2,4D") searches the hyphenated
+	// form the records write ("2,4-D") too.
+	for _, t := range tokens {
+		if h := hyphenatedCode(t); h != "" && !slices.Contains(terms, h) {
+			terms = append(terms, h)
 		}
 	}
 	for _, m := range q.mentions {
@@ -655,6 +663,30 @@ func (s *Scorer) Prepare(query string) *PreparedQuery {
 	q.ac = newMatcher(q.terms, q.det)
 	return q
 }
+
+// hyphenatedCode returns token (in Normalize form) with a hyphen between
+// a digit and the letter right after it, the way product and active
+// ingredient codes are written ("2,4d" → "2,4-d", "mcpa40d" →
+// "mcpa40-d"), or "" when token has no such place or is a number with a
+// unit a record would not hyphenate either: only a token holding a
+// punctuation mark between digits ("2,4d") or ending in one letter after
+// its digits ("24d") qualifies.
+func hyphenatedCode(token string) string {
+	for i := 1; i < len(token); i++ {
+		if !isDigit(token[i-1]) || !isLetter(token[i]) {
+			continue
+		}
+		code := strings.ContainsAny(token[:i], ",.") || i == len(token)-1
+		if !code {
+			return ""
+		}
+		return token[:i] + "-" + token[i:]
+	}
+	return ""
+}
+
+func isDigit(b byte) bool  { return b >= '0' && b <= '9' }
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' }
 
 // queryText returns the query as given to Prepare.
 func (q *PreparedQuery) queryText() string { return q.query }

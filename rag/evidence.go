@@ -825,7 +825,15 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 	}
 	for i, t := range tokens {
 		if owner[i] == -2 {
-			eq.concepts = append(eq.concepts, queryConcept{label: t, direct: []string{t}})
+			c := queryConcept{label: t, direct: []string{t}}
+			// A code searched hyphenated too ("2,4d" as "2,4-d",
+			// lexical.Scorer.Prepare) is found by either form.
+			for _, term := range terms {
+				if term != t && strings.Contains(term, "-") && strings.ReplaceAll(term, "-", "") == t {
+					c.direct = append(c.direct, term)
+				}
+			}
+			eq.concepts = append(eq.concepts, c)
 			owner[i] = len(eq.concepts) - 1
 		}
 	}
