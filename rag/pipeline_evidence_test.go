@@ -416,7 +416,7 @@ func TestPipelineDocumentsAnswerACatalogQuestion(t *testing.T) {
 	if resp.Intent.Intent != rag.IntentCatalog || !resp.Debug.Plan.Documents {
 		t.Fatalf("intent %+v plan %+v", resp.Intent, resp.Debug.Plan)
 	}
-	if !slices.ContainsFunc(resp.Sources, func(c rag.Citation) bool { return c.ID == "doc-001" }) {
+	if !slices.Contains(sourceIDs(resp), "doc-001") {
 		t.Errorf("sources %v, want the prescription guide doc-001 among them", resp.Sources)
 	}
 	resp, err = p.Chat(ctx, rag.ChatRequest{Message: "tem fungicida para videira?"})
@@ -437,10 +437,7 @@ func TestPipelineValueAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := make([]string, len(resp.Sources))
-	for i, c := range resp.Sources {
-		ids[i] = c.ID
-	}
+	ids := sourceIDs(resp)
 	if !slices.Contains(ids, "manejo-ferrugem-asiatica.md") || slices.Contains(ids, "faq-021") {
 		t.Errorf("sources %v, want the rust guide and not faq-021", ids)
 	}
