@@ -275,6 +275,16 @@
 // never sources, and the context's "not-carried" section gives the thing
 // asked in the customer's words, which the ExtractiveAnswerer says plainly
 // ("Não temos semente de girassol no catálogo.").
+// Before it abstains, a turn whose message has several clauses and is no
+// follow-up searches again by the clause that asks (the last one ending in
+// a question mark, else the last one), with the rest of the message as
+// its context, whose words then weigh 0.5, as an earlier turn's do in a
+// follow-up: a customer's story ("devolvi o pedido semana passada, o
+// estorno no cartão cai quando?") no longer outweighs what is asked, while
+// a story about another domain still weighs against it ("to pensando em
+// deixar o dinheiro da safra numa LCA, compensa essa aplicação?"
+// abstains). A turn answered so has low confidence at most, and its
+// Debug.CatalogQuery and Debug.FAQQuery show the clause and its context.
 // The level of a turn that answers says how often such turns cite the
 // right records, as measured on the chat and cross-domain evaluations
 // (examples/eval prints the reliability table): high when it cites exactly
