@@ -41,6 +41,16 @@ func TestCorrectSpelledAsItSounds(t *testing.T) {
 			t.Errorf("Correct(%q) = %q, %v; want %q", typed, got, ok, want)
 		}
 	}
+	// A four-letter token is corrected only by sound: "huva" (a silent h)
+	// is "uva", "oido" is not corrected to "oidio" by an edit.
+	b.Add("oídio na uva e no milho")
+	v = b.Build()
+	if got, ok := v.Correct("huva", 1); !ok || got != "uva" {
+		t.Errorf("Correct(huva) = %q, %v; want uva", got, ok)
+	}
+	if got, ok := v.Correct("oido", 1); ok {
+		t.Errorf("Correct(oido) = %q: a four-letter token corrected by an edit", got)
+	}
 	// A word that sounds like no indexed word is left to the edit
 	// distance ("ferragen" is one edit from "ferragem").
 	if got, ok := v.Correct("ferragen", 1); !ok || got != "ferragem" {

@@ -100,7 +100,7 @@ func (b *VocabularyBuilder) Build() *Vocabulary {
 	v.byLen = make(map[int][]int32)
 	for i, w := range v.words {
 		v.df[i] = b.df[w]
-		if n := utf8.RuneCountInString(w); n >= minCorrectTarget && isLowerASCII(w) {
+		if n := utf8.RuneCountInString(w); n >= minSoundTarget && isLowerASCII(w) {
 			v.byLen[n] = append(v.byLen[n], int32(i))
 		}
 	}
@@ -116,8 +116,12 @@ func newVocabulary(docs []string) *Vocabulary {
 	return b.Build()
 }
 
-// minCorrectTarget is the shortest word a token is corrected to.
-const minCorrectTarget = 4
+// minCorrectTarget is the shortest word a token is corrected to by an
+// edit, minSoundTarget by its sound ("huva" → "uva").
+const (
+	minCorrectTarget = 4
+	minSoundTarget   = 3
+)
 
 // Vocabulary holds the words of a collection and their document
 // frequencies. It answers two questions of query analysis: how rare a
@@ -307,11 +311,13 @@ func (v *Vocabulary) IDFWeights(opts IDFOptions) func(term string) float64 {
 	}
 }
 
-// Correction limits: tokens shorter than minCorrectLength runes are never
-// corrected; from longTokenLength runes on, two edits are allowed instead
-// of one.
+// Correction limits: tokens shorter than minSoundLength runes are never
+// corrected, and those shorter than minCorrectLength only to a word that
+// sounds the same ("huva" → "uva", "bixo" → "bicho"); from longTokenLength
+// runes on, two edits are allowed instead of one.
 const (
 	minCorrectLength = 5
+	minSoundLength   = 4
 	longTokenLength  = 8
 )
 
@@ -320,8 +326,9 @@ const maxCorrectionCache = 4096
 
 // Correct returns the indexed word a misspelled query token most likely
 // stands for. A token is left alone (ok false) when it is shorter than
-// 5 runes, holds anything but the letters a-z after [Normalize], or is
-// known (some word starts with it). A word found in at least minDF
+// 4 runes, holds anything but the letters a-z after [Normalize], or is
+// known (some word starts with it); a token of 4 runes is corrected only
+// to a word that sounds the same ("huva" → "uva"). A word found in at least minDF
 // documents that sounds the same in Brazilian Portuguese (the token is
 // spelled as it sounds: "ferujem" for "ferrugem", "cartuxo" for
 // "cartucho"; the most frequent such word) wins. Otherwise the candidates
@@ -337,7 +344,7 @@ func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 	}
 	t := Normalize(token)
 	n := len(t)
-	if n < minCorrectLength || !isLowerASCII(t) || v.Known(t) {
+	if n < minSoundLength || !isLowerASCII(t) || v.Known(t) {
 		return "", false
 	}
 	key := t + "\x00" + string(rune('0'+min(max(minDF, 0), 9)))
@@ -357,6 +364,9 @@ func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 		// sounds the same wins over any merely close one.
 		best, bestDist = v.words[wi], 0
 		maxDist = -1
+	}
+	if n < minCorrectLength {
+		maxDist = -1 // a short token only as it sounds
 	}
 	for l := max(n-maxDist, minCorrectTarget); l <= n+maxDist; l++ {
 		for _, wi := range v.byLen[l] {
@@ -550,7 +560,7 @@ func (v *Vocabulary) CorrectText(text string, minDF int, keep func(word string) 
 			break
 		}
 		i = end
-		if end-start < minCorrectLength {
+		if end-start < minSoundLength {
 			continue
 		}
 		w := Normalize(text[start:end])
