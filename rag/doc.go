@@ -263,7 +263,9 @@
 // (of equally relevant hits, those holding more of the question's
 // concepts in their name, category, tags or metadata first — what a
 // record is before what its text mentions —, then FAQ priority), drops
-// those more than 0.25 below the search's best and fits the retrieved
+// those more than 0.25 below the search's best (and the FAQs and documents
+// more than 0.25 below the turn's best hit of any kind: the warranty FAQ
+// does not join the sprayer asked about) and fits the retrieved
 // sections into a
 // 2,000-token budget ([PipelineOptions.ContextTokens]). A turn whose kept
 // hits have a mean relevance below the low threshold of

@@ -912,6 +912,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fal
 	focusOnOwnEvidence(res)
 	focusOnIdentity(res)
 	focusOnValue(res)
+	focusAcrossKinds(res, defaultRelativeCut)
 	p.fitBudget(res, catalogQuery)
 	// Abstention is decided here, before the hits events, so a turn that
 	// abstains never streams sources.
@@ -1128,6 +1129,25 @@ func focusOnNamed(r *searchResults) {
 	}
 	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return lacks(h.Evidence) })
 	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return lacks(h.Evidence) })
+}
+
+// focusAcrossKinds applies the relative cut across kinds: the FAQs and
+// documents more than cut below the turn's most relevant hit, of any kind,
+// are left out, as each search leaves out its own (selectRelevant).
+// Catalog items keep their search's cut: a product question keeps its
+// products beside a FAQ that answers it better. "vcs tem bomba costal?"
+// cites the two sprayers (relevance 1.0), not the calibration FAQ (0.61). Measured on the fifteen chat sets (BENCHMARKS.md, eleventh pass):
+// nine turns fixed, none lost; -cross unchanged.
+func focusAcrossKinds(r *searchResults, cut float64) {
+	best := -1.0
+	r.eachEvidence(func(e *Evidence) {
+		if e != nil {
+			best = max(best, e.Relevance)
+		}
+	})
+	below := func(e *Evidence) bool { return e == nil || e.Relevance < best-cut-1e-9 }
+	r.faqs = slices.DeleteFunc(r.faqs, func(h Hit[storage.FAQ]) bool { return below(h.Evidence) })
+	r.docs = slices.DeleteFunc(r.docs, func(h Hit[storage.Document]) bool { return below(h.Evidence) })
 }
 
 // focusOnValue: when the question asks for a kind of value (a duration,
