@@ -29,3 +29,18 @@ func TestPipelineCutAcrossKinds(t *testing.T) {
 		}
 	}
 }
+
+// A document holding the crop and only the class of the pest asked is not
+// about the pest: the corn leafhopper note (milho, inseticidas) does not
+// answer the fall armyworm.
+func TestPipelinePestByClassIsNoPair(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	resp, err := p.Chat(context.Background(), rag.ChatRequest{Message: "a lagarta ta detonando o cartucho do milho aqui, oq vcs tem pra matar ela?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := sourceIDs(resp)
+	if slices.Contains(ids, "doc-002") || !slices.ContainsFunc(ids, func(id string) bool { return slices.Contains([]string{"prd-035", "prd-041", "prd-043", "prd-047"}, id) }) {
+		t.Errorf("cited %v, want the insecticides for the fall armyworm and not the leafhopper note doc-002", ids)
+	}
+}

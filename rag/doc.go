@@ -205,7 +205,10 @@
 // the pair with the class; a FAQ or a document naming the group of a
 // class asked by its own word ("defensivos", "agrotóxicos" for
 // "fungicida") holds the class with the indirect credit, but not the pair
-// ("preciso de receita pra comprar fungicida?"). A catalog item lacking the subject asked is not
+// ("preciso de receita pra comprar fungicida?"); nor does one holding the
+// crop and only the class of the pest asked ("inseticidas" in a note on
+// the corn leafhopper, for "lagarta no cartucho do milho"). A catalog item
+// lacking the subject asked is not
 // relevant even without a class ("semente de girassol" is not answered by
 // a braquiária seed), unless the query names the item ("o Fungiprot serve
 // para uva?"): then it stays relevant at the threshold, so the turn's

@@ -1093,6 +1093,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 		ev.Pair = sig.Pair
 	}
 	var total, got float64
+	// pestByClass: a pest asked is held only through its class
+	// ("inseticida" for "lagarta"); pestHeld: one is held by its own word.
+	pestByClass, pestHeld := false, false
 	seen := map[string]bool{}
 	synCovered := false
 	ownAsked, ownCovered := false, false
@@ -1164,10 +1167,13 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 					credit = 1
 					if c.indirect {
 						credit = o.indirectCredit
+						pestByClass = pestByClass || c.treatment && c.own
 					}
 					where = append(where, f...)
 				}
 			}
+		} else if c.treatment && c.own {
+			pestHeld = true
 		}
 		if credit == 0 && c.asks != "" && titleField != lexical.FieldName && eq.valueHeld != nil && eq.valueHeld(c.asks, heldTerms()) {
 			// A word asking for a kind of value ("demora", "quanto
@@ -1321,6 +1327,14 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	slices.Sort(ev.Fields)
 
 	ev.Lexical = math.Pow(ev.Coverage, coverageExponent)
+	if titleField != lexical.FieldName && pestByClass && !pestHeld {
+		// A FAQ or a document holding the crop and only the class of the
+		// pest asked ("inseticidas" in a note on the corn leafhopper, for
+		// "lagarta no cartucho do milho") is not about the pest: the
+		// lexical scorer's subject-and-class pair is no pair here. A
+		// catalog item's class is what it is, and keeps it.
+		ev.Pair = false
+	}
 	if groupHeld && treatmentHeld {
 		ev.Pair = true
 	}
