@@ -1502,9 +1502,10 @@ func lastAssistant(history []Turn) string {
 // no cartão cai quando?" → the refund FAQ). It returns the new results when
 // they are relevant (the turn answers at low confidence at most: only
 // part of the message was found), else nil. Measured on the fifteen chat
-// sets, all seen (BENCHMARKS.md, eleventh pass): eight turns answered
-// right, one out-of-store question answered; the cross-domain stores
-// unchanged.
+// sets, all seen (BENCHMARKS.md, eleventh pass): six turns answered right,
+// three that abstained answer partly or wrongly, one out-of-store question
+// answered; the cross-domain stores unchanged. The clause alone, without
+// its context, answered more and cost the cross-domain abstention.
 func (p *Pipeline) clauseRetry(ctx context.Context, plan Plan, fallbackDocs, fallbackCatalog bool, message string, limit int, emit func(Event)) (sr *searchResults, clause, rest string) {
 	clause, rest = askingClause(message)
 	if clause == "" {
