@@ -429,20 +429,24 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
-	if sr.fallbackRan {
-		// Searched; the context has a documents section only when some
-		// were kept.
-		dbg.Plan.Documents = true
-		plan.Documents = len(sr.docs) > 0
+	// adopt takes a round of searches as the turn's.
+	adopt := func(sr *searchResults) {
+		resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
+		if sr.fallbackRan {
+			// Searched; the context has a documents section only when
+			// some were kept.
+			dbg.Plan.Documents = true
+			plan.Documents = len(sr.docs) > 0
+		}
+		if sr.catalogFallbackRan {
+			plan.Catalog, dbg.Plan.Catalog = true, true
+		}
+		dbg.SearchTimings = sr.timings
+		dbg.FallbackReason = sr.fallback
+		dbg.Errors = append(dbg.Errors, sr.errors...)
+		dbg.Considered = sr.considered
 	}
-	if sr.catalogFallbackRan {
-		plan.Catalog, dbg.Plan.Catalog = true, true
-	}
-	dbg.SearchTimings = sr.timings
-	dbg.FallbackReason = sr.fallback
-	dbg.Errors = append(dbg.Errors, sr.errors...)
-	dbg.Considered = sr.considered
+	adopt(sr)
 
 	// 4. Confidence from the evidence of what is cited; none abstains
 	// rather than answer from context that does not hold the answer.
@@ -456,18 +460,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 		// (clauseRetry).
 		if csr, clause, rest := p.clauseRetry(ctx, plan, fallbackDocs, fallbackCatalog, pr.message, req.Limit, emit); csr != nil {
 			sr = csr
-			resp.Catalog, resp.FAQs, resp.Documents = sr.catalog, sr.faqs, sr.docs
-			if sr.fallbackRan {
-				dbg.Plan.Documents = true
-				plan.Documents = len(sr.docs) > 0
-			}
-			if sr.catalogFallbackRan {
-				plan.Catalog, dbg.Plan.Catalog = true, true
-			}
+			adopt(sr)
 			dbg.CatalogQuery = combineQueryWithContext(clause, rest, p.searcher.opts.Limits.MaxQueryChars)
 			dbg.FAQQuery = combineQueryWithContext(clause, rest, p.searcher.opts.Limits.MaxFAQQueryChars)
-			dbg.SearchTimings, dbg.Considered = sr.timings, sr.considered
-			dbg.Errors = append(dbg.Errors, sr.errors...)
 			resp.Confidence = min(p.turnLevel(sr), scoring.LevelLow)
 			resp.ConfidenceText = resp.Confidence.Message()
 			resp.Abstained = false
@@ -1136,8 +1131,9 @@ func focusOnNamed(r *searchResults) {
 // are left out, as each search leaves out its own (selectRelevant).
 // Catalog items keep their search's cut: a product question keeps its
 // products beside a FAQ that answers it better. "vcs tem bomba costal?"
-// cites the two sprayers (relevance 1.0), not the calibration FAQ (0.61). Measured on the fifteen chat sets (BENCHMARKS.md, eleventh pass):
-// nine turns fixed, none lost; -cross unchanged.
+// cites the two sprayers (relevance 1.0), not the calibration FAQ (0.61).
+// Measured on the fifteen chat sets (BENCHMARKS.md, eleventh pass): nine
+// turns fixed, none lost; -cross unchanged.
 func focusAcrossKinds(r *searchResults, cut float64) {
 	best := -1.0
 	r.eachEvidence(func(e *Evidence) {
@@ -1523,7 +1519,7 @@ func (p *Pipeline) clauseRetry(ctx context.Context, plan Plan, fallbackDocs, fal
 // ";", "!", "?" before a space or the end, or a line break) into the
 // clause that asks, the last one ending in a question mark (else the last
 // one), and the rest. It returns "" when the message is one clause or the
-// asking clause is a single word ("e agora?").
+// asking clause is a single word ("agora??").
 func askingClause(message string) (clause, rest string) {
 	type span struct{ start, end int }
 	var clauses []span
@@ -1538,7 +1534,7 @@ func askingClause(message string) (clause, rest string) {
 		default:
 			continue
 		}
-		if strings.TrimSpace(message[start:i+1]) != "" && strings.TrimFunc(message[start:i+1], func(r rune) bool { return strings.ContainsRune(".,;!?\n ", r) }) != "" {
+		if strings.TrimFunc(message[start:i+1], func(r rune) bool { return strings.ContainsRune(".,;!?\n ", r) }) != "" {
 			clauses = append(clauses, span{start, i + 1})
 		}
 		start = i + 1
