@@ -48,13 +48,7 @@
 // closest indexed word (then the most frequent)
 // ("insetisida soja" → "inseticida soja"; [QueryAnalysis.Corrections]
 // lists the changes; the word as typed still fetches candidates from the
-// store, but terms and scores use the correction; a word of four letters
-// only to one it sounds like: "huva" → "uva"). A word of the language
-// ([LexicalOptions.Lexicon]) is never corrected, unless it is no common
-// word and its correction is a technical term of the store the lexicon
-// does not know, with the same first three letters ("tricoderma" →
-// "trichoderma", "clorantam" → "clorantran": the lexicon compares Snowball
-// stems, so such a typo is often known through another word's stem). Each
+// store, but terms and scores use the correction), and each
 // lexical term is weighted by its IDF, so rare words ("azoxistrobina")
 // outweigh common ones ("produto", "soja"). The vocabularies follow the
 // store by themselves (see Freshness below); [Off] in

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/hybridrag/hybridrag/internal/morph"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -164,8 +163,7 @@ func (s *Searcher) Refresh() {
 
 // correctQuery applies typo correction to text with the kind's
 // vocabulary: words that are stopwords, belong to the synonym table or
-// are words of the language (LexicalOptions.Lexicon; but see domainTypo)
-// are never corrected,
+// are words of the language (LexicalOptions.Lexicon) are never corrected,
 // nor are valid inflections of indexed words: a word
 // whose stem under the kind's scorer (its tokenizer's filters, the
 // Snowball stem for FAQs and documents) starts an indexed word
@@ -186,11 +184,8 @@ func (s *Searcher) correctQuery(text string, l *kindLexicon) (string, []lexical.
 		lex = lexicon.Default()
 	}
 	return l.vocab.CorrectText(text, s.opts.Lexical.correctionMinDF, func(w string) bool {
-		if stop.Contains(w) || syn[w] {
+		if stop.Contains(w) || syn[w] || lex.Known(w) {
 			return true
-		}
-		if lex.Known(w) {
-			return !s.domainTypo(w, l.vocab, lex)
 		}
 		st := stemWith(tok.Filters, w)
 		return st != w && l.vocab.Known(st)
@@ -249,25 +244,3 @@ func withTypedWords(terms []string, corrections []lexical.Correction) []string {
 	}
 	return out
 }
-
-// domainTypo reports whether w, a word the general lexicon knows, is a
-// store's technical term mistyped: w is no common word (the frequency
-// list ranks it nowhere) and no verb form, and its correction is a word
-// of the store the general lexicon does not know (an active ingredient, a
-// brand, a genus: "tricoderma" for "trichoderma", "clorantam" for
-// "clorantran"). The lexicon compares Snowball stems, so such a typo is
-// often "known" through another word's stem; a correction to a word of the
-// language ("sábado" → "sabão") is never made.
-func (s *Searcher) domainTypo(w string, vocab *lexical.Vocabulary, lex *lexicon.Lexicon) bool {
-	freq := s.evidence.Frequencies
-	if freq == nil || freq.Rank(w) > 0 || freq.Function(w) || morph.VerbForm(w) {
-		return false
-	}
-	to, ok := vocab.Correct(w, s.opts.Lexical.correctionMinDF)
-	return ok && len(w) >= domainTypoPrefix && strings.HasPrefix(to, w[:domainTypoPrefix]) && !lex.Known(to)
-}
-
-// domainTypoPrefix is how many first letters a domain term's typo keeps
-// (domainTypo): "tricoderma" is "trichoderma", "hibridos" is no
-// "hybridus" (a weed's Latin name that sounds alike).
-const domainTypoPrefix = 3

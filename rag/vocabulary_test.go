@@ -269,28 +269,3 @@ func sourceDocs(src ingest.Sources) []storage.Document {
 	}
 	return out
 }
-
-// A technical term of the store typed wrong is corrected even when the
-// general lexicon knows the typo through another word's stem
-// ("tricoderma", "clorantam"); a word of the language is not, nor is an
-// inflection that merely sounds like a Latin name ("híbridos" is no
-// "hybridus").
-func TestSearchDomainTypo(t *testing.T) {
-	store, emb := ragtest.IndexedMemory(t)
-	ctx := context.Background()
-	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
-	for text, want := range map[string][]lexical.Correction{
-		"tem tricoderma pra por no sulco da soja?":   {{From: "tricoderma", To: "trichoderma"}},
-		"qnto de clorantam vai por hectar no milho?": {{From: "clorantam", To: "clorantran"}},
-		"quais híbridos de milho vocês têm à venda?": nil,
-		"vocês abrem no sábado?":                     nil,
-	} {
-		res, err := s.SearchCatalog(ctx, rag.Query{Text: text, Limit: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(res.Query.Corrections, want) {
-			t.Errorf("%q: corrections %v, want %v", text, res.Query.Corrections, want)
-		}
-	}
-}
