@@ -48,7 +48,8 @@
 // closest indexed word (then the most frequent)
 // ("insetisida soja" → "inseticida soja"; [QueryAnalysis.Corrections]
 // lists the changes; the word as typed still fetches candidates from the
-// store, but terms and scores use the correction), and each
+// store, but terms and scores use the correction; a word of four letters
+// only to one it sounds like: "huva" → "uva"), and each
 // lexical term is weighted by its IDF, so rare words ("azoxistrobina")
 // outweigh common ones ("produto", "soja"). The vocabularies follow the
 // store by themselves (see Freshness below); [Off] in
@@ -285,11 +286,18 @@
 // a question mark, else the last one), with the rest of the message as
 // its context, whose words then weigh 0.5, as an earlier turn's do in a
 // follow-up: a customer's story ("devolvi o pedido semana passada, o
-// estorno no cartão cai quando?") no longer outweighs what is asked, while
-// a story about another domain still weighs against it ("to pensando em
-// deixar o dinheiro da safra numa LCA, compensa essa aplicação?"
-// abstains). A turn answered so has low confidence at most, and its
-// Debug.CatalogQuery and Debug.FAQQuery show the clause and its context.
+// estorno no cartão cai quando?") no longer outweighs what is asked. A
+// story naming an everyday thing no record holds (a word among the 5,000
+// most common of [EvidenceOptions.Frequencies]: "meu filho quer um
+// videogame, aceitam cartão?", "minha geladeira parou de gelar, tem
+// garantia?") is another domain's, and the turn abstains without a second
+// search; a rare word says nothing either way, so "meu notebook queimou,
+// tem garantia?" or "my phone fell in the pool, is there a warranty?" can
+// still answer, at low. A turn answered so has low confidence at most; its
+// Debug.CatalogQuery and Debug.FAQQuery show the clause and its context,
+// and Debug.Timings.Search counts both rounds. Streaming, the second
+// round's tool calls and hits follow the first's (whose hits were empty)
+// only when it is kept; a second round that finds nothing streams nothing.
 // The level of a turn that answers says how often such turns cite the
 // right records, as measured on the chat and cross-domain evaluations
 // (examples/eval prints the reliability table): high when it cites exactly
