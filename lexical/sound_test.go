@@ -48,6 +48,9 @@ func TestCorrectSpelledAsItSounds(t *testing.T) {
 	if got, ok := v.Correct("huva", 1); !ok || got != "uva" {
 		t.Errorf("Correct(huva) = %q, %v; want uva", got, ok)
 	}
+	if got, ok := v.Correct("huvas", 1); !ok || got != "uva" {
+		t.Errorf("Correct(huvas) = %q, %v; want uva (a plural spelled as it sounds)", got, ok)
+	}
 	if got, ok := v.Correct("oido", 1); ok {
 		t.Errorf("Correct(oido) = %q: a four-letter token corrected by an edit", got)
 	}
