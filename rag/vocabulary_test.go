@@ -269,20 +269,3 @@ func sourceDocs(src ingest.Sources) []storage.Document {
 	}
 	return out
 }
-
-// Words the dictionary forms with a prefix rule are words too: "infração"
-// (VERO: "fração" with in-) and "inversão" were corrected to the catalog's
-// "inalação" and "inverno" while the lexicon left prefix rules out.
-func TestSearchPrefixedWordsNotCorrected(t *testing.T) {
-	store, emb := ragtest.IndexedMemory(t)
-	s := rag.NewSearcher(store, emb, rag.SearcherOptions{})
-	for _, text := range []string{"qual a infração", "inversão térmica", "estou procurando um adubo"} {
-		res, err := s.SearchCatalog(context.Background(), rag.Query{Text: text, Limit: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Query.Corrections) > 0 {
-			t.Errorf("%q: corrections %v, want none", text, res.Query.Corrections)
-		}
-	}
-}

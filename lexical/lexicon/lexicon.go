@@ -6,10 +6,8 @@
 //
 // The word list is built from two Hunspell spelling dictionaries, every
 // entry with the forms its suffix rules give (plurals, gender, verb
-// tenses) and its prefix rules give (VERO files "procurar", "reduzir",
-// "infração" under "curar", "duzir", "fração" with a prefix flag), reduced
-// to the Snowball stem ([snowball.Stem]) of each form: a word is known
-// when its stem is. Sources, both as published on npm:
+// tenses), reduced to the Snowball stem ([snowball.Stem]) of each form: a
+// word is known when its stem is. Sources, both as published on npm:
 //
 //   - dictionary-pt 4.0.0: VERO, the LibreOffice Brazilian Portuguese
 //     dictionary (Raimundo Santos Moura and the VERO project), under the
@@ -19,7 +17,7 @@
 //     and others), under MIT and BSD terms (LICENSE-SCOWL).
 //
 // gen/ rebuilds the list from the two packages (see its doc). The list is
-// read on first use (about 0.15 s, 14 MB of memory) and shared; a Lexicon
+// read on first use (about 0.2 s, 9 MB of memory) and shared; a Lexicon
 // is immutable and safe for concurrent use.
 //
 // [DefaultFrequencies] says how common a word is: the frequency rank of
@@ -49,8 +47,8 @@ var words []byte
 
 // Lexicon is a set of known words, compared by the Snowball stem of
 // their lexical.Normalize form. It holds the stems sorted, one a line, in
-// one string, with the offset of each line: about 14 MB for the default
-// list's 900,000 stems, searched by bisection.
+// one string, with the offset of each line: about 9 MB for the default
+// list's 750,000 stems, searched by bisection.
 type Lexicon struct {
 	data string
 	offs []uint32 // start of each line; len(data) closes the last

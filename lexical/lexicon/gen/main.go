@@ -6,7 +6,7 @@
 // hyphens, and written sorted, one a line, gzip-compressed.
 //
 //	npm pack dictionary-pt dictionary-en   # VERO (pt-BR, LGPL-3.0 or MPL-2.0) and SCOWL (en-US, MIT and BSD)
-//	go run ./lexical/lexicon/gen -stems -prefixes -dic pt/index.dic -aff pt/index.aff -dic en/index.dic -aff en/index.aff -out lexical/lexicon/words.txt.gz
+//	go run ./lexical/lexicon/gen -dic pt/index.dic -aff pt/index.aff -dic en/index.dic -aff en/index.aff -out lexical/lexicon/words.txt.gz
 //
 // With -verbs FILE it also writes the verb rules and verbs of the first
 // dictionary (VERO) for internal/morph.VerbForm:
@@ -41,9 +41,7 @@ type affix struct {
 }
 
 // prefixes expands prefix rules too (re-, anti-, des-…: ten million
-// forms for pt-BR, most of them rare, but 900,000 stems with -stems
-// against 750,000 without; VERO files common words this way:
-// "procurar" under "curar", "infração" under "fração").
+// forms for pt-BR, most of them rare).
 var prefixes = flag.Bool("prefixes", false, "expand prefix rules too")
 
 // verbsOut, when set, names a second output: the verb conjugation rules
