@@ -51,6 +51,13 @@ func TestCorrectSpelledAsItSounds(t *testing.T) {
 	if got, ok := v.Correct("huvas", 1); !ok || got != "uva" {
 		t.Errorf("Correct(huvas) = %q, %v; want uva (a plural spelled as it sounds)", got, ok)
 	}
+	// The plural of an indexed word is not another word its singular
+	// sounds like.
+	b.Add("Diquavale 200 SL, dessecante; Dicavale 480 SL, herbicida")
+	v = b.Build()
+	if got, ok := v.Correct("diquavales", 1); ok && got != "diquavale" {
+		t.Errorf("Correct(diquavales) = %q: the plural of diquavale corrected to another word", got)
+	}
 	if got, ok := v.Correct("oido", 1); ok {
 		t.Errorf("Correct(oido) = %q: a four-letter token corrected by an edit", got)
 	}

@@ -331,8 +331,9 @@ const maxCorrectionCache = 4096
 // to a word that sounds the same ("huva" → "uva"). A word found in at least minDF
 // documents that sounds the same in Brazilian Portuguese (the token is
 // spelled as it sounds: "ferujem" for "ferrugem", "cartuxo" for
-// "cartucho"; the most frequent such word; for a plural none sounds like,
-// the word its singular sounds like: "huvas" → "uva") wins. Otherwise the candidates
+// "cartucho"; the most frequent such word; for a plural none sounds like
+// whose singular is no indexed word, the word its singular sounds like:
+// "huvas" → "uva") wins. Otherwise the candidates
 // are the words within one edit (two from 8 runes on; an edit is an insertion, deletion, substitution or
 // transposition of adjacent letters) found in at least minDF documents;
 // the closest wins, then the most frequent, then the first in
@@ -362,8 +363,12 @@ func (v *Vocabulary) Correct(token string, minDF int) (string, bool) {
 	best, bestDist, bestDF := "", maxDist+1, int32(0)
 	wi, ok := v.soundsLike(t)
 	if !ok && n > minSoundLength && t[n-1] == 's' {
-		// A plural spelled as it sounds ("huvas"): its singular's word.
-		wi, ok = v.soundsLike(t[:n-1])
+		// A plural spelled as it sounds ("huvas"): its singular's word,
+		// unless the singular is itself an indexed word ("diquavales" is
+		// Diquavale's plural, not the Dicavale it sounds like).
+		if _, found := slices.BinarySearch(v.words, t[:n-1]); !found {
+			wi, ok = v.soundsLike(t[:n-1])
+		}
 	}
 	if ok && int(v.df[wi]) >= minDF && !strings.HasPrefix(t, v.words[wi]) {
 		// Spelled as it sounds ("ferujem", "cartuxo"): the word that
