@@ -297,7 +297,8 @@
 // Debug.CatalogQuery and Debug.FAQQuery show the clause and its context,
 // and Debug.Timings.Search counts both rounds. Streaming, the second
 // round's tool calls and hits follow the first's (whose hits were empty)
-// only when it is kept; a second round that finds nothing streams nothing.
+// only when it is kept; a second round that finds nothing streams nothing
+// (the audit log, PipelineOptions.Audit, records its searches either way).
 // The level of a turn that answers says how often such turns cite the
 // right records, as measured on the chat and cross-domain evaluations
 // (examples/eval prints the reliability table): high when it cites exactly
