@@ -298,7 +298,8 @@
 // and Debug.Timings.Search counts both rounds. Streaming, the second
 // round's tool calls and hits follow the first's (whose hits were empty)
 // only when it is kept; a second round that finds nothing streams nothing
-// (the audit log, PipelineOptions.Audit, records its searches either way).
+// (the "rag tool payload" records logged through [PipelineOptions.Logger]
+// include its searches either way).
 // The level of a turn that answers says how often such turns cite the
 // right records, as measured on the chat and cross-domain evaluations
 // (examples/eval prints the reliability table): high when it cites exactly
