@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hybridrag/hybridrag/internal/audit"
-	"github.com/hybridrag/hybridrag/internal/morph"
 	"github.com/hybridrag/hybridrag/internal/textutil"
 	"github.com/hybridrag/hybridrag/rag/internal/quoted"
 	"github.com/hybridrag/hybridrag/rag/trace"
@@ -1528,41 +1527,6 @@ func (p *Pipeline) clauseRetry(ctx context.Context, plan Plan, fallbackDocs, fal
 		emit(e)
 	}
 	return sr, clause, rest
-}
-
-// storyKnown reports whether the story of a message (the words outside
-// the clause that asks) stays in the store's domain: none of its words is
-// an everyday word of the language (among the generalRareRank most
-// common, EvidenceOptions.Frequencies) that no record of any kind holds.
-// "meu filho quer um videogame, aceitam cartão?" or "quebrei o braço
-// jogando bola, qual o horário?" name things of another life ("filho",
-// "braço"), so the clause alone is not what is asked; a rare word
-// ("unpaved", "Goiás"), a function word, a verb form or a number says
-// nothing either way.
-func (s *Searcher) storyKnown(ctx context.Context, story string) bool {
-	tok := s.scorers[faqKind.index].Tokenizer()
-	stop := tok.Stopwords
-	if stop == nil {
-		stop = lexical.DefaultStopwords()
-	}
-	freq := s.evidence.Frequencies
-	for _, w := range strings.FieldsFunc(lexical.Normalize(story), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if r := freq.Rank(w); r == 0 || r > generalRareRank || stop.Contains(w) || freq.Function(w) || morph.VerbForm(w) {
-			continue
-		}
-		known := false
-		for _, k := range kinds {
-			l := s.lexicon(ctx, k.ownerKind(), s.scorers[k.slot()])
-			if l.vocab == nil || l.vocab.Known(w) || l.vocab.Known(stemWith(l.scorer.Tokenizer().Filters, w)) {
-				known = true
-				break
-			}
-		}
-		if !known {
-			return false
-		}
-	}
-	return true
 }
 
 // askingClause splits a message of several clauses (ended by ".", ",",

@@ -175,10 +175,7 @@ func (s *Searcher) correctQuery(text string, l *kindLexicon) (string, []lexical.
 	}
 	syn := synonymWords(l.scorer.Synonyms())
 	tok := l.scorer.Tokenizer()
-	stop := tok.Stopwords
-	if stop == nil {
-		stop = lexical.DefaultStopwords()
-	}
+	stop := stopwordsOf(tok)
 	lex := s.opts.Lexical.Lexicon
 	if lex == nil {
 		lex = lexicon.Default()
@@ -243,4 +240,45 @@ func withTypedWords(terms []string, corrections []lexical.Correction) []string {
 		}
 	}
 	return out
+}
+
+// storyKnown reports whether the story of a message (the words outside
+// the clause that asks) stays in the store's domain: none of its words is
+// an everyday word of the language (among the generalRareRank most
+// common, EvidenceOptions.Frequencies) that no record of any kind holds.
+// "meu filho quer um videogame, aceitam cartão?" or "quebrei o braço
+// jogando bola, qual o horário?" name things of another life ("filho",
+// "braço"), so the clause alone is not what is asked; a rare word
+// ("unpaved", "Goiás"), a function word, a verb form or a number says
+// nothing either way.
+func (s *Searcher) storyKnown(ctx context.Context, story string) bool {
+	var lexs []*kindLexicon
+	for _, k := range kinds {
+		l := s.lexicon(ctx, k.ownerKind(), s.scorers[k.slot()])
+		if l.vocab == nil {
+			return true // no vocabulary: nothing tells the store's words
+		}
+		lexs = append(lexs, l)
+	}
+	stop := stopwordsOf(s.scorers[faqKind.index].Tokenizer())
+	freq := s.evidence.Frequencies
+	for _, w := range textutil.NormWords(story) {
+		if r := freq.Rank(w); r == 0 || r > generalRareRank || stop.Contains(w) || freq.Function(w) || morph.VerbForm(w) {
+			continue
+		}
+		if !slices.ContainsFunc(lexs, func(l *kindLexicon) bool {
+			return l.vocab.Known(w) || l.vocab.Known(stemWith(l.scorer.Tokenizer().Filters, w))
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// stopwordsOf is tok's stopword set, the default one when it sets none.
+func stopwordsOf(tok lexical.Tokenizer) *lexical.StopwordSet {
+	if tok.Stopwords != nil {
+		return tok.Stopwords
+	}
+	return lexical.DefaultStopwords()
 }
