@@ -317,11 +317,7 @@
 // the catalog and document searches also read the product names of the
 // assistant's last answer (words at most two items, or 0.5% of them,
 // hold), the referent of "e pro feijão, serve os mesmos?" or "e a dose do
-// segundo?". A message it takes for a new question that would abstain is
-// searched once more that way ("e qnto tempo antes da colheita tenho q
-// parar?" after the Tiamex's dose names a subject, colheita, of its own)
-// and answers at low confidence at most; Debug.FollowUp then says
-// "retry".
+// segundo?".
 // [FormatContext] formats one search's hits as the Pipeline's context, so
 // a search API can show what a chat turn would give the model.
 //

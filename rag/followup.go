@@ -17,9 +17,7 @@ type FollowUpDecision struct {
 	// FollowUp reports that the message depends on the history.
 	FollowUp bool `json:"follow_up"`
 	// Reason is "no-history", "reference", "crop-only",
-	// "attribute-only", "connective", "no-content" or "self-contained";
-	// in a Pipeline's Debug also "retry": the message was taken for a new
-	// question, found nothing alone and was searched again as a follow-up.
+	// "attribute-only", "connective", "no-content" or "self-contained".
 	Reason string `json:"reason"`
 }
 
@@ -69,8 +67,7 @@ var (
 // Anything else — a question naming its own subject, even after "e …"
 // ("e como faço pra devolver um produto?"), or noise — is
 // self-contained, and the history stays out of its searches, so a topic
-// change is not answered with the previous topic's records (the Pipeline
-// searches it again as a follow-up only when it finds nothing alone). The rule was
+// change is not answered with the previous topic's records. The rule was
 // chosen on the tune half of testdata/chat_eval.jsonl and a newcomer's
 // review of the demo (BENCHMARKS.md, chat answers).
 func DetectFollowUp(message string, history []Turn) FollowUpDecision {

@@ -392,7 +392,20 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	dbg.Plan = plan
 	var faqContext, lastTurn string
 	if fu.FollowUp {
-		faqContext, lastTurn, _ = p.historyContext(ctx, recent, fu.Reason)
+		faqContext = recentUserText(recent, defaultFAQContextTurns)
+		lastTurn = p.followUpContext(recent)
+		// The products the last answer named are what "os mesmos", "o
+		// segundo" refer to. Measured on the development sets: blind
+		// recall 0.827 → 0.846 and facts 0.737 → 0.763, blind2 recall
+		// 0.852 → 0.870, chat_eval held-out facts 0.925 → 0.900 (a
+		// comparison over the named products, "qual desses tem a menor
+		// carência?", now leads with another of them); the rest unchanged.
+		// A crop-only follow-up ("e de milho?" after the soybean seeds)
+		// asks the same question for another crop: the names the answer
+		// gave belong to the old crop.
+		if names := p.searcher.catalogNames(ctx, lastAssistant(recent)); len(names) > 0 && fu.Reason != "crop-only" {
+			lastTurn += " " + strings.Join(names, " ")
+		}
 	}
 	cq := searchText{text: pr.message, context: lastTurn}
 	if p.opts.UseCatalogQuery && strings.TrimSpace(summary.CatalogQuery) != "" {
@@ -454,27 +467,6 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 			adopt(sr)
 			dbg.CatalogQuery = combineQueryWithContext(clause, rest, p.searcher.opts.Limits.MaxQueryChars)
 			dbg.FAQQuery = combineQueryWithContext(clause, rest, p.searcher.opts.Limits.MaxFAQQueryChars)
-			resp.Confidence = min(p.turnLevel(sr), scoring.LevelLow)
-			resp.ConfidenceText = resp.Confidence.Message()
-			resp.Abstained = false
-		}
-	}
-	if resp.Abstained && !fu.FollowUp && plan.any() && slices.ContainsFunc(recent, func(t Turn) bool { return t.Role == llm.RoleUser }) {
-		// A message taken for a new question that finds nothing alone
-		// ("e qnto tempo antes da colheita tenho q parar?" after the
-		// Tiamex's dose) is searched again as a follow-up: the earlier
-		// turns and the products the last answer named join its
-		// searches (historyRetry).
-		t := time.Now()
-		hsr, hcq, hfq := p.historyRetry(ctx, pr.message, recent, req.Limit, emit)
-		dbg.Timings.Search += time.Since(t)
-		if hsr != nil {
-			sr = hsr
-			adopt(sr)
-			plan = Plan{FAQ: true, Catalog: true, Documents: true}
-			dbg.Plan = plan
-			dbg.FollowUp = &FollowUpDecision{FollowUp: true, Reason: "retry"}
-			dbg.CatalogQuery, dbg.FAQQuery = hcq, hfq
 			resp.Confidence = min(p.turnLevel(sr), scoring.LevelLow)
 			resp.ConfidenceText = resp.Confidence.Message()
 			resp.Abstained = false
@@ -912,11 +904,6 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fal
 		}
 	}
 	res.allFailed = asked > 0 && down == asked
-	if cq.named != nil {
-		res.catalog = slices.DeleteFunc(res.catalog, func(h Hit[storage.CatalogItem]) bool {
-			return !slices.ContainsFunc(cq.named, func(w string) bool { return nameHoldsWord(h.Record.Name, w) })
-		})
-	}
 	focusOnNamed(res)
 	focusOnCovered(res, defaultCoverageGap)
 	focusOnTreatment(res)
@@ -1109,10 +1096,6 @@ func (p *Pipeline) audit(ctx context.Context, tool, query string, limit, count i
 // joins it (follow-ups only).
 type searchText struct {
 	text, context string
-	// named, when not nil, are the words of which a catalog hit's name
-	// must hold one to be kept (historyRetry: the products the last
-	// answer named); nil keeps every hit.
-	named []string
 }
 
 // focusOnNamed: when the question names a catalog item (a relevant item
@@ -1528,85 +1511,22 @@ func (p *Pipeline) clauseRetry(ctx context.Context, plan Plan, fallbackDocs, fal
 	if clause == "" || !p.searcher.storyKnown(ctx, rest) {
 		return nil, "", ""
 	}
-	q := searchText{text: clause, context: rest}
-	sr = p.retryRound(emit, func(emit func(Event)) *searchResults {
-		return p.runSearches(ctx, plan, fallbackDocs, fallbackCatalog, clause, q, q, rest, limit, emit)
-	})
-	if sr == nil {
-		return nil, "", ""
-	}
-	return sr, clause, rest
-}
-
-// historyContext is the context a follow-up's searches read: the recent
-// user turns for the FAQ search, and for the catalog and document
-// searches the earlier turns with the products the assistant's last
-// answer named (reason is the FollowUpDecision's).
-func (p *Pipeline) historyContext(ctx context.Context, recent []Turn, reason string) (faqContext, lastTurn string, names []string) {
-	faqContext = recentUserText(recent, defaultFAQContextTurns)
-	lastTurn = p.followUpContext(recent)
-	// The products the last answer named are what "os mesmos", "o
-	// segundo" refer to. Measured on the development sets: blind
-	// recall 0.827 → 0.846 and facts 0.737 → 0.763, blind2 recall
-	// 0.852 → 0.870, chat_eval held-out facts 0.925 → 0.900 (a
-	// comparison over the named products, "qual desses tem a menor
-	// carência?", now leads with another of them); the rest unchanged.
-	// A crop-only follow-up ("e de milho?" after the soybean seeds)
-	// asks the same question for another crop: the names the answer
-	// gave belong to the old crop.
-	names = p.searcher.catalogNames(ctx, lastAssistant(recent))
-	if len(names) > 0 && reason != "crop-only" {
-		lastTurn += " " + strings.Join(names, " ")
-	}
-	return faqContext, lastTurn, names
-}
-
-// historyRetry searches a message the follow-up rule took for a new
-// question again as a follow-up, every kind with the history as context
-// (historyContext), for a turn that found nothing alone. It returns the
-// round, and its catalog and FAQ queries, only when some hit is relevant.
-// Measured on the chat sets (all seen; BENCHMARKS.md, twelfth pass): five
-// follow-ups answered rightly ("depois q passar qnto tempo o pessoal pode
-// voltar pra roca sem epi?" after the Metomax, "ok and what's the dose for
-// seed treatment?" after the Nemaflu), none that answered changed; the
-// cross-domain evaluation has no history and is unchanged.
-func (p *Pipeline) historyRetry(ctx context.Context, message string, recent []Turn, limit int, emit func(Event)) (sr *searchResults, catalogQuery, faqQuery string) {
-	faqContext, lastTurn, names := p.historyContext(ctx, recent, "")
-	// The items kept are the ones the last answer named, the referent
-	// of the message: any other item the history's crop and pest lift
-	// ("quanto custa um carro usado?" after the Metomax for corn
-	// caterpillars would find another corn insecticide) is not what the
-	// message asks about.
-	cq := searchText{text: message, context: lastTurn, named: append([]string{}, names...)}
-	dq := searchText{text: message, context: lastTurn}
-	sr = p.retryRound(emit, func(emit func(Event)) *searchResults {
-		return p.runSearches(ctx, Plan{FAQ: true, Catalog: true, Documents: true}, false, false, message, cq, dq, faqContext, limit, emit)
-	})
-	if sr == nil {
-		return nil, "", ""
-	}
-	lim := p.searcher.opts.Limits
-	return sr, combineQueryWithContext(message, lastTurn, lim.MaxQueryChars), combineQueryWithContext(message, faqContext, lim.MaxFAQQueryChars)
-}
-
-// retryRound runs a second round of searches (run) for a turn that would
-// abstain and returns it when some hit is relevant, nil otherwise. The
-// round's events reach emit only when it is kept: a retry that finds
-// nothing streams nothing.
-func (p *Pipeline) retryRound(emit func(Event), run func(emit func(Event)) *searchResults) *searchResults {
+	// The round's events reach the caller only when its results are kept:
+	// a retry that finds nothing streams nothing.
 	var events []Event
 	var buffer func(Event)
 	if emit != nil {
 		buffer = func(e Event) { events = append(events, e) }
 	}
-	sr := run(buffer)
+	q := searchText{text: clause, context: rest}
+	sr = p.runSearches(ctx, plan, fallbackDocs, fallbackCatalog, clause, q, q, rest, limit, buffer)
 	if sr.allFailed || !p.turnLevel(sr).Augment() {
-		return nil
+		return nil, "", ""
 	}
 	for _, e := range events {
 		emit(e)
 	}
-	return sr
+	return sr, clause, rest
 }
 
 // askingClause splits a message of several clauses (ended by ".", ",",
