@@ -67,7 +67,10 @@
 // words, multi-word variants included ("erva daninha", "doença fúngica"),
 // longest first. [DefaultSynonyms] is the agronomy preset, an embedded
 // pt-BR table (synonyms_ptbr.json) whose subjects are crops and whose
-// classes are product classes; another store loads its own table
+// classes are product classes; its aliases include what customers see of
+// a pest or disease ("pó branco" for oídio, "bolinha laranja" for
+// ferrugem, "mosquitinho branco" for mosca-branca, "fede-fede" for
+// percevejo, "teia" for ácaro); another store loads its own table
 // (devices and accessory kinds, areas of law and document kinds). Tables are loaded
 // from JSON, one object per category mapping a canonical term to its
 // variants:

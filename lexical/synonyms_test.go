@@ -485,3 +485,43 @@ func TestPresetEverydayNames(t *testing.T) {
 		}
 	}
 }
+
+// The preset names pests and diseases by what customers see: a symptom
+// in their words stands for the pest and reaches its class; words that
+// only look alike name nothing.
+func TestPresetSymptoms(t *testing.T) {
+	def := DefaultSynonyms()
+	terms := func(text string) []string {
+		var out []string
+		for _, m := range def.Detect(text) {
+			out = append(out, m.Term)
+		}
+		return out
+	}
+	for text, want := range map[string][]string{
+		"a parreira ta com um po branco nas folha":       {"oidio", "fungicida"},
+		"umas bolinha laranja embaixo da folha do cafe":  {"ferrugem", "fungicida"},
+		"apareceu uns mosquitinho branco no feijao":      {"mosca-branca", "inseticida"},
+		"uma espuma tipo cuspe no pe do capim":           {"cigarrinha", "inseticida"},
+		"as folha tao com mancha tipo alvo":              {"mancha-alvo", "fungicida"},
+		"o morango ta cheio de teia embaixo da folha":    {"acaro", "acaricida"},
+		"cheio de fede-fede na soja, oq passo?":          {"percevejo", "inseticida"},
+		"a folha do cafe ta toda minada, folhas minadas": {"bicho-mineiro", "inseticida"},
+		"tem esclerodios pretos no caule do feijao":      {"mofo branco", "fungicida"},
+		"mancha de oleo na folha da videira":             {"mildio", "fungicida"},
+	} {
+		got := terms(text)
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("Detect(%q) = %v, want %q among them", text, got, w)
+			}
+		}
+	}
+	for _, text := range []string{"cortei um galho seco", "a calda fez espuma no tanque", "qual o alvo desse produto?", "farinha de trigo"} {
+		for _, m := range def.Detect(text) {
+			if m.Category == CategoryClass || m.Category == CategoryAlias {
+				t.Errorf("Detect(%q) = %+v: a symptom where there is none", text, m)
+			}
+		}
+	}
+}
