@@ -68,9 +68,10 @@
 // longest first. [DefaultSynonyms] is the agronomy preset, an embedded
 // pt-BR table (synonyms_ptbr.json) whose subjects are crops and whose
 // classes are product classes; its aliases include what customers see of
-// a pest or disease ("pó branco" for oídio, "bolinha laranja" for
+// a pest or disease, in phrases of two words or more that name no
+// other thing on a farm ("pó branco" for oídio, "pó laranja" for
 // ferrugem, "mosquitinho branco" for mosca-branca, "fede-fede" for
-// percevejo, "teia" for ácaro); another store loads its own table
+// percevejo); another store loads its own table
 // (devices and accessory kinds, areas of law and document kinds). Tables are loaded
 // from JSON, one object per category mapping a canonical term to its
 // variants:
