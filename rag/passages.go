@@ -844,12 +844,14 @@ func (q *quoter) itemUnits(it *storage.CatalogItem) []passage.Unit {
 }
 
 // itemPicks are the units of an item that answer the question, best
-// first; none when no unit holds a question word other than the item's
-// name.
+// first; none when no unit holds a question word other than those of the
+// item's name and category.
 func (qs *question) itemPicks(it *storage.CatalogItem) picks {
 	return qs.memoized("item/"+it.ID, func() picks {
 		units := qs.q.itemUnits(it)
-		qs.score(units, it.Name)
+		// The item's category says what every unit is, as its name does
+		// (TestPassagesClassQuestionPicksTheCropRow).
+		qs.score(units, it.Name+"\n"+it.Category)
 		return picks{units: best(units)}
 	})
 }

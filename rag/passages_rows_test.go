@@ -62,3 +62,55 @@ func TestPassagesPickTheCropRow(t *testing.T) {
 		t.Errorf("the crop's line comes first for %d of %d questions (%.3f), want ≥ 0.97; misses:\n%s", first, total, share, strings.Join(misses, "\n"))
 	}
 }
+
+// TestPassagesClassQuestionPicksTheCropRow asks, for the same crop lines,
+// what a customer asks of the item's class ("tem fungicida pra uva?"), and
+// wants the first passage to name the crop: the item's category, like its
+// name, says what every unit of it is about, so the description ("Fungicida
+// cúprico de contato…") does not win on the class word.
+func TestPassagesClassQuestionPicksTheCropRow(t *testing.T) {
+	items, err := load.LoadCatalog(context.Background(), "../testdata/catalog.jsonl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, first := 0, 0
+	var misses []string
+	for i := range items {
+		it := &items[i]
+		class := strings.ToLower(strings.TrimSpace(strings.Split(it.Category, "/")[0]))
+		if class == "" {
+			continue
+		}
+		for _, f := range it.Files {
+			for _, line := range strings.Split(f.Text, "\n") {
+				crop := ""
+				for _, m := range defaultQuoter.syn.Detect(line) {
+					if m.Category == lexical.CategorySubject {
+						crop = m.Text
+						break
+					}
+				}
+				n := strings.TrimLeft(lexical.Normalize(line), "•- ")
+				if crop == "" || doseValue.FindString(line) == "" || strings.Contains(lexical.Normalize(it.Name), crop) ||
+					!(strings.HasPrefix(n, crop) || strings.Contains(n[:min(len(n), 40)], "cultura d")) {
+					continue
+				}
+				total++
+				q := fmt.Sprintf("tem %s pra %s?", class, crop)
+				ps := defaultQuoter.prepare(q).itemPassages(it)
+				if len(ps) > 0 && strings.Contains(lexical.Normalize(ps[0]), crop) {
+					first++
+				} else {
+					misses = append(misses, fmt.Sprintf("%s: %q → %q", it.ID, q, ps))
+				}
+			}
+		}
+	}
+	if total < 200 {
+		t.Fatalf("%d crop lines found, want the testdata leaflets' ~250", total)
+	}
+	t.Logf("the crop's line comes first for %d of %d class questions", first, total)
+	if share := float64(first) / float64(total); share < 0.95 {
+		t.Errorf("the crop's line comes first for %d of %d questions (%.3f), want ≥ 0.95; misses:\n%s", first, total, share, strings.Join(misses, "\n"))
+	}
+}
