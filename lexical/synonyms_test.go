@@ -528,3 +528,24 @@ func TestPresetSymptoms(t *testing.T) {
 		}
 	}
 }
+
+// The preset names a leaflet's sections in the customers' words: "como
+// devo guardar?" asks the storage line, "se alguém passar mal" the first aid.
+func TestPresetLeafletSections(t *testing.T) {
+	def := DefaultSynonyms()
+	for text, want := range map[string]string{
+		"comprei o trichovale, como devo guardar ele?": "armazenamento",
+		"se alguem passar mal com ele oq faz":          "primeiros socorros",
+		"esse metomil é muito perigoso?":               "classe toxicologica",
+		"qual o grupo químico do fungiprot?":           "mecanismo de acao",
+		"qual o modo de ação do tebucor?":              "mecanismo de acao",
+	} {
+		found := false
+		for _, m := range def.Detect(text) {
+			found = found || m.Term == want
+		}
+		if !found {
+			t.Errorf("Detect(%q) = %+v, want %q", text, def.Detect(text), want)
+		}
+	}
+}
