@@ -81,7 +81,11 @@
 //	                          (hits, misses, entries, oldest_age_seconds, newest_age_seconds),
 //	                          reranker {name, available}, uptime, write_api (on with a token),
 //	                          metadata_filter_keys,
-//	                          actions: {tools, pending_confirmations, quotes_submitted}
+//	                          actions: {tools, pending_confirmations, quotes_submitted},
+//	                          startup_index: the start-up indexing run (embedded counts the
+//	                          texts sent to the embedder, skipped the chunks that reused a
+//	                          vector — an equal text's —, so embedded + skipped is the chunks
+//	                          written, which counts.embedded holds)
 //	GET  /healthz             200 {"status":"ok"} when the store answers
 //	GET  /                    the chat page (embedded; no build step)
 //
