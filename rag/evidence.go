@@ -183,7 +183,7 @@ var defaultFrameWords = []string{
 	"significa", "significado", "quer", "dizer", "define", "definicao", "explica", "explicar", "vai",
 	"controlar", "combater", "matar", "eliminar", "acabar", "resolver", "devo", "deve", "devemos", "consigo",
 	"fazer", "faco", "faz",
-	"sell", "buy", "product", "products", "price", "cost", "costs", "much", "have", "need", "want",
+	"sell", "sells", "selling", "sold", "buy", "buys", "buying", "bought", "product", "products", "price", "cost", "costs", "much", "have", "need", "want",
 	"recommend", "best", "good", "use", "tell", "please", "store", "shop", "any", "kind", "know",
 	"mean", "means", "meaning", "what", "explain", "control", "kill", "work", "works",
 }

@@ -344,3 +344,24 @@ func TestChatCropOnlyFollowUpAsksAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestChatEnglishPolicyQuestions: the English policy questions
+// reach the store's FAQs through the preset's English phrases for its
+// policy terms ("delivery times" → prazo de entrega, "by mistake" →
+// arrependimento) and the English forms of its request verbs ("bought").
+func TestChatEnglishPolicyQuestions(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	for q, want := range map[string]string{
+		"What are your delivery times?":               "faq-001",
+		"Can I return a product I bought by mistake?": "faq-007",
+		"what time do you open on saturday?":          "faq-028",
+	} {
+		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Abstained || !slices.Contains(sourceIDs(res), want) {
+			t.Errorf("%q: abstained %v, cited %v; want %s", q, res.Abstained, sourceIDs(res), want)
+		}
+	}
+}
