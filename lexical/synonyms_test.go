@@ -499,6 +499,8 @@ func TestPresetSymptoms(t *testing.T) {
 		return out
 	}
 	for text, want := range map[string][]string{
+		"as folhas soltam um pózinho laranja":            {"ferrugem", "fungicida"},
+		"my tomatoes have white flies":                   {"mosca-branca", "inseticida"},
 		"o cafe ta com po laranja embaixo da folha":      {"ferrugem", "fungicida"},
 		"a parreira ta com um po branco nas folha":       {"oidio", "fungicida"},
 		"apareceu uns mosquitinho branco no feijao":      {"mosca-branca", "inseticida"},
