@@ -9,24 +9,30 @@ import (
 
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/rag/load"
+	"github.com/hybridrag/hybridrag/storage"
 )
 
 // doseValue is a dose as the testdata leaflets write it: "500 mL/ha",
 // "2,0 a 3,0 kg/ha", "14 mL/100 L".
 var doseValue = regexp.MustCompile(`\d+(?:,\d+)?(?: a \d+(?:,\d+)?)? ?(?:mL|L|kg|g)(?:/(?:ha|100 L|100 kg))?`)
 
-// TestPassagesPickTheCropRow asks, for every crop line of every leaflet
-// of testdata's catalog (a table row, a "Na cultura da …" line or a list
-// item naming a crop and a dose: generated from the data, no case written
-// by hand), "qual a dose do <item> na <crop>?", and wants the context's
-// first passage to be a line naming that crop with that dose.
-func TestPassagesPickTheCropRow(t *testing.T) {
+// cropLine is a crop line of a testdata leaflet (a table row, a "Na
+// cultura da …" line or a list item naming a crop and a dose) and its item.
+type cropLine struct {
+	item       *storage.CatalogItem
+	crop, dose string
+}
+
+// cropLines returns the crop lines of testdata's leaflets, generated from
+// the data (no case written by hand); lines of items whose name holds the
+// crop are left out.
+func cropLines(t *testing.T) []cropLine {
+	t.Helper()
 	items, err := load.LoadCatalog(context.Background(), "../testdata/catalog.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	total, first := 0, 0
-	var misses []string
+	var out []cropLine
 	for i := range items {
 		it := &items[i]
 		for _, f := range it.Files {
@@ -44,20 +50,34 @@ func TestPassagesPickTheCropRow(t *testing.T) {
 					!(strings.HasPrefix(n, crop) || strings.Contains(n[:min(len(n), 40)], "cultura d")) {
 					continue
 				}
-				total++
-				q := fmt.Sprintf("qual a dose do %s na %s?", it.Name, crop)
-				ps := defaultQuoter.prepare(q).itemPassages(it)
-				if len(ps) > 0 && strings.Contains(ps[0], dose) && strings.Contains(lexical.Normalize(ps[0]), crop) {
-					first++
-				} else {
-					misses = append(misses, fmt.Sprintf("%s: %q → %q", it.ID, q, ps))
-				}
+				out = append(out, cropLine{it, crop, dose})
 			}
 		}
 	}
-	if total < 200 {
-		t.Fatalf("%d crop lines found, want the testdata leaflets' ~250", total)
+	if len(out) < 200 {
+		t.Fatalf("%d crop lines found, want the testdata leaflets' ~250", len(out))
 	}
+	return out
+}
+
+// TestPassagesPickTheCropRow asks, for every crop line of every leaflet
+// of testdata's catalog (cropLines), "qual a dose do <item> na <crop>?",
+// and wants the context's first passage to be a line naming that crop
+// with that dose.
+func TestPassagesPickTheCropRow(t *testing.T) {
+	lines := cropLines(t)
+	first := 0
+	var misses []string
+	for _, l := range lines {
+		q := fmt.Sprintf("qual a dose do %s na %s?", l.item.Name, l.crop)
+		ps := defaultQuoter.prepare(q).itemPassages(l.item)
+		if len(ps) > 0 && strings.Contains(ps[0], l.dose) && strings.Contains(lexical.Normalize(ps[0]), l.crop) {
+			first++
+		} else {
+			misses = append(misses, fmt.Sprintf("%s: %q → %q", l.item.ID, q, ps))
+		}
+	}
+	total := len(lines)
 	if share := float64(first) / float64(total); share < 0.97 {
 		t.Errorf("the crop's line comes first for %d of %d questions (%.3f), want ≥ 0.97; misses:\n%s", first, total, share, strings.Join(misses, "\n"))
 	}
@@ -69,46 +89,20 @@ func TestPassagesPickTheCropRow(t *testing.T) {
 // name, says what every unit of it is about, so the description ("Fungicida
 // cúprico de contato…") does not win on the class word.
 func TestPassagesClassQuestionPicksTheCropRow(t *testing.T) {
-	items, err := load.LoadCatalog(context.Background(), "../testdata/catalog.jsonl", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total, first := 0, 0
+	lines := cropLines(t)
+	first := 0
 	var misses []string
-	for i := range items {
-		it := &items[i]
-		class := strings.ToLower(strings.TrimSpace(strings.Split(it.Category, "/")[0]))
-		if class == "" {
-			continue
-		}
-		for _, f := range it.Files {
-			for _, line := range strings.Split(f.Text, "\n") {
-				crop := ""
-				for _, m := range defaultQuoter.syn.Detect(line) {
-					if m.Category == lexical.CategorySubject {
-						crop = m.Text
-						break
-					}
-				}
-				n := strings.TrimLeft(lexical.Normalize(line), "•- ")
-				if crop == "" || doseValue.FindString(line) == "" || strings.Contains(lexical.Normalize(it.Name), crop) ||
-					!(strings.HasPrefix(n, crop) || strings.Contains(n[:min(len(n), 40)], "cultura d")) {
-					continue
-				}
-				total++
-				q := fmt.Sprintf("tem %s pra %s?", class, crop)
-				ps := defaultQuoter.prepare(q).itemPassages(it)
-				if len(ps) > 0 && strings.Contains(lexical.Normalize(ps[0]), crop) {
-					first++
-				} else {
-					misses = append(misses, fmt.Sprintf("%s: %q → %q", it.ID, q, ps))
-				}
-			}
+	for _, l := range lines {
+		class := strings.ToLower(strings.TrimSpace(strings.Split(l.item.Category, "/")[0]))
+		q := fmt.Sprintf("tem %s pra %s?", class, l.crop)
+		ps := defaultQuoter.prepare(q).itemPassages(l.item)
+		if len(ps) > 0 && strings.Contains(lexical.Normalize(ps[0]), l.crop) {
+			first++
+		} else {
+			misses = append(misses, fmt.Sprintf("%s: %q → %q", l.item.ID, q, ps))
 		}
 	}
-	if total < 200 {
-		t.Fatalf("%d crop lines found, want the testdata leaflets' ~250", total)
-	}
+	total := len(lines)
 	t.Logf("the crop's line comes first for %d of %d class questions", first, total)
 	if share := float64(first) / float64(total); share < 0.95 {
 		t.Errorf("the crop's line comes first for %d of %d questions (%.3f), want ≥ 0.95; misses:\n%s", first, total, share, strings.Join(misses, "\n"))
