@@ -164,8 +164,12 @@ func decodeJSON(r *http.Request, v any) *apiError {
 	case errors.As(err, &typeErr):
 		return errorf(http.StatusBadRequest, codeInvalidJSON, "field %q must be %s", typeErr.Field, jsonKind(typeErr.Type))
 	}
-	// Unknown fields, trailing data, truncated bodies.
-	return errorf(http.StatusBadRequest, codeInvalidJSON, "invalid JSON body: %s", err.Error())
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errorf(http.StatusBadRequest, codeInvalidJSON, "request body ends before its JSON object does")
+	}
+	// Unknown fields and trailing data, in the decoder's words without
+	// its package prefix ("unknown field \"mesage\"").
+	return errorf(http.StatusBadRequest, codeInvalidJSON, "invalid JSON body: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // latin1Charsets are the charset names of a body transcoded to UTF-8 as

@@ -808,3 +808,20 @@ func TestSearchProvenance(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidJSONMessages: an invalid body's message says what is wrong
+// in the API's words, not the decoder's ("unexpected EOF", "json: …").
+func TestInvalidJSONMessages(t *testing.T) {
+	h := newTestServer(t, nil, nil).routes()
+	for body, want := range map[string]string{
+		`{"message":`:         "ends before its JSON object does",
+		`{"mesage":"oi"}`:     `unknown field "mesage"`,
+		`{"message":"oi"} {}`: "unexpected data after the JSON object",
+	} {
+		rec := do(t, h, "POST", "/api/chat", body)
+		wantError(t, rec, 400, codeInvalidJSON)
+		if msg := rec.Body.String(); !strings.Contains(msg, want) || strings.Contains(msg, "json: ") || strings.Contains(msg, "unexpected EOF") {
+			t.Errorf("%s: body %s, want a message with %q and no decoder wording", body, msg, want)
+		}
+	}
+}
