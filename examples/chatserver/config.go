@@ -357,7 +357,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&cfg.Burst, "burst", defaultBurst, "burst of the per-IP rate limit")
 	fs.IntVar(&cfg.RateClients, "rate-clients", defaultRateClients, "clients the rate limiter tracks at most; when full, new clients share one bucket")
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "take the client IP from X-Forwarded-For, read from the right (only behind a proxy; see -trusted-hops, -trusted-proxies)")
-	fs.IntVar(&cfg.TrustedHops, "trusted-hops", 1, "proxies in front of the server: the client is this many X-Forwarded-For addresses from the right (implies -trust-proxy; default $"+envTrustedHops+" or 1)")
+	fs.IntVar(&cfg.TrustedHops, "trusted-hops", 1, "with -trust-proxy, the proxies in front of the server: the client is this many X-Forwarded-For addresses from the right; setting it (or $"+envTrustedHops+") turns -trust-proxy on, the default alone does not")
 	fs.Var(&proxies, "trusted-proxies", "comma-separated `CIDRs` of the trusted proxies: the client is the right-most X-Forwarded-For address outside them (implies -trust-proxy; default $"+envTrustedProxies+")")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body", defaultMaxBodyBytes, "maximum request body in bytes")
 	fs.Int64Var(&cfg.MaxWriteBodyBytes, "max-write-body", defaultMaxWriteBody, "maximum request body of the write API (PUT /api/items/{id}, ...) in bytes")
