@@ -72,8 +72,8 @@
 // other thing on a farm ("pó branco" for oídio, "pó laranja" for
 // ferrugem, "mosquitinho branco" for mosca-branca, "fede-fede" for
 // percevejo), and a leaflet's sections by the words customers ask them
-// with ("como devo guardar?" for armazenamento, "se alguém passar mal" for
-// primeiros socorros); another store loads its own table
+// with ("intoxicação" or "antídoto" for primeiros socorros, "grupo químico"
+// for mecanismo de ação); another store loads its own table
 // (devices and accessory kinds, areas of law and document kinds). Tables are loaded
 // from JSON, one object per category mapping a canonical term to its
 // variants:

@@ -531,16 +531,18 @@ func TestPresetSymptoms(t *testing.T) {
 	}
 }
 
-// The preset names a leaflet's sections in the customers' words: "como
-// devo guardar?" asks the storage line, "se alguém passar mal" the first aid.
+// The preset names a leaflet's sections in the customers' words ("em caso
+// de intoxicação" asks the first aid); words as common as "guardar" or
+// "passar mal" are left out: "como estocar água?" and "meu filho passou mal
+// na escola" are no leaflet's (the review's probes).
 func TestPresetLeafletSections(t *testing.T) {
 	def := DefaultSynonyms()
 	for text, want := range map[string]string{
-		"comprei o trichovale, como devo guardar ele?": "armazenamento",
-		"se alguem passar mal com ele oq faz":          "primeiros socorros",
-		"esse metomil é muito perigoso?":               "classe toxicologica",
-		"qual o grupo químico do fungiprot?":           "mecanismo de acao",
-		"qual o modo de ação do tebucor?":              "mecanismo de acao",
+		"em caso de intoxicação com o metomax, oq faz?": "primeiros socorros",
+		"qual o antídoto do fungiprot?":                 "primeiros socorros",
+		"esse metomil é muito perigoso?":                "classe toxicologica",
+		"qual o grupo químico do fungiprot?":            "mecanismo de acao",
+		"qual o modo de ação do tebucor?":               "mecanismo de acao",
 	} {
 		found := false
 		for _, m := range def.Detect(text) {
@@ -548,6 +550,11 @@ func TestPresetLeafletSections(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("Detect(%q) = %+v, want %q", text, def.Detect(text), want)
+		}
+	}
+	for _, text := range []string{"como estocar água para emergência em casa?", "meu filho passou mal na escola", "como guardar roupas de inverno?"} {
+		if m := def.Detect(text); len(m) != 0 {
+			t.Errorf("Detect(%q) = %+v, want nothing", text, m)
 		}
 	}
 }
