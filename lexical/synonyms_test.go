@@ -558,3 +558,20 @@ func TestPresetLeafletSections(t *testing.T) {
 		}
 	}
 }
+
+// A place named with a word of the preset is the place: "Mato Grosso" is
+// no weed ("mato"), so a delivery question naming the state is not a
+// herbicide question (the third review).
+func TestPresetPlaceNames(t *testing.T) {
+	def := DefaultSynonyms()
+	for _, text := range []string{"qual o prazo de entrega pro Mato Grosso?", "vcs entregam no mato grosso do sul?", "moro em Capim Grosso, na Bahia"} {
+		for _, m := range def.Detect(text) {
+			if m.Category == CategoryClass {
+				t.Errorf("Detect(%q) = %+v: a class in a place name", text, m)
+			}
+		}
+	}
+	if m := def.Detect("tem algo pra mato na soja?"); !slices.ContainsFunc(m, func(m Mention) bool { return m.Term == "herbicida" }) {
+		t.Errorf("Detect(mato na soja) = %+v, want the herbicide class", m)
+	}
+}
