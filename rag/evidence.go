@@ -406,6 +406,11 @@ type Evidence struct {
 	// fungicide. Not relevant; the Pipeline lists such items as related
 	// when the turn abstains (nearMisses).
 	otherSubject bool
+	// nameAsked is the first of the query's concepts that could name a
+	// catalog item (Named: a rare word some record holds and no dictionary
+	// knows, among the query's heaviest — a product's name, "cletox"),
+	// whatever this record holds; "" when there is none. See lookForNamed.
+	nameAsked string
 	// described reports that the record is relevant as the answer to a
 	// described problem only (recordEvidence: it holds the culture and the
 	// treatment asked and lacks words other records hold), not by its
@@ -1221,6 +1226,9 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			}
 		}
 		subjectAsked = subjectAsked || (c.culture && c.own)
+		if titleField == lexical.FieldName && c.own && c.rare && c.coined && c.raw > 0 && c.raw >= namedWeightShare*eq.maxRaw && ev.nameAsked == "" {
+			ev.nameAsked = c.label
+		}
 		if credit == 0 {
 			ev.Missing = append(ev.Missing, c.label)
 			missingName = missingName || c.name && c.own

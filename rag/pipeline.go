@@ -841,6 +841,7 @@ func (p *Pipeline) runSearches(ctx context.Context, plan Plan, fallbackDocs, fal
 			r, err := p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: limit})
 			if err == nil && r != nil {
 				p.lookForIdentity(ctx, r, cq, limit)
+				p.lookForNamed(ctx, r, cq, limit)
 			}
 			if r != nil {
 				res.nearMisses = nearMisses(r.Hits)
@@ -1454,6 +1455,48 @@ func (p *Pipeline) lookForIdentity(ctx context.Context, r *Result[storage.Catalo
 	// it ("tem glifozato?": Glifovale, held through the typo's correction,
 	// is less relevant than the items mentioning glifosato in full).
 	r.Hits = found
+}
+
+// lookForNamed: a question naming an item by a rare word no dictionary
+// knows (its name or, in its metadata, its active ingredient) none of
+// whose relevant hits it names searches again, deeper, for the items it
+// names (Evidence.Named by that word); those found go first. "o cletox
+// age como? qual o mecanismo dele": Cletox 240 EC ranked eighth, behind
+// leaflets holding "mecanismo", and the turn abstained. Measured on the
+// fifteen development sets (BENCHMARKS.md, thirteenth pass): that turn
+// answered, nothing else moved, -cross unchanged.
+func (p *Pipeline) lookForNamed(ctx context.Context, r *Result[storage.CatalogItem], cq searchText, limit int) {
+	asked := ""
+	for _, h := range r.Hits {
+		if e := h.Evidence; e != nil {
+			if e.Relevant && e.Named {
+				return
+			}
+			if asked == "" {
+				asked = e.nameAsked
+			}
+		}
+	}
+	if asked == "" {
+		return
+	}
+	deep, err := p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: max(limit, identityLookLimit)})
+
+	if err != nil {
+		return
+	}
+	var found []Hit[storage.CatalogItem]
+	for _, h := range deep.Hits {
+		if e := h.Evidence; e != nil && e.Relevant && e.Named && e.Name == asked {
+			found = append(found, h)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	r.Hits = append(found, slices.DeleteFunc(r.Hits, func(h Hit[storage.CatalogItem]) bool {
+		return slices.ContainsFunc(found, func(f Hit[storage.CatalogItem]) bool { return f.ID == h.ID })
+	})...)
 }
 
 // followUpContext is the conversation a follow-up continues: the last

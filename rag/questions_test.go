@@ -365,3 +365,16 @@ func TestChatEnglishPolicyQuestions(t *testing.T) {
 		}
 	}
 }
+
+// A question naming a product whose first hits do not hold it looks
+// deeper for the product it names (lookForNamed).
+func TestChatNamedProductLooksDeeper(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "o cletox age como? qual o mecanismo dele"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Abstained || !slices.Contains(sourceIDs(res), "prd-026") {
+		t.Errorf("abstained %v, cited %v; want prd-026 (Cletox 240 EC)", res.Abstained, sourceIDs(res))
+	}
+}
