@@ -569,3 +569,37 @@ func TestPresetPlaceNames(t *testing.T) {
 		t.Errorf("Detect(mato na soja) terms = %v, want the herbicide class", got)
 	}
 }
+
+// The preset files the jugs products come in under "embalagem", the word
+// the store's FAQs and leaflets use, a dirt road under "zona rural" and the
+// two neighbouring countries farmers ask about under "exportação". The
+// reviews took out what other trades and topics share: containers
+// ("saco", "balde", "tambor", "frasco", "container"), "estrada de terra"
+// and "dirt road" (paving, tyres), "argentina", "uruguai" (football,
+// wine), "outro país" (it broke "vcs vendem pra outro país?").
+func TestPresetStoryWords(t *testing.T) {
+	def := DefaultSynonyms()
+	for text, want := range map[string]string{
+		"o galão chegou vazando":          "embalagem",
+		"abri o galao do herbicida":       "embalagem",
+		"a bombona veio amassada":         "embalagem",
+		"the jug arrived leaking":         "embalagem",
+		"moro num sítio, estrada de chão": "zona rural",
+		"our farm is on an unpaved road":  "zona rural",
+		"vcs mandam pro paraguai?":        "exportacao",
+		"do you export to Bolivia?":       "exportacao",
+	} {
+		if got := detectedTerms(def, text); !slices.Contains(got, want) {
+			t.Errorf("Detect(%q) terms = %v, want %s", text, got, want)
+		}
+	}
+	for _, text := range []string{"o saco de lixo rasgou", "tem container pra alugar?", "um balde de água fria", "o frasco de perfume quebrou", "o tambor da máquina",
+		"quanto custa asfaltar uma estrada de terra?", "best tires for dirt road driving?", "quem ganhou o jogo brasil x argentina?", "morei em outros países"} {
+		got := detectedTerms(def, text)
+		for _, term := range []string{"embalagem", "zona rural", "exportacao"} {
+			if slices.Contains(got, term) {
+				t.Errorf("Detect(%q) terms = %v, want no %s", text, got, term)
+			}
+		}
+	}
+}

@@ -366,6 +366,27 @@ func TestChatEnglishPolicyQuestions(t *testing.T) {
 	}
 }
 
+// Stories told in the customers' words answer by the FAQ about what they
+// name: a jug ("galão") is the FAQs' "embalagem", a dirt road their "zona
+// rural", Paraguay their "exportação" (the preset's TestPresetStoryWords).
+func TestChatStoryWords(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	for q, want := range map[string]string{
+		"o galao chegou vazando na caixa, oq eu faço agora??":                         "faq-008",
+		"comprei um herbicida e me arrependi, mas ja abri o galao. consigo devolver?": "faq-007",
+		"moro num sitio, estrada de chao uns 12 km da cidade. vcs entregam la?":       "faq-003",
+		"vcs mandam pra qualquer estado? e pro paraguai, vcs vendem?":                 "faq-036",
+	} {
+		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Abstained || !slices.Contains(sourceIDs(res), want) {
+			t.Errorf("%q: abstained %v, cited %v; want %s", q, res.Abstained, sourceIDs(res), want)
+		}
+	}
+}
+
 // A question naming a product whose first hits do not hold it looks
 // deeper for the product it names (lookForNamed).
 func TestChatNamedProductLooksDeeper(t *testing.T) {
