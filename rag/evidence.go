@@ -182,7 +182,7 @@ var defaultFrameWords = []string{
 	"duvida", "pergunta", "tipo", "algum", "alguma", "aplicar", "mim", "minha", "meu",
 	"significa", "significado", "quer", "dizer", "define", "definicao", "explica", "explicar", "vai",
 	"controlar", "combater", "matar", "eliminar", "acabar", "resolver", "devo", "deve", "devemos", "consigo",
-	"fazer", "faco", "faz",
+	"fazer", "faco", "faz", "pegar", "pega",
 	"sell", "sells", "selling", "sold", "buy", "buys", "buying", "bought", "product", "products", "price", "cost", "costs", "much", "have", "need", "want",
 	"recommend", "best", "good", "use", "tell", "please", "store", "shop", "any", "kind", "know",
 	"mean", "means", "meaning", "what", "explain", "control", "kill", "work", "works",

@@ -399,3 +399,16 @@ func TestChatNamedProductLooksDeeper(t *testing.T) {
 		t.Errorf("abstained %v, cited %v; want prd-026 (Cletox 240 EC)", res.Abstained, sourceIDs(res))
 	}
 }
+
+// "pegar" frames a request as "matar" does ("q herbicida pega ela?": which
+// one kills it), so it is no content a herbicide's leaflet must hold.
+func TestChatPegarFramesTheRequest(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "trapoeraba no milho, q herbicida pega ela?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := sourceIDs(res); res.Abstained || !slices.Contains(ids, "prd-021") && !slices.Contains(ids, "prd-023") {
+		t.Errorf("abstained %v, cited %v; want Atrazan 500 SC (prd-021) or Pastoforte 806 SL (prd-023)", res.Abstained, ids)
+	}
+}
