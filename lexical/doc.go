@@ -71,9 +71,11 @@
 // a pest or disease, in phrases of two words or more that name no
 // other thing on a farm ("pó branco" for oídio, "pó laranja" for
 // ferrugem, "mosquitinho branco" for mosca-branca, "fede-fede" for
-// percevejo), and a leaflet's sections by the words customers ask them
+// percevejo), a leaflet's sections by the words customers ask them
 // with ("intoxicação" or "antídoto" for primeiros socorros, "grupo químico"
-// for mecanismo de ação); another store loads its own table
+// for mecanismo de ação), and what customers' stories name by the store's
+// words ("galão" for embalagem, "estrada de chão" for zona rural,
+// "paraguai" for exportação); another store loads its own table
 // (devices and accessory kinds, areas of law and document kinds). Tables are loaded
 // from JSON, one object per category mapping a canonical term to its
 // variants:
