@@ -411,10 +411,6 @@ type Evidence struct {
 	// knows, among the query's heaviest — a product's name, "cletox"),
 	// whatever this record holds; "" when there is none. See lookForNamed.
 	nameAsked string
-	// coinedAsked are the query's own concepts no dictionary knows that
-	// some record holds (product names, active ingredients), whatever
-	// this record holds.
-	coinedAsked []string
 	// described reports that the record is relevant as the answer to a
 	// described problem only (recordEvidence: it holds the culture and the
 	// treatment asked and lacks words other records hold), not by its
@@ -1256,11 +1252,8 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 			}
 		}
 		subjectAsked = subjectAsked || (c.culture && c.own)
-		if titleField == lexical.FieldName && c.own && c.coined && c.raw > 0 {
-			ev.coinedAsked = append(ev.coinedAsked, c.label)
-			if c.rare && c.raw >= namedWeightShare*eq.maxRaw && ev.nameAsked == "" {
-				ev.nameAsked = c.label
-			}
+		if titleField == lexical.FieldName && c.own && c.rare && c.coined && c.raw > 0 && c.raw >= namedWeightShare*eq.maxRaw && ev.nameAsked == "" {
+			ev.nameAsked = c.label
 		}
 		if credit == 0 {
 			ev.Missing = append(ev.Missing, c.label)

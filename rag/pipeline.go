@@ -1464,9 +1464,7 @@ func (p *Pipeline) lookForIdentity(ctx context.Context, r *Result[storage.Catalo
 // age como? qual o mecanismo dele": Cletox 240 EC ranked eighth, behind
 // leaflets holding "mecanismo", and the turn abstained. Measured on the
 // fifteen development sets (BENCHMARKS.md, thirteenth pass): that turn
-// answered, nothing else moved, -cross unchanged; the review's probes: ten
-// "o X age como?" turns answered with X, none wrongly but one naming two
-// products, which now needs an item holding both.
+// answered, nothing else moved, -cross unchanged.
 func (p *Pipeline) lookForNamed(ctx context.Context, r *Result[storage.CatalogItem], cq searchText, limit int) {
 	asked := ""
 	for _, h := range r.Hits {
@@ -1489,11 +1487,7 @@ func (p *Pipeline) lookForNamed(ctx context.Context, r *Result[storage.CatalogIt
 	}
 	var found []Hit[storage.CatalogItem]
 	for _, h := range deep.Hits {
-		// An item named by one product of the question and lacking another
-		// it names ("o haloxi age como? é igual o cletox?": Cletox, where
-		// Haloxi was not found) answers about the wrong one.
-		if e := h.Evidence; e != nil && e.Relevant && e.Named && e.Name == asked &&
-			!slices.ContainsFunc(e.coinedAsked, func(c string) bool { return !slices.Contains(e.Covered, c) }) {
+		if e := h.Evidence; e != nil && e.Relevant && e.Named && e.Name == asked {
 			found = append(found, h)
 		}
 	}
