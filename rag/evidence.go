@@ -641,8 +641,6 @@ type queryConcept struct {
 	// name: no record of the kind holds it and its word is no word of the
 	// general lexicon (an acronym, a brand: "IRPF", "ULA").
 	name bool
-	// figure: a unit of measure after a figure ("5 litro"; markFigures).
-	figure bool
 	// coined: some record holds it and its word is no word of the general
 	// lexicon (a brand, an active ingredient: "azoxistrobina", "diquat").
 	coined bool
@@ -917,30 +915,6 @@ func (eq *evidenceQuery) markNames(lex *lexicon.Lexicon, gen *generalTable) {
 		word := lex.Known(c.label) || gen.rank(c.label) != 0 || gen.function[c.label]
 		c.name = c.unknown && !word
 		c.coined = !c.unknown && !word
-	}
-}
-
-// markFigures marks the concepts whose every query word is a unit of
-// measure written after a figure (figureUnits): "litro" in "galão de 5
-// litro" weighs nothing (weighGenerality). A concept of the synonym table
-// stays a subject.
-func (eq *evidenceQuery) markFigures(text string, filters []lexical.TokenFilter) {
-	words := strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	var units []string // the tokens of the units after a figure
-	for i := 1; i < len(words); i++ {
-		if isNumber(words[i-1]) && figureUnits[lexical.Stem(words[i])] {
-			units = append(units, textutil.Filter(words[i], filters)...)
-		}
-	}
-	if len(units) == 0 {
-		return
-	}
-	for i := range eq.concepts {
-		c := &eq.concepts[i]
-		if c.culture || c.treatment || len(c.class) > 0 || len(c.direct) == 0 {
-			continue
-		}
-		c.figure = !slices.ContainsFunc(c.direct, func(t string) bool { return !slices.Contains(units, t) })
 	}
 }
 
@@ -1639,7 +1613,6 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 		frames = words.rateFrames
 	}
 	eq := analyzeEvidence(pq, lx.scorer.Synonyms(), lx.scorer.Tokenizer().Filters, idf, lx.df, lx.docs, frames, corrections)
-	eq.markFigures(text, lx.scorer.Tokenizer().Filters)
 	eq.weighGenerality(words.general)
 	if ops.titleField != lexical.FieldName {
 		// Catalog items are judged without it (recordEvidence).
@@ -1849,9 +1822,6 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 			g := 0.0
 			for _, t := range c.direct {
 				g = max(g, generality(gen, t))
-			}
-			if c.figure {
-				g = 0
 			}
 			c.weight *= g
 			c.raw *= g
@@ -2077,25 +2047,6 @@ func (m metadataRecord) Field(i int) lexical.Field {
 }
 
 // isNumber reports whether a token is digits only ("15", "200").
-// figureUnits are the units of measure a customer writes after a figure
-// ("5 litro", "200 litros", "20 saco"): with the figure, a quantity of the
-// customer's order or situation, not a subject a record must hold; the
-// unit counts nothing (the figure weighs numberGenerality). Measured on
-// the fifteen development sets (BENCHMARKS.md, thirteenth pass): at 0,
-// "vcs tem sal mineral pro gado? quero uns 20 saco" abstains (it cited a
-// fertilizer "em saco de 50 kg") and "preciso de glifosfato galao de 5
-// litro" answers; at numberGenerality nothing moved. By their stems
-// (lexical.Stem).
-var figureUnits = func() map[string]bool {
-	m := map[string]bool{}
-	for _, u := range []string{"litro", "litros", "l", "lt", "lts", "ml", "kg", "quilo", "quilos", "kilo", "kilos", "g", "grama", "gramas",
-		"hectare", "hectares", "ha", "alqueire", "alqueires", "km", "tonelada", "toneladas", "saco", "sacos", "saca", "sacas",
-		"liter", "liters", "litre", "litres", "acre", "acres", "gallon", "gallons", "pound", "pounds", "lb", "lbs"} {
-		m[lexical.Stem(u)] = true
-	}
-	return m
-}()
-
 func isNumber(t string) bool {
 	return t != "" && strings.Trim(t, "0123456789") == ""
 }

@@ -412,22 +412,3 @@ func TestChatPegarFramesTheRequest(t *testing.T) {
 		t.Errorf("abstained %v, cited %v; want Atrazan 500 SC (prd-021) or Pastoforte 806 SL (prd-023)", res.Abstained, ids)
 	}
 }
-
-// A unit written after a figure is a quantity, not a subject: "20 saco"
-// does not make a fertilizer sold "em saco de 50 kg" an answer about
-// cattle salt, and "5 litro" does not sink the glyphosate jug.
-func TestChatUnitsAfterFigures(t *testing.T) {
-	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-	for q, want := range map[string]string{
-		"vcs tem sal mineral pro gado? quero uns 20 saco": "",
-		"preciso de glifosato galao de 5 litro, tem?":     "prd-019",
-	} {
-		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ids := sourceIDs(res); want == "" && !res.Abstained || want != "" && !slices.Contains(ids, want) {
-			t.Errorf("%q: abstained %v, cited %v; want %q (\"\": abstain)", q, res.Abstained, ids, want)
-		}
-	}
-}
