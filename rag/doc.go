@@ -112,9 +112,7 @@
 // weighs what its word weighs ("qnd" as "quando", "tbm" as "também"),
 // and a number, which the list does not rank, 0.5 ("15 km da cidade"
 // describes the customer's situation); a unit of area a rate is given per
-// ("por hectare") is no content at all, nor is a unit of measure written
-// after a figure ("galão de 5 litro", "uns 20 saco": a quantity of the
-// order). The ranks were chosen
+// ("por hectare") is no content at all. The ranks were chosen
 // on the cross-domain evaluation (examples/eval -cross) with one store
 // held out, and the upper one refitted with every evidence parameter on
 // thirteen chat sets and -cross together. A word the record holds only as
@@ -194,9 +192,8 @@
 // taken for such a name, and metadata names nothing. When the question
 // holds such a word and no relevant hit of the catalog search is named by
 // it, the Pipeline searches the catalog again, deeper, and puts first the
-// relevant items it names that hold every product the question names ("o
-// cletox age como? qual o mecanismo dele": Cletox ranked eighth behind
-// leaflets holding "mecanismo").
+// relevant items it names ("o cletox age como? qual o mecanismo dele":
+// Cletox ranked eighth behind leaflets holding "mecanismo").
 // For a problem asked (a pest, disease or weed the synonym table files
 // under a treatment class) the Pipeline prefers what treats it: when a
 // relevant item is of the problem's class, items that only mention the
