@@ -603,3 +603,23 @@ func TestPresetStoryWords(t *testing.T) {
 		}
 	}
 }
+
+// The preset's English names for a conventional seed and for the
+// spittlebugs; "conventional" alone (an oven, a loan) and "protective
+// gear" (a motorcycle's, hockey's) are left out.
+func TestPresetEnglishSeedAndPest(t *testing.T) {
+	def := DefaultSynonyms()
+	for text, want := range map[string]string{
+		"do you sell non-GMO soybean seed?": "convencional",
+		"root spittlebug in sugarcane":      "cigarrinha",
+	} {
+		if got := detectedTerms(def, text); !slices.Contains(got, want) {
+			t.Errorf("Detect(%q) terms = %v, want %s", text, got, want)
+		}
+	}
+	for _, text := range []string{"what's the best conventional oven?", "protective gear for hockey?"} {
+		if got := detectedTerms(def, text); len(got) > 0 {
+			t.Errorf("Detect(%q) terms = %v, want none", text, got)
+		}
+	}
+}

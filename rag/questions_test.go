@@ -412,3 +412,15 @@ func TestChatPegarFramesTheRequest(t *testing.T) {
 		t.Errorf("abstained %v, cited %v; want Atrazan 500 SC (prd-021) or Pastoforte 806 SL (prd-023)", res.Abstained, ids)
 	}
 }
+
+// "non-GMO" is the preset's English name of a conventional seed.
+func TestChatNonGMOSeed(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "Do you sell non-GMO soybean seed? My buyer pays a premium for it."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := sourceIDs(res); res.Abstained || !slices.Contains(ids, "prd-068") {
+		t.Errorf("abstained %v, cited %v; want the conventional soybean seed (prd-068)", res.Abstained, ids)
+	}
+}
