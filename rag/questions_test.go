@@ -424,3 +424,24 @@ func TestChatNonGMOSeed(t *testing.T) {
 		t.Errorf("abstained %v, cited %v; want the conventional soybean seed (prd-068)", res.Abstained, ids)
 	}
 }
+
+// A follow-up carries the products the last answer named, not its
+// ordinary words: "e o preço?" after the glyphosate doses for corn is about
+// those herbicides, not a corn seed whose description the last answer's
+// words ("safrinha", "resistentes") happen to match (the newcomer walk).
+func TestChatFollowUpCarriesNamesNotWords(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	var hist []rag.Turn
+	var res *rag.ChatResponse
+	for _, m := range []string{"qual a dose do glifosato por hectare?", "e no milho?", "e o preço?"} {
+		var err error
+		res, err = p.Chat(context.Background(), rag.ChatRequest{Message: m, History: hist})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist = append(hist, rag.Turn{Role: llm.RoleUser, Content: m}, rag.Turn{Role: llm.RoleAssistant, Content: res.Answer})
+	}
+	if ids := sourceIDs(res); slices.Contains(ids, "prd-070") || !slices.Contains(ids, "prd-019") {
+		t.Errorf("e o preço? cited %v; want Glifovale (prd-019) and no corn seed (prd-070)", ids)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/lexical"
+	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag/rerank"
@@ -828,9 +829,15 @@ func rerankHits[T any](ctx context.Context, s *Searcher, query string, hits []Hi
 }
 
 // catalogNames returns the words of text that name catalog items: words
-// at most namedMinRecords items hold (or namedMaxShare of them), found in
-// some item's name. Used to carry the products an answer named into a
-// follow-up's context.
+// no dictionary or word list knows (SearcherOptions.Lexical.Lexicon,
+// EvidenceOptions.Frequencies) that at most namedMinRecords items hold (or
+// namedMaxShare of them). Used to carry the products an answer named into
+// a follow-up's context; the answer's other rare words ("resistentes",
+// "safrinha" of an item's description) made "e o preço?" after the
+// glyphosate doses for corn lead with a corn seed (the newcomer walk).
+// Measured on the development sets: twelve follow-ups changed, one
+// gained an expected source, one cites an item more, one fact moved to
+// another turn; chat mean +.0001.
 func (s *Searcher) catalogNames(ctx context.Context, text string) []string {
 	if strings.TrimSpace(text) == "" {
 		return nil
@@ -839,8 +846,19 @@ func (s *Searcher) catalogNames(ctx context.Context, text string) []string {
 	if lx.df == nil {
 		return nil
 	}
+	lex := s.opts.Lexical.Lexicon
+	if lex == nil {
+		lex = lexicon.Default()
+	}
+	freq := s.evidence.Frequencies
 	var out []string
 	for _, w := range (lexical.Tokenizer{MaxTokens: -1}).Tokens(text) {
+		// A name is no word of the language: the answer's rare words
+		// ("resistentes", "safrinha", "sempre" in an item's description)
+		// are not what "e o preço?" refers to.
+		if lex.Known(w) || freq.Rank(w) > 0 || freq.Function(w) {
+			continue
+		}
 		if n := lx.df(w); n > 0 && float64(n) <= max(namedMinRecords, namedMaxShare*float64(lx.docs)) && strings.ContainsFunc(w, unicode.IsLetter) && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
