@@ -445,3 +445,16 @@ func TestChatFollowUpCarriesNamesNotWords(t *testing.T) {
 		t.Errorf("e o preço? cited %v; want Glifovale (prd-019) and no corn seed (prd-070)", ids)
 	}
 }
+
+// A figure with its unit glued on ("30km") is a figure, not a name the
+// store lacks (the newcomer walk: "30 km" answered, "30km" abstained).
+func TestChatGluedUnitIsAFigure(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "minha fazenda fica numa estrada de chao uns 30km da cidade, vcs entregam la?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := sourceIDs(res); res.Abstained || !slices.Contains(ids, "faq-003") {
+		t.Errorf("abstained %v, cited %v; want faq-003", res.Abstained, ids)
+	}
+}
