@@ -274,7 +274,8 @@ func TestGenerality(t *testing.T) {
 		// the list does not rank, numberGenerality.
 		{plain, "qnd", generality(plain, "quando")}, {plain, "tbm", 0.3}, {plain, "hj", generality(plain, "hoje")},
 		{stemmed, "qnd", generality(stemmed, "quand")}, {plain, "15", numberGenerality}, {plain, "2800", numberGenerality},
-		{plain, "15km", 1},
+		// A unit glued to a figure keeps it a figure; a code does not.
+		{plain, "15km", numberGenerality}, {plain, "50kg", numberGenerality}, {plain, "480sl", 1}, {plain, "24d", 1},
 	} {
 		if got := generality(tt.table, tt.tok); math.Abs(got-tt.want) > 0.01 {
 			t.Errorf("generality(%q) = %.3f, want %.2f", tt.tok, got, tt.want)
