@@ -209,7 +209,10 @@ func (q *quoter) prepareTurn(text, context string) *question {
 	qs := &question{q: q}
 	textSubject := slices.ContainsFunc(q.syn.Detect(text), func(m lexical.Mention) bool { return m.Category == lexical.CategorySubject })
 	qs.add(text, 1, nil)
-	if strings.TrimSpace(context) != "" {
+	// "e o preço?" after "qual a dose do Glifovale?" asks the price, which
+	// the item's line states: the earlier turn's words would quote its
+	// dose rows instead (the newcomer walk).
+	if strings.TrimSpace(context) != "" && !(len(qs.words) == 0 && asksPrice(text)) {
 		var skip map[string]bool
 		if textSubject {
 			skip = map[string]bool{}
@@ -236,6 +239,14 @@ func (q *quoter) prepareTurn(text, context string) *question {
 		return nil
 	}
 	return qs
+}
+
+// priceWords ask for an item's price (normalized).
+var priceWords = []string{"preco", "precos", "custa", "custam", "custo", "valor", "price", "prices", "cost", "costs"}
+
+// asksPrice reports whether text asks for a price.
+func asksPrice(text string) bool {
+	return slices.ContainsFunc(textutil.NormWords(text), func(w string) bool { return slices.Contains(priceWords, w) })
 }
 
 // qword is a word of a question: its keys (wordKeys; a canonical term

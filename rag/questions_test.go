@@ -458,3 +458,22 @@ func TestChatGluedUnitIsAFigure(t *testing.T) {
 		t.Errorf("abstained %v, cited %v; want faq-003", res.Abstained, ids)
 	}
 }
+
+// "e o preço?" after a dose question asks the price: the answer states the
+// item's price, not the dose rows the earlier turn asked for.
+func TestChatFollowUpPriceStatesThePrice(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	hist := []rag.Turn{
+		{Role: llm.RoleUser, Content: "qual a dose do Glifovale?"},
+		{Role: llm.RoleAssistant, Content: "Glifovale 480 SL — Soja: 2,0 a 3,0 L/ha (bula)."},
+	}
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "e o preço?", History: hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The answer leads with the price, not with a dose row.
+	lead := res.Answer[:min(len(res.Answer), 80)]
+	if !slices.Contains(sourceIDs(res), "prd-019") || !strings.Contains(lead, "R$ 189,00") {
+		t.Errorf("cited %v, answer %q; want Glifovale's price (R$ 189,00)", sourceIDs(res), res.Answer)
+	}
+}
