@@ -444,6 +444,21 @@ func TestChatFollowUpCarriesNamesNotWords(t *testing.T) {
 	if ids := sourceIDs(res); slices.Contains(ids, "prd-070") || !slices.Contains(ids, "prd-019") {
 		t.Errorf("e o preço? cited %v; want Glifovale (prd-019) and no corn seed (prd-070)", ids)
 	}
+	// A name made of words of the language is a name too: "Pérola", "Carioca"
+	// of the bean seed the last answer led with (the review of the first
+	// version, which carried only words no dictionary knows).
+	hist = nil
+	for _, m := range []string{"tem semente de feijão?", "e o preço?"} {
+		var err error
+		res, err = p.Chat(context.Background(), rag.ChatRequest{Message: m, History: hist})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist = append(hist, rag.Turn{Role: llm.RoleUser, Content: m}, rag.Turn{Role: llm.RoleAssistant, Content: res.Answer})
+	}
+	if ids := sourceIDs(res); len(ids) == 0 || ids[0] != "prd-071" {
+		t.Errorf("e o preço? after the bean seeds cited %v; want the bean seed (prd-071) first", ids)
+	}
 }
 
 // A figure with its unit glued on ("30km") is a figure, not a name the

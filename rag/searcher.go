@@ -19,7 +19,6 @@ import (
 	"github.com/hybridrag/hybridrag/internal/chunkagg"
 	"github.com/hybridrag/hybridrag/internal/storeutil"
 	"github.com/hybridrag/hybridrag/lexical"
-	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/llm"
 	"github.com/hybridrag/hybridrag/merge"
 	"github.com/hybridrag/hybridrag/rag/rerank"
@@ -828,16 +827,17 @@ func rerankHits[T any](ctx context.Context, s *Searcher, query string, hits []Hi
 	return out, nil
 }
 
-// catalogNames returns the words of text that name catalog items: words
-// no dictionary or word list knows (SearcherOptions.Lexical.Lexicon,
-// EvidenceOptions.Frequencies) that at most namedMinRecords items hold (or
-// namedMaxShare of them). Used to carry the products an answer named into
-// a follow-up's context; the answer's other rare words ("resistentes",
-// "safrinha" of an item's description) made "e o preço?" after the
-// glyphosate doses for corn lead with a corn seed (the newcomer walk).
-// Measured on the development sets: twelve follow-ups changed, one
-// gained an expected source, one cites an item more, one fact moved to
-// another turn; chat mean +.0001.
+// catalogNames returns the words of text that name catalog items: the
+// words at most namedMinRecords items hold (or namedMaxShare of them) that
+// are words of the name of an item text names — its whole name, or its
+// first word when that is such a rare word no word list ranks (a brand:
+// "o Glifovale"). Used to carry the products an answer named into a
+// follow-up's context. The answer's other rare words are not carried: a
+// corn seed's "safrinha" in a dose row made "e o preço?" after the
+// glyphosate doses for corn lead with the seed, and the answer's footer
+// ("Confira sempre …") carried "sempre" (the newcomer walk); a word list
+// alone was no filter, since names are words too ("Pérola", "Carioca",
+// "Respirador": the review).
 func (s *Searcher) catalogNames(ctx context.Context, text string) []string {
 	if strings.TrimSpace(text) == "" {
 		return nil
@@ -846,22 +846,44 @@ func (s *Searcher) catalogNames(ctx context.Context, text string) []string {
 	if lx.df == nil {
 		return nil
 	}
-	lex := s.opts.Lexical.Lexicon
-	if lex == nil {
-		lex = lexicon.Default()
+	tok := lexical.Tokenizer{MaxTokens: -1}
+	rare := func(w string) bool {
+		n := lx.df(w)
+		return n > 0 && float64(n) <= max(namedMinRecords, namedMaxShare*float64(lx.docs)) && strings.ContainsFunc(w, unicode.IsLetter)
 	}
+	var words []string
+	for _, w := range tok.Tokens(text) {
+		if rare(w) && !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	cands, err := opsOf(s, itemKind).lexSearch(ctx, storage.LexicalQuery{Terms: words, Limit: catalogNamesLimit})
+	if err != nil {
+		return nil
+	}
+	norm := lexical.Normalize(text)
 	freq := s.evidence.Frequencies
 	var out []string
-	for _, w := range (lexical.Tokenizer{MaxTokens: -1}).Tokens(text) {
-		// A name is no word of the language: the answer's rare words
-		// ("resistentes", "safrinha", "sempre" in an item's description)
-		// are not what "e o preço?" refers to.
-		if lex.Known(w) || freq.Rank(w) > 0 || freq.Function(w) {
+	for _, c := range cands {
+		name := tok.Tokens(c.Record.Name)
+		if len(name) == 0 {
 			continue
 		}
-		if n := lx.df(w); n > 0 && float64(n) <= max(namedMinRecords, namedMaxShare*float64(lx.docs)) && strings.ContainsFunc(w, unicode.IsLetter) && !slices.Contains(out, w) {
-			out = append(out, w)
+		brand := rare(name[0]) && freq.Rank(name[0]) == 0 && !freq.Function(name[0]) && slices.Contains(words, name[0])
+		if !brand && !strings.Contains(norm, lexical.Normalize(c.Record.Name)) {
+			continue
+		}
+		for _, w := range name {
+			if slices.Contains(words, w) && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
 		}
 	}
 	return out
 }
+
+// catalogNamesLimit bounds the items catalogNames reads.
+const catalogNamesLimit = 50
