@@ -356,13 +356,7 @@ func TestChatEnglishPolicyQuestions(t *testing.T) {
 		"Can I return a product I bought by mistake?": "faq-007",
 		"what time do you open on saturday?":          "faq-028",
 	} {
-		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Abstained || !slices.Contains(sourceIDs(res), want) {
-			t.Errorf("%q: abstained %v, cited %v; want %s", q, res.Abstained, sourceIDs(res), want)
-		}
+		assertCites(t, p, q, want)
 	}
 }
 
@@ -377,52 +371,25 @@ func TestChatStoryWords(t *testing.T) {
 		"moro num sitio, estrada de chao uns 12 km da cidade. vcs entregam la?":       "faq-003",
 		"vcs mandam pra qualquer estado? e pro paraguai, vcs vendem?":                 "faq-036",
 	} {
-		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Abstained || !slices.Contains(sourceIDs(res), want) {
-			t.Errorf("%q: abstained %v, cited %v; want %s", q, res.Abstained, sourceIDs(res), want)
-		}
+		assertCites(t, p, q, want)
 	}
 }
 
 // A question naming a product whose first hits do not hold it looks
 // deeper for the product it names (lookForNamed).
 func TestChatNamedProductLooksDeeper(t *testing.T) {
-	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "o cletox age como? qual o mecanismo dele"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Abstained || !slices.Contains(sourceIDs(res), "prd-026") {
-		t.Errorf("abstained %v, cited %v; want prd-026 (Cletox 240 EC)", res.Abstained, sourceIDs(res))
-	}
+	assertCites(t, ragtest.OfflinePipeline(t, rag.PipelineOptions{}), "o cletox age como? qual o mecanismo dele", "prd-026")
 }
 
 // "pegar" frames a request as "matar" does ("q herbicida pega ela?": which
 // one kills it), so it is no content a herbicide's leaflet must hold.
 func TestChatPegarFramesTheRequest(t *testing.T) {
-	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "trapoeraba no milho, q herbicida pega ela?"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := sourceIDs(res); res.Abstained || !slices.Contains(ids, "prd-021") && !slices.Contains(ids, "prd-023") {
-		t.Errorf("abstained %v, cited %v; want Atrazan 500 SC (prd-021) or Pastoforte 806 SL (prd-023)", res.Abstained, ids)
-	}
+	assertCites(t, ragtest.OfflinePipeline(t, rag.PipelineOptions{}), "trapoeraba no milho, q herbicida pega ela?", "prd-021", "prd-023")
 }
 
 // "non-GMO" is the preset's English name of a conventional seed.
 func TestChatNonGMOSeed(t *testing.T) {
-	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "Do you sell non-GMO soybean seed? My buyer pays a premium for it."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := sourceIDs(res); res.Abstained || !slices.Contains(ids, "prd-068") {
-		t.Errorf("abstained %v, cited %v; want the conventional soybean seed (prd-068)", res.Abstained, ids)
-	}
+	assertCites(t, ragtest.OfflinePipeline(t, rag.PipelineOptions{}), "Do you sell non-GMO soybean seed? My buyer pays a premium for it.", "prd-068")
 }
 
 // A follow-up carries the products the last answer named, not its
@@ -464,14 +431,7 @@ func TestChatFollowUpCarriesNamesNotWords(t *testing.T) {
 // A figure with its unit glued on ("30km") is a figure, not a name the
 // store lacks (the newcomer walk: "30 km" answered, "30km" abstained).
 func TestChatGluedUnitIsAFigure(t *testing.T) {
-	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: "minha fazenda fica numa estrada de chao uns 30km da cidade, vcs entregam la?"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := sourceIDs(res); res.Abstained || !slices.Contains(ids, "faq-003") {
-		t.Errorf("abstained %v, cited %v; want faq-003", res.Abstained, ids)
-	}
+	assertCites(t, ragtest.OfflinePipeline(t, rag.PipelineOptions{}), "minha fazenda fica numa estrada de chao uns 30km da cidade, vcs entregam la?", "faq-003")
 }
 
 // "e o preço?" after a dose question asks the price: the answer states the
@@ -490,5 +450,18 @@ func TestChatFollowUpPriceStatesThePrice(t *testing.T) {
 	lead := res.Answer[:min(len(res.Answer), 80)]
 	if !slices.Contains(sourceIDs(res), "prd-019") || !strings.Contains(lead, "R$ 189,00") {
 		t.Errorf("cited %v, answer %q; want Glifovale's price (R$ 189,00)", sourceIDs(res), res.Answer)
+	}
+}
+
+// assertCites asks p question alone and fails unless the turn answers
+// citing one of want.
+func assertCites(t *testing.T, p *rag.Pipeline, question string, want ...string) {
+	t.Helper()
+	res, err := p.Chat(context.Background(), rag.ChatRequest{Message: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := sourceIDs(res); res.Abstained || !slices.ContainsFunc(want, func(id string) bool { return slices.Contains(ids, id) }) {
+		t.Errorf("%q: abstained %v, cited %v; want one of %v", question, res.Abstained, ids, want)
 	}
 }
