@@ -2046,7 +2046,8 @@ func (m metadataRecord) Field(i int) lexical.Field {
 	return lexical.Field{Name: "metadata", Text: m[i]}
 }
 
-// isNumber reports whether a token is digits only ("15", "200").
+// isNumber reports whether a token is a figure: digits ("15", "200"),
+// or digits with a unit glued on ("30km").
 func isNumber(t string) bool {
 	unit := strings.TrimLeft(t, "0123456789")
 	if len(unit) == len(t) {
