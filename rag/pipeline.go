@@ -1437,16 +1437,7 @@ func (p *Pipeline) lookForIdentity(ctx context.Context, r *Result[storage.Catalo
 	if !one || len(r.Hits) == 0 {
 		return
 	}
-	deep, err := p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: max(limit, identityLookLimit)})
-	if err != nil {
-		return
-	}
-	var found []Hit[storage.CatalogItem]
-	for _, h := range deep.Hits {
-		if e := h.Evidence; e != nil && e.Relevant && e.identity > 0 {
-			found = append(found, h)
-		}
-	}
+	found := p.lookDeeper(ctx, cq, limit, func(e *Evidence) bool { return e.identity > 0 })
 	if len(found) == 0 {
 		return
 	}
@@ -1455,6 +1446,23 @@ func (p *Pipeline) lookForIdentity(ctx context.Context, r *Result[storage.Catalo
 	// it ("tem glifozato?": Glifovale, held through the typo's correction,
 	// is less relevant than the items mentioning glifosato in full).
 	r.Hits = found
+}
+
+// lookDeeper searches the catalog again, identityLookLimit deep (or limit
+// when larger), and returns the relevant hits keep accepts; nil when the
+// search fails.
+func (p *Pipeline) lookDeeper(ctx context.Context, cq searchText, limit int, keep func(*Evidence) bool) []Hit[storage.CatalogItem] {
+	deep, err := p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: max(limit, identityLookLimit)})
+	if err != nil {
+		return nil
+	}
+	var found []Hit[storage.CatalogItem]
+	for _, h := range deep.Hits {
+		if e := h.Evidence; e != nil && e.Relevant && keep(e) {
+			found = append(found, h)
+		}
+	}
+	return found
 }
 
 // lookForNamed: a question naming an item by a rare word no dictionary
@@ -1482,16 +1490,7 @@ func (p *Pipeline) lookForNamed(ctx context.Context, r *Result[storage.CatalogIt
 	if asked == "" {
 		return
 	}
-	deep, err := p.searcher.SearchCatalog(ctx, Query{Text: cq.text, Context: cq.context, Limit: max(limit, identityLookLimit)})
-	if err != nil {
-		return
-	}
-	var found []Hit[storage.CatalogItem]
-	for _, h := range deep.Hits {
-		if e := h.Evidence; e != nil && e.Relevant && e.Named && e.Name == asked {
-			found = append(found, h)
-		}
-	}
+	found := p.lookDeeper(ctx, cq, limit, func(e *Evidence) bool { return e.Named && e.Name == asked })
 	if len(found) == 0 {
 		return
 	}

@@ -398,31 +398,14 @@ func TestChatNonGMOSeed(t *testing.T) {
 // words ("safrinha", "resistentes") happen to match (the newcomer walk).
 func TestChatFollowUpCarriesNamesNotWords(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
-	var hist []rag.Turn
-	var res *rag.ChatResponse
-	for _, m := range []string{"qual a dose do glifosato por hectare?", "e no milho?", "e o preço?"} {
-		var err error
-		res, err = p.Chat(context.Background(), rag.ChatRequest{Message: m, History: hist})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hist = append(hist, rag.Turn{Role: llm.RoleUser, Content: m}, rag.Turn{Role: llm.RoleAssistant, Content: res.Answer})
-	}
+	res := converse(t, p, "qual a dose do glifosato por hectare?", "e no milho?", "e o preço?")
 	if ids := sourceIDs(res); slices.Contains(ids, "prd-070") || !slices.Contains(ids, "prd-019") {
 		t.Errorf("e o preço? cited %v; want Glifovale (prd-019) and no corn seed (prd-070)", ids)
 	}
 	// A name made of words of the language is a name too: "Pérola", "Carioca"
 	// of the bean seed the last answer led with (the review of the first
 	// version, which carried only words no dictionary knows).
-	hist = nil
-	for _, m := range []string{"tem semente de feijão?", "e o preço?"} {
-		var err error
-		res, err = p.Chat(context.Background(), rag.ChatRequest{Message: m, History: hist})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hist = append(hist, rag.Turn{Role: llm.RoleUser, Content: m}, rag.Turn{Role: llm.RoleAssistant, Content: res.Answer})
-	}
+	res = converse(t, p, "tem semente de feijão?", "e o preço?")
 	if ids := sourceIDs(res); len(ids) == 0 || ids[0] != "prd-071" {
 		t.Errorf("e o preço? after the bean seeds cited %v; want the bean seed (prd-071) first", ids)
 	}
@@ -464,4 +447,22 @@ func assertCites(t *testing.T, p *rag.Pipeline, question string, want ...string)
 	if ids := sourceIDs(res); res.Abstained || !slices.ContainsFunc(want, func(id string) bool { return slices.Contains(ids, id) }) {
 		t.Errorf("%q: abstained %v, cited %v; want one of %v", question, res.Abstained, ids, want)
 	}
+}
+
+// converse sends messages to p one after another, each with the earlier
+// ones and the pipeline's own answers as its history, and returns the last
+// turn's response.
+func converse(t *testing.T, p *rag.Pipeline, messages ...string) *rag.ChatResponse {
+	t.Helper()
+	var hist []rag.Turn
+	var res *rag.ChatResponse
+	for _, m := range messages {
+		var err error
+		res, err = p.Chat(context.Background(), rag.ChatRequest{Message: m, History: hist})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist = append(hist, rag.Turn{Role: llm.RoleUser, Content: m}, rag.Turn{Role: llm.RoleAssistant, Content: res.Answer})
+	}
+	return res
 }
