@@ -666,7 +666,8 @@ func TestFocusOnIdentity(t *testing.T) {
 
 // TestNotCarried: what a near miss says the store lacks, in the message's
 // words joined by spaces: the span from the thing asked to the crop, or
-// the two words in English order; nothing otherwise.
+// the two words in English order, the shortest within one clause;
+// nothing otherwise.
 func TestNotCarried(t *testing.T) {
 	e := &Evidence{Covered: []string{"semente", "seeds"}, Missing: []string{"girassol", "sunflower"}}
 	for msg, want := range map[string]string{
@@ -678,6 +679,8 @@ func TestNotCarried(t *testing.T) {
 		`vocês têm semente "boa" de girassol?`:                              "semente boa de girassol",
 		"semente... de girassol!":                                           "semente de girassol",
 		"tem adubo?":                                                        "",
+		"girassol, tem semente pra girassol?":                               "semente pra girassol",
+		"tenho semente, e girassol?":                                        "",
 	} {
 		if got := notCarried(msg, e); got != want {
 			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)

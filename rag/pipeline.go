@@ -1271,10 +1271,13 @@ func focusOnOwnEvidence(r *searchResults) {
 // notCarried returns what the message asks that the store does not carry
 // for its subject, in the message's own words, from a near miss's
 // evidence (Evidence.otherSubject: it holds what is asked, Covered, but
-// not the crop, Missing): the words from the first covered one to the
-// last missing one ("semente de girassol", "fungicida pra girassol"), or
-// the two when the crop comes just before ("sunflower seeds"), joined by
-// single spaces (no punctuation of the message); "" otherwise.
+// not the crop, Missing): the words from a covered one to a missing one
+// after it ("semente de girassol", "fungicida pra girassol"), or the two
+// when the crop comes just before ("sunflower seeds"), within one clause
+// (no comma, semicolon, question or exclamation mark between: "o fumo tá
+// com pulgão, tem inseticida pra fumo?" quotes "inseticida pra fumo", not
+// "pulgão, tem inseticida pra fumo"), the shortest such span, joined by
+// single spaces (no punctuation of the message); "" when there is none.
 func notCarried(message string, e *Evidence) string {
 	if e == nil || len(e.Covered) == 0 || len(e.Missing) == 0 {
 		return ""
@@ -1282,17 +1285,20 @@ func notCarried(message string, e *Evidence) string {
 	type word struct {
 		start, end int
 		norm       string
+		// broken: a clause break comes before the word.
+		broken bool
 	}
 	var words []word
-	start := -1
+	start, prevEnd := -1, 0
 	for i, r := range message + " " {
 		letter := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-'
 		switch {
 		case letter && start < 0:
 			start = i
 		case !letter && start >= 0:
-			words = append(words, word{start, i, lexical.Normalize(message[start:i])})
-			start = -1
+			broken := len(words) > 0 && strings.ContainsAny(message[prevEnd:start], ",;?!")
+			words = append(words, word{start, i, lexical.Normalize(message[start:i]), broken})
+			start, prevEnd = -1, i
 		}
 	}
 	matches := func(w string, labels []string) bool {
@@ -1300,23 +1306,38 @@ func notCarried(message string, e *Evidence) string {
 			return l != "" && (strings.HasPrefix(w, l) || strings.HasPrefix(l, w) && len(w) >= 4)
 		})
 	}
-	first, last := -1, -1
-	for i, w := range words {
-		if first < 0 && matches(w.norm, e.Covered) {
-			first = i
+	// oneClause reports whether no clause break falls within words[from..to].
+	oneClause := func(from, to int) bool {
+		for k := from + 1; k <= to; k++ {
+			if words[k].broken {
+				return false
+			}
 		}
-		if matches(w.norm, e.Missing) {
-			last = i
+		return true
+	}
+	from, to := -1, -1
+	for i, c := range words {
+		if !matches(c.norm, e.Covered) {
+			continue
+		}
+		for j, m := range words {
+			if !matches(m.norm, e.Missing) {
+				continue
+			}
+			a, b := i, j
+			switch {
+			case i < j && j-i < maxNotCarriedWords:
+			case j == i-1:
+				a, b = j, i // "sunflower seeds"
+			default:
+				continue
+			}
+			if oneClause(a, b) && (from < 0 || b-a < to-from) {
+				from, to = a, b
+			}
 		}
 	}
-	from, to := first, last
-	switch {
-	case first < 0 || last < 0:
-		return ""
-	case first < last && last-first < maxNotCarriedWords:
-	case last == first-1:
-		from, to = last, first // "sunflower seeds"
-	default:
+	if from < 0 {
 		return ""
 	}
 	span := make([]string, 0, to-from+1)
