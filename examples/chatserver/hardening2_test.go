@@ -156,14 +156,10 @@ func testWriteLimits(t *testing.T, h http.Handler, be *backend) {
 		{"long question", "/api/faqs/big", `{"question":"` + strings.Repeat("a", storage.MaxNameLength+1) + `","answer":"a"}`, "MaxNameLength"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			rec := authed(t, h, "PUT", tc.path, tc.body)
 			wantError(t, rec, http.StatusBadRequest, codeLimitExceeded)
 			if !strings.Contains(rec.Body.String(), tc.limit) {
 				t.Errorf("the error does not name %s: %s", tc.limit, rec.Body.String())
-			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("refusing took %v", d)
 			}
 		})
 	}
