@@ -861,8 +861,16 @@ func (qs *question) itemPicks(it *storage.CatalogItem) picks {
 	return qs.memoized("item/"+it.ID, func() picks {
 		units := qs.q.itemUnits(it)
 		// The item's category says what every unit is, as its name does
-		// (TestPassagesClassQuestionPicksTheCropRow).
-		qs.score(units, it.Name+"\n"+it.Category)
+		// (TestPassagesClassQuestionPicksTheCropRow); so does the crop of
+		// an item registered for one crop only: "passei pastonet max no
+		// pasto, depois posso plantar feijão?" is answered by the line
+		// on planting, not by the pasture's dose row
+		// (TestPassagesOneCropItem).
+		about := it.Name + "\n" + it.Category
+		if len(it.Tags) == 1 && slices.ContainsFunc(qs.q.syn.Detect(it.Tags[0]), func(m lexical.Mention) bool { return m.Category == lexical.CategorySubject }) {
+			about += "\n" + it.Tags[0]
+		}
+		qs.score(units, about)
 		return picks{units: best(units)}
 	})
 }

@@ -108,3 +108,43 @@ func TestPassagesClassQuestionPicksTheCropRow(t *testing.T) {
 		t.Errorf("the crop's line comes first for %d of %d questions (%.3f), want ≥ 0.95; misses:\n%s", first, total, share, strings.Join(misses, "\n"))
 	}
 }
+
+// TestPassagesOneCropItem: an item registered for one crop is about it in
+// every unit, so the crop named in a question about something else does
+// not pull the crop's dose row ahead of the line that answers. Pastonet
+// Max (testdata, pasture only): "posso plantar feijão depois?" is answered
+// by "Não plantar culturas de folha larga na área por 2 anos."; a question
+// on the crop alone still quotes the crop's row.
+func TestPassagesOneCropItem(t *testing.T) {
+	items, err := load.LoadCatalog(context.Background(), "../testdata/catalog.jsonl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var it *storage.CatalogItem
+	for i := range items {
+		if items[i].ID == "prd-024" {
+			it = &items[i]
+		}
+	}
+	if it == nil || len(it.Tags) != 1 {
+		t.Fatalf("testdata's prd-024 (Pastonet Max, one crop) not found: %v", it)
+	}
+	for _, q := range []string{
+		"passei pastonet max no pasto, quanto tempo depois posso plantar feijao ali?",
+		"usei o pastonet max no pasto. depois de quanto tempo posso plantar soja nessa área?",
+	} {
+		ps := defaultQuoter.prepare(q).itemPassages(it)
+		if len(ps) == 0 || !strings.Contains(ps[0], "2 anos") {
+			t.Errorf("%q → %q, want the planting line (2 anos) first", q, ps)
+		}
+	}
+	// Without a kind of value asked, "plantar" also matches "plantas
+	// daninhas" (wordKeys conflates a verb with its noun): the planting line
+	// ties with two others, but the pasture's row no longer leads.
+	if ps := defaultQuoter.prepare("passei pastonet max no pasto, depois posso plantar feijao ali?").itemPassages(it); len(ps) == 0 || strings.HasPrefix(ps[0], "Culturas, alvos e doses") {
+		t.Errorf("the planting question → %q, want no dose row first", ps)
+	}
+	if ps := defaultQuoter.prepare("qual a dose do pastonet max no pasto?").itemPassages(it); len(ps) == 0 || !strings.Contains(ps[0], "L/ha") {
+		t.Errorf("the dose question → %q, want the pasture's dose row first", ps)
+	}
+}
