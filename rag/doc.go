@@ -342,8 +342,11 @@
 // nor, for a catalog item, those of its category ("tem fungicida pra
 // uva?" quotes a fungicide's "Uva: míldio …" row, not its description
 // "Fungicida cúprico de contato…": the crop's row came first for 122 of
-// the 255 crop lines of testdata's leaflets asked so, now 253),
-// and a question word also matches through the synonym table's canonical
+// the 255 crop lines of testdata's leaflets asked so, now 252) or of
+// the one crop an item is registered for ("passei pastonet max no pasto,
+// quanto tempo depois posso plantar feijão?" quotes the pasture herbicide's
+// "Não plantar culturas de folha larga na área por 2 anos.", not its
+// pasture dose row), and a question word also matches through the synonym table's canonical
 // terms: "carência" reaches the leaflet's "INTERVALO DE SEGURANÇA" column
 // and "coffee" the row "Café". Words are compared by their light and
 // Snowball stems, so a verb finds its noun ("como armazenar?" →

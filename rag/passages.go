@@ -36,7 +36,8 @@ import (
 // words it holds, each weighted by its rarity among the record's own units
 // (ln(1+N/df)), so the word every row of a leaflet holds ("dose") counts
 // little and the crop asked ("café") much; the words of the record's name
-// do not count (every unit is about it). A question word also matches a
+// do not count (every unit is about it), nor, for a catalog item, those of
+// its category and of the one crop it is registered for. A question word also matches a
 // unit through the synonym table: "carência" holds the canonical term
 // "intervalo de segurança", and so does the leaflet's "INTERVALO DE
 // SEGURANÇA" column. Words are compared by their Snowball stem (root),
