@@ -666,8 +666,7 @@ func TestFocusOnIdentity(t *testing.T) {
 
 // TestNotCarried: what a near miss says the store lacks, in the message's
 // words joined by spaces: the span from the thing asked to the crop, or
-// the two words in English order, the shortest within one clause;
-// nothing otherwise.
+// the two words in English order, within one clause; nothing otherwise.
 func TestNotCarried(t *testing.T) {
 	e := &Evidence{Covered: []string{"semente", "seeds"}, Missing: []string{"girassol", "sunflower"}}
 	for msg, want := range map[string]string{
@@ -681,13 +680,32 @@ func TestNotCarried(t *testing.T) {
 		"tem adubo?":                                                        "",
 		"girassol, tem semente pra girassol?":                               "semente pra girassol",
 		"tenho semente, e girassol?":                                        "",
+		"quero comprar semente, de girassol":                                "semente de girassol",
+		"tem semente? pro girassol":                                         "semente pro girassol",
+		"girassol: semente tem?":                                            "",
 	} {
-		if got := notCarried(msg, e); got != want {
+		if got := notCarried(msg, e, "Sementes"); got != want {
 			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)
 		}
 	}
-	if got := notCarried("semente de girassol", nil); got != "" {
+	if got := notCarried("semente de girassol", nil, ""); got != "" {
 		t.Errorf("nil evidence: %q", got)
+	}
+	// The near miss's category stands for the pest it covers; the span
+	// runs to the last crop the message asks in the clause.
+	pest := &Evidence{Covered: []string{"pulgao"}, Missing: []string{"fumo"}}
+	for msg, want := range map[string]string{
+		"o fumo ta com pulgao, tem inseticida pra fumo?": "inseticida pra fumo",
+		"fumo com pulgão: tem inseticida pra fumo?":      "inseticida pra fumo",
+		"pulgão no fumo, o que passo?":                   "pulgão no fumo",
+	} {
+		if got := notCarried(msg, pest, "Acaricida/Inseticida"); got != want {
+			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)
+		}
+	}
+	two := &Evidence{Covered: []string{"semente"}, Missing: []string{"girassol", "sorgo"}}
+	if got, want := notCarried("vcs vendem semente de girassol ou de sorgo?", two, "Sementes"), "semente de girassol ou de sorgo"; got != want {
+		t.Errorf("two crops: %q, want %q", got, want)
 	}
 }
 

@@ -525,7 +525,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if resp.Abstained {
 		sections = append(sections, ContextSection{Name: "abstain", Text: AbstainContextText})
 		if len(related) > 0 && len(sr.nearMisses) > 0 {
-			if what := notCarried(pr.message, sr.nearMisses[0].Evidence); what != "" {
+			if what := notCarried(pr.message, sr.nearMisses[0].Evidence, sr.nearMisses[0].Record.Category); what != "" {
 				sections = append(sections, ContextSection{Name: "not-carried", Text: "Não temos \"" + what + "\" no catálogo: diga isso claramente, sem citar produtos; os itens relacionados são mostrados à parte."})
 			}
 		}
@@ -1271,14 +1271,18 @@ func focusOnOwnEvidence(r *searchResults) {
 // notCarried returns what the message asks that the store does not carry
 // for its subject, in the message's own words, from a near miss's
 // evidence (Evidence.otherSubject: it holds what is asked, Covered, but
-// not the crop, Missing): the words from a covered one to a missing one
-// after it ("semente de girassol", "fungicida pra girassol"), or the two
-// when the crop comes just before ("sunflower seeds"), within one clause
-// (no comma, semicolon, question or exclamation mark between: "o fumo tá
-// com pulgão, tem inseticida pra fumo?" quotes "inseticida pra fumo", not
-// "pulgão, tem inseticida pra fumo"), the shortest such span, joined by
-// single spaces (no punctuation of the message); "" when there is none.
-func notCarried(message string, e *Evidence) string {
+// not the crop, Missing) and category (what it is: "Inseticida", so "tem
+// inseticida pra fumo?" is quoted though the evidence covers only the pest):
+// the words from a covered one to the last missing one after it
+// ("semente de girassol", "fungicida pra girassol", "semente de girassol ou
+// de sorgo"), or the two when the crop comes just before ("sunflower
+// seeds"), within one clause — no comma, colon, semicolon, question or
+// exclamation mark between, unless a preposition follows it ("semente, de
+// girassol") — so "o fumo ta com pulgao, tem inseticida pra fumo?" quotes
+// "inseticida pra fumo", not "pulgao, tem inseticida pra fumo"; of several
+// such spans, the one ending last, from the covered word nearest it; joined
+// by single spaces (no punctuation of the message); "" when there is none.
+func notCarried(message string, e *Evidence, category string) string {
 	if e == nil || len(e.Covered) == 0 || len(e.Missing) == 0 {
 		return ""
 	}
@@ -1296,9 +1300,16 @@ func notCarried(message string, e *Evidence) string {
 		case letter && start < 0:
 			start = i
 		case !letter && start >= 0:
-			broken := len(words) > 0 && strings.ContainsAny(message[prevEnd:start], ",;?!")
-			words = append(words, word{start, i, lexical.Normalize(message[start:i]), broken})
+			norm := lexical.Normalize(message[start:i])
+			broken := len(words) > 0 && strings.ContainsAny(message[prevEnd:start], ",:;?!") && !linkWords[norm]
+			words = append(words, word{start, i, norm, broken})
 			start, prevEnd = -1, i
+		}
+	}
+	covered := slices.Clone(e.Covered)
+	for _, w := range strings.FieldsFunc(lexical.Normalize(category), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len(w) >= 4 {
+			covered = append(covered, w)
 		}
 	}
 	matches := func(w string, labels []string) bool {
@@ -1317,7 +1328,7 @@ func notCarried(message string, e *Evidence) string {
 	}
 	from, to := -1, -1
 	for i, c := range words {
-		if !matches(c.norm, e.Covered) {
+		if !matches(c.norm, covered) {
 			continue
 		}
 		for j, m := range words {
@@ -1332,7 +1343,7 @@ func notCarried(message string, e *Evidence) string {
 			default:
 				continue
 			}
-			if oneClause(a, b) && (from < 0 || b-a < to-from) {
+			if oneClause(a, b) && (b > to || b == to && a > from) {
 				from, to = a, b
 			}
 		}
@@ -1346,6 +1357,11 @@ func notCarried(message string, e *Evidence) string {
 	}
 	return strings.Join(span, " ")
 }
+
+// linkWords are prepositions that carry a phrase across a comma or a
+// question mark ("semente, de girassol", "tem fungicida? pro quiabo").
+var linkWords = map[string]bool{"de": true, "do": true, "da": true, "dos": true, "das": true, "pra": true, "pro": true,
+	"para": true, "no": true, "na": true, "for": true, "of": true}
 
 // maxNotCarriedWords bounds the words notCarried quotes of a message.
 const maxNotCarriedWords = 6

@@ -267,6 +267,21 @@ func TestChatRelatedWhenTheCropIsNotSold(t *testing.T) {
 	if !strings.HasPrefix(res.Answer, "Não temos semente de girassol no catálogo.") {
 		t.Errorf("answer %q: want it to start with a plain \"Não temos semente de girassol no catálogo.\"", res.Answer)
 	}
+	// The customer's words, in one clause, to the last crop asked; a pest
+	// asked stands for the class the related items are of.
+	for msg, want := range map[string]string{
+		"quero comprar semente, de girassol":             "Não temos semente de girassol no catálogo.",
+		"vcs vendem semente de girassol ou de sorgo?":    "Não temos semente de girassol ou de sorgo no catálogo.",
+		"o fumo ta com pulgao, tem inseticida pra fumo?": "Não temos inseticida pra fumo no catálogo.",
+	} {
+		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(res.Answer, want) {
+			t.Errorf("%q → %q, want it to start with %q", msg, res.Answer, want)
+		}
+	}
 	res, err = p.Chat(context.Background(), rag.ChatRequest{Message: "do you sell sunflower seeds?"})
 	if err != nil {
 		t.Fatal(err)
