@@ -703,6 +703,10 @@ func TestNotCarried(t *testing.T) {
 			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)
 		}
 	}
+	// A category's function words stand for nothing.
+	if got := notCarried("tem algo para girassol?", &Evidence{Covered: []string{"bico"}, Missing: []string{"girassol"}}, "Peças para Pulverizador"); got != "" {
+		t.Errorf("a category's preposition: %q, want nothing", got)
+	}
 	two := &Evidence{Covered: []string{"semente"}, Missing: []string{"girassol", "sorgo"}}
 	if got, want := notCarried("vcs vendem semente de girassol ou de sorgo?", two, "Sementes"), "semente de girassol ou de sorgo"; got != want {
 		t.Errorf("two crops: %q, want %q", got, want)

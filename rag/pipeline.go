@@ -1308,7 +1308,7 @@ func notCarried(message string, e *Evidence, category string) string {
 	}
 	covered := slices.Clone(e.Covered)
 	for _, w := range strings.FieldsFunc(lexical.Normalize(category), func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if len(w) >= 4 {
+		if len(w) >= 4 && !lexical.DefaultStopwords().Contains(w) {
 			covered = append(covered, w)
 		}
 	}
