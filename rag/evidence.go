@@ -1642,6 +1642,12 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 			rec := ops.record(&h.Record)
 			holds = func(phrase string) bool { return recordNames(rec, phrase) }
 			if substrings {
+				// An item registers its crops in its tags: a group its
+				// description names in passing ("fungicida … para
+				// cereais, soja, feijão", a leaflet registering wheat
+				// alone) registers no crop of the group ("ferrugem na
+				// aveia"). Its name, category and metadata still do.
+				holds = func(phrase string) bool { return recordNames(rec, phrase, lexical.FieldDescription) }
 				inside = func(term string) bool {
 					if eq.aliasWords[term] {
 						return !recordNames(rec, term)
@@ -1833,12 +1839,12 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 }
 
 // recordNames reports whether a field of rec other than attached files
-// holds phrase (normalized words) as consecutive words, compared stemmed:
-// "hortalicas" in "Soja, Milho, Hortaliças". Only the words where the
-// phrase's first stem occurs at a word start are read (lexical.Stem
-// returns a prefix of its word), so a long document costs a scan, not a
-// stemming of every word.
-func recordNames(rec lexical.Record, phrase string) bool {
+// and the fields skipped holds phrase (normalized words) as consecutive
+// words, compared stemmed: "hortalicas" in "Soja, Milho, Hortaliças".
+// Only the words where the phrase's first stem occurs at a word start are
+// read (lexical.Stem returns a prefix of its word), so a long document
+// costs a scan, not a stemming of every word.
+func recordNames(rec lexical.Record, phrase string, skip ...string) bool {
 	want := strings.Fields(phrase)
 	if len(want) == 0 {
 		return false
@@ -1848,7 +1854,7 @@ func recordNames(rec lexical.Record, phrase string) bool {
 	}
 	for i := range rec.NumFields() {
 		f := rec.Field(i)
-		if f.Name == fieldname.Files {
+		if f.Name == fieldname.Files || slices.Contains(skip, f.Name) {
 			continue
 		}
 		text := lexical.Normalize(f.Text)

@@ -698,6 +698,7 @@ func TestNotCarried(t *testing.T) {
 		"o fumo ta com pulgao, tem inseticida pra fumo?": "inseticida pra fumo",
 		"fumo com pulgão: tem inseticida pra fumo?":      "inseticida pra fumo",
 		"pulgão no fumo, o que passo?":                   "pulgão no fumo",
+		"inseticida pra pulgão no fumo":                  "inseticida pra pulgão no fumo",
 	} {
 		if got := notCarried(msg, pest, "Acaricida/Inseticida"); got != want {
 			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)

@@ -1280,8 +1280,9 @@ func focusOnOwnEvidence(r *searchResults) {
 // exclamation mark between, unless a preposition follows it ("semente, de
 // girassol") — so "o fumo ta com pulgao, tem inseticida pra fumo?" quotes
 // "inseticida pra fumo", not "pulgao, tem inseticida pra fumo"; of several
-// such spans, the one ending last, from the covered word nearest it; joined
-// by single spaces (no punctuation of the message); "" when there is none.
+// such spans, the one ending last, from its first covered word ("fungicida
+// pra ferrugem na aveia", not "ferrugem na aveia"); joined by single spaces
+// (no punctuation of the message); "" when there is none.
 func notCarried(message string, e *Evidence, category string) string {
 	if e == nil || len(e.Covered) == 0 || len(e.Missing) == 0 {
 		return ""
@@ -1343,7 +1344,7 @@ func notCarried(message string, e *Evidence, category string) string {
 			default:
 				continue
 			}
-			if oneClause(a, b) && (b > to || b == to && a > from) {
+			if oneClause(a, b) && (b > to || b == to && a < from) {
 				from, to = a, b
 			}
 		}

@@ -481,3 +481,38 @@ func converse(t *testing.T, p *rag.Pipeline, messages ...string) *rag.ChatRespon
 	}
 	return res
 }
+
+// TestEvidenceGroupInDescriptionRegistersNoCrop: an item registers its
+// crops in its tags; a crop group its description names in passing ("…
+// para cereais, soja e feijão") does not make it an item for every crop
+// of the group, while the group as a tag does ("ferrugem na aveia" is a
+// cereal's, and oats are a cereal).
+func TestEvidenceGroupInDescriptionRegistersNoCrop(t *testing.T) {
+	ctx := context.Background()
+	db := memory.New(memory.Options{Dimensions: ragtest.Dims})
+	store, err := db.Tenant("groups")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := []storage.CatalogItem{
+		{ID: "prose", Name: "Tebuzol 200 EC", Category: "Fungicida", Status: storage.StatusActive, Tags: []string{"Trigo", "Soja"},
+			Description: "Fungicida sistêmico contra ferrugem, para cereais, soja e feijão."},
+		{ID: "tagged", Name: "Cerealis 250 SC", Category: "Fungicida", Status: storage.StatusActive, Tags: []string{"Cereais"},
+			Description: "Fungicida sistêmico contra ferrugem."},
+	}
+	if _, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{}).Reindex(ctx, ingest.Sources{Items: items}); err != nil {
+		t.Fatal(err)
+	}
+	s := rag.NewSearcher(store, ragtest.HashEmbedder(t), rag.SearcherOptions{})
+	res, err := s.SearchCatalog(ctx, rag.Query{Text: "tem fungicida pra ferrugem na aveia?", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	relevant := map[string]bool{}
+	for _, h := range res.Hits {
+		relevant[h.ID] = h.Evidence != nil && h.Evidence.Relevant
+	}
+	if relevant["prose"] || !relevant["tagged"] {
+		t.Errorf("relevant %v: want the item tagged Cereais, not the one whose description names cereals", relevant)
+	}
+}
