@@ -21,7 +21,9 @@
 // question's language ([DetectLanguage]), without Markdown, and cites only
 // what it quoted ([rag.Answer.Cited]). When the turn abstains it says the
 // store has nothing on it ([AbstainAnswer], [AbstainAnswerEnglish]); small
-// talk gets [GreetingAnswer]. As a [rag.StreamAnswerer] it emits the reply
+// talk gets [GreetingAnswer] ([GreetingAnswerEnglish]), and thanks or a
+// goodbye a short closing ("De nada! …", "Até logo! …"), not the greeting
+// again. As a [rag.StreamAnswerer] it emits the reply
 // word by word, so streaming works without a model.
 //
 // # Errors

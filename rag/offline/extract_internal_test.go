@@ -2,6 +2,7 @@ package offline
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,27 @@ func TestExtractMatchTargets(t *testing.T) {
 	for _, tt := range tests {
 		if got, _ := matchTargets(targets, tt.words); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("matchTargets(%q) = %q, want %q", tt.words, got, tt.want)
+		}
+	}
+}
+
+// TestSmallTalkClosings: thanks and goodbyes get a closing, not the
+// greeting again ("obrigado, valeu" was greeted as if the chat began); the
+// language of a short closing is its own word's.
+func TestSmallTalkClosings(t *testing.T) {
+	for msg, want := range map[string]string{
+		"obrigado, valeu":   "De nada!",
+		"vlw":               "De nada!",
+		"thanks!":           "You're welcome!",
+		"tchau, até logo":   "Até logo!",
+		"bye":               "Goodbye!",
+		"oi, bom dia":       GreetingAnswer,
+		"hi":                GreetingAnswerEnglish,
+		"hello, good night": GreetingAnswerEnglish,
+	} {
+		got := smallTalkAnswer(msg, DetectLanguage(msg))
+		if !strings.HasPrefix(got, want) {
+			t.Errorf("%q → %q, want it to start with %q", msg, got, want)
 		}
 	}
 }

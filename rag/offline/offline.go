@@ -228,6 +228,34 @@ const (
 	extractiveNoteEnglish = "Always follow the product label and the agronomic prescription before applying any pesticide."
 )
 
+// smallTalkAnswer answers small talk: thanks with "de nada", a goodbye
+// with "até logo" (a customer closing the chat is not greeted again),
+// anything else with the greeting.
+func smallTalkAnswer(message string, lang rag.Language) string {
+	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(message), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
+	has := func(words ...string) bool {
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(n, " "+w) })
+	}
+	// A short message's language is its thanks or goodbye word's:
+	// "thanks!" holds no function word for DetectLanguage.
+	en := lang == rag.LanguageEnglish || has("thank", "thx", "bye ", "goodbye", "hello ", "hi ")
+	switch {
+	case has("obrigad", "brigad", "valeu", "vlw", "agradec", "thank", "thx"):
+		if en {
+			return "You're welcome! If you need anything else, just ask."
+		}
+		return "De nada! Se precisar de mais alguma coisa, é só chamar."
+	case has("tchau", "ate logo", "ate mais", "bye", "goodbye"):
+		if en {
+			return "Goodbye! If you need anything else, just ask."
+		}
+		return "Até logo! Se precisar de mais alguma coisa, é só chamar."
+	case en:
+		return GreetingAnswerEnglish
+	}
+	return GreetingAnswer
+}
+
 // abstainText is the answer of a turn that abstains: AbstainAnswer, or,
 // when the Pipeline says what the store does not carry (the "not-carried"
 // section: the store has it for other subjects, listed apart as
@@ -318,10 +346,7 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest, qt *quoted.Turn) (str
 		fr = frameEN
 	}
 	if req.Intent == rag.IntentSmallTalk {
-		if lang == rag.LanguageEnglish {
-			return GreetingAnswerEnglish, []storage.OwnerRef{}
-		}
-		return GreetingAnswer, []storage.OwnerRef{}
+		return smallTalkAnswer(req.Message, lang), []storage.OwnerRef{}
 	}
 	if req.Abstained || len(req.Catalog)+len(req.FAQs)+len(req.Documents) == 0 {
 		return abstainText(req.Sections, lang), []storage.OwnerRef{}
