@@ -321,7 +321,11 @@
 // the catalog and document searches also read the product names of the
 // assistant's last answer (words at most two items, or 0.5% of them,
 // hold), the referent of "e pro feijão, serve os mesmos?" or "e a dose do
-// segundo?".
+// segundo?". A follow-up asking which of them is the cheapest or the
+// dearest ("qual desses é mais barato?", "which one is cheaper?") is
+// answered from the prices of the items that answer named, in price order
+// at medium confidence (no relevance search finds "barato"); the
+// extractive answerer then opens with "O mais barato é o …".
 // [FormatContext] formats one search's hits as the Pipeline's context, so
 // a search API can show what a chat turn would give the model.
 //

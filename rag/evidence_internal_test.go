@@ -1017,3 +1017,27 @@ func TestFocusOnValue(t *testing.T) {
 		t.Errorf("no record holds the value, yet some were dropped: faqs %v docs %v", r.faqs, r.docs)
 	}
 }
+
+// TestPriceOrder: the cues of a question asking the cheapest or the
+// dearest; a price word alone, or a cheap thing of another kind, asks no
+// order.
+func TestPriceOrder(t *testing.T) {
+	for msg, want := range map[string]int{
+		"qual desses é mais barato?":        1,
+		"qual sai mais em conta?":           1,
+		"o de menor preço":                  1,
+		"which one is cheaper?":             1,
+		"the cheapest one?":                 1,
+		"e o mais caro?":                    -1,
+		"qual tem o maior preço?":           -1,
+		"which is the most expensive?":      -1,
+		"quanto custa?":                     0,
+		"é caro?":                           0,
+		"tem passagem barata pra cuiabá?":   0,
+		"o barato sai caro, qual é melhor?": 0,
+	} {
+		if got := priceOrder(msg); got != want {
+			t.Errorf("priceOrder(%q) = %d, want %d", msg, got, want)
+		}
+	}
+}

@@ -47,7 +47,7 @@ var (
 		"estoque", "disponivel", "garantia", "frete", "embalagem", "bula", "aplicacao", "aplicar", "quantidade",
 		"formulacao", "fabricante", "marca", "parcela", "parcelar", "desconto", "ingrediente", "ativo",
 		"tempo", "demora", "demorar", "leva", "levar", "dias", "horas", "mais", "barato", "caro", "melhor", "hectare",
-		"price", "cost", "dose", "rate", "interval", "stock", "warranty", "shipping", "label",
+		"price", "cost", "cheaper", "cheapest", "expensive", "dose", "rate", "interval", "stock", "warranty", "shipping", "label",
 	}
 )
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -470,6 +471,18 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 			resp.Confidence = min(p.turnLevel(sr), scoring.LevelLow)
 			resp.ConfidenceText = resp.Confidence.Message()
 			resp.Abstained = false
+		}
+	}
+	if fu.FollowUp && !sr.allFailed {
+		// "qual desses é mais barato?": the items the last answer named,
+		// by price (priceOrderHits).
+		if hits := p.priceOrderHits(ctx, pr.message, recent); hits != nil {
+			sr.catalog, resp.Catalog = hits, hits
+			sr.faqs, sr.docs, resp.FAQs, resp.Documents = nil, nil, nil, nil
+			plan.Catalog, dbg.Plan.Catalog = true, true
+			resp.Abstained = false
+			resp.Confidence = scoring.LevelMedium
+			resp.ConfidenceText = resp.Confidence.Message()
 		}
 	}
 	if sr.allFailed {
@@ -1653,3 +1666,50 @@ func askingClause(message string) (clause, rest string) {
 	}
 	return clause, strings.TrimSpace(message[:ask.start] + " " + message[ask.end:])
 }
+
+// priceOrderHits answers a follow-up asking which of the items the last
+// answer named is the cheapest or the dearest ("qual desses é mais
+// barato?", "which one is cheaper?"): those items (Searcher.namedItems),
+// active and with a price, cheapest first (dearest first for "mais caro"),
+// as named hits; nil when the message asks no price order or the last
+// answer named fewer than two such items. Relevance searches cannot
+// answer it: the message names nothing but the price, and the prices are
+// in the records.
+func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []Turn) []Hit[storage.CatalogItem] {
+	order := priceOrder(message)
+	if order == 0 {
+		return nil
+	}
+	items, _ := p.searcher.namedItems(ctx, lastAssistant(recent))
+	items = slices.DeleteFunc(items, func(it storage.CatalogItem) bool { return it.Price == nil || !it.Status.Active() })
+	if len(items) < 2 {
+		return nil
+	}
+	slices.SortStableFunc(items, func(a, b storage.CatalogItem) int { return order * cmp.Compare(*a.Price, *b.Price) })
+	hits := make([]Hit[storage.CatalogItem], len(items))
+	for i, it := range items {
+		hits[i] = Hit[storage.CatalogItem]{ID: it.ID, Record: it, Source: SourceLexical, Snippet: it.Description,
+			Evidence: &Evidence{Relevance: 1, Relevant: true, Reason: ReasonNamed, Coverage: 1, Named: true, Name: it.Name}}
+	}
+	return hits
+}
+
+// priceOrder reports whether message asks for the cheapest (1) or the
+// dearest (-1) of some items; 0 when it asks neither.
+func priceOrder(message string) int {
+	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(message), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
+	switch {
+	case cheapestCue.MatchString(n):
+		return 1
+	case dearestCue.MatchString(n):
+		return -1
+	}
+	return 0
+}
+
+// cheapestCue and dearestCue ask for the lowest and the highest price
+// (normalized text).
+var (
+	cheapestCue = regexp.MustCompile(` (mais (barat[oa]s?|em conta|economic[oa]s?)|menor (preco|valor)|(the )?(cheapest|cheaper|least expensive|lowest price)) `)
+	dearestCue  = regexp.MustCompile(` (mais car[oa]s?|maior (preco|valor)|(the )?(most expensive|more expensive|dearest|highest price)) `)
+)

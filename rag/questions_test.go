@@ -516,3 +516,54 @@ func TestEvidenceGroupInDescriptionRegistersNoCrop(t *testing.T) {
 		t.Errorf("relevant %v: want the item tagged Cereais, not the one whose description names cereals", relevant)
 	}
 }
+
+// TestChatPriceOrderFollowUp: "qual desses é mais barato?" after a list of
+// products compares their prices (the records hold them; no relevance
+// search can find "barato"): the cheapest leads, and the answer says so;
+// "o mais caro" leads with the dearest; in English too. A new question
+// asking a price ("qual o herbicida mais barato pra buva?") is no such
+// follow-up: it searches its own subject.
+func TestChatPriceOrderFollowUp(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	first := "tem fungicida pra ferrugem da soja?"
+	listed := converse(t, p, first)
+	// The products the answer names: those it cites.
+	prices := map[string]float64{}
+	for _, h := range listed.Catalog {
+		cited := slices.ContainsFunc(listed.Sources, func(c rag.Citation) bool { return c.ID == h.ID })
+		if cited && h.Record.Price != nil {
+			prices[h.ID] = *h.Record.Price
+		}
+	}
+	if len(prices) < 2 {
+		t.Fatalf("%q listed %d priced products, want at least two to compare", first, len(prices))
+	}
+	extreme := func(cheapest bool) string {
+		best := ""
+		for id, v := range prices {
+			if best == "" || cheapest && v < prices[best] || !cheapest && v > prices[best] {
+				best = id
+			}
+		}
+		return best
+	}
+	for _, tt := range []struct {
+		msg, lead string
+		cheapest  bool
+	}{
+		{"qual desses é mais barato?", "O mais barato é o ", true},
+		{"e qual o mais caro?", "O mais caro é o ", false},
+		{"which one is cheaper?", "The cheapest is ", true},
+	} {
+		res := converse(t, p, first, tt.msg)
+		if res.Abstained || len(res.Sources) == 0 || res.Sources[0].ID != extreme(tt.cheapest) || !strings.HasPrefix(res.Answer, tt.lead) {
+			t.Errorf("%q: abstained %v, first source %v, answer %q; want %s first and %q", tt.msg, res.Abstained, res.Sources, res.Answer, extreme(tt.cheapest), tt.lead)
+		}
+	}
+	res := converse(t, p, first, "qual o herbicida mais barato pra buva?")
+	for _, c := range res.Sources {
+		if _, ok := prices[c.ID]; ok {
+			t.Errorf("a new question cites %s, a fungicide of the earlier list", c.ID)
+		}
+	}
+}

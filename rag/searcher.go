@@ -839,12 +839,30 @@ func rerankHits[T any](ctx context.Context, s *Searcher, query string, hits []Hi
 // alone was no filter, since names are words too ("Pérola", "Carioca",
 // "Respirador": the review).
 func (s *Searcher) catalogNames(ctx context.Context, text string) []string {
+	items, words := s.namedItems(ctx, text)
+	tok := lexical.Tokenizer{MaxTokens: -1}
+	var out []string
+	for _, it := range items {
+		for _, w := range tok.Tokens(it.Name) {
+			if slices.Contains(words, w) && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// namedItems returns the catalog items text names (catalogNames:
+// its whole name, or a brand no word list ranks as its first word), in
+// the order the catalog search returns them, and the rare words of text
+// it looked them up by.
+func (s *Searcher) namedItems(ctx context.Context, text string) ([]storage.CatalogItem, []string) {
 	if strings.TrimSpace(text) == "" {
-		return nil
+		return nil, nil
 	}
 	lx := s.lexicon(ctx, itemKind.kind, s.scorers[itemKind.index])
 	if lx.df == nil {
-		return nil
+		return nil, nil
 	}
 	tok := lexical.Tokenizer{MaxTokens: -1}
 	rare := func(w string) bool {
@@ -858,15 +876,15 @@ func (s *Searcher) catalogNames(ctx context.Context, text string) []string {
 		}
 	}
 	if len(words) == 0 {
-		return nil
+		return nil, nil
 	}
 	cands, err := opsOf(s, itemKind).lexSearch(ctx, storage.LexicalQuery{Terms: words, Limit: catalogNamesLimit})
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	norm := lexical.Normalize(text)
 	freq := s.evidence.Frequencies
-	var out []string
+	var out []storage.CatalogItem
 	for _, c := range cands {
 		name := tok.Tokens(c.Record.Name)
 		if len(name) == 0 {
@@ -876,13 +894,9 @@ func (s *Searcher) catalogNames(ctx context.Context, text string) []string {
 		if !brand && !strings.Contains(norm, lexical.Normalize(c.Record.Name)) {
 			continue
 		}
-		for _, w := range name {
-			if slices.Contains(words, w) && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
-		}
+		out = append(out, c.Record)
 	}
-	return out
+	return out, words
 }
 
 // catalogNamesLimit bounds the items catalogNames reads.

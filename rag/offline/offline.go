@@ -228,6 +228,40 @@ const (
 	extractiveNoteEnglish = "Always follow the product label and the agronomic prescription before applying any pesticide."
 )
 
+// priceLead says which listed product is the cheapest or the dearest when
+// the message asks ("qual desses é mais barato?") and the Pipeline listed
+// them in that order (its price-order follow-up): "O mais barato é o
+// Enxofrin 800 WG (R$ 38,50)." "" otherwise.
+func priceLead(message string, hits []rag.Hit[storage.CatalogItem], lang rag.Language) string {
+	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(message), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
+	cheap := strings.Contains(n, " mais barat") || strings.Contains(n, " mais em conta ") || strings.Contains(n, " menor preco ") || strings.Contains(n, " cheap")
+	dear := strings.Contains(n, " mais car") || strings.Contains(n, " maior preco ") || strings.Contains(n, " expensive ")
+	if cheap == dear || len(hits) < 2 {
+		return ""
+	}
+	for _, h := range hits {
+		if h.Record.Price == nil {
+			return ""
+		}
+	}
+	first := hits[0].Record
+	for _, h := range hits[1:] {
+		if cheap && *h.Record.Price < *first.Price || dear && *h.Record.Price > *first.Price {
+			return "" // not listed by price
+		}
+	}
+	price := priceText(first.Price, lang)
+	switch {
+	case lang == rag.LanguageEnglish && cheap:
+		return fmt.Sprintf("The cheapest is %s (%s).", first.Name, price)
+	case lang == rag.LanguageEnglish:
+		return fmt.Sprintf("The most expensive is %s (%s).", first.Name, price)
+	case cheap:
+		return fmt.Sprintf("O mais barato é o %s (%s).", first.Name, price)
+	}
+	return fmt.Sprintf("O mais caro é o %s (%s).", first.Name, price)
+}
+
 // smallTalkAnswer answers small talk: thanks with "de nada", a goodbye
 // with "até logo" (a customer closing the chat is not greeted again),
 // anything else with the greeting.
@@ -404,6 +438,9 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest, qt *quoted.Turn) (str
 	}
 	if len(req.Catalog) > 0 {
 		text, ids := productPart(req.Message, req.Catalog[:min(len(req.Catalog), maxP)], focus, lang, fr, syn, qt)
+		if lead := priceLead(req.Message, req.Catalog, lang); lead != "" {
+			text = lead + " " + text
+		}
 		if more := req.Catalog[min(len(req.Catalog), maxP):]; len(more) > 0 {
 			// The relevant products past maxP are counted, and listed
 			// apart (Answer.Related): the text names only what it
