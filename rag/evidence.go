@@ -1641,13 +1641,17 @@ func addEvidence[T any](ctx context.Context, s *Searcher, ops kindOps[T], text s
 		if substrings := ops.titleField == lexical.FieldName; eq.groups || substrings {
 			rec := ops.record(&h.Record)
 			holds = func(phrase string) bool { return recordNames(rec, phrase) }
-			if substrings {
-				// An item registers its crops in its tags: a group its
-				// description names in passing ("fungicida … para
-				// cereais, soja, feijão", a leaflet registering wheat
-				// alone) registers no crop of the group ("ferrugem na
-				// aveia"). Its name, category and metadata still do.
+			if it, ok := any(&h.Record).(*storage.CatalogItem); ok && substrings && isTreatment(it, lx.scorer.Synonyms()) {
+				// A pesticide is registered for the crops its tags
+				// name: a group its description names in passing
+				// ("fungicida … para cereais, soja, feijão", a leaflet
+				// registering wheat alone) registers no crop of the group
+				// ("ferrugem na aveia"). Its name, category and metadata
+				// still do; and a fertilizer's description ("adubo
+				// foliar … para cereais") says what it serves.
 				holds = func(phrase string) bool { return recordNames(rec, phrase, lexical.FieldDescription) }
+			}
+			if substrings {
 				inside = func(term string) bool {
 					if eq.aliasWords[term] {
 						return !recordNames(rec, term)
@@ -1836,6 +1840,13 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 			eq.maxRaw = max(eq.maxRaw, c.raw)
 		}
 	}
+}
+
+// isTreatment reports whether an item's category names a class of the
+// synonym table ("Fungicida", "Acaricida/Inseticida", "Inseticida
+// Microbiológico"): a pesticide, registered per crop.
+func isTreatment(it *storage.CatalogItem, syn *lexical.Synonyms) bool {
+	return slices.ContainsFunc(syn.Detect(it.Category), func(m lexical.Mention) bool { return m.Category == lexical.CategoryClass })
 }
 
 // recordNames reports whether a field of rec other than attached files

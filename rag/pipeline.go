@@ -473,9 +473,10 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 			resp.Abstained = false
 		}
 	}
-	if fu.FollowUp && !sr.allFailed {
+	if fu.FollowUp && fu.Reason != "crop-only" && !sr.allFailed {
 		// "qual desses é mais barato?": the items the last answer named,
-		// by price (priceOrderHits).
+		// by price (priceOrderHits). Not "e o mais barato pro milho?":
+		// another crop's question, searched as such.
 		if hits := p.priceOrderHits(ctx, pr.message, recent); hits != nil {
 			sr.catalog, resp.Catalog = hits, hits
 			sr.faqs, sr.docs, resp.FAQs, resp.Documents = nil, nil, nil, nil

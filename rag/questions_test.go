@@ -482,11 +482,11 @@ func converse(t *testing.T, p *rag.Pipeline, messages ...string) *rag.ChatRespon
 	return res
 }
 
-// TestEvidenceGroupInDescriptionRegistersNoCrop: an item registers its
+// TestEvidenceGroupInDescriptionRegistersNoCrop: a pesticide registers its
 // crops in its tags; a crop group its description names in passing ("…
 // para cereais, soja e feijão") does not make it an item for every crop
 // of the group, while the group as a tag does ("ferrugem na aveia" is a
-// cereal's, and oats are a cereal).
+// cereal's, and oats are a cereal). A fertilizer's description does.
 func TestEvidenceGroupInDescriptionRegistersNoCrop(t *testing.T) {
 	ctx := context.Background()
 	db := memory.New(memory.Options{Dimensions: ragtest.Dims})
@@ -499,6 +499,8 @@ func TestEvidenceGroupInDescriptionRegistersNoCrop(t *testing.T) {
 			Description: "Fungicida sistêmico contra ferrugem, para cereais, soja e feijão."},
 		{ID: "tagged", Name: "Cerealis 250 SC", Category: "Fungicida", Status: storage.StatusActive, Tags: []string{"Cereais"},
 			Description: "Fungicida sistêmico contra ferrugem."},
+		{ID: "foliar", Name: "Zincofol", Category: "Fertilizante Foliar", Status: storage.StatusActive, Tags: []string{"Milho", "Café"},
+			Description: "Adubo foliar com zinco para corrigir deficiências em cereais e café."},
 	}
 	if _, err := ingest.NewIndexer(store, ragtest.HashEmbedder(t), ingest.IndexerOptions{}).Reindex(ctx, ingest.Sources{Items: items}); err != nil {
 		t.Fatal(err)
@@ -514,6 +516,17 @@ func TestEvidenceGroupInDescriptionRegistersNoCrop(t *testing.T) {
 	}
 	if relevant["prose"] || !relevant["tagged"] {
 		t.Errorf("relevant %v: want the item tagged Cereais, not the one whose description names cereals", relevant)
+	}
+	// A fertilizer is registered for no crop: its description says what
+	// it serves.
+	res, err = s.SearchCatalog(ctx, rag.Query{Text: "tem adubo foliar com zinco pra aveia?", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Hits, func(h rag.Hit[storage.CatalogItem]) bool {
+		return h.ID == "foliar" && h.Evidence != nil && h.Evidence.Relevant
+	}) {
+		t.Errorf("the foliar fertilizer for cereals is not relevant for oats: %v", res.Hits)
 	}
 }
 

@@ -40,18 +40,25 @@ func TestExtractMatchTargets(t *testing.T) {
 }
 
 // TestSmallTalkClosings: thanks and goodbyes get a closing, not the
-// greeting again ("obrigado, valeu" was greeted as if the chat began); the
-// language of a short closing is its own word's.
+// greeting again ("obrigado, valeu" was greeted as if the chat began), but
+// thanks for help that did not help get the greeting's offer; the language
+// of a short closing is its own word's.
 func TestSmallTalkClosings(t *testing.T) {
 	for msg, want := range map[string]string{
-		"obrigado, valeu":   "De nada!",
-		"vlw":               "De nada!",
-		"thanks!":           "You're welcome!",
-		"tchau, até logo":   "Até logo!",
-		"bye":               "Goodbye!",
-		"oi, bom dia":       GreetingAnswer,
-		"hi":                GreetingAnswerEnglish,
-		"hello, good night": GreetingAnswerEnglish,
+		"obrigado, valeu":              "De nada!",
+		"vlw":                          "De nada!",
+		"thanks!":                      "You're welcome!",
+		"tchau, até logo":              "Até logo!",
+		"bye":                          "Goodbye!",
+		"oi, bom dia":                  GreetingAnswer,
+		"hi":                           GreetingAnswerEnglish,
+		"hello, good night":            GreetingAnswerEnglish,
+		"hello, obrigado":              "De nada!",
+		"muito agradecido":             "De nada!",
+		"valeu, até mais":              "De nada!",
+		"goodbye":                      "Goodbye!",
+		"obrigado, mas não era isso":   GreetingAnswer,
+		"thanks, but that didn't help": GreetingAnswerEnglish,
 	} {
 		got := smallTalkAnswer(msg, DetectLanguage(msg))
 		if !strings.HasPrefix(got, want) {

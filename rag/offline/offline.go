@@ -27,8 +27,9 @@ import (
 // account) and the openings of how-to questions.
 var (
 	DefaultSmallTalkKeywords = []string{
-		"oi", "ola", "bom dia", "boa tarde", "boa noite", "obrigado", "obrigada", "valeu", "tchau",
-		"ate logo", "tudo bem", "hello", "hi", "thanks", "thank you", "bye",
+		"oi", "ola", "bom dia", "boa tarde", "boa noite", "obrigado", "obrigada", "brigado", "brigada", "valeu", "vlw",
+		"agradeco", "agradecido", "agradecida", "tchau", "ate logo", "tudo bem",
+		"hello", "hi", "thanks", "thank you", "thx", "bye", "goodbye",
 	}
 	DefaultSupportKeywords = []string{
 		"entrega", "frete", "prazo", "pagamento", "pagar", "pix", "boleto", "cartao", "parcela", "parcelamento",
@@ -264,27 +265,29 @@ func priceLead(message string, hits []rag.Hit[storage.CatalogItem], lang rag.Lan
 
 // smallTalkAnswer answers small talk: thanks with "de nada", a goodbye
 // with "até logo" (a customer closing the chat is not greeted again),
-// anything else with the greeting.
+// anything else — and thanks for help that did not help ("obrigado, mas
+// não era isso") — with the greeting, which asks what they look for. A
+// closing is in the language of its own word ("hello, obrigado": "De
+// nada"; "thanks!" holds no function word for DetectLanguage).
 func smallTalkAnswer(message string, lang rag.Language) string {
 	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(message), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
 	has := func(words ...string) bool {
 		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(n, " "+w) })
 	}
-	// A short message's language is its thanks or goodbye word's:
-	// "thanks!" holds no function word for DetectLanguage.
-	en := lang == rag.LanguageEnglish || has("thank", "thx", "bye ", "goodbye", "hello ", "hi ")
+	unhelped := has("mas ", "but ", "nao era", "nao ajud", "nao resolv", "didn t help", "not what")
+	en := lang == rag.LanguageEnglish || has("hello ", "hi ", "thank", "thx ", "bye ", "goodbye ") && !has("obrigad", "brigad", "valeu ", "vlw ", "agradec", "tchau ", "ate logo ", "ate mais ")
 	switch {
-	case has("obrigad", "brigad", "valeu", "vlw", "agradec", "thank", "thx"):
-		if en {
-			return "You're welcome! If you need anything else, just ask."
-		}
+	case unhelped:
+	case has("obrigad", "brigad", "valeu ", "vlw ", "agradec"):
 		return "De nada! Se precisar de mais alguma coisa, é só chamar."
-	case has("tchau", "ate logo", "ate mais", "bye", "goodbye"):
-		if en {
-			return "Goodbye! If you need anything else, just ask."
-		}
+	case has("thank", "thx "):
+		return "You're welcome! If you need anything else, just ask."
+	case has("tchau ", "ate logo ", "ate mais "):
 		return "Até logo! Se precisar de mais alguma coisa, é só chamar."
-	case en:
+	case has("bye ", "goodbye "):
+		return "Goodbye! If you need anything else, just ask."
+	}
+	if en {
 		return GreetingAnswerEnglish
 	}
 	return GreetingAnswer
