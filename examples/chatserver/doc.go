@@ -176,13 +176,16 @@
 // metadata filters once allowed (-metadata-keys).
 //
 // Errors are JSON with a stable code: {"error":{"code":"rate_limited",
-// "message":"...","retry_after":2}}. Codes: invalid_json, invalid_field,
-// empty_message, message_too_long, history_too_long, empty_query,
-// query_too_long, invalid_record, invalid_filter,
+// "message":"...","retry_after":2}}. Codes: invalid_json,
+// invalid_encoding (a body not valid in its declared charset),
+// invalid_field, empty_message, message_too_long, history_too_long,
+// empty_query, query_too_long, invalid_record, limit_exceeded (a record
+// over a storage limit: tags, metadata keys, name length), invalid_filter,
 // metadata_key_not_allowed (400), unauthorized (401),
 // writes_disabled (403), not_found (404, a record the tenant does not
 // hold, or no API route), method_not_allowed (405, with Allow),
-// duplicate_document (409), body_too_large (413), rate_limited (429, with
+// duplicate_document (409), body_too_large (413), unsupported_media_type
+// (415, a body not JSON or in another charset), rate_limited (429, with
 // Retry-After), internal (500), not_configured (501), upstream_error
 // (502), canceled and store_unavailable (503; the latter with
 // Retry-After), timeout (504).
