@@ -1040,4 +1040,20 @@ func TestPriceOrder(t *testing.T) {
 			t.Errorf("priceOrder(%q) = %d, want %d", msg, got, want)
 		}
 	}
+	for msg, want := range map[string]bool{
+		"qual desses é mais barato?":           true,
+		"e o mais caro?":                       true,
+		"which one is cheaper?":                true,
+		"qual desses tem o menor preço?":       true,
+		"quanto custa o mais barato?":          true,
+		"qual desses é mais barato pro milho?": false,
+		"qual o mais barato por hectare?":      false,
+		"e o frete, qual o mais barato?":       false,
+		"tem algum mais barato?":               false,
+		"is there a cheaper one?":              false,
+	} {
+		if got := onlyPriceOrder(msg); got != want {
+			t.Errorf("onlyPriceOrder(%q) = %v, want %v", msg, got, want)
+		}
+	}
 }

@@ -473,11 +473,13 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 			resp.Abstained = false
 		}
 	}
+	priceOrdered := 0 // the order of a price-order follow-up's items
 	if fu.FollowUp && fu.Reason != "crop-only" && !sr.allFailed {
 		// "qual desses é mais barato?": the items the last answer named,
 		// by price (priceOrderHits). Not "e o mais barato pro milho?":
 		// another crop's question, searched as such.
-		if hits := p.priceOrderHits(ctx, pr.message, recent); hits != nil {
+		if hits, order := p.priceOrderHits(ctx, pr.message, recent); hits != nil {
+			priceOrdered = order
 			sr.catalog, resp.Catalog = hits, hits
 			sr.faqs, sr.docs, resp.FAQs, resp.Documents = nil, nil, nil, nil
 			plan.Catalog, dbg.Plan.Catalog = true, true
@@ -532,6 +534,9 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	}
 	if plan.Catalog && !resp.Abstained {
 		sections = append(sections, ContextSection{Name: "catalog", Text: catalogPayload(catalogQuery, sr.catalog, sr.catalogQ)})
+		if priceOrdered != 0 {
+			sections = append(sections, ContextSection{Name: "price-order", Text: priceOrderText(priceOrdered)})
+		}
 	}
 	if plan.Documents && !resp.Abstained {
 		sections = append(sections, ContextSection{Name: "documents", Text: documentSection(sr.docs, sr.docQ)})
@@ -1671,34 +1676,76 @@ func askingClause(message string) (clause, rest string) {
 // priceOrderHits answers a follow-up asking which of the items the last
 // answer named is the cheapest or the dearest ("qual desses é mais
 // barato?", "which one is cheaper?"): those items (Searcher.namedItems),
-// active and with a price, cheapest first (dearest first for "mais caro"),
-// as named hits; nil when the message asks no price order or the last
-// answer named fewer than two such items. Relevance searches cannot
-// answer it: the message names nothing but the price, and the prices are
-// in the records.
-func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []Turn) []Hit[storage.CatalogItem] {
+// active, of the category most of them share (a seed answer that also
+// named a herbicide compares seeds), priced ones cheapest first (dearest
+// first for "mais caro"), then those without a price, as named hits, and
+// the order (1 or -1); nil when the message asks no price order, asks
+// anything beside it ("…pro milho?", "…por hectare?", "o frete mais
+// barato?", "tem algum mais barato?": another question, searched as such)
+// or the last answer named fewer than two priced items. Relevance
+// searches cannot answer it: the message names nothing but the price, and
+// the prices are in the records.
+func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []Turn) ([]Hit[storage.CatalogItem], int) {
 	order := priceOrder(message)
-	if order == 0 {
-		return nil
+	if order == 0 || !onlyPriceOrder(message) {
+		return nil, 0
 	}
 	items, _ := p.searcher.namedItems(ctx, lastAssistant(recent))
-	items = slices.DeleteFunc(items, func(it storage.CatalogItem) bool { return it.Price == nil || !it.Status.Active() })
-	if len(items) < 2 {
-		return nil
+	items = slices.DeleteFunc(items, func(it storage.CatalogItem) bool { return !it.Status.Active() })
+	count := map[string]int{}
+	category := ""
+	for _, it := range items {
+		count[it.Category]++
+		if category == "" || count[it.Category] > count[category] {
+			category = it.Category
+		}
 	}
-	slices.SortStableFunc(items, func(a, b storage.CatalogItem) int { return order * cmp.Compare(*a.Price, *b.Price) })
+	items = slices.DeleteFunc(items, func(it storage.CatalogItem) bool { return it.Category != category })
+	priced := 0
+	for _, it := range items {
+		if it.Price != nil {
+			priced++
+		}
+	}
+	if priced < 2 {
+		return nil, 0
+	}
+	slices.SortStableFunc(items, func(a, b storage.CatalogItem) int {
+		switch {
+		case a.Price == nil || b.Price == nil:
+			return cmp.Compare(boolInt(a.Price == nil), boolInt(b.Price == nil))
+		}
+		return order * cmp.Compare(*a.Price, *b.Price)
+	})
 	hits := make([]Hit[storage.CatalogItem], len(items))
 	for i, it := range items {
 		hits[i] = Hit[storage.CatalogItem]{ID: it.ID, Record: it, Source: SourceLexical, Snippet: it.Description,
 			Evidence: &Evidence{Relevance: 1, Relevant: true, Reason: ReasonNamed, Coverage: 1, Named: true, Name: it.Name}}
 	}
-	return hits
+	return hits, order
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// priceOrderText is the "price-order" context section: what the order of
+// the catalog section means.
+func priceOrderText(order int) string {
+	if order < 0 {
+		return "Os produtos acima estão do mais caro ao mais barato (preço de cada embalagem); os sem preço vêm por último."
+	}
+	return "Os produtos acima estão do mais barato ao mais caro (preço de cada embalagem); os sem preço vêm por último."
 }
 
 // priceOrder reports whether message asks for the cheapest (1) or the
 // dearest (-1) of some items; 0 when it asks neither.
 func priceOrder(message string) int {
-	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(message), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
+	n := paddedNorm(message)
 	switch {
 	case cheapestCue.MatchString(n):
 		return 1
@@ -1706,6 +1753,35 @@ func priceOrder(message string) int {
 		return -1
 	}
 	return 0
+}
+
+// onlyPriceOrder reports whether message asks nothing but the price order
+// of items already named: beside the cue, only words that point back at
+// them or frame the question ("qual desses é mais barato?", "e o mais
+// caro?", "which one is cheaper?").
+func onlyPriceOrder(message string) bool {
+	n := cheapestCue.ReplaceAllString(dearestCue.ReplaceAllString(paddedNorm(message), " "), " ")
+	for _, w := range strings.Fields(n) {
+		if !priceOrderFrame[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// priceOrderFrame are the words a bare price-order question holds beside
+// its cue (normalized).
+var priceOrderFrame = map[string]bool{
+	"e": true, "qual": true, "quais": true, "o": true, "a": true, "os": true, "as": true, "eh": true,
+	"desses": true, "dessas": true, "destes": true, "destas": true, "deles": true, "delas": true, "entre": true,
+	"eles": true, "elas": true, "ai": true, "que": true, "sai": true, "fica": true, "seria": true, "mesmo": true,
+	"tem": true, "quanto": true, "custa": true, "cost": true, "costs": true,
+	"which": true, "one": true, "ones": true, "is": true, "the": true, "of": true, "them": true, "and": true, "what": true, "s": true,
+}
+
+// paddedNorm is text normalized, its words single-spaced between spaces.
+func paddedNorm(text string) string {
+	return " " + strings.Join(strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
 }
 
 // cheapestCue and dearestCue ask for the lowest and the highest price

@@ -224,7 +224,10 @@ type ContextSection struct {
 	// when the turn abstains, "abstain", followed, when the store has
 	// what was asked for other subjects (ChatResponse.Related), by
 	// "not-carried": `Não temos "semente de girassol" no catálogo: …`,
-	// the thing asked quoted in the message's own words.
+	// the thing asked quoted in the message's own words; a follow-up
+	// asking the cheapest or the dearest of the items the last answer named
+	// has a "price-order" section after the catalog ("Os produtos acima
+	// estão do mais barato ao mais caro…").
 	Name string `json:"name"`
 	// Text is the section as given to the model.
 	Text string `json:"text"`

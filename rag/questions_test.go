@@ -564,19 +564,30 @@ func TestChatPriceOrderFollowUp(t *testing.T) {
 		msg, lead string
 		cheapest  bool
 	}{
-		{"qual desses é mais barato?", "O mais barato é o ", true},
-		{"e qual o mais caro?", "O mais caro é o ", false},
-		{"which one is cheaper?", "The cheapest is ", true},
+		{"qual desses é mais barato?", "Dos produtos citados, o mais barato é ", true},
+		{"e qual o mais caro?", "Dos produtos citados, o mais caro é ", false},
+		{"which one is cheaper?", "Of the products listed, the cheapest is ", true},
 	} {
 		res := converse(t, p, first, tt.msg)
 		if res.Abstained || len(res.Sources) == 0 || res.Sources[0].ID != extreme(tt.cheapest) || !strings.HasPrefix(res.Answer, tt.lead) {
 			t.Errorf("%q: abstained %v, first source %v, answer %q; want %s first and %q", tt.msg, res.Abstained, res.Sources, res.Answer, extreme(tt.cheapest), tt.lead)
 		}
 	}
+	// Anything asked beside the order is another question, searched as
+	// such: a new subject, a crop, a unit, another item.
 	res := converse(t, p, first, "qual o herbicida mais barato pra buva?")
 	for _, c := range res.Sources {
 		if _, ok := prices[c.ID]; ok {
 			t.Errorf("a new question cites %s, a fungicide of the earlier list", c.ID)
 		}
+	}
+	for _, msg := range []string{"qual desses é mais barato pro milho?", "qual o mais barato por hectare?", "tem algum mais barato?"} {
+		if res := converse(t, p, first, msg); strings.HasPrefix(res.Answer, "Dos produtos citados") {
+			t.Errorf("%q → %q: not a bare price order, want it searched as asked", msg, res.Answer)
+		}
+	}
+	// A single turn is never ordered by price.
+	if res := converse(t, p, "qual o fungicida mais barato pra ferrugem da soja?"); strings.HasPrefix(res.Answer, "Dos produtos citados") {
+		t.Errorf("a first turn opens with the price order: %q", res.Answer)
 	}
 }

@@ -230,37 +230,35 @@ const (
 )
 
 // priceLead says which listed product is the cheapest or the dearest when
-// the message asks ("qual desses é mais barato?") and the Pipeline listed
-// them in that order (its price-order follow-up): "O mais barato é o
-// Enxofrin 800 WG (R$ 38,50)." "" otherwise.
-func priceLead(message string, hits []rag.Hit[storage.CatalogItem], lang rag.Language) string {
-	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(message), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
-	cheap := strings.Contains(n, " mais barat") || strings.Contains(n, " mais em conta ") || strings.Contains(n, " menor preco ") || strings.Contains(n, " cheap")
-	dear := strings.Contains(n, " mais car") || strings.Contains(n, " maior preco ") || strings.Contains(n, " expensive ")
-	if cheap == dear || len(hits) < 2 {
+// the Pipeline listed them by price (its "price-order" section: a
+// follow-up such as "qual desses é mais barato?"), with its package, whose
+// price it is: "Dos produtos citados, o mais barato é Enxofrin 800 WG (R$
+// 38,50; pacote de 1 kg)." "" otherwise.
+func priceLead(sections []rag.ContextSection, hits []rag.Hit[storage.CatalogItem], lang rag.Language) string {
+	dear := false
+	found := false
+	for _, s := range sections {
+		if s.Name == "price-order" {
+			found, dear = true, strings.Contains(s.Text, "do mais caro ao")
+		}
+	}
+	if !found || len(hits) == 0 || hits[0].Record.Price == nil {
 		return ""
 	}
-	for _, h := range hits {
-		if h.Record.Price == nil {
-			return ""
-		}
-	}
 	first := hits[0].Record
-	for _, h := range hits[1:] {
-		if cheap && *h.Record.Price < *first.Price || dear && *h.Record.Price > *first.Price {
-			return "" // not listed by price
-		}
-	}
 	price := priceText(first.Price, lang)
-	switch {
-	case lang == rag.LanguageEnglish && cheap:
-		return fmt.Sprintf("The cheapest is %s (%s).", first.Name, price)
-	case lang == rag.LanguageEnglish:
-		return fmt.Sprintf("The most expensive is %s (%s).", first.Name, price)
-	case cheap:
-		return fmt.Sprintf("O mais barato é o %s (%s).", first.Name, price)
+	if pkg := strings.TrimSpace(first.Metadata["embalagem"]); pkg != "" {
+		price += "; " + pkg
 	}
-	return fmt.Sprintf("O mais caro é o %s (%s).", first.Name, price)
+	switch {
+	case lang == rag.LanguageEnglish && dear:
+		return fmt.Sprintf("Of the products listed, the most expensive is %s (%s).", first.Name, price)
+	case lang == rag.LanguageEnglish:
+		return fmt.Sprintf("Of the products listed, the cheapest is %s (%s).", first.Name, price)
+	case dear:
+		return fmt.Sprintf("Dos produtos citados, o mais caro é %s (%s).", first.Name, price)
+	}
+	return fmt.Sprintf("Dos produtos citados, o mais barato é %s (%s).", first.Name, price)
 }
 
 // smallTalkAnswer answers small talk: thanks with "de nada", a goodbye
@@ -441,7 +439,7 @@ func (a ExtractiveAnswerer) compose(req rag.AnswerRequest, qt *quoted.Turn) (str
 	}
 	if len(req.Catalog) > 0 {
 		text, ids := productPart(req.Message, req.Catalog[:min(len(req.Catalog), maxP)], focus, lang, fr, syn, qt)
-		if lead := priceLead(req.Message, req.Catalog, lang); lead != "" {
+		if lead := priceLead(req.Sections, req.Catalog, lang); lead != "" {
 			text = lead + " " + text
 		}
 		if more := req.Catalog[min(len(req.Catalog), maxP):]; len(more) > 0 {
