@@ -322,10 +322,12 @@
 // assistant's last answer (words at most two items, or 0.5% of them,
 // hold), the referent of "e pro feijão, serve os mesmos?" or "e a dose do
 // segundo?". A follow-up asking which of them is the cheapest or the
-// dearest ("qual desses é mais barato?", "which one is cheaper?") is
-// answered from the prices of the items that answer named, in price order
-// at medium confidence (no relevance search finds "barato"); the
-// extractive answerer then opens with "O mais barato é o …".
+// dearest ("qual desses é mais barato?", "which one is cheaper?"), and
+// nothing else, is answered from the prices of the items that answer named
+// (of the category most of them share), in price order at medium
+// confidence, with a "price-order" context section saying so (no
+// relevance search finds "barato"); the extractive answerer then opens
+// with "Dos produtos citados, o mais barato é …".
 // [FormatContext] formats one search's hits as the Pipeline's context, so
 // a search API can show what a chat turn would give the model.
 //
