@@ -1711,9 +1711,8 @@ func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []
 		return nil, 0
 	}
 	slices.SortStableFunc(items, func(a, b storage.CatalogItem) int {
-		switch {
-		case a.Price == nil || b.Price == nil:
-			return cmp.Compare(boolInt(a.Price == nil), boolInt(b.Price == nil))
+		if a.Price == nil || b.Price == nil {
+			return boolInt(a.Price == nil) - boolInt(b.Price == nil)
 		}
 		return order * cmp.Compare(*a.Price, *b.Price)
 	})
@@ -1745,7 +1744,7 @@ func priceOrderText(order int) string {
 // priceOrder reports whether message asks for the cheapest (1) or the
 // dearest (-1) of some items; 0 when it asks neither.
 func priceOrder(message string) int {
-	n := paddedNorm(message)
+	n := textutil.PaddedWords(message)
 	switch {
 	case cheapestCue.MatchString(n):
 		return 1
@@ -1760,7 +1759,7 @@ func priceOrder(message string) int {
 // them or frame the question ("qual desses é mais barato?", "e o mais
 // caro?", "which one is cheaper?").
 func onlyPriceOrder(message string) bool {
-	n := cheapestCue.ReplaceAllString(dearestCue.ReplaceAllString(paddedNorm(message), " "), " ")
+	n := cheapestCue.ReplaceAllString(dearestCue.ReplaceAllString(textutil.PaddedWords(message), " "), " ")
 	for _, w := range strings.Fields(n) {
 		if !priceOrderFrame[w] {
 			return false
@@ -1777,11 +1776,6 @@ var priceOrderFrame = map[string]bool{
 	"eles": true, "elas": true, "ai": true, "que": true, "sai": true, "fica": true, "seria": true, "mesmo": true,
 	"tem": true, "quanto": true, "custa": true, "cost": true, "costs": true,
 	"which": true, "one": true, "ones": true, "is": true, "the": true, "of": true, "them": true, "and": true, "what": true, "s": true,
-}
-
-// paddedNorm is text normalized, its words single-spaced between spaces.
-func paddedNorm(text string) string {
-	return " " + strings.Join(strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
 }
 
 // cheapestCue and dearestCue ask for the lowest and the highest price

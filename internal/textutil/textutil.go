@@ -69,6 +69,13 @@ func NormWords(text string) []string {
 	return strings.FieldsFunc(lexical.Normalize(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
+// PaddedWords is text's normalized words (NormWords) joined by single
+// spaces, with a space before and after, so a phrase is found whole by
+// strings.Contains(PaddedWords(text), " "+phrase+" ").
+func PaddedWords(text string) string {
+	return " " + strings.Join(NormWords(text), " ") + " "
+}
+
 // OneLine collapses white space so a record cannot break the "||" layout.
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -268,7 +268,7 @@ func priceLead(sections []rag.ContextSection, hits []rag.Hit[storage.CatalogItem
 // closing is in the language of its own word ("hello, obrigado": "De
 // nada"; "thanks!" holds no function word for DetectLanguage).
 func smallTalkAnswer(message string, lang rag.Language) string {
-	n := " " + strings.Join(strings.FieldsFunc(lexical.Normalize(message), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
+	n := textutil.PaddedWords(message)
 	has := func(words ...string) bool {
 		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(n, " "+w) })
 	}
