@@ -57,7 +57,8 @@ var (
 //   - refers back ("dele", "esse produto", "isso", "it"), or
 //   - names no subject of its own: only a crop ("e na uva?"), only
 //     attributes (dose, preço, prazo, carência, estoque …: "qual a
-//     dose?"), only a connective ("e então?") or no content word at all
+//     dose?"; a synonym table name made of them counts as one, "and the
+//     pre-harvest interval?"), only a connective ("e então?") or no content word at all
 //     ("quanto custa?"). A function word of Portuguese or English
 //     (lexicon.DefaultFrequencies) is no subject beside one of these cues
 //     ("e a carência de cada um?"), but that list holds nouns too ("site",
@@ -85,21 +86,30 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 			reference = true
 		}
 	}
-	cultures := map[string]bool{}
+	stop := lexical.DefaultStopwords()
+	cultures, attributes := map[string]bool{}, map[string]bool{}
 	for _, m := range lexical.DefaultSynonyms().Detect(message) {
-		if m.Category == lexical.CategorySubject {
-			for _, w := range strings.Fields(strings.ReplaceAll(m.Text, "-", " ")) {
-				cultures[w] = true
-			}
+		mark := cultures
+		switch {
+		case m.Category == lexical.CategorySubject:
+		case isAttributeTerm(m.Term, stop):
+			// A name of an attribute ("pre-harvest interval" for
+			// "intervalo de segurança") is an attribute, whatever its
+			// words.
+			mark = attributes
+		default:
+			continue
+		}
+		for _, w := range strings.Fields(strings.ReplaceAll(m.Text, "-", " ")) {
+			mark[w] = true
 		}
 	}
 	subject, attrs, crops, weak := 0, 0, 0, 0
-	stop := lexical.DefaultStopwords()
 	general := lexicon.DefaultFrequencies()
 	frame := defaultFrameSet
 	for _, w := range words {
 		switch {
-		case slices.Contains(followUpAttributes, w):
+		case slices.Contains(followUpAttributes, w) || attributes[w]:
 			attrs++
 		case cultures[w]:
 			crops++
@@ -143,3 +153,12 @@ func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 var englishReference = map[string]bool{"it": true, "its": true, "them": true, "they": true}
 
 var defaultFrameSet = textutil.FrameSet(defaultFrameWords)
+
+// isAttributeTerm reports whether a synonym table term is made of
+// followUpAttributes and stopwords alone ("intervalo de seguranca").
+func isAttributeTerm(term string, stop *lexical.StopwordSet) bool {
+	words := strings.Fields(lexical.Normalize(term))
+	return len(words) > 0 && !slices.ContainsFunc(words, func(w string) bool {
+		return !slices.Contains(followUpAttributes, w) && !stop.Contains(w)
+	})
+}

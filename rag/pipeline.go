@@ -1676,13 +1676,14 @@ func askingClause(message string) (clause, rest string) {
 // priceOrderHits answers a follow-up asking which of the items the last
 // answer named is the cheapest or the dearest ("qual desses é mais
 // barato?", "which one is cheaper?"): those items (Searcher.namedItems),
-// active, of the category most of them share (a seed answer that also
-// named a herbicide compares seeds), priced ones cheapest first (dearest
+// active, of the kind most of them are (a seed answer that also named a
+// herbicide compares seeds; "Acaricida/Inseticida" and "Inseticida" are
+// compared together), priced ones cheapest first (dearest
 // first for "mais caro"), then those without a price, as named hits, and
 // the order (1 or -1); nil when the message asks no price order, asks
 // anything beside it ("…pro milho?", "…por hectare?", "o frete mais
 // barato?", "tem algum mais barato?": another question, searched as such)
-// or the last answer named fewer than two priced items. Relevance
+// or the last answer named fewer than two such items or none with a price. Relevance
 // searches cannot answer it: the message names nothing but the price, and
 // the prices are in the records.
 func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []Turn) ([]Hit[storage.CatalogItem], int) {
@@ -1700,14 +1701,19 @@ func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []
 			category = it.Category
 		}
 	}
-	items = slices.DeleteFunc(items, func(it storage.CatalogItem) bool { return it.Category != category })
+	// A kind of the majority's ("Acaricida/Inseticida" beside
+	// "Inseticida") is compared too.
+	kind := categoryWords(category)
+	items = slices.DeleteFunc(items, func(it storage.CatalogItem) bool {
+		return !slices.ContainsFunc(categoryWords(it.Category), func(w string) bool { return slices.Contains(kind, w) })
+	})
 	priced := 0
 	for _, it := range items {
 		if it.Price != nil {
 			priced++
 		}
 	}
-	if priced < 2 {
+	if priced == 0 || len(items) < 2 {
 		return nil, 0
 	}
 	slices.SortStableFunc(items, func(a, b storage.CatalogItem) int {
@@ -1722,6 +1728,12 @@ func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []
 			Evidence: &Evidence{Relevance: 1, Relevant: true, Reason: ReasonNamed, Coverage: 1, Named: true, Name: it.Name}}
 	}
 	return hits, order
+}
+
+// categoryWords are the words of a category that say a kind
+// ("Acaricida/Inseticida": acaricida, inseticida), normalized.
+func categoryWords(category string) []string {
+	return slices.DeleteFunc(textutil.NormWords(category), func(w string) bool { return len(w) < 4 })
 }
 
 // boolInt is 1 for true, 0 for false.

@@ -43,6 +43,10 @@ func TestDetectFollowUp(t *testing.T) {
 		{"does it work on citrus?", grape, true, "reference"},
 		{"is it safe to use Roundup on wheat?", grape, false, "self-contained"},
 		{"qual a dose?", grape, true, "attribute-only"},
+		// A synonym table's name of an attribute is one, whatever its
+		// words ("pre-harvest interval" is "intervalo de segurança").
+		{"and the pre-harvest interval?", grape, true, "attribute-only"},
+		{"e o período de carência?", grape, true, "attribute-only"},
 		// A verb asks its own subject, beside an attribute too (the rain FAQ's
 		// "e se chover depois de aplicar?", a reviewer's probe).
 		{"e se chover depois de aplicar?", grape, false, "self-contained"},

@@ -538,8 +538,28 @@ func TestEvidenceGroupInDescriptionRegistersNoCrop(t *testing.T) {
 // follow-up: it searches its own subject.
 func TestChatPriceOrderFollowUp(t *testing.T) {
 	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	// Items of kindred categories ("Acaricida/Inseticida" beside
+	// "Inseticida") are compared together: the cheapest of those cited.
+	psyllid := "bom dia! aqui no sitio a laranja ta com greening, folha amarela manchada tipo mosqueado. tem algum inseticida pro psilideo?"
+	cheapest := ""
+	var low float64
+	listed := converse(t, p, psyllid)
+	for _, h := range listed.Catalog {
+		if slices.ContainsFunc(listed.Sources, func(c rag.Citation) bool { return c.ID == h.ID }) && h.Record.Price != nil && (cheapest == "" || *h.Record.Price < low) {
+			cheapest, low = h.ID, *h.Record.Price
+		}
+	}
+	if res := converse(t, p, psyllid, "qual desses é mais barato?"); len(res.Sources) == 0 || res.Sources[0].ID != cheapest {
+		t.Errorf("psyllid: sources %v, want %s (the cheapest cited) first", res.Sources, cheapest)
+	}
+	// One of two with a price: it is the only one priced, the other sold on
+	// request ("preço indisponível").
+	cane := "preciso de herbicida pra cana, muito capim colchão e tiririca na soca"
+	if res := converse(t, p, cane, "qual desses é mais barato?"); !strings.HasPrefix(res.Answer, "Dos produtos citados, só ") {
+		t.Errorf("one priced item: %q, want \"Dos produtos citados, só … tem preço publicado\"", res.Answer)
+	}
 	first := "tem fungicida pra ferrugem da soja?"
-	listed := converse(t, p, first)
+	listed = converse(t, p, first)
 	// The products the answer names: those it cites.
 	prices := map[string]float64{}
 	for _, h := range listed.Catalog {

@@ -250,6 +250,14 @@ func priceLead(sections []rag.ContextSection, hits []rag.Hit[storage.CatalogItem
 	if pkg := strings.TrimSpace(first.Metadata["embalagem"]); pkg != "" {
 		price += "; " + pkg
 	}
+	if len(hits) > 1 && hits[1].Record.Price == nil {
+		// The Pipeline lists those without a price last: the first is
+		// the only one with a price.
+		if lang == rag.LanguageEnglish {
+			return fmt.Sprintf("Of the products listed, only %s has a published price (%s); the others are priced on request.", first.Name, price)
+		}
+		return fmt.Sprintf("Dos produtos citados, só %s tem preço publicado (%s); os outros são vendidos sob cotação.", first.Name, price)
+	}
 	switch {
 	case lang == rag.LanguageEnglish && dear:
 		return fmt.Sprintf("Of the products listed, the most expensive is %s (%s).", first.Name, price)
