@@ -684,33 +684,37 @@ func TestNotCarried(t *testing.T) {
 		"tem semente? pro girassol":                                         "semente pro girassol",
 		"girassol: semente tem?":                                            "",
 	} {
-		if got := notCarried(msg, e, "Sementes"); got != want {
+		if got, _ := notCarried(msg, e, "Sementes"); got != want {
 			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)
 		}
 	}
-	if got := notCarried("semente de girassol", nil, ""); got != "" {
+	if got, _ := notCarried("semente de girassol", nil, ""); got != "" {
 		t.Errorf("nil evidence: %q", got)
 	}
 	// The near miss's category stands for the pest it covers; the span
 	// runs to the last crop the message asks in the clause.
+	// A span opening with the pest names a problem, not an item.
 	pest := &Evidence{Covered: []string{"pulgao"}, Missing: []string{"fumo"}}
-	for msg, want := range map[string]string{
-		"o fumo ta com pulgao, tem inseticida pra fumo?": "inseticida pra fumo",
-		"fumo com pulgão: tem inseticida pra fumo?":      "inseticida pra fumo",
-		"pulgão no fumo, o que passo?":                   "pulgão no fumo",
-		"inseticida pra pulgão no fumo":                  "inseticida pra pulgão no fumo",
+	for msg, want := range map[string]struct {
+		what    string
+		problem bool
+	}{
+		"o fumo ta com pulgao, tem inseticida pra fumo?": {"inseticida pra fumo", false},
+		"fumo com pulgão: tem inseticida pra fumo?":      {"inseticida pra fumo", false},
+		"pulgão no fumo, o que passo?":                   {"pulgão no fumo", true},
+		"inseticida pra pulgão no fumo":                  {"inseticida pra pulgão no fumo", false},
 	} {
-		if got := notCarried(msg, pest, "Acaricida/Inseticida"); got != want {
-			t.Errorf("notCarried(%q) = %q, want %q", msg, got, want)
+		if got, problem := notCarried(msg, pest, "Acaricida/Inseticida"); got != want.what || problem != want.problem {
+			t.Errorf("notCarried(%q) = %q, %v, want %q, %v", msg, got, problem, want.what, want.problem)
 		}
 	}
 	// A category's function words stand for nothing.
-	if got := notCarried("tem algo para girassol?", &Evidence{Covered: []string{"bico"}, Missing: []string{"girassol"}}, "Peças para Pulverizador"); got != "" {
+	if got, _ := notCarried("tem algo para girassol?", &Evidence{Covered: []string{"bico"}, Missing: []string{"girassol"}}, "Peças para Pulverizador"); got != "" {
 		t.Errorf("a category's preposition: %q, want nothing", got)
 	}
 	two := &Evidence{Covered: []string{"semente"}, Missing: []string{"girassol", "sorgo"}}
-	if got, want := notCarried("vcs vendem semente de girassol ou de sorgo?", two, "Sementes"), "semente de girassol ou de sorgo"; got != want {
-		t.Errorf("two crops: %q, want %q", got, want)
+	if got, _ := notCarried("vcs vendem semente de girassol ou de sorgo?", two, "Sementes"); got != "semente de girassol ou de sorgo" {
+		t.Errorf("two crops: %q", got)
 	}
 }
 

@@ -544,8 +544,15 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 	if resp.Abstained {
 		sections = append(sections, ContextSection{Name: "abstain", Text: AbstainContextText})
 		if len(related) > 0 && len(sr.nearMisses) > 0 {
-			if what := notCarried(pr.message, sr.nearMisses[0].Evidence, sr.nearMisses[0].Record.Category); what != "" {
-				sections = append(sections, ContextSection{Name: "not-carried", Text: "Não temos \"" + what + "\" no catálogo: diga isso claramente, sem citar produtos; os itens relacionados são mostrados à parte."})
+			near := &sr.nearMisses[0]
+			if what, problem := notCarried(pr.message, near.Evidence, near.Record.Category); what != "" {
+				// "pulgão na alface" is a problem the store has no
+				// product for, not an item it lacks.
+				lacks := "Não temos"
+				if problem && isTreatment(&near.Record, p.searcher.scorers[itemKind.index].Synonyms()) {
+					lacks = "Não temos produtos para"
+				}
+				sections = append(sections, ContextSection{Name: "not-carried", Text: lacks + " \"" + what + "\" no catálogo: diga isso claramente, sem citar produtos; os itens relacionados são mostrados à parte."})
 			}
 		}
 	}
@@ -1302,9 +1309,9 @@ func focusOnOwnEvidence(r *searchResults) {
 // such spans, the one ending last, from its first covered word ("fungicida
 // pra ferrugem na aveia", not "ferrugem na aveia"); joined by single spaces
 // (no punctuation of the message); "" when there is none.
-func notCarried(message string, e *Evidence, category string) string {
+func notCarried(message string, e *Evidence, category string) (what string, problem bool) {
 	if e == nil || len(e.Covered) == 0 || len(e.Missing) == 0 {
-		return ""
+		return "", false
 	}
 	type word struct {
 		start, end int
@@ -1326,12 +1333,13 @@ func notCarried(message string, e *Evidence, category string) string {
 			start, prevEnd = -1, i
 		}
 	}
-	covered := slices.Clone(e.Covered)
+	var kinds []string // the category's words
 	for _, w := range strings.FieldsFunc(lexical.Normalize(category), func(r rune) bool { return !unicode.IsLetter(r) }) {
 		if len(w) >= 4 && !lexical.DefaultStopwords().Contains(w) {
-			covered = append(covered, w)
+			kinds = append(kinds, w)
 		}
 	}
+	covered := slices.Concat(e.Covered, kinds)
 	matches := func(w string, labels []string) bool {
 		return slices.ContainsFunc(labels, func(l string) bool {
 			return l != "" && (strings.HasPrefix(w, l) || strings.HasPrefix(l, w) && len(w) >= 4)
@@ -1369,13 +1377,17 @@ func notCarried(message string, e *Evidence, category string) string {
 		}
 	}
 	if from < 0 {
-		return ""
+		return "", false
 	}
 	span := make([]string, 0, to-from+1)
 	for _, w := range words[from : to+1] {
 		span = append(span, message[w.start:w.end])
 	}
-	return strings.Join(span, " ")
+	// A span opening with what the item is ("fungicida pra quiabo") names
+	// an item; one opening with the pest or disease asked ("pulgão na
+	// alface") names a problem.
+	problem = matches(words[from].norm, e.Covered) && !matches(words[from].norm, kinds) && !matches(words[from].norm, e.Missing)
+	return strings.Join(span, " "), problem
 }
 
 // linkWords are prepositions that carry a phrase across a comma or a

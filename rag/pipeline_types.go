@@ -223,8 +223,9 @@ type ContextSection struct {
 	// Name is "history", "summary", "faqs", "catalog", "documents" or,
 	// when the turn abstains, "abstain", followed, when the store has
 	// what was asked for other subjects (ChatResponse.Related), by
-	// "not-carried": `Não temos "semente de girassol" no catálogo: …`,
-	// the thing asked quoted in the message's own words; a follow-up
+	// "not-carried": `Não temos "semente de girassol" no catálogo: …`
+	// (`Não temos produtos para "pulgão na alface" …` when the words name
+	// a problem), the thing asked quoted in the message's own words; a follow-up
 	// asking the cheapest or the dearest of the items the last answer named
 	// has a "price-order" section after the catalog ("Os produtos acima
 	// estão do mais barato ao mais caro…").

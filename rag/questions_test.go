@@ -273,6 +273,7 @@ func TestChatRelatedWhenTheCropIsNotSold(t *testing.T) {
 		"quero comprar semente, de girassol":             "Não temos semente de girassol no catálogo.",
 		"vcs vendem semente de girassol ou de sorgo?":    "Não temos semente de girassol ou de sorgo no catálogo.",
 		"o fumo ta com pulgao, tem inseticida pra fumo?": "Não temos inseticida pra fumo no catálogo.",
+		"tem algo pra ferrugem na aveia?":                "Não temos produtos para ferrugem na aveia no catálogo.",
 	} {
 		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: msg})
 		if err != nil {

@@ -305,18 +305,24 @@ func smallTalkAnswer(message string, lang rag.Language) string {
 // related), a plain "Não temos semente de girassol no catálogo." first.
 func abstainText(sections []rag.ContextSection, lang rag.Language) string {
 	var what string
+	problem := false // "Não temos produtos para "pulgão na alface"…"
 	for _, s := range sections {
 		if s.Name == "not-carried" {
-			if _, rest, ok := strings.Cut(s.Text, `"`); ok {
+			if lead, rest, ok := strings.Cut(s.Text, `"`); ok {
 				what, _, _ = strings.Cut(rest, `"`)
+				problem = strings.HasSuffix(strings.TrimSpace(lead), " para")
 			}
 		}
 	}
 	switch {
+	case lang == rag.LanguageEnglish && what != "" && problem:
+		return "We don't carry products for " + what + ". " + strings.TrimPrefix(AbstainAnswerEnglish, abstainEnglishFirst)
 	case lang == rag.LanguageEnglish && what != "":
 		return "We don't carry " + what + ". " + strings.TrimPrefix(AbstainAnswerEnglish, abstainEnglishFirst)
 	case lang == rag.LanguageEnglish:
 		return AbstainAnswerEnglish
+	case what != "" && problem:
+		return "Não temos produtos para " + what + " no catálogo. " + strings.TrimPrefix(AbstainAnswer, NothingFound+" ")
 	case what != "":
 		return "Não temos " + what + " no catálogo. " + strings.TrimPrefix(AbstainAnswer, NothingFound+" ")
 	}
