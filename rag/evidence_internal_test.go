@@ -1061,3 +1061,29 @@ func TestPriceOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCategoryClasses: the price order compares pesticides of one class
+// ("Acaricida/Inseticida" with "Inseticida") and anything else only of its
+// very category ("EPI" names no class; a biological insecticide is no
+// fungicide).
+func TestCategoryClasses(t *testing.T) {
+	syn := lexical.DefaultSynonyms()
+	for category, want := range map[string][]string{
+		"Acaricida/Inseticida":      {"acaricida", "inseticida"},
+		"Inseticida Microbiológico": {"inseticida"},
+		"Fungicida Microbiológico":  {"fungicida"},
+		"EPI":                       nil,
+		"Sementes":                  nil,
+	} {
+		got := categoryClasses(category, syn)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("categoryClasses(%q) = %v, want %v", category, got, want)
+		}
+	}
+	for word, want := range map[string]bool{"pulgão": true, "ferrugem": true, "aphids": true, "fungicida": false, "insecticide": false, "mancozebe": false, "dose": false} {
+		if got := pestWord(word, syn); got != want {
+			t.Errorf("pestWord(%q) = %v, want %v", word, got, want)
+		}
+	}
+}

@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/hybridrag/hybridrag/internal/textutil"
-
 	"github.com/hybridrag/hybridrag/lexical"
 	"github.com/hybridrag/hybridrag/lexical/lexicon"
 	"github.com/hybridrag/hybridrag/llm"
+	"github.com/hybridrag/hybridrag/rag/internal/passage"
 )
 
 // FollowUpDecision says whether a message continues the conversation, so
@@ -65,6 +65,10 @@ var (
 //     "estado", "order", "website"), so a message of such words and no
 //     cue ("vocês têm site?", "how do I place an order?") stands alone.
 //
+// A definition ("o que é período de carência?", "what is a pre-harvest
+// interval?") asks for itself, whatever came before, unless it refers
+// back ("e o que é isso?").
+//
 // Anything else — a question naming its own subject, even after "e …"
 // ("e como faço pra devolver um produto?"), or noise — is
 // self-contained, and the history stays out of its searches, so a topic
@@ -74,6 +78,13 @@ var (
 func DetectFollowUp(message string, history []Turn) FollowUpDecision {
 	if !slices.ContainsFunc(history, func(t Turn) bool { return t.Role == llm.RoleUser }) {
 		return FollowUpDecision{Reason: "no-history"}
+	}
+	if len(passage.DefinedTerms(message)) > 0 && !slices.ContainsFunc(followUpReferences, func(r string) bool {
+		return strings.Contains(textutil.PaddedWords(message), " "+r+" ")
+	}) {
+		// "o que é período de carência?" asks a definition, whatever
+		// came before; "o que é isso?" refers back.
+		return FollowUpDecision{Reason: "self-contained"}
 	}
 	words := chatWords(message) // "qnto", "qto": as customers type them
 	padded := " " + strings.Join(words, " ") + " "
@@ -154,11 +165,13 @@ var englishReference = map[string]bool{"it": true, "its": true, "them": true, "t
 
 var defaultFrameSet = textutil.FrameSet(defaultFrameWords)
 
-// isAttributeTerm reports whether a synonym table term is made of
-// followUpAttributes and stopwords alone ("intervalo de seguranca").
+// isAttributeTerm reports whether a synonym table term is a phrase of
+// followUpAttributes and stopwords alone ("intervalo de seguranca"); a
+// single word is not (its aliases name store policies too: "guarantee",
+// "discount", which the FAQs answer).
 func isAttributeTerm(term string, stop *lexical.StopwordSet) bool {
 	words := strings.Fields(lexical.Normalize(term))
-	return len(words) > 0 && !slices.ContainsFunc(words, func(w string) bool {
+	return len(words) > 1 && !slices.ContainsFunc(words, func(w string) bool {
 		return !slices.Contains(followUpAttributes, w) && !stop.Contains(w)
 	})
 }

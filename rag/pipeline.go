@@ -549,7 +549,7 @@ func (p *Pipeline) run(ctx context.Context, req ChatRequest, emit func(Event)) (
 				// "pulgão na alface" is a problem the store has no
 				// product for, not an item it lacks.
 				lacks := "Não temos"
-				if problem && isTreatment(&near.Record, p.searcher.scorers[itemKind.index].Synonyms()) {
+				if syn := p.searcher.scorers[itemKind.index].Synonyms(); problem && isTreatment(&near.Record, syn) && pestWord(strings.Fields(what)[0], syn) {
 					lacks = "Não temos produtos para"
 				}
 				sections = append(sections, ContextSection{Name: "not-carried", Text: lacks + " \"" + what + "\" no catálogo: diga isso claramente, sem citar produtos; os itens relacionados são mostrados à parte."})
@@ -1390,6 +1390,19 @@ func notCarried(message string, e *Evidence, category string) (what string, prob
 	return strings.Join(span, " "), problem
 }
 
+// pestWord reports whether word names a pest or disease of the synonym
+// table ("pulgão", "ferrugem", "aphids"): a variant of a class that is no
+// class word itself ("fungicida", "insecticide": a product kind).
+func pestWord(word string, syn *lexical.Synonyms) bool {
+	n := lexical.Normalize(word)
+	for _, suf := range []string{"cida", "cidas", "cide", "cides"} {
+		if strings.HasSuffix(n, suf) {
+			return false
+		}
+	}
+	return slices.ContainsFunc(syn.Detect(word), func(m lexical.Mention) bool { return m.Category == lexical.CategoryClass })
+}
+
 // linkWords are prepositions that carry a phrase across a comma or a
 // question mark ("semente, de girassol", "tem fungicida? pro quiabo").
 var linkWords = map[string]bool{"de": true, "do": true, "da": true, "dos": true, "das": true, "pra": true, "pro": true,
@@ -1689,8 +1702,8 @@ func askingClause(message string) (clause, rest string) {
 // answer named is the cheapest or the dearest ("qual desses é mais
 // barato?", "which one is cheaper?"): those items (Searcher.namedItems),
 // active, of the kind most of them are (a seed answer that also named a
-// herbicide compares seeds; "Acaricida/Inseticida" and "Inseticida" are
-// compared together), priced ones cheapest first (dearest
+// herbicide compares seeds; "Acaricida/Inseticida" and "Inseticida",
+// pesticides of one class, are compared together), priced ones cheapest first (dearest
 // first for "mais caro"), then those without a price, as named hits, and
 // the order (1 or -1); nil when the message asks no price order, asks
 // anything beside it ("…pro milho?", "…por hectare?", "o frete mais
@@ -1713,11 +1726,16 @@ func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []
 			category = it.Category
 		}
 	}
-	// A kind of the majority's ("Acaricida/Inseticida" beside
-	// "Inseticida") is compared too.
-	kind := categoryWords(category)
+	// A pesticide of the majority's class is compared too
+	// ("Acaricida/Inseticida" beside "Inseticida"); anything else only of
+	// the very category ("EPI", "Sementes").
+	syn := p.searcher.scorers[itemKind.index].Synonyms()
+	kind := categoryClasses(category, syn)
 	items = slices.DeleteFunc(items, func(it storage.CatalogItem) bool {
-		return !slices.ContainsFunc(categoryWords(it.Category), func(w string) bool { return slices.Contains(kind, w) })
+		if len(kind) == 0 {
+			return it.Category != category
+		}
+		return !slices.ContainsFunc(categoryClasses(it.Category, syn), func(c string) bool { return slices.Contains(kind, c) })
 	})
 	priced := 0
 	for _, it := range items {
@@ -1742,10 +1760,16 @@ func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []
 	return hits, order
 }
 
-// categoryWords are the words of a category that say a kind
-// ("Acaricida/Inseticida": acaricida, inseticida), normalized.
-func categoryWords(category string) []string {
-	return slices.DeleteFunc(textutil.NormWords(category), func(w string) bool { return len(w) < 4 })
+// categoryClasses are the synonym table classes a category names
+// ("Acaricida/Inseticida": acaricida, inseticida; "EPI": none).
+func categoryClasses(category string, syn *lexical.Synonyms) []string {
+	var out []string
+	for _, m := range syn.Detect(category) {
+		if m.Category == lexical.CategoryClass && !slices.Contains(out, m.Term) {
+			out = append(out, m.Term)
+		}
+	}
+	return out
 }
 
 // boolInt is 1 for true, 0 for false.

@@ -47,6 +47,10 @@ func TestDetectFollowUp(t *testing.T) {
 		// words ("pre-harvest interval" is "intervalo de segurança").
 		{"and the pre-harvest interval?", grape, true, "attribute-only"},
 		{"e o período de carência?", grape, true, "attribute-only"},
+		// A definition is asked for itself; "o que é isso?" refers back.
+		{"o que é período de carência?", grape, false, "self-contained"},
+		{"what is a pre-harvest interval?", grape, false, "self-contained"},
+		{"e o que é isso?", grape, true, "reference"},
 		// A verb asks its own subject, beside an attribute too (the rain FAQ's
 		// "e se chover depois de aplicar?", a reviewer's probe).
 		{"e se chover depois de aplicar?", grape, false, "self-contained"},

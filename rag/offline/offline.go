@@ -254,9 +254,9 @@ func priceLead(sections []rag.ContextSection, hits []rag.Hit[storage.CatalogItem
 		// The Pipeline lists those without a price last: the first is
 		// the only one with a price.
 		if lang == rag.LanguageEnglish {
-			return fmt.Sprintf("Of the products listed, only %s has a published price (%s); the others are priced on request.", first.Name, price)
+			return fmt.Sprintf("Of the products listed, only %s has a published price (%s); the others have none (on request or awaiting restock).", first.Name, price)
 		}
-		return fmt.Sprintf("Dos produtos citados, só %s tem preço publicado (%s); os outros são vendidos sob cotação.", first.Name, price)
+		return fmt.Sprintf("Dos produtos citados, só %s tem preço publicado (%s); os outros estão sem preço publicado (sob cotação ou aguardando reposição).", first.Name, price)
 	}
 	switch {
 	case lang == rag.LanguageEnglish && dear:
