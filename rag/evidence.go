@@ -1846,7 +1846,19 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 // synonym table ("Fungicida", "Acaricida/Inseticida", "Inseticida
 // Microbiológico"): a pesticide, registered per crop.
 func isTreatment(it *storage.CatalogItem, syn *lexical.Synonyms) bool {
-	return slices.ContainsFunc(syn.Detect(it.Category), func(m lexical.Mention) bool { return m.Category == lexical.CategoryClass })
+	return len(categoryClasses(it.Category, syn)) > 0
+}
+
+// categoryClasses are the synonym table classes a category names
+// ("Acaricida/Inseticida": acaricida, inseticida; "EPI": none).
+func categoryClasses(category string, syn *lexical.Synonyms) []string {
+	var out []string
+	for _, m := range syn.Detect(category) {
+		if m.Category == lexical.CategoryClass && !slices.Contains(out, m.Term) {
+			out = append(out, m.Term)
+		}
+	}
+	return out
 }
 
 // recordNames reports whether a field of rec other than attached files

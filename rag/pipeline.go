@@ -1334,7 +1334,7 @@ func notCarried(message string, e *Evidence, category string) (what string, prob
 		}
 	}
 	var kinds []string // the category's words
-	for _, w := range strings.FieldsFunc(lexical.Normalize(category), func(r rune) bool { return !unicode.IsLetter(r) }) {
+	for _, w := range textutil.NormWords(category) {
 		if len(w) >= 4 && !lexical.DefaultStopwords().Contains(w) {
 			kinds = append(kinds, w)
 		}
@@ -1758,18 +1758,6 @@ func (p *Pipeline) priceOrderHits(ctx context.Context, message string, recent []
 			Evidence: &Evidence{Relevance: 1, Relevant: true, Reason: ReasonNamed, Coverage: 1, Named: true, Name: it.Name}}
 	}
 	return hits, order
-}
-
-// categoryClasses are the synonym table classes a category names
-// ("Acaricida/Inseticida": acaricida, inseticida; "EPI": none).
-func categoryClasses(category string, syn *lexical.Synonyms) []string {
-	var out []string
-	for _, m := range syn.Detect(category) {
-		if m.Category == lexical.CategoryClass && !slices.Contains(out, m.Term) {
-			out = append(out, m.Term)
-		}
-	}
-	return out
 }
 
 // boolInt is 1 for true, 0 for false.
