@@ -75,7 +75,10 @@
 // with ("intoxicação" or "antídoto" for primeiros socorros, "grupo químico"
 // for mecanismo de ação), and what customers' stories name by the store's
 // words ("galão" for embalagem, "estrada de chão" for zona rural,
-// "paraguai" for exportação); another store loads its own table
+// "paraguai" for exportação), and, for English questions only, an
+// embedded table of about 6,400 common English words read as their
+// Portuguese translations ("money" as "dinheiro"; see
+// [DefaultSynonyms]); another store loads its own table
 // (devices and accessory kinds, areas of law and document kinds). Tables are loaded
 // from JSON, one object per category mapping a canonical term to its
 // variants:

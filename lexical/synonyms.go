@@ -1,7 +1,9 @@
 package lexical
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -105,6 +107,9 @@ type Mention struct {
 // A variant (after normalization and stemming) belongs to at most one
 // canonical term per category; it may appear in several categories.
 //
+// [DefaultSynonyms] also reads common English words through an English
+// table of its own (see there), which [Synonyms.Merge] keeps.
+//
 // The zero value and nil are empty tables. A Synonyms is never modified
 // after construction and is safe for concurrent use; [Synonyms.Merge]
 // returns a new table.
@@ -113,6 +118,11 @@ type Synonyms struct {
 	// index maps the first word of every phrase to the phrases starting
 	// with it, longest first.
 	index map[string][]phraseRef
+	// english, when set, holds translations of common English words
+	// (aliases) that Detect reads only in English text (englishText):
+	// the preset's table of synonyms_en.tsv.gz. It is no entry of the
+	// table (Entries, MarshalJSON); Merge keeps the last one set.
+	english *Synonyms
 }
 
 type synEntry struct {
@@ -138,9 +148,49 @@ type phraseRef struct {
 //go:embed synonyms_ptbr.json
 var defaultSynonymsJSON []byte
 
+// synonyms_en.tsv.gz: English words and their Portuguese translations,
+// "english<TAB>pt1[,pt2…]" one a line; built by lexicon/gentrans (see its
+// doc for the sources).
+//
+//go:embed synonyms_en.tsv.gz
+var englishSynonymsData []byte
+
 var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
-	return parseSynonyms(defaultSynonymsJSON)
+	own, err := parseSynonyms(defaultSynonymsJSON)
+	if err != nil {
+		return nil, err
+	}
+	if own.english, err = englishAliases(englishSynonymsData); err != nil {
+		return nil, err
+	}
+	return own, nil
 })
+
+// englishAliases reads the English translation table: each English word
+// is an alias of its first translation. A word the table would match like
+// an earlier one ("advance", "advances"), or whose translation it would
+// match like another's ("chamado", "chamada"), is skipped: the list is in
+// frequency order, so the more common keeps it.
+func englishAliases(data []byte) (*Synonyms, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: English table: %w", ErrInvalidSynonyms, err)
+	}
+	b := newSynBuilder()
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		en, tr, ok := strings.Cut(sc.Text(), "\t")
+		pt, _, _ := strings.Cut(tr, ",")
+		if !ok || en == "" || pt == "" {
+			continue
+		}
+		_ = b.add(SynonymEntry{Category: CategoryAlias, Canonical: pt, Variants: []string{en}}, false)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: English table: %w", ErrInvalidSynonyms, err)
+	}
+	return b.build(), nil
+}
 
 // DefaultSynonyms returns the agronomy preset, the embedded pt-BR table:
 // as subjects, about fifty crops with their everyday names (videira → uva,
@@ -160,6 +210,18 @@ var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
 // name instead of a crop (hortaliças, frutíferas, cereais, todas as
 // culturas) and the groups of the pesticide classes (defensivo, agrotóxico,
 // agroquímico, pesticida).
+// English questions are read through a second, embedded table
+// (synonyms_en.tsv.gz, built by lexicon/gentrans): about 6,400 common
+// English words, each an alias of its usual Portuguese translation
+// ("money" → "dinheiro", "gloves" → "luva", "battery" → "bateria"),
+// which [Synonyms.Detect] consults only in English text — at least as
+// many English function words as Portuguese ones ("do you sell gloves?"),
+// or, with none of either, mostly the table's own words ("power tools") —
+// and only for the words the Portuguese table leaves. So a Portuguese
+// question naming a product in English words ("qual a dose do Power
+// Max?") reads as before. No word of it is a Portuguese word or shares a
+// frequent Portuguese word's stem; it is no entry of the table
+// ([Synonyms.Entries]) and follows it through [Synonyms.Merge].
 // The same table is returned on every call. The source is
 // synonyms_ptbr.json in this package; start from it, or Merge a table of
 // your own over it.
@@ -277,16 +339,23 @@ func NewSynonyms(entries []SynonymEntry) (*Synonyms, error) {
 // a variant that a later table gives to another canonical term of the same
 // category moves there. When a later table lists an earlier canonical term
 // as a variant of another, the earlier entry is folded into it with all
-// its variants. Nil tables are skipped.
+// its variants. Nil tables are skipped. The English table of
+// [DefaultSynonyms] is kept (the last one of the tables merged).
 func (s *Synonyms) Merge(others ...*Synonyms) *Synonyms {
 	b := newSynBuilder()
+	var english *Synonyms
 	for _, t := range append([]*Synonyms{s}, others...) {
 		for _, e := range t.Entries() {
 			// Entries of a built table are valid, so add cannot fail.
 			_ = b.add(e, true)
 		}
+		if t != nil && t.english != nil {
+			english = t.english
+		}
 	}
-	return b.build()
+	out := b.build()
+	out.english = english
+	return out
 }
 
 // Entries returns the table's entries, ordered by category (subject,
@@ -392,32 +461,67 @@ func (s *Synonyms) lookup(c Category, text string) (canonical string, ok bool) {
 // Scorer then searches the base word too); a word that only looks like one
 // ("vizinho") is not.
 func (s *Synonyms) Detect(text string) []Mention {
-	if s.size() == 0 {
+	if s.size() == 0 && (s == nil || s.english == nil) {
 		return nil
 	}
 	norm := Normalize(text)
-	type span struct{ start, end int }
-	var spans []span
-	var stems []string
+	var spans []wordSpan
+	var stems, words []string
 	for i := 0; ; {
 		start, end := nextWord(norm, i)
 		if start < 0 {
 			break
 		}
-		spans = append(spans, span{start, end})
+		spans = append(spans, wordSpan{start, end})
+		words = append(words, norm[start:end])
 		stems = append(stems, s.wordStem(norm[start:end]))
 		i = end
 	}
-	var out []Mention
+	var found []foundMention
 	seen := make(map[*synEntry]bool)
+	taken := make([]bool, len(stems))
+	found = s.detectWords(found, norm, spans, stems, taken, seen)
+	if s.english != nil && englishText(words, func(i int) bool { return len(s.english.index[stems[i]]) > 0 }) {
+		// The English words the table itself leaves: "money" in "how long
+		// until I get my money back?".
+		n := len(found)
+		found = s.english.detectWords(found, norm, spans, stems, taken, seen)
+		if len(found) > n {
+			slices.SortStableFunc(found, func(a, b foundMention) int { return a.at - b.at })
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]Mention, len(found))
+	for i, f := range found {
+		out[i] = f.Mention
+	}
+	return out
+}
+
+// foundMention is a mention and the index of its first word.
+type foundMention struct {
+	Mention
+	at int
+}
+
+type wordSpan struct{ start, end int }
+
+// detectWords appends to out the mentions of s's phrases in the words not
+// taken (stems, their spans in norm), marking the words it takes.
+func (s *Synonyms) detectWords(out []foundMention, norm string, spans []wordSpan, stems []string, taken []bool, seen map[*synEntry]bool) []foundMention {
+	if s.size() == 0 {
+		return out
+	}
 	for i := 0; i < len(stems); {
 		// The longest phrase starting here wins; phrases of other
 		// categories count only when they cover the same words.
 		longest := 0
 		for _, ref := range s.index[stems[i]] {
 			p := s.entries[ref.entry].phrases[ref.phrase]
-			if len(p.words) > longest && len(p.words) <= len(stems)-i && slices.Equal(p.words, stems[i:i+len(p.words)]) {
-				longest = len(p.words)
+			if n := len(p.words); n > longest && n <= len(stems)-i && slices.Equal(p.words, stems[i:i+n]) && !slices.Contains(taken[i:i+n], true) {
+				longest = n
 			}
 		}
 		if longest == 0 {
@@ -435,18 +539,54 @@ func (s *Synonyms) Detect(text string) []Mention {
 			catDone[r] = true
 			if !seen[e] {
 				seen[e] = true
-				out = append(out, Mention{
+				out = append(out, foundMention{Mention{
 					Category:  e.cat,
 					Canonical: e.canonical,
 					Term:      e.term,
 					Text:      norm[spans[i].start:spans[i+longest-1].end],
-				})
+				}, i})
 			}
+		}
+		for j := i; j < i+longest; j++ {
+			taken[j] = true
 		}
 		i += longest
 	}
 	return out
 }
+
+// englishText reports whether words (normalized) are English: at least as
+// many of them are English function words as Portuguese ones, and some
+// are (the words of stopwords_en.txt and stopwords_pt.txt that the other
+// list lacks); or, holding no function word of either, at least two of
+// them and half are words of the English table (inTable: "serious illness
+// exemption retirement"). "Do you sell gloves?" is English; "O que diz a
+// Tese de Church-Turing?", "qual a dose do Power Max?" and a single word
+// are not.
+func englishText(words []string, inTable func(i int) bool) bool {
+	en, pt, table := 0, 0, 0
+	sets := languageFunctionWords()
+	for i, w := range words {
+		_, e := sets[0][w]
+		_, p := sets[1][w]
+		switch {
+		case e && !p:
+			en++
+		case p && !e:
+			pt++
+		case !e && !p && inTable(i):
+			table++
+		}
+	}
+	if en+pt > 0 {
+		return en > 0 && en >= pt
+	}
+	return table >= 2 && 2*table >= len(words)
+}
+
+var languageFunctionWords = sync.OnceValue(func() [2]map[string]struct{} {
+	return [2]map[string]struct{}{NewStopwordSet(parseWordList(stopwordsEN)...).words, NewStopwordSet(parseWordList(stopwordsPT)...).words}
+})
 
 // wordStem is the stem a word is looked up by: its own, else, for a
 // diminutive the table knows only in its base form ("lagartinha",

@@ -1,6 +1,8 @@
 package lexical
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -606,7 +608,9 @@ func TestPresetStoryWords(t *testing.T) {
 
 // The preset's English names for a conventional seed and for the
 // spittlebugs; "conventional" alone (an oven, a loan) and "protective
-// gear" (a motorcycle's, hockey's) are left out.
+// gear" (a motorcycle's, hockey's) are only their words' translations, as
+// a Portuguese question would say them ("forno convencional"), not the
+// store's seed or PPE.
 func TestPresetEnglishSeedAndPest(t *testing.T) {
 	def := DefaultSynonyms()
 	for text, want := range map[string]string{
@@ -617,9 +621,125 @@ func TestPresetEnglishSeedAndPest(t *testing.T) {
 			t.Errorf("Detect(%q) terms = %v, want %s", text, got, want)
 		}
 	}
-	for _, text := range []string{"what's the best conventional oven?", "protective gear for hockey?"} {
-		if got := detectedTerms(def, text); len(got) > 0 {
-			t.Errorf("Detect(%q) terms = %v, want none", text, got)
+	if got, want := detectedTerms(def, "what's the best conventional oven?"), []string{"melhor", "convencional", "forno"}; !slices.Equal(got, want) {
+		t.Errorf("Detect(conventional oven) terms = %v, want %v", got, want)
+	}
+	for _, text := range []string{"protective gear for hockey?", "what protective gear do I need for hockey?"} {
+		if got := detectedTerms(def, text); slices.Contains(got, "epi") {
+			t.Errorf("Detect(%q) terms = %v, want no epi", text, got)
 		}
+	}
+}
+
+// The preset reads the common words of an English question as their
+// Portuguese translations (synonyms_en.tsv.gz), so an English question
+// meets a Portuguese store's words: "money" is "dinheiro", "gloves"
+// "luva". The store's own English names keep their entries ("delivery" is
+// "entrega", "stink bug" "percevejo").
+func TestPresetEnglishWords(t *testing.T) {
+	def := DefaultSynonyms()
+	for text, want := range map[string][]string{
+		"how long until I get my money back?": {"dinheiro"},
+		"do you sell gloves and boots?":       {"luva", "bota"},
+		"the bottle arrived wet and leaking":  {"chegar", "molhado", "garrafa"},
+		"what are your delivery times?":       {"prazo de entrega"},
+		"stink bugs on my soybeans":           {"percevejo", "inseticida", "soja"},
+	} {
+		got := detectedTerms(def, text)
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("Detect(%q) terms = %v, want %q among them", text, got, w)
+			}
+		}
+	}
+}
+
+// The English table never reads a Portuguese word: a word any Portuguese
+// form spells ("resolve", "mate", "time", "real", "come") or whose stem a
+// frequent Portuguese word shares ("cartão" and "cart") is not in it, so
+// Portuguese text gives the same mentions with and without it.
+func TestPresetEnglishWordsSilentOnPortuguese(t *testing.T) {
+	own, err := parseSynonyms(defaultSynonymsJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := DefaultSynonyms()
+	for _, text := range []string{
+		"esse produto resolve a ferrugem? mate o capim antes de plantar",
+		"o time do meu filho joga no sábado, vocês abrem?",
+		"qual a cor do cartão? paguei com pix e o valor real veio diferente",
+		"a vaca come o pasto e o boi pare no verão",
+		"mandei um e-mail pedindo a nota fiscal, o site tava fora do ar",
+		"a pressão do pulverizador caiu, o bico pinga e a barra balança",
+		"comprei um galão de herbicida, abri e não gostei. posso devolver?",
+	} {
+		if got, want := detectedTerms(def, text), detectedTerms(own, text); !slices.Equal(got, want) {
+			t.Errorf("Detect(%q) = %v, want the Portuguese table's %v", text, got, want)
+		}
+	}
+}
+
+// englishAliases keeps the first of two words the table would match alike
+// (the more frequent, the list being in frequency order) and the first of
+// two translations that match alike, and skips lines it cannot read.
+func TestEnglishAliasesConflicts(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte("advance\tavançar,avanço\nadvances\tavanço\ncalled\tchamado\ncall\tchamada,ligar\nno tab here\n\tempty\nbroken\t\n"))
+	zw.Close()
+	syn, err := englishAliases(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string][]string{
+		"advances": {"avancar"},
+		"called":   {"chamado"},
+		"call":     nil, // "chamada" matches as "chamado", taken by "called"
+		"broken":   nil,
+	} {
+		if got := detectedTerms(syn, text); !slices.Equal(got, want) {
+			t.Errorf("Detect(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if _, err := englishAliases([]byte("not gzip")); !errors.Is(err, ErrInvalidSynonyms) {
+		t.Errorf("englishAliases(not gzip) err = %v, want ErrInvalidSynonyms", err)
+	}
+}
+
+// The English table reads English text only: as many English function
+// words as Portuguese ones and some, or, with none of either, mostly its
+// own words ("power tools"). A Portuguese question naming a product in English
+// words, or an English word alone, is read as before; a merged table
+// keeps the English table, which is no entry of it.
+func TestPresetEnglishWordsOnlyInEnglish(t *testing.T) {
+	def := DefaultSynonyms()
+	for _, text := range []string{"do you sell power tools?", "power tools"} {
+		if got := detectedTerms(def, text); !slices.Contains(got, "ferramenta") {
+			t.Errorf("Detect(%q) = %v, want ferramenta", text, got)
+		}
+	}
+	// A mixed message whose Portuguese function words outnumber the
+	// English ones is read as Portuguese.
+	for _, text := range []string{"qual a dose do Power Max na soja?", "tools", "preciso de um vet for my horse, ta mancando"} {
+		if ms := def.Detect(text); slices.ContainsFunc(ms, func(m Mention) bool { return m.Category == CategoryAlias }) {
+			t.Errorf("Detect(%q) = %+v, want no translation", text, ms)
+		}
+	}
+	own, err := parseSynonyms(defaultSynonymsJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(def.Entries()), len(own.Entries()); got != want {
+		t.Errorf("DefaultSynonyms has %d entries, want the Portuguese table's %d", got, want)
+	}
+	extra, err := NewSynonyms([]SynonymEntry{{Category: CategoryGeneric, Canonical: "saco", Variants: []string{"sacaria"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := detectedTerms(def.Merge(extra), "how much money do I get back?"); !slices.Contains(got, "dinheiro") {
+		t.Errorf("merged table: Detect = %v, want dinheiro", got)
+	}
+	if got := detectedTerms(extra.Merge(def), "how much money do I get back?"); !slices.Contains(got, "dinheiro") {
+		t.Errorf("table merged over: Detect = %v, want dinheiro", got)
 	}
 }

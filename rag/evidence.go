@@ -1830,8 +1830,19 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 		c := &eq.concepts[i]
 		if !(c.culture || c.treatment || len(c.class) > 0) {
 			g := 0.0
+			alias := slices.ContainsFunc(c.direct, func(t string) bool { return eq.aliasWords[t] }) && len(c.direct) > 1
 			for _, t := range c.direct {
-				g = max(g, generality(gen, t))
+				switch {
+				case !alias:
+					g = max(g, generality(gen, t))
+				case !eq.aliasWords[t]:
+					// A translation weighs as its Portuguese words, a
+					// phrase ("qualquer coisa" for "anything") as its
+					// most specific one.
+					for _, w := range strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == '-' }) {
+						g = max(g, generality(gen, w))
+					}
+				}
 			}
 			c.weight *= g
 			c.raw *= g

@@ -376,6 +376,31 @@ func TestChatEnglishPolicyQuestions(t *testing.T) {
 	}
 }
 
+// English questions in everyday words reach the Portuguese records
+// through the preset's English table (lexical.DefaultSynonyms): "battery"
+// is "bateria", "hours" "hora", "gloves" "luva", "farms" "fazenda". Each
+// abstained or cited another record without it; an off-topic English
+// question still abstains.
+func TestChatEnglishEverydayWords(t *testing.T) {
+	p := ragtest.OfflinePipeline(t, rag.PipelineOptions{})
+	for q, want := range map[string]string{
+		"How many hours does the battery of the electric sprayer last?": "prd-077",
+		"Do you sell gloves?":                    "prd-080",
+		"Do you deliver to farms far from town?": "faq-003",
+	} {
+		assertCites(t, p, q, want)
+	}
+	for _, q := range []string{"Can I buy a used car from you?", "what is the weather tomorrow in Campinas?"} {
+		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Abstained {
+			t.Errorf("%q: cited %v; want an abstention", q, sourceIDs(res))
+		}
+	}
+}
+
 // Stories told in the customers' words answer by the FAQ about what they
 // name: a jug ("galão") is the FAQs' "embalagem", a dirt road their "zona
 // rural", Paraguay their "exportação" (the preset's TestPresetStoryWords).

@@ -588,8 +588,12 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 // names a treatment class or a generic of the synonym table (fertilizer,
 // semente …), or a tag is a crop.
 func isAgronomyItem(it *storage.CatalogItem, syn *lexical.Synonyms) bool {
-	if len(syn.Detect(it.Category)) > 0 {
-		return true
+	for _, m := range syn.Detect(it.Category) {
+		// An alias is a word's translation ("Tools" is "ferramenta"),
+		// no kind of the domain.
+		if m.Category != lexical.CategoryAlias {
+			return true
+		}
 	}
 	for _, t := range it.Tags {
 		for _, m := range syn.Detect(t) {
