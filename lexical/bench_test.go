@@ -118,6 +118,22 @@ func BenchmarkDetect(b *testing.B) {
 	}
 }
 
+// BenchmarkDetectEnglish: English questions, which the preset also reads
+// through its English table.
+func BenchmarkDetectEnglish(b *testing.B) {
+	s := DefaultSynonyms()
+	qs := []string{
+		"how many hours does the battery on your electric backpack sprayer last?",
+		"do you sell gloves and boots for spraying?",
+		"I sent the product back last week, when do I get my money?",
+	}
+	i := 0
+	for b.Loop() {
+		_ = s.Detect(qs[i%len(qs)])
+		i++
+	}
+}
+
 func BenchmarkPrepare(b *testing.B) {
 	s := NewScorer(ScorerOptions{})
 	i := 0

@@ -466,14 +466,13 @@ func (s *Synonyms) Detect(text string) []Mention {
 	}
 	norm := Normalize(text)
 	var spans []wordSpan
-	var stems, words []string
+	var stems []string
 	for i := 0; ; {
 		start, end := nextWord(norm, i)
 		if start < 0 {
 			break
 		}
 		spans = append(spans, wordSpan{start, end})
-		words = append(words, norm[start:end])
 		stems = append(stems, s.wordStem(norm[start:end]))
 		i = end
 	}
@@ -481,7 +480,7 @@ func (s *Synonyms) Detect(text string) []Mention {
 	seen := make(map[*synEntry]bool)
 	taken := make([]bool, len(stems))
 	found = s.detectWords(found, norm, spans, stems, taken, seen)
-	if s.english != nil && englishText(words, func(i int) bool { return len(s.english.index[stems[i]]) > 0 }) {
+	if s.english != nil && englishText(norm, spans, func(i int) bool { return len(s.english.index[stems[i]]) > 0 }) {
 		// The English words the table itself leaves: "money" in "how long
 		// until I get my money back?".
 		n := len(found)
@@ -555,7 +554,7 @@ func (s *Synonyms) detectWords(out []foundMention, norm string, spans []wordSpan
 	return out
 }
 
-// englishText reports whether words (normalized) are English: at least as
+// englishText reports whether the words of norm (at spans) are English: at least as
 // many of them are English function words as Portuguese ones, and some
 // are (the words of stopwords_en.txt and stopwords_pt.txt that the other
 // list lacks); or, holding no function word of either, at least two of
@@ -563,29 +562,45 @@ func (s *Synonyms) detectWords(out []foundMention, norm string, spans []wordSpan
 // exemption retirement"). "Do you sell gloves?" is English; "O que diz a
 // Tese de Church-Turing?", "qual a dose do Power Max?" and a single word
 // are not.
-func englishText(words []string, inTable func(i int) bool) bool {
-	en, pt, table := 0, 0, 0
-	sets := languageFunctionWords()
-	for i, w := range words {
-		_, e := sets[0][w]
-		_, p := sets[1][w]
-		switch {
-		case e && !p:
+func englishText(norm string, spans []wordSpan, inTable func(i int) bool) bool {
+	en, pt := 0, 0
+	lang := languageFunctionWords()
+	for _, sp := range spans {
+		switch lang[norm[sp.start:sp.end]] {
+		case 1:
 			en++
-		case p && !e:
+		case -1:
 			pt++
-		case !e && !p && inTable(i):
-			table++
 		}
 	}
 	if en+pt > 0 {
 		return en > 0 && en >= pt
 	}
-	return table >= 2 && 2*table >= len(words)
+	table := 0
+	for i := range spans {
+		if inTable(i) {
+			table++
+		}
+	}
+	return table >= 2 && 2*table >= len(spans)
 }
 
-var languageFunctionWords = sync.OnceValue(func() [2]map[string]struct{} {
-	return [2]map[string]struct{}{NewStopwordSet(parseWordList(stopwordsEN)...).words, NewStopwordSet(parseWordList(stopwordsPT)...).words}
+// languageFunctionWords maps the function words of one language only to
+// 1 (English) or -1 (Portuguese).
+var languageFunctionWords = sync.OnceValue(func() map[string]int8 {
+	en, pt := NewStopwordSet(parseWordList(stopwordsEN)...), NewStopwordSet(parseWordList(stopwordsPT)...)
+	m := make(map[string]int8, en.Len()+pt.Len())
+	for w := range en.words {
+		if !pt.Contains(w) {
+			m[w] = 1
+		}
+	}
+	for w := range pt.words {
+		if !en.Contains(w) {
+			m[w] = -1
+		}
+	}
+	return m
 })
 
 // wordStem is the stem a word is looked up by: its own, else, for a
