@@ -94,6 +94,10 @@ type Mention struct {
 	Term string `json:"term"`
 	// Text is the normalized text that matched ("cafezais").
 	Text string `json:"text"`
+	// Translation reports an English word read through the English table
+	// of [DefaultSynonyms] (an alias of its Portuguese translation), not
+	// through a term or variant of the table itself.
+	Translation bool `json:"translation,omitempty"`
 }
 
 // Synonyms is an immutable synonym table: canonical terms per
@@ -119,10 +123,10 @@ type Synonyms struct {
 	// with it, longest first.
 	index map[string][]phraseRef
 	// english, when set, holds translations of common English words
-	// (aliases) that Detect reads only in English text (englishText):
-	// the preset's table of synonyms_en.tsv.gz. It is no entry of the
-	// table (Entries, MarshalJSON); Merge keeps the last one set.
-	english *Synonyms
+	// that Detect reads only in English text (englishText): the preset's
+	// table of synonyms_en.tsv.gz. It is no entry of the table (Entries,
+	// MarshalJSON); Merge keeps the last one set.
+	english *englishTable
 }
 
 type synEntry struct {
@@ -166,30 +170,42 @@ var defaultSynonyms = sync.OnceValues(func() (*Synonyms, error) {
 	return own, nil
 })
 
+// englishTable maps common English words (Normalize form, matched as
+// whole words, unstemmed: "leave" and "leaves" are two words) to their
+// Portuguese translation.
+type englishTable struct {
+	words map[string]translation
+}
+
+// translation is an English word's Portuguese term, as written and in
+// Normalize form.
+type translation struct {
+	canonical, term string
+}
+
 // englishAliases reads the English translation table: each English word
-// is an alias of its first translation. A word the table would match like
-// an earlier one ("advance", "advances"), or whose translation it would
-// match like another's ("chamado", "chamada"), is skipped: the first line
-// keeps it.
-func englishAliases(data []byte) (*Synonyms, error) {
+// stands for its first translation; of two lines for one word the first
+// counts.
+func englishAliases(data []byte) (*englishTable, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%w: English table: %w", ErrInvalidSynonyms, err)
 	}
-	b := newSynBuilder()
+	t := &englishTable{words: map[string]translation{}}
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
 		en, tr, ok := strings.Cut(sc.Text(), "\t")
 		pt, _, _ := strings.Cut(tr, ",")
-		if !ok || en == "" || pt == "" {
+		en, term := Normalize(en), Normalize(pt)
+		if _, dup := t.words[en]; !ok || en == "" || term == "" || dup {
 			continue
 		}
-		_ = b.add(SynonymEntry{Category: CategoryAlias, Canonical: pt, Variants: []string{en}}, false)
+		t.words[en] = translation{canonical: strings.TrimSpace(pt), term: term}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: English table: %w", ErrInvalidSynonyms, err)
 	}
-	return b.build(), nil
+	return t, nil
 }
 
 // DefaultSynonyms returns the agronomy preset, the embedded pt-BR table:
@@ -343,7 +359,7 @@ func NewSynonyms(entries []SynonymEntry) (*Synonyms, error) {
 // [DefaultSynonyms] is kept (the last one of the tables merged).
 func (s *Synonyms) Merge(others ...*Synonyms) *Synonyms {
 	b := newSynBuilder()
-	var english *Synonyms
+	var english *englishTable
 	for _, t := range append([]*Synonyms{s}, others...) {
 		for _, e := range t.Entries() {
 			// Entries of a built table are valid, so add cannot fail.
@@ -480,11 +496,11 @@ func (s *Synonyms) Detect(text string) []Mention {
 	seen := make(map[*synEntry]bool)
 	taken := make([]bool, len(stems))
 	found = s.detectWords(found, norm, spans, stems, taken, seen)
-	if s.english != nil && englishText(norm, spans, func(i int) bool { return len(s.english.index[stems[i]]) > 0 }) {
+	if s.english != nil && englishText(norm, spans, func(i int) bool { _, ok := s.english.words[norm[spans[i].start:spans[i].end]]; return ok }) {
 		// The English words the table itself leaves: "money" in "how long
 		// until I get my money back?".
 		n := len(found)
-		found = s.english.detectWords(found, norm, spans, stems, taken, seen)
+		found = s.english.detect(found, norm, spans, taken)
 		if len(found) > n {
 			slices.SortStableFunc(found, func(a, b foundMention) int { return a.at - b.at })
 		}
@@ -554,6 +570,24 @@ func (s *Synonyms) detectWords(out []foundMention, norm string, spans []wordSpan
 	return out
 }
 
+// detect appends to found a translation for each word not taken that the
+// table holds, but for a term found already ("conventional" after
+// "non-GMO", both "convencional").
+func (t *englishTable) detect(found []foundMention, norm string, spans []wordSpan, taken []bool) []foundMention {
+	for i, sp := range spans {
+		if taken[i] {
+			continue
+		}
+		w := norm[sp.start:sp.end]
+		tr, ok := t.words[w]
+		if !ok || slices.ContainsFunc(found, func(f foundMention) bool { return f.Term == tr.term }) {
+			continue
+		}
+		found = append(found, foundMention{Mention{Category: CategoryAlias, Canonical: tr.canonical, Term: tr.term, Text: w, Translation: true}, i})
+	}
+	return found
+}
+
 // englishText reports whether the words of norm (at spans) are English: at least as
 // many of them are English function words as Portuguese ones, and some
 // are (the words of stopwords_en.txt and stopwords_pt.txt that the other
@@ -591,7 +625,9 @@ var languageFunctionWords = sync.OnceValue(func() map[string]int8 {
 	en, pt := NewStopwordSet(parseWordList(stopwordsEN)...), NewStopwordSet(parseWordList(stopwordsPT)...)
 	m := make(map[string]int8, en.Len()+pt.Len())
 	for w := range en.words {
-		if !pt.Contains(w) {
+		// "to" is also the Brazilian chat spelling of "tô" (estou):
+		// "tô precisando de luva" is Portuguese.
+		if !pt.Contains(w) && w != "to" {
 			m[w] = 1
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -621,7 +623,7 @@ func TestPresetEnglishSeedAndPest(t *testing.T) {
 			t.Errorf("Detect(%q) terms = %v, want %s", text, got, want)
 		}
 	}
-	if got, want := detectedTerms(def, "what's the best conventional oven?"), []string{"melhor", "convencional", "forno"}; !slices.Equal(got, want) {
+	if got, want := detectedTerms(def, "what's the best conventional oven?"), []string{"convencional", "forno"}; !slices.Equal(got, want) {
 		t.Errorf("Detect(conventional oven) terms = %v, want %v", got, want)
 	}
 	for _, text := range []string{"protective gear for hockey?", "what protective gear do I need for hockey?"} {
@@ -641,7 +643,7 @@ func TestPresetEnglishWords(t *testing.T) {
 	for text, want := range map[string][]string{
 		"how long until I get my money back?": {"dinheiro"},
 		"do you sell gloves and boots?":       {"luva", "bota"},
-		"the bottle arrived wet and leaking":  {"chegar", "molhado", "garrafa"},
+		"the bottle arrived wet and leaking":  {"chegar", "molhado", "frasco"},
 		"what are your delivery times?":       {"prazo de entrega"},
 		"stink bugs on my soybeans":           {"percevejo", "inseticida", "soja"},
 	} {
@@ -679,30 +681,57 @@ func TestPresetEnglishWordsSilentOnPortuguese(t *testing.T) {
 	}
 }
 
-// englishAliases keeps the first of two words the table would match alike
-// (the more frequent, the list being in frequency order) and the first of
-// two translations that match alike, and skips lines it cannot read.
-func TestEnglishAliasesConflicts(t *testing.T) {
+// englishAliases reads each English word as a whole word with its first
+// translation ("advance" and "advances" are two words); of two lines for
+// one word the first counts; lines it cannot read are skipped.
+func TestEnglishAliases(t *testing.T) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	zw.Write([]byte("advance\tavançar,avanço\nadvances\tavanço\ncalled\tchamado\ncall\tchamada,ligar\nno tab here\n\tempty\nbroken\t\n"))
+	zw.Write([]byte("advance\tavançar,avanço\nadvances\tavanço\nAdvance\toutro\nno tab here\n\tempty\nbroken\t\n"))
 	zw.Close()
-	syn, err := englishAliases(buf.Bytes())
+	tab, err := englishAliases(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for text, want := range map[string][]string{
-		"advances": {"avancar"},
-		"called":   {"chamado"},
-		"call":     nil, // "chamada" matches as "chamado", taken by "called"
-		"broken":   nil,
-	} {
-		if got := detectedTerms(syn, text); !slices.Equal(got, want) {
-			t.Errorf("Detect(%q) = %v, want %v", text, got, want)
-		}
+	want := map[string]translation{"advance": {"avançar", "avancar"}, "advances": {"avanço", "avanco"}}
+	if !maps.Equal(tab.words, want) {
+		t.Errorf("table = %v, want %v", tab.words, want)
 	}
 	if _, err := englishAliases([]byte("not gzip")); !errors.Is(err, ErrInvalidSynonyms) {
 		t.Errorf("englishAliases(not gzip) err = %v, want ErrInvalidSynonyms", err)
+	}
+}
+
+// Every line of the embedded English table is read: in an English
+// sentence each word stands for its first translation (a line the table
+// could not match would be dead weight).
+func TestPresetEnglishTableLinesMatch(t *testing.T) {
+	def := DefaultSynonyms()
+	zr, err := gzip.NewReader(bytes.NewReader(englishSynonymsData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) < 5000 {
+		t.Fatalf("%d lines, want the whole table", len(lines))
+	}
+	dead := 0
+	for _, line := range lines {
+		en, tr, _ := strings.Cut(line, "\t")
+		pt, _, _ := strings.Cut(tr, ",")
+		ms := def.Detect("what about the " + en + " you have?")
+		if !slices.ContainsFunc(ms, func(m Mention) bool { return m.Text == en && m.Term == Normalize(pt) && m.Translation }) {
+			if dead++; dead <= 10 {
+				t.Errorf("%q: Detect = %+v, want %q", en, ms, pt)
+			}
+		}
+	}
+	if dead > 0 {
+		t.Errorf("%d of %d lines never match", dead, len(lines))
 	}
 }
 
@@ -720,7 +749,7 @@ func TestPresetEnglishWordsOnlyInEnglish(t *testing.T) {
 	}
 	// A mixed message whose Portuguese function words outnumber the
 	// English ones is read as Portuguese.
-	for _, text := range []string{"qual a dose do Power Max na soja?", "tools", "preciso de um vet for my horse, ta mancando"} {
+	for _, text := range []string{"qual a dose do Power Max na soja?", "tools", "preciso de um vet for my horse, ta mancando", "tô precisando de gloves"} {
 		if ms := def.Detect(text); slices.ContainsFunc(ms, func(m Mention) bool { return m.Category == CategoryAlias }) {
 			t.Errorf("Detect(%q) = %+v, want no translation", text, ms)
 		}
@@ -741,5 +770,29 @@ func TestPresetEnglishWordsOnlyInEnglish(t *testing.T) {
 	}
 	if got := detectedTerms(extra.Merge(def), "how much money do I get back?"); !slices.Contains(got, "dinheiro") {
 		t.Errorf("table merged over: Detect = %v, want dinheiro", got)
+	}
+}
+
+// A translation is marked as one (Mention.Translation), and a term the
+// Portuguese table found already is not reported again through it:
+// "non-GMO" (the table's alias) and "conventional" (the English table's)
+// are one "convencional".
+func TestPresetEnglishTranslationMentions(t *testing.T) {
+	ms := DefaultSynonyms().Detect("do you sell non-GMO conventional soybean seed?")
+	n := 0
+	for _, m := range ms {
+		if m.Term == "convencional" {
+			n++
+			if m.Translation {
+				t.Errorf("%+v: the table's own alias reported as a translation", m)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("Detect = %+v, want one convencional", ms)
+	}
+	ms = DefaultSynonyms().Detect("how much money do you need?")
+	if !slices.ContainsFunc(ms, func(m Mention) bool { return m.Term == "dinheiro" && m.Translation && m.Category == CategoryAlias }) {
+		t.Errorf("Detect = %+v, want dinheiro as a translation", ms)
 	}
 }

@@ -650,6 +650,9 @@ type queryConcept struct {
 	// verb: each query word of the concept is a form only a verb has
 	// (morph.VerbForm: "abrem", "mandei", "arrependi"); see recordEvidence.
 	verb bool
+	// translated: the concept is an everyday English word read through
+	// the preset's English table (lexical.Mention.Translation).
+	translated bool
 	// asks is the kind of value the concept's word asks for (an
 	// answerKinds pseudo-word: "demora", "prazo", the "tempo" of "quanto
 	// tempo" ask for a "#duration"); "" when it asks for none.
@@ -749,6 +752,7 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 		}
 		// An alias is a translation: its term stands for the words asked
 		// ("stink bug" is "percevejo"), found with full credit.
+		c.translated = c.translated || m.Translation
 		dst := &c.class
 		if m.Category == lexical.CategoryAlias {
 			dst = &c.direct
@@ -1830,19 +1834,24 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 		c := &eq.concepts[i]
 		if !(c.culture || c.treatment || len(c.class) > 0) {
 			g := 0.0
-			alias := slices.ContainsFunc(c.direct, func(t string) bool { return eq.aliasWords[t] }) && len(c.direct) > 1
 			for _, t := range c.direct {
-				switch {
-				case !alias:
+				if !c.translated || eq.aliasWords[t] {
 					g = max(g, generality(gen, t))
-				case !eq.aliasWords[t]:
-					// A translation weighs as its Portuguese words, a
-					// phrase ("qualquer coisa" for "anything") as its
-					// most specific one.
-					for _, w := range strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == '-' }) {
-						g = max(g, generality(gen, w))
+				}
+			}
+			if c.translated {
+				// An English word read through the English table weighs
+				// at most as its translation, a phrase as its most
+				// specific word ("money" as "dinheiro").
+				tg := 0.0
+				for _, t := range c.direct {
+					if !eq.aliasWords[t] {
+						for _, w := range strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == '-' }) {
+							tg = max(tg, generality(gen, w))
+						}
 					}
 				}
+				g = min(g, tg)
 			}
 			c.weight *= g
 			c.raw *= g

@@ -96,3 +96,25 @@ func TestKeywordClassifierDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// An everyday English word read through the preset's English table
+// (lexical.Mention.Translation: "morning" as "manhã", "thank" as
+// "agradecer") is no keyword of the store's: English small talk stays
+// small talk, and a question naming nothing of the store stays "other".
+func TestKeywordClassifierEnglishWords(t *testing.T) {
+	c := offline.KeywordClassifier{}
+	for msg, want := range map[string]rag.Intent{
+		"Hello, how are you?":                       rag.IntentSmallTalk,
+		"thank you so much":                         rag.IntentSmallTalk,
+		"bye, see you later":                        rag.IntentSmallTalk,
+		"what is the weather tomorrow in Campinas?": rag.IntentOther,
+	} {
+		got, err := c.Classify(context.Background(), rag.ClassifyRequest{Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Intent != want {
+			t.Errorf("Classify(%q) = %q (%s), want %q", msg, got.Intent, got.Reason, want)
+		}
+	}
+}

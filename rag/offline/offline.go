@@ -121,10 +121,13 @@ func (c KeywordClassifier) Classify(ctx context.Context, req rag.ClassifyRequest
 	}
 	var cultures, treatments int
 	for _, m := range syn.Detect(req.Message) {
-		switch m.Category {
-		case lexical.CategorySubject:
+		switch {
+		case m.Translation:
+			// An everyday English word ("morning", "thanks") is no
+			// keyword of the store's.
+		case m.Category == lexical.CategorySubject:
 			cultures++
-		case lexical.CategoryClass:
+		case m.Category == lexical.CategoryClass:
 			treatments++
 		default:
 			cat++
@@ -589,9 +592,9 @@ func itemFacts(it *storage.CatalogItem, f questionFocus) string {
 // semente …), or a tag is a crop.
 func isAgronomyItem(it *storage.CatalogItem, syn *lexical.Synonyms) bool {
 	for _, m := range syn.Detect(it.Category) {
-		// An alias is a word's translation ("Tools" is "ferramenta"),
-		// no kind of the domain.
-		if m.Category != lexical.CategoryAlias {
+		// An everyday English word's translation ("Tools" is
+		// "ferramenta") is no kind of the domain.
+		if !m.Translation {
 			return true
 		}
 	}

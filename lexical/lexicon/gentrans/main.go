@@ -11,7 +11,9 @@
 //
 // en_pt.tsv is this project's own work (Apache-2.0, as the rest): common
 // English words, each translated into its common Brazilian Portuguese
-// senses — lemmas, the first sense first — with names, brands,
+// senses — lemmas, first the sense a farm-input store's customer most
+// likely means ("bag" saco, "spot" mancha, "track" rastrear; a second
+// pass over every line set it), else the most common — with names, brands,
 // abbreviations, web jargon and offensive words left out, written without
 // reference to any evaluation set ("pix", the Brazilian payment system's
 // name, was removed afterwards). The words to translate were first picked
@@ -25,20 +27,17 @@
 // translation is read (lexical.DefaultSynonyms); the others are kept for
 // a reader.
 //
-// A word is also dropped when a Portuguese question could hold it: its
+// A word is also dropped when a Portuguese question could hold it — its
 // Normalize form is a form of a word of the Portuguese dictionary (-pt:
 // every form its affix rules give, conjugations included: "resolve",
 // "mate"), or it is hyphenated to a one-letter prefix in the dictionary
-// ("mail" of "e-mail", which the tokenizer splits), or its Stem is the
-// stem of a dictionary word or of a form among the frequent words of
-// Portuguese (lexicon.DefaultFrequencies) and of none of its
-// translations: "cart" and "cartão", "press" and "pressão", "arabic" and
-// "arábico" are dropped, while the cognate "organic" stays (the Portuguese
-// "orgânico" it matches is its own translation); and when the preset's
-// own table (synonyms_ptbr.json) already holds it in any category, which
-// stays the authority for the store's words. Of two words the table would
-// match alike ("advance", "advances") the first in alphabetical order is
-// kept.
+// ("mail" of "e-mail", which the tokenizer splits) —, when it is a
+// function word of either language in the general word list
+// (lexicon.DefaultFrequencies: "get", "back", "long", "like", "not"),
+// which the evidence already weighs as one, and when the preset's own
+// table (synonyms_ptbr.json) already holds it in any category, which
+// stays the authority for the store's words. The table matches whole
+// words, so "leave" and "leaves" are two entries.
 package main
 
 import (
@@ -66,13 +65,9 @@ func main() {
 	if *in == "" || *pt == "" || *en == "" {
 		fail(fmt.Errorf("give -in, -pt and -en"))
 	}
-	words, stems := map[string]bool{}, map[string]bool{}
-	freq := lexicon.DefaultFrequencies()
+	words := map[string]bool{}
 	for _, n := range readForms(*pt) {
 		words[n] = true
-		if freq.Rank(n) > 0 {
-			stems[lexical.Stem(n)] = true
-		}
 	}
 	if *dic != "" {
 		// The tokenizer splits "e-mail" into "e" and "mail": the word a
@@ -81,16 +76,12 @@ func main() {
 		fail(err)
 		for _, line := range strings.Split(string(data), "\n") {
 			w, _, _ := strings.Cut(strings.TrimSpace(line), "/")
-			if w == "" || w != strings.ToLower(w) {
-				continue
-			}
-			n := lexical.Normalize(w)
-			if pre, rest, ok := strings.Cut(n, "-"); ok && len(pre) == 1 {
+			if pre, rest, ok := strings.Cut(lexical.Normalize(w), "-"); ok && len(pre) == 1 && w == strings.ToLower(w) {
 				words[rest] = true
 			}
-			stems[lexical.Stem(n)] = true
 		}
 	}
+	freq := lexicon.DefaultFrequencies()
 	english := map[string]bool{}
 	for _, n := range readForms(*en) {
 		english[n] = true
@@ -122,8 +113,7 @@ func main() {
 		if !ok || w == "" || strings.ContainsFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) || len(pts) == 0 {
 			continue
 		}
-		cognate := slices.ContainsFunc(pts, func(p string) bool { return lexical.Stem(lexical.Normalize(p)) == lexical.Stem(w) })
-		if !english[w] || words[w] || stems[lexical.Stem(w)] && !cognate || morph.VerbForm(w) || held[key(w)] {
+		if !english[w] || words[w] || morph.VerbForm(w) || freq.Function(w) || held[key(w)] {
 			dropped++
 			continue
 		}
@@ -134,24 +124,17 @@ func main() {
 		list = append(list, w)
 	}
 	slices.Sort(list)
-	claimed := map[string]bool{}
 	o, err := os.Create(*out)
 	fail(err)
 	zw, _ := gzip.NewWriterLevel(o, gzip.BestCompression)
 	bw := bufio.NewWriter(zw)
-	n := 0
 	for _, w := range list {
-		if claimed[key(w)] {
-			continue // matched like an earlier word ("advances" as "advance")
-		}
-		claimed[key(w)] = true
 		fmt.Fprintf(bw, "%s\t%s\n", w, strings.Join(translations[w], ","))
-		n++
 	}
 	fail(bw.Flush())
 	fail(zw.Close())
 	fail(o.Close())
-	fmt.Fprintf(os.Stderr, "%s: %d words (%d dropped: no en_US word, Portuguese, or the table's own)\n", *out, n, dropped)
+	fmt.Fprintf(os.Stderr, "%s: %d words (%d dropped: no en_US word, Portuguese, a function word, or the table's own)\n", *out, len(list), dropped)
 }
 
 // readForms returns the normalized words of a gzip-compressed list, one a
