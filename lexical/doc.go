@@ -76,7 +76,7 @@
 // for mecanismo de ação), and what customers' stories name by the store's
 // words ("galão" for embalagem, "estrada de chão" for zona rural,
 // "paraguai" for exportação), and, for English questions only, an
-// embedded table of about 6,200 common English words read as their
+// embedded table of about 6,000 common English words read as their
 // Portuguese translations ("money" as "dinheiro"; see
 // [DefaultSynonyms]); another store loads its own table
 // (devices and accessory kinds, areas of law and document kinds). Tables are loaded

@@ -227,17 +227,23 @@ func englishAliases(data []byte) (*englishTable, error) {
 // culturas) and the groups of the pesticide classes (defensivo, agrotóxico,
 // agroquímico, pesticida).
 // English questions are read through a second, embedded table
-// (synonyms_en.tsv.gz, built by lexicon/gentrans): about 6,200 common
-// English words, each an alias of its usual Portuguese translation
-// ("money" → "dinheiro", "gloves" → "luva", "battery" → "bateria"),
+// (synonyms_en.tsv.gz, built by lexicon/gentrans): about 6,000 common
+// English content words, each standing for the Portuguese word a
+// farm-input store's customer most likely means by it ("money" →
+// "dinheiro", "gloves" → "luva", "bag" → "saco", "spot" → "mancha"),
 // which [Synonyms.Detect] consults only in English text — at least as
-// many English function words as Portuguese ones ("do you sell gloves?"),
-// or, with none of either, mostly the table's own words ("power tools") —
-// and only for the words the Portuguese table leaves. So a Portuguese
-// question naming a product in English words ("qual a dose do Power
-// Max?") reads as before. No word of it is a Portuguese word or shares a
-// frequent Portuguese word's stem; it is no entry of the table
-// ([Synonyms.Entries]) and follows it through [Synonyms.Merge].
+// many English function words as Portuguese ones, and some ("do you sell
+// gloves?"), or, with none of either, mostly the table's own words
+// ("power tools") — and only for the words the Portuguese table leaves,
+// each matched as a whole word and reported once per term, with
+// [Mention.Translation] set. So a Portuguese question naming a product in
+// English words ("qual a dose do Power Max?") reads as before. The table
+// holds no word a Portuguese dictionary form spells, no function word of
+// either language (lexicon.DefaultFrequencies: "get", "back", "long") and
+// nothing the Portuguese table holds; it is no entry of the table
+// ([Synonyms.Entries]) and follows it through [Synonyms.Merge]. Word by
+// word it cannot read idioms ("money back", "pick up") or Portuguese
+// ambiguities ("insurance" → "seguro", also "safe").
 // The same table is returned on every call. The source is
 // synonyms_ptbr.json in this package; start from it, or Merge a table of
 // your own over it.

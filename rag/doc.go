@@ -106,9 +106,9 @@
 // log of the rank to 1 at rank 5,000 and beyond (technical words, names),
 // 0.3 for a function word; the store's own synonym-table concepts count
 // fully, and an English word read through the preset's English table
-// (lexical.DefaultSynonyms) weighs as its Portuguese translation, a
-// phrase as its most specific word ("money" as "dinheiro", "anything" as
-// "qualquer coisa": as little as the Portuguese question's words). So a word weighs by how much it says: a pest, an active
+// (lexical.DefaultSynonyms, lexical.Mention.Translation) weighs at most
+// as its Portuguese translation, a phrase as its most specific word
+// ("money" as "dinheiro": as little as the Portuguese question's word). So a word weighs by how much it says: a pest, an active
 // ingredient or a product name fully, "sábado" (rank 1,853) 0.81, "preço"
 // (1,250) 0.73, "carro" (217) 0.39, "vocês" (a function word) 0.3 —
 // whether a record lacks it or happens to hold it. A chat abbreviation
