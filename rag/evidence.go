@@ -438,6 +438,9 @@ type Evidence struct {
 	// or a problem (its name, category or tags hold another concept asked:
 	// "semente", "fosfito").
 	kindAsked bool
+	// content is how many of the query's concepts are no function word
+	// (evidenceQuery.contentConcepts): what the question asks for.
+	content int
 	// valueAsked: the question asks a FAQ or a document section for a kind
 	// of value (a duration, a time of day, a stage); valueHeld: the record
 	// holds one in a sentence beside the question's words it holds;
@@ -650,6 +653,9 @@ type queryConcept struct {
 	// verb: each query word of the concept is a form only a verb has
 	// (morph.VerbForm: "abrem", "mandei", "arrependi"); see recordEvidence.
 	verb bool
+	// function: every word of the concept is a function word of the
+	// general list (weighGenerality), which says nothing of the subject.
+	function bool
 	// translated: the concept is an everyday English word read through
 	// the preset's English table (lexical.Mention.Translation).
 	translated bool
@@ -1091,7 +1097,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 // and metadata hold (its active ingredient) is what the item is, not a
 // word of its leaflet's prose.
 func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds, inside, described func(string) bool) *Evidence {
-	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg}
+	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg, content: eq.contentConcepts()}
 	groupHeld, treatmentHeld := false, false
 	subjectAsked, subjectHeld := false, false
 	matched := map[string][]string{}
@@ -1425,7 +1431,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// fertilizer's "parede celular" — and is no answer. Questions of
 	// several words a leaflet holds together ("a ordem de colocar os
 	// produtos no tanque") are answered by the leaflet as before.
-	leafletOnly := titleField == lexical.FieldName && len(eq.concepts) == 1 && ev.FilesOnly() && !synCovered && !ev.Named
+	leafletOnly := titleField == lexical.FieldName && eq.contentConcepts() == 1 && ev.FilesOnly() && !synCovered && !ev.Named
 	// A verb the record shares ("vocês fazem seguro de vida?" and "vocês
 	// fazem cotação…?") is the request, not what it asks: the vector
 	// alone needs the record to hold minVectorCoverage of the question
@@ -1853,6 +1859,7 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 				}
 				g = min(g, tg)
 			}
+			c.function = !slices.ContainsFunc(c.direct, func(t string) bool { return !gen.function[t] })
 			c.weight *= g
 			c.raw *= g
 		}
@@ -1860,6 +1867,18 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 			eq.maxRaw = max(eq.maxRaw, c.raw)
 		}
 	}
+}
+
+// contentConcepts counts the query's concepts that are not function words
+// ("used" in "can I buy a used tractor?" asks for no other thing).
+func (eq *evidenceQuery) contentConcepts() int {
+	n := 0
+	for _, c := range eq.concepts {
+		if !c.function {
+			n++
+		}
+	}
+	return n
 }
 
 // isTreatment reports whether an item's category names a class of the

@@ -1236,13 +1236,14 @@ func (r *searchResults) bestItemOrFAQ(f func(*Evidence) float64) float64 {
 }
 
 // asksMoreThanOneThing reports whether the question, as the evidence of
-// its hits analyzed it, has more than one content concept: "vocês vendem
-// trator?" asks for one thing, which a manual mentioning tractors does not
-// sell; "quantas sementes um pé de buva produz?" asks about something.
+// its hits analyzed it, has more than one content concept (no function
+// word: "used" in "can I buy a used tractor?"): "vocês vendem trator?"
+// asks for one thing, which a manual mentioning tractors does not sell;
+// "quantas sementes um pé de buva produz?" asks about something.
 func asksMoreThanOneThing(hits []Hit[storage.Document]) bool {
 	for _, h := range hits {
 		if e := h.Evidence; e != nil {
-			return len(e.Covered)+len(e.Missing) > 1
+			return e.content > 1
 		}
 	}
 	return false
