@@ -233,17 +233,19 @@ func englishAliases(data []byte) (*englishTable, error) {
 // "dinheiro", "gloves" → "luva", "bag" → "saco", "spot" → "mancha"),
 // which [Synonyms.Detect] consults only in English text — at least as
 // many English function words as Portuguese ones, and some ("do you sell
-// gloves?"), or, with none of either, mostly the table's own words
-// ("power tools") — and only for the words the Portuguese table leaves,
+// gloves?"), or, with none of either and no crop or product class named,
+// mostly the table's own words ("power tools") — and only for the words the Portuguese table leaves,
 // each matched as a whole word and reported once per term, with
 // [Mention.Translation] set. So a Portuguese question naming a product in
 // English words ("qual a dose do Power Max?") reads as before. The table
 // holds no word a Portuguese dictionary form spells, no function word of
 // either language (lexicon.DefaultFrequencies: "get", "back", "long") and
 // nothing the Portuguese table holds; it is no entry of the table
-// ([Synonyms.Entries]) and follows it through [Synonyms.Merge]. Word by
-// word it cannot read idioms ("money back", "pick up") or Portuguese
-// ambiguities ("insurance" → "seguro", also "safe").
+// ([Synonyms.Entries]) and follows it through [Synonyms.Merge], but not
+// through JSON (MarshalJSON, LoadSynonyms); NewSynonyms(DefaultSynonyms().
+// Entries()) is the preset without it. Word by word it cannot read idioms
+// ("money back", "pick up") or Portuguese ambiguities ("insurance" →
+// "seguro", also "safe").
 // The same table is returned on every call. The source is
 // synonyms_ptbr.json in this package; start from it, or Merge a table of
 // your own over it.
@@ -502,7 +504,7 @@ func (s *Synonyms) Detect(text string) []Mention {
 	seen := make(map[*synEntry]bool)
 	taken := make([]bool, len(stems))
 	found = s.detectWords(found, norm, spans, stems, taken, seen)
-	if s.english != nil && englishText(norm, spans, func(i int) bool { _, ok := s.english.words[norm[spans[i].start:spans[i].end]]; return ok }) {
+	if s.english != nil && englishText(norm, spans, func(i int) bool { _, ok := s.english.lookup(norm[spans[i].start:spans[i].end]); return ok }, storeWords(found)) {
 		// The English words the table itself leaves: "money" in "how long
 		// until I get my money back?".
 		n := len(found)
@@ -576,6 +578,26 @@ func (s *Synonyms) detectWords(out []foundMention, norm string, spans []wordSpan
 	return out
 }
 
+// lookup returns the translation of the English word w, or of its
+// singular when the table lists only that ("bees" as "bee", "flies" as
+// "fly", "boxes" as "box").
+func (t *englishTable) lookup(w string) (translation, bool) {
+	if tr, ok := t.words[w]; ok {
+		return tr, true
+	}
+	if !strings.HasSuffix(w, "s") || len(w) < 4 {
+		return translation{}, false
+	}
+	for _, s := range []string{strings.TrimSuffix(w, "ies") + "y", strings.TrimSuffix(w, "es"), w[:len(w)-1]} {
+		if s != w {
+			if tr, ok := t.words[s]; ok {
+				return tr, true
+			}
+		}
+	}
+	return translation{}, false
+}
+
 // detect appends to found a translation for each word not taken that the
 // table holds, but for a term found already ("conventional" after
 // "non-GMO", both "convencional").
@@ -585,7 +607,7 @@ func (t *englishTable) detect(found []foundMention, norm string, spans []wordSpa
 			continue
 		}
 		w := norm[sp.start:sp.end]
-		tr, ok := t.words[w]
+		tr, ok := t.lookup(w)
 		if !ok || slices.ContainsFunc(found, func(f foundMention) bool { return f.Term == tr.term }) {
 			continue
 		}
@@ -594,15 +616,16 @@ func (t *englishTable) detect(found []foundMention, norm string, spans []wordSpa
 	return found
 }
 
-// englishText reports whether the words of norm (at spans) are English: at least as
-// many of them are English function words as Portuguese ones, and some
-// are (the words of stopwords_en.txt and stopwords_pt.txt that the other
-// list lacks); or, holding no function word of either, at least two of
-// them and half are words of the English table (inTable: "serious illness
-// exemption retirement"). "Do you sell gloves?" is English; "O que diz a
-// Tese de Church-Turing?", "qual a dose do Power Max?" and a single word
-// are not.
-func englishText(norm string, spans []wordSpan, inTable func(i int) bool) bool {
+// englishText reports whether the words of norm (at spans) are English: at
+// least as many of them are English function words as Portuguese ones,
+// and some are (the words of stopwords_en.txt and stopwords_pt.txt that the
+// other list lacks); or, holding no function word of either and no crop
+// or product class of the table (store), two or more and at least half of
+// them are words of the English table (inTable: "serious illness
+// exemption retirement"; not "Green Leaf fungicida"). "Do you sell
+// gloves?" is English; "O que diz a Tese de Church-Turing?", "qual a dose
+// do Power Max?" and a single word are not.
+func englishText(norm string, spans []wordSpan, inTable func(i int) bool, store bool) bool {
 	en, pt := 0, 0
 	lang := languageFunctionWords()
 	for _, sp := range spans {
@@ -616,6 +639,9 @@ func englishText(norm string, spans []wordSpan, inTable func(i int) bool) bool {
 	if en+pt > 0 {
 		return en > 0 && en >= pt
 	}
+	if store {
+		return false
+	}
 	table := 0
 	for i := range spans {
 		if inTable(i) {
@@ -623,6 +649,14 @@ func englishText(norm string, spans []wordSpan, inTable func(i int) bool) bool {
 		}
 	}
 	return table >= 2 && 2*table >= len(spans)
+}
+
+// storeWords reports whether found holds a subject or a class: a crop or
+// a product class the store's table names.
+func storeWords(found []foundMention) bool {
+	return slices.ContainsFunc(found, func(f foundMention) bool {
+		return f.Category == CategorySubject || f.Category == CategoryClass
+	})
 }
 
 // languageFunctionWords maps the function words of one language only to

@@ -749,7 +749,7 @@ func TestPresetEnglishWordsOnlyInEnglish(t *testing.T) {
 	}
 	// A mixed message whose Portuguese function words outnumber the
 	// English ones is read as Portuguese.
-	for _, text := range []string{"qual a dose do Power Max na soja?", "tools", "preciso de um vet for my horse, ta mancando", "tô precisando de gloves"} {
+	for _, text := range []string{"qual a dose do Power Max na soja?", "tools", "preciso de um vet for my horse, ta mancando", "tô precisando de gloves", "Green Leaf fungicida"} {
 		if ms := def.Detect(text); slices.ContainsFunc(ms, func(m Mention) bool { return m.Category == CategoryAlias }) {
 			t.Errorf("Detect(%q) = %+v, want no translation", text, ms)
 		}
@@ -794,5 +794,28 @@ func TestPresetEnglishTranslationMentions(t *testing.T) {
 	ms = DefaultSynonyms().Detect("how much money do you need?")
 	if !slices.ContainsFunc(ms, func(m Mention) bool { return m.Term == "dinheiro" && m.Translation && m.Category == CategoryAlias }) {
 		t.Errorf("Detect = %+v, want dinheiro as a translation", ms)
+	}
+}
+
+// The English table reads a plural it lists only in the singular ("bees",
+// "bushes", "flies"); the preset rebuilt from its entries has no English
+// table.
+func TestPresetEnglishPluralsAndWithout(t *testing.T) {
+	def := DefaultSynonyms()
+	for text, want := range map[string]string{
+		"is it toxic to bees?":        "abelha",
+		"any bushes on the farm?":     "arbusto",
+		"what do you have for flies?": "mosca",
+	} {
+		if got := detectedTerms(def, text); !slices.Contains(got, want) {
+			t.Errorf("Detect(%q) = %v, want %q", text, got, want)
+		}
+	}
+	plain, err := NewSynonyms(def.Entries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms := plain.Detect("how much money do I get back?"); slices.ContainsFunc(ms, func(m Mention) bool { return m.Translation }) {
+		t.Errorf("NewSynonyms(DefaultSynonyms().Entries()).Detect = %+v, want no translation", ms)
 	}
 }

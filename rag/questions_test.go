@@ -390,7 +390,8 @@ func TestChatEnglishEverydayWords(t *testing.T) {
 	} {
 		assertCites(t, p, q, want)
 	}
-	for _, q := range []string{"Can I buy a used car from you?", "Can I buy a used tractor from you?", "what is the weather tomorrow in Campinas?"} {
+	for _, q := range []string{"Can I buy a used car from you?", "Can I buy a used tractor from you?", "what is the weather tomorrow in Campinas?",
+		"How much does a tractor cost?", "Do you sell cigarettes?"} {
 		res, err := p.Chat(context.Background(), rag.ChatRequest{Message: q})
 		if err != nil {
 			t.Fatal(err)

@@ -100,7 +100,9 @@ func TestKeywordClassifierDefinitions(t *testing.T) {
 // An everyday English word read through the preset's English table
 // (lexical.Mention.Translation: "morning" as "manhã", "thank" as
 // "agradecer") is no keyword of the store's: English small talk stays
-// small talk, and a question naming nothing of the store stays "other".
+// small talk, and a question naming nothing of the store stays "other";
+// the English request words are catalog keywords as the Portuguese ones
+// ("sell" as "vendem", "how much" as "quanto custa").
 func TestKeywordClassifierEnglishWords(t *testing.T) {
 	c := offline.KeywordClassifier{}
 	for msg, want := range map[string]rag.Intent{
@@ -108,6 +110,8 @@ func TestKeywordClassifierEnglishWords(t *testing.T) {
 		"thank you so much":                         rag.IntentSmallTalk,
 		"bye, see you later":                        rag.IntentSmallTalk,
 		"what is the weather tomorrow in Campinas?": rag.IntentOther,
+		"Do you sell cigarettes?":                   rag.IntentCatalog,
+		"How much does a tractor cost?":             rag.IntentCatalog,
 	} {
 		got, err := c.Classify(context.Background(), rag.ClassifyRequest{Message: msg})
 		if err != nil {

@@ -57,7 +57,8 @@ var (
 		"produto", "preco", "quanto custa", "valor", "comprar", "compra", "vende", "vendem", "voces tem",
 		"tem", "estoque", "disponivel", "marca", "fabricante", "opcao", "opcoes", "indica", "indicacao",
 		"recomenda", "recomendacao", "melhor", "catalogo", "semente", "pulverizador", "remedio", "veneno",
-		"price", "buy", "product",
+		"price", "buy", "product", "sell", "sells", "how much", "cost", "do you have", "in stock", "available",
+		"recommend", "brand",
 	}
 )
 
@@ -105,8 +106,21 @@ func (c KeywordClassifier) Classify(ctx context.Context, req rag.ClassifyRequest
 		}
 		return def
 	}
+	syn := c.Synonyms
+	if syn == nil {
+		syn = lexical.DefaultSynonyms()
+	}
+	mentions := syn.Detect(req.Message)
 	text := stemmedWords(req.Message)
 	words := len(strings.Fields(text))
+	// An English question's words read as their translations count as the
+	// Portuguese keywords they are ("sell" as "vender", "cost" as
+	// "custo"); they are no keyword of their own (below).
+	for _, m := range mentions {
+		if m.Translation {
+			text += strings.TrimPrefix(stemmedWords(m.Term), " ")
+		}
+	}
 	small, _ := countPhrases(text, pick(c.SmallTalk, DefaultSmallTalkKeywords))
 	sup, supF := countPhrases(text, pick(c.Support, DefaultSupportKeywords))
 	agro, agroF := countPhrases(text, pick(c.Agronomy, DefaultAgronomyKeywords))
@@ -115,12 +129,8 @@ func (c KeywordClassifier) Classify(ctx context.Context, req rag.ClassifyRequest
 		sup += 2 * def
 		supF = append(supF, defF...)
 	}
-	syn := c.Synonyms
-	if syn == nil {
-		syn = lexical.DefaultSynonyms()
-	}
 	var cultures, treatments int
-	for _, m := range syn.Detect(req.Message) {
+	for _, m := range mentions {
 		switch {
 		case m.Translation:
 			// An everyday English word ("morning", "thanks") is no

@@ -5,7 +5,7 @@
 //
 //	npm pack dictionary-pt@4.0.0 dictionary-en@4.0.0   # VERO and SCOWL's en_US, as lexicon/gen reads them
 //	go run ./lexical/lexicon/gen -dic pt/index.dic -aff pt/index.aff -out pt-forms.txt.gz
-//	go run ./lexical/lexicon/gen -dic en/index.dic -aff en/index.aff -out en-forms.txt.gz
+//	go run ./lexical/lexicon/gen -prefixes -dic en/index.dic -aff en/index.aff -out en-forms.txt.gz
 //	go run ./lexical/lexicon/gentrans -in lexical/lexicon/gentrans/en_pt.tsv \
 //	  -pt pt-forms.txt.gz -dic pt/index.dic -en en-forms.txt.gz -out lexical/synonyms_en.tsv.gz
 //
