@@ -715,6 +715,19 @@ func analyzeEvidence(pq *lexical.PreparedQuery, syn *lexical.Synonyms, filters [
 			}
 		}
 	}
+	if !pq.Fallback() {
+		// An English word whose translation frames a request ("sell" as
+		// "vender", "store" as "loja", "kill" as "matar") frames it too.
+		for _, m := range pq.Mentions() {
+			if m.Translation && (frame[m.Term] || frame[lexical.Stem(m.Term)]) {
+				for i, t := range tokens {
+					if owner[i] == -2 && spans(strings.Fields(m.Text), t) {
+						owner[i] = -1
+					}
+				}
+			}
+		}
+	}
 	var cultures, treatments int
 	terms := pq.Terms()
 	for _, m := range pq.Mentions() {

@@ -137,6 +137,9 @@ func TestAnalyzeEvidenceGroupsConcepts(t *testing.T) {
 		{"herbicida pra cana-de-açúcar", []string{"herbicida", "cana-de-acucar"}, true},
 		{"quanto custa o produto?", nil, false},
 		{"asdkjh qwpoeiru", []string{"asdkjh", "qwpoeiru"}, false},
+		// An English word whose translation frames a request ("carry"
+		// as "vender") frames it: the gloves are what is asked.
+		{"do you carry gloves for my workers?", []string{"gloves", "workers"}, false},
 	}
 	frame := textutil.FrameSet(defaultFrameWords)
 	for _, tt := range tests {
