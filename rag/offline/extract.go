@@ -35,7 +35,9 @@ func DetectLanguage(text string) rag.Language {
 var (
 	englishWords = wordSet("the", "is", "are", "what", "which", "how", "do", "does", "you", "your", "of", "for", "on",
 		"in", "to", "and", "much", "many", "can", "i", "my", "it", "with", "have", "sell", "any", "there", "per", "where",
-		"when", "who", "why", "should", "will", "would", "could")
+		"when", "who", "why", "should", "will", "would", "could", "that", "this", "these", "those", "was", "were", "be",
+		"been", "being", "has", "had", "did", "not", "but", "if", "or", "at", "by", "from", "about", "after", "all",
+		"an", "am", "we", "our", "they", "their", "them", "then", "than", "too", "just", "into", "its", "please")
 	portugueseWords = wordSet("o", "a", "os", "as", "que", "de", "do", "da", "dos", "das", "para", "pra", "qual", "quais",
 		"voce", "voces", "vcs", "tem", "e", "um", "uma", "no", "na", "nos", "com", "por", "como", "quanto", "quantos",
 		"onde", "quando", "meu", "minha", "se", "nao", "sim", "posso", "esse", "essa", "isso", "ele", "ela")

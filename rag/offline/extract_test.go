@@ -22,6 +22,8 @@ func TestDetectLanguage(t *testing.T) {
 		{"vcs tem inseticida pra lagarta?", rag.LanguagePortuguese},
 		{"Fungiprot", rag.LanguagePortuguese},
 		{"", rag.LanguagePortuguese},
+		{"Thanks a lot, that was helpful. Bye!", rag.LanguageEnglish},
+		{"My order arrived with a broken container and the product leaked", rag.LanguageEnglish},
 	}
 	for _, tt := range tests {
 		if got := offline.DetectLanguage(tt.in); got != tt.want {
@@ -109,6 +111,7 @@ func TestKeywordClassifierEnglishWords(t *testing.T) {
 		"Hello, how are you?":                       rag.IntentSmallTalk,
 		"thank you so much":                         rag.IntentSmallTalk,
 		"bye, see you later":                        rag.IntentSmallTalk,
+		"Thanks a lot, that was helpful. Bye!":      rag.IntentSmallTalk,
 		"what is the weather tomorrow in Campinas?": rag.IntentOther,
 		"Do you sell cigarettes?":                   rag.IntentCatalog,
 		"How much does a tractor cost?":             rag.IntentCatalog,

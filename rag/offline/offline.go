@@ -112,7 +112,14 @@ func (c KeywordClassifier) Classify(ctx context.Context, req rag.ClassifyRequest
 	}
 	mentions := syn.Detect(req.Message)
 	text := stemmedWords(req.Message)
-	words := len(strings.Fields(text))
+	// The words that say something: "Thanks a lot, that was helpful.
+	// Bye!" is four of them, small talk still.
+	words := 0
+	for _, w := range strings.FieldsFunc(lexical.Normalize(req.Message), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !lexical.DefaultStopwords().Contains(w) {
+			words++
+		}
+	}
 	// An English question's words read as their translations count as the
 	// Portuguese keywords they are ("sell" as "vender", "cost" as
 	// "custo"); they are no keyword of their own (below).
