@@ -504,7 +504,7 @@ func (s *Synonyms) Detect(text string) []Mention {
 	seen := make(map[*synEntry]bool)
 	taken := make([]bool, len(stems))
 	found = s.detectWords(found, norm, spans, stems, taken, seen)
-	if s.english != nil && englishText(norm, spans, func(i int) bool { _, ok := s.english.lookup(norm[spans[i].start:spans[i].end]); return ok }, storeWords(found)) {
+	if s.english != nil && englishText(norm, spans, func(i int) bool { _, ok := s.english.lookup(norm[spans[i].start:spans[i].end]); return ok }, found) {
 		// The English words the table itself leaves: "money" in "how long
 		// until I get my money back?".
 		n := len(found)
@@ -620,12 +620,12 @@ func (t *englishTable) detect(found []foundMention, norm string, spans []wordSpa
 // least as many of them are English function words as Portuguese ones,
 // and some are (the words of stopwords_en.txt and stopwords_pt.txt that the
 // other list lacks); or, holding no function word of either and no crop
-// or product class of the table (store), two or more and at least half of
+// or product class of the table (among found), two or more and at least half of
 // them are words of the English table (inTable: "serious illness
 // exemption retirement"; not "Green Leaf fungicida"). "Do you sell
 // gloves?" is English; "O que diz a Tese de Church-Turing?", "qual a dose
 // do Power Max?" and a single word are not.
-func englishText(norm string, spans []wordSpan, inTable func(i int) bool, store bool) bool {
+func englishText(norm string, spans []wordSpan, inTable func(i int) bool, found []foundMention) bool {
 	en, pt := 0, 0
 	lang := languageFunctionWords()
 	for _, sp := range spans {
@@ -639,7 +639,7 @@ func englishText(norm string, spans []wordSpan, inTable func(i int) bool, store 
 	if en+pt > 0 {
 		return en > 0 && en >= pt
 	}
-	if store {
+	if storeWords(found) {
 		return false
 	}
 	table := 0

@@ -439,7 +439,7 @@ type Evidence struct {
 	// "semente", "fosfito").
 	kindAsked bool
 	// content is how many of the query's concepts are no function word
-	// (evidenceQuery.contentConcepts): what the question asks for.
+	// (evidenceQuery.content): what the question asks for.
 	content int
 	// valueAsked: the question asks a FAQ or a document section for a kind
 	// of value (a duration, a time of day, a stage); valueHeld: the record
@@ -676,7 +676,10 @@ type evidenceQuery struct {
 	hasContext bool
 	// maxRaw is the largest raw weight of a concept some record holds.
 	maxRaw float64
-	bg     *Background
+	// content is how many concepts are no function word (queryConcept.
+	// function; weighGenerality tells): what the question asks for.
+	content int
+	bg      *Background
 	// aliasWords are the query tokens of another language's words for a
 	// term (lexical.CategoryAlias: "asian soybean rust"): they are found in
 	// a record as whole words only, as the term itself stands for them,
@@ -1110,7 +1113,7 @@ func (eq *evidenceQuery) evidenceFor(sig *lexical.Signals, vec *VectorEvidence, 
 // and metadata hold (its active ingredient) is what the item is, not a
 // word of its leaflet's prose.
 func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidence, titleField string, o *EvidenceOptions, holds, inside, described func(string) bool) *Evidence {
-	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg, content: eq.contentConcepts()}
+	ev := &Evidence{PairAsked: eq.pairAsked, Background: eq.bg, content: eq.content}
 	groupHeld, treatmentHeld := false, false
 	subjectAsked, subjectHeld := false, false
 	matched := map[string][]string{}
@@ -1444,7 +1447,7 @@ func (eq *evidenceQuery) recordEvidence(sig *lexical.Signals, vec *VectorEvidenc
 	// fertilizer's "parede celular" — and is no answer. Questions of
 	// several words a leaflet holds together ("a ordem de colocar os
 	// produtos no tanque") are answered by the leaflet as before.
-	leafletOnly := titleField == lexical.FieldName && eq.contentConcepts() == 1 && ev.FilesOnly() && !synCovered && !ev.Named
+	leafletOnly := titleField == lexical.FieldName && eq.content == 1 && ev.FilesOnly() && !synCovered && !ev.Named
 	// A verb the record shares ("vocês fazem seguro de vida?" and "vocês
 	// fazem cotação…?") is the request, not what it asks: the vector
 	// alone needs the record to hold minVectorCoverage of the question
@@ -1845,6 +1848,7 @@ func generality(t *generalTable, token string) float64 {
 // store's own categories (cultures, treatments) are subjects whatever
 // their frequency, and so is every concept of its synonym table.
 func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
+	eq.content = len(eq.concepts)
 	if gen == nil {
 		return
 	}
@@ -1880,18 +1884,12 @@ func (eq *evidenceQuery) weighGenerality(gen *generalTable) {
 			eq.maxRaw = max(eq.maxRaw, c.raw)
 		}
 	}
-}
-
-// contentConcepts counts the query's concepts that are not function words
-// ("used" in "can I buy a used tractor?" asks for no other thing).
-func (eq *evidenceQuery) contentConcepts() int {
-	n := 0
+	eq.content = 0
 	for _, c := range eq.concepts {
 		if !c.function {
-			n++
+			eq.content++
 		}
 	}
-	return n
 }
 
 // isTreatment reports whether an item's category names a class of the

@@ -77,8 +77,7 @@ type KeywordClassifier struct {
 
 // stemmedWords folds s to space-padded stemmed words: " fungicida uva ".
 func stemmedWords(s string) string {
-	n := lexical.Normalize(s)
-	words := strings.FieldsFunc(n, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	words := textutil.NormWords(s)
 	for i, w := range words {
 		words[i] = lexical.Stem(w)
 	}
@@ -115,7 +114,7 @@ func (c KeywordClassifier) Classify(ctx context.Context, req rag.ClassifyRequest
 	// The words that say something: "Thanks a lot, that was helpful.
 	// Bye!" is four of them, small talk still.
 	words := 0
-	for _, w := range strings.FieldsFunc(lexical.Normalize(req.Message), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range textutil.NormWords(req.Message) {
 		if !lexical.DefaultStopwords().Contains(w) {
 			words++
 		}
