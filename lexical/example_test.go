@@ -60,6 +60,22 @@ func ExampleSynonyms_Detect() {
 	// subject: "cafezal" → café
 }
 
+// An English question is read through the preset's English table: each
+// common word stands for its Portuguese translation (Mention.Translation);
+// the table's own aliases ("stink bug") are no translation.
+func ExampleSynonyms_Detect_english() {
+	for _, m := range lexical.DefaultSynonyms().Detect("do you sell gloves? stink bugs are eating my beans") {
+		fmt.Println(m.Text, "→", m.Term, m.Translation)
+	}
+	// Output:
+	// sell → vender true
+	// gloves → luva true
+	// stink bugs → inseticida false
+	// stink bugs → percevejo false
+	// eating → comer true
+	// beans → feijao false
+}
+
 func ExampleSynonyms_Expand() {
 	query := "fungo na videira"
 	terms, used := lexical.DefaultSynonyms().Expand(query, lexical.Tokens(query))
